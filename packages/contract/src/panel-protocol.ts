@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
+import { PtyEvent } from './events.js';
+
+/**
+ * The panel WebSocket protocol (core ⇄ app).
+ *
+ * Control messages are JSON text frames, one schema each. Session output is
+ * carried in binary frames (see output-frame.ts) so bytes reach xterm.js
+ * untouched: a chunk may end inside a UTF-8 sequence and xterm.js joins it.
+ */
+
+/** Largest input a panel may send in one frame (keystrokes and pastes). */
+export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
+
+// ---- app → core ----
+
+/** Start streaming a session's output. Without a cursor the core restores the screen first. */
+export const AttachMessage = z.object({
+  type: z.literal('attach'),
+  id: SessionId,
+  /** Absolute byte cursor to resume from (the `next` of the last frame applied), or null. */
+  cursor: z.number().int().min(0).nullable(),
+});
+export const DetachMessage = z.object({ type: z.literal('detach'), id: SessionId });
+export const InputMessage = z.object({
+  type: z.literal('input'),
+  id: SessionId,
+  data: z.string().max(MAX_PANEL_INPUT_CHARS),
+});
+export const ResizeMessage = z.object({ type: z.literal('resize'), id: SessionId, cols: Cols, rows: Rows });
+/** A user terminal. Command and arguments are never taken from the renderer: it is always the user's shell. */
+export const CreateMessage = z.object({
+  type: z.literal('create'),
+  requestId: z.string().max(64),
+  cols: Cols.optional(),
+  rows: Rows.optional(),
+});
+/** Close a tab: ends the session's process group; user sessions are also removed. */
+export const CloseMessage = z.object({ type: z.literal('close'), id: SessionId });
+
+export const PanelClientMessage = z.discriminatedUnion('type', [
+  AttachMessage,
+  DetachMessage,
+  InputMessage,
+  ResizeMessage,
+  CreateMessage,
+  CloseMessage,
+]);
+export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
+
+// ---- core → app ----
+
+export const SnapshotMessage = z.object({
+  type: z.literal('snapshot'),
+  sessions: z.array(SessionInfo),
+  agents: z.array(AgentInfo),
+  /** Server instance id: changes when ptydeck restarts, so a client knows its cursors are void. */
+  instance: z.string(),
+});
+export const EventMessage = z.object({ type: z.literal('event'), event: PtyEvent });
+export const AgentsMessage = z.object({ type: z.literal('agents'), agents: z.array(AgentInfo) });
+/**
+ * The viewer must reset its terminal and write `screen` (a serialized screen with
+ * scrollback): it attached without a cursor, or fell behind the retained log.
+ * Output frames continue from `cursor`. `skipped` counts bytes the viewer never saw.
+ */
+export const ResyncMessage = z.object({
+  type: z.literal('resync'),
+  id: SessionId,
+  cursor: z.number().int().min(0),
+  skipped: z.number().int().min(0),
+  screen: z.string(),
+});
+export const CreatedMessage = z.object({ type: z.literal('created'), requestId: z.string(), info: SessionInfo });
+export const ErrorMessage = z.object({
+  type: z.literal('error'),
+  message: z.string(),
+  /** Machine-readable code, e.g. 'invalid_message', 'no_such_session', 'session_limit'. */
+  code: z.string(),
+  requestId: z.string().optional(),
+});
+
+export const PanelServerMessage = z.discriminatedUnion('type', [
+  SnapshotMessage,
+  EventMessage,
+  AgentsMessage,
+  ResyncMessage,
+  CreatedMessage,
+  ErrorMessage,
+]);
+export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
+
+/** Path of the panel WebSocket on the local server. */
+export const PANEL_WS_PATH = '/panel';
+/** Path of MCP over Streamable HTTP on the local server. */
+export const MCP_PATH = '/mcp';

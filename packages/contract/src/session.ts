@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * Who created a session. Structural: set by the code path that created it
+ * (MCP tool vs. panel request), never inferred from a title or command.
+ */
+export const SessionSource = z.enum(['agent', 'user']);
+export type SessionSource = z.infer<typeof SessionSource>;
+
+export const SessionStatus = z.enum(['running', 'exited']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** Opaque session id, minted by the core. */
+export const SessionId = z.string().min(1).max(128);
+export type SessionId = z.infer<typeof SessionId>;
+
+/** Terminal dimensions the core accepts; outside these a request is rejected, not clamped. */
+export const MIN_COLS = 2;
+export const MAX_COLS = 1000;
+export const MIN_ROWS = 1;
+export const MAX_ROWS = 500;
+export const Cols = z.number().int().min(MIN_COLS).max(MAX_COLS);
+export const Rows = z.number().int().min(MIN_ROWS).max(MAX_ROWS);
+
+export const SessionInfo = z.object({
+  id: SessionId,
+  source: SessionSource,
+  /** Opaque identity of the creator (an MCP connection for agents), or null. */
+  owner: z.string().nullable(),
+  /** Human-readable name of the owner for badges, e.g. the MCP client name "claude-code". */
+  ownerName: z.string().nullable(),
+  title: z.string(),
+  command: z.string(),
+  args: z.array(z.string()),
+  cwd: z.string(),
+  pid: z.number().int(),
+  cols: Cols,
+  rows: Rows,
+  status: SessionStatus,
+  exitCode: z.number().int().nullable(),
+  /** Signal name (e.g. "SIGHUP") when the process was ended by a signal. */
+  signal: z.string().nullable(),
+  /** Epoch milliseconds. */
+  createdAt: z.number(),
+  exitedAt: z.number().nullable(),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+/** An agent connected over MCP, as shown in the panel's overview. */
+export const AgentInfo = z.object({
+  /** Per-connection id; equals the `owner` of the sessions this agent created. */
+  id: z.string(),
+  name: z.string(),
+  version: z.string().nullable(),
+  transport: z.enum(['http', 'stdio']),
+  connectedAt: z.number(),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;

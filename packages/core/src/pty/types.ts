@@ -1,0 +1,106 @@
+import type { PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
+
+export interface PtyServiceOptions {
+  /** Live (running) sessions allowed at once. Default 32. */
+  maxLiveSessions?: number;
+  /** Bytes retained per session log. Default 4 MiB. */
+  sessionLogBytes?: number;
+  /** Bytes retained across all session logs; the oldest exited sessions are trimmed first. Default 64 MiB. */
+  totalLogBytes?: number;
+  /** Exited sessions kept readable before the oldest is removed. Default 32. */
+  maxExitedSessions?: number;
+  /** Time between SIGHUP and SIGKILL when killing a process group. Default 3000 ms. */
+  killGraceMs?: number;
+  /** Base environment for sessions. Default process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface CreateSessionInput {
+  /** Program to run. Without it: the user's shell ($SHELL, else bash, else sh) as a login shell. */
+  command?: string;
+  args?: string[];
+  cwd?: string;
+  /** Added on top of the inherited environment. */
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  title?: string;
+  source: SessionSource;
+  /** Opaque identity of the creator, e.g. an MCP connection id. */
+  owner?: string;
+  /** Human-readable creator name for badges, e.g. the MCP client name. */
+  ownerName?: string;
+}
+
+export interface ReadOptions {
+  /** Absolute byte cursor to read from. Default: the oldest retained byte. */
+  cursor?: number;
+  /** Most bytes to return. Default: everything available. */
+  maxBytes?: number;
+}
+
+export interface ReadResult {
+  /** Output bytes starting at `cursor`. */
+  data: Uint8Array;
+  /** Absolute cursor of data[0]: the requested cursor, or the oldest retained byte if that was later. */
+  cursor: number;
+  /** Cursor to pass to the next read. */
+  next: number;
+  /** Bytes dropped between the requested cursor and `cursor` (trimmed by the caps). */
+  skipped: number;
+  /** Absolute cursor one past the newest byte written so far. */
+  end: number;
+  status: SessionInfo['status'];
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/** Output as it enters a session's log, in order, before `pty.exited` for that session. */
+export interface PtyDataEvent {
+  type: 'pty.data';
+  id: SessionId;
+  /** Absolute cursor of data[0]. */
+  cursor: number;
+  data: Uint8Array;
+}
+
+export type PtyServiceEventMap = { [K in PtyEventType]: PtyEventOf<K> } & { 'pty.data': PtyDataEvent };
+export type PtyServiceEventType = keyof PtyServiceEventMap;
+
+export interface PtyService {
+  create(input: CreateSessionInput): SessionInfo;
+  write(id: SessionId, data: string | Uint8Array): void;
+  resize(id: SessionId, cols: number, rows: number): void;
+  /**
+   * Signals the session's whole process group. Without a signal: SIGHUP, then
+   * SIGKILL after the grace period. Resolves once the session has exited.
+   */
+  kill(id: SessionId, signal?: NodeJS.Signals): Promise<void>;
+  /** Forgets a session (killing it first if it runs) and emits `pty.removed`. */
+  remove(id: SessionId): Promise<void>;
+  get(id: SessionId): SessionInfo | undefined;
+  list(): SessionInfo[];
+  read(id: SessionId, options?: ReadOptions): ReadResult;
+  on<K extends PtyServiceEventType>(event: K, listener: (event: PtyServiceEventMap[K]) => void): () => void;
+  /** Ends every session; resolves after every child is reaped. */
+  dispose(): Promise<void>;
+}
+
+/** Every failure the service reports is a PtyError with a code naming the problem. */
+export type PtyErrorCode =
+  | 'no_such_session'
+  | 'session_limit'
+  | 'invalid_argument'
+  | 'spawn_failed'
+  | 'not_running'
+  | 'disposed';
+
+export class PtyError extends Error {
+  override readonly name = 'PtyError';
+  constructor(
+    readonly code: PtyErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
