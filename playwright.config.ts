@@ -1,0 +1,45 @@
+import { defineConfig } from '@playwright/test';
+
+// End-to-end tests drive the real renderer in Chromium against web mode: the
+// same local server and renderer the Electron window uses. scripts/e2e.mjs
+// finds a Chromium and passes it in PTYDECK_CHROMIUM.
+const executablePath = process.env.PTYDECK_CHROMIUM;
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results/e2e-artifacts',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  use: {
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    viewport: { width: 1280, height: 800 },
+  },
+  projects: [
+    {
+      name: 'chromium',
+      testIgnore: /electron\.spec\.ts/,
+      use: {
+        browserName: 'chromium',
+        launchOptions: {
+          ...(executablePath ? { executablePath } : {}),
+          args: [
+            // Root in CI cannot use Chromium's sandbox; this is the test browser, not the app.
+            ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        },
+      },
+    },
+    { name: 'electron', testMatch: /electron\.spec\.ts/ },
+  ],
+});
