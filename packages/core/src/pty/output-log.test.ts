@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { OutputLog } from './output-log.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (data: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(data);
+
+describe('OutputLog', () => {
+  it('addresses appended chunks by absolute cursors', () => {
+    const log = new OutputLog();
+    expect(log.append(bytes('hello '))).toBe(0);
+    expect(log.append(bytes('world'))).toBe(6);
+    expect(log.end).toBe(11);
+    const all = log.readFrom();
+    expect(text(all.data)).toBe('hello world');
+    expect(all).toMatchObject({ cursor: 0, next: 11, skipped: 0 });
+    const tail = log.readFrom(4, 4);
+    expect(text(tail.data)).toBe('o wo');
+    expect(tail).toMatchObject({ cursor: 4, next: 8, skipped: 0 });
+    expect(log.readFrom(11).data.length).toBe(0);
+  });
+
+  it('keeps the appended chunk without copying it', () => {
+    const log = new OutputLog();
+    const chunk = bytes('abc');
+    log.append(chunk);
+    chunk[0] = 0x7a;
+    expect(text(log.readFrom().data)).toBe('zbc');
+  });
+
+  it('counts trimmed bytes as skipped', () => {
+    const log = new OutputLog();
+    for (let i = 0; i < 10; i++) log.append(bytes('0123456789'));
+    expect(log.trimTo(25)).toBe(75);
+    expect(log.start).toBe(75);
+    expect(log.size).toBe(25);
+    const slice = log.readFrom(0);
+    expect(slice).toMatchObject({ cursor: 75, next: 100, skipped: 75 });
+    expect(text(slice.data)).toBe('5678901234567890123456789');
+    expect(log.readFrom(80).skipped).toBe(0);
+  });
+
+  it('never trims into the middle of a UTF-8 sequence', () => {
+    // "é" is 2 bytes, "€" 3, "😀" 4: cut at every offset and check the start.
+    const sample = 'aé€😀b'.repeat(4);
+    const encoded = bytes(sample);
+    for (let keep = 0; keep <= encoded.length; keep++) {
+      const log = new OutputLog();
+      // Feed in 1-byte chunks so sequences also span chunk boundaries.
+      for (const byte of encoded) log.append(Uint8Array.of(byte));
+      const dropped = log.trimTo(keep);
+      expect(log.size).toBeLessThanOrEqual(keep);
+      expect(dropped + log.size).toBe(encoded.length);
+      const slice = log.readFrom(0);
+      expect(slice.skipped).toBe(dropped);
+      expect(() => text(slice.data)).not.toThrow();
+      expect(sample.endsWith(text(slice.data))).toBe(true);
+    }
+  });
+
+  it('ends limited reads on a character boundary when it can', () => {
+    const log = new OutputLog();
+    log.append(bytes('a€b'));
+    const first = log.readFrom(0, 2);
+    expect(text(first.data)).toBe('a');
+    expect(first.next).toBe(1);
+    const second = log.readFrom(first.next, 3);
+    expect(text(second.data)).toBe('€');
+    // A limit smaller than one character still makes progress.
+    expect(log.readFrom(1, 1).data.length).toBe(1);
+  });
+
+  it('trims oldest bytes by an amount and compacts after many chunks', () => {
+    const log = new OutputLog();
+    for (let i = 0; i < 5000; i++) log.append(bytes('xy'));
+    expect(log.trimBy(7001)).toBe(7001);
+    expect(log.start).toBe(7001);
+    expect(log.readFrom().data.length).toBe(2999);
+    expect(log.clear()).toBe(2999);
+    expect(log.size).toBe(0);
+    expect(log.append(bytes('z'))).toBe(10000);
+    expect(log.readFrom(0)).toMatchObject({ cursor: 10000, skipped: 10000, next: 10001 });
+  });
+});

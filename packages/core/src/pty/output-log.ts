@@ -1,0 +1,174 @@
+/**
+ * A session's output, addressed by absolute byte cursors (bytes since the
+ * session started). Appends keep the chunk the PTY handed us (no copy);
+ * trimming drops whole chunks from the front and, for the one chunk cut in
+ * the middle, keeps a view of its tail, so both are O(1) amortized.
+ *
+ * Trimming never leaves a UTF-8 continuation byte at the front: a reader that
+ * starts at the oldest retained byte always starts on a character boundary.
+ */
+export interface LogSlice {
+  data: Uint8Array;
+  /** Absolute cursor of data[0]. */
+  cursor: number;
+  /** Cursor to pass to the next read. */
+  next: number;
+  /** Bytes between the requested cursor and `cursor` that were trimmed away. */
+  skipped: number;
+}
+
+/** Compact the chunk array once this many dropped slots sit at its front. */
+const COMPACT_AFTER = 1024;
+/** A UTF-8 sequence is at most 4 bytes, so at most 3 continuation bytes follow a lead byte. */
+const MAX_CONTINUATION_BYTES = 3;
+
+const EMPTY = new Uint8Array(0);
+
+function isContinuationByte(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
+
+export class OutputLog {
+  private chunks: Uint8Array[] = [];
+  /** Index of the oldest retained chunk in `chunks`. */
+  private head = 0;
+  private startCursor = 0;
+  private endCursor = 0;
+
+  /** Absolute cursor of the oldest retained byte. */
+  get start(): number {
+    return this.startCursor;
+  }
+
+  /** Absolute cursor one past the newest byte. */
+  get end(): number {
+    return this.endCursor;
+  }
+
+  /** Bytes currently retained. */
+  get size(): number {
+    return this.endCursor - this.startCursor;
+  }
+
+  /** Appends a chunk without copying it; the caller must not mutate it afterwards. Returns its cursor. */
+  append(chunk: Uint8Array): number {
+    const cursor = this.endCursor;
+    if (chunk.length === 0) return cursor;
+    this.chunks.push(chunk);
+    this.endCursor += chunk.length;
+    return cursor;
+  }
+
+  /**
+   * Drops the oldest bytes until at most `maxBytes` remain, then a few more if
+   * needed so the log does not start inside a UTF-8 sequence. Returns the
+   * number of bytes dropped.
+   */
+  trimTo(maxBytes: number): number {
+    if (this.size <= maxBytes) return 0;
+    return this.dropBefore(this.endCursor - Math.max(0, maxBytes));
+  }
+
+  /** Drops up to `bytes` of the oldest bytes (rounded up to a character boundary). Returns bytes dropped. */
+  trimBy(bytes: number): number {
+    if (bytes <= 0) return 0;
+    return this.dropBefore(Math.min(this.endCursor, this.startCursor + bytes));
+  }
+
+  /** Drops everything. Cursors keep counting from `end`. */
+  clear(): number {
+    const dropped = this.size;
+    this.chunks = [];
+    this.head = 0;
+    this.startCursor = this.endCursor;
+    return dropped;
+  }
+
+  /**
+   * Bytes from `cursor` (default: the oldest retained byte), at most
+   * `maxBytes` of them. A limited read ends on a character boundary when it
+   * can, so consumers decoding each read as text do not see split characters.
+   */
+  readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY): LogSlice {
+    const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
+    const from = Math.max(cursor, this.startCursor);
+    let to = Math.min(this.endCursor, from + maxBytes);
+    if (to < this.endCursor && to > from) {
+      // Back off to the lead byte of a sequence the limit would cut, unless
+      // that leaves nothing (a maxBytes smaller than one character).
+      let boundary = to;
+      for (let i = 0; i < MAX_CONTINUATION_BYTES && boundary > from && isContinuationByte(this.byteAt(boundary)); i++) {
+        boundary--;
+      }
+      if (boundary > from && !isContinuationByte(this.byteAt(boundary))) to = boundary;
+    }
+    return { data: this.copyRange(from, to), cursor: from, next: to, skipped };
+  }
+
+  private dropBefore(target: number): number {
+    let cut = target;
+    for (let i = 0; i < MAX_CONTINUATION_BYTES && cut < this.endCursor && isContinuationByte(this.byteAt(cut)); i++) {
+      cut++;
+    }
+    const dropped = cut - this.startCursor;
+    let chunkStart = this.startCursor;
+    while (this.head < this.chunks.length) {
+      const chunk = this.chunks[this.head]!;
+      const chunkEnd = chunkStart + chunk.length;
+      if (chunkEnd <= cut) {
+        this.chunks[this.head] = EMPTY;
+        this.head++;
+        chunkStart = chunkEnd;
+        continue;
+      }
+      if (chunkStart < cut) this.chunks[this.head] = chunk.subarray(cut - chunkStart);
+      break;
+    }
+    this.startCursor = cut;
+    if (this.head >= COMPACT_AFTER && this.head * 2 >= this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+    return dropped;
+  }
+
+  /** The byte at an absolute cursor inside the log. Cheap near either end. */
+  private byteAt(cursor: number): number {
+    if (cursor - this.startCursor <= this.endCursor - cursor) {
+      let chunkStart = this.startCursor;
+      for (let i = this.head; i < this.chunks.length; i++) {
+        const chunk = this.chunks[i]!;
+        if (cursor < chunkStart + chunk.length) return chunk[cursor - chunkStart]!;
+        chunkStart += chunk.length;
+      }
+    } else {
+      let chunkEnd = this.endCursor;
+      for (let i = this.chunks.length - 1; i >= this.head; i--) {
+        const chunk = this.chunks[i]!;
+        const chunkStart = chunkEnd - chunk.length;
+        if (cursor >= chunkStart) return chunk[cursor - chunkStart]!;
+        chunkEnd = chunkStart;
+      }
+    }
+    throw new RangeError(`cursor ${cursor} is outside the log [${this.startCursor}, ${this.endCursor})`);
+  }
+
+  private copyRange(from: number, to: number): Uint8Array {
+    if (to <= from) return EMPTY;
+    const out = new Uint8Array(to - from);
+    let chunkStart = this.startCursor;
+    let written = 0;
+    for (let i = this.head; i < this.chunks.length && chunkStart < to; i++) {
+      const chunk = this.chunks[i]!;
+      const chunkEnd = chunkStart + chunk.length;
+      if (chunkEnd > from) {
+        const begin = Math.max(from, chunkStart) - chunkStart;
+        const end = Math.min(to, chunkEnd) - chunkStart;
+        out.set(chunk.subarray(begin, end), written);
+        written += end - begin;
+      }
+      chunkStart = chunkEnd;
+    }
+    return out;
+  }
+}
