@@ -1,0 +1,28 @@
+import { PANEL_WS_PATH } from '@ptydeck/contract';
+
+/** Everything needed to open the panel socket. */
+export interface PanelEndpoint {
+  url: string;
+  protocols: string[];
+}
+
+/** Prefix of the WebSocket subprotocol that carries the token (see the team brief: auth). */
+export const TOKEN_PROTOCOL_PREFIX = 'ptydeck.token.';
+
+/** Browser mode: same origin as the page; the ticket cookie authenticates. */
+export function sameOriginEndpoint(location: { protocol: string; host: string }): PanelEndpoint {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: [] };
+}
+
+/** Electron mode: the preload names the server and hands over the token. */
+export function tokenEndpoint(serverUrl: string, token: string): PanelEndpoint {
+  const url = new URL(serverUrl);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new TypeError(`unsupported server URL scheme ${url.protocol}`);
+  url.pathname = PANEL_WS_PATH;
+  url.search = '';
+  url.hash = '';
+  return { url: url.toString(), protocols: [`${TOKEN_PROTOCOL_PREFIX}${token}`] };
+}

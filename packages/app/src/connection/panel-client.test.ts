@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { encodeOutputFrame, type PanelClientMessage, type SessionInfo } from '@ptydeck/contract';
+import { PanelClient, type ConnectionStatus, type Timers } from './panel-client.js';
+import type { SocketLike } from './socket.js';
+
+class FakeSocket implements SocketLike {
+  sent: PanelClientMessage[] = [];
+  closed = false;
+  private messageListener: (data: unknown) => void = () => {};
+  private closeListener: (event: { code: number; reason: string }) => void = () => {};
+  constructor(readonly url: string, readonly protocols: string[]) {}
+  send(data: string) { this.sent.push(JSON.parse(data) as PanelClientMessage); }
+  close() { this.closed = true; }
+  onOpen() {}
+  onMessage(listener: (data: unknown) => void) { this.messageListener = listener; }
+  onClose(listener: (event: { code: number; reason: string }) => void) { this.closeListener = listener; }
+  // ---- driven by the test ----
+  receive(message: unknown) { this.messageListener(typeof message === 'string' || message instanceof Uint8Array ? message : JSON.stringify(message)); }
+  output(id: string, cursor: number, text: string) { this.messageListener(encodeOutputFrame({ id, cursor }, new TextEncoder().encode(text))); }
+  drop(reason = 'gone') { this.closeListener({ code: 1006, reason }); }
+}
+
+class FakeTimers implements Timers {
+  pending: { callback: () => void; ms: number }[] = [];
+  set(callback: () => void, ms: number) { const entry = { callback, ms }; this.pending.push(entry); return entry; }
+  clear(handle: unknown) { this.pending = this.pending.filter((entry) => entry !== handle); }
+  runNext() { const entry = this.pending.shift(); if (!entry) throw new Error('no timer pending'); entry.callback(); return entry.ms; }
+}
+
+const session = (id: string, overrides: Partial<SessionInfo> = {}): SessionInfo => ({
+  id, source: 'agent', owner: 'c1', ownerName: 'claude-code', title: 'bash', command: 'bash', args: [], cwd: '/',
+  pid: 1, cols: 80, rows: 24, status: 'running', exitCode: null, signal: null, createdAt: 1, exitedAt: null, ...overrides,
+});
+
+async function setup() {
+  const sockets: FakeSocket[] = [];
+  const timers = new FakeTimers();
+  const client = new PanelClient({
+    endpoint: async () => ({ url: 'ws://127.0.0.1:1/panel', protocols: ['ptydeck.token.t'] }),
+    openSocket: (url, protocols) => { const socket = new FakeSocket(url, protocols); sockets.push(socket); return socket; },
+    timers,
+    random: () => 0,
+    backoff: { initialMs: 100, maxMs: 400, factor: 2, jitter: 0 },
+  });
+  const statuses: ConnectionStatus['state'][] = [];
+  client.onStatus((status) => statuses.push(status.state));
+  const output: string[] = [];
+  client.onOutput(({ id, data }) => output.push(`${id}:${new TextDecoder().decode(data)}`));
+  client.start();
+  await flush();
+  return { client, sockets, timers, statuses, output, latest: () => sockets[sockets.length - 1]! };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('PanelClient', () => {
+  it('opens the endpoint it is given and sends nothing before the snapshot', async () => {
+    const { latest, client } = await setup();
+    expect(latest().url).toBe('ws://127.0.0.1:1/panel');
+    expect(latest().protocols).toEqual(['ptydeck.token.t']);
+    client.attach('a');
+    expect(client.input('a', 'x')).toBe(false);
+    expect(latest().sent).toEqual([]);
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+    expect(client.status.state).toBe('connected');
+  });
+
+  it('resumes every attached session from its last applied cursor after a drop', async () => {
+    const { latest, timers, client, output, sockets, statuses } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a'), session('b')], agents: [], instance: 'i1' });
+    client.attach('a');
+    client.attach('b');
+    latest().output('a', 0, 'hello');
+    latest().output('b', 0, 'xy');
+    latest().drop();
+    expect(statuses.at(-1)).toBe('disconnected');
+    expect(timers.runNext()).toBe(100);
+    await flush();
+    expect(sockets).toHaveLength(2);
+    latest().receive({ type: 'snapshot', sessions: [session('a'), session('b')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([
+      { type: 'attach', id: 'a', cursor: 5 },
+      { type: 'attach', id: 'b', cursor: 2 },
+    ]);
+    // Overlapping replay after the resume is trimmed, so nothing is written twice.
+    latest().output('a', 3, 'lo world');
+    expect(output).toEqual(['a:hello', 'b:xy', 'a: world']);
+    expect(client.cursorOf('a')).toBe(11);
+  });
+
+  it('backs off exponentially while the server is away and resets after a snapshot', async () => {
+    const { latest, timers } = await setup();
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      latest().drop();
+      delays.push(timers.runNext());
+      await flush();
+    }
+    expect(delays).toEqual([100, 200, 400, 400]);
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    latest().drop();
+    expect(timers.runNext()).toBe(100);
+  });
+
+  it('drops cursors and re-attaches without one when the server instance changes', async () => {
+    const { latest, timers, client } = await setup();
+    const snapshots: boolean[] = [];
+    client.onSnapshot((snapshot) => snapshots.push(snapshot.instanceChanged));
+    latest().receive({ type: 'snapshot', sessions: [session('a'), session('gone')], agents: [], instance: 'i1' });
+    client.attach('a');
+    client.attach('gone');
+    latest().output('a', 0, 'abc');
+    latest().drop();
+    timers.runNext();
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i2' });
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+    expect(snapshots).toEqual([false, true]);
+  });
+
+  it('takes the cursor of a resync and reports the screen to restore', async () => {
+    const { latest, client, output } = await setup();
+    const resyncs: string[] = [];
+    client.onResync(({ id, screen, skipped }) => resyncs.push(`${id}:${screen}:${skipped}`));
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.attach('a');
+    latest().receive({ type: 'resync', id: 'a', cursor: 500, skipped: 400, screen: '$ ' });
+    latest().output('a', 450, 'old');
+    latest().output('a', 500, 'new');
+    expect(resyncs).toEqual(['a:$ :400']);
+    expect(output).toEqual(['a:new']);
+  });
+
+  it('reports invalid server messages as errors and keeps going', async () => {
+    const { latest, client } = await setup();
+    const errors: string[] = [];
+    client.onError((error) => errors.push(error.code));
+    latest().receive('not json');
+    latest().receive({ type: 'snapshot', sessions: [{ id: 'broken' }], agents: [], instance: 'i1' });
+    latest().receive(new Uint8Array([9]));
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    expect(errors).toEqual(['invalid_server_message', 'invalid_server_message', 'invalid_server_message']);
+    expect(client.status.state).toBe('connected');
+  });
+
+  it('stops following a removed session', async () => {
+    const { latest, client, output } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.attach('a');
+    latest().receive({ type: 'event', event: { type: 'pty.removed', id: 'a' } });
+    latest().output('a', 0, 'late');
+    expect(output).toEqual([]);
+  });
+
+  it('splits a paste larger than one input frame allows', async () => {
+    const { latest, client } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.input('a', 'x'.repeat(1024 * 1024 + 10));
+    const inputs = latest().sent.filter((message) => message.type === 'input');
+    expect(inputs.map((message) => message.type === 'input' && message.data.length)).toEqual([1024 * 1024, 10]);
+  });
+
+  it('rejects an invalid outgoing message before it reaches the socket', async () => {
+    const { latest, client } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    expect(() => client.resize('a', 0, 0)).toThrow();
+    expect(latest().sent).toEqual([]);
+  });
+
+  it('disposes cleanly: closes the socket, cancels retries, stops emitting', async () => {
+    const { latest, timers, client, statuses, output } = await setup();
+    latest().drop();
+    expect(timers.pending).toHaveLength(1);
+    client.dispose();
+    expect(timers.pending).toEqual([]);
+    expect(statuses.at(-1)).toBe('disposed');
+    expect(client.status.state).toBe('disposed');
+    client.dispose();
+
+    const second = await setup();
+    second.latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    second.client.attach('a');
+    const socket = second.latest();
+    second.client.dispose();
+    expect(socket.closed).toBe(true);
+    socket.output('a', 0, 'after');
+    socket.drop();
+    expect(second.output).toEqual([]);
+    expect(second.timers.pending).toEqual([]);
+    expect(output).toEqual([]);
+  });
+});

@@ -1,0 +1,280 @@
+import {
+  MAX_PANEL_INPUT_CHARS,
+  PanelClientMessage,
+  type AgentInfo,
+  type PtyEvent,
+  type SessionInfo,
+} from '@ptydeck/contract';
+import { Emitter, type Unsubscribe } from '../lib/emitter.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { CursorBook } from './cursor-book.js';
+import type { PanelEndpoint } from './endpoint.js';
+import { parseServerMessage } from './server-message.js';
+import type { OpenSocket, SocketLike } from './socket.js';
+
+export type ConnectionStatus =
+  | { state: 'connecting'; attempt: number }
+  /** Snapshot received: the panel is in sync with the server. */
+  | { state: 'connected'; instance: string }
+  | { state: 'disconnected'; attempt: number; retryInMs: number; reason: string }
+  | { state: 'disposed' };
+
+export interface Snapshot {
+  sessions: SessionInfo[];
+  agents: AgentInfo[];
+  instance: string;
+  /** True when the server instance differs from the one before: every earlier session is gone. */
+  instanceChanged: boolean;
+}
+
+export interface ResyncEvent {
+  id: string;
+  /** Serialized screen (with scrollback) to write after resetting the terminal. */
+  screen: string;
+  /** Output bytes this viewer never saw. */
+  skipped: number;
+}
+
+export interface PanelError {
+  code: string;
+  message: string;
+  requestId?: string;
+}
+
+export interface Timers {
+  set(callback: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export interface PanelClientOptions {
+  /** Resolved before every connection attempt (the Electron bridge may hand out a fresh token). */
+  endpoint: () => Promise<PanelEndpoint>;
+  openSocket: OpenSocket;
+  backoff?: BackoffOptions;
+  random?: () => number;
+  timers?: Timers;
+}
+
+const browserTimers: Timers = {
+  set: (callback, ms) => setTimeout(callback, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * The panel's end of the panel WebSocket: validates everything it receives,
+ * keeps a cursor per attached session, reconnects with backoff and resumes each
+ * session where its terminal left off. Output is handed on synchronously as it
+ * arrives so it can be written to xterm.js in the same task.
+ */
+export class PanelClient {
+  private readonly book = new CursorBook();
+  private readonly statusEmitter = new Emitter<ConnectionStatus>();
+  private readonly snapshotEmitter = new Emitter<Snapshot>();
+  private readonly eventEmitter = new Emitter<PtyEvent>();
+  private readonly agentsEmitter = new Emitter<AgentInfo[]>();
+  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array }>();
+  private readonly resyncEmitter = new Emitter<ResyncEvent>();
+  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>();
+  private readonly errorEmitter = new Emitter<PanelError>();
+
+  readonly onStatus = this.statusEmitter.on;
+  readonly onSnapshot = this.snapshotEmitter.on;
+  readonly onEvent = this.eventEmitter.on;
+  readonly onAgents = this.agentsEmitter.on;
+  readonly onOutput = this.outputEmitter.on;
+  readonly onResync = this.resyncEmitter.on;
+  readonly onCreated = this.createdEmitter.on;
+  readonly onError = this.errorEmitter.on;
+
+  private socket: SocketLike | null = null;
+  /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
+  private ready = false;
+  private instance: string | null = null;
+  private attempt = 0;
+  private retryTimer: unknown = null;
+  private requestSeq = 0;
+  private disposed = false;
+  private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0 };
+  private readonly timers: Timers;
+
+  constructor(private readonly options: PanelClientOptions) {
+    this.timers = options.timers ?? browserTimers;
+  }
+
+  get status(): ConnectionStatus {
+    return this.currentStatus;
+  }
+
+  /** Last applied cursor of a session, for diagnostics. */
+  cursorOf(id: string): number | null {
+    return this.book.cursor(id);
+  }
+
+  start(): void {
+    if (this.socket || this.disposed) return;
+    void this.connect();
+  }
+
+  /** Streams a session's output. Idempotent: a second attach never rewinds its cursor. */
+  attach(id: string): void {
+    if (this.book.isAttached(id)) return;
+    this.book.attach(id);
+    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+  }
+
+  detach(id: string): void {
+    if (!this.book.isAttached(id)) return;
+    this.book.detach(id);
+    if (this.ready) this.send({ type: 'detach', id });
+  }
+
+  /** Sends keystrokes or a paste; returns false when offline (the input is not queued: stale keys are worse than none). */
+  input(id: string, data: string): boolean {
+    if (!this.ready) return false;
+    for (let start = 0; start < data.length; start += MAX_PANEL_INPUT_CHARS) {
+      this.send({ type: 'input', id, data: data.slice(start, start + MAX_PANEL_INPUT_CHARS) });
+    }
+    return true;
+  }
+
+  resize(id: string, cols: number, rows: number): boolean {
+    if (!this.ready) return false;
+    this.send({ type: 'resize', id, cols, rows });
+    return true;
+  }
+
+  /** Asks for a new user terminal; returns its request id, or null when offline. */
+  create(size?: { cols: number; rows: number }): string | null {
+    if (!this.ready) return null;
+    const requestId = `create-${++this.requestSeq}`;
+    this.send({ type: 'create', requestId, ...(size ?? {}) });
+    return requestId;
+  }
+
+  close(id: string): boolean {
+    if (!this.ready) return false;
+    this.send({ type: 'close', id });
+    return true;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.retryTimer !== null) this.timers.clear(this.retryTimer);
+    this.retryTimer = null;
+    const socket = this.socket;
+    this.socket = null;
+    this.ready = false;
+    socket?.close(1000, 'panel closed');
+    this.setStatus({ state: 'disposed' });
+    for (const emitter of [
+      this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentsEmitter,
+      this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
+    ]) emitter.clear();
+  }
+
+  private async connect(): Promise<void> {
+    this.retryTimer = null;
+    this.setStatus({ state: 'connecting', attempt: this.attempt });
+    let endpoint: PanelEndpoint;
+    try {
+      endpoint = await this.options.endpoint();
+    } catch (error) {
+      this.scheduleReconnect(`cannot find the server: ${describe(error)}`);
+      return;
+    }
+    if (this.disposed) return;
+    let socket: SocketLike;
+    try {
+      socket = this.options.openSocket(endpoint.url, endpoint.protocols);
+    } catch (error) {
+      this.scheduleReconnect(`cannot open the panel socket: ${describe(error)}`);
+      return;
+    }
+    this.socket = socket;
+    socket.onMessage((data) => {
+      if (this.socket === socket) this.handleMessage(data);
+    });
+    socket.onClose(({ code, reason }) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.ready = false;
+      this.scheduleReconnect(reason || `socket closed (${code})`);
+    });
+  }
+
+  private scheduleReconnect(reason: string): void {
+    if (this.disposed) return;
+    const retryInMs = backoffDelay(this.attempt, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
+    this.setStatus({ state: 'disconnected', attempt: this.attempt, retryInMs, reason });
+    this.attempt += 1;
+    this.retryTimer = this.timers.set(() => void this.connect(), retryInMs);
+  }
+
+  private handleMessage(data: unknown): void {
+    const incoming = parseServerMessage(data);
+    if (incoming.kind === 'invalid') {
+      this.errorEmitter.fire({ code: 'invalid_server_message', message: incoming.reason });
+      return;
+    }
+    if (incoming.kind === 'output') {
+      const bytes = this.book.apply(incoming.frame);
+      if (bytes) this.outputEmitter.fire({ id: incoming.frame.id, data: bytes });
+      return;
+    }
+    const message = incoming.message;
+    switch (message.type) {
+      case 'snapshot': {
+        const instanceChanged = this.instance !== null && this.instance !== message.instance;
+        // Cursors count bytes of one server instance's logs; a new instance means new logs.
+        if (instanceChanged) this.book.forgetCursors();
+        this.instance = message.instance;
+        this.book.retainOnly(message.sessions.map((session) => session.id));
+        this.ready = true;
+        this.attempt = 0;
+        for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
+        this.setStatus({ state: 'connected', instance: message.instance });
+        this.snapshotEmitter.fire({ sessions: message.sessions, agents: message.agents, instance: message.instance, instanceChanged });
+        return;
+      }
+      case 'event':
+        if (message.event.type === 'pty.removed') this.book.detach(message.event.id);
+        this.eventEmitter.fire(message.event);
+        return;
+      case 'agents':
+        this.agentsEmitter.fire(message.agents);
+        return;
+      case 'resync':
+        if (!this.book.isAttached(message.id)) return;
+        this.book.resync(message.id, message.cursor);
+        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped });
+        return;
+      case 'created':
+        this.createdEmitter.fire({ requestId: message.requestId, info: message.info });
+        return;
+      case 'error': {
+        const error: PanelError = { code: message.code, message: message.message };
+        if (message.requestId !== undefined) error.requestId = message.requestId;
+        this.errorEmitter.fire(error);
+        return;
+      }
+    }
+  }
+
+  private send(message: PanelClientMessage): void {
+    // Validate our own output too: a bad frame would only come back as an error reply.
+    const checked = PanelClientMessage.parse(message);
+    this.socket?.send(JSON.stringify(checked));
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    this.currentStatus = status;
+    this.statusEmitter.fire(status);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export type { Unsubscribe };
