@@ -1,0 +1,310 @@
+import { describe, expect, it } from 'vitest';
+import type { PtyEvent, SessionInfo } from '@ptydeck/contract';
+import { deckReducer, lingeringTabs } from './deck-reducer.js';
+import { initialDeckState, type DeckAction, type DeckState } from './deck-state.js';
+
+const LINGER = 5_000;
+let clock = 1_000;
+
+function session(id: string, overrides: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    id, source: 'agent', owner: 'conn-1', ownerName: 'claude-code', title: `sh-${id}`, command: 'bash', args: [],
+    cwd: '/w', pid: 100, cols: 80, rows: 24, status: 'running', exitCode: null, signal: null,
+    createdAt: clock++, exitedAt: null, ...overrides,
+  };
+}
+const userSession = (id: string, overrides: Partial<SessionInfo> = {}) => session(id, { source: 'user', owner: null, ownerName: null, ...overrides });
+
+const event = (e: PtyEvent): DeckAction => ({ type: 'event', event: e });
+const created = (info: SessionInfo) => event({ type: 'pty.created', info });
+const exited = (info: SessionInfo, exitCode: number | null = 0, exitedAt = 50_000) =>
+  event({ type: 'pty.exited', id: info.id, exitCode, signal: null, info: { ...info, status: 'exited', exitCode, exitedAt } });
+const removed = (id: string) => event({ type: 'pty.removed', id });
+const snapshot = (sessions: SessionInfo[], instance = 'i1', now = 60_000): DeckAction => ({
+  type: 'snapshot', sessions, agents: [], instance, now, lingerMs: LINGER,
+});
+
+function run(...actions: DeckAction[]): DeckState {
+  return actions.reduce(deckReducer, initialDeckState);
+}
+const ids = (state: DeckState) => state.tabs.map((tab) => tab.id);
+
+describe('deckReducer: start-up', () => {
+  it('keeps the panel closed when the first snapshot has no sessions', () => {
+    const state = run(snapshot([]));
+    expect(state.panelOpen).toBe(false);
+    expect(state.tabs).toEqual([]);
+    expect(state.instance).toBe('i1');
+  });
+
+  it('restores a tab per running session and opens the panel when sessions exist', () => {
+    const state = run(snapshot([session('a'), userSession('u')]));
+    expect(ids(state)).toEqual(['a', 'u']);
+    expect(state.panelOpen).toBe(true);
+    expect(state.activeId).toBe('u');
+  });
+
+  it('restores an exited agent session only while its linger lasts', () => {
+    const recent = session('recent', { status: 'exited', exitCode: 3, exitedAt: 58_000 });
+    const old = session('old', { status: 'exited', exitCode: 0, exitedAt: 10_000 });
+    const deadUser = userSession('dead', { status: 'exited', exitCode: 0, exitedAt: 59_000 });
+    const state = run(snapshot([recent, old, deadUser], 'i1', 60_000));
+    expect(ids(state)).toEqual(['recent']);
+    expect(state.tabs[0]).toMatchObject({ status: 'exited', exitCode: 3, lingerFrom: 58_000 });
+    expect(state.sessions.map((s) => s.id)).toEqual(['recent', 'old', 'dead']);
+  });
+});
+
+describe('deckReducer: agent sessions', () => {
+  it('adds, activates and opens the panel on pty.created from an agent', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(a));
+    expect(state.panelOpen).toBe(true);
+    expect(state.activeId).toBe('a');
+    expect(state.tabs[0]).toEqual({
+      id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
+      status: 'running', exitCode: null, signal: null, pinned: false, lingerFrom: null,
+    });
+  });
+
+  it('makes a second agent tab active, the first stays', () => {
+    const state = run(snapshot([]), created(session('a')), created(session('b')));
+    expect(ids(state)).toEqual(['a', 'b']);
+    expect(state.activeId).toBe('b');
+  });
+
+  it('keeps an exited agent tab with its exit code, then closes it when the linger expires', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), exited(a, 7, 50_000));
+    expect(state.tabs[0]).toMatchObject({ status: 'exited', exitCode: 7, lingerFrom: 50_000 });
+    expect(state.panelOpen).toBe(true);
+    expect(lingeringTabs(state)).toEqual([{ id: 'a', since: 50_000 }]);
+    state = deckReducer(state, { type: 'linger-expired', id: 'a' });
+    expect(state.tabs).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+    expect(state.activeId).toBeNull();
+  });
+
+  it('shows the signal when the process was killed', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(a), event({
+      type: 'pty.exited', id: 'a', exitCode: null, signal: 'SIGKILL',
+      info: { ...a, status: 'exited', exitCode: null, signal: 'SIGKILL', exitedAt: 1 },
+    }));
+    expect(state.tabs[0]).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+  });
+
+  it('keeps a pinned exited tab past its linger', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), { type: 'pin', id: 'a', pinned: true, now: 1 }, exited(a, 1));
+    expect(lingeringTabs(state)).toEqual([]);
+    state = deckReducer(state, { type: 'linger-expired', id: 'a' });
+    expect(ids(state)).toEqual(['a']);
+    expect(state.tabs[0]!.pinned).toBe(true);
+  });
+
+  it('gives an unpinned exited tab a fresh linger', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(a), exited(a, 0, 50_000),
+      { type: 'pin', id: 'a', pinned: true, now: 51_000 },
+      { type: 'pin', id: 'a', pinned: false, now: 90_000 });
+    expect(lingeringTabs(state)).toEqual([{ id: 'a', since: 90_000 }]);
+  });
+
+  it('ignores a stale linger timer for a tab that is running or gone', () => {
+    const a = session('a');
+    const running = run(snapshot([]), created(a));
+    expect(deckReducer(running, { type: 'linger-expired', id: 'a' })).toBe(running);
+    expect(deckReducer(running, { type: 'linger-expired', id: 'zzz' })).toBe(running);
+  });
+
+  it('updates title and info on pty.updated without changing the active tab', () => {
+    const a = session('a');
+    const b = session('b');
+    const state = run(snapshot([]), created(a), created(b), event({ type: 'pty.updated', info: { ...a, title: 'vim' } }));
+    expect(state.tabs[0]!.title).toBe('vim');
+    expect(state.activeId).toBe('b');
+  });
+
+  it('adds a tab for an update of a session it never saw created, without stealing focus', () => {
+    const state = run(snapshot([]), created(session('a')), event({ type: 'pty.updated', info: session('late') }));
+    expect(ids(state)).toEqual(['a', 'late']);
+    expect(state.activeId).toBe('a');
+  });
+});
+
+describe('deckReducer: user sessions', () => {
+  it('closes a user tab when its shell exits', () => {
+    const u = userSession('u');
+    const a = session('a');
+    const state = run(snapshot([]), created(a), created(u), exited(u, 0));
+    expect(ids(state)).toEqual(['a']);
+    expect(state.activeId).toBe('a');
+    expect(state.panelOpen).toBe(true);
+  });
+
+  it('closes the panel when the last tab closes', () => {
+    const u = userSession('u');
+    const state = run(snapshot([]), created(u), exited(u, 0));
+    expect(state.tabs).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+  });
+
+  it('opens the panel while a new terminal is on its way and activates it when created', () => {
+    let state = run(snapshot([]), { type: 'create-requested', requestId: 'r1' });
+    expect(state.panelOpen).toBe(true);
+    expect(state.pendingCreates).toEqual(['r1']);
+    const u = userSession('u');
+    state = deckReducer(state, { type: 'created', requestId: 'r1', info: u });
+    state = deckReducer(state, created(u)); // the event may follow the reply: no duplicate
+    expect(ids(state)).toEqual(['u']);
+    expect(state.activeId).toBe('u');
+    expect(state.pendingCreates).toEqual([]);
+  });
+
+  it('closes the panel again and tells why when a create fails with no tabs', () => {
+    const state = run(snapshot([]), { type: 'create-requested', requestId: 'r1' },
+      { type: 'create-failed', requestId: 'r1', message: 'session limit reached' });
+    expect(state.panelOpen).toBe(false);
+    expect(state.notice).toBe('session limit reached');
+  });
+});
+
+describe('deckReducer: removal and closing', () => {
+  it('removes the tab and the session on pty.removed, activating the right neighbour', () => {
+    const state = run(snapshot([]), created(session('a')), created(session('b')), created(session('c')),
+      { type: 'focus', id: 'b' }, removed('b'));
+    expect(ids(state)).toEqual(['a', 'c']);
+    expect(state.activeId).toBe('c');
+    expect(state.sessions.map((s) => s.id)).toEqual(['a', 'c']);
+  });
+
+  it('activates the left neighbour when the last tab in the row closes', () => {
+    const state = run(snapshot([]), created(session('a')), created(session('b')), { type: 'close', id: 'b' });
+    expect(state.activeId).toBe('a');
+  });
+
+  it('keeps the active tab when another one closes', () => {
+    const state = run(snapshot([]), created(session('a')), created(session('b')), { type: 'close', id: 'a' });
+    expect(state.activeId).toBe('b');
+  });
+
+  it('does not bring back a tab the developer closed, on later events or on reconnect', () => {
+    const a = session('a');
+    let state = run(snapshot([a]), { type: 'close', id: 'a' });
+    expect(state.tabs).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+    state = deckReducer(state, exited(a, 0));
+    state = deckReducer(state, event({ type: 'pty.updated', info: a }));
+    state = deckReducer(state, snapshot([a]));
+    expect(state.tabs).toEqual([]);
+    expect(state.dismissed).toEqual(['a']);
+    // ...but the overview can open it again on purpose.
+    state = deckReducer(state, { type: 'open', id: 'a' });
+    expect(ids(state)).toEqual(['a']);
+    expect(state.panelOpen).toBe(true);
+    expect(state.dismissed).toEqual([]);
+  });
+
+  it('clears the focused tab when it goes', () => {
+    const state = run(snapshot([]), created(session('a')), { type: 'terminal-focus', id: 'a' }, removed('a'));
+    expect(state.focusedId).toBeNull();
+  });
+});
+
+describe('deckReducer: navigation and panel', () => {
+  const three = () => run(snapshot([]), created(session('a')), created(session('b')), created(session('c')));
+
+  it('cycles next and previous with wrap-around', () => {
+    let state = three();
+    state = deckReducer(state, { type: 'next' });
+    expect(state.activeId).toBe('a');
+    state = deckReducer(state, { type: 'previous' });
+    expect(state.activeId).toBe('c');
+    state = deckReducer(state, { type: 'previous' });
+    expect(state.activeId).toBe('b');
+  });
+
+  it('does nothing on next with no tabs', () => {
+    const state = run(snapshot([]));
+    expect(deckReducer(state, { type: 'next' })).toBe(state);
+  });
+
+  it('toggles the panel only when there is something to show', () => {
+    expect(run(snapshot([]), { type: 'toggle-panel' }).panelOpen).toBe(false);
+    let state = three();
+    state = deckReducer(state, { type: 'toggle-panel' });
+    expect(state.panelOpen).toBe(false);
+    state = deckReducer(state, { type: 'toggle-panel' });
+    expect(state.panelOpen).toBe(true);
+  });
+
+  it('focus on a tab opens the panel; focus on an unknown id changes nothing', () => {
+    let state = deckReducer(three(), { type: 'set-panel', open: false });
+    state = deckReducer(state, { type: 'focus', id: 'a' });
+    expect(state.activeId).toBe('a');
+    expect(state.panelOpen).toBe(true);
+    expect(deckReducer(state, { type: 'focus', id: 'nope' })).toBe(state);
+  });
+
+  it('tracks which terminal has keyboard focus, only for tabs that exist', () => {
+    let state = deckReducer(three(), { type: 'terminal-focus', id: 'b' });
+    expect(state.focusedId).toBe('b');
+    state = deckReducer(state, { type: 'terminal-focus', id: 'ghost' });
+    expect(state.focusedId).toBeNull();
+  });
+});
+
+describe('deckReducer: reconnect', () => {
+  it('keeps tabs, order and the closed panel across a reconnect to the same instance', () => {
+    const a = session('a');
+    const b = session('b');
+    let state = run(snapshot([a, b]), { type: 'focus', id: 'a' }, { type: 'toggle-panel' });
+    state = deckReducer(state, snapshot([a, b]));
+    expect(ids(state)).toEqual(['a', 'b']);
+    expect(state.activeId).toBe('a');
+    expect(state.panelOpen).toBe(false);
+  });
+
+  it('drops tabs whose session vanished and user tabs that exited while away', () => {
+    const a = session('a');
+    const u = userSession('u');
+    let state = run(snapshot([a, u]));
+    state = deckReducer(state, snapshot([{ ...u, status: 'exited', exitCode: 0, exitedAt: 59_000 }]));
+    expect(state.tabs).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+  });
+
+  it('marks an agent tab that exited while away as lingering', () => {
+    const a = session('a');
+    let state = run(snapshot([a]));
+    state = deckReducer(state, snapshot([{ ...a, status: 'exited', exitCode: 2, exitedAt: 59_500 }]));
+    expect(state.tabs[0]).toMatchObject({ status: 'exited', exitCode: 2 });
+  });
+
+  it('welcomes an agent session created while away: activates it and opens the panel', () => {
+    const u = userSession('u');
+    let state = run(snapshot([u]), { type: 'toggle-panel' });
+    const fresh = session('fresh');
+    state = deckReducer(state, snapshot([u, fresh]));
+    expect(ids(state)).toEqual(['u', 'fresh']);
+    expect(state.activeId).toBe('fresh');
+    expect(state.panelOpen).toBe(true);
+  });
+
+  it('forgets dismissals when the server instance changes', () => {
+    const a = session('a');
+    let state = run(snapshot([a]), { type: 'close', id: 'a' });
+    state = deckReducer(state, snapshot([a], 'i2'));
+    expect(state.dismissed).toEqual([]);
+    expect(ids(state)).toEqual(['a']);
+  });
+
+  it('takes agents from the snapshot and from agents messages', () => {
+    const agent = { id: 'conn-1', name: 'claude-code', version: '1.0', transport: 'http' as const, connectedAt: 5 };
+    let state = deckReducer(initialDeckState, { type: 'snapshot', sessions: [], agents: [agent], instance: 'i', now: 0, lingerMs: LINGER });
+    expect(state.agents).toEqual([agent]);
+    state = deckReducer(state, { type: 'agents', agents: [] });
+    expect(state.agents).toEqual([]);
+  });
+});

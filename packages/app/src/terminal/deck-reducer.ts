@@ -1,0 +1,235 @@
+import type { PtyEvent, SessionInfo } from '@ptydeck/contract';
+import type { DeckAction, DeckState, Tab } from './deck-state.js';
+
+/**
+ * Turns protocol events and developer actions into panel state. Pure and
+ * synchronous: time comes in on actions (`now`, 'linger-expired'), so every
+ * rule below is unit-tested without a clock or a DOM.
+ */
+export function deckReducer(state: DeckState, action: DeckAction): DeckState {
+  switch (action.type) {
+    case 'snapshot':
+      return applySnapshot(state, action);
+    case 'event':
+      return applyEvent(state, action.event);
+    case 'agents':
+      return { ...state, agents: action.agents };
+    case 'create-requested':
+      // Open at once so the developer sees the terminal coming, not nothing.
+      return { ...state, panelOpen: true, pendingCreates: [...state.pendingCreates, action.requestId] };
+    case 'created': {
+      const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId) };
+      return addAndActivate(upsertSession(next, action.info), action.info);
+    }
+    case 'create-failed': {
+      const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId), notice: action.message };
+      return next.tabs.length === 0 && next.pendingCreates.length === 0 ? { ...next, panelOpen: false } : next;
+    }
+    case 'open': {
+      const info = state.sessions.find((session) => session.id === action.id);
+      if (!info) return state;
+      return addAndActivate({ ...state, dismissed: without(state.dismissed, action.id) }, info);
+    }
+    case 'close': {
+      if (!hasTab(state, action.id)) return state;
+      const known = state.sessions.some((session) => session.id === action.id);
+      const next = removeTab(state, action.id);
+      return known ? { ...next, dismissed: [...without(next.dismissed, action.id), action.id] } : next;
+    }
+    case 'focus':
+      return hasTab(state, action.id) ? { ...state, activeId: action.id, panelOpen: true } : state;
+    case 'next':
+    case 'previous':
+      return cycle(state, action.type === 'next' ? 1 : -1);
+    case 'pin':
+      return updateTab(state, action.id, (tab) => ({
+        ...tab,
+        pinned: action.pinned,
+        // Unpinning an exited tab gives it a fresh linger rather than closing it under the pointer.
+        lingerFrom: !action.pinned && tab.status === 'exited' ? action.now : tab.lingerFrom,
+      }));
+    case 'set-panel':
+      return { ...state, panelOpen: action.open && (state.tabs.length > 0 || state.pendingCreates.length > 0) };
+    case 'toggle-panel':
+      return deckReducer(state, { type: 'set-panel', open: !state.panelOpen });
+    case 'linger-expired': {
+      const tab = state.tabs.find((candidate) => candidate.id === action.id);
+      if (!tab || tab.pinned || tab.status !== 'exited' || tab.source !== 'agent') return state;
+      return deckReducer(state, { type: 'close', id: action.id });
+    }
+    case 'terminal-focus':
+      return { ...state, focusedId: action.id !== null && hasTab(state, action.id) ? action.id : null };
+    case 'notice':
+      return { ...state, notice: action.message };
+  }
+}
+
+/** Exited agent tabs waiting for their linger to end, with when it started. Pinned tabs are not among them. */
+export function lingeringTabs(state: DeckState): { id: string; since: number }[] {
+  return state.tabs
+    .filter((tab) => tab.source === 'agent' && tab.status === 'exited' && !tab.pinned)
+    .map((tab) => ({ id: tab.id, since: tab.lingerFrom ?? 0 }));
+}
+
+export function tabFromSession(info: SessionInfo): Tab {
+  return {
+    id: info.id,
+    title: info.title,
+    source: info.source,
+    owner: info.owner,
+    ownerName: info.ownerName,
+    status: info.status,
+    exitCode: info.exitCode,
+    signal: info.signal,
+    pinned: false,
+    lingerFrom: info.status === 'exited' ? info.exitedAt : null,
+  };
+}
+
+function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'snapshot' }>): DeckState {
+  const first = state.instance === null;
+  const instanceChanged = !first && state.instance !== action.instance;
+  const byId = new Map(action.sessions.map((session) => [session.id, session]));
+  const dismissed = instanceChanged ? [] : state.dismissed.filter((id) => byId.has(id));
+  const wantsTab = (info: SessionInfo) =>
+    !dismissed.includes(info.id) &&
+    (info.status === 'running' ||
+      (info.source === 'agent' && info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs));
+
+  // Keep the tabs that still exist, in their order, with fresh info.
+  const tabs: Tab[] = [];
+  for (const tab of state.tabs) {
+    const info = byId.get(tab.id);
+    if (!info) continue;
+    if (info.status === 'exited' && info.source === 'user') continue; // exited while we were away
+    tabs.push(mergeInfo(tab, info));
+  }
+  const added = sortByCreation(action.sessions.filter((info) => !tabs.some((tab) => tab.id === info.id) && wantsTab(info)));
+  tabs.push(...added.map(tabFromSession));
+
+  let activeId = state.activeId !== null && tabs.some((tab) => tab.id === state.activeId) ? state.activeId : null;
+  let panelOpen = first ? tabs.length > 0 : state.panelOpen && tabs.length > 0;
+  // An agent that opened a shell while we were away gets the same welcome as a live one.
+  const newAgentTab = first ? undefined : [...added].reverse().find((info) => info.source === 'agent' && info.status === 'running');
+  if (newAgentTab) {
+    activeId = newAgentTab.id;
+    panelOpen = true;
+  }
+  if (activeId === null) activeId = tabs.at(-1)?.id ?? null;
+
+  return {
+    ...state,
+    tabs,
+    activeId,
+    panelOpen,
+    sessions: sortByCreation(action.sessions),
+    agents: action.agents,
+    instance: action.instance,
+    dismissed,
+    focusedId: state.focusedId !== null && tabs.some((tab) => tab.id === state.focusedId) ? state.focusedId : null,
+    pendingCreates: first ? state.pendingCreates : [],
+  };
+}
+
+function applyEvent(state: DeckState, event: PtyEvent): DeckState {
+  switch (event.type) {
+    case 'pty.created': {
+      const next = upsertSession(state, event.info);
+      if (state.dismissed.includes(event.info.id)) return next;
+      // A new shell, the agent's or the developer's: show it.
+      return addAndActivate(next, event.info);
+    }
+    case 'pty.updated': {
+      const next = upsertSession(state, event.info);
+      if (hasTab(next, event.info.id)) return updateTab(next, event.info.id, (tab) => mergeInfo(tab, event.info));
+      if (event.info.status === 'running' && !next.dismissed.includes(event.info.id)) {
+        // Missed its creation (raced the snapshot): show it without stealing the active tab.
+        return { ...next, tabs: [...next.tabs, tabFromSession(event.info)], activeId: next.activeId ?? event.info.id };
+      }
+      return next;
+    }
+    case 'pty.exited': {
+      const info = { ...event.info, status: 'exited' as const, exitCode: event.exitCode, signal: event.signal };
+      const next = upsertSession(state, info);
+      const tab = next.tabs.find((candidate) => candidate.id === event.id);
+      if (!tab) return next;
+      // A user's shell that exits closes its tab, as any terminal does.
+      if (tab.source === 'user') return removeTab(next, event.id);
+      // An agent's stays a moment so the developer sees how it ended.
+      return updateTab(next, event.id, (current) => ({ ...mergeInfo(current, info), lingerFrom: info.exitedAt ?? current.lingerFrom ?? 0 }));
+    }
+    case 'pty.removed': {
+      const next: DeckState = {
+        ...state,
+        sessions: state.sessions.filter((session) => session.id !== event.id),
+        dismissed: without(state.dismissed, event.id),
+      };
+      return hasTab(next, event.id) ? removeTab(next, event.id) : next;
+    }
+  }
+}
+
+function addAndActivate(state: DeckState, info: SessionInfo): DeckState {
+  const tabs = hasTab(state, info.id)
+    ? state.tabs.map((tab) => (tab.id === info.id ? mergeInfo(tab, info) : tab))
+    : [...state.tabs, tabFromSession(info)];
+  return { ...state, tabs, activeId: info.id, panelOpen: true };
+}
+
+/** Removes a tab; the neighbour to its right (else left) becomes active; no tabs left closes the panel. */
+function removeTab(state: DeckState, id: string): DeckState {
+  const index = state.tabs.findIndex((tab) => tab.id === id);
+  if (index < 0) return state;
+  const tabs = state.tabs.filter((tab) => tab.id !== id);
+  const activeId = state.activeId === id ? (tabs[index] ?? tabs[index - 1])?.id ?? null : state.activeId;
+  return {
+    ...state,
+    tabs,
+    activeId,
+    panelOpen: tabs.length > 0 && state.panelOpen,
+    focusedId: state.focusedId === id ? null : state.focusedId,
+  };
+}
+
+function cycle(state: DeckState, step: 1 | -1): DeckState {
+  if (state.tabs.length === 0) return state;
+  const index = state.tabs.findIndex((tab) => tab.id === state.activeId);
+  const nextIndex = index < 0 ? 0 : (index + step + state.tabs.length) % state.tabs.length;
+  return { ...state, activeId: state.tabs[nextIndex]!.id, panelOpen: true };
+}
+
+function mergeInfo(tab: Tab, info: SessionInfo): Tab {
+  return {
+    ...tab,
+    title: info.title,
+    owner: info.owner,
+    ownerName: info.ownerName,
+    status: info.status,
+    exitCode: info.exitCode,
+    signal: info.signal,
+  };
+}
+
+function upsertSession(state: DeckState, info: SessionInfo): DeckState {
+  const exists = state.sessions.some((session) => session.id === info.id);
+  const sessions = exists
+    ? state.sessions.map((session) => (session.id === info.id ? info : session))
+    : sortByCreation([...state.sessions, info]);
+  return { ...state, sessions };
+}
+
+function updateTab(state: DeckState, id: string, update: (tab: Tab) => Tab): DeckState {
+  return hasTab(state, id) ? { ...state, tabs: state.tabs.map((tab) => (tab.id === id ? update(tab) : tab)) } : state;
+}
+
+function hasTab(state: DeckState, id: string): boolean {
+  return state.tabs.some((tab) => tab.id === id);
+}
+
+function without<T>(list: T[], value: T): T[] {
+  return list.includes(value) ? list.filter((item) => item !== value) : list;
+}
+
+function sortByCreation(sessions: SessionInfo[]): SessionInfo[] {
+  return [...sessions].sort((a, b) => a.createdAt - b.createdAt);
+}

@@ -1,0 +1,70 @@
+import type { AgentInfo, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
+
+/** One tab in the terminal panel. */
+export interface Tab {
+  id: string;
+  title: string;
+  source: SessionSource;
+  owner: string | null;
+  ownerName: string | null;
+  status: SessionStatus;
+  exitCode: number | null;
+  signal: string | null;
+  /** Kept after its agent's process exited, past the linger. */
+  pinned: boolean;
+  /** When the linger of an exited agent tab started (its exit, or when it was unpinned); epoch ms. */
+  lingerFrom: number | null;
+}
+
+export interface DeckState {
+  tabs: Tab[];
+  activeId: string | null;
+  panelOpen: boolean;
+  /** Every session the server knows, tab or not, oldest first: the overview lists them. */
+  sessions: SessionInfo[];
+  agents: AgentInfo[];
+  /** Server instance of the last snapshot; null until the first one. */
+  instance: string | null;
+  /** Sessions whose tab the developer closed: later events or snapshots must not bring them back. */
+  dismissed: string[];
+  /** The tab whose terminal has keyboard focus, if any. */
+  focusedId: string | null;
+  /** `create` requests in flight. */
+  pendingCreates: string[];
+  /** The last problem worth telling the developer about. */
+  notice: string | null;
+}
+
+export const initialDeckState: DeckState = {
+  tabs: [],
+  activeId: null,
+  panelOpen: false,
+  sessions: [],
+  agents: [],
+  instance: null,
+  dismissed: [],
+  focusedId: null,
+  pendingCreates: [],
+  notice: null,
+};
+
+export type DeckAction =
+  /** `now` and `lingerMs` decide which already-exited agent sessions still deserve a tab. */
+  | { type: 'snapshot'; sessions: SessionInfo[]; agents: AgentInfo[]; instance: string; now: number; lingerMs: number }
+  | { type: 'event'; event: PtyEvent }
+  | { type: 'agents'; agents: AgentInfo[] }
+  | { type: 'create-requested'; requestId: string }
+  | { type: 'created'; requestId: string; info: SessionInfo }
+  | { type: 'create-failed'; requestId: string; message: string }
+  | { type: 'open'; id: string }
+  | { type: 'close'; id: string }
+  | { type: 'focus'; id: string }
+  | { type: 'next' }
+  | { type: 'previous' }
+  | { type: 'pin'; id: string; pinned: boolean; now: number }
+  | { type: 'set-panel'; open: boolean }
+  | { type: 'toggle-panel' }
+  /** Fired by a timer when an exited agent tab's linger is over. */
+  | { type: 'linger-expired'; id: string }
+  | { type: 'terminal-focus'; id: string | null }
+  | { type: 'notice'; message: string | null };
