@@ -1,0 +1,128 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** 256 random bits, URL-safe: the per-launch secret for /mcp and the panel. */
+export function generateSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Compares secrets in constant time. Hashing first gives equal-length inputs
+ * to timingSafeEqual, so neither the content nor the length leaks.
+ */
+export function secretsEqual(received: string, expected: string): boolean {
+  const a = createHash('sha256').update(received, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+export const SESSION_COOKIE = 'ptydeck_session';
+export const TOKEN_SUBPROTOCOL_PREFIX = 'ptydeck.token.';
+/** A subprotocol a panel may offer beside its token so the server echoes this instead of the token. */
+export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+export type GuardVerdict = { ok: true } | { ok: false; status: 401 | 403; reason: string };
+
+/**
+ * The DNS-rebinding and cross-site defence shared by every route: the Host
+ * must name this server on a loopback name (or the interface it was explicitly
+ * bound to), and an Origin, when present, must be this server's own.
+ * `Origin: null` (sandboxed frames, file pages) is refused like any foreign one.
+ */
+export class RequestGuard {
+  private readonly hosts: Set<string>;
+  private readonly origins: Set<string>;
+
+  constructor(port: number, boundHost: string) {
+    const names = new Set(LOOPBACK_NAMES);
+    if (!isWildcard(boundHost)) names.add(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
+    this.hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
+    this.origins = new Set([...names].map((name) => `http://${name}:${port}`.toLowerCase()));
+  }
+
+  checkHostAndOrigin(headers: IncomingHttpHeaders): GuardVerdict {
+    const host = headers.host?.toLowerCase();
+    if (!host || !this.hosts.has(host)) return { ok: false, status: 403, reason: 'Host is not this server on a loopback name' };
+    const origin = headers.origin;
+    if (origin !== undefined && !this.origins.has(origin.toLowerCase())) {
+      return { ok: false, status: 403, reason: 'Origin is not this server' };
+    }
+    return { ok: true };
+  }
+
+  /** The validated Host header, for building same-origin URLs (CSP connect-src). */
+  static hostOf(headers: IncomingHttpHeaders): string {
+    return headers.host?.toLowerCase() ?? '';
+  }
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '';
+}
+
+/** Reads `Authorization: Bearer <token>`; undefined when absent or of another scheme. */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers.authorization;
+  if (!value) return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(value);
+  return match?.[1];
+}
+
+/** Every value of a cookie by name (a browser may send duplicates from other paths). */
+export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
+  const header = headers.cookie;
+  if (!header) return [];
+  const values: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
+  }
+  return values;
+}
+
+/** Subprotocols offered in Sec-WebSocket-Protocol. */
+export function offeredSubprotocols(headers: IncomingHttpHeaders): string[] {
+  const header = headers['sec-websocket-protocol'];
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+/**
+ * One-time, short-lived tickets a browser trades for the session cookie, so
+ * the printed URL is useless once opened and the token never enters history.
+ */
+export class TicketBook {
+  private readonly tickets = new Map<string, number>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  issue(now = Date.now()): string {
+    this.sweep(now);
+    const ticket = generateSecret();
+    this.tickets.set(ticket, now + this.ttlMs);
+    return ticket;
+  }
+
+  /** True once per ticket, within its lifetime. */
+  redeem(ticket: string, now = Date.now()): boolean {
+    this.sweep(now);
+    // Map lookup by the secret itself: compare in constant time instead.
+    for (const [candidate, expires] of this.tickets) {
+      if (secretsEqual(ticket, candidate)) {
+        this.tickets.delete(candidate);
+        return expires > now;
+      }
+    }
+    return false;
+  }
+
+  private sweep(now: number): void {
+    for (const [ticket, expires] of this.tickets) if (expires <= now) this.tickets.delete(ticket);
+  }
+}

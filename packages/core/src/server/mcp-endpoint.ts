@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentRegistry } from './agent-registry.js';
+
+/** One MCP connection's identity, as the agent tool's server factory takes it. */
+export interface McpConnection {
+  id: string;
+  transport: 'http' | 'stdio';
+  onInitialized?: (client: { name: string; version: string | null }) => void;
+}
+
+export type McpServerFactory = (connection: McpConnection) => McpServer;
+
+/** Header `ptydeck mcp` sets when it bridges a stdio agent, so the panel shows how the agent came in. */
+export const BRIDGE_HEADER = 'x-ptydeck-bridge';
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface McpSession {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  connectionId: string;
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp, stateful: each initialize opens an MCP
+ * session with its own McpServer (so its own owner identity), found again by
+ * the Mcp-Session-Id header. Authentication and Host/Origin checks happen in
+ * the caller before a request reaches this class.
+ */
+export class McpHttpEndpoint {
+  private readonly sessions = new Map<string, McpSession>();
+  private closed = false;
+
+  constructor(
+    private readonly createServer: McpServerFactory,
+    private readonly agents: AgentRegistry,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = headerValue(req, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const session = this.sessions.get(sessionId);
+      if (!session) {
+        return jsonRpcError(
+          res,
+          404,
+          -32001,
+          'Session not found: ptydeck restarted or this MCP session was closed, so this session is gone. Reconnect to start a new one.',
+        );
+      }
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
+    }
+    const body = await readJson(req, MAX_BODY_BYTES);
+    if (!body.ok) return jsonRpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
+    if (!isInitializeRequest(body.value)) {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; the first request must be initialize');
+    }
+    if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
+    const session = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
+    await session.transport.handleRequest(req, res, body.value);
+  }
+
+  /** Agents connected right now. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map((s) => s.server.close()));
+  }
+
+  private open(kind: 'http' | 'stdio'): McpSession {
+    const connectionId = `agent-${randomUUID()}`;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        this.sessions.set(sid, session);
+      },
+    });
+    const server = this.createServer({
+      id: connectionId,
+      transport: kind,
+      onInitialized: (client) =>
+        this.agents.add({
+          id: connectionId,
+          name: client.name,
+          version: client.version,
+          transport: kind,
+          connectedAt: Date.now(),
+        }),
+    });
+    const session: McpSession = { transport, server, connectionId };
+    transport.onclose = () => {
+      const sid = transport.sessionId;
+      if (sid !== undefined) this.sessions.delete(sid);
+      this.agents.remove(connectionId);
+    };
+    // connect() only wires callbacks and starts a no-op; it settles synchronously enough for the first request.
+    void server.connect(transport);
+    return session;
+  }
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
+
+function readJson(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyResult) => {
+      if (done) return;
+      done = true;
+      resolve(result);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        finish({ ok: false, status: 413, message: `request body over ${limit} bytes` });
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      try {
+        finish({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        finish({ ok: false, status: 400, message: 'Parse error: request body is not JSON' });
+      }
+    });
+    req.on('error', () => finish({ ok: false, status: 400, message: 'request body could not be read' }));
+  });
+}
+
+export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

@@ -1,0 +1,224 @@
+import type { WebSocket, RawData } from 'ws';
+import {
+  encodeOutputFrame,
+  PanelClientMessage,
+  type PanelServerMessage,
+  type SessionId,
+} from '@ptydeck/contract';
+import { PtyError, type PtyService } from '../pty/types.js';
+import type { AgentRegistry } from './agent-registry.js';
+import type { SessionMirrors } from './session-mirrors.js';
+
+/** Output bytes per binary frame. */
+const FRAME_BYTES = 64 * 1024;
+/** Socket backlog at which streaming to this viewer stops until it drains. */
+const HIGH_WATER = 1024 * 1024;
+/** Backlog under which a stalled viewer resumes. */
+const LOW_WATER = 256 * 1024;
+/** A viewer further behind the log than this is resynced from the screen instead of replayed. */
+const LAG_LIMIT = 1024 * 1024;
+
+export interface PanelConnectionDeps {
+  service: PtyService;
+  agents: AgentRegistry;
+  mirrors: SessionMirrors;
+  instance: string;
+}
+
+interface Viewer {
+  id: SessionId;
+  /** Next byte this viewer needs. */
+  cursor: number;
+  /** Bumped on every attach/resync so a late snapshot for an old one is dropped. */
+  generation: number;
+  state: 'live' | 'resyncing';
+}
+
+/**
+ * One panel WebSocket: the control stream of session events, per-session
+ * output from each viewer's own cursor, and the input coming back. The PTY is
+ * never paused for a viewer: a slow one is stopped at the high-water mark and,
+ * once it is too far behind, handed the mirrored screen and told what it skipped.
+ */
+export class PanelConnection {
+  private readonly viewers = new Map<SessionId, Viewer>();
+  private readonly cleanups: Array<() => void> = [];
+  private stalled = false;
+  private closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly deps: PanelConnectionDeps,
+  ) {
+    const { service, agents } = deps;
+    this.cleanups.push(
+      service.on('pty.created', (event) => this.send({ type: 'event', event })),
+      service.on('pty.updated', (event) => this.send({ type: 'event', event })),
+      service.on('pty.exited', (event) => this.send({ type: 'event', event })),
+      service.on('pty.removed', (event) => {
+        this.viewers.delete(event.id);
+        this.send({ type: 'event', event });
+      }),
+      service.on('pty.data', (event) => {
+        const viewer = this.viewers.get(event.id);
+        if (viewer) this.pump(viewer);
+      }),
+      agents.onChange((list) => this.send({ type: 'agents', agents: list })),
+    );
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('close', () => this.dispose());
+    ws.on('error', () => this.dispose());
+    this.send({ type: 'snapshot', sessions: service.list(), agents: agents.list(), instance: deps.instance });
+  }
+
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const cleanup of this.cleanups) cleanup();
+    this.viewers.clear();
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (isBinary) return this.error('invalid_message', 'binary frames are not accepted from the panel; send JSON text');
+    let json: unknown;
+    try {
+      json = JSON.parse(rawToString(data));
+    } catch {
+      return this.error('invalid_message', 'frame is not valid JSON');
+    }
+    const parsed = PanelClientMessage.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+      const requestId = requestIdOf(json);
+      return this.error('invalid_message', `invalid panel message${where}: ${issue?.message ?? 'unknown shape'}`, requestId);
+    }
+    const message = parsed.data;
+    try {
+      this.handle(message);
+    } catch (error) {
+      this.reportError(error, message.type === 'create' ? message.requestId : undefined);
+    }
+  }
+
+  private handle(message: PanelClientMessage): void {
+    const { service } = this.deps;
+    switch (message.type) {
+      case 'attach':
+        return this.attach(message.id, message.cursor);
+      case 'detach':
+        this.viewers.delete(message.id);
+        return;
+      case 'input':
+        return service.write(message.id, message.data);
+      case 'resize':
+        return service.resize(message.id, message.cols, message.rows);
+      case 'create': {
+        // Always the user's own shell: the renderer never chooses what runs.
+        const info = service.create({ source: 'user', cols: message.cols, rows: message.rows });
+        return this.send({ type: 'created', requestId: message.requestId, info });
+      }
+      case 'close': {
+        const info = service.get(message.id);
+        if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
+        const done = info.source === 'user' ? service.remove(message.id) : service.kill(message.id);
+        done.catch((error: unknown) => this.reportError(error));
+        return;
+      }
+    }
+  }
+
+  private attach(id: SessionId, cursor: number | null): void {
+    const { service } = this.deps;
+    if (!service.get(id)) throw new PtyError('no_such_session', `no such session: ${id}`);
+    const previous = this.viewers.get(id);
+    const viewer: Viewer = { id, cursor: cursor ?? 0, generation: (previous?.generation ?? 0) + 1, state: 'live' };
+    this.viewers.set(id, viewer);
+    // Without a cursor (first open, reload), or with one this log cannot serve, restore the screen first.
+    // Probe without a cursor: it reports the oldest retained byte and the end.
+    const probe = service.read(id, { maxBytes: 1 });
+    if (cursor === null || cursor > probe.end || cursor < probe.cursor) {
+      void this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
+      return;
+    }
+    this.pump(viewer);
+  }
+
+  /** Streams from the viewer's cursor while the socket keeps up. */
+  private pump(viewer: Viewer): void {
+    if (this.closed || viewer.state !== 'live' || this.viewers.get(viewer.id) !== viewer) return;
+    const { service } = this.deps;
+    for (;;) {
+      if (this.ws.bufferedAmount >= HIGH_WATER) {
+        this.stalled = true;
+        return;
+      }
+      let slice;
+      try {
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: FRAME_BYTES });
+      } catch {
+        this.viewers.delete(viewer.id);
+        return;
+      }
+      if (slice.skipped > 0 || slice.end - viewer.cursor > LAG_LIMIT) {
+        void this.resync(viewer, viewer.cursor);
+        return;
+      }
+      if (slice.data.length === 0) return;
+      this.sendBinary(encodeOutputFrame({ id: viewer.id, cursor: slice.cursor }, slice.data));
+      viewer.cursor = slice.next;
+    }
+  }
+
+  /** Hands the viewer the mirrored screen and continues from where that screen ends. */
+  private async resync(viewer: Viewer, seen: number | null): Promise<void> {
+    viewer.state = 'resyncing';
+    const generation = viewer.generation;
+    const snapshot = await this.deps.mirrors.snapshot(viewer.id);
+    if (this.closed || this.viewers.get(viewer.id) !== viewer || viewer.generation !== generation) return;
+    const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
+    this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
+    viewer.cursor = snapshot.cursor;
+    viewer.state = 'live';
+    this.pump(viewer);
+  }
+
+  private onDrained(): void {
+    if (!this.stalled || this.ws.bufferedAmount > LOW_WATER) return;
+    this.stalled = false;
+    for (const viewer of [...this.viewers.values()]) this.pump(viewer);
+  }
+
+  private send(message: PanelServerMessage): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(message), (error) => (error ? this.dispose() : this.onDrained()));
+  }
+
+  private sendBinary(frame: Uint8Array): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(frame, { binary: true }, (error) => (error ? this.dispose() : this.onDrained()));
+  }
+
+  private error(code: string, message: string, requestId?: string): void {
+    this.send(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
+  }
+
+  private reportError(error: unknown, requestId?: string): void {
+    if (error instanceof PtyError) return this.error(error.code, error.message, requestId);
+    this.error('internal', error instanceof Error ? error.message : String(error), requestId);
+  }
+}
+
+function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
+
+function requestIdOf(json: unknown): string | undefined {
+  if (json && typeof json === 'object' && 'requestId' in json) {
+    const id = (json as { requestId: unknown }).requestId;
+    if (typeof id === 'string' && id.length <= 64) return id;
+  }
+  return undefined;
+}

@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+import { MCP_PATH, PANEL_WS_PATH } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { AgentRegistry } from './agent-registry.js';
+import {
+  bearerToken,
+  cookieValues,
+  generateSecret,
+  offeredSubprotocols,
+  PANEL_SUBPROTOCOL,
+  RequestGuard,
+  secretsEqual,
+  SESSION_COOKIE,
+  TicketBook,
+  TOKEN_SUBPROTOCOL_PREFIX,
+} from './auth.js';
+import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
+import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
+import { PanelConnection } from './panel-connection.js';
+import { SessionMirrors } from './session-mirrors.js';
+import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
+
+/** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
+const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
+const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
+
+export interface ServerCoreOptions {
+  service: PtyService;
+  /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
+  createMcpServer?: McpServerFactory;
+  host?: string;
+  port?: number;
+  stateDir?: string;
+  writeDiscovery?: boolean;
+  appDir?: string;
+  ticketTtlMs?: number;
+}
+
+export interface ServerCore {
+  url: string;
+  port: number;
+  host: string;
+  token: string;
+  instance: string;
+  agents: AgentRegistry;
+  /** Path of the discovery file written, if any. */
+  discoveryFile: string | undefined;
+  panelUrl(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP side of the local server: routing, the token, Host/Origin checks,
+ * tickets, static files, /mcp and the panel WebSocket. It owns no PTYs; the
+ * caller hands it a service and disposes that.
+ */
+export async function startServerCore(options: ServerCoreOptions): Promise<ServerCore> {
+  const host = options.host ?? '127.0.0.1';
+  const token = generateSecret();
+  // The cookie carries its own secret so the token itself never lands in a browser.
+  const cookieSecret = generateSecret();
+  const instance = randomUUID();
+  const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
+  const agents = new AgentRegistry();
+  const mirrors = new SessionMirrors(options.service);
+  const files = new StaticFiles(options.appDir ?? defaultAppDir());
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents) : undefined;
+  const panels = new Set<PanelConnection>();
+  let guard: RequestGuard | undefined;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_PANEL_FRAME_BYTES,
+    perMessageDeflate: false,
+    // Answer with a neutral protocol when offered so the token is not echoed back.
+    handleProtocols: (protocols) => {
+      if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
+      for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
+      return false;
+    },
+  });
+
+  const hasPanelAuth = (req: IncomingMessage): boolean => {
+    let ok = false;
+    // Check every candidate without stopping early, so timing says nothing about which matched.
+    for (const value of cookieValues(req.headers, SESSION_COOKIE)) ok = secretsEqual(value, cookieSecret) || ok;
+    for (const p of offeredSubprotocols(req.headers)) {
+      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = secretsEqual(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), token) || ok;
+    }
+    return ok;
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const verdict = guard!.checkHostAndOrigin(req.headers);
+    if (!verdict.ok) return plain(res, verdict.status, `${verdict.reason}\n`);
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const hostHeader = RequestGuard.hostOf(req.headers);
+    if (url.pathname === MCP_PATH) {
+      const presented = bearerToken(req.headers);
+      if (presented === undefined || !secretsEqual(presented, token)) {
+        return jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see server.json)', {
+          'WWW-Authenticate': 'Bearer realm="ptydeck"',
+        });
+      }
+      if (!mcp) return jsonRpcError(res, 503, -32000, 'MCP is not available on this server');
+      mcp.handle(req, res).catch((error: unknown) => {
+        jsonRpcError(res, 500, -32603, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      return;
+    }
+    if (url.pathname === '/' && url.searchParams.has('ticket')) {
+      return exchangeTicket(res, url.searchParams.get('ticket') ?? '', hostHeader);
+    }
+    files.serve(req, res, url.pathname, hostHeader);
+  };
+
+  const exchangeTicket = (res: ServerResponse, ticket: string, hostHeader: string): void => {
+    const headers = securityHeaders(hostHeader);
+    if (!tickets.redeem(ticket)) {
+      res.writeHead(403, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end('This ptydeck link has expired or was already used. Restart ptydeck or use the URL it prints.\n');
+      return;
+    }
+    // Redirect to / so the ticket leaves the address bar and history.
+    res.writeHead(303, {
+      ...headers,
+      'Set-Cookie': `${SESSION_COOKIE}=${cookieSecret}; HttpOnly; SameSite=Strict; Path=/`,
+      Location: '/',
+      'Cache-Control': 'no-store',
+    });
+    res.end();
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    const verdict = guard!.checkHostAndOrigin(req.headers);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.reason);
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
+    if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance });
+      panels.add(panel);
+      ws.on('close', () => panels.delete(panel));
+    });
+  };
+
+  const server = createServer(onRequest);
+  server.on('upgrade', onUpgrade);
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('server has no TCP address');
+  const port = address.port;
+  guard = new RequestGuard(port, host);
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+
+  const stateDir = options.stateDir ?? resolveStateDir();
+  let discoveryFile: string | undefined;
+  if (options.writeDiscovery ?? true) {
+    try {
+      discoveryFile = writeDiscovery({ url, token, pid: process.pid, instance }, stateDir);
+    } catch (error) {
+      server.close();
+      mirrors.dispose();
+      throw error;
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (discoveryFile) removeDiscovery(instance, stateDir);
+      for (const client of wss.clients) client.terminate();
+      for (const panel of panels) panel.dispose();
+      await mcp?.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      wss.close();
+      mirrors.dispose();
+    })());
+
+  return {
+    url,
+    port,
+    host,
+    token,
+    instance,
+    agents,
+    discoveryFile,
+    panelUrl: () => `${url}/?ticket=${tickets.issue()}`,
+    close,
+  };
+}
+
+function plain(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
