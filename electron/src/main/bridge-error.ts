@@ -1,0 +1,17 @@
+/**
+ * The error every bridge handler throws. Electron forwards only the message to the
+ * renderer's rejected `invoke` promise, so the code is repeated at the start of the
+ * message ("untrusted_sender: ...") for the renderer to match on.
+ */
+export type BridgeErrorCode = 'untrusted_sender' | 'invalid_url';
+
+export class BridgeError extends Error {
+  override readonly name = 'BridgeError';
+
+  constructor(
+    readonly code: BridgeErrorCode,
+    detail: string,
+  ) {
+    super(`${code}: ${detail}`);
+  }
+}

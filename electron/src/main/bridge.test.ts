@@ -1,0 +1,87 @@
+import { describe, expect, it, vi } from 'vitest';
+import { assertTrustedSender, bridgeChannels, registerBridge, type BridgeBackend } from './bridge.js';
+import { FakeIpcMain } from './testing/fakes.js';
+
+const appOrigin = 'http://127.0.0.1:4000';
+const app = { url: `${appOrigin}/` };
+
+function setup() {
+  const ipcMain = new FakeIpcMain();
+  const openExternal = vi.fn<(url: string) => Promise<void>>(() => Promise.resolve());
+  const backend: BridgeBackend = {
+    appOrigin,
+    connection: () => ({ url: appOrigin, token: 'secret-token' }),
+    openExternal,
+  };
+  const unregister = registerBridge(ipcMain, backend);
+  return { ipcMain, openExternal, unregister };
+}
+
+describe('assertTrustedSender', () => {
+  it("accepts the app origin's top-level frame", () => {
+    expect(() => assertTrustedSender({ senderFrame: { url: `${appOrigin}/?x=1`, parent: null } } as never, appOrigin)).not.toThrow();
+  });
+
+  it('refuses a destroyed frame, a subframe and any other origin', () => {
+    const refuse = (senderFrame: unknown) => () => assertTrustedSender({ senderFrame } as never, appOrigin);
+    expect(refuse(null)).toThrow(/untrusted_sender: the sending frame is gone/);
+    expect(refuse({ url: `${appOrigin}/`, parent: {} })).toThrow(/untrusted_sender: only the top-level frame/);
+    for (const url of ['https://example.com/', 'http://127.0.0.1:4001/', 'http://127.0.0.1:4000.evil.example/', 'about:blank', 'file:///x']) {
+      expect(refuse({ url, parent: null }), url).toThrow(/untrusted_sender: the sending frame is not the ptydeck app/);
+    }
+  });
+});
+
+describe('registerBridge', () => {
+  it('hands the connection to the app and to nobody else', async () => {
+    const { ipcMain } = setup();
+    await expect(ipcMain.invoke(bridgeChannels.connection, app)).resolves.toEqual({ url: appOrigin, token: 'secret-token' });
+    await expect(ipcMain.invoke(bridgeChannels.connection, { url: 'https://evil.example/' })).rejects.toThrow(/untrusted_sender/);
+    await expect(ipcMain.invoke(bridgeChannels.connection, { url: `${appOrigin}/`, parent: {} })).rejects.toThrow(/untrusted_sender/);
+    await expect(ipcMain.invoke(bridgeChannels.connection, null)).rejects.toThrow(/untrusted_sender/);
+  });
+
+  it('opens http and https links, normalised', async () => {
+    const { ipcMain, openExternal } = setup();
+    await ipcMain.invoke(bridgeChannels.openExternal, app, 'https://example.com/a b');
+    await ipcMain.invoke(bridgeChannels.openExternal, app, 'HTTP://Example.com');
+    expect(openExternal.mock.calls).toEqual([['https://example.com/a%20b'], ['http://example.com/']]);
+  });
+
+  it('refuses every other scheme, credentials, non-strings and oversized input, opening nothing', async () => {
+    const { ipcMain, openExternal } = setup();
+    const cases: Array<[unknown, RegExp]> = [
+      ['javascript:alert(1)', /only http: and https:/],
+      ['file:///etc/passwd', /only http: and https:/],
+      ['smb://host/share', /only http: and https:/],
+      ['vscode://open?file=/x', /only http: and https:/],
+      ['data:text/html,x', /only http: and https:/],
+      ['https://user:pass@example.com/', /embedded credentials/],
+      ['/relative/path', /does not parse/],
+      ['', /does not parse/],
+      [42, /must be a string, got number/],
+      [{ toString: () => 'https://example.com' }, /must be a string, got object/],
+      [undefined, /must be a string, got undefined/],
+      [`https://example.com/${'a'.repeat(9000)}`, /longer than/],
+    ];
+    for (const [input, message] of cases) {
+      await expect(ipcMain.invoke(bridgeChannels.openExternal, app, input), String(input).slice(0, 40)).rejects.toThrow(message);
+    }
+    expect(openExternal).not.toHaveBeenCalled();
+  });
+
+  it('refuses a valid link from an untrusted sender', async () => {
+    const { ipcMain, openExternal } = setup();
+    await expect(ipcMain.invoke(bridgeChannels.openExternal, { url: 'https://evil.example/' }, 'https://example.com/')).rejects.toThrow(
+      /untrusted_sender/,
+    );
+    expect(openExternal).not.toHaveBeenCalled();
+  });
+
+  it('removes its handlers when unregistered', () => {
+    const { ipcMain, unregister } = setup();
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([bridgeChannels.connection, bridgeChannels.openExternal].sort());
+    unregister();
+    expect(ipcMain.handlers.size).toBe(0);
+  });
+});

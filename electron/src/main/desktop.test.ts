@@ -1,0 +1,107 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { bridgeChannels } from './bridge.js';
+import { contentSecurityPolicy } from './csp.js';
+import { runDesktop, type DesktopDeps, type DesktopServer } from './desktop.js';
+import { FakeApp, FakeContents, FakeIpcMain, FakeSession } from './testing/fakes.js';
+
+const url = 'http://127.0.0.1:4000';
+
+function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean } = {}) {
+  const app = new FakeApp();
+  app.singleInstance = options.singleInstance ?? true;
+  const ipcMain = new FakeIpcMain();
+  const session = new FakeSession();
+  const shell = { openExternal: vi.fn(() => Promise.resolve()) };
+  const processLike = new EventEmitter();
+  const server: DesktopServer & { closed: boolean } = {
+    url,
+    token: 't0k3n',
+    closed: false,
+    panelUrl: vi.fn(() => `${url}/?ticket=one-time`),
+    close: vi.fn(async () => {
+      server.closed = true;
+    }),
+  };
+  const windows: Array<{ url: string; destroyed: boolean; focus: ReturnType<typeof vi.fn> }> = [];
+  const createWindow = vi.fn((loadUrl: string) => {
+    const window = { url: loadUrl, destroyed: false, focus: vi.fn(), isMinimized: () => false, restore: vi.fn(), isDestroyed: () => window.destroyed };
+    windows.push(window);
+    return window;
+  });
+  const startServer = vi.fn(async () => server);
+  const deps = {
+    app,
+    ipcMain,
+    shell,
+    session: () => session,
+    createWindow,
+    startServer,
+    platform: options.platform ?? 'linux',
+    processLike,
+  } as unknown as DesktopDeps;
+  return { app, ipcMain, session, shell, server, windows, createWindow, startServer, processLike, deps };
+}
+
+describe('runDesktop', () => {
+  it('starts the server, hardens the session, registers the bridge and opens the window on the panel url', async () => {
+    const t = setup();
+    await runDesktop(t.deps);
+    expect(t.app.calls.slice(0, 2)).toEqual(['enableSandbox', 'setName:ptydeck']);
+    expect(t.startServer).toHaveBeenCalledTimes(1);
+    expect(t.windows.map((w) => w.url)).toEqual([`${url}/?ticket=one-time`]);
+    expect(t.session.receive(`${url}/`).responseHeaders?.['Content-Security-Policy']).toEqual([contentSecurityPolicy(url)]);
+    await expect(t.ipcMain.invoke(bridgeChannels.connection, { url: `${url}/` })).resolves.toEqual({ url, token: 't0k3n' });
+    await expect(t.ipcMain.invoke(bridgeChannels.connection, { url: 'http://127.0.0.1:4001/' })).rejects.toThrow(/untrusted_sender/);
+  });
+
+  it('guards every web contents created later against leaving the server origin', async () => {
+    const t = setup();
+    await runDesktop(t.deps);
+    const contents = new FakeContents();
+    t.app.emit('web-contents-created', {}, contents);
+    expect(contents.windowOpenHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+    expect(contents.navigate('will-navigate', 'https://example.com/')).toBe(true);
+    expect(contents.navigate('will-navigate', `${url}/`)).toBe(false);
+  });
+
+  it('closes the server before quitting, on quit, on the last window closing and on SIGTERM', async () => {
+    for (const trigger of ['quit', 'window-all-closed', 'SIGTERM'] as const) {
+      const t = setup();
+      await runDesktop(t.deps);
+      if (trigger === 'quit') t.app.quit();
+      else if (trigger === 'window-all-closed') t.app.emit('window-all-closed');
+      else t.processLike.emit('SIGTERM');
+      await vi.waitFor(() => expect(t.app.quitted, trigger).toBe(true));
+      expect(t.server.close, trigger).toHaveBeenCalledTimes(1);
+      expect(t.server.closed, trigger).toBe(true);
+    }
+  });
+
+  it('keeps running without windows on macOS and reopens the window on activate', async () => {
+    const t = setup({ platform: 'darwin' });
+    await runDesktop(t.deps);
+    t.app.emit('window-all-closed');
+    expect(t.app.quitted).toBe(false);
+    expect(t.app.calls).not.toContain('quit');
+    t.windows[0]!.destroyed = true;
+    t.app.emit('activate');
+    expect(t.windows).toHaveLength(2);
+  });
+
+  it('focuses the existing window when a second instance starts', async () => {
+    const t = setup();
+    await runDesktop(t.deps);
+    t.app.emit('second-instance');
+    expect(t.windows).toHaveLength(1);
+    expect(t.windows[0]!.focus).toHaveBeenCalled();
+  });
+
+  it('starts no server of its own when another instance holds the lock', async () => {
+    const t = setup({ singleInstance: false });
+    await expect(runDesktop(t.deps)).resolves.toBeNull();
+    expect(t.startServer).not.toHaveBeenCalled();
+    expect(t.createWindow).not.toHaveBeenCalled();
+    expect(t.app.quitted).toBe(true);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The desktop app's wiring: start the core's local server in-process, lock down every
+ * web contents and the session, expose the bridge, open the window, and close the server
+ * before quitting. Electron and the server come in as parameters so the whole sequence
+ * runs in a unit test with fakes; main.ts passes the real ones.
+ */
+import type { App, BrowserWindow, IpcMain, Session, Shell } from 'electron';
+import { registerBridge } from './bridge.js';
+import { guardWebContents, hardenSession, type GuardedContents, type HardenedSession } from './guards.js';
+import { closeBeforeQuit, quitOnSignals } from './quit.js';
+import { originOf } from './origin.js';
+
+/** The part of the core's LocalServer (from '@ptydeck/core') the desktop app uses. */
+export interface DesktopServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  token: string;
+  /** The URL with a one-time ticket; loading it also gives the window the session cookie. */
+  panelUrl(): string;
+  close(): Promise<void>;
+}
+
+export interface DesktopDeps {
+  app: Pick<
+    App,
+    'on' | 'off' | 'quit' | 'exit' | 'whenReady' | 'enableSandbox' | 'setName' | 'requestSingleInstanceLock'
+  >;
+  ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
+  shell: Pick<Shell, 'openExternal'>;
+  /** The session the window uses (session.defaultSession), available once the app is ready. */
+  session: () => HardenedSession;
+  /** Creates and loads the window; window.ts's createMainWindow in production. */
+  createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'>;
+  /** Starts the core's server; startLocalServer in production. */
+  startServer: () => Promise<DesktopServer>;
+  platform?: NodeJS.Platform;
+  processLike?: Pick<NodeJS.Process, 'on' | 'off'>;
+}
+
+export interface Desktop {
+  server: DesktopServer;
+}
+
+/** Runs the app; resolves once the first window is open, or with null when another instance already runs. */
+export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
+  const { app } = deps;
+  // Every renderer sandboxed, whatever a future window forgets to set.
+  app.enableSandbox();
+  app.setName('ptydeck');
+  // A second instance would start a second server and overwrite the discovery file, and
+  // agents would land in whichever window started last. One app, one server.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return null;
+  }
+
+  const server = await deps.startServer();
+  closeBeforeQuit(app, server);
+  quitOnSignals(app, deps.processLike);
+
+  const appOrigin = originOf(server.url);
+  if (appOrigin === null) {
+    throw new Error(`ptydeck: the local server reported an unusable url: ${server.url}`);
+  }
+
+  // Guard every web contents at birth, not just the window's: nothing created later
+  // (a devtools-opened page, a future window) escapes the navigation rules.
+  app.on('web-contents-created', (_event, contents: GuardedContents) => guardWebContents(contents, appOrigin));
+
+  await app.whenReady();
+  hardenSession(deps.session(), appOrigin);
+  registerBridge(deps.ipcMain, {
+    appOrigin,
+    connection: () => ({ url: server.url, token: server.token }),
+    openExternal: (url) => deps.shell.openExternal(url),
+  });
+
+  let window = deps.createWindow(server.panelUrl());
+  const focusWindow = () => {
+    if (window.isDestroyed()) {
+      window = deps.createWindow(server.panelUrl());
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  };
+  app.on('second-instance', focusWindow);
+  // The server (and every agent's shell) lives in this process, so closing the last window
+  // quits and closes the sessions. macOS keeps apps running without windows; the Dock icon
+  // brings the window back.
+  if ((deps.platform ?? process.platform) === 'darwin') {
+    app.on('activate', focusWindow);
+    // Without a listener Electron quits when the last window closes; with one it does not.
+    app.on('window-all-closed', () => {});
+  } else {
+    app.on('window-all-closed', () => app.quit());
+  }
+  return { server };
+}

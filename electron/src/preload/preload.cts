@@ -1,0 +1,25 @@
+/**
+ * The sandboxed preload: exposes `window.ptydeck` and nothing else.
+ *
+ * Sandboxed preloads are CommonJS and may require only 'electron', so this file is
+ * self-contained: the channel table is repeated here and typed against the shared
+ * BridgeChannels, which makes a mismatch with the main process a compile error.
+ * Each function is one invoke; `ipcRenderer` itself never crosses into the page.
+ */
+import electron = require('electron');
+import type { BridgeChannels, BridgeGlobalName, PtydeckBridge } from '../shared/bridge.js';
+
+const channels: BridgeChannels = {
+  connection: 'ptydeck:connection',
+  openExternal: 'ptydeck:open-external',
+};
+
+const bridge: PtydeckBridge = {
+  connection: () => electron.ipcRenderer.invoke(channels.connection),
+  // Passed through unchanged: the main process is the one place that validates it, and a
+  // non-string there gets a clear "must be a string" error rather than a coerced URL.
+  openExternal: (url: string) => electron.ipcRenderer.invoke(channels.openExternal, url),
+};
+
+const globalName: BridgeGlobalName = 'ptydeck';
+electron.contextBridge.exposeInMainWorld(globalName, bridge);

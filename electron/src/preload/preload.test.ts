@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it, vi } from 'vitest';
+import { bridgeChannels } from '../main/bridge.js';
+
+/**
+ * Runs the preload the way a sandboxed renderer does: as CommonJS with a `require` that
+ * knows only 'electron'. Transpiling the source here (rather than reading dist/) keeps
+ * the test independent of a prior build while exercising the same CommonJS output.
+ */
+function runPreload() {
+  const source = readFileSync(fileURLToPath(new URL('./preload.cts', import.meta.url)), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  });
+  const required: string[] = [];
+  const exposed = new Map<string, unknown>();
+  const invoke = vi.fn((..._args: unknown[]) => Promise.resolve('answer'));
+  const electron = {
+    contextBridge: { exposeInMainWorld: (name: string, api: unknown) => exposed.set(name, api) },
+    ipcRenderer: { invoke },
+  };
+  const sandboxRequire = (name: string) => {
+    required.push(name);
+    if (name !== 'electron') throw new Error(`a sandboxed preload cannot require ${name}`);
+    return electron;
+  };
+  const module = { exports: {} };
+  new Function('require', 'module', 'exports', outputText)(sandboxRequire, module, module.exports);
+  return { required, exposed, invoke };
+}
+
+describe('preload', () => {
+  it("requires nothing but 'electron'", () => {
+    expect(runPreload().required).toEqual(['electron']);
+  });
+
+  it('exposes exactly window.ptydeck with one function per capability, never ipcRenderer', () => {
+    const { exposed } = runPreload();
+    expect([...exposed.keys()]).toEqual(['ptydeck']);
+    const bridge = exposed.get('ptydeck') as Record<string, unknown>;
+    expect(Object.keys(bridge).sort()).toEqual(['connection', 'openExternal']);
+    for (const value of Object.values(bridge)) expect(typeof value).toBe('function');
+  });
+
+  it("invokes the main process's channels", async () => {
+    const { exposed, invoke } = runPreload();
+    const bridge = exposed.get('ptydeck') as { connection(): Promise<unknown>; openExternal(url: unknown): Promise<unknown> };
+    await expect(bridge.connection()).resolves.toBe('answer');
+    await bridge.openExternal('https://example.com/');
+    expect(invoke.mock.calls).toEqual([[bridgeChannels.connection], [bridgeChannels.openExternal, 'https://example.com/']]);
+  });
+});
