@@ -1,0 +1,72 @@
+// `npm start`: build if needed, then open the desktop window. Without an Electron binary
+// (offline install, or a machine like CI where its download never ran) say so in one line
+// and run web mode instead: `ptydeck serve`, which prints the URL to open in a browser.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findElectronBinary } from './electron-binary.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// What both modes run; any of it missing means this checkout was never built.
+const builtOutputs = [
+  'packages/contract/dist/index.js',
+  'packages/core/dist/index.js',
+  'packages/core/bin/ptydeck.js',
+  'packages/app/dist/index.html',
+  'electron/dist/main/main.js',
+  'electron/dist/preload/preload.cjs',
+];
+
+function buildIfNeeded() {
+  const missing = builtOutputs.filter((file) => !existsSync(join(root, file)));
+  if (missing.length === 0) return;
+  process.stderr.write(`ptydeck: building first (${missing[0]} is missing)\n`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  if (result.status !== 0) {
+    process.stderr.write('ptydeck: the build failed; see the errors above\n');
+    process.exit(result.status ?? 1);
+  }
+}
+
+function launch() {
+  const electron = findElectronBinary();
+  if (electron.found) {
+    // Electron reads electron/package.json, whose "main" is the compiled ESM main process.
+    return spawn(electron.path, [join(root, 'electron')], { cwd: root, stdio: 'inherit' });
+  }
+  process.stderr.write(
+    `ptydeck: Electron's binary is not installed (${electron.reason}); running web mode instead: open the URL below.\n`,
+  );
+  return spawn(process.execPath, [join(root, 'packages/core/bin/ptydeck.js'), 'serve', ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+buildIfNeeded();
+const child = launch();
+
+// The child owns the sessions and reaps their processes when it quits, so a signal to
+// `npm start` goes to it rather than ending this wrapper and orphaning it.
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const forward = (signal) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+};
+for (const signal of forwarded) process.on(signal, forward);
+
+child.on('error', (error) => {
+  process.stderr.write(`ptydeck: could not start: ${error.message}\n`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => {
+  for (const name of forwarded) process.off(name, forward);
+  if (signal !== null) {
+    // Die of the same signal, so whoever ran `npm start` sees how the app ended.
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});
