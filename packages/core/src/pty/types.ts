@@ -13,6 +13,11 @@ export interface PtyServiceOptions {
   killGraceMs?: number;
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Called when an event listener throws. Listeners are isolated from each
+   * other and from the service; the default writes the error to stderr.
+   */
+  onListenerError?: (error: unknown, event: string) => void;
 }
 
 export interface CreateSessionInput {

@@ -1,0 +1,29 @@
+import type { SessionId } from '@ptydeck/contract';
+
+export type EnvLike = Record<string, string | undefined>;
+
+/**
+ * Variables dropped from the inherited environment: they describe the
+ * terminal ptydeck itself runs in, not the session's terminal, and stale
+ * COLUMNS/LINES would override the real (resizable) PTY size in most programs.
+ */
+const INHERITED_TERMINAL_VARS = ['COLUMNS', 'LINES', 'TMUX', 'TMUX_PANE', 'STY', 'WINDOW', 'WINDOWID', 'TERMCAP', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
+
+/**
+ * A session's environment, in precedence order: the inherited one, then the
+ * caller's, then what the session's terminal is (TERM, COLORTERM), a UTF-8
+ * LANG when none is set, and the session id so programs can find their tab.
+ */
+export function buildSessionEnv(inherited: EnvLike, callerEnv: Record<string, string> | undefined, id: SessionId): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(inherited)) {
+    if (value !== undefined) env[key] = value;
+  }
+  for (const key of INHERITED_TERMINAL_VARS) delete env[key];
+  if (callerEnv) Object.assign(env, callerEnv);
+  env.TERM = 'xterm-256color';
+  env.COLORTERM = 'truecolor';
+  if (!env.LANG) env.LANG = 'C.UTF-8';
+  env.PTYDECK_SESSION_ID = id;
+  return env;
+}

@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+/**
+ * Process lookups for a session. node-pty starts every child with setsid(),
+ * so the child's pid is both its process group and its session id. An
+ * interactive shell moves each job into its own process group, so a kill
+ * that only signals the group would miss `sleep 1000 &` started at a prompt;
+ * we signal the group and every process whose session is the session's.
+ */
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(constants.signals).map(([name, number]) => [number, name]));
+
+export function signalName(signal: number | null | undefined): string | null {
+  if (!signal) return null;
+  return SIGNAL_NAMES.get(signal) ?? `SIG${signal}`;
+}
+
+export function isSignalName(value: unknown): value is NodeJS.Signals {
+  return typeof value === 'string' && Object.hasOwn(constants.signals, value);
+}
+
+/** Pids (not zombies) whose session id is `sid`. Linux reads /proc; elsewhere only the group is known. */
+export function sessionMembers(sid: number): number[] {
+  if (process.platform !== 'linux') return groupAlive(sid) ? [sid] : [];
+  const members: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return groupAlive(sid) ? [sid] : [];
+  }
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // exited while we looked
+    }
+    // Fields after "(comm)": state ppid pgrp session ...; comm may contain spaces and parens.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') continue;
+    if (Number(fields[3]) === sid || Number(fields[2]) === sid) members.push(Number(entry));
+  }
+  return members;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal` to the session's process group and every other member of its session. */
+export function signalSession(sid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-sid, signal);
+  } catch {
+    // The group may be gone already; members in other groups are handled below.
+  }
+  for (const pid of sessionMembers(sid)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // exited meanwhile
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { readSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import * as nodePty from 'node-pty';
+import { signalName } from './process-tree.js';
+
+/**
+ * A child on a PTY whose exit is reported only after its last byte.
+ *
+ * Why node-pty loses the tail of the output on Linux (read from its
+ * lib/unixTerminal.js, libuv's src/unix/stream.c and strace):
+ * node-pty reads the master through a tty.ReadStream, i.e. a libuv stream.
+ * When the last slave fd closes, epoll reports POLLHUP on the master, and
+ * libuv's uv__stream_io() treats "POLLHUP after a partial read" as EOF
+ * without reading again. A partial read is normal for a PTY master: the
+ * line discipline hands out at most 4095 bytes per read() however big the
+ * buffer, so whatever is still queued in the kernel (the next 4 KB of an
+ * 8 KB `cat`) is never read. Node then ends and destroys the socket, which
+ * closes the fd and discards those bytes; node-pty emits exit on that
+ * 'close'. (Separately, when the exit arrives first node-pty waits at most
+ * 200 ms for 'close' and then destroys the socket itself.)
+ *
+ * The fix: every path that closes the master goes through socket.destroy()
+ * (EOF -> end -> destroy, a read error, node-pty's 200 ms timer). We wrap
+ * destroy() on this socket so that, before the fd is closed, it first
+ * delivers anything still buffered in the stream, then drains the master
+ * with non-blocking read(2) until EIO (slave closed and queue empty) or
+ * EAGAIN (a background process still holds the slave and has written
+ * nothing more). Since node-pty emits exit only after the socket's 'close',
+ * every byte the process wrote is delivered before onExit fires. The one
+ * bound is node-pty's 200 ms grace: output a background process writes
+ * more than 200 ms after the session's process exited is not waited for.
+ */
+export interface PtyProcessOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+}
+
+export interface PtyExit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface PtyProcess {
+  readonly pid: number;
+  write(data: string | Uint8Array): void;
+  resize(cols: number, rows: number): void;
+}
+
+/** Most bytes drained synchronously at close: bounds the loop if a background process keeps writing. */
+const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
+const DRAIN_BUFFER_BYTES = 64 * 1024;
+
+interface UnixTerminalInternals {
+  _socket?: Socket;
+  _fd?: number;
+}
+
+/** Spawns `file` on a new PTY. onData gets each chunk in order; onExit fires once, after the last chunk. */
+export function spawnPtyProcess(
+  options: PtyProcessOptions,
+  onData: (chunk: Buffer) => void,
+  onExit: (exit: PtyExit) => void,
+): PtyProcess {
+  // encoding: null makes node-pty hand us the socket's Buffers untouched:
+  // no UTF-8 decoding on the hot path and no string <-> bytes round trip.
+  const pty = nodePty.spawn(options.file, options.args, {
+    name: options.env.TERM ?? 'xterm-256color',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd,
+    env: options.env,
+    encoding: null,
+  });
+  const internals = pty as unknown as UnixTerminalInternals;
+  const socket = internals._socket;
+  const fd = internals._fd;
+  if (!socket || typeof fd !== 'number') {
+    pty.kill('SIGKILL');
+    throw new Error('node-pty internals changed: expected _socket and _fd on UnixTerminal (see pty-process.ts)');
+  }
+
+  const destroy = socket.destroy;
+  socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
+    if (!this.destroyed) {
+      // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
+      while (this.read() !== null) {
+        // emitted through the 'data' listener below
+      }
+      drainMaster(fd, onData);
+    }
+    return destroy.call(this, error);
+  } as Socket['destroy'];
+
+  (pty.onData as unknown as nodePty.IEvent<Buffer>)(onData);
+  pty.onExit(({ exitCode, signal }) => {
+    const name = signalName(signal);
+    onExit({ exitCode: name ? null : exitCode, signal: name });
+  });
+
+  return {
+    pid: pty.pid,
+    write: (data) => pty.write(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)),
+    resize: (cols, rows) => pty.resize(cols, rows),
+  };
+}
+
+function drainMaster(fd: number, onData: (chunk: Buffer) => void): void {
+  const scratch = Buffer.allocUnsafe(DRAIN_BUFFER_BYTES);
+  let drained = 0;
+  while (drained < MAX_DRAIN_BYTES) {
+    let bytes: number;
+    try {
+      bytes = readSync(fd, scratch, 0, scratch.length, null);
+    } catch {
+      return; // EIO: slave closed and nothing queued; EAGAIN: nothing queued right now.
+    }
+    if (bytes <= 0) return;
+    drained += bytes;
+    onData(Buffer.from(scratch.subarray(0, bytes)));
+  }
+}

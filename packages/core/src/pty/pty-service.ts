@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { SessionId, SessionInfo } from '@ptydeck/contract';
+import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
+import { buildSessionEnv } from './environment.js';
+import { EventHub } from './event-hub.js';
+import { isSignalName, sessionMembers, signalSession } from './process-tree.js';
+import { spawnPtyProcess, type PtyExit } from './pty-process.js';
+import { Session } from './session.js';
+import {
+  PtyError,
+  type CreateSessionInput,
+  type PtyService,
+  type PtyServiceEventMap,
+  type PtyServiceOptions,
+  type ReadOptions,
+  type ReadResult,
+} from './types.js';
+import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from './validate.js';
+
+const DEFAULTS = {
+  maxLiveSessions: 32,
+  sessionLogBytes: 4 * 1024 * 1024,
+  totalLogBytes: 64 * 1024 * 1024,
+  maxExitedSessions: 32,
+  killGraceMs: 3000,
+};
+const DEFAULT_COLS = 80;
+const DEFAULT_ROWS = 24;
+/** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
+const SIGKILL_WAIT_MS = 5000;
+const REAP_POLL_MS = 20;
+
+export function createPtyService(options: PtyServiceOptions = {}): PtyService {
+  return new PtyServiceImpl(options);
+}
+
+class PtyServiceImpl implements PtyService {
+  private readonly config: typeof DEFAULTS;
+  private readonly baseEnv: Record<string, string | undefined>;
+  private readonly events: EventHub<PtyServiceEventMap>;
+  /** Insertion order is creation order: the global cap trims live sessions oldest first. */
+  private readonly sessions = new Map<SessionId, Session>();
+  /** Exited sessions, oldest exit first: retention evicts and the global cap trims from the front. */
+  private exitedOrder: Session[] = [];
+  private liveCount = 0;
+  private totalBytes = 0;
+  private disposed = false;
+
+  constructor(options: PtyServiceOptions) {
+    this.config = { ...DEFAULTS };
+    for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+      const value = options[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+        throw new PtyError('invalid_argument', `option ${key} must be a non-negative integer`);
+      }
+      this.config[key] = value;
+    }
+    this.baseEnv = options.env ?? process.env;
+    this.events = new EventHub(options.onListenerError);
+  }
+
+  create(rawInput: CreateSessionInput): SessionInfo {
+    if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
+    const input = parseCreateInput(rawInput);
+    if (this.liveCount >= this.config.maxLiveSessions) {
+      throw new PtyError('session_limit', `too many running sessions (limit ${this.config.maxLiveSessions}); close one first`);
+    }
+    const id = randomUUID();
+    const cwd = path.resolve(input.cwd ?? process.cwd());
+    const env = buildSessionEnv(this.baseEnv, input.env, id);
+    let file: string;
+    let args: string[];
+    if (input.command !== undefined) {
+      file = resolveExecutable(input.command, env.PATH, cwd);
+      args = input.args ?? [];
+    } else {
+      file = resolveShell(env, cwd);
+      args = loginShellArgs(input.args ?? []);
+    }
+    const cols = input.cols ?? DEFAULT_COLS;
+    const rows = input.rows ?? DEFAULT_ROWS;
+    const session = new Session({
+      id,
+      source: input.source,
+      owner: input.owner ?? null,
+      ownerName: input.ownerName ?? null,
+      title: input.title ?? path.basename(input.command ?? file),
+      command: input.command ?? file,
+      args,
+      cwd,
+      pid: 0,
+      cols,
+      rows,
+      status: 'running',
+      exitCode: null,
+      signal: null,
+      createdAt: Date.now(),
+      exitedAt: null,
+    });
+    try {
+      session.process = spawnPtyProcess(
+        { file, args, cwd, env, cols, rows },
+        (chunk) => this.onData(session, chunk),
+        (exit) => this.onExit(session, exit),
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new PtyError('spawn_failed', `cannot start '${input.command ?? file}': ${reason}`);
+    }
+    session.info.pid = session.process.pid;
+    this.sessions.set(id, session);
+    this.liveCount++;
+    this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
+    return session.snapshot();
+  }
+
+  write(id: SessionId, data: string | Uint8Array): void {
+    checkWriteData(data);
+    const session = this.runningSession(id, 'write to');
+    session.process!.write(data);
+  }
+
+  resize(id: SessionId, cols: number, rows: number): void {
+    const size = checkSize(cols, rows);
+    const session = this.runningSession(id, 'resize');
+    if (session.info.cols === size.cols && session.info.rows === size.rows) return;
+    session.process!.resize(size.cols, size.rows);
+    session.info.cols = size.cols;
+    session.info.rows = size.rows;
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
+  async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
+    const session = this.requireSession(id);
+    if (signal === undefined) return this.terminate(session);
+    if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
+    signalSession(session.info.pid, signal);
+    // A signal the process survives (SIGWINCH, a trapped SIGINT) must not hang the caller forever.
+    await waitFor(() => !session.running, session.exited, this.config.killGraceMs);
+  }
+
+  async remove(id: SessionId): Promise<void> {
+    const session = this.requireSession(id);
+    await this.terminate(session);
+    this.forget(session);
+  }
+
+  get(id: SessionId): SessionInfo | undefined {
+    return this.sessions.get(id)?.snapshot();
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((session) => session.snapshot());
+  }
+
+  read(id: SessionId, options?: ReadOptions): ReadResult {
+    const session = this.requireSession(id);
+    const { cursor, maxBytes } = parseReadOptions(options);
+    const log = session.log;
+    if (cursor !== undefined && cursor > log.end) {
+      throw new PtyError('invalid_argument', `cursor ${cursor} is past the end of session ${id}'s output (${log.end})`);
+    }
+    const slice = log.readFrom(cursor, maxBytes);
+    const { status, exitCode, signal } = session.info;
+    return { ...slice, end: log.end, status, exitCode, signal };
+  }
+
+  on<K extends keyof PtyServiceEventMap>(event: K, listener: (event: PtyServiceEventMap[K]) => void): () => void {
+    return this.events.on(event, listener);
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await Promise.all([...this.sessions.values()].map((session) => this.terminate(session)));
+  }
+
+  // The hot path: one append, one title scan, one event object per chunk.
+  private onData(session: Session, chunk: Buffer): void {
+    const log = session.log;
+    const cursor = log.append(chunk);
+    this.totalBytes += chunk.length;
+    if (log.size > this.config.sessionLogBytes) this.totalBytes -= log.trimTo(this.config.sessionLogBytes);
+    if (this.totalBytes > this.config.totalLogBytes) this.trimGlobal();
+    if (this.events.has('pty.data')) {
+      this.events.emit('pty.data', { type: 'pty.data', id: session.id, cursor, data: chunk });
+    }
+    const title = session.titles.feed(chunk);
+    if (title !== undefined && title !== session.info.title) {
+      session.info.title = title;
+      this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+    }
+  }
+
+  private onExit(session: Session, exit: PtyExit): void {
+    session.finish(exit.exitCode, exit.signal);
+    this.liveCount--;
+    if (this.sessions.has(session.id)) this.exitedOrder.push(session);
+    this.events.emit('pty.exited', {
+      type: 'pty.exited',
+      id: session.id,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      info: session.snapshot(),
+    });
+    while (this.exitedOrder.length > this.config.maxExitedSessions) {
+      const oldest = this.exitedOrder[0]!;
+      // Lingering background processes of an evicted session are ended too; nothing awaits it.
+      void this.terminate(oldest);
+      this.forget(oldest);
+    }
+  }
+
+  /** Trims the oldest exited sessions first, then running sessions oldest first, until under the global cap. */
+  private trimGlobal(): void {
+    for (const session of this.exitedOrder) {
+      if (this.totalBytes <= this.config.totalLogBytes) return;
+      this.totalBytes -= session.log.trimBy(this.totalBytes - this.config.totalLogBytes);
+    }
+    for (const session of this.sessions.values()) {
+      if (this.totalBytes <= this.config.totalLogBytes) return;
+      if (session.running) this.totalBytes -= session.log.trimBy(this.totalBytes - this.config.totalLogBytes);
+    }
+  }
+
+  private forget(session: Session): void {
+    if (!this.sessions.delete(session.id)) return;
+    this.totalBytes -= session.log.clear();
+    this.exitedOrder = this.exitedOrder.filter((other) => other !== session);
+    this.events.emit('pty.removed', { type: 'pty.removed', id: session.id });
+  }
+
+  /**
+   * Ends the session and everything in its session/process group: SIGHUP
+   * (plus SIGCONT so stopped jobs see it), then SIGKILL after the grace
+   * period for what survives. Resolves once the session has exited and none
+   * of its processes is alive.
+   */
+  private terminate(session: Session): Promise<void> {
+    session.termination ??= (async () => {
+      const sid = session.info.pid;
+      const gone = () => !session.running && sessionMembers(sid).length === 0;
+      if (gone()) return;
+      signalSession(sid, 'SIGHUP');
+      signalSession(sid, 'SIGCONT');
+      if (await waitFor(gone, session.exited, this.config.killGraceMs)) return;
+      signalSession(sid, 'SIGKILL');
+      await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
+    })();
+    return session.termination;
+  }
+
+  private requireSession(id: SessionId): Session {
+    const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    if (!session) throw new PtyError('no_such_session', `no session with id '${String(id)}'`);
+    return session;
+  }
+
+  private runningSession(id: SessionId, action: string): Session {
+    const session = this.requireSession(id);
+    if (!session.running || !session.process) {
+      throw new PtyError('not_running', `cannot ${action} session '${id}': it has exited`);
+    }
+    return session;
+  }
+}
+
+/**
+ * Waits until `done()` holds or `timeoutMs` passes. `exited` wakes it as soon
+ * as the session's process exits; processes left in the session can only be
+ * observed by polling, since they are not our children.
+ */
+async function waitFor(done: () => boolean, exited: Promise<void>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([exited, expired]);
+  try {
+    while (!done()) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(REAP_POLL_MS, remaining)));
+    }
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,46 @@
+import type { SessionInfo } from '@ptydeck/contract';
+import { OutputLog } from './output-log.js';
+import type { PtyProcess } from './pty-process.js';
+import { TitleTracker } from './title-tracker.js';
+
+/**
+ * One session's state inside the service: its info (mutated in place, copied
+ * on the way out), its output log, and its process while it runs.
+ */
+export class Session {
+  readonly log = new OutputLog();
+  readonly titles = new TitleTracker();
+  process: PtyProcess | null = null;
+  /** Set while a kill/remove/dispose is ending this session, so they share one escalation. */
+  termination: Promise<void> | null = null;
+  readonly exited: Promise<void>;
+  private markExited!: () => void;
+
+  constructor(readonly info: SessionInfo) {
+    this.exited = new Promise((resolve) => {
+      this.markExited = resolve;
+    });
+  }
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  get running(): boolean {
+    return this.info.status === 'running';
+  }
+
+  finish(exitCode: number | null, signal: string | null): void {
+    this.info.status = 'exited';
+    this.info.exitCode = exitCode;
+    this.info.signal = signal;
+    this.info.exitedAt = Date.now();
+    this.process = null;
+    this.markExited();
+  }
+
+  /** A copy callers may keep or mutate without touching the session. */
+  snapshot(): SessionInfo {
+    return { ...this.info, args: [...this.info.args] };
+  }
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { TitleTracker } from './title-tracker.js';
+
+const feedAll = (tracker: TitleTracker, ...chunks: string[]) => chunks.map((chunk) => tracker.feed(Buffer.from(chunk)));
+
+describe('TitleTracker', () => {
+  it('reads OSC 0 and OSC 2 terminated by BEL or ST', () => {
+    const tracker = new TitleTracker();
+    expect(tracker.feed(Buffer.from('a\x1b]0;first\x07b'))).toBe('first');
+    expect(tracker.feed(Buffer.from('\x1b]2;second\x1b\\'))).toBe('second');
+    expect(tracker.feed(Buffer.from('\x1b]2;x\x07\x1b]0;last\x07'))).toBe('last');
+    expect(tracker.feed(Buffer.from('plain \x1b[31mred\x1b[0m'))).toBeUndefined();
+  });
+
+  it('ignores other OSC codes and oversized payloads', () => {
+    const tracker = new TitleTracker();
+    expect(tracker.feed(Buffer.from('\x1b]1;icon\x07\x1b]8;;http://x\x07link\x1b]8;;\x07'))).toBeUndefined();
+    expect(tracker.feed(Buffer.from(`\x1b]52;c;${'A'.repeat(10_000)}\x07`))).toBeUndefined();
+    expect(tracker.feed(Buffer.from(`\x1b]0;${'t'.repeat(5000)}\x07`))).toBeUndefined();
+    expect(tracker.feed(Buffer.from('\x1b]0;ok\x07'))).toBe('ok');
+  });
+
+  it('follows sequences split across chunks, including between ESC and ]', () => {
+    const tracker = new TitleTracker();
+    expect(feedAll(tracker, 'x\x1b', ']0;sp', 'lit ✓', '\x1b', '\\y')).toEqual([undefined, undefined, undefined, undefined, 'split ✓']);
+    const utf8 = Buffer.from('\x1b]2;né\x07');
+    expect(tracker.feed(utf8.subarray(0, 6))).toBeUndefined();
+    expect(tracker.feed(utf8.subarray(6))).toBe('né');
+  });
+
+  it('drops control characters and aborts on a stray escape', () => {
+    const tracker = new TitleTracker();
+    expect(tracker.feed(Buffer.from('\x1b]0;a\tb\x07'))).toBe('ab');
+    expect(tracker.feed(Buffer.from('\x1b]0;broken\x1b[0m\x1b]0;fine\x07'))).toBe('fine');
+  });
+});

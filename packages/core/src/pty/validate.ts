@@ -1,0 +1,77 @@
+import { statSync } from 'node:fs';
+import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SessionSource } from '@ptydeck/contract';
+import { z } from 'zod';
+import { PtyError, type CreateSessionInput, type ReadOptions } from './types.js';
+
+const noNul = (what: string) => z.string().refine((value) => !value.includes('\0'), `${what} must not contain NUL`);
+
+const Cols = z
+  .number({ error: 'cols must be a number' })
+  .int('cols must be an integer')
+  .min(MIN_COLS, `cols must be between ${MIN_COLS} and ${MAX_COLS}`)
+  .max(MAX_COLS, `cols must be between ${MIN_COLS} and ${MAX_COLS}`);
+const Rows = z
+  .number({ error: 'rows must be a number' })
+  .int('rows must be an integer')
+  .min(MIN_ROWS, `rows must be between ${MIN_ROWS} and ${MAX_ROWS}`)
+  .max(MAX_ROWS, `rows must be between ${MIN_ROWS} and ${MAX_ROWS}`);
+
+const CreateInput = z.object({
+  command: noNul('command').min(1, 'command must not be empty').optional(),
+  args: z.array(noNul('an argument')).optional(),
+  cwd: noNul('cwd').min(1, 'cwd must not be empty').optional(),
+  env: z.record(z.string().min(1).refine((key) => !key.includes('=') && !key.includes('\0'), 'env names must not contain = or NUL'), noNul('an env value')).optional(),
+  cols: Cols.optional(),
+  rows: Rows.optional(),
+  title: z.string().max(4096).optional(),
+  source: SessionSource,
+  owner: z.string().optional(),
+  ownerName: z.string().optional(),
+});
+
+const ReadInput = z.object({
+  cursor: z.number().int('cursor must be an integer').min(0, 'cursor must not be negative').optional(),
+  maxBytes: z.number().int('maxBytes must be an integer').min(1, 'maxBytes must be at least 1').optional(),
+});
+
+function invalid(error: z.ZodError, what: string): PtyError {
+  const problems = error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+  return new PtyError('invalid_argument', `invalid ${what}: ${problems.join('; ')}`);
+}
+
+/** Checks a create() input where it enters; throws invalid_argument naming every problem. */
+export function parseCreateInput(input: unknown): CreateSessionInput {
+  const parsed = CreateInput.safeParse(input);
+  if (!parsed.success) throw invalid(parsed.error, 'session input');
+  const cwd = parsed.data.cwd;
+  if (cwd !== undefined) {
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(cwd).isDirectory();
+    } catch {
+      throw new PtyError('invalid_argument', `invalid session input: cwd '${cwd}' does not exist`);
+    }
+    if (!isDirectory) throw new PtyError('invalid_argument', `invalid session input: cwd '${cwd}' is not a directory`);
+  }
+  return parsed.data;
+}
+
+export function parseReadOptions(options: unknown): ReadOptions {
+  if (options === undefined) return {};
+  const parsed = ReadInput.safeParse(options);
+  if (!parsed.success) throw invalid(parsed.error, 'read options');
+  return parsed.data;
+}
+
+export function checkSize(cols: unknown, rows: unknown): { cols: number; rows: number } {
+  const parsed = z.object({ cols: Cols, rows: Rows }).safeParse({ cols, rows });
+  if (!parsed.success) throw invalid(parsed.error, 'size');
+  return parsed.data;
+}
+
+/** Cheap check for the write path, which is hot when a user types or pastes. */
+export function checkWriteData(data: unknown): asserts data is string | Uint8Array {
+  if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+    throw new PtyError('invalid_argument', `write data must be a string or bytes, not ${data === null ? 'null' : typeof data}`);
+  }
+}
