@@ -26,8 +26,10 @@ function runPreload() {
     if (name !== 'electron') throw new Error(`a sandboxed preload cannot require ${name}`);
     return electron;
   };
-  const module = { exports: {} };
-  new Function('require', 'module', 'exports', outputText)(sandboxRequire, module, module.exports);
+  // The same parameters Electron's sandboxed renderer compiles a preload with
+  // (lib/sandboxed_renderer/preload.ts): require, process, exports, module.
+  const exports = {};
+  new Function('require', 'process', 'exports', 'module', outputText)(sandboxRequire, {}, exports, { exports });
   return { required, exposed, invoke };
 }
 
