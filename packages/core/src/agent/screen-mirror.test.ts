@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScreenMirror } from './screen-mirror.js';
+
+describe('ScreenMirror', () => {
+  let mirror: ScreenMirror;
+  afterEach(() => mirror.dispose());
+
+  it('renders the visible screen as text', async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 4 });
+    await mirror.write('one\r\ntwo\r\n\x1b[31mthree\x1b[0m');
+    expect(mirror.screenText()).toBe('one\ntwo\nthree');
+  });
+
+  it('shows only the last rows once output scrolls', async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 2 });
+    await mirror.write('a\r\nb\r\nc\r\nd');
+    expect(mirror.screenText()).toBe('c\nd');
+  });
+
+  it('tracks the alternate screen and restores the normal one', async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 3 });
+    await mirror.write('shell$ ');
+    await mirror.write('\x1b[?1049h\x1b[Hpager page');
+    expect(mirror.isAltScreen).toBe(true);
+    expect(mirror.screenText()).toBe('pager page');
+    await mirror.write('\x1b[?1049l');
+    expect(mirror.isAltScreen).toBe(false);
+    expect(mirror.screenText()).toBe('shell$');
+  });
+
+  it('serializes to sequences that repaint the same screen', async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 3 });
+    await mirror.write('x\r\n\x1b[1mbold\x1b[0m');
+    const copy = new ScreenMirror({ cols: 20, rows: 3 });
+    await copy.write(mirror.serialize());
+    expect(copy.screenText()).toBe(mirror.screenText());
+    copy.dispose();
+  });
+
+  it('resizes', async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 3 });
+    mirror.resize(40, 5);
+    expect([mirror.cols, mirror.rows]).toEqual([40, 5]);
+  });
+});

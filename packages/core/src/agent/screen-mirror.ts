@@ -1,0 +1,98 @@
+import headless from '@xterm/headless';
+import serializeAddon from '@xterm/addon-serialize';
+
+// Both packages are CommonJS; Node's ESM loader only exposes their default export.
+const { Terminal } = headless;
+const { SerializeAddon } = serializeAddon;
+
+export interface ScreenMirrorOptions {
+  cols: number;
+  rows: number;
+  /** Lines of history kept above the screen. Default 1000. */
+  scrollback?: number;
+}
+
+/**
+ * A headless xterm.js terminal that renders a session's output so its screen
+ * can be read as text (for models) or serialized (to repaint a viewer). Feed it
+ * the session's bytes in order with write(); reads reflect what was parsed so
+ * far, so await settled() (or write()'s promise) before reading.
+ */
+export class ScreenMirror {
+  private readonly terminal: InstanceType<typeof Terminal>;
+  private readonly serializer = new SerializeAddon();
+  private pending: Promise<void> = Promise.resolve();
+  private disposed = false;
+
+  constructor(options: ScreenMirrorOptions) {
+    this.terminal = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback ?? 1000,
+      allowProposedApi: true,
+    });
+    // The addon is typed against @xterm/xterm's Terminal; the headless one has the same addon surface.
+    this.terminal.loadAddon(this.serializer as unknown as Parameters<typeof this.terminal.loadAddon>[0]);
+  }
+
+  get cols(): number {
+    return this.terminal.cols;
+  }
+
+  get rows(): number {
+    return this.terminal.rows;
+  }
+
+  /** True while a full-screen program has switched to the alternate screen. */
+  get isAltScreen(): boolean {
+    return this.terminal.buffer.active.type === 'alternate';
+  }
+
+  /** Parses output; resolves once these bytes are reflected in the screen. */
+  write(data: string | Uint8Array): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    this.pending = new Promise((resolve) => this.terminal.write(data, resolve));
+    return this.pending;
+  }
+
+  /** Resolves once everything written so far has been parsed. */
+  settled(): Promise<void> {
+    return this.pending;
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.disposed) this.terminal.resize(cols, rows);
+  }
+
+  /** The visible screen as plain text, trailing blanks trimmed: what a person would see. */
+  screenText(): string {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.terminal.rows; y++) {
+      lines.push((buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '').trimEnd());
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    return lines.join('\n');
+  }
+
+  /** Cursor position on the visible screen (0-based). */
+  cursorPosition(): { x: number; y: number } {
+    const buffer = this.terminal.buffer.active;
+    return { x: buffer.cursorX, y: buffer.cursorY };
+  }
+
+  /**
+   * Escape sequences that repaint this screen (and `scrollback` lines of
+   * history) into a freshly reset terminal of the same size.
+   */
+  serialize(options?: { scrollback?: number }): string {
+    return this.serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.serializer.dispose();
+    this.terminal.dispose();
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { bashRunInput, integrationFor, nonceRunInput, parseShellMark } from './shell-integration.js';
+
+describe('parseShellMark', () => {
+  it('parses OSC 133 marks with exit codes', () => {
+    expect(parseShellMark('133;A')).toEqual({ kind: 'prompt-start' });
+    expect(parseShellMark('133;B')).toEqual({ kind: 'prompt-end' });
+    expect(parseShellMark('133;C')).toEqual({ kind: 'output-start' });
+    expect(parseShellMark('133;D;130')).toEqual({ kind: 'command-done', exitCode: 130 });
+    expect(parseShellMark('133;D')).toEqual({ kind: 'command-done', exitCode: null });
+  });
+
+  it('parses the cwd from OSC 7 (percent-encoded) and 633;P;Cwd', () => {
+    expect(parseShellMark('7;file://host/tmp/a%20b')).toEqual({ kind: 'cwd', cwd: '/tmp/a b' });
+    expect(parseShellMark('633;P;Cwd=/srv/x')).toEqual({ kind: 'cwd', cwd: '/srv/x' });
+  });
+
+  it('parses the nonce done mark and ignores other OSCs', () => {
+    expect(parseShellMark('6973;done;3;abcd')).toEqual({ kind: 'nonce-done', nonce: 'abcd', exitCode: 3 });
+    expect(parseShellMark('0;my title')).toBeNull();
+  });
+});
+
+describe('run input', () => {
+  it('pastes a bash command as one bracketed unit', () => {
+    expect(bashRunInput('a\nb')).toBe('\x1b[200~a\nb\x1b[201~\r');
+  });
+
+  it('ends the fallback echo with the nonce and never prints the mark literally', () => {
+    const input = nonceRunInput('ls', 'n0nce');
+    expect(input.trimEnd().endsWith('n0nce')).toBe(true);
+    expect(input).not.toContain('\x1b');
+  });
+
+  it('chooses integration by program', () => {
+    expect(integrationFor('/bin/bash', true)).toBe('bash');
+    expect(integrationFor('/bin/bash', false)).toBe('nonce');
+    expect(integrationFor('sh', false)).toBe('nonce');
+    expect(integrationFor('python3', false)).toBe('none');
+  });
+});
