@@ -12,5 +12,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,
+    // A local desktop app loaded from loopback: one bundle (xterm.js, its WebGL renderer, zod) is fine.
+    chunkSizeWarningLimit: 1024,
   },
 });

@@ -1,0 +1,239 @@
+import { createStore, reconcile } from 'solid-js/store';
+import { onCleanup } from 'solid-js';
+import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
+import { createSimpleContext } from '../lib/create-context.jsx';
+import { DisposableStore } from '../lib/emitter.js';
+import { deckReducer, lingeringTabs } from './deck-reducer.js';
+import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
+import type { PanelSettings } from './settings.js';
+import { TerminalView } from './terminal-view.js';
+
+export interface TerminalProviderProps extends Record<string, unknown> {
+  /** Makes the protocol client; the provider starts it and disposes it with itself. */
+  createClient: () => PanelClient;
+  settings: PanelSettings;
+  /** Opens an untrusted link from terminal output through the safe path. */
+  openLink: (uri: string) => void;
+}
+
+interface TerminalStore {
+  deck: DeckState;
+  connection: ConnectionStatus;
+}
+
+/**
+ * The panel's state and actions. One store: the deck (tabs, active tab, panel
+ * open) computed by the pure reducer, and the connection status. xterm.js
+ * instances live beside the store, one per tab, and get output directly from
+ * the client so nothing waits for a render.
+ */
+export const { Provider: TerminalProvider, use: useTerminal } = createSimpleContext({
+  name: 'Terminal',
+  init: (props: TerminalProviderProps) => {
+    const client = props.createClient();
+    const lingerMs = props.settings.lingerMs;
+    const disposables = new DisposableStore();
+    const views = new Map<string, TerminalView>();
+    const lingerTimers = new Map<string, { since: number; handle: ReturnType<typeof setTimeout> }>();
+    /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
+    const ownRequests = new Set<string>();
+    let deck = initialDeckState;
+    const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status });
+
+    function dispatch(action: DeckAction): void {
+      const next = deckReducer(deck, action);
+      if (next === deck) return;
+      deck = next;
+      setStore('deck', reconcile(next, { key: 'id' }));
+      syncViews(next);
+      syncLingerTimers(next);
+    }
+
+    /** One view per tab, attached while the tab exists. */
+    function syncViews(state: DeckState): void {
+      const tabIds = new Set(state.tabs.map((tab) => tab.id));
+      for (const [id, view] of views) {
+        if (tabIds.has(id)) continue;
+        views.delete(id);
+        view.dispose();
+        client.detach(id);
+      }
+      for (const tab of state.tabs) {
+        let view = views.get(tab.id);
+        if (!view) {
+          view = createView(tab, state);
+          views.set(tab.id, view);
+          client.attach(tab.id);
+        }
+        view.setExited(tab.status === 'exited');
+      }
+    }
+
+    function createView(tab: Tab, state: DeckState): TerminalView {
+      const info = state.sessions.find((session) => session.id === tab.id);
+      return new TerminalView({
+        id: tab.id,
+        cols: info?.cols ?? 80,
+        rows: info?.rows ?? 24,
+        onInput: (data) => {
+          if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.input(tab.id, data);
+        },
+        onResize: (cols, rows) => {
+          if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.resize(tab.id, cols, rows);
+        },
+        onFocusChange: (focused) => {
+          if (focused) dispatch({ type: 'terminal-focus', id: tab.id });
+          else if (deck.focusedId === tab.id) dispatch({ type: 'terminal-focus', id: null });
+        },
+        onLink: props.openLink,
+      });
+    }
+
+    /** A timer per lingering tab, deadline = linger start + lingerMs; the reducer decides what expiry means. */
+    function syncLingerTimers(state: DeckState): void {
+      const lingering = new Map(lingeringTabs(state).map((entry) => [entry.id, entry.since]));
+      for (const [id, timer] of lingerTimers) {
+        if (lingering.get(id) === timer.since) continue;
+        clearTimeout(timer.handle);
+        lingerTimers.delete(id);
+      }
+      for (const [id, since] of lingering) {
+        if (lingerTimers.has(id)) continue;
+        const start = since > 0 ? since : Date.now();
+        const handle = setTimeout(() => {
+          lingerTimers.delete(id);
+          dispatch({ type: 'linger-expired', id });
+        }, Math.max(0, start + lingerMs - Date.now()));
+        lingerTimers.set(id, { since, handle });
+      }
+    }
+
+    function focusTerminalSoon(id: string | null): void {
+      if (id === null) return;
+      // After Solid has shown the tab's host: a hidden textarea cannot take focus.
+      requestAnimationFrame(() => {
+        const view = views.get(id);
+        if (!view) return;
+        view.fit();
+        view.focus();
+      });
+    }
+
+    disposables.add(client.onStatus((status) => setStore('connection', reconcile(status))));
+    disposables.add(
+      client.onSnapshot((snapshot) => {
+        dispatch({ type: 'snapshot', sessions: snapshot.sessions, agents: snapshot.agents, instance: snapshot.instance, now: Date.now(), lingerMs });
+        // The PTYs may have another size now (another window, a restart): report ours on the next fit.
+        for (const view of views.values()) {
+          view.forgetReportedSize();
+          view.fit();
+        }
+      }),
+    );
+    disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
+    disposables.add(client.onAgents((agents) => dispatch({ type: 'agents', agents })));
+    disposables.add(client.onOutput(({ id, data }) => views.get(id)?.write(data)));
+    disposables.add(client.onResync(({ id, screen }) => views.get(id)?.restore(screen)));
+    disposables.add(
+      client.onCreated(({ requestId, info }) => {
+        dispatch({ type: 'created', requestId, info });
+        if (ownRequests.delete(requestId)) focusTerminalSoon(info.id);
+      }),
+    );
+    disposables.add(
+      client.onError((error) => {
+        if (error.requestId !== undefined && deck.pendingCreates.includes(error.requestId)) {
+          ownRequests.delete(error.requestId);
+          dispatch({ type: 'create-failed', requestId: error.requestId, message: `Could not open a terminal: ${error.message}` });
+          return;
+        }
+        dispatch({ type: 'notice', message: `${error.message} (${error.code})` });
+      }),
+    );
+    disposables.add(() => {
+      client.dispose();
+      for (const view of views.values()) view.dispose();
+      views.clear();
+      for (const timer of lingerTimers.values()) clearTimeout(timer.handle);
+      lingerTimers.clear();
+    });
+    onCleanup(() => disposables.dispose());
+    client.start();
+
+    const activeTab = () => store.deck.tabs.find((tab) => tab.id === store.deck.activeId);
+
+    function newTerminal(): void {
+      const size = views.get(deck.activeId ?? '')?.size;
+      const requestId = client.create(size);
+      if (requestId === null) {
+        dispatch({ type: 'notice', message: 'Not connected to ptydeck: cannot open a terminal yet.' });
+        return;
+      }
+      ownRequests.add(requestId);
+      dispatch({ type: 'create-requested', requestId });
+    }
+
+    function close(id: string | null = deck.activeId): void {
+      if (id === null) return;
+      const tab = deck.tabs.find((candidate) => candidate.id === id);
+      if (!tab) return;
+      // Closing a live tab ends its process group (an agent's too: the developer asked).
+      if (tab.status === 'running') client.close(id);
+      dispatch({ type: 'close', id });
+      if (deck.focusedId === null) focusTerminalSoon(deck.activeId);
+    }
+
+    return {
+      state: store.deck,
+      connection: () => store.connection,
+      activeTab,
+      lingerMs,
+      /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
+      open(id: string) {
+        dispatch({ type: 'open', id });
+        focusTerminalSoon(id);
+      },
+      close,
+      focus(id: string) {
+        dispatch({ type: 'focus', id });
+        focusTerminalSoon(id);
+      },
+      next() {
+        dispatch({ type: 'next' });
+        focusTerminalSoon(deck.activeId);
+      },
+      previous() {
+        dispatch({ type: 'previous' });
+        focusTerminalSoon(deck.activeId);
+      },
+      newTerminal,
+      pin(id: string, pinned: boolean) {
+        dispatch({ type: 'pin', id, pinned, now: Date.now() });
+      },
+      togglePanel() {
+        if (!deck.panelOpen && deck.tabs.length === 0) {
+          newTerminal();
+          return;
+        }
+        dispatch({ type: 'toggle-panel' });
+        if (deck.panelOpen) focusTerminalSoon(deck.activeId);
+      },
+      closePanel() {
+        dispatch({ type: 'set-panel', open: false });
+      },
+      dismissNotice() {
+        dispatch({ type: 'notice', message: null });
+      },
+      /** The xterm.js view of a tab, for the component that hosts it. */
+      viewFor(id: string): TerminalView | undefined {
+        return views.get(id);
+      },
+      /** The text in a tab's terminal buffer (tests and diagnostics). */
+      terminalText(id: string): string | null {
+        return views.get(id)?.text() ?? null;
+      },
+    };
+  },
+});
+
+export type TerminalContextValue = ReturnType<typeof useTerminal>;

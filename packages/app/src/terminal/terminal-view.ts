@@ -1,0 +1,227 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { DisposableStore } from '../lib/emitter.js';
+import { matchShortcut } from './shortcuts.js';
+
+export interface TerminalViewOptions {
+  id: string;
+  /** The PTY's current size: what the server already has, so an equal fit sends nothing. */
+  cols: number;
+  rows: number;
+  onInput(data: string): void;
+  onResize(cols: number, rows: number): void;
+  onFocusChange(focused: boolean): void;
+  onLink(uri: string): void;
+}
+
+export const TERMINAL_THEME: ITheme = {
+  background: '#0d1117',
+  foreground: '#d6deeb',
+  cursor: '#7fdbca',
+  cursorAccent: '#0d1117',
+  selectionBackground: '#2d4f67',
+  black: '#1d2330', red: '#ef6b73', green: '#8fd18b', yellow: '#e6c07b',
+  blue: '#6cb6ff', magenta: '#c792ea', cyan: '#7fdbca', white: '#c8d3e0',
+  brightBlack: '#5c6773', brightRed: '#ff8b92', brightGreen: '#a9e5a5', brightYellow: '#f3d597',
+  brightBlue: '#8fcaff', brightMagenta: '#ddb0f6', brightCyan: '#a3f0e0', brightWhite: '#ffffff',
+  scrollbarSliderBackground: 'rgba(140, 160, 190, 0.18)',
+  scrollbarSliderHoverBackground: 'rgba(140, 160, 190, 0.32)',
+  scrollbarSliderActiveBackground: 'rgba(140, 160, 190, 0.45)',
+};
+
+let webglSupport: boolean | undefined;
+/** Headless and GPU-less browsers have no WebGL2; the DOM renderer is the fallback there. */
+function canUseWebgl(): boolean {
+  if (webglSupport === undefined) {
+    try {
+      webglSupport = document.createElement('canvas').getContext('webgl2') !== null;
+    } catch {
+      webglSupport = false;
+    }
+  }
+  return webglSupport;
+}
+
+/**
+ * One session's xterm.js terminal. It outlives tab switches and panel toggles
+ * (hidden, never disposed until its tab closes) so the screen and scrollback
+ * persist. Output is written straight to xterm.js as it arrives.
+ */
+export class TerminalView {
+  /** Host element; the panel places it, the view owns it. */
+  readonly element: HTMLDivElement;
+  private readonly terminal: Terminal;
+  private readonly fitAddon = new FitAddon();
+  private readonly searchAddon = new SearchAddon();
+  private webgl: WebglAddon | null = null;
+  private readonly disposables = new DisposableStore();
+  private opened = false;
+  /** Size the PTY was last told (or already had). */
+  private reported: { cols: number; rows: number } | null;
+
+  constructor(private readonly options: TerminalViewOptions) {
+    this.element = document.createElement('div');
+    this.element.className = 'terminal-host';
+    this.reported = { cols: options.cols, rows: options.rows };
+    this.terminal = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      allowProposedApi: true, // unicode11 registers through the proposed unicode API
+      fontFamily: '"JetBrains Mono", "Fira Code", "Cascadia Code", Menlo, "DejaVu Sans Mono", monospace',
+      fontSize: 13,
+      lineHeight: 1.15,
+      cursorBlink: true,
+      cursorInactiveStyle: 'outline',
+      scrollback: 10_000,
+      theme: TERMINAL_THEME,
+      // OSC 8 hyperlinks: untrusted, so through the same safe path as plain URLs.
+      linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
+    });
+    this.disposables.add(() => this.terminal.dispose());
+    this.terminal.loadAddon(this.fitAddon);
+    this.terminal.loadAddon(this.searchAddon);
+    this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
+    this.terminal.loadAddon(new Unicode11Addon());
+    this.terminal.unicode.activeVersion = '11';
+    // Panel shortcuts win over the shell: xterm.js must not turn them into bytes.
+    this.terminal.attachCustomKeyEventHandler((event) => matchShortcut(event) === null);
+    const input = (data: string) => options.onInput(data);
+    this.disposables.add(disposeOf(this.terminal.onData(input)));
+    this.disposables.add(disposeOf(this.terminal.onBinary(input)));
+  }
+
+  /** Output bytes, in arrival order; xterm.js joins UTF-8 sequences split across frames. */
+  write(data: Uint8Array): void {
+    this.terminal.write(data);
+  }
+
+  /**
+   * Replaces the screen with a server snapshot. RIS goes through the write
+   * queue (unlike `terminal.reset()`, which acts at once) so output still
+   * queued from before cannot land on top of the restored screen.
+   */
+  restore(screen: string): void {
+    this.terminal.write('\x1bc');
+    this.terminal.write(screen);
+  }
+
+  /** Places the view in the panel; the first time, opens xterm.js there. */
+  mount(parent: HTMLElement): void {
+    if (this.element.parentElement !== parent) parent.appendChild(this.element);
+    if (this.opened) return;
+    this.opened = true;
+    this.terminal.open(this.element);
+    const textarea = this.terminal.textarea;
+    if (textarea) {
+      const onFocus = () => this.options.onFocusChange(true);
+      const onBlur = () => this.options.onFocusChange(false);
+      textarea.addEventListener('focus', onFocus);
+      textarea.addEventListener('blur', onBlur);
+      this.disposables.add(() => {
+        textarea.removeEventListener('focus', onFocus);
+        textarea.removeEventListener('blur', onBlur);
+      });
+    }
+    this.loadWebgl();
+  }
+
+  /** Fits the terminal to its host and tells the PTY when the size changed. No-op while hidden. */
+  fit(): void {
+    if (!this.opened || this.element.clientWidth === 0 || this.element.clientHeight === 0) return;
+    const proposed = this.fitAddon.proposeDimensions();
+    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return;
+    // The contract's bounds; fewer than 2 columns breaks wide characters.
+    const cols = clamp(proposed.cols, 2, 1000);
+    const rows = clamp(proposed.rows, 1, 500);
+    if (cols !== this.terminal.cols || rows !== this.terminal.rows) this.terminal.resize(cols, rows);
+    if (!this.reported || this.reported.cols !== cols || this.reported.rows !== rows) {
+      this.reported = { cols, rows };
+      this.options.onResize(cols, rows);
+    }
+  }
+
+  /** After a reconnect the server may have another size; the next fit reports ours again. */
+  forgetReportedSize(): void {
+    this.reported = null;
+  }
+
+  get size(): { cols: number; rows: number } {
+    return { cols: this.terminal.cols, rows: this.terminal.rows };
+  }
+
+  focus(): void {
+    this.terminal.focus();
+  }
+
+  /** An exited process reads nothing: stop taking keystrokes and show it with the cursor. */
+  setExited(exited: boolean): void {
+    this.terminal.options.disableStdin = exited;
+    this.terminal.options.cursorBlink = !exited;
+    if (exited) this.terminal.blur();
+  }
+
+  findNext(term: string): boolean {
+    return term !== '' && this.searchAddon.findNext(term, { decorations: SEARCH_DECORATIONS });
+  }
+
+  findPrevious(term: string): boolean {
+    return term !== '' && this.searchAddon.findPrevious(term, { decorations: SEARCH_DECORATIONS });
+  }
+
+  clearSearch(): void {
+    this.searchAddon.clearDecorations();
+  }
+
+  /** The buffer as text, trailing blanks trimmed, for tests and diagnostics. */
+  text(): string {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    return lines.join('\n');
+  }
+
+  dispose(): void {
+    this.disposables.dispose();
+    this.element.remove();
+  }
+
+  private loadWebgl(): void {
+    if (!canUseWebgl()) return;
+    try {
+      const webgl = new WebglAddon();
+      // A lost GPU context (driver reset, too many contexts) falls back to the DOM renderer.
+      webgl.onContextLoss(() => this.dropWebgl());
+      this.terminal.loadAddon(webgl);
+      this.webgl = webgl;
+      this.disposables.add(() => this.dropWebgl());
+    } catch {
+      this.webgl = null;
+    }
+  }
+
+  private dropWebgl(): void {
+    const webgl = this.webgl;
+    this.webgl = null;
+    webgl?.dispose();
+  }
+}
+
+const SEARCH_DECORATIONS = {
+  matchBackground: '#3b4d63',
+  matchOverviewRuler: '#6cb6ff',
+  activeMatchBackground: '#b58900',
+  activeMatchColorOverviewRuler: '#e6c07b',
+};
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+function disposeOf(disposable: { dispose(): void }): () => void {
+  return () => disposable.dispose();
+}

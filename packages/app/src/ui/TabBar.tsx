@@ -1,0 +1,118 @@
+import { For, Show } from 'solid-js';
+import type { Tab } from '../terminal/deck-state.js';
+import { useTerminal } from '../terminal/terminal-context.jsx';
+
+/** Accessible name of a tab: its title, and for an agent's tab, whose it is. */
+export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'>): string {
+  return tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
+}
+
+export function exitLabel(tab: Pick<Tab, 'exitCode' | 'signal'>): string {
+  if (tab.signal) return tab.signal;
+  return `exit ${tab.exitCode ?? '?'}`;
+}
+
+export function TabBar() {
+  const terminal = useTerminal();
+  const tabs = () => terminal.state.tabs;
+
+  // Roving focus within the tab list, as the ARIA tabs pattern expects.
+  function onKeyDown(event: KeyboardEvent, index: number) {
+    const list = tabs();
+    let target: number | null = null;
+    if (event.key === 'ArrowRight') target = (index + 1) % list.length;
+    else if (event.key === 'ArrowLeft') target = (index - 1 + list.length) % list.length;
+    else if (event.key === 'Home') target = 0;
+    else if (event.key === 'End') target = list.length - 1;
+    else if (event.key === 'Delete') {
+      event.preventDefault();
+      terminal.close(list[index]!.id);
+      return;
+    }
+    if (target === null) return;
+    event.preventDefault();
+    const id = list[target]!.id;
+    terminal.focus(id);
+    document.getElementById(`tab-${id}`)?.focus();
+  }
+
+  return (
+    <div class="tab-list" role="tablist" aria-label="Terminals" data-testid="tab-list">
+      <For each={tabs()}>
+        {(tab, index) => {
+          const active = () => terminal.state.activeId === tab.id;
+          const exited = () => tab.status === 'exited';
+          const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id;
+          return (
+            <div class="tab" classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing() }}>
+              <button
+                type="button"
+                role="tab"
+                id={`tab-${tab.id}`}
+                class="tab-main"
+                aria-selected={active()}
+                aria-controls={`terminal-${tab.id}`}
+                aria-label={tabLabel(tab)}
+                tabIndex={active() ? 0 : -1}
+                title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : tabLabel(tab)}
+                data-testid="tab"
+                data-session-id={tab.id}
+                data-source={tab.source}
+                data-status={tab.status}
+                onClick={() => terminal.focus(tab.id)}
+                onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
+                onKeyDown={(event) => onKeyDown(event, index())}
+              >
+                <span class="status-dot" classList={{ running: !exited(), failed: exited() && tab.exitCode !== 0 }} aria-hidden="true" />
+                <Show when={tab.source === 'agent'}>
+                  <span class="agent-badge" data-testid="tab-agent-badge">{tab.ownerName ?? 'agent'}</span>
+                </Show>
+                <span class="tab-title">{tab.title}</span>
+                <Show when={exited()}>
+                  <span
+                    class="exit-code"
+                    classList={{ ok: tab.exitCode === 0 }}
+                    data-testid="tab-exit-code"
+                    data-exit-code={tab.exitCode ?? ''}
+                  >
+                    {exitLabel(tab)}
+                  </span>
+                </Show>
+                <Show when={typing()}>
+                  <span class="typing-marker" data-testid="tab-typing" title="You are typing into this agent's shell">
+                    <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M2 4h12v8H2zM4 6h1M6 6h1M8 6h1M10 6h1M12 6h1M5 10h6" fill="none" stroke="currentColor" stroke-width="1.2" /></svg>
+                    you
+                  </span>
+                </Show>
+              </button>
+              <Show when={tab.source === 'agent'}>
+                <button
+                  type="button"
+                  class="tab-action pin"
+                  classList={{ pinned: tab.pinned }}
+                  aria-pressed={tab.pinned}
+                  aria-label={tab.pinned ? `Unpin ${tab.title}` : `Keep ${tab.title} open after it exits`}
+                  title={tab.pinned ? 'Pinned: stays after exit' : 'Pin: keep open after exit'}
+                  data-testid="tab-pin"
+                  onClick={() => terminal.pin(tab.id, !tab.pinned)}
+                >
+                  <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M6 2h4l-.5 4 2.5 2v1H4V8l2.5-2zM8 9v5" fill={tab.pinned ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="1.2" stroke-linejoin="round" /></svg>
+                </button>
+              </Show>
+              <button
+                type="button"
+                class="tab-action close"
+                aria-label={`Close ${tab.title}`}
+                title={exited() ? 'Close tab' : 'Close tab (ends the process)'}
+                data-testid="tab-close"
+                onClick={() => terminal.close(tab.id)}
+              >
+                <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 4l8 8M12 4l-8 8" stroke="currentColor" stroke-width="1.4" /></svg>
+              </button>
+            </div>
+          );
+        }}
+      </For>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { matchShortcut, SHORTCUT_LABELS, type ShortcutCommand } from '../terminal/shortcuts.js';
+import { useTerminal } from '../terminal/terminal-context.jsx';
+import { SearchBar } from './SearchBar.jsx';
+import { TabBar } from './TabBar.jsx';
+import { TerminalHost } from './TerminalHost.jsx';
+
+const HEIGHT_KEY = 'ptydeck.panelHeight';
+const MIN_HEIGHT = 120;
+/** Room kept above the panel so the overview never vanishes entirely. */
+const MIN_ABOVE = 96;
+
+function clampHeight(height: number): number {
+  return Math.round(Math.max(MIN_HEIGHT, Math.min(height, window.innerHeight - MIN_ABOVE)));
+}
+
+function storedHeight(): number {
+  const stored = Number(localStorage.getItem(HEIGHT_KEY));
+  return clampHeight(Number.isFinite(stored) && stored > 0 ? stored : Math.round(window.innerHeight * 0.45));
+}
+
+/** The terminal panel docked at the bottom: tabs, terminals, a draggable top edge, the panel shortcuts. */
+export function TerminalPanel() {
+  const terminal = useTerminal();
+  const [height, setHeight] = createSignal(storedHeight());
+  const [searching, setSearching] = createSignal(false);
+
+  function run(command: ShortcutCommand) {
+    switch (command) {
+      case 'toggle-panel': return terminal.togglePanel();
+      case 'new-terminal': return terminal.newTerminal();
+      case 'next-tab': return terminal.next();
+      case 'previous-tab': return terminal.previous();
+      case 'close-tab': return terminal.close();
+      case 'find': return terminal.state.tabs.length > 0 && setSearching(true);
+    }
+  }
+
+  onMount(() => {
+    // Capture phase: runs before xterm.js sees the key (which also declines it, see TerminalView).
+    const onKey = (event: KeyboardEvent) => {
+      const command = matchShortcut(event);
+      if (command === null) return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (!event.repeat || command === 'next-tab' || command === 'previous-tab') run(command);
+    };
+    const onWindowResize = () => setHeight((current) => clampHeight(current));
+    window.addEventListener('keydown', onKey, true);
+    window.addEventListener('resize', onWindowResize);
+    onCleanup(() => {
+      window.removeEventListener('keydown', onKey, true);
+      window.removeEventListener('resize', onWindowResize);
+    });
+  });
+
+  function startDrag(event: PointerEvent) {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    const handle = event.currentTarget as HTMLElement;
+    handle.setPointerCapture(event.pointerId);
+    const move = (moveEvent: PointerEvent) => setHeight(clampHeight(window.innerHeight - moveEvent.clientY));
+    const end = () => {
+      handle.removeEventListener('pointermove', move);
+      handle.removeEventListener('pointerup', end);
+      handle.removeEventListener('pointercancel', end);
+      localStorage.setItem(HEIGHT_KEY, String(height()));
+    };
+    handle.addEventListener('pointermove', move);
+    handle.addEventListener('pointerup', end);
+    handle.addEventListener('pointercancel', end);
+  }
+
+  function resizeByKey(event: KeyboardEvent) {
+    const step = event.shiftKey ? 96 : 24;
+    if (event.key === 'ArrowUp') setHeight((current) => clampHeight(current + step));
+    else if (event.key === 'ArrowDown') setHeight((current) => clampHeight(current - step));
+    else return;
+    event.preventDefault();
+    localStorage.setItem(HEIGHT_KEY, String(height()));
+  }
+
+  return (
+    <section
+      class="panel"
+      aria-label="Terminal panel"
+      data-testid="terminal-panel"
+      data-open={terminal.state.panelOpen ? 'true' : 'false'}
+      hidden={!terminal.state.panelOpen}
+      style={{ height: `${height()}px` }}
+    >
+      <div
+        class="panel-resize"
+        role="separator"
+        aria-orientation="horizontal"
+        aria-label="Resize terminal panel"
+        aria-valuenow={height()}
+        aria-valuemin={MIN_HEIGHT}
+        tabIndex={0}
+        data-testid="panel-resize-handle"
+        onPointerDown={startDrag}
+        onKeyDown={resizeByKey}
+      />
+      <div class="panel-header">
+        <TabBar />
+        <div class="panel-actions">
+          <button type="button" class="icon-button" aria-label="New terminal" title={`New terminal (${SHORTCUT_LABELS['new-terminal']})`} data-testid="panel-new-terminal" onClick={() => terminal.newTerminal()}>
+            <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M8 3v10M3 8h10" stroke="currentColor" stroke-width="1.5" /></svg>
+          </button>
+          <button type="button" class="icon-button" aria-label="Find in terminal" title={`Find (${SHORTCUT_LABELS.find})`} aria-pressed={searching()} onClick={() => setSearching(!searching())}>
+            <svg viewBox="0 0 16 16" aria-hidden="true"><circle cx="7" cy="7" r="4" fill="none" stroke="currentColor" stroke-width="1.4" /><path d="M10 10l3.5 3.5" stroke="currentColor" stroke-width="1.4" /></svg>
+          </button>
+          <button type="button" class="icon-button" aria-label="Hide terminal panel" title={`Hide panel (${SHORTCUT_LABELS['toggle-panel']})`} data-testid="panel-hide" onClick={() => terminal.closePanel()}>
+            <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 6l4 4 4-4" fill="none" stroke="currentColor" stroke-width="1.5" /></svg>
+          </button>
+        </div>
+      </div>
+      <Show when={searching()}>
+        <SearchBar onClose={() => setSearching(false)} />
+      </Show>
+      <div class="panel-body">
+        <For each={terminal.state.tabs.map((tab) => tab.id)}>{(id) => <TerminalHost id={id} />}</For>
+        <Show when={terminal.state.tabs.length === 0 && terminal.state.pendingCreates.length > 0}>
+          <div class="panel-placeholder" data-testid="terminal-starting">Starting your shell…</div>
+        </Show>
+      </div>
+      <Show when={terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+        <div class="typing-banner" data-testid="typing-banner" role="status">
+          You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
+        </div>
+      </Show>
+    </section>
+  );
+}
