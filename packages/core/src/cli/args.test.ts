@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from './args.js';
+import { formatUsageError, UsageError } from './usage.js';
+
+function usageErrorOf(argv: string[]): UsageError {
+  try {
+    parseCommand(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  }
+  throw new Error(`expected a usage error for ${argv.join(' ')}`);
+}
+
+describe('parseCommand', () => {
+  it('parses help and version at every level', () => {
+    expect(parseCommand([])).toEqual({ kind: 'help', topic: 'root' });
+    expect(parseCommand(['--help'])).toEqual({ kind: 'help', topic: 'root' });
+    expect(parseCommand(['help', 'mcp'])).toEqual({ kind: 'help', topic: 'mcp' });
+    expect(parseCommand(['serve', '--help'])).toEqual({ kind: 'help', topic: 'serve' });
+    expect(parseCommand(['mcp', '-h'])).toEqual({ kind: 'help', topic: 'mcp' });
+    expect(parseCommand(['--version'])).toEqual({ kind: 'version' });
+  });
+
+  it('parses serve and mcp options', () => {
+    expect(parseCommand(['serve'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1' });
+    expect(parseCommand(['serve', '--port', '8123', '--host', '::1'])).toEqual({ kind: 'serve', port: 8123, host: '::1' });
+    expect(parseCommand(['serve', '--port=0'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1' });
+    expect(parseCommand(['mcp'])).toEqual({ kind: 'mcp', embedded: false });
+    expect(parseCommand(['mcp', '--embedded'])).toEqual({ kind: 'mcp', embedded: true });
+  });
+
+  it('reports bad input with what was expected and received', () => {
+    expect(usageErrorOf(['serve', '--port', 'abc']).message).toBe("--port expects an integer from 0 to 65535, received 'abc'");
+    expect(usageErrorOf(['serve', '--port', '70000']).message).toContain("received '70000'");
+    expect(usageErrorOf(['serve', '--port']).message).toBe('--port expects a value, received nothing');
+    expect(usageErrorOf(['serve', '--bogus']).message).toBe("unknown option '--bogus'; expected one of: --port, --host, --help");
+    expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
+    expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, mcp");
+    expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
+  });
+
+  it('formats a usage error with the usage line and a pointer to --help', () => {
+    const text = formatUsageError(usageErrorOf(['serve', '--port', 'x']));
+    expect(text).toBe(
+      "ptydeck serve: --port expects an integer from 0 to 65535, received 'x'\nUsage: ptydeck serve [--port N] [--host H]\nRun 'ptydeck serve --help' for more.\n",
+    );
+  });
+});

@@ -1,0 +1,88 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MCP_USAGE, ROOT_USAGE, SERVE_USAGE, UsageError } from './usage.js';
+
+export type Command =
+  | { kind: 'help'; topic: 'root' | 'serve' | 'mcp' }
+  | { kind: 'version' }
+  | { kind: 'serve'; port: number; host: string }
+  | { kind: 'mcp'; embedded: boolean };
+
+const COMMANDS = ['serve', 'mcp'] as const;
+
+/** Parses argv (without node and the script) into one command, or throws a UsageError. */
+export function parseCommand(argv: string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    if (first === 'help' && rest[0] !== undefined) return helpFor(rest[0]);
+    return { kind: 'help', topic: 'root' };
+  }
+  if (first === '-v' || first === '--version') return { kind: 'version' };
+  if (first === 'serve') return parseServe(rest);
+  if (first === 'mcp') return parseMcp(rest);
+  if (first.startsWith('-')) {
+    throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
+  }
+  throw new UsageError(`unknown command '${first}'; expected one of: ${COMMANDS.join(', ')}`, 'ptydeck', ROOT_USAGE);
+}
+
+function helpFor(topic: string): Command {
+  if (topic === 'serve' || topic === 'mcp') return { kind: 'help', topic };
+  throw new UsageError(`no help for '${topic}'; expected one of: ${COMMANDS.join(', ')}`, 'ptydeck', ROOT_USAGE);
+}
+
+function parseServe(args: string[]): Command {
+  const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck serve', SERVE_USAGE);
+  if (values.help) return { kind: 'help', topic: 'serve' };
+  let port = 0;
+  if (values.port !== undefined) {
+    const text = String(values.port);
+    if (!/^\d+$/.test(text) || Number(text) > 65535) {
+      throw new UsageError(`--port expects an integer from 0 to 65535, received '${text}'`, 'ptydeck serve', SERVE_USAGE);
+    }
+    port = Number(text);
+  }
+  const host = values.host === undefined ? '127.0.0.1' : String(values.host);
+  if (host.trim() === '') throw new UsageError(`--host expects an address such as 127.0.0.1, received ''`, 'ptydeck serve', SERVE_USAGE);
+  return { kind: 'serve', port, host };
+}
+
+function parseMcp(args: string[]): Command {
+  const values = parse(args, { embedded: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
+  if (values.help) return { kind: 'help', topic: 'mcp' };
+  return { kind: 'mcp', embedded: Boolean(values.embedded) };
+}
+
+function parse(
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  command: string,
+  usage: string,
+): Record<string, string | boolean | (string | boolean)[] | undefined> {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error & { code?: string }, options), command, usage);
+  }
+}
+
+/** Turns node:util's messages into "expected X, received Y" terms. */
+function describeParseError(error: Error & { code?: string }, options: NonNullable<ParseArgsConfig['options']>): string {
+  const names = Object.keys(options)
+    .map((n) => `--${n}`)
+    .join(', ');
+  const quoted = /'([^']+)'/.exec(error.message)?.[1];
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option '${quoted ?? '?'}'; expected one of: ${names}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument '${quoted ?? '?'}'; this command takes options only (${names})`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const option = quoted?.split(' ')[0] ?? 'option';
+      if (/argument missing/.test(error.message)) return `${option} expects a value, received nothing`;
+      if (/does not take an argument/.test(error.message)) return `${option} takes no value, received one`;
+      return error.message;
+    }
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,75 @@
+/** A usage or input error: reported on stderr with the usage line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(
+    message: string,
+    /** The command path the error belongs to, e.g. "ptydeck serve". */
+    readonly command: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_SIGINT = 130;
+export const EXIT_SIGTERM = 143;
+
+export const ROOT_USAGE = 'ptydeck <command> [options]';
+export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H]';
+export const MCP_USAGE = 'ptydeck mcp [--embedded]';
+
+export const ROOT_HELP = `Usage: ${ROOT_USAGE}
+
+A terminal panel in which AI coding agents' shells run live, beside your own.
+
+Commands:
+  serve     Run ptydeck headless: the panel in a browser and MCP over HTTP at /mcp
+  mcp       A stdio MCP server for agents; joins a running ptydeck if there is one
+
+Options:
+  -h, --help      Show help (also: ptydeck <command> --help)
+  -v, --version   Print the version
+
+Environment:
+  PTYDECK_STATE_DIR   Where server.json (url, token, pid) is kept
+                      (default: $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck)
+`;
+
+export const SERVE_HELP = `Usage: ${SERVE_USAGE}
+
+Serves the panel and MCP over Streamable HTTP on 127.0.0.1 and prints a
+one-time link that opens the panel in a browser. Agents use
+Authorization: Bearer <token> on /mcp; the token is in server.json (mode 0600)
+in the state directory, never printed.
+
+Options:
+  --port N     TCP port (default 0: any free port)
+  --host H     Interface to bind (default 127.0.0.1; anything else exposes ptydeck
+               beyond this machine's loopback: only when you mean it)
+  -h, --help   Show this help
+
+Stops on SIGINT or SIGTERM, ending every session and removing server.json.
+`;
+
+export const MCP_HELP = `Usage: ${MCP_USAGE}
+
+A stdio MCP server exposing the terminal_* tools. When a ptydeck is running
+(found through server.json), it forwards to that ptydeck so the agent's
+sessions appear in its panel; otherwise it runs an embedded core and says so
+on stderr. Only protocol frames go to stdout; logs go to stderr.
+
+Options:
+  --embedded   Always run an embedded core, even when a ptydeck is running
+  -h, --help   Show this help
+
+Configure an agent, e.g. Claude Code:
+  claude mcp add ptydeck -- npx ptydeck mcp
+`;
+
+/** Renders a usage error the way every command reports one. */
+export function formatUsageError(error: UsageError): string {
+  return `${error.command}: ${error.message}\nUsage: ${error.usage}\nRun '${error.command} --help' for more.\n`;
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type WebSocket from 'ws';
+import { decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { startServerCore, type ServerCore } from './server-core.js';
+import { MessageQueue, openSocket } from './testing/http.js';
+
+let service: PtyService;
+let core: ServerCore;
+
+beforeAll(async () => {
+  service = createPtyService();
+  core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent' });
+});
+
+afterAll(async () => {
+  await core.close();
+  await service.dispose();
+});
+
+/** A panel client: the socket, its messages, and each session's output reassembled from frames. */
+class Panel {
+  /** Output text per session, with the cursor each frame claimed checked for continuity. */
+  readonly output = new Map<string, { text: string; next: number; skipped: number; resyncs: number }>();
+  private constructor(
+    readonly ws: WebSocket,
+    readonly messages: MessageQueue,
+  ) {
+    ws.on('message', (data, binary) => {
+      if (binary) {
+        const frame = decodeOutputFrame(new Uint8Array(data as Buffer));
+        const entry = this.entry(frame.id);
+        if (frame.cursor !== entry.next) throw new Error(`frame cursor ${frame.cursor} != expected ${entry.next}`);
+        entry.text += Buffer.from(frame.data).toString('utf8');
+        entry.next = frame.cursor + frame.data.length;
+        return;
+      }
+      const message = JSON.parse(data.toString());
+      if (message.type === 'resync') {
+        const entry = this.entry(message.id);
+        entry.text = message.screen;
+        entry.next = message.cursor;
+        entry.skipped += message.skipped;
+        entry.resyncs += 1;
+      }
+    });
+  }
+
+  static async open(): Promise<Panel> {
+    const result = await openSocket(core.port, { headers: { Origin: core.url }, protocols: [`ptydeck.token.${core.token}`] });
+    if (!('ws' in result)) throw new Error(`refused ${result.refused}`);
+    return new Panel(result.ws, result.messages);
+  }
+
+  entry(id: string) {
+    let entry = this.output.get(id);
+    if (!entry) this.output.set(id, (entry = { text: '', next: 0, skipped: 0, resyncs: 0 }));
+    return entry;
+  }
+
+  send(message: unknown): void {
+    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Resolves once the session's reassembled output satisfies `test`. */
+  async until(id: string, test: (text: string) => boolean): Promise<void> {
+    while (!test(this.entry(id).text)) await new Promise<void>((r) => this.ws.once('message', () => r()));
+  }
+
+  async create(requestId: string): Promise<SessionInfo> {
+    const from = this.messages.all.length;
+    this.send({ type: 'create', requestId, cols: 100, rows: 30 });
+    const reply = await this.messages.json((m) => m.requestId === requestId, from);
+    if (reply.type !== 'created') throw new Error(`create failed: ${JSON.stringify(reply)}`);
+    return reply.info;
+  }
+}
+
+describe('panel protocol over a real WebSocket with real bash', () => {
+  it('creates a user shell, attaches, echoes input, resizes and closes', async () => {
+    const panel = await Panel.open();
+    const snapshot = await panel.messages.json((m) => m.type === 'snapshot');
+    expect(snapshot.instance).toBe(core.instance);
+
+    const info = await panel.create('r1');
+    expect(info).toMatchObject({ source: 'user', cols: 100, rows: 30, status: 'running' });
+    await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.id === info.id);
+
+    panel.send({ type: 'attach', id: info.id, cursor: null });
+    // Attaching without a cursor restores the screen first.
+    await panel.messages.json((m) => m.type === 'resync' && m.id === info.id);
+    panel.send({ type: 'input', id: info.id, data: 'echo hi-$((40+2))\r' });
+    await panel.until(info.id, (text) => text.includes('hi-42'));
+
+    panel.send({ type: 'resize', id: info.id, cols: 120, rows: 40 });
+    await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.updated' && m.event.info.cols === 120 && m.event.info.rows === 40);
+    panel.send({ type: 'input', id: info.id, data: 'stty size\r' });
+    await panel.until(info.id, (text) => text.includes('40 120'));
+
+    panel.send({ type: 'close', id: info.id });
+    await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.exited' && m.event.id === info.id);
+    await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.removed' && m.event.id === info.id);
+    expect(service.get(info.id)).toBeUndefined();
+    panel.ws.close();
+  });
+
+  it('resumes from a cursor without a resync and without repeating bytes', async () => {
+    const first = await Panel.open();
+    const info = await first.create('r2');
+    first.send({ type: 'attach', id: info.id, cursor: null });
+    first.send({ type: 'input', id: info.id, data: 'echo one-$((1))\r' });
+    await first.until(info.id, (t) => t.includes('one-1'));
+    const cursor = first.entry(info.id).next;
+    first.ws.close();
+
+    const second = await Panel.open();
+    second.entry(info.id).next = cursor;
+    second.send({ type: 'attach', id: info.id, cursor });
+    second.send({ type: 'input', id: info.id, data: 'echo two-$((2))\r' });
+    await second.until(info.id, (t) => t.includes('two-2'));
+    expect(second.entry(info.id).resyncs).toBe(0);
+    expect(second.entry(info.id).text).not.toContain('one-1');
+    await service.remove(info.id);
+    second.ws.close();
+  });
+
+  it('answers every invalid frame with an error and keeps serving', async () => {
+    const panel = await Panel.open();
+    await panel.messages.json((m) => m.type === 'snapshot');
+    const cases: Array<[unknown, string | RegExp]> = [
+      ['not json', /not valid JSON/],
+      [{ type: 'launch', command: 'rm -rf /' }, /invalid panel message/],
+      [{ type: 'input', id: 'x' }, /at data/],
+      [{ type: 'resize', id: 'x', cols: 0, rows: 10 }, /at cols/],
+      [{ type: 'create', requestId: 'r'.repeat(65) }, /at requestId/],
+      [[1, 2, 3], /invalid panel message/],
+      [{ type: 'input', id: 'no-such', data: 'x' }, /no such session|no_such_session|no-such/],
+      [{ type: 'attach', id: 'no-such', cursor: 0 }, /no such session|no-such/],
+    ];
+    for (const [frame, expected] of cases) {
+      const from = panel.messages.all.length;
+      panel.send(frame);
+      const reply = await panel.messages.json((m) => m.type === 'error', from);
+      expect(reply.message).toMatch(expected);
+    }
+    const from = panel.messages.all.length;
+    panel.ws.send(Buffer.from([0xff, 0xfe, 0x00]), { binary: true });
+    expect((await panel.messages.json((m) => m.type === 'error', from)).code).toBe('invalid_message');
+    const notFound = await panel.messages.json((m) => m.type === 'error' && /no-such/.test(m.message));
+    expect(notFound.code).toBe('no_such_session');
+    // Still serving: a create after all that works.
+    const info = await panel.create('after-errors');
+    await service.remove(info.id);
+    panel.ws.close();
+  });
+
+  it('never stalls the PTY for a slow viewer: resyncs it with the skipped count, and Ctrl-C into `yes` brings the prompt back', async () => {
+    const panel = await Panel.open();
+    const info = await panel.create('flood');
+    panel.send({ type: 'attach', id: info.id, cursor: null });
+    await panel.messages.json((m) => m.type === 'resync' && m.id === info.id);
+    panel.send({ type: 'input', id: info.id, data: 'yes\r' });
+    await panel.until(info.id, (t) => t.includes('y\r\ny\r\ny'));
+
+    // Stop reading: the server's socket backs up, yet the shell keeps producing.
+    panel.ws.pause();
+    const start = service.read(info.id, { maxBytes: 1 }).end;
+    await new Promise<void>((resolve) => {
+      const off = service.on('pty.data', (e) => {
+        if (e.id === info.id && e.cursor - start > 8 * 1024 * 1024) {
+          off();
+          resolve();
+        }
+      });
+    });
+    panel.ws.resume();
+    await panel.until(info.id, () => panel.entry(info.id).skipped > 0);
+
+    panel.send({ type: 'input', id: info.id, data: '\x03' });
+    panel.send({ type: 'input', id: info.id, data: 'echo back-$((3*3))\r' });
+    await panel.until(info.id, (t) => t.includes('back-9'));
+    await service.remove(info.id);
+    panel.ws.close();
+  });
+});
