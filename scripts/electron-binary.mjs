@@ -42,7 +42,7 @@ export function findElectronBinary(options = {}) {
       : { found: false, reason: `ELECTRON_OVERRIDE_DIST_PATH has no Electron executable at ${path}` };
   }
   if (!executable) {
-    return { found: false, reason: 'its download never completed (offline?)' };
+    return { found: false, reason: 'its download never completed, offline?' };
   }
   const path = join(packageDir, 'dist', executable);
   return existsSync(path) ? { found: true, path } : { found: false, reason: `its executable is missing from ${path}` };

@@ -22,7 +22,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('findElectronBinary', () => {
   it('reports a package whose download never ran (no path.txt) as missing, without downloading', () => {
-    expect(findElectronBinary({ packageDir, env: {} })).toEqual({ found: false, reason: 'its download never completed (offline?)' });
+    expect(findElectronBinary({ packageDir, env: {} })).toEqual({ found: false, reason: 'its download never completed, offline?' });
   });
 
   it('reports a path.txt whose executable is gone as missing', () => {

@@ -9,18 +9,12 @@ import { findElectronBinary } from './electron-binary.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-// What both modes run; any of it missing means this checkout was never built.
-const builtOutputs = [
-  'packages/contract/dist/index.js',
-  'packages/core/dist/index.js',
-  'packages/core/bin/ptydeck.js',
-  'packages/app/dist/index.html',
-  'electron/dist/main/main.js',
-  'electron/dist/preload/preload.cjs',
-];
+// What each mode runs; any of it missing means this checkout was never (fully) built.
+const webOutputs = ['packages/contract/dist/index.js', 'packages/core/dist/cli/main.js', 'packages/app/dist/index.html'];
+const electronOutputs = [...webOutputs, 'packages/core/dist/index.js', 'electron/dist/main/main.js', 'electron/dist/preload/preload.cjs'];
 
-function buildIfNeeded() {
-  const missing = builtOutputs.filter((file) => !existsSync(join(root, file)));
+function buildIfNeeded(outputs) {
+  const missing = outputs.filter((file) => !existsSync(join(root, file)));
   if (missing.length === 0) return;
   process.stderr.write(`ptydeck: building first (${missing[0]} is missing)\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -31,8 +25,7 @@ function buildIfNeeded() {
   }
 }
 
-function launch() {
-  const electron = findElectronBinary();
+function launch(electron) {
   if (electron.found) {
     // Electron reads electron/package.json, whose "main" is the compiled ESM main process.
     return spawn(electron.path, [join(root, 'electron')], { cwd: root, stdio: 'inherit' });
@@ -46,8 +39,10 @@ function launch() {
   });
 }
 
-buildIfNeeded();
-const child = launch();
+// Decided before building: finding the binary is a few stat calls, and web mode needs less built.
+const electron = findElectronBinary();
+buildIfNeeded(electron.found ? electronOutputs : webOutputs);
+const child = launch(electron);
 
 // The child owns the sessions and reaps their processes when it quits, so a signal to
 // `npm start` goes to it rather than ending this wrapper and orphaning it.
