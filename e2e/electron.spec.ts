@@ -72,7 +72,9 @@ test('an agent session opens the panel in the Electron window, and quitting reap
     expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
     const { pid } = created.structuredContent as { id: string; pid: number };
 
-    const tab = window.getByRole('tab', { name: /electron-e2e-agent/ });
+    // The panel opens on its own, and the tab's accessible name says whose shell it is.
+    await expect(window.getByRole('region', { name: 'Terminal panel' })).toBeVisible();
+    const tab = window.getByRole('tab', { name: /^electron-e2e-agent agent: / });
     await expect(tab).toBeVisible();
     await expect(tab).toHaveAttribute('aria-selected', 'true');
     await window.screenshot({ path: test.info().outputPath('electron-agent-tab.png') });
