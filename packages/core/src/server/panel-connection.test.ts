@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
@@ -10,7 +13,10 @@ let service: PtyService;
 let core: ServerCore;
 
 beforeAll(async () => {
-  service = createPtyService();
+  // A HOME of its own keeps the login shell off the developer's rc files (pyenv,
+  // nvm and friends can take seconds or hang on a stale lock): the shell is what's under test here.
+  const home = mkdtempSync(join(tmpdir(), 'ptydeck-home-'));
+  service = createPtyService({ env: { ...process.env, HOME: home } });
   core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });
 

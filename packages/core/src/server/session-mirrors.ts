@@ -1,10 +1,6 @@
-import headless from '@xterm/headless';
-import serializeAddon from '@xterm/addon-serialize';
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
+import { ScreenMirror } from '../agent/screen-mirror.js';
 import type { PtyService } from '../pty/types.js';
-
-const { Terminal } = headless;
-const { SerializeAddon } = serializeAddon;
 
 /** Scrollback kept in each mirror; a resync restores this much history. */
 const MIRROR_SCROLLBACK = 1000;
@@ -26,8 +22,7 @@ export interface ScreenSnapshot {
  * than one slice beyond the log itself.
  */
 class SessionMirror {
-  private readonly terminal: InstanceType<typeof Terminal>;
-  private readonly serializer = new SerializeAddon();
+  private readonly mirror: ScreenMirror;
   /** Cursor one past the last byte parsed. */
   private parsed = 0;
   private busy = false;
@@ -40,8 +35,7 @@ class SessionMirror {
     cols: number,
     rows: number,
   ) {
-    this.terminal = new Terminal({ cols, rows, scrollback: MIRROR_SCROLLBACK, allowProposedApi: true });
-    this.terminal.loadAddon(this.serializer);
+    this.mirror = new ScreenMirror({ cols, rows, scrollback: MIRROR_SCROLLBACK });
   }
 
   /** Feeds whatever the log holds past the parsed cursor, one slice at a time. */
@@ -59,10 +53,11 @@ class SessionMirror {
       return;
     }
     this.busy = true;
-    this.terminal.write(slice.data, () => {
-      // xterm calls this right after parsing this slice and before the next one,
-      // so a snapshot taken here reflects exactly [.., slice.next).
-      this.parsed = slice.next;
+    const next = slice.next;
+    void this.mirror.write(slice.data).then(() => {
+      // Only this pump writes, one slice at a time, so nothing was parsed after
+      // this slice: a snapshot taken now reflects exactly [.., next).
+      this.parsed = next;
       this.busy = false;
       this.flushWaiters();
       this.pump();
@@ -70,7 +65,7 @@ class SessionMirror {
   }
 
   resize(cols: number, rows: number): void {
-    if (cols !== this.terminal.cols || rows !== this.terminal.rows) this.terminal.resize(cols, rows);
+    if (cols !== this.mirror.cols || rows !== this.mirror.rows) this.mirror.resize(cols, rows);
   }
 
   /** The screen as of a slice boundary: now if idle, else when the slice in the parser finishes. */
@@ -84,12 +79,12 @@ class SessionMirror {
   dispose(): void {
     this.disposed = true;
     this.flushWaiters();
-    this.terminal.dispose();
+    this.mirror.dispose();
   }
 
   private take(): ScreenSnapshot {
     if (this.disposed) return { screen: '', cursor: this.parsed };
-    return { screen: this.serializer.serialize({ scrollback: MIRROR_SCROLLBACK }), cursor: this.parsed };
+    return { screen: this.mirror.serialize({ scrollback: MIRROR_SCROLLBACK }), cursor: this.parsed };
   }
 
   private flushWaiters(): void {
