@@ -1,0 +1,201 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startLocalServer, type LocalServer } from '../server/local-server.js';
+
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = join(packageRoot, 'bin', 'ptydeck.js');
+const repoRoot = resolve(packageRoot, '..', '..');
+
+beforeAll(() => {
+  // The launcher runs the built CLI: build it as the real package would be.
+  const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  if (!existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+}, 120_000);
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function stateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'ptydeck-cli-'));
+}
+
+describe('ptydeck CLI conventions', () => {
+  it('--help at every level, --version, exit 0', () => {
+    for (const args of [['--help'], ['serve', '--help'], ['mcp', '--help'], ['help', 'serve']]) {
+      const result = run(args);
+      expect(result.status, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: ptydeck/);
+    }
+    const version = run(['--version']);
+    expect(version.status).toBe(0);
+    expect(version.stdout).toMatch(/^ptydeck \d+\.\d+\.\d+\n$/);
+  });
+
+  it('bad arguments exit 2 with expected vs received, the usage line and a pointer to --help on stderr', () => {
+    const result = run(['serve', '--port', 'eighty']);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("--port expects an integer from 0 to 65535, received 'eighty'");
+    expect(result.stderr).toContain('Usage: ptydeck serve [--port N] [--host H]');
+    expect(result.stderr).toContain("Run 'ptydeck serve --help'");
+    expect(run(['frobnicate']).status).toBe(2);
+    expect(run(['mcp', '--nope']).status).toBe(2);
+  });
+});
+
+/** Starts `ptydeck serve` and resolves once it printed its panel URL. */
+async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl: string; stdout: () => string }> {
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PTYDECK_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const panelUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /Open the panel[^:]*: (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+  return { child, panelUrl, stdout: () => out };
+}
+
+describe('ptydeck serve', () => {
+  it('prints a one-time panel URL, writes discovery 0600, and on SIGTERM ends its sessions, removes discovery and exits 143', async () => {
+    const dir = stateDir();
+    const { child, panelUrl, stdout } = await startServe(dir);
+    const file = join(dir, 'server.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    expect(record.pid).toBe(child.pid);
+    expect(panelUrl.startsWith(`${record.url}/?ticket=`)).toBe(true);
+    expect(stdout()).not.toContain(record.token);
+
+    // An agent session that must not outlive the server.
+    const client = new Client({ name: 'cli-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', record.url), {
+      requestInit: { headers: { Authorization: `Bearer ${record.token}` } },
+    });
+    await client.connect(transport);
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as {
+      structuredContent: { pid: number };
+    };
+    const pid = made.structuredContent.pid;
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await client.close();
+
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(143);
+    expect(existsSync(file)).toBe(false);
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it('exits 130 on SIGINT', async () => {
+    const { child } = await startServe(stateDir());
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(130);
+  });
+});
+
+/** `ptydeck mcp` driven by hand: one initialize request, stdout collected. */
+function rawMcp(dir: string) {
+  const child = spawn(process.execPath, [bin, 'mcp'], { env: { ...process.env, PTYDECK_STATE_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  const out = { text: '' };
+  child.stdout!.on('data', (d: Buffer) => (out.text += d.toString()));
+  child.stdin!.write(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n',
+  );
+  return { child, out };
+}
+
+function firstLine(child: ChildProcess, out: { text: string }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = () => out.text.includes('\n') && resolve();
+    check();
+    child.stdout!.on('data', check);
+  });
+}
+
+describe('ptydeck mcp', () => {
+  let server: LocalServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  function stdioClient(dir: string) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'mcp'],
+      env: { ...(process.env as Record<string, string>), PTYDECK_STATE_DIR: dir },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    return { transport, client: new Client({ name: 'stdio-agent', version: '2.0.0' }), stderr: () => stderr };
+  }
+
+  it('joins a running ptydeck through the discovery file: its sessions appear there', async () => {
+    const dir = stateDir();
+    server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const { transport, client, stderr } = stdioClient(dir);
+    await client.connect(transport);
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } })) as {
+      structuredContent: { id: string };
+    };
+    expect(server.service.get(made.structuredContent.id)).toMatchObject({ source: 'agent', ownerName: 'stdio-agent' });
+    expect(server.agents.list()).toEqual([expect.objectContaining({ name: 'stdio-agent', version: '2.0.0', transport: 'stdio' })]);
+    expect(stderr()).toContain('connected to the running ptydeck');
+    await client.close();
+    // The session stays in the running ptydeck; the agent leaves the panel.
+    expect(server.service.get(made.structuredContent.id)?.status).toBe('running');
+  });
+
+  it('runs an embedded core when no ptydeck runs, says so on stderr, and exits 0 on stdin EOF', async () => {
+    const dir = stateDir();
+    const { transport, client, stderr } = stdioClient(dir);
+    await client.connect(transport);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['terminal_create', 'terminal_run', 'terminal_close']));
+    expect(stderr()).toContain('running an embedded core');
+    await client.close();
+  });
+
+  it('exits 0 on stdin EOF', async () => {
+    const { child, out } = rawMcp(stateDir());
+    await firstLine(child, out);
+    child.stdin!.end();
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('exits 143 on SIGTERM and writes nothing but protocol frames to stdout', async () => {
+    const { child, out } = rawMcp(stateDir());
+    await firstLine(child, out);
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(143);
+    for (const line of out.text.split('\n').filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+  });
+});

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { parseCommand } from './args.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, MCP_HELP, ROOT_HELP, SERVE_HELP, UsageError } from './usage.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
+export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(formatUsageError(error));
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  try {
+    switch (command.kind) {
+      case 'help':
+        io.stdout.write(command.topic === 'serve' ? SERVE_HELP : command.topic === 'mcp' ? MCP_HELP : ROOT_HELP);
+        return EXIT_OK;
+      case 'version':
+        io.stdout.write(`ptydeck ${packageVersion()}\n`);
+        return EXIT_OK;
+      case 'serve':
+        // Loaded on demand so --help and --version stay instant.
+        return await (await import('./serve.js')).runServe(command, io);
+      case 'mcp':
+        // stdout belongs to the protocol: nothing else may be written there.
+        return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));
+    }
+  } catch (error) {
+    io.stderr.write(`ptydeck: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+export function packageVersion(): string {
+  // src/cli and dist/cli both sit two levels below the package root.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { MCP_PATH } from '@ptydeck/contract';
+import { createAgentMcpServer } from '../agent/mcp-server.js';
+import { createTerminalTool } from '../agent/terminal-tool.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { readDiscovery, type DiscoveryRecord } from '../server/discovery.js';
+import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
+import { startStdioBridge } from './stdio-bridge.js';
+
+/** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
+const SHUTDOWN_MS = 4000;
+const PROBE_MS = 1500;
+
+/** `ptydeck mcp`: bridge to a running ptydeck, else an embedded core. Logs go to stderr only. */
+export async function runMcp(command: { embedded: boolean }, log: (line: string) => void): Promise<number> {
+  const signals = nextSignal();
+  try {
+    const target = command.embedded ? undefined : await findRunningPtydeck(log);
+    return target ? await bridge(target, log, signals.stopped) : await embedded(log, signals.stopped);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function findRunningPtydeck(log: (line: string) => void): Promise<DiscoveryRecord | undefined> {
+  const found = readDiscovery();
+  if (found.status === 'missing') return undefined;
+  if (found.status === 'invalid') {
+    log(`ptydeck mcp: ignoring ${found.path}: ${found.reason}`);
+    return undefined;
+  }
+  if (found.status === 'stale') {
+    log(`ptydeck mcp: ${found.path} is stale (pid ${found.record.pid} is gone)`);
+    return undefined;
+  }
+  // The pid may have been reused: ask the server itself, with the token, before trusting it.
+  try {
+    const response = await fetch(new URL(MCP_PATH, found.record.url), {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${found.record.token}` },
+      signal: AbortSignal.timeout(PROBE_MS),
+    });
+    await response.body?.cancel();
+    // Authorized but without a session: 400 is ptydeck saying "initialize first".
+    if (response.status === 400) return found.record;
+    log(`ptydeck mcp: ${found.record.url} answered ${response.status}; not using it`);
+  } catch (error) {
+    log(`ptydeck mcp: ${found.record.url} is not answering (${(error as Error).message})`);
+  }
+  return undefined;
+}
+
+async function bridge(target: DiscoveryRecord, log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
+  log(`ptydeck mcp: connected to the running ptydeck at ${target.url}; sessions appear in its panel`);
+  const link = await startStdioBridge({ url: target.url, token: target.token, log });
+  const reason = await Promise.race([stopped, link.done.then(() => 'eof' as const)]);
+  // Sessions stay in the running ptydeck; only this MCP session ends.
+  await bounded(link.close(), SHUTDOWN_MS);
+  return exitCodeFor(reason);
+}
+
+async function embedded(log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
+  log('ptydeck mcp: no running ptydeck found; running an embedded core (its sessions end when this process exits)');
+  const service = createPtyService();
+  const tool = createTerminalTool(service);
+  const server = createAgentMcpServer({ tool, connection: { id: `agent-${randomUUID()}`, transport: 'stdio' } });
+  const transport = new StdioServerTransport();
+  let eof!: () => void;
+  const ended = new Promise<StopReason>((resolve) => (eof = () => resolve('eof')));
+  process.stdin.once('end', eof);
+  process.stdin.once('close', eof);
+  await server.connect(transport);
+  // connect() installed the server's own close handler; keep it and also stop on close.
+  const serverOnClose = transport.onclose;
+  transport.onclose = () => {
+    serverOnClose?.();
+    eof();
+  };
+  const reason = await Promise.race([stopped, ended]);
+  await bounded(
+    (async () => {
+      await server.close().catch(() => {});
+      tool.dispose();
+      await service.dispose();
+    })(),
+    SHUTDOWN_MS,
+  );
+  return exitCodeFor(reason);
+}

@@ -1,0 +1,43 @@
+import { MCP_PATH } from '@ptydeck/contract';
+import { startLocalServer } from '../server/local-server.js';
+import { discoveryPath, resolveStateDir } from '../server/discovery.js';
+import type { CliIo } from './main.js';
+import { bounded, exitCodeFor, nextSignal } from './signals.js';
+
+/** Bound on ending every session at shutdown: the kill grace (3 s) plus reaping. */
+const SHUTDOWN_MS = 8000;
+
+/** `ptydeck serve`: the local server until SIGINT or SIGTERM. */
+export async function runServe(command: { port: number; host: string }, io: CliIo): Promise<number> {
+  const signals = nextSignal();
+  try {
+    const server = await startLocalServer({ port: command.port, host: command.host }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new Error(`port ${command.port} on ${command.host} is already in use; pick another with --port or use --port 0`);
+      if (error.code === 'EADDRNOTAVAIL') throw new Error(`cannot bind ${command.host}: no such local address`);
+      throw error;
+    });
+    if (!isLoopback(command.host)) {
+      io.stderr.write(`ptydeck: warning: listening on ${command.host}, reachable beyond this machine's loopback\n`);
+    }
+    io.stdout.write(
+      [
+        `ptydeck is running at ${server.url}`,
+        `Open the panel (one-time link): ${server.panelUrl()}`,
+        `Agents: MCP over HTTP at ${server.url}${MCP_PATH} with the bearer token in ${discoveryPath(resolveStateDir())},`,
+        `        or over stdio with \`ptydeck mcp\`.`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+    const reason = await signals.stopped;
+    io.stderr.write(`ptydeck: ${reason}: ending sessions and stopping\n`);
+    await bounded(server.close(), SHUTDOWN_MS);
+    return exitCodeFor(reason);
+  } finally {
+    signals.dispose();
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

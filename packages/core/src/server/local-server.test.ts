@@ -1,0 +1,107 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+import { openSocket } from './testing/http.js';
+
+let server: LocalServer;
+let stateDir: string;
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-local-'));
+  server = await startLocalServer({ stateDir, appDir: '/nonexistent' });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+function mcpClient(name: string, token = server.token, headers: Record<string, string> = {}) {
+  const client = new Client({ name, version: '9.9.9' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+  });
+  return { client, transport };
+}
+
+function structured(result: unknown): Record<string, unknown> {
+  return (result as { structuredContent: Record<string, unknown> }).structuredContent;
+}
+
+describe('startLocalServer', () => {
+  it('serves MCP over Streamable HTTP to the official SDK client, and the panel sees the agent come and go', async () => {
+    const panel = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.token}`] });
+    if (!('ws' in panel)) throw new Error(`refused ${panel.refused}`);
+
+    const { client, transport } = mcpClient('test-agent');
+    await client.connect(transport);
+    onTestFinished(async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+      panel.ws.close();
+    });
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('terminal_run');
+
+    const joined = await panel.messages.json((m) => m.type === 'agents' && m.agents.length === 1);
+    expect(joined.agents[0]).toMatchObject({ name: 'test-agent', version: '9.9.9', transport: 'http' });
+    expect(server.agents.list()).toHaveLength(1);
+
+    // The transport is under test here, not the tool: create and list are enough to prove calls reach it.
+    const made = structured(await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }));
+    expect(typeof made.id).toBe('string');
+    const listed = structured(await client.callTool({ name: 'terminal_list', arguments: {} }));
+    expect(JSON.stringify(listed)).toContain(String(made.id));
+    const created = await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.created');
+    expect(created.event.info).toMatchObject({ id: made.id, source: 'agent', ownerName: 'test-agent', owner: joined.agents[0].id });
+
+    await transport.terminateSession();
+    await client.close();
+    await panel.messages.json((m) => m.type === 'agents' && m.agents.length === 0);
+    panel.ws.close();
+  });
+
+  it('refuses MCP without the token, with a wrong one, a foreign Origin or a rebinding Host, and spawns nothing', async () => {
+    const before = server.service.list().length;
+    const agentsBefore = server.agents.list().length;
+    for (const [token, headers] of [
+      ['', {}],
+      ['wrong-token', {}],
+      [server.token, { Origin: 'http://evil.example' }],
+      [server.token, { Origin: 'null' }],
+    ] as const) {
+      const { client, transport } = mcpClient('intruder', token, headers);
+      await expect(client.connect(transport)).rejects.toThrow();
+    }
+    expect(server.service.list().length).toBe(before);
+    expect(server.agents.list()).toHaveLength(agentsBefore);
+  });
+
+  it('tells a client whose session is gone that ptydeck restarted', async () => {
+    const response = await fetch(new URL('/mcp', server.url), {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${server.token}`,
+        'Mcp-Session-Id': 'from-a-previous-launch',
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.message).toMatch(/ptydeck restarted/);
+  });
+
+  it('close() ends the sessions of the service it created and removes the discovery file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-close-'));
+    const own = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const info = own.service.create({ source: 'user', command: 'sleep', args: ['100'] });
+    expect(existsSync(join(dir, 'server.json'))).toBe(true);
+    await own.close();
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
+    expect(() => process.kill(info.pid, 0)).toThrow();
+  });
+});

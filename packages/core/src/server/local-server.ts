@@ -1,0 +1,87 @@
+import type { PtyService } from '../pty/types.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
+import { createAgentMcpServer } from '../agent/mcp-server.js';
+import type { AgentRegistry } from './agent-registry.js';
+import { startServerCore } from './server-core.js';
+
+export interface LocalServerOptions {
+  /** The PTY service to serve; without one the server creates its own and disposes it on close. */
+  service?: PtyService;
+  /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
+  host?: string;
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Where server.json goes; default $PTYDECK_STATE_DIR, $XDG_STATE_HOME/ptydeck, ~/.local/state/ptydeck. */
+  stateDir?: string;
+  /** Write the discovery file. Default true. */
+  writeDiscovery?: boolean;
+  /** The built renderer; default packages/app/dist. */
+  appDir?: string;
+  /** Lifetime of a panelUrl() ticket. Default 5 minutes. */
+  ticketTtlMs?: number;
+}
+
+export interface LocalServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  port: number;
+  /** Per-launch bearer token for /mcp and the panel subprotocol. Never log it. */
+  token: string;
+  /** Changes on every launch; the panel snapshot carries it too. */
+  instance: string;
+  service: PtyService;
+  tool: TerminalTool;
+  /** MCP clients connected right now. */
+  agents: AgentRegistry;
+  /** The panel URL with a fresh one-time ticket, for a browser. */
+  panelUrl(): string;
+  /** Stops serving, removes the discovery file and disposes the sessions if it created the service. */
+  close(): Promise<void>;
+}
+
+/**
+ * The local server `ptydeck serve` and the desktop app run: the panel (static
+ * renderer and WebSocket) and MCP over Streamable HTTP at /mcp, each MCP
+ * connection served by its own McpServer over one shared terminal tool.
+ */
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const ownsService = options.service === undefined;
+  const service = options.service ?? createPtyService();
+  const tool = createTerminalTool(service);
+  let core;
+  try {
+    core = await startServerCore({
+      service,
+      createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+      host: options.host,
+      port: options.port,
+      stateDir: options.stateDir,
+      writeDiscovery: options.writeDiscovery,
+      appDir: options.appDir,
+      ticketTtlMs: options.ticketTtlMs,
+    });
+  } catch (error) {
+    tool.dispose();
+    if (ownsService) await service.dispose();
+    throw error;
+  }
+  const started = core;
+  let closing: Promise<void> | undefined;
+  return {
+    url: started.url,
+    port: started.port,
+    token: started.token,
+    instance: started.instance,
+    service,
+    tool,
+    agents: started.agents,
+    panelUrl: () => started.panelUrl(),
+    close: () =>
+      (closing ??= (async () => {
+        await started.close();
+        tool.dispose();
+        if (ownsService) await service.dispose();
+      })()),
+  };
+}
