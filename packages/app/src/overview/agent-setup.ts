@@ -28,13 +28,13 @@ export const AGENT_SETUPS: readonly AgentSetup[] = [
     name: 'Cursor',
     where: '.cursor/mcp.json',
     language: 'json',
-    snippet: JSON.stringify({ mcpServers: { ptydeck: { command: 'npx', args: ['ptydeck', 'mcp'] } } }, null, 2),
+    snippet: ['{', '  "mcpServers": {', '    "ptydeck": { "command": "npx", "args": ["ptydeck", "mcp"] }', '  }', '}'].join('\n'),
   },
   {
     id: 'opencode',
     name: 'opencode',
     where: 'opencode.json',
     language: 'json',
-    snippet: JSON.stringify({ mcp: { ptydeck: { type: 'local', command: ['npx', 'ptydeck', 'mcp'] } } }, null, 2),
+    snippet: ['{', '  "mcp": {', '    "ptydeck": { "type": "local", "command": ["npx", "ptydeck", "mcp"] }', '  }', '}'].join('\n'),
   },
 ];

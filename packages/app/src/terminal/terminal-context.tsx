@@ -44,8 +44,9 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       const next = deckReducer(deck, action);
       if (next === deck) return;
       deck = next;
-      setStore('deck', reconcile(next, { key: 'id' }));
+      // Views first: rendering the store mounts hosts that look their view up.
       syncViews(next);
+      setStore('deck', reconcile(next, { key: 'id' }));
       syncLingerTimers(next);
     }
 
