@@ -174,6 +174,17 @@ describe('ptydeck mcp', () => {
     expect(server.service.get(made.structuredContent.id)?.status).toBe('running');
   });
 
+  it('answers with a clear error, not a hang, when the ptydeck it joined goes away', async () => {
+    const dir = stateDir();
+    server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const { transport, client } = stdioClient(dir);
+    await client.connect(transport);
+    await server.close();
+    server = undefined;
+    await expect(client.callTool({ name: 'terminal_list', arguments: {} })).rejects.toThrow(/this session is gone/);
+    await client.close();
+  });
+
   it('runs an embedded core when no ptydeck runs, says so on stderr, and exits 0 on stdin EOF', async () => {
     const dir = stateDir();
     const { transport, client, stderr } = stdioClient(dir);

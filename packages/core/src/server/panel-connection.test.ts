@@ -150,7 +150,14 @@ describe('panel protocol over a real WebSocket with real bash', () => {
       const reply = await panel.messages.json((m) => m.type === 'error', from);
       expect(reply.message).toMatch(expected);
     }
-    const from = panel.messages.all.length;
+    let from = panel.messages.all.length;
+    // Invalid UTF-8 in a text frame: an error reply, and the socket stays open.
+    panel.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    expect((await panel.messages.json((m) => m.type === 'error', from)).code).toBe('invalid_message');
+    from = panel.messages.all.length;
+    panel.ws.send('['.repeat(100_000) + ']'.repeat(100_000));
+    expect((await panel.messages.json((m) => m.type === 'error', from)).code).toBe('invalid_message');
+    from = panel.messages.all.length;
     panel.ws.send(Buffer.from([0xff, 0xfe, 0x00]), { binary: true });
     expect((await panel.messages.json((m) => m.type === 'error', from)).code).toBe('invalid_message');
     const notFound = await panel.messages.json((m) => m.type === 'error' && /no-such/.test(m.message));

@@ -75,6 +75,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     noServer: true,
     maxPayload: MAX_PANEL_FRAME_BYTES,
     perMessageDeflate: false,
+    // Invalid UTF-8 then fails JSON parsing and gets an error reply, instead of ws closing the panel.
+    skipUTF8Validation: true,
     // Answer with a neutral protocol when offered so the token is not echoed back.
     handleProtocols: (protocols) => {
       if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
