@@ -75,6 +75,8 @@ describe('runDesktop', () => {
       await vi.waitFor(() => expect(t.app.quitted, trigger).toBe(true));
       expect(t.server.close, trigger).toHaveBeenCalledTimes(1);
       expect(t.server.closed, trigger).toBe(true);
+      // Once quit, the app stops turning signals into quits.
+      expect(t.processLike.listenerCount('SIGINT') + t.processLike.listenerCount('SIGTERM'), trigger).toBe(0);
     }
   });
 

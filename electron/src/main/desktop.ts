@@ -23,7 +23,7 @@ export interface DesktopServer {
 export interface DesktopDeps {
   app: Pick<
     App,
-    'on' | 'off' | 'quit' | 'exit' | 'whenReady' | 'enableSandbox' | 'setName' | 'requestSingleInstanceLock'
+    'on' | 'once' | 'off' | 'quit' | 'exit' | 'whenReady' | 'enableSandbox' | 'setName' | 'requestSingleInstanceLock'
   >;
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Shell, 'openExternal'>;
@@ -55,8 +55,14 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   }
 
   const server = await deps.startServer();
-  closeBeforeQuit(app, server);
-  quitOnSignals(app, deps.processLike);
+  const stopHoldingQuit = closeBeforeQuit(app, server);
+  const stopQuittingOnSignals = quitOnSignals(app, deps.processLike);
+  // Once the app really quits, signals get their default meaning again: a second Ctrl-C
+  // during Electron's own teardown should end the process, not call quit() once more.
+  app.once('quit', () => {
+    stopQuittingOnSignals();
+    stopHoldingQuit();
+  });
 
   const appOrigin = originOf(server.url);
   if (appOrigin === null) {

@@ -27,7 +27,9 @@ export class FakeApp extends EventEmitter {
     this.calls.push('quit');
     const event = fakeEvent();
     this.emit('before-quit', event);
-    if (!event.defaultPrevented) this.quitted = true;
+    if (event.defaultPrevented) return;
+    this.quitted = true;
+    this.emit('quit', fakeEvent(), 0);
   }
   exit(code = 0): void {
     this.calls.push(`exit:${code}`);

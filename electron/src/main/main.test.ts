@@ -1,0 +1,103 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { FakeApp, FakeIpcMain, FakeSession } from './testing/fakes.js';
+
+// main.ts wired to the real core: Electron is faked (its binary is not needed to check
+// the wiring), the local server is real, with its discovery file in a temporary state dir.
+const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-electron-main-'));
+vi.stubEnv('PTYDECK_STATE_DIR', stateDir);
+
+const fakes = vi.hoisted(() => ({ windows: [] as Array<{ options: Record<string, unknown>; url: string | null }> }));
+vi.mock('electron', async () => {
+  const { FakeApp, FakeIpcMain, FakeSession } = await import('./testing/fakes.js');
+  class BrowserWindow {
+    url: string | null = null;
+    constructor(readonly options: Record<string, unknown>) {
+      fakes.windows.push(this);
+    }
+    once() {
+      return this;
+    }
+    loadURL(url: string) {
+      this.url = url;
+      return Promise.resolve();
+    }
+    isDestroyed() {
+      return false;
+    }
+  }
+  return {
+    app: new FakeApp(),
+    ipcMain: new FakeIpcMain(),
+    session: { defaultSession: new FakeSession() },
+    shell: { openExternal: () => Promise.resolve() },
+    BrowserWindow,
+  };
+});
+
+const electron = (await import('electron')) as unknown as {
+  app: FakeApp;
+  ipcMain: FakeIpcMain;
+  session: { defaultSession: FakeSession };
+};
+
+afterAll(() => {
+  vi.unstubAllEnvs();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+/** Whether a process with this pid still exists (a zombie counts until it is reaped). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+describe('main', () => {
+  it('serves the window from the real core, and quitting ends its sessions and removes the discovery file', async () => {
+    await import('./main.js');
+    await vi.waitFor(() => expect(fakes.windows).toHaveLength(1), { timeout: 20_000 });
+    const window = fakes.windows[0]!;
+    expect(window.options).toMatchObject({ webPreferences: { sandbox: true, preload: expect.stringMatching(/preload[\\/]preload\.cjs$/) } });
+    expect(existsSync(join(stateDir, 'server.json'))).toBe(true);
+
+    const connection = (await electron.ipcMain.invoke('ptydeck:connection', { url: window.url! })) as { url: string; token: string };
+    expect(window.url).toMatch(new RegExp(`^${connection.url}/\\?ticket=`));
+    expect(connection.token.length).toBeGreaterThanOrEqual(43);
+
+    // The live server answers /mcp only with the token the bridge handed out.
+    const mcp = (token: string) =>
+      fetch(`${connection.url}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'main-test', version: '1' } } }),
+      });
+    expect((await mcp('wrong')).status).toBe(401);
+    expect((await mcp(connection.token)).status).toBe(200);
+
+    // An agent's shell, created the way an agent does, must not outlive the app.
+    const client = new Client({ name: 'main-test-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', connection.url), {
+        requestInit: { headers: { Authorization: `Bearer ${connection.token}` } },
+      }),
+    );
+    const created = await client.callTool({ name: 'terminal_create', arguments: {} });
+    expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+    const { pid } = created.structuredContent as { pid: number };
+    expect(alive(pid)).toBe(true);
+    await client.close();
+
+    electron.app.quit();
+    await vi.waitFor(() => expect(electron.app.quitted).toBe(true), { timeout: 20_000 });
+    expect(existsSync(join(stateDir, 'server.json'))).toBe(false);
+    await vi.waitFor(() => expect(alive(pid), `shell ${pid} outlived the quit`).toBe(false), { timeout: 20_000 });
+  });
+});

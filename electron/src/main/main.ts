@@ -1,0 +1,30 @@
+/**
+ * Electron main entry: the real Electron modules and the core's server, handed to
+ * runDesktop. Everything with a decision in it lives in the sibling modules and is unit-tested.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, ipcMain, session, shell } from 'electron';
+import { startLocalServer } from '@ptydeck/core';
+import { runDesktop } from './desktop.js';
+import { createMainWindow } from './window.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+// dist/main/main.js -> dist/preload/preload.cjs (compiled by tsconfig.preload.json)
+const preloadPath = join(here, '..', 'preload', 'preload.cjs');
+
+runDesktop({
+  app,
+  ipcMain,
+  shell,
+  session: () => session.defaultSession,
+  createWindow: (url) => createMainWindow({ preloadPath, url }),
+  // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
+  // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
+  startServer: () => startLocalServer(),
+}).catch((error: unknown) => {
+  console.error(`ptydeck: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  // quit(), not exit(): if the server did start, before-quit still closes its sessions.
+  app.quit();
+});
+
