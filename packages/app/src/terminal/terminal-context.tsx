@@ -148,6 +148,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           dispatch({ type: 'create-failed', requestId: error.requestId, message: `Could not open a terminal: ${error.message}` });
           return;
         }
+        // A session that ended between a snapshot and our attach: its pty.removed follows, nothing to tell.
+        if (error.code === 'no_such_session') return;
         dispatch({ type: 'notice', message: `${error.message} (${error.code})` });
       }),
     );

@@ -1,16 +1,6 @@
 import { For, Show } from 'solid-js';
-import type { Tab } from '../terminal/deck-state.js';
+import { exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-
-/** Accessible name of a tab: its title, and for an agent's tab, whose it is. */
-export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'>): string {
-  return tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
-}
-
-export function exitLabel(tab: Pick<Tab, 'exitCode' | 'signal'>): string {
-  if (tab.signal) return tab.signal;
-  return `exit ${tab.exitCode ?? '?'}`;
-}
 
 export function TabBar() {
   const terminal = useTerminal();
