@@ -19,34 +19,55 @@ export function isSignalName(value: unknown): value is NodeJS.Signals {
   return typeof value === 'string' && Object.hasOwn(constants.signals, value);
 }
 
-/** Pids (not zombies) whose session id is `sid`. Linux reads /proc; elsewhere only the group is known. */
-export function sessionMembers(sid: number): number[] {
-  if (process.platform !== 'linux') return groupAlive(sid) ? [sid] : [];
-  const members: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return groupAlive(sid) ? [sid] : [];
-  }
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
+interface ProcessEntry {
+  pid: number;
+  pgrp: number;
+  sid: number;
+}
+
+/**
+ * Concurrent waits (dispose() ending 32 sessions) share one scan of /proc
+ * per poll instead of each reading every process's stat file.
+ */
+const SCAN_TTL_MS = 10;
+let lastScan: { at: number; entries: ProcessEntry[] } | null = null;
+
+function scanProcesses(): ProcessEntry[] {
+  const now = Date.now();
+  if (lastScan && now - lastScan.at < SCAN_TTL_MS) return lastScan.entries;
+  const entries: ProcessEntry[] = [];
+  for (const name of readdirSync('/proc')) {
+    const first = name.charCodeAt(0);
     if (first < 48 || first > 57) continue;
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
     } catch {
       continue; // exited while we looked
     }
     // Fields after "(comm)": state ppid pgrp session ...; comm may contain spaces and parens.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 4);
     if (fields[0] === 'Z' || fields[0] === 'X') continue;
-    if (Number(fields[3]) === sid || Number(fields[2]) === sid) members.push(Number(entry));
+    entries.push({ pid: Number(name), pgrp: Number(fields[2]), sid: Number(fields[3]) });
   }
-  return members;
+  lastScan = { at: now, entries };
+  return entries;
 }
 
-function groupAlive(pgid: number): boolean {
+/** Pids (not zombies) in session or process group `sid`. Linux reads /proc; elsewhere only the group is known. */
+export function sessionMembers(sid: number): number[] {
+  if (process.platform !== 'linux') return groupAlive(sid) ? [sid] : [];
+  let entries: ProcessEntry[];
+  try {
+    entries = scanProcesses();
+  } catch {
+    return groupAlive(sid) ? [sid] : [];
+  }
+  return entries.filter((entry) => entry.sid === sid || entry.pgrp === sid).map((entry) => entry.pid);
+}
+
+/** True while any process is in group `pgid` (zombies included: the kernel still counts them). */
+export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;

@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
+import { fillDescriptorGaps } from './fd-hygiene.js';
 import { signalName } from './process-tree.js';
 
 /**
@@ -42,6 +43,12 @@ export interface PtyProcessOptions {
 export interface PtyExit {
   exitCode: number | null;
   signal: string | null;
+  /**
+   * True when some other process still had the terminal open when the
+   * session's process exited (a background job): only then can processes
+   * outlive the session, so only then is a process-table scan worth it.
+   */
+  terminalHeld: boolean;
 }
 
 export interface PtyProcess {
@@ -67,14 +74,20 @@ export function spawnPtyProcess(
 ): PtyProcess {
   // encoding: null makes node-pty hand us the socket's Buffers untouched:
   // no UTF-8 decoding on the hot path and no string <-> bytes round trip.
-  const pty = nodePty.spawn(options.file, options.args, {
-    name: options.env.TERM ?? 'xterm-256color',
-    cols: options.cols,
-    rows: options.rows,
-    cwd: options.cwd,
-    env: options.env,
-    encoding: null,
-  });
+  const closeFillers = fillDescriptorGaps();
+  let pty: nodePty.IPty;
+  try {
+    pty = nodePty.spawn(options.file, options.args, {
+      name: options.env.TERM ?? 'xterm-256color',
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: options.env,
+      encoding: null,
+    });
+  } finally {
+    closeFillers();
+  }
   const internals = pty as unknown as UnixTerminalInternals;
   const socket = internals._socket;
   const fd = internals._fd;
@@ -83,6 +96,7 @@ export function spawnPtyProcess(
     throw new Error('node-pty internals changed: expected _socket and _fd on UnixTerminal (see pty-process.ts)');
   }
 
+  let terminalHeld = false;
   const destroy = socket.destroy;
   socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
     if (!this.destroyed) {
@@ -90,7 +104,7 @@ export function spawnPtyProcess(
       while (this.read() !== null) {
         // emitted through the 'data' listener below
       }
-      drainMaster(fd, onData);
+      terminalHeld = drainMaster(fd, onData);
     }
     return destroy.call(this, error);
   } as Socket['destroy'];
@@ -98,7 +112,7 @@ export function spawnPtyProcess(
   (pty.onData as unknown as nodePty.IEvent<Buffer>)(onData);
   pty.onExit(({ exitCode, signal }) => {
     const name = signalName(signal);
-    onExit({ exitCode: name ? null : exitCode, signal: name });
+    onExit({ exitCode: name ? null : exitCode, signal: name, terminalHeld });
   });
 
   return {
@@ -108,18 +122,22 @@ export function spawnPtyProcess(
   };
 }
 
-function drainMaster(fd: number, onData: (chunk: Buffer) => void): void {
+/** Reads what is queued on the master. Returns true if the slave is still open somewhere. */
+function drainMaster(fd: number, onData: (chunk: Buffer) => void): boolean {
   const scratch = Buffer.allocUnsafe(DRAIN_BUFFER_BYTES);
   let drained = 0;
   while (drained < MAX_DRAIN_BYTES) {
     let bytes: number;
     try {
       bytes = readSync(fd, scratch, 0, scratch.length, null);
-    } catch {
-      return; // EIO: slave closed and nothing queued; EAGAIN: nothing queued right now.
+    } catch (error) {
+      // EIO: the slave is closed and nothing is queued. EAGAIN: nothing is
+      // queued right now but someone still holds the slave.
+      return (error as NodeJS.ErrnoException).code !== 'EIO';
     }
-    if (bytes <= 0) return;
+    if (bytes <= 0) return false;
     drained += bytes;
     onData(Buffer.from(scratch.subarray(0, bytes)));
   }
+  return true;
 }

@@ -145,7 +145,9 @@ describe('PtyService', () => {
   });
 
   it('falls back to bash when $SHELL cannot be run', async () => {
-    const svc = createPtyService({ env: { ...process.env, SHELL: '/nonexistent/shell' } });
+    // An empty HOME keeps the machine's own ~/.profile (which may block on a lock) out of the test.
+    const home = mkdtempSync(path.join(tmpdir(), 'ptydeck-home-'));
+    const svc = createPtyService({ env: { ...process.env, SHELL: '/nonexistent/shell', HOME: home } });
     try {
       const info = svc.create({ source: 'user' });
       expect(path.basename(info.command)).toBe('bash');

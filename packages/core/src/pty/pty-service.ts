@@ -4,7 +4,7 @@ import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
-import { isSignalName, sessionMembers, signalSession } from './process-tree.js';
+import { groupAlive, isSignalName, sessionMembers, signalSession } from './process-tree.js';
 import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { Session } from './session.js';
 import {
@@ -194,7 +194,7 @@ class PtyServiceImpl implements PtyService {
   }
 
   private onExit(session: Session, exit: PtyExit): void {
-    session.finish(exit.exitCode, exit.signal);
+    session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
     this.liveCount--;
     if (this.sessions.has(session.id)) this.exitedOrder.push(session);
     this.events.emit('pty.exited', {
@@ -236,10 +236,17 @@ class PtyServiceImpl implements PtyService {
    * (plus SIGCONT so stopped jobs see it), then SIGKILL after the grace
    * period for what survives. Resolves once the session has exited and none
    * of its processes is alive.
+   *
+   * An exited session whose terminal was closed by everyone at exit and whose
+   * process group is empty has nothing left to end; skipping the process-table
+   * scan keeps remove() and retention eviction cheap. (A job that detached
+   * from the terminal entirely, like `nohup cmd >/dev/null 2>&1 &` in another
+   * process group, is left alone, as closing a terminal window would.)
    */
   private terminate(session: Session): Promise<void> {
     session.termination ??= (async () => {
       const sid = session.info.pid;
+      if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
       const gone = () => !session.running && sessionMembers(sid).length === 0;
       if (gone()) return;
       signalSession(sid, 'SIGHUP');

@@ -13,6 +13,8 @@ export class Session {
   process: PtyProcess | null = null;
   /** Set while a kill/remove/dispose is ending this session, so they share one escalation. */
   termination: Promise<void> | null = null;
+  /** Whether a background process still held the terminal when the session's process exited. */
+  terminalHeld = false;
   readonly exited: Promise<void>;
   private markExited!: () => void;
 
@@ -30,7 +32,8 @@ export class Session {
     return this.info.status === 'running';
   }
 
-  finish(exitCode: number | null, signal: string | null): void {
+  finish(exitCode: number | null, signal: string | null, terminalHeld: boolean): void {
+    this.terminalHeld = terminalHeld;
     this.info.status = 'exited';
     this.info.exitCode = exitCode;
     this.info.signal = signal;
