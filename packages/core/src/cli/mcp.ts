@@ -14,6 +14,8 @@ const PROBE_MS = 1500;
 
 /** `ptydeck mcp`: bridge to a running ptydeck, else an embedded core. Logs go to stderr only. */
 export async function runMcp(command: { embedded: boolean }, log: (line: string) => void): Promise<number> {
+  // stdout carries protocol frames only: a stray console.log anywhere in the core would corrupt it.
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const signals = nextSignal();
   try {
     const target = command.embedded ? undefined : await findRunningPtydeck(log);

@@ -80,6 +80,24 @@ describe('startLocalServer', () => {
     expect(server.agents.list()).toHaveLength(agentsBefore);
   });
 
+  it('notices an agent that vanished without ending its session once its event stream stays gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-abandon-'));
+    const quick = await startLocalServer({ stateDir: dir, appDir: '/nonexistent', mcpAbandonMs: 100 });
+    onTestFinished(() => quick.close());
+    const left = new Promise<void>((resolve) => quick.agents.onChange((list) => list.length === 0 && resolve()));
+    const client = new Client({ name: 'vanishing', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', quick.url), {
+      requestInit: { headers: { Authorization: `Bearer ${quick.token}` } },
+    });
+    await client.connect(transport);
+    expect(quick.agents.list()).toEqual([expect.objectContaining({ name: 'vanishing' })]);
+    // The client opens its event stream right after initialize; a round trip lets that GET land first.
+    await client.listTools();
+    // close() drops the connections without DELETE: what a killed agent looks like from here.
+    await transport.close();
+    await left;
+  });
+
   it('tells a client whose session is gone that ptydeck restarted', async () => {
     const response = await fetch(new URL('/mcp', server.url), {
       method: 'POST',

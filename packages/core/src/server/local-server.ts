@@ -20,6 +20,8 @@ export interface LocalServerOptions {
   appDir?: string;
   /** Lifetime of a panelUrl() ticket. Default 5 minutes. */
   ticketTtlMs?: number;
+  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
+  mcpAbandonMs?: number;
 }
 
 export interface LocalServer {
@@ -60,6 +62,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       writeDiscovery: options.writeDiscovery,
       appDir: options.appDir,
       ticketTtlMs: options.ticketTtlMs,
+      mcpAbandonMs: options.mcpAbandonMs,
     });
   } catch (error) {
     tool.dispose();

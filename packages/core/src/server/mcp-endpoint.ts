@@ -23,7 +23,20 @@ interface McpSession {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   connectionId: string;
+  /** Open HTTP requests (POSTs in flight and the long-lived GET stream). */
+  open: number;
+  /** Set once the client held a GET stream: only such a client can be seen leaving. */
+  streamed: boolean;
+  idleTimer: NodeJS.Timeout | undefined;
 }
+
+/**
+ * How long a session whose client held an event stream may go without any
+ * open request before it counts as gone. HTTP has no disconnect: an agent
+ * killed without DELETE is noticed when its stream drops and never returns
+ * (SDK clients reconnect their stream within seconds).
+ */
+export const DEFAULT_ABANDON_MS = 30_000;
 
 /**
  * MCP over Streamable HTTP at /mcp, stateful: each initialize opens an MCP
@@ -38,6 +51,7 @@ export class McpHttpEndpoint {
   constructor(
     private readonly createServer: McpServerFactory,
     private readonly agents: AgentRegistry,
+    private readonly abandonMs = DEFAULT_ABANDON_MS,
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -52,6 +66,7 @@ export class McpHttpEndpoint {
           'Session not found: ptydeck restarted or this MCP session was closed, so this session is gone. Reconnect to start a new one.',
         );
       }
+      this.track(session, req, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') {
@@ -64,6 +79,7 @@ export class McpHttpEndpoint {
     }
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     const session = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
+    this.track(session, req, res);
     await session.transport.handleRequest(req, res, body.value);
   }
 
@@ -77,6 +93,20 @@ export class McpHttpEndpoint {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.allSettled(sessions.map((s) => s.server.close()));
+  }
+
+  /** Counts the request as open until its response ends, and arms the abandon timer when none is left. */
+  private track(session: McpSession, req: IncomingMessage, res: ServerResponse): void {
+    session.open += 1;
+    if (req.method === 'GET') session.streamed = true;
+    clearTimeout(session.idleTimer);
+    session.idleTimer = undefined;
+    res.once('close', () => {
+      session.open -= 1;
+      if (session.open > 0 || !session.streamed || this.closed) return;
+      session.idleTimer = setTimeout(() => void session.server.close().catch(() => {}), this.abandonMs);
+      session.idleTimer.unref();
+    });
   }
 
   private open(kind: 'http' | 'stdio'): McpSession {
@@ -99,8 +129,9 @@ export class McpHttpEndpoint {
           connectedAt: Date.now(),
         }),
     });
-    const session: McpSession = { transport, server, connectionId };
+    const session: McpSession = { transport, server, connectionId, open: 0, streamed: false, idleTimer: undefined };
     transport.onclose = () => {
+      clearTimeout(session.idleTimer);
       const sid = transport.sessionId;
       if (sid !== undefined) this.sessions.delete(sid);
       this.agents.remove(connectionId);

@@ -37,6 +37,8 @@ export interface ServerCoreOptions {
   writeDiscovery?: boolean;
   appDir?: string;
   ticketTtlMs?: number;
+  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. */
+  mcpAbandonMs?: number;
 }
 
 export interface ServerCore {
@@ -67,7 +69,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const agents = new AgentRegistry();
   const mirrors = new SessionMirrors(options.service);
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
-  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents) : undefined;
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, options.mcpAbandonMs) : undefined;
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
