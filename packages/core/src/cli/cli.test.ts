@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
+import { writeDiscovery } from '../server/discovery.js';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(packageRoot, 'bin', 'ptydeck.js');
@@ -65,7 +66,7 @@ describe('ptydeck CLI conventions', () => {
 });
 
 /** Starts `ptydeck serve` and resolves once it printed its panel URL. */
-async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl: string; stdout: () => string }> {
+async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl: string; stdout: () => string; stderr: () => string }> {
   const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PTYDECK_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -79,7 +80,7 @@ async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl:
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
-  return { child, panelUrl, stdout: () => out };
+  return { child, panelUrl, stdout: () => out, stderr: () => err };
 }
 
 describe('ptydeck serve', () => {
@@ -112,8 +113,15 @@ describe('ptydeck serve', () => {
     expect(() => process.kill(pid, 0)).toThrow();
   });
 
-  it('exits 130 on SIGINT', async () => {
-    const { child } = await startServe(stateDir());
+  it('replaces a stale discovery file, and exits 130 on SIGINT', async () => {
+    const dir = stateDir();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeDiscovery({ url: 'http://127.0.0.1:9', token: 'old', pid: dead, instance: 'old' }, dir);
+    const { child, stderr } = await startServe(dir);
+    const note = `replaced a stale ${join(dir, 'server.json')} (pid ${dead} is gone)`;
+    // stderr and stdout are separate pipes: the note may arrive after the URL.
+    while (!stderr().includes(note)) await new Promise((resolve) => child.stderr!.once('data', resolve));
+    expect(JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')).pid).toBe(child.pid);
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(130);
   });

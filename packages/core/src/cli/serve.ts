@@ -1,6 +1,6 @@
 import { MCP_PATH } from '@ptydeck/contract';
 import { startLocalServer } from '../server/local-server.js';
-import { discoveryPath, resolveStateDir } from '../server/discovery.js';
+import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';
 import type { CliIo } from './main.js';
 import { bounded, exitCodeFor, nextSignal } from './signals.js';
 
@@ -11,11 +11,19 @@ const SHUTDOWN_MS = 8000;
 export async function runServe(command: { port: number; host: string }, io: CliIo): Promise<number> {
   const signals = nextSignal();
   try {
+    const previous = readDiscovery();
     const server = await startLocalServer({ port: command.port, host: command.host }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new Error(`port ${command.port} on ${command.host} is already in use; pick another with --port or use --port 0`);
       if (error.code === 'EADDRNOTAVAIL') throw new Error(`cannot bind ${command.host}: no such local address`);
       throw error;
     });
+    if (previous.status === 'stale') {
+      io.stderr.write(`ptydeck: replaced a stale ${previous.path} (pid ${previous.record.pid} is gone)\n`);
+    } else if (previous.status === 'live' && previous.record.pid !== process.pid) {
+      io.stderr.write(
+        `ptydeck: another ptydeck (pid ${previous.record.pid}) runs at ${previous.record.url}; \`ptydeck mcp\` now joins this one instead\n`,
+      );
+    }
     if (!isLoopback(command.host)) {
       io.stderr.write(`ptydeck: warning: listening on ${command.host}, reachable beyond this machine's loopback\n`);
     }
