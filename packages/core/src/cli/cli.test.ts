@@ -23,13 +23,18 @@ beforeAll(() => {
   if (!existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
 }, 120_000);
 
+/** The test runner may force colour for itself; the CLI under test sees a plain pipe unless a test says otherwise. */
+const baseEnv: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !['FORCE_COLOR', 'CLICOLOR_FORCE', 'NO_COLOR'].includes(entry[0])),
+);
+
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 function run(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...baseEnv, ...env } });
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
@@ -42,6 +47,11 @@ function stateDir(): string {
 }
 
 describe('ptydeck CLI conventions', () => {
+  it('colours follow the capability module: FORCE_COLOR turns them on for a pipe, NO_COLOR wins otherwise', () => {
+    expect(run(['serve', '--port', 'x'], { FORCE_COLOR: '1' }).stderr).toContain('\x1b[31m');
+    expect(run(['serve', '--port', 'x'], { NO_COLOR: '1', TERM: 'xterm-256color' }).stderr).not.toContain('\x1b[');
+  });
+
   it('--help at every level, --version, exit 0', () => {
     for (const args of [['--help'], ['serve', '--help'], ['mcp', '--help'], ['help', 'serve']]) {
       const result = run(args);
@@ -60,6 +70,7 @@ describe('ptydeck CLI conventions', () => {
     expect(result.stderr).toContain("--port expects an integer from 0 to 65535, received 'eighty'");
     expect(result.stderr).toContain('Usage: ptydeck serve [--port N] [--host H]');
     expect(result.stderr).toContain("Run 'ptydeck serve --help'");
+    expect(result.stderr).not.toContain('\x1b[');
     expect(run(['frobnicate']).status).toBe(2);
     expect(run(['mcp', '--nope']).status).toBe(2);
   });
@@ -67,7 +78,7 @@ describe('ptydeck CLI conventions', () => {
 
 /** Starts `ptydeck serve` and resolves once it printed its panel URL. */
 async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl: string; stdout: () => string; stderr: () => string }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, PTYDECK_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -129,7 +140,7 @@ describe('ptydeck serve', () => {
 
 /** `ptydeck mcp` driven by hand: one initialize request, stdout collected. */
 function rawMcp(dir: string) {
-  const child = spawn(process.execPath, [bin, 'mcp'], { env: { ...process.env, PTYDECK_STATE_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'mcp'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   const out = { text: '' };
   child.stdout!.on('data', (d: Buffer) => (out.text += d.toString()));
@@ -158,7 +169,7 @@ describe('ptydeck mcp', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [bin, 'mcp'],
-      env: { ...(process.env as Record<string, string>), PTYDECK_STATE_DIR: dir },
+      env: { ...baseEnv, PTYDECK_STATE_DIR: dir },
       stderr: 'pipe',
     });
     let stderr = '';

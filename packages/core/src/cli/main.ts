@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import type { StreamLike } from '../capability/terminal-capability.js';
 import { parseCommand } from './args.js';
+import { styleFor } from './style.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, MCP_HELP, ROOT_HELP, SERVE_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdout: NodeJS.WritableStream & StreamLike;
+  stderr: NodeJS.WritableStream & StreamLike;
 }
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
@@ -14,7 +16,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     command = parseCommand(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(formatUsageError(error));
+      io.stderr.write(formatUsageError(error, styleFor(io.stderr).red));
       return EXIT_USAGE;
     }
     throw error;
@@ -35,7 +37,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));
     }
   } catch (error) {
-    io.stderr.write(`ptydeck: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ${error instanceof Error ? error.message : String(error)}`)}\n`);
     return EXIT_FAILURE;
   }
 }

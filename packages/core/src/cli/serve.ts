@@ -3,6 +3,7 @@ import { startLocalServer } from '../server/local-server.js';
 import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';
 import type { CliIo } from './main.js';
 import { bounded, exitCodeFor, nextSignal } from './signals.js';
+import { styleFor } from './style.js';
 
 /** Bound on ending every session at shutdown: the kill grace (3 s) plus reaping. */
 const SHUTDOWN_MS = 8000;
@@ -27,13 +28,15 @@ export async function runServe(command: { port: number; host: string }, io: CliI
     if (!isLoopback(command.host)) {
       io.stderr.write(`ptydeck: warning: listening on ${command.host}, reachable beyond this machine's loopback\n`);
     }
+    const style = styleFor(io.stdout);
     io.stdout.write(
       [
-        `ptydeck is running at ${server.url}`,
-        `Open the panel (one-time link): ${server.panelUrl()}`,
+        `${style.bold('ptydeck')} is running at ${server.url}`,
+        // URLs stay whole on one line whatever the width, so they can be copied or clicked.
+        `Open the panel (one-time link): ${style.cyan(server.panelUrl())}`,
         `Agents: MCP over HTTP at ${server.url}${MCP_PATH} with the bearer token in ${discoveryPath(resolveStateDir())},`,
         `        or over stdio with \`ptydeck mcp\`.`,
-        'Press Ctrl-C to stop.',
+        style.dim('Press Ctrl-C to stop.'),
         '',
       ].join('\n'),
     );

@@ -69,7 +69,7 @@ Configure an agent, e.g. Claude Code:
   claude mcp add ptydeck -- npx ptydeck mcp
 `;
 
-/** Renders a usage error the way every command reports one. */
-export function formatUsageError(error: UsageError): string {
-  return `${error.command}: ${error.message}\nUsage: ${error.usage}\nRun '${error.command} --help' for more.\n`;
+/** Renders a usage error the way every command reports one; `red` colours the message where colour is on. */
+export function formatUsageError(error: UsageError, red: (text: string) => string = (t) => t): string {
+  return `${red(`${error.command}: ${error.message}`)}\nUsage: ${error.usage}\nRun '${error.command} --help' for more.\n`;
 }
