@@ -17,6 +17,12 @@ const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
 /** A viewer further behind the log than this is resynced from the screen instead of replayed. */
 const LAG_LIMIT = 1024 * 1024;
+/**
+ * Control messages are never dropped, so a client that stops reading while
+ * they pile up (or floods requests without reading the replies) is cut off
+ * here; it reconnects and resumes from its cursors.
+ */
+const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -191,6 +197,12 @@ export class PanelConnection {
 
   private send(message: PanelServerMessage): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > CONTROL_BACKLOG_LIMIT) {
+      // terminate, not close: a close frame would queue behind the backlog it is meant to free.
+      this.ws.terminate();
+      this.dispose();
+      return;
+    }
     this.ws.send(JSON.stringify(message), (error) => (error ? this.dispose() : this.onDrained()));
   }
 
