@@ -44,6 +44,15 @@ describe('deckReducer: start-up', () => {
     expect(state.activeId).toBe('u');
   });
 
+  it('after a reload, re-activates the tab that was active if it still exists', () => {
+    const [a, b] = [session('a'), session('b')];
+    const restore = (preferredActiveId: string | null) =>
+      deckReducer(initialDeckState, { type: 'snapshot', sessions: [a, b], agents: [], instance: 'i1', now: 0, lingerMs: LINGER, preferredActiveId });
+    expect(restore('a').activeId).toBe('a');
+    expect(restore('gone').activeId).toBe('b');
+    expect(restore(null).activeId).toBe('b');
+  });
+
   it('restores an exited agent session only while its linger lasts', () => {
     const recent = session('recent', { status: 'exited', exitCode: 3, exitedAt: 58_000 });
     const old = session('old', { status: 'exited', exitCode: 0, exitedAt: 10_000 });

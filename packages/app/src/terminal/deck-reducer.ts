@@ -115,6 +115,9 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
     activeId = newAgentTab.id;
     panelOpen = true;
   }
+  if (activeId === null && first && action.preferredActiveId) {
+    activeId = tabs.some((tab) => tab.id === action.preferredActiveId) ? action.preferredActiveId : null;
+  }
   if (activeId === null) activeId = tabs.at(-1)?.id ?? null;
 
   return {

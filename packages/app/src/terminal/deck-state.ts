@@ -50,7 +50,16 @@ export const initialDeckState: DeckState = {
 
 export type DeckAction =
   /** `now` and `lingerMs` decide which already-exited agent sessions still deserve a tab. */
-  | { type: 'snapshot'; sessions: SessionInfo[]; agents: AgentInfo[]; instance: string; now: number; lingerMs: number }
+  | {
+      type: 'snapshot';
+      sessions: SessionInfo[];
+      agents: AgentInfo[];
+      instance: string;
+      now: number;
+      lingerMs: number;
+      /** After a reload: the tab that was active before, if it still exists. */
+      preferredActiveId?: string | null;
+    }
   | { type: 'event'; event: PtyEvent }
   | { type: 'agents'; agents: AgentInfo[] }
   | { type: 'create-requested'; requestId: string }

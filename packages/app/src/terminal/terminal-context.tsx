@@ -16,6 +16,8 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   openLink: (uri: string) => void;
 }
 
+const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
+
 interface TerminalStore {
   deck: DeckState;
   connection: ConnectionStatus;
@@ -48,6 +50,9 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       syncViews(next);
       setStore('deck', reconcile(next, { key: 'id' }));
       syncLingerTimers(next);
+      // Per window (sessionStorage): a reload comes back to the tab it left.
+      if (next.activeId === null) sessionStorage.removeItem(ACTIVE_TAB_KEY);
+      else sessionStorage.setItem(ACTIVE_TAB_KEY, next.activeId);
     }
 
     /** One view per tab, attached while the tab exists. */
@@ -123,7 +128,15 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onStatus((status) => setStore('connection', reconcile(status))));
     disposables.add(
       client.onSnapshot((snapshot) => {
-        dispatch({ type: 'snapshot', sessions: snapshot.sessions, agents: snapshot.agents, instance: snapshot.instance, now: Date.now(), lingerMs });
+        dispatch({
+          type: 'snapshot',
+          sessions: snapshot.sessions,
+          agents: snapshot.agents,
+          instance: snapshot.instance,
+          now: Date.now(),
+          lingerMs,
+          preferredActiveId: sessionStorage.getItem(ACTIVE_TAB_KEY),
+        });
         // The PTYs may have another size now (another window, a restart): report ours on the next fit.
         for (const view of views.values()) {
           view.forgetReportedSize();

@@ -34,11 +34,20 @@ export const TERMINAL_THEME: ITheme = {
 };
 
 let webglSupport: boolean | undefined;
-/** Headless and GPU-less browsers have no WebGL2; the DOM renderer is the fallback there. */
+/**
+ * WebGL only where it is fast. Headless and GPU-less browsers either have no
+ * WebGL2 or emulate it in software (SwiftShader, llvmpipe), which costs more
+ * than the DOM renderer: a software context alone takes longer to set up than a
+ * frame. Chromium reports those as a "major performance caveat".
+ */
 function canUseWebgl(): boolean {
   if (webglSupport === undefined) {
     try {
-      webglSupport = document.createElement('canvas').getContext('webgl2') !== null;
+      const gl = document.createElement('canvas').getContext('webgl2', { failIfMajorPerformanceCaveat: true });
+      const info = gl?.getExtension('WEBGL_debug_renderer_info');
+      const renderer = gl && info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+      webglSupport = gl !== null && !/swiftshader|llvmpipe|software/i.test(renderer);
+      gl?.getExtension('WEBGL_lose_context')?.loseContext();
     } catch {
       webglSupport = false;
     }
