@@ -80,4 +80,19 @@ describe('OutputLog', () => {
     expect(log.append(bytes('z'))).toBe(10000);
     expect(log.readFrom(0)).toMatchObject({ cursor: 10000, skipped: 10000, next: 10001 });
   });
+
+  it('reads any range correctly from either end of a log of many chunks', () => {
+    const log = new OutputLog();
+    const all: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const chunk = Uint8Array.from({ length: (i % 7) + 1 }, (_, j) => (i + j) % 128);
+      all.push(...chunk);
+      log.append(chunk);
+    }
+    log.trimBy(50);
+    for (const [from, max] of [[50, 10], [60, 500], [all.length - 5, 100], [all.length - 400, 37], [all.length, 5]] as const) {
+      const slice = log.readFrom(from, max);
+      expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
+    }
+  });
 });

@@ -155,10 +155,22 @@ export class OutputLog {
 
   private copyRange(from: number, to: number): Uint8Array {
     if (to <= from) return EMPTY;
-    const out = new Uint8Array(to - from);
+    // Readers that keep up ask for the newest bytes: find the first chunk from
+    // whichever end of the list is nearer, so a poll near the end of a log of
+    // many small chunks does not walk all of them.
+    let index = this.head;
     let chunkStart = this.startCursor;
+    if (from - this.startCursor > this.endCursor - from) {
+      index = this.chunks.length;
+      chunkStart = this.endCursor;
+      while (index > this.head && chunkStart > from) {
+        index--;
+        chunkStart -= this.chunks[index]!.length;
+      }
+    }
+    const out = new Uint8Array(to - from);
     let written = 0;
-    for (let i = this.head; i < this.chunks.length && chunkStart < to; i++) {
+    for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
       const chunk = this.chunks[i]!;
       const chunkEnd = chunkStart + chunk.length;
       if (chunkEnd > from) {

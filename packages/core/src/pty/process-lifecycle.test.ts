@@ -121,6 +121,18 @@ describe('process lifecycle', () => {
     expect(service.list().every((info) => info.status === 'exited')).toBe(true);
   });
 
+  it('kill with a signal the process survives resolves after the grace period without escalating', async () => {
+    const info = service.create({ command: 'bash', args: ['-c', `trap 'echo got-int' INT; echo ready; while :; do sleep 0.05; done`], source: 'agent' });
+    await waitForOutput(service, info.id, 'ready');
+    await service.kill(info.id, 'SIGINT');
+    await waitForOutput(service, info.id, 'got-int');
+    expect(service.get(info.id)!.status).toBe('running');
+    await service.kill(info.id);
+    expect(service.get(info.id)).toMatchObject({ status: 'exited', signal: 'SIGHUP' });
+    // Killing an exited session is a no-op, not an error.
+    await service.kill(info.id);
+  });
+
   it('remove kills a running session first, then forgets it', async () => {
     const info = service.create({ command: 'sleep', args: ['1000'], source: 'agent' });
     const events: string[] = [];
