@@ -5,7 +5,7 @@ import {
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
-import { Emitter, type Unsubscribe } from '../lib/emitter.js';
+import { Emitter } from '../lib/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
 import type { PanelEndpoint } from './endpoint.js';
@@ -277,4 +277,3 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export type { Unsubscribe };

@@ -76,6 +76,12 @@ describe('deckReducer: agent sessions', () => {
     });
   });
 
+  it('opens a panel the developer had hidden when an agent starts a shell', () => {
+    const state = run(snapshot([userSession('u')]), { type: 'toggle-panel' }, created(session('a')));
+    expect(state.panelOpen).toBe(true);
+    expect(state.activeId).toBe('a');
+  });
+
   it('makes a second agent tab active, the first stays', () => {
     const state = run(snapshot([]), created(session('a')), created(session('b')));
     expect(ids(state)).toEqual(['a', 'b']);
