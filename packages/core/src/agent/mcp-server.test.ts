@@ -1,0 +1,292 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { createAgentMcpServer } from './mcp-server.js';
+import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
+
+/**
+ * The agent tool end to end: the official MCP SDK client talks to our
+ * McpServer over the SDK's in-memory transport, driving real bash, python3
+ * and less in real PTYs.
+ */
+
+interface ToolResult {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, any>;
+}
+
+let service: PtyService;
+let tool: TerminalTool;
+let dir: string;
+const clients: Client[] = [];
+const initialized: Array<{ id: string; name: string }> = [];
+
+async function connect(name: string): Promise<{ client: Client; call: (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>; id: string }> {
+  const id = `conn-${name}-${clients.length}`;
+  const server = createAgentMcpServer({
+    tool,
+    connection: { id, transport: 'stdio', onInitialized: (client) => initialized.push({ id, name: client.name }) },
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(clientTransport);
+  clients.push(client);
+  const call = async (toolName: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name: toolName, arguments: args })) as ToolResult;
+  return { client, call, id };
+}
+
+/** Calls a tool that must succeed and returns its structured content. */
+async function ok(call: (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>, name: string, args: Record<string, unknown> = {}) {
+  const result = await call(name, args);
+  if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
+  expect(result.content[0]?.type).toBe('text');
+  return result.structuredContent!;
+}
+
+type Call = (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>;
+
+/**
+ * Output up to the first match of `pattern`: what earlier calls already returned
+ * (`seen`) counts, since a call that returned it has moved this caller's cursor past it.
+ */
+async function untilOutput(call: Call, id: string, pattern: RegExp, seen: string): Promise<{ output: string; state: string; prompt?: string }> {
+  let output = seen;
+  if (!pattern.test(output)) {
+    const waited = await ok(call, 'terminal_wait', { id, until: 'pattern', pattern: pattern.source, timeout_ms: 20_000 });
+    expect(waited.reason).toBe('pattern');
+    output += waited.output;
+  }
+  const read = await ok(call, 'terminal_read', { id });
+  return { output: output + read.output, state: read.state, prompt: read.prompt };
+}
+
+function errorText(result: ToolResult): string {
+  expect(result.isError).toBe(true);
+  return result.content[0]?.text ?? '';
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-agent-test-'));
+  // A home without startup files: the machine's own (pyenv rehash, banners) would make shells slow and tests flaky.
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  service = createPtyService({ env: { ...process.env, HOME: home, PYENV_ROOT: process.env.PYENV_ROOT ?? join(homedir(), '.pyenv') } });
+  tool = createTerminalTool(service);
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  tool.dispose();
+  await service.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('agent MCP server', () => {
+  it('lists all terminal tools with described input fields', async () => {
+    const { client } = await connect('lister');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'terminal_close',
+      'terminal_create',
+      'terminal_list',
+      'terminal_read',
+      'terminal_run',
+      'terminal_send',
+      'terminal_wait',
+    ]);
+    for (const t of tools) {
+      for (const [field, schema] of Object.entries((t.inputSchema.properties ?? {}) as Record<string, { description?: string }>)) {
+        expect(schema.description, `${t.name}.${field}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('runs commands in a persistent shell with exit codes and shared cwd', async () => {
+    const { call, id: connectionId } = await connect('runner');
+    const created = await ok(call, 'terminal_create', { cwd: dir });
+    expect(created).toMatchObject({ status: 'running', state: 'idle_at_prompt', cwd: dir });
+    expect(created.terminal).toMatchObject({ kind: 'tty', columns: 120, rows: 32 });
+    const info = service.get(created.id)!;
+    expect(info).toMatchObject({ source: 'agent', owner: connectionId, ownerName: 'runner' });
+    expect(initialized).toContainEqual({ id: connectionId, name: 'runner' });
+
+    const answer = await ok(call, 'terminal_run', { id: created.id, command: 'echo $((6*7))' });
+    expect(answer).toMatchObject({ outcome: 'completed', exit_code: 0, output: '42\n', state: 'idle_at_prompt' });
+
+    expect(await ok(call, 'terminal_run', { id: created.id, command: 'false' })).toMatchObject({ exit_code: 1, output: '' });
+
+    await ok(call, 'terminal_run', { id: created.id, command: 'cd /tmp' });
+    const pwd = await ok(call, 'terminal_run', { id: created.id, command: 'pwd' });
+    expect(pwd).toMatchObject({ exit_code: 0, output: '/tmp\n', cwd: '/tmp' });
+
+    const multi = await ok(call, 'terminal_run', { id: created.id, command: 'for i in 1 2; do\n  echo "x$i\tok"\ndone\n(exit 7)' });
+    expect(multi).toMatchObject({ exit_code: 7, output: 'x1\tok\nx2\tok\n' });
+  });
+
+  it('defaults PAGER and GIT_PAGER to cat, overridable per terminal', async () => {
+    const { call } = await connect('pager');
+    const run = await ok(call, 'terminal_run', { command: 'echo "$PAGER $GIT_PAGER"' });
+    expect(run.output).toBe('cat cat\n');
+    const created = await ok(call, 'terminal_create', { env: { PAGER: 'less' } });
+    expect((await ok(call, 'terminal_run', { id: created.id, command: 'echo $PAGER' })).output).toBe('less\n');
+  });
+
+  it('returns running after the timeout, then terminal_wait reports the exit', async () => {
+    const { call } = await connect('waiter');
+    const run = await ok(call, 'terminal_run', { command: 'echo start; sleep 2; echo end', timeout_ms: 300 });
+    expect(run).toMatchObject({ outcome: 'running', status: 'running', state: 'running' });
+    const waited = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    expect(waited).toMatchObject({ reason: 'exit', scope: 'command', exit_code: 0, state: 'idle_at_prompt' });
+    expect(`${run.output}${waited.output}`).toBe('start\nend\n');
+  });
+
+  it('reports waiting_for_input at a [y/N] prompt and finishes after y + Enter', async () => {
+    const { call } = await connect('confirm');
+    const run = await ok(call, 'terminal_run', { command: `printf 'Continue? [y/N] '; read x; echo "got $x"`, timeout_ms: 0 });
+    const asked = await untilOutput(call, run.id, /\[y\/N\] $/, run.output);
+    expect(asked).toMatchObject({ output: 'Continue? [y/N] ', state: 'waiting_for_input', prompt: 'confirm' });
+    const sent = await ok(call, 'terminal_send', { id: run.id, text: 'y', keys: ['Enter'] });
+    const done = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    expect(done).toMatchObject({ reason: 'exit', exit_code: 0, state: 'idle_at_prompt' });
+    expect(`${sent.output}${done.output}`).toBe('got y\n');
+  });
+
+  it('round-trips a python3 REPL without echoing the input back', async () => {
+    const { call } = await connect('python');
+    const created = await ok(call, 'terminal_create', { command: 'python3', args: ['-q'] });
+    const ready = await ok(call, 'terminal_wait', { id: created.id, until: 'pattern', pattern: '^>>> $', timeout_ms: 20_000 });
+    expect(ready).toMatchObject({ state: 'waiting_for_input', prompt: 'repl' });
+    const first = await ok(call, 'terminal_send', { id: created.id, text: 'print(6*7)', keys: ['Enter'], wait_ms: 5000 });
+    let output = first.output as string;
+    if (!output.includes('>>> ')) output += (await ok(call, 'terminal_wait', { id: created.id, until: 'pattern', pattern: '>>> $' })).output;
+    expect(output).toBe('42\n>>> ');
+    await ok(call, 'terminal_send', { id: created.id, keys: ['Ctrl-D'] });
+    const exited = await ok(call, 'terminal_wait', { id: created.id, until: 'exit', timeout_ms: 20_000 });
+    expect(exited).toMatchObject({ reason: 'exit', scope: 'process', status: 'exited', state: 'exited', exit_code: 0 });
+  });
+
+  it('sees less take the alternate screen, renders its page, and quits with q', async () => {
+    const file = join(dir, 'long.txt');
+    writeFileSync(file, Array.from({ length: 500 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
+    const { call } = await connect('pager-user');
+    const created = await ok(call, 'terminal_create', { rows: 10 });
+    const typed = await ok(call, 'terminal_send', { id: created.id, text: `less ${file}`, keys: ['Enter'], wait_ms: 0 });
+    const shown = await untilOutput(call, created.id, /row 9/, typed.output);
+    expect(shown.state).toBe('alt_screen');
+    const screen = await ok(call, 'terminal_read', { id: created.id, mode: 'screen' });
+    expect(screen.state).toBe('alt_screen');
+    expect((screen.output as string).split('\n').slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `row ${i + 1}`));
+    const paging = await ok(call, 'terminal_send', { id: created.id, keys: ['Space'], wait_ms: 0 });
+    await untilOutput(call, created.id, /row 18/, paging.output);
+    const paged = await ok(call, 'terminal_read', { id: created.id, mode: 'screen' });
+    expect(paged.output).toContain('row 18');
+    expect(paged.output).not.toContain('row 5\n');
+    await ok(call, 'terminal_send', { id: created.id, text: 'q', wait_ms: 0 });
+    const quit = await ok(call, 'terminal_wait', { id: created.id, until: 'exit', timeout_ms: 20_000 });
+    expect(quit).toMatchObject({ reason: 'exit', exit_code: 0, state: 'idle_at_prompt' });
+  });
+
+  it('interrupts a running command with Ctrl-C and returns to the prompt', async () => {
+    const { call } = await connect('interrupt');
+    const run = await ok(call, 'terminal_run', { command: 'echo started; sleep 100', timeout_ms: 200 });
+    expect(run.outcome).toBe('running');
+    // Interrupt the sleep itself, not the line before it runs.
+    await untilOutput(call, run.id, /started/, run.output);
+    await ok(call, 'terminal_send', { id: run.id, keys: ['Ctrl-C'], wait_ms: 0 });
+    const waited = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    expect(waited).toMatchObject({ reason: 'exit', exit_code: 130, state: 'idle_at_prompt' });
+    expect((await ok(call, 'terminal_run', { id: run.id, command: 'echo alive' })).output).toBe('alive\n');
+  });
+
+  it('reads the whole output of a command session after it exits', async () => {
+    const file = join(dir, 'data.txt');
+    const content = Array.from({ length: 3000 }, (_, i) => `data line ${i}`).join('\n') + '\n';
+    writeFileSync(file, content);
+    const { call } = await connect('cat');
+    const created = await ok(call, 'terminal_create', { command: 'cat', args: [file] });
+    const waited = await ok(call, 'terminal_wait', { id: created.id, until: 'exit', max_bytes: 1024 });
+    expect(waited).toMatchObject({ reason: 'exit', status: 'exited', exit_code: 0, truncated: true });
+    expect(waited.output).toMatch(/^data line 0\n[\s\S]*\.\.\. \d+ bytes omitted \.\.\.\n[\s\S]*data line 2999\n$/);
+    // Reading 'all' after exit returns everything, and the cursor persists after exit.
+    const all = await ok(call, 'terminal_read', { id: created.id, mode: 'all', max_bytes: 1024 * 1024 });
+    expect(all.output).toBe(content);
+    expect(all.state).toBe('exited');
+    const again = await ok(call, 'terminal_read', { id: created.id });
+    expect(again).toMatchObject({ output: '', cursor: all.cursor, status: 'exited' });
+    const listed = await ok(call, 'terminal_list');
+    expect(listed.terminals).toContainEqual(expect.objectContaining({ id: created.id, status: 'exited', exit_code: 0, unread_bytes: 0 }));
+    const closed = await ok(call, 'terminal_close', { id: created.id });
+    expect(closed).toMatchObject({ id: created.id, exit_code: 0, output: '' });
+    expect(service.get(created.id)).toBeUndefined();
+  });
+
+  it('streams progress notifications during terminal_run when asked', async () => {
+    const { client } = await connect('progress');
+    const messages: string[] = [];
+    const result = (await client.callTool(
+      { name: 'terminal_run', arguments: { command: 'for i in 1 2 3; do echo tick$i; sleep 0.1; done' } },
+      undefined,
+      { onprogress: (progress) => messages.push(progress.message ?? '') },
+    )) as ToolResult;
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'tick1\ntick2\ntick3\n' });
+    expect(messages.join('')).toBe('tick1\ntick2\ntick3\n');
+  });
+
+  it('keeps clients out of each other\'s terminals and hides the user\'s', async () => {
+    const a = await connect('alpha');
+    const b = await connect('beta');
+    const mine = await ok(a.call, 'terminal_create', { command: 'cat' });
+    const user = service.create({ source: 'user', command: 'cat' });
+    const listedByB = await ok(b.call, 'terminal_list');
+    expect(listedByB.terminals.map((t: { id: string }) => t.id)).not.toContain(mine.id);
+    const listedByA = await ok(a.call, 'terminal_list');
+    expect(listedByA.terminals.map((t: { id: string }) => t.id)).toEqual([mine.id]);
+
+    const foreign = errorText(await b.call('terminal_read', { id: mine.id }));
+    const unknown = errorText(await b.call('terminal_read', { id: 'no-such-id' }));
+    expect(foreign).toBe(unknown.replace('no-such-id', mine.id));
+    expect(foreign).toMatch(/No such terminal/);
+    expect(errorText(await a.call('terminal_send', { id: user.id, text: 'x' }))).toMatch(/No such terminal/);
+    expect(errorText(await b.call('terminal_close', { id: mine.id }))).toMatch(/No such terminal/);
+    expect(service.get(mine.id)?.status).toBe('running');
+    await service.remove(user.id);
+  });
+
+  it('answers every bad input with a clear error and keeps working', async () => {
+    const { call } = await connect('fuzzer');
+    const shell = await ok(call, 'terminal_create', {});
+    expect(errorText(await call('terminal_wait', { id: shell.id, until: 'pattern', pattern: '([unclosed' }))).toMatch(/Invalid regular expression/);
+    expect(errorText(await call('terminal_wait', { id: shell.id, until: 'pattern' }))).toMatch(/needs a pattern/);
+    expect(errorText(await call('terminal_run', { id: shell.id, command: 'true', timeout_ms: -1 }))).toMatch(/timeout_ms must not be negative/);
+    expect(errorText(await call('terminal_run', { id: shell.id, command: 'true', timeout_ms: 10_000_000 }))).toMatch(/at most 600000/);
+    expect(errorText(await call('terminal_send', { id: shell.id, text: 'x'.repeat(1024 * 1024 + 1) }))).toMatch(/larger than 1 MiB/);
+    expect(errorText(await call('terminal_create', { cwd: join(dir, 'missing') }))).toMatch(/cwd does not exist/);
+    expect(errorText(await call('terminal_run', { command: 'true', cwd: join(dir, 'missing') }))).toMatch(/cwd does not exist/);
+    expect(errorText(await call('terminal_create', { cwd: 'relative/path' }))).toMatch(/absolute path/);
+    const keys = errorText(await call('terminal_send', { id: shell.id, keys: ['Enter', 'Hyper-X'] }));
+    expect(keys).toMatch(/Unknown key name\(s\): "Hyper-X"/);
+    expect(keys).toMatch(/Ctrl-C/);
+    expect(errorText(await call('terminal_send', { id: shell.id }))).toMatch(/Nothing to send/);
+    expect(errorText(await call('terminal_run', { id: 'nope', command: 'true' }))).toMatch(/No such terminal/);
+    const notShell = await ok(call, 'terminal_create', { command: 'cat' });
+    expect(errorText(await call('terminal_run', { id: notShell.id, command: 'ls' }))).toMatch(/not a shell/);
+    expect(errorText(await call('terminal_create', { command: 'definitely-not-a-program-xyz' }))).toMatch(/definitely-not-a-program-xyz/);
+    // Nothing was lost: the shell still runs commands.
+    expect(await ok(call, 'terminal_run', { id: shell.id, command: 'echo still fine' })).toMatchObject({ exit_code: 0, output: 'still fine\n' });
+  });
+
+  it('refuses a run while another command holds the shell', async () => {
+    const { call } = await connect('busy');
+    const run = await ok(call, 'terminal_run', { command: 'sleep 30', timeout_ms: 0 });
+    expect(errorText(await call('terminal_run', { id: run.id, command: 'ls' }))).toMatch(/busy.*Ctrl-C/);
+    await ok(call, 'terminal_close', { id: run.id, force: true });
+  });
+});

@@ -1,0 +1,208 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TerminalToolError } from './errors.js';
+import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
+import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from './tool-schemas.js';
+
+/** One MCP connection: its sessions are owned by `id`. */
+export interface AgentConnection {
+  id: string;
+  transport: 'http' | 'stdio';
+  /** Called once the client has completed initialize, with the name and version it gave. */
+  onInitialized?: (client: { name: string; version: string | null }) => void;
+}
+
+export interface AgentMcpServerOptions {
+  tool: TerminalTool;
+  connection: AgentConnection;
+  /** Reported to clients as the server version. */
+  version?: string;
+}
+
+const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
+Use terminal_run for shell commands: it returns the exit code and plain-text output. For long commands pass a small timeout_ms and follow with terminal_wait.
+Use terminal_send for interactive programs (prompts, REPLs, full-screen tools) and read them with terminal_read (mode "screen" for full-screen programs).
+Every result has a state: running, idle_at_prompt, waiting_for_input, alt_screen or exited. Close terminals you no longer need with terminal_close.`;
+
+/** Extra fields the SDK hands a tool callback; only what we use. */
+interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
+}
+
+/**
+ * An MCP server exposing the agent terminal tool to one connection. The caller
+ * connects it to a transport; everything here is transport-neutral.
+ */
+export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer {
+  const { tool, connection } = options;
+  const server = new McpServer(
+    { name: 'ptydeck', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+
+  server.server.oninitialized = () => {
+    const client = server.server.getClientVersion();
+    connection.onInitialized?.({ name: client?.name ?? 'unknown', version: client?.version ?? null });
+  };
+  const owner = (): TerminalOwner => {
+    const name = server.server.getClientVersion()?.name;
+    return name ? { id: connection.id, name } : { id: connection.id };
+  };
+
+  server.registerTool(
+    'terminal_create',
+    {
+      title: 'Create terminal',
+      description:
+        'Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability. The developer sees it as a tab in the ptydeck panel.',
+      inputSchema: createShape,
+    },
+    async (args) =>
+      respond(async () => {
+        const result = await tool.create(owner(), args);
+        return [result, `Terminal ${result.id} started: ${result.command} (pid ${result.pid}) in ${result.cwd}; state ${result.state}.`];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_run',
+    {
+      title: 'Run command',
+      description:
+        'Run one shell command to completion and return its exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read.',
+      inputSchema: runShape,
+    },
+    async (args, extra) =>
+      respond(async () => {
+        const result = await tool.run(owner(), args, hooks(extra as unknown as CallExtra));
+        const head =
+          result.outcome === 'completed'
+            ? `[${result.id}] exit ${result.exit_code} in ${result.elapsed_ms} ms (cwd ${result.cwd})`
+            : result.outcome === 'exited'
+              ? `[${result.id}] the shell itself exited (exit ${result.exit_code}${result.signal ? `, ${result.signal}` : ''})`
+              : `[${result.id}] still running after ${result.elapsed_ms} ms (state ${result.state}${result.prompt ? `, asks for ${result.prompt}` : ''}); follow with terminal_wait or terminal_read`;
+        return [result, withOutput(head, result.output)];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_send',
+    {
+      title: 'Send input',
+      description:
+        'Type into a terminal: text is sent literally, keys are named (Enter, Ctrl-C, Up, ...). Returns the output that follows (up to wait_ms, sooner once it goes quiet) and the state. Use it to answer prompts, drive REPLs and full-screen programs, or interrupt with Ctrl-C.',
+      inputSchema: sendShape,
+    },
+    async (args, extra) =>
+      respond(async () => {
+        const result = await tool.send(owner(), args, hooks(extra as unknown as CallExtra));
+        return [result, withOutput(statusLine(result), result.output)];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_read',
+    {
+      title: 'Read output',
+      description:
+        'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports status, state, exit_code, signal, cursor and skipped.',
+      inputSchema: readShape,
+    },
+    async (args, extra) =>
+      respond(async () => {
+        const result = await tool.read(owner(), args, hooks(extra as unknown as CallExtra));
+        return [result, withOutput(statusLine(result), result.output)];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_wait',
+    {
+      title: 'Wait',
+      description:
+        'Wait until the running command finishes (or the process exits), output goes idle, or a regex matches new output; says which happened, or "timeout". Returns the new output.',
+      inputSchema: waitShape,
+    },
+    async (args, extra) =>
+      respond(async () => {
+        const result = await tool.wait(owner(), args, hooks(extra as unknown as CallExtra));
+        const why = result.reason === 'timeout' ? `timed out after ${result.elapsed_ms} ms` : `${result.reason}${result.match ? ` (matched ${JSON.stringify(result.match)})` : ''}`;
+        return [result, withOutput(`${why}; ${statusLine(result)}`, result.output)];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_close',
+    {
+      title: 'Close terminal',
+      description: "End a terminal's processes and release it. Returns its final unread output and exit status.",
+      inputSchema: closeShape,
+    },
+    async (args) =>
+      respond(async () => {
+        const result = await tool.close(owner(), args);
+        const how = result.signal ? `killed by ${result.signal}` : `exit ${result.exit_code}`;
+        return [result, withOutput(`[${result.id}] closed (${how})`, result.output)];
+      }),
+  );
+
+  server.registerTool(
+    'terminal_list',
+    {
+      title: 'List terminals',
+      description: 'List your terminals: id, title, command, cwd, status, state, exit code and unread bytes.',
+      inputSchema: {},
+    },
+    async () =>
+      respond(async () => {
+        const result = tool.list(owner());
+        const lines = result.terminals.map(
+          (t) => `${t.id}  ${t.state}${t.exit_code !== null ? ` (exit ${t.exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B`,
+        );
+        return [result, lines.length ? lines.join('\n') : 'No terminals. Start one with terminal_create or terminal_run.'];
+      }),
+  );
+
+  return server;
+}
+
+function hooks(extra: CallExtra): ToolCallHooks {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  let progress = 0;
+  return {
+    signal: extra.signal,
+    onProgress: (text) => {
+      progress += Buffer.byteLength(text, 'utf8');
+      // A lost progress notification is harmless; the result carries the output.
+      extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: text } })
+        .catch(() => undefined);
+    },
+  };
+}
+
+function statusLine(result: { id: string; state: string; prompt?: string; exit_code: number | null; signal: string | null }): string {
+  const exit = result.state === 'exited' ? ` exit ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}` : '';
+  return `[${result.id}] ${result.state}${result.prompt ? ` (${result.prompt})` : ''}${exit}`;
+}
+
+function withOutput(head: string, output: string): string {
+  return output === '' ? head : `${head}\n${output}`;
+}
+
+/** Runs a tool operation; its failures become isError results a model can act on. */
+async function respond(operation: () => Promise<[object, string]>): Promise<CallToolResult> {
+  try {
+    const [structured, text] = await operation();
+    return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof TerminalToolError) {
+      return { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { error: error.code, message: error.message } };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { isError: true, content: [{ type: 'text', text: `Internal error: ${message}` }] };
+  }
+}
