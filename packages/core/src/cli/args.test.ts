@@ -37,7 +37,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['serve', '--bogus']).message).toBe("unknown option '--bogus'; expected one of: --port, --host, --help");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, mcp");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, mcp, url");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 

@@ -1,13 +1,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MCP_USAGE, ROOT_USAGE, SERVE_USAGE, UsageError } from './usage.js';
+import { MCP_USAGE, ROOT_USAGE, SERVE_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
-  | { kind: 'help'; topic: 'root' | 'serve' | 'mcp' }
+  | { kind: 'help'; topic: 'root' | 'serve' | 'mcp' | 'url' }
   | { kind: 'version' }
   | { kind: 'serve'; port: number; host: string }
-  | { kind: 'mcp'; embedded: boolean };
+  | { kind: 'mcp'; embedded: boolean }
+  | { kind: 'url' };
 
-const COMMANDS = ['serve', 'mcp'] as const;
+const COMMANDS = ['serve', 'mcp', 'url'] as const;
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
 export function parseCommand(argv: string[]): Command {
@@ -19,6 +20,10 @@ export function parseCommand(argv: string[]): Command {
   if (first === '-v' || first === '--version') return { kind: 'version' };
   if (first === 'serve') return parseServe(rest);
   if (first === 'mcp') return parseMcp(rest);
+  if (first === 'url') {
+    const values = parse(rest, { help: { type: 'boolean', short: 'h' } }, 'ptydeck url', URL_USAGE);
+    return values.help ? { kind: 'help', topic: 'url' } : { kind: 'url' };
+  }
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }
@@ -26,7 +31,7 @@ export function parseCommand(argv: string[]): Command {
 }
 
 function helpFor(topic: string): Command {
-  if (topic === 'serve' || topic === 'mcp') return { kind: 'help', topic };
+  if (topic === 'serve' || topic === 'mcp' || topic === 'url') return { kind: 'help', topic };
   throw new UsageError(`no help for '${topic}'; expected one of: ${COMMANDS.join(', ')}`, 'ptydeck', ROOT_USAGE);
 }
 

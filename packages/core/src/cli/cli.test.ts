@@ -53,7 +53,7 @@ describe('ptydeck CLI conventions', () => {
   });
 
   it('--help at every level, --version, exit 0', () => {
-    for (const args of [['--help'], ['serve', '--help'], ['mcp', '--help'], ['help', 'serve']]) {
+    for (const args of [['--help'], ['serve', '--help'], ['mcp', '--help'], ['url', '--help'], ['help', 'serve']]) {
       const result = run(args);
       expect(result.status, args.join(' ')).toBe(0);
       expect(result.stdout).toMatch(/^Usage: ptydeck/);
@@ -227,5 +227,29 @@ describe('ptydeck mcp', () => {
     child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(143);
     for (const line of out.text.split('\n').filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+  });
+});
+
+describe('ptydeck url', () => {
+  it('prints a fresh one-time panel link from the running ptydeck, or exits 1 when none runs', async () => {
+    const dir = stateDir();
+    const missing = run(['url'], { PTYDECK_STATE_DIR: dir });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('no running ptydeck found');
+
+    const server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    try {
+      const result = spawn(process.execPath, [bin, 'url'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir } });
+      let out = '';
+      result.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      expect(await exitOf(result)).toBe(0);
+      const link = new URL(out.trim());
+      expect(link.origin).toBe(server.url);
+      const exchange = await fetch(link, { redirect: 'manual' });
+      expect(exchange.status).toBe(303);
+      expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { StreamLike } from '../capability/terminal-capability.js';
 import { parseCommand } from './args.js';
 import { styleFor } from './style.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, MCP_HELP, ROOT_HELP, SERVE_HELP, UsageError } from './usage.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, MCP_HELP, ROOT_HELP, SERVE_HELP, URL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & StreamLike;
@@ -24,7 +24,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write(command.topic === 'serve' ? SERVE_HELP : command.topic === 'mcp' ? MCP_HELP : ROOT_HELP);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, mcp: MCP_HELP, url: URL_HELP }[command.topic]);
         return EXIT_OK;
       case 'version':
         io.stdout.write(`ptydeck ${packageVersion()}\n`);
@@ -32,6 +32,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'serve':
         // Loaded on demand so --help and --version stay instant.
         return await (await import('./serve.js')).runServe(command, io);
+      case 'url':
+        io.stdout.write(`${await (await import('./url.js')).freshPanelUrl()}\n`);
+        return EXIT_OK;
       case 'mcp':
         // stdout belongs to the protocol: nothing else may be written there.
         return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));

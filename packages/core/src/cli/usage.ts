@@ -20,6 +20,7 @@ export const EXIT_SIGTERM = 143;
 export const ROOT_USAGE = 'ptydeck <command> [options]';
 export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H]';
 export const MCP_USAGE = 'ptydeck mcp [--embedded]';
+export const URL_USAGE = 'ptydeck url';
 
 export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
@@ -28,6 +29,7 @@ A terminal panel in which AI coding agents' shells run live, beside your own.
 Commands:
   serve     Run ptydeck headless: the panel in a browser and MCP over HTTP at /mcp
   mcp       A stdio MCP server for agents; joins a running ptydeck if there is one
+  url       Print a fresh one-time link to the running ptydeck's panel
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
@@ -67,6 +69,15 @@ Options:
 
 Configure an agent, e.g. Claude Code:
   claude mcp add ptydeck -- npx ptydeck mcp
+`;
+
+export const URL_HELP = `Usage: ${URL_USAGE}
+
+Prints a new one-time link that opens the running ptydeck's panel in a
+browser (found through server.json). Each link works once, for 5 minutes.
+
+Options:
+  -h, --help   Show this help
 `;
 
 /** Renders a usage error the way every command reports one; `red` colours the message where colour is on. */

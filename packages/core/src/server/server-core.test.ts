@@ -172,6 +172,18 @@ describe('ticket exchange', () => {
     expect('ws' in result).toBe(true);
     if ('ws' in result) result.ws.close();
   });
+  it('mints a fresh link at POST /ticket for a holder of the token only', async () => {
+    expect((await rawRequest(core.port, '/ticket', { method: 'POST' })).status).toBe(401);
+    expect((await rawRequest(core.port, '/ticket', { method: 'POST', headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
+    const auth = { Authorization: `Bearer ${core.token}` };
+    expect((await rawRequest(core.port, '/ticket', { method: 'POST', headers: { ...auth, Origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await rawRequest(core.port, '/ticket', { headers: auth })).status).toBe(405);
+    const minted = await rawRequest(core.port, '/ticket', { method: 'POST', headers: auth });
+    expect(minted.status).toBe(200);
+    expect(minted.headers['cache-control']).toBe('no-store');
+    const link = new URL(JSON.parse(minted.body).url);
+    expect((await rawRequest(core.port, link.pathname + link.search)).status).toBe(303);
+  });
   it('refuses a forged ticket', async () => {
     expect((await rawRequest(core.port, '/?ticket=forged')).status).toBe(403);
   });

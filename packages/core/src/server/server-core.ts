@@ -26,6 +26,8 @@ import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
+/** POST with the bearer token: answers {url} with a fresh one-time panel link. */
+export const TICKET_PATH = '/ticket';
 
 export interface ServerCoreOptions {
   service: PtyService;
@@ -115,6 +117,15 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       });
       return;
     }
+    if (url.pathname === TICKET_PATH) {
+      // A fresh one-time panel link for `ptydeck url`: only for a holder of the token, and never cacheable.
+      const presented = bearerToken(req.headers);
+      if (presented === undefined || !secretsEqual(presented, token)) return plain(res, 401, 'Unauthorized\n');
+      if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end(JSON.stringify({ url: panelUrl() }));
+      return;
+    }
     if (url.pathname === '/' && url.searchParams.has('ticket')) {
       return exchangeTicket(res, url.searchParams.get('ticket') ?? '', hostHeader);
     }
@@ -125,7 +136,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     const headers = securityHeaders(hostHeader);
     if (!tickets.redeem(ticket)) {
       res.writeHead(403, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end('This ptydeck link has expired or was already used. Restart ptydeck or use the URL it prints.\n');
+      res.end('This ptydeck link has expired or was already used. Run `ptydeck url` for a new one.\n');
       return;
     }
     // Redirect to / so the ticket leaves the address bar and history.
@@ -181,6 +192,10 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     }
   }
 
+  function panelUrl(): string {
+    return `${url}/?ticket=${tickets.issue()}`;
+  }
+
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -203,7 +218,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     instance,
     agents,
     discoveryFile,
-    panelUrl: () => `${url}/?ticket=${tickets.issue()}`,
+    panelUrl,
     close,
   };
 }
