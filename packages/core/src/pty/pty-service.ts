@@ -126,7 +126,13 @@ class PtyServiceImpl implements PtyService {
     const size = checkSize(cols, rows);
     const session = this.runningSession(id, 'resize');
     if (session.info.cols === size.cols && session.info.rows === size.rows) return;
-    session.process!.resize(size.cols, size.rows);
+    try {
+      session.process!.resize(size.cols, size.rows);
+    } catch (error) {
+      // The process exited and its terminal closed; pty.exited is on its way.
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new PtyError('not_running', `cannot resize session '${id}': its terminal is closed (${reason})`);
+    }
     session.info.cols = size.cols;
     session.info.rows = size.rows;
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });

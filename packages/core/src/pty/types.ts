@@ -66,6 +66,7 @@ export interface PtyDataEvent {
   id: SessionId;
   /** Absolute cursor of data[0]. */
   cursor: number;
+  /** The chunk as stored in the session's log (not a copy): read it, never mutate it. */
   data: Uint8Array;
 }
 
