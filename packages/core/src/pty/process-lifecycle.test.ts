@@ -25,7 +25,8 @@ let service: PtyService;
 let server: Server;
 
 beforeEach(async () => {
-  service = createPtyService({ killGraceMs: 500 });
+  // Long enough that SIGHUP wins on a loaded machine; what ignores it still gets SIGKILL.
+  service = createPtyService({ killGraceMs: 1500 });
   // A socket of the core's own that no child may inherit.
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,15 +43,19 @@ describe('process lifecycle', () => {
     const spacers = Array.from({ length: 24 }, () => openSync('/dev/null', 'r'));
     const first = service.create({ command: 'bash', args: ['--norc', '--noprofile'], source: 'user', env: { PS1: '$ ' } });
     for (const fd of spacers) closeSync(fd);
-    await waitForOutput(service, first.id, '$ ');
-    // The test is only meaningful if the core holds an inheritable PTY master above a gap, and a socket.
+    // The test is only meaningful if the core holds an inheritable PTY master
+    // above a gap, and a socket, at the moment the second session forks: so
+    // check and spawn in the same tick, before anything can fill the gap.
     const core = listFds();
     const master = core.find((entry) => entry.target === '/dev/ptmx' && entry.inheritable && entry.fd > 15);
     expect(master).toBeDefined();
-    expect(core.some((entry) => entry.fd < master!.fd && entry.fd > 15) && core.length < master!.fd + 1).toBe(true);
+    const open = new Set(core.map((entry) => entry.fd));
+    const gapBelowMaster = Array.from({ length: master!.fd - 16 }, (_, i) => i + 16).some((fd) => !open.has(fd));
+    expect(gapBelowMaster).toBe(true);
     expect(core.some((entry) => entry.target.startsWith('socket:'))).toBe(true);
-
     const second = service.create({ command: 'bash', args: ['-c', 'tty; ls -l /proc/self/fd'], source: 'agent' });
+
+    await waitForOutput(service, first.id, '$ ');
     await waitForExit(service, second.id);
     const text = readAll(service, second.id).toString();
     const ownTty = text.split('\r\n')[0]!;
