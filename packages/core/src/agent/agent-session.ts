@@ -123,6 +123,7 @@ export class AgentSession {
       else if (ev.kind === 'needle-line') {
         if (this.nonce && ev.needle === this.nonce.value) {
           this.exclude(this.nonce.sendCursor, ev.end);
+          this.runPending = false;
           this.startCommand(ev.end);
         }
       } else this.applyMark(ev.payload, ev.start, ev.end);
@@ -333,6 +334,7 @@ export class AgentSession {
           // Without an echo (stty -echo) the needle never matched: output starts where input was sent.
           if (!this.runningCommand) this.startCommand(this.nonce.sendCursor);
           this.nonce = null;
+          this.runPending = false;
           this.scanner.watchNeedle(null);
           this.finishCommand(start, mark.exitCode);
         }

@@ -109,13 +109,17 @@ export function newNonce(): string {
 export const NONCE_OSC = '6973';
 
 /**
- * What to type into a shell without integration. The braces make the shell
- * read both lines before running anything, so a command that reads stdin
- * cannot swallow the marker line. The nonce ends the echoed line (to find
- * where output starts) and the invisible done mark carries it with $?.
+ * What to type into a shell without integration: one physical line, so the
+ * shell reads it whole before running anything (a command reading stdin
+ * cannot swallow the mark) and no PS2 continuation prompt leaks into the
+ * output. eval runs the command in the shell itself, so cd and exports
+ * persist; each line of the command is one single-quoted printf argument.
+ * The nonce ends the echoed line (to find where output starts) and the
+ * invisible done mark carries it with $?.
  */
 export function nonceRunInput(command: string, nonce: string): string {
-  return `{ ${command}\n}; printf '\\033]${NONCE_OSC};done;%s;%s\\007' "$?" ${nonce}\n`;
+  const lines = command.split(/\r?\n/).map((line) => `'${line.replace(/'/g, `'\\''`)}'`);
+  return `eval "$(printf '%s\\n' ${lines.join(' ')})"; printf '\\033]${NONCE_OSC};done;%s;%s\\007' "$?" ${nonce}\n`;
 }
 
 export type ShellMark =

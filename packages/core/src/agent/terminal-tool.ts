@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import { z } from 'zod';
+import { ptySessionCapability, type TerminalCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { AgentSession, type TerminalState } from './agent-session.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
@@ -27,12 +28,7 @@ export interface TerminalOwner {
 }
 
 /** What the terminal looks like to programs in it, as reported to agents. */
-export interface TerminalCapabilityInfo {
-  kind: 'tty' | 'pipe' | 'none';
-  color: 'none' | 'basic' | '256' | 'truecolor';
-  columns: number;
-  rows: number;
-}
+export type TerminalCapabilityInfo = TerminalCapability;
 
 export interface TerminalToolOptions {
   /** Live agent sessions allowed per owner. Default 16. */
@@ -45,8 +41,6 @@ export interface TerminalToolOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
-  /** Reports a session's terminal capability; default: a tty with the depth its environment advertises. */
-  capability?: (info: SessionInfo, env: Record<string, string | undefined>) => TerminalCapabilityInfo;
   /** How long a new shell may take to show its first prompt before terminal_run falls back to nonce marks. Default 10 s. */
   shellStartMs?: number;
 }
@@ -630,9 +624,7 @@ class TerminalToolImpl implements TerminalTool {
   }
 
   private capabilityOf(info: SessionInfo, env: Record<string, string> | undefined): TerminalCapabilityInfo {
-    const merged = { ...process.env, ...DEFAULT_ENV, ...this.options.env, ...env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
-    if (this.options.capability) return this.options.capability(info, merged);
-    return { kind: 'tty', color: colorDepth(merged), columns: info.cols, rows: info.rows };
+    return ptySessionCapability({ cols: info.cols, rows: info.rows }, { ...DEFAULT_ENV, ...this.options.env, ...env });
   }
 
   private evictExited(ownerId: string): void {
@@ -678,13 +670,6 @@ function defaultShell(): string {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-function colorDepth(env: Record<string, string | undefined>): TerminalCapabilityInfo['color'] {
-  if (env.NO_COLOR) return 'none';
-  if (env.COLORTERM === 'truecolor' || env.COLORTERM === '24bit') return 'truecolor';
-  if (env.TERM?.includes('256')) return '256';
-  return env.TERM === 'dumb' ? 'none' : 'basic';
 }
 
 function exitedError(session: AgentSession, info: SessionInfo): TerminalToolError {

@@ -1,0 +1,142 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { TerminalToolError } from './errors.js';
+import { createTerminalTool, type TerminalOwner } from './terminal-tool.js';
+
+/** The tool's own API with real PTYs: fallbacks, limits and retention the MCP tests do not reach. */
+
+let service: PtyService;
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-tool-test-'));
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  service = createPtyService({ env: { ...process.env, HOME: home } });
+});
+
+afterAll(async () => {
+  await service.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves once the service has removed `count` sessions. */
+function removals(count: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    const seen: string[] = [];
+    const off = service.on('pty.removed', (event) => {
+      seen.push(event.id);
+      if (seen.length === count) {
+        off();
+        resolve(seen);
+      }
+    });
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<TerminalToolError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TerminalToolError);
+  return error as TerminalToolError;
+}
+
+describe('terminal tool', () => {
+  it('runs commands in a shell without integration through nonce marks', async () => {
+    const tool = createTerminalTool(service, { shell: '/bin/sh' });
+    const owner: TerminalOwner = { id: 'sh-owner' };
+    try {
+      const created = await tool.create(owner, {});
+      const answer = await tool.run(owner, { id: created.id, command: 'echo $((6*7))' });
+      expect(answer).toMatchObject({ outcome: 'completed', exit_code: 0, output: '42\n' });
+      expect(await tool.run(owner, { id: created.id, command: 'false' })).toMatchObject({ exit_code: 1, output: '' });
+      await tool.run(owner, { id: created.id, command: 'cd /tmp' });
+      expect(await tool.run(owner, { id: created.id, command: "pwd; echo 'it''s'\necho two" })).toMatchObject({
+        exit_code: 0,
+        output: '/tmp\nits\ntwo\n',
+      });
+      // The mark never reaches a reader, and the shell is back at its prompt.
+      const all = await tool.read(owner, { id: created.id, mode: 'all' });
+      expect(all.output).not.toMatch(/6973|\x1b/);
+      expect(all.state).toBe('idle_at_prompt');
+    } finally {
+      await tool.closeOwner(owner.id);
+      tool.dispose();
+    }
+  });
+
+  it('caps live terminals per owner with an error naming the limit', async () => {
+    const tool = createTerminalTool(service, { maxLivePerOwner: 2 });
+    const owner = { id: 'capped' };
+    try {
+      await tool.create(owner, { command: 'cat' });
+      await tool.create(owner, { command: 'cat' });
+      const error = await rejection(tool.create(owner, { command: 'cat' }));
+      expect(error.code).toBe('limit');
+      expect(error.message).toMatch(/2 running terminals per client.*terminal_close/);
+      // Another owner is not affected.
+      await tool.create({ id: 'other' }, { command: 'cat' });
+      expect(tool.list({ id: 'other' }).terminals).toHaveLength(1);
+    } finally {
+      await tool.closeOwner('capped');
+      await tool.closeOwner('other');
+      tool.dispose();
+    }
+  });
+
+  it('keeps the most recent exited terminals per owner and evicts the oldest', async () => {
+    const tool = createTerminalTool(service, { maxExitedPerOwner: 2 });
+    const owner = { id: 'evictor' };
+    try {
+      const evicted = removals(1);
+      const ids: string[] = [];
+      for (const word of ['one', 'two', 'three']) {
+        const created = await tool.create(owner, { command: 'echo', args: [word] });
+        ids.push(created.id);
+        await tool.wait(owner, { id: created.id, until: 'exit' });
+      }
+      expect(await evicted).toEqual([ids[0]]);
+      expect(tool.list(owner).terminals.map((t) => t.id)).toEqual(ids.slice(1));
+      // An evicted id reads like any unknown id.
+      expect((await rejection(tool.read(owner, { id: ids[0]! }))).code).toBe('no_such_terminal');
+      // Survivors stay readable after exit, from each caller's own cursor.
+      expect((await tool.read(owner, { id: ids[2]!, mode: 'new' })).output).toBe('');
+      expect((await tool.read(owner, { id: ids[2]!, mode: 'all' })).output).toBe('three\n');
+    } finally {
+      await tool.closeOwner(owner.id);
+      tool.dispose();
+    }
+  });
+
+  it('reports the terminal capability of the session', async () => {
+    const tool = createTerminalTool(service);
+    const owner = { id: 'cap' };
+    try {
+      const created = await tool.create(owner, { command: 'cat', cols: 100, rows: 30, env: { NO_COLOR: '1' } });
+      expect(created.terminal).toMatchObject({ kind: 'tty', color: 'none', columns: 100, rows: 30 });
+    } finally {
+      await tool.closeOwner(owner.id);
+      tool.dispose();
+    }
+  });
+
+  it('closeOwner ends and removes every session of that owner only', async () => {
+    const tool = createTerminalTool(service);
+    try {
+      const mine = await tool.create({ id: 'leaving' }, { command: 'cat' });
+      const theirs = await tool.create({ id: 'staying' }, { command: 'cat' });
+      await tool.closeOwner('leaving');
+      expect(service.get(mine.id)).toBeUndefined();
+      expect(service.get(theirs.id)?.status).toBe('running');
+    } finally {
+      await tool.closeOwner('staying');
+      tool.dispose();
+    }
+  });
+});
