@@ -15,7 +15,8 @@ import { signalName } from './process-tree.js';
  * without reading again. A partial read is normal for a PTY master: the
  * line discipline hands out at most 4095 bytes per read() however big the
  * buffer, so whatever is still queued in the kernel (the next 4 KB of an
- * 8 KB `cat`) is never read. Node then ends and destroys the socket, which
+ * 8 KB `cat`) is never read: strace shows two 4095-byte reads, then close(2)
+ * with neither a 0-byte read nor EIO. Node then ends and destroys the socket, which
  * closes the fd and discards those bytes; node-pty emits exit on that
  * 'close'. (Separately, when the exit arrives first node-pty waits at most
  * 200 ms for 'close' and then destroys the socket itself.)
@@ -72,11 +73,11 @@ export function spawnPtyProcess(
   onData: (chunk: Buffer) => void,
   onExit: (exit: PtyExit) => void,
 ): PtyProcess {
-  // encoding: null makes node-pty hand us the socket's Buffers untouched:
-  // no UTF-8 decoding on the hot path and no string <-> bytes round trip.
   const closeFillers = fillDescriptorGaps();
   let pty: nodePty.IPty;
   try {
+    // encoding: null makes node-pty hand us the socket's Buffers untouched:
+    // no UTF-8 decoding on the hot path and no string <-> bytes round trip.
     pty = nodePty.spawn(options.file, options.args, {
       name: options.env.TERM ?? 'xterm-256color',
       cols: options.cols,
