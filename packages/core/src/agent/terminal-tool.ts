@@ -269,8 +269,8 @@ class TerminalToolImpl implements TerminalTool {
       session.beginNonceRun(nonce, sendCursor);
       this.service.write(session.id, nonceRunInput(command, nonce));
     }
-    const command$ = () => (session.commandsDone > doneBefore || session.runningCommand ? session.commands[session.commands.length - 1]! : null);
-    const stopProgress = this.streamProgress(session, hooks, () => command$()?.outputStart ?? null);
+    const ourCommand = () => (session.commandsDone > doneBefore || session.runningCommand ? session.commands[session.commands.length - 1]! : null);
+    const stopProgress = this.streamProgress(session, hooks, () => ourCommand()?.outputStart ?? null);
     const finished = await session.waitFor(
       () => session.commandsDone > doneBefore || session.exited,
       Math.max(0, deadline - Date.now()),
@@ -278,7 +278,7 @@ class TerminalToolImpl implements TerminalTool {
     );
     stopProgress();
     if (finished) await this.settlePrompt(session, deadline, hooks.signal);
-    const record = command$();
+    const record = ourCommand();
     const info = this.infoOf(session);
     const from = record?.outputStart ?? sendCursor;
     const to = finished && record?.outputEnd != null ? record.outputEnd : session.safeEnd;

@@ -1,0 +1,20 @@
+/** The agent side of ptydeck: terminals for MCP clients, and the screen mirror the server reuses. */
+export { createTerminalTool } from './terminal-tool.js';
+export type {
+  CloseResult,
+  CreateResult,
+  ListedTerminal,
+  OutputResult,
+  ReadResult as TerminalReadResult,
+  RunResult,
+  TerminalCapabilityInfo,
+  TerminalOwner,
+  TerminalTool,
+  TerminalToolOptions,
+  ToolCallHooks,
+  WaitResult,
+} from './terminal-tool.js';
+export { createAgentMcpServer, type AgentConnection, type AgentMcpServerOptions } from './mcp-server.js';
+export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
+export { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
+export type { TerminalState } from './agent-session.js';
