@@ -4,8 +4,16 @@ import type { PtyService } from '../pty/types.js';
 
 /** Scrollback kept in each mirror; a resync restores this much history. */
 const MIRROR_SCROLLBACK = 1000;
-/** Largest slice fed to a mirror at once: the parser never queues more than this per session. */
-const MIRROR_CHUNK = 256 * 1024;
+/** Largest slice fed to a mirror at once. */
+const MIRROR_CHUNK = 64 * 1024;
+/** Unparsed output a mirror tolerates before it starts catching up in the background. */
+const LAZY_BACKLOG = 1024 * 1024;
+/** Background catch-up stops once the backlog is this small again. */
+const LAZY_RESUME = 256 * 1024;
+/** Share of wall time background catch-up may parse: the rest belongs to the PTYs and the sockets. */
+const BACKGROUND_DUTY = 0.2;
+/** Floor on the pause between background slices. */
+const MIN_PAUSE_MS = 5;
 
 export interface ScreenSnapshot {
   /** Serialized screen and scrollback, to be written into a reset terminal. */
@@ -15,71 +23,136 @@ export interface ScreenSnapshot {
 }
 
 /**
- * A headless terminal per session that follows its output, so a viewer that
- * reloads or falls behind can be handed the screen instead of megabytes of
- * history. The mirror pulls from the session log rather than buffering pushed
- * chunks: under a flood it parses in bounded slices and can never hold more
- * than one slice beyond the log itself.
+ * A headless terminal per session that renders its output on demand, so a
+ * viewer that reloads or falls behind can be handed the screen instead of
+ * megabytes of history.
+ *
+ * Parsing is lazy because it is costly: mirroring every byte as it arrived
+ * cut a `yes` flood's throughput sixfold (the parser shares the event loop
+ * with the PTY reads). The mirror pulls from the session log instead: it
+ * parses when a snapshot is asked for, and otherwise only once over a
+ * megabyte is waiting, then in slices under a budget shared by all mirrors.
+ * If the log trims past it during a flood it continues from the oldest
+ * retained byte, which for a flood is the screen anyway.
  */
 class SessionMirror {
   private readonly mirror: ScreenMirror;
   /** Cursor one past the last byte parsed. */
   private parsed = 0;
+  /** One past the newest byte known to be in the log. */
+  private end = 0;
   private busy = false;
+  /** Queued with the background scheduler. */
+  private background = false;
   private disposed = false;
-  private waiters: Array<() => void> = [];
+  /** Size changes, applied when parsing reaches the log position where they happened. */
+  private resizes: Array<{ at: number; cols: number; rows: number }> = [];
+  private waiters: Array<{ target: number; resolve: () => void }> = [];
+  /** The size most recently asked for (pty.updated also reports title changes). */
+  private size: { cols: number; rows: number };
 
   constructor(
     private readonly service: PtyService,
     readonly id: SessionId,
     cols: number,
     rows: number,
+    private readonly scheduler: BackgroundScheduler,
   ) {
     this.mirror = new ScreenMirror({ cols, rows, scrollback: MIRROR_SCROLLBACK });
+    this.size = { cols, rows };
   }
 
-  /** Feeds whatever the log holds past the parsed cursor, one slice at a time. */
-  pump(): void {
-    if (this.busy || this.disposed) return;
-    let slice;
-    try {
-      slice = this.service.read(this.id, { cursor: this.parsed, maxBytes: MIRROR_CHUNK });
-    } catch {
-      return; // removed meanwhile; pty.removed disposes us
+  /** Output entered the log up to `end`. */
+  grew(end: number): void {
+    this.end = Math.max(this.end, end);
+    if (!this.background && this.end - this.parsed > LAZY_BACKLOG) {
+      this.background = true;
+      this.scheduler.request(this);
     }
-    if (slice.data.length === 0) {
-      this.parsed = slice.next;
-      this.flushWaiters();
-      return;
-    }
-    this.busy = true;
-    const next = slice.next;
-    void this.mirror.write(slice.data).then(() => {
-      // Only this pump writes, one slice at a time, so nothing was parsed after
-      // this slice: a snapshot taken now reflects exactly [.., next).
-      this.parsed = next;
-      this.busy = false;
-      this.flushWaiters();
-      this.pump();
+  }
+
+  /** The session was resized after everything currently in its log. */
+  resized(cols: number, rows: number): void {
+    if (cols === this.size.cols && rows === this.size.rows) return;
+    this.size = { cols, rows };
+    this.resizes.push({ at: this.logEnd(), cols, rows });
+    if (!this.busy) this.applyDueResizes();
+  }
+
+  /** The screen as of everything in the log now. */
+  snapshot(): Promise<ScreenSnapshot> {
+    if (this.disposed) return Promise.resolve({ screen: '', cursor: this.parsed });
+    const target = this.logEnd();
+    return new Promise((resolve) => {
+      this.waiters.push({ target, resolve: () => resolve(this.take()) });
+      this.catchUp();
     });
   }
 
-  resize(cols: number, rows: number): void {
-    if (cols !== this.mirror.cols || rows !== this.mirror.rows) this.mirror.resize(cols, rows);
-  }
-
-  /** The screen as of a slice boundary: now if idle, else when the slice in the parser finishes. */
-  snapshot(): Promise<ScreenSnapshot> {
-    if (this.disposed) return Promise.resolve({ screen: '', cursor: this.parsed });
-    if (!this.busy) this.pump();
-    if (!this.busy) return Promise.resolve(this.take());
-    return new Promise((resolve) => this.waiters.push(() => resolve(this.take())));
+  /**
+   * One background slice for the scheduler: resolves with the milliseconds
+   * spent, or null once the backlog is small again (or the mirror is gone).
+   */
+  async backgroundSlice(): Promise<number | null> {
+    if (this.disposed || this.end - this.parsed <= LAZY_RESUME) {
+      this.background = false;
+      return null;
+    }
+    if (this.busy) return 0; // a snapshot is catching up; it gets there first
+    const started = performance.now();
+    await this.parseSlice();
+    return performance.now() - started;
   }
 
   dispose(): void {
     this.disposed = true;
-    this.flushWaiters();
+    this.settleWaiters(true);
     this.mirror.dispose();
+  }
+
+  /** Parses at full speed until every waiting snapshot's target is reached. */
+  private catchUp(): void {
+    if (this.busy || this.disposed) return;
+    this.settleWaiters(false);
+    if (this.waiters.length > 0) void this.parseSlice().then(() => this.catchUp());
+  }
+
+  /** Reads one slice from the log (never past a pending resize) and parses it. */
+  private async parseSlice(): Promise<void> {
+    const nextResize = this.resizes[0]?.at;
+    const limit = nextResize === undefined ? MIRROR_CHUNK : Math.max(1, Math.min(MIRROR_CHUNK, nextResize - this.parsed));
+    let slice;
+    try {
+      slice = this.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
+    } catch {
+      this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
+      return;
+    }
+    this.end = Math.max(this.end, slice.end);
+    if (slice.data.length > 0) {
+      this.busy = true;
+      await this.mirror.write(slice.data);
+      this.busy = false;
+    }
+    // Only this mirror writes, one slice at a time: the screen now reflects exactly [.., next).
+    this.parsed = slice.next;
+    this.applyDueResizes();
+    this.settleWaiters(slice.data.length === 0);
+  }
+
+  private applyDueResizes(): void {
+    while (this.resizes.length > 0 && this.resizes[0]!.at <= this.parsed) {
+      const { cols, rows } = this.resizes.shift()!;
+      if (!this.disposed && (cols !== this.mirror.cols || rows !== this.mirror.rows)) this.mirror.resize(cols, rows);
+    }
+  }
+
+  private logEnd(): number {
+    try {
+      return this.service.read(this.id, { maxBytes: 1 }).end;
+    } catch {
+      return this.parsed;
+    }
   }
 
   private take(): ScreenSnapshot {
@@ -87,29 +160,72 @@ class SessionMirror {
     return { screen: this.mirror.serialize({ scrollback: MIRROR_SCROLLBACK }), cursor: this.parsed };
   }
 
-  private flushWaiters(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter();
+  /** Resolves the snapshots whose target has been parsed (all of them when `all`). */
+  private settleWaiters(all: boolean): void {
+    const due = this.waiters.filter((w) => all || w.target <= this.parsed);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((w) => !due.includes(w));
+    for (const waiter of due) waiter.resolve();
+  }
+}
+
+/**
+ * Background parsing for every mirror together, one slice at a time in
+ * turn, pausing after each so parsing takes at most BACKGROUND_DUTY of the
+ * time however many sessions flood at once.
+ */
+class BackgroundScheduler {
+  private readonly queue: SessionMirror[] = [];
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  request(mirror: SessionMirror): void {
+    if (!this.queue.includes(mirror)) this.queue.push(mirror);
+    this.kick();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.timer);
+    this.queue.length = 0;
+  }
+
+  private kick(): void {
+    if (this.running || this.timer || this.disposed) return;
+    const mirror = this.queue.shift();
+    if (!mirror) return;
+    this.running = true;
+    void mirror.backgroundSlice().then((spent) => {
+      this.running = false;
+      if (spent !== null) this.queue.push(mirror);
+      const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.kick();
+      }, pause);
+      this.timer.unref();
+    });
   }
 }
 
 /** Keeps one mirror per session of a service, created and disposed with the sessions. */
 export class SessionMirrors {
   private readonly mirrors = new Map<SessionId, SessionMirror>();
+  private readonly scheduler = new BackgroundScheduler();
   private readonly unsubscribe: Array<() => void>;
 
   constructor(private readonly service: PtyService) {
     this.unsubscribe = [
       service.on('pty.created', (e) => this.ensure(e.info)),
-      service.on('pty.updated', (e) => this.ensure(e.info).resize(e.info.cols, e.info.rows)),
-      service.on('pty.data', (e) => this.mirrors.get(e.id)?.pump()),
+      service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)),
+      service.on('pty.data', (e) => this.mirrors.get(e.id)?.grew(e.cursor + e.data.length)),
       service.on('pty.removed', (e) => {
         this.mirrors.get(e.id)?.dispose();
         this.mirrors.delete(e.id);
       }),
     ];
-    for (const info of service.list()) this.ensure(info).pump();
+    for (const info of service.list()) this.ensure(info);
   }
 
   snapshot(id: SessionId): Promise<ScreenSnapshot> {
@@ -120,6 +236,7 @@ export class SessionMirrors {
 
   dispose(): void {
     for (const off of this.unsubscribe) off();
+    this.scheduler.dispose();
     for (const mirror of this.mirrors.values()) mirror.dispose();
     this.mirrors.clear();
   }
@@ -127,7 +244,7 @@ export class SessionMirrors {
   private ensure(info: SessionInfo): SessionMirror {
     let mirror = this.mirrors.get(info.id);
     if (!mirror) {
-      mirror = new SessionMirror(this.service, info.id, info.cols, info.rows);
+      mirror = new SessionMirror(this.service, info.id, info.cols, info.rows, this.scheduler);
       this.mirrors.set(info.id, mirror);
     }
     return mirror;
