@@ -1,0 +1,96 @@
+// The agent's side of the panel, end to end: an MCP client creates a shell, the
+// panel opens on its tab streaming live, the developer types into it and the
+// agent reads what was typed, and when the shell exits the tab shows the exit
+// code, lingers, and the panel closes.
+import { AGENT_NAME, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
+
+interface Created { id: string; state: string }
+interface Output { output: string; status: string; exit_code: number | null; reason?: string }
+
+// Short enough to wait for, long enough to see the exit code before the tab goes.
+test.use({ lingerMs: 3_000 });
+
+test('an agent session opens the panel live, takes the developer\'s typing, and closes after its exit', async ({ panel: page, agent }) => {
+  // At start-up, with no sessions, no terminal exists and the panel is closed.
+  await expect(page.getByRole('tab')).toHaveCount(0);
+  await expect(panelRegion(page)).toBeHidden();
+
+  const created = await agent.call<Created>('terminal_create', { title: 'build' });
+  const tab = page.getByRole('tab', { name: `${AGENT_NAME} agent: build` });
+  // "Within a second": generous bounds on the condition, not a measured assertion.
+  await expect(panelRegion(page)).toBeVisible({ timeout: 2_000 });
+  await expect(tab).toHaveAttribute('aria-selected', 'true', { timeout: 2_000 });
+  await expect(tab).toHaveAttribute('data-session-id', created.id);
+  await expect(tab.getByTestId('tab-agent-badge')).toHaveText(AGENT_NAME);
+
+  // Live output: what the agent runs shows in the tab while the agent is still connected.
+  const run = await agent.call<Output>('terminal_run', { id: created.id, command: 'echo agent-says-$((6*7))' });
+  expect(run.output).toContain('agent-says-42');
+  await expectScreen(page, created.id, /^agent-says-42$/m, 2_000);
+
+  // The developer clicks into the agent's terminal and types; the panel says whose shell it is.
+  await terminalOf(page, created.id).click();
+  await expect(terminalOf(page, created.id).locator('textarea')).toBeFocused();
+  await expect(page.getByTestId('typing-banner')).toContainText(AGENT_NAME);
+  await expect(tab.getByTestId('tab-typing')).toBeVisible();
+  await page.keyboard.type('echo typed-by-user');
+  await page.keyboard.press('Enter');
+  await expectScreen(page, created.id, /^typed-by-user$/m);
+
+  // The agent reads the developer's command and its output.
+  let seen = '';
+  await expect
+    .poll(
+      async () => {
+        const read = await agent.call<Output>('terminal_read', { id: created.id, mode: 'new', wait_ms: 1_000 });
+        seen += read.output;
+        return seen;
+      },
+      { message: 'terminal_read returns what the developer typed' },
+    )
+    .toMatch(/^typed-by-user\s*$/m);
+  await keepScreenshot(page, 'agent-tab-typed-by-user');
+
+  // The agent's shell exits with a code; the tab shows it, then lingers and goes, and the panel with it.
+  await agent.call('terminal_send', { id: created.id, text: 'exit 3\r', wait_ms: 0 });
+  const waited = await agent.call<Output>('terminal_wait', { id: created.id, until: 'exit', timeout_ms: 10_000 });
+  expect(waited.exit_code).toBe(3);
+  await expect(tab).toHaveAttribute('data-status', 'exited');
+  await expect(tab.getByTestId('tab-exit-code')).toHaveAttribute('data-exit-code', '3');
+  await expect(tab.getByTestId('tab-exit-code')).toHaveText('exit 3');
+  await expect(tab).toHaveCount(0, { timeout: 15_000 });
+  await expect(panelRegion(page)).toBeHidden();
+});
+
+test('the panel is an accessible region whose tabs say which shells are an agent\'s', async ({ panel: page, agent }) => {
+  const created = await agent.call<Created>('terminal_create', { title: 'tests' });
+  const region = panelRegion(page);
+  await expect(region).toBeVisible();
+  const tablist = region.getByRole('tablist');
+  await expect(tablist).toBeVisible();
+  const agentTab = tablist.getByRole('tab', { name: `${AGENT_NAME} agent: tests` });
+  await expect(agentTab).toHaveAttribute('aria-selected', 'true');
+
+  // The developer's own terminal: a tab whose name does not claim an agent.
+  await page.getByTestId('panel-new-terminal').click();
+  const tabs = tablist.getByRole('tab');
+  await expect(tabs).toHaveCount(2);
+  const userTab = tablist.locator('[role="tab"][data-source="user"]');
+  await expect(userTab).toHaveAttribute('aria-selected', 'true');
+  await expect(agentTab).toHaveAttribute('aria-selected', 'false');
+  const userName = await userTab.getAttribute('aria-label');
+  expect(userName).toBeTruthy();
+  expect(userName).not.toMatch(/agent/i);
+  await expect(tablist.getByRole('tab', { name: /agent/ })).toHaveCount(1);
+
+  // Exactly one tab is selected at a time, and its tabpanel is labelled by it.
+  await agentTab.click();
+  await expect(agentTab).toHaveAttribute('aria-selected', 'true');
+  await expect(userTab).toHaveAttribute('aria-selected', 'false');
+  await expect(tablist.getByRole('tab', { selected: true })).toHaveCount(1);
+  const panelId = await agentTab.getAttribute('aria-controls');
+  const tabpanel = page.locator(`#${panelId}`);
+  await expect(tabpanel).toHaveAttribute('role', 'tabpanel');
+  await expect(tabpanel).toHaveAttribute('data-session-id', created.id);
+  await expect(page.getByRole('tabpanel', { name: `${AGENT_NAME} agent: tests` })).toHaveCount(1);
+});

@@ -1,0 +1,124 @@
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createPtyService, startLocalServer, type LocalServer } from '@ptydeck/core';
+
+/** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
+export interface Agent {
+  client: Client;
+  /** Calls a terminal_* tool and returns its structured content; throws on an isError result. */
+  call<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+}
+
+export const AGENT_NAME = 'e2e-agent';
+
+export async function connectAgent(server: LocalServer, name = AGENT_NAME): Promise<Agent> {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+  });
+  await client.connect(transport);
+  return {
+    client,
+    async call(toolName, args = {}) {
+      const result = await client.callTool({ name: toolName, arguments: args });
+      if (result.isError) {
+        throw new Error(`${toolName} failed: ${JSON.stringify(result.content)}`);
+      }
+      return result.structuredContent as never;
+    },
+  };
+}
+
+interface Options {
+  /** Linger of exited agent tabs, through the app's setting (localStorage 'ptydeck.settings'); null keeps the default. */
+  lingerMs: number | null;
+}
+
+export const test = base.extend<Options & { server: LocalServer; agent: Agent; panel: Page }>({
+  lingerMs: [null, { option: true }],
+  server: async ({}, use) => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
+    // A HOME of its own keeps every shell off the machine's rc files: a slow or
+    // hanging ~/.bashrc (pyenv waiting 60 s on a stale rehash lock) leaves a
+    // terminal without a prompt and would make the suite measure the dotfiles.
+    const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
+    // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
+    writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
+    const service = createPtyService({ env: { ...process.env, HOME: home } });
+    const server = await startLocalServer({ service, stateDir, port: 0 });
+    await use(server);
+    await server.close();
+    await service.dispose();
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  },
+  agent: async ({ server }, use) => {
+    const agent = await connectAgent(server);
+    await use(agent);
+    await agent.client.close();
+  },
+  /** The panel page, opened through the one-time ticket URL as a developer would. */
+  panel: async ({ page, server, lingerMs }, use) => {
+    if (lingerMs !== null) {
+      await page.addInitScript((ms) => localStorage.setItem('ptydeck.settings', JSON.stringify({ lingerMs: ms })), lingerMs);
+    }
+    await page.goto(server.panelUrl());
+    await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+    await use(page);
+  },
+});
+
+/** The panel region, found the way assistive technology finds it. */
+export function panelRegion(page: Page): Locator {
+  return page.getByRole('region', { name: 'Terminal panel' });
+}
+
+/** The host of one session's terminal. */
+export function terminalOf(page: Page, id: string): Locator {
+  return page.locator(`[data-testid="terminal"][data-session-id="${id}"]`);
+}
+
+/**
+ * What a person sees in a session's terminal: the rows xterm.js rendered. The
+ * DOM renderer (used where WebGL would be software-emulated, as in this
+ * Chromium) puts them in `.xterm-rows`; with the WebGL renderer the rows are
+ * pixels, so the app's debug hook reads the buffer instead.
+ */
+export async function screenText(page: Page, id: string): Promise<string> {
+  return page.evaluate((sessionId) => {
+    const host = document.querySelector(`[data-testid="terminal"][data-session-id="${sessionId}"]`);
+    const rows = host?.querySelector('.xterm-rows');
+    if (rows && rows.children.length > 0) {
+      return Array.from(rows.children, (row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n');
+    }
+    const debug = (window as { __ptydeck?: { terminalText(id: string): string | null } }).__ptydeck;
+    return debug?.terminalText(sessionId) ?? '';
+  }, id);
+}
+
+/** Waits until a session's rendered screen matches. */
+export async function expectScreen(page: Page, id: string, pattern: RegExp, timeout = 10_000): Promise<void> {
+  await expect
+    .poll(() => screenText(page, id), { message: `terminal ${id} shows ${pattern}`, timeout })
+    .toMatch(pattern);
+}
+
+/** The id of the active tab's session. */
+export async function activeSessionId(page: Page): Promise<string> {
+  const id = await page.getByRole('tab', { selected: true }).getAttribute('data-session-id');
+  expect(id, 'an active tab with a session id').toBeTruthy();
+  return id!;
+}
+
+/** Keeps a screenshot of the page as a test artifact (attached to the report, and in test-results/). */
+export async function keepScreenshot(page: Page, name: string): Promise<void> {
+  const path = test.info().outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await test.info().attach(name, { path, contentType: 'image/png' });
+}
+
+export { expect };
