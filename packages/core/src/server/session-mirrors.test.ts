@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { ScreenMirror } from '../agent/screen-mirror.js';
+import { SessionMirrors } from './session-mirrors.js';
+
+let service: PtyService;
+let mirrors: SessionMirrors;
+
+beforeAll(() => {
+  service = createPtyService({ env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'ptydeck-home-')) } });
+  mirrors = new SessionMirrors(service);
+});
+
+afterAll(async () => {
+  mirrors.dispose();
+  await service.dispose();
+});
+
+function exited(id: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (service.get(id)?.status === 'exited') return resolve();
+    const off = service.on('pty.exited', (e) => {
+      if (e.id === id) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('SessionMirrors', () => {
+  it('renders the screen as of everything in the log, with the cursor it reflects', async () => {
+    const info = service.create({ source: 'user', command: 'printf', args: ['first line\\r\\n\\x1b[1mbold\\x1b[0m line\\r\\n'], cols: 40, rows: 10 });
+    await exited(info.id);
+    const snapshot = await mirrors.snapshot(info.id);
+    expect(snapshot.cursor).toBe(service.read(info.id, { maxBytes: 1 }).end);
+    expect(snapshot.screen).toContain('first line');
+    expect(snapshot.screen).toContain('\x1b[1mbold');
+  });
+
+  it('applies a resize where it happened in the log, not before the output written at the old size', async () => {
+    const info = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 20, rows: 5 });
+    const marker = (text: string) =>
+      new Promise<void>((resolve) => {
+        const off = service.on('pty.data', () => {
+          if (Buffer.from(service.read(info.id).data).toString().includes(text)) {
+            off();
+            resolve();
+          }
+        });
+      });
+    // Moving far right stops at the last column: column 20 at the old size, 60 had the resize come first.
+    let seen = marker('E\r\n');
+    service.write(info.id, "printf '\\e[999CE\\n'\r");
+    await seen;
+    service.resize(info.id, 60, 5);
+    seen = marker('done-7');
+    service.write(info.id, 'echo done-$((3+4))\r');
+    await seen;
+    const snapshot = await mirrors.snapshot(info.id);
+    const replay = new ScreenMirror({ cols: 60, rows: 5 });
+    await replay.write(snapshot.screen);
+    const lines = replay.screenText().split('\n');
+    replay.dispose();
+    expect(lines).toContain(' '.repeat(19) + 'E');
+    expect(lines.some((line) => line.includes('done-7'))).toBe(true);
+    await service.remove(info.id);
+  });
+});
