@@ -59,8 +59,10 @@ export class AgentSession {
   commandsDone = 0;
   exited = false;
   removed = false;
-  /** A run was typed (or queued) and its output-start mark has not arrived yet. */
+  /** A run was typed and its output-start mark has not arrived yet. */
   runPending = false;
+  /** A run waits for the starting shell's first prompt before it is typed. */
+  runQueued = false;
 
   constructor(
     private readonly service: PtyService,

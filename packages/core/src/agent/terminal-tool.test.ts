@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,29 @@ describe('terminal tool', () => {
     } finally {
       await tool.closeOwner(owner.id);
       tool.dispose();
+    }
+  });
+
+  it('types a run into a slowly starting shell once its prompt shows, without a raw echo', async () => {
+    // Startup files that block until the test opens a gate: a shell slower than any timeout.
+    const home = join(dir, 'slow-home');
+    mkdirSync(home);
+    const gate = join(home, 'gate');
+    execFileSync('mkfifo', [gate]);
+    writeFileSync(join(home, '.bash_profile'), 'read _ < "$HOME/gate"\n');
+    const slow = createPtyService({ env: { ...process.env, HOME: home } });
+    const tool = createTerminalTool(slow, { shellStartMs: 100 });
+    const owner = { id: 'slow' };
+    try {
+      const run = await tool.run(owner, { command: 'echo queued', timeout_ms: 50 });
+      expect(run).toMatchObject({ outcome: 'running', output: '' });
+      expect((await rejection(tool.run(owner, { id: run.id, command: 'echo second', timeout_ms: 0 }))).code).toBe('busy');
+      writeFileSync(gate, 'open\n');
+      const waited = await tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
+      expect(waited).toMatchObject({ reason: 'exit', scope: 'command', exit_code: 0, output: 'queued\n', state: 'idle_at_prompt' });
+    } finally {
+      tool.dispose();
+      await slow.dispose();
     }
   });
 

@@ -139,6 +139,8 @@ export interface TerminalTool {
 const SEND_QUIET_MS = 200;
 /** Longest wait for the prompt after a command's done mark (they normally arrive together). */
 const PROMPT_SETTLE_MS = 2000;
+/** The same for shells without integration, where a prompt is only recognised by its look. */
+const NONCE_PROMPT_SETTLE_MS = 500;
 const DEFAULT_ENV = { PAGER: 'cat', GIT_PAGER: 'cat' };
 
 export function createTerminalTool(service: PtyService, options: TerminalToolOptions = {}): TerminalTool {
@@ -234,7 +236,7 @@ class TerminalToolImpl implements TerminalTool {
     }
     const { state } = session.state();
     const starting = session.integration === 'bash' && !session.integrationSeen && !session.exited;
-    if (session.runPending || session.runningCommand || (session.integration === 'bash' && !starting && state !== 'idle_at_prompt')) {
+    if (session.runQueued || session.runPending || session.runningCommand || (session.integration === 'bash' && !starting && state !== 'idle_at_prompt')) {
       throw new TerminalToolError(
         'busy',
         `Terminal ${session.id} is busy (state: ${state}): a command is still running or a program has the terminal. Wait with terminal_wait, interrupt with terminal_send keys ["Ctrl-C"], or omit id to run in a new shell.`,
@@ -243,11 +245,14 @@ class TerminalToolImpl implements TerminalTool {
     if (starting) {
       // The shell is still reading its startup files: type the command once its first prompt shows,
       // so it is not echoed raw by the terminal before readline takes over.
-      session.noteRunSent();
+      session.runQueued = true;
       const off = session.onChange(() => {
-        if (!session.integrationSeen && !session.exited) return;
+        if (!session.atPrompt && !session.exited) return;
         off();
-        if (!session.exited) this.service.write(session.id, bashRunInput(command));
+        session.runQueued = false;
+        if (session.exited) return;
+        session.noteRunSent();
+        this.service.write(session.id, bashRunInput(command));
       });
       return {
         ...this.statusOf(session, this.infoOf(session)),
@@ -385,8 +390,8 @@ class TerminalToolImpl implements TerminalTool {
     }
     const started = Date.now();
     // A command typed by terminal_run whose output-start mark is still on its way.
-    if (input.until === 'exit' && session.runPending) {
-      await session.waitFor(() => !session.runPending || session.exited, input.timeout_ms, hooks.signal);
+    if (input.until === 'exit' && (session.runPending || session.runQueued)) {
+      await session.waitFor(() => !(session.runPending || session.runQueued) || session.exited, input.timeout_ms, hooks.signal);
     }
     const running = session.runningCommand;
     // A shell back at its prompt has nothing left to finish: report its last command instead of waiting for the shell to exit.
@@ -404,7 +409,7 @@ class TerminalToolImpl implements TerminalTool {
     if (input.until === 'exit') {
       const ok = await session.waitFor(
         () => session.exited || (running !== null && running.outputEnd !== null),
-        input.timeout_ms,
+        Math.max(0, started + input.timeout_ms - Date.now()),
         hooks.signal,
       );
       if (ok) reason = 'exit';
@@ -440,7 +445,7 @@ class TerminalToolImpl implements TerminalTool {
         }
         return false;
       };
-      const ok = await session.waitFor(() => check() || session.exited, input.timeout_ms, hooks.signal);
+      const ok = await session.waitFor(() => check() || session.exited, Math.max(0, started + input.timeout_ms - Date.now()), hooks.signal);
       if (ok) reason = match !== undefined ? 'pattern' : 'exit';
     }
     stopProgress();
@@ -596,9 +601,14 @@ class TerminalToolImpl implements TerminalTool {
 
   /** After a command's done mark, the prompt follows within moments: wait for it so the state reads idle_at_prompt. */
   private async settlePrompt(session: AgentSession, deadline: number, signal?: AbortSignal): Promise<void> {
-    if (session.integration !== 'bash') return;
-    const window = Math.min(PROMPT_SETTLE_MS, Math.max(0, deadline - Date.now()));
-    await session.waitFor(() => session.atPrompt || session.exited || session.runningCommand !== null, window, signal);
+    if (session.integration === 'bash') {
+      const window = Math.min(PROMPT_SETTLE_MS, Math.max(0, deadline - Date.now()));
+      await session.waitFor(() => session.atPrompt || session.exited || session.runningCommand !== null, window, signal);
+    } else if (session.integration === 'nonce') {
+      // Without marks the prompt is recognised by its look; an unusual PS1 only costs this short window.
+      const window = Math.min(NONCE_PROMPT_SETTLE_MS, Math.max(0, deadline - Date.now()));
+      await session.waitFor(() => session.exited || looksLikeShellPrompt(session.tail()), window, signal);
+    }
   }
 
   /** Sends complete new lines to hooks.onProgress as output arrives; returns a stop function. */
