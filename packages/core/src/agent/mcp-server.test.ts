@@ -159,6 +159,17 @@ describe('agent MCP server', () => {
     expect(`${sent.output}${done.output}`).toBe('got y\n');
   });
 
+  it('recognises a password prompt and keeps the unechoed answer out of the output', async () => {
+    const { call } = await connect('secret');
+    const run = await ok(call, 'terminal_run', { command: `read -s -p 'Password: ' pw; echo; echo "length \${#pw}"`, timeout_ms: 0 });
+    const asked = await untilOutput(call, run.id, /Password: $/, run.output);
+    expect(asked).toMatchObject({ state: 'waiting_for_input', prompt: 'password' });
+    const sent = await ok(call, 'terminal_send', { id: run.id, text: 'hunter2', keys: ['Enter'] });
+    const done = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    expect(done).toMatchObject({ exit_code: 0, state: 'idle_at_prompt' });
+    expect(`${sent.output}${done.output}`).toBe('\nlength 7\n');
+  });
+
   it('round-trips a python3 REPL without echoing the input back', async () => {
     const { call } = await connect('python');
     const created = await ok(call, 'terminal_create', { command: 'python3', args: ['-q'] });
