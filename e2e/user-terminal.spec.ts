@@ -1,0 +1,69 @@
+// The developer's own terminals: opened from the keyboard, beside an agent's
+// tab, responsive to Ctrl-C under a flood, and closed when their shell exits.
+import { AGENT_NAME, activeSessionId, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
+
+test('a user tab opened with the shortcut runs commands beside an agent tab', async ({ panel: page, agent }) => {
+  const created = await agent.call<{ id: string }>('terminal_create', { title: 'agent-shell' });
+  await agent.call('terminal_run', { id: created.id, command: 'echo from-the-agent-$((1+1))' });
+  await expectScreen(page, created.id, /^from-the-agent-2$/m);
+
+  await page.keyboard.press('Control+Shift+T');
+  const userTab = page.locator('[role="tab"][data-source="user"]');
+  await expect(userTab).toHaveAttribute('aria-selected', 'true');
+  const id = await activeSessionId(page);
+  expect(id).not.toBe(created.id);
+  // The new terminal takes the keyboard without a click.
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
+  await page.keyboard.type('echo user-says-$((2+3))');
+  await page.keyboard.press('Enter');
+  await expectScreen(page, id, /^user-says-5$/m);
+  await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: agent-shell` })).toHaveAttribute('aria-selected', 'false');
+  await keepScreenshot(page, 'panel-agent-and-user-tabs');
+
+  // The developer's typing went to their own shell, not the agent's.
+  expect(await page.evaluate((agentId) => (window as unknown as { __ptydeck: { terminalText(id: string): string | null } }).__ptydeck.terminalText(agentId), created.id)).not.toContain('user-says');
+
+  // A user tab closes when its shell exits, as a terminal does; the agent's tab stays.
+  await page.keyboard.type('exit');
+  await page.keyboard.press('Enter');
+  await expect(userTab).toHaveCount(0);
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await expect(panelRegion(page)).toBeVisible();
+});
+
+test('Ctrl+` opens a terminal when there is none, and closing the last tab closes the panel', async ({ panel: page }) => {
+  await expect(panelRegion(page)).toBeHidden();
+  await page.keyboard.press('Control+Backquote');
+  await expect(panelRegion(page)).toBeVisible();
+  const id = await activeSessionId(page);
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
+  await page.keyboard.type('echo toggled-$((4*4))');
+  await page.keyboard.press('Enter');
+  await expectScreen(page, id, /^toggled-16$/m);
+  await page.keyboard.press('Control+Shift+W');
+  await expect(page.getByRole('tab')).toHaveCount(0);
+  await expect(panelRegion(page)).toBeHidden();
+});
+
+test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ panel: page, server }) => {
+  await page.keyboard.press('Control+Shift+T');
+  const id = await activeSessionId(page);
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
+  await expectScreen(page, id, /^e2e#/m);
+  await page.keyboard.type('yes');
+  await page.keyboard.press('Enter');
+  // The flood reaches the screen: rows of "y".
+  await expectScreen(page, id, /^y\ny\ny$/m);
+  // And keeps coming: the PTY is not paused for the viewer.
+  const before = server.service.read(id, { maxBytes: 1 }).end;
+  await expect.poll(() => server.service.read(id, { maxBytes: 1 }).end).toBeGreaterThan(before + 64 * 1024);
+
+  await page.keyboard.press('Control+C');
+  // The prompt is back, right under the ^C, and the shell runs the next command.
+  await expectScreen(page, id, /\^C\ne2e#$/m, 15_000);
+  await page.keyboard.type('echo alive-$((3*3))');
+  await page.keyboard.press('Enter');
+  await expectScreen(page, id, /^alive-9$/m);
+  await expectScreen(page, id, /^alive-9\ne2e#/m);
+  await keepScreenshot(page, 'user-tab-after-yes-ctrl-c');
+});
