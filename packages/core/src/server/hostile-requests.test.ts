@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+import { openSocket, rawRequest } from './testing/http.js';
+import { descendantsOf, isolatedHome } from './testing/reliability.js';
+
+/**
+ * Hostile requests against the real local server with a real PTY service: no
+ * token, a wrong one, a foreign Origin, `Origin: null`, a DNS-rebinding Host,
+ * on every authenticated route. Every attempt is refused, and "nothing
+ * spawned" is checked where it happens: the service's events and session list,
+ * the agent registry and this process's children in the process table.
+ */
+
+// Every secret comparison must go through timingSafeEqual on equal-length
+// digests; wrap it (behaviour unchanged) so the tests can see each call.
+const timingSafeCalls: Array<{ a: number; b: number }> = [];
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  const timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+    timingSafeCalls.push({ a: a.byteLength, b: b.byteLength });
+    return crypto.timingSafeEqual(a, b);
+  };
+  return { ...crypto, default: { ...crypto, timingSafeEqual }, timingSafeEqual };
+});
+
+let service: PtyService;
+let server: LocalServer;
+let created = 0;
+let stderr = '';
+const realStderrWrite = process.stderr.write.bind(process.stderr);
+let legit: { client: Client; transport: StreamableHTTPClientTransport };
+let legitCookie: string;
+
+beforeAll(async () => {
+  // Anything the server writes to stderr while under attack is checked for the token.
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return (realStderrWrite as (...args: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
+  service.on('pty.created', () => created++);
+  const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-'));
+  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+
+  // A legitimate agent and a legitimate browser session exist: the attacks
+  // below reuse their MCP session id and panel cookie where a real attacker could have them.
+  legit = {
+    client: new Client({ name: 'legit-agent', version: '1' }),
+    transport: new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    }),
+  };
+  await legit.client.connect(legit.transport);
+  const ticket = new URL(server.panelUrl());
+  const exchange = await rawRequest(server.port, `${ticket.pathname}${ticket.search}`);
+  expect(exchange.status).toBe(303);
+  legitCookie = String(exchange.headers['set-cookie']).split(';')[0]!;
+});
+
+afterAll(async () => {
+  process.stderr.write = realStderrWrite as typeof process.stderr.write;
+  await legit.transport.terminateSession().catch(() => {});
+  await legit.client.close();
+  await server.close();
+  await service.dispose();
+});
+
+interface Attack {
+  name: string;
+  /** Authorization for /mcp and /ticket, or undefined for none. */
+  bearer?: string;
+  /** Offered panel subprotocols. */
+  protocols?: string[];
+  cookie?: string;
+  headers: Record<string, string>;
+  /** 401: no valid credential; 403: a valid credential from the wrong Host or Origin. */
+  expected: 401 | 403;
+}
+
+function attacks(): Attack[] {
+  const port = server.port;
+  const token = server.token;
+  const flipped = (token[0] === 'A' ? 'B' : 'A') + token.slice(1);
+  const lastFlipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+  const good = { bearer: token, protocols: ['ptydeck.v1', `ptydeck.token.${token}`], cookie: legitCookie };
+  return [
+    { name: 'no token', headers: {}, expected: 401 },
+    { name: 'wrong token', bearer: 'x'.repeat(43), protocols: [`ptydeck.token.${'x'.repeat(43)}`], headers: {}, expected: 401 },
+    { name: 'token with its first character changed', bearer: flipped, protocols: [`ptydeck.token.${flipped}`], headers: {}, expected: 401 },
+    { name: 'token with its last character changed', bearer: lastFlipped, protocols: [`ptydeck.token.${lastFlipped}`], headers: {}, expected: 401 },
+    { name: 'a prefix of the token', bearer: token.slice(0, 20), protocols: [`ptydeck.token.${token.slice(0, 20)}`], headers: {}, expected: 401 },
+    { name: 'the token with a suffix', bearer: `${token}x`, protocols: [`ptydeck.token.${token}x`], headers: {}, expected: 401 },
+    { name: 'a forged cookie', cookie: 'ptydeck_session=forged', headers: {}, expected: 401 },
+    { name: 'the token as the cookie', cookie: `ptydeck_session=${token}`, headers: {}, expected: 401 },
+    { name: 'foreign Origin with valid credentials', ...good, headers: { Origin: 'http://evil.example' }, expected: 403 },
+    { name: 'Origin null with valid credentials', ...good, headers: { Origin: 'null' }, expected: 403 },
+    { name: 'another localhost port as Origin', ...good, headers: { Origin: `http://127.0.0.1:${port + 1}` }, expected: 403 },
+    { name: 'https Origin of this host', ...good, headers: { Origin: `https://127.0.0.1:${port}` }, expected: 403 },
+    { name: 'DNS-rebinding Host', ...good, headers: { Host: `attacker.example:${port}` }, expected: 403 },
+    {
+      name: 'DNS-rebinding Host and its own Origin',
+      ...good,
+      headers: { Host: `attacker.example:${port}`, Origin: `http://attacker.example:${port}` },
+      expected: 403,
+    },
+    { name: 'loopback Host with the wrong port', ...good, headers: { Host: `127.0.0.1:${port + 1}` }, expected: 403 },
+    { name: 'a Host that only starts like loopback', ...good, headers: { Host: `127.0.0.1.attacker.example:${port}` }, expected: 403 },
+  ];
+}
+
+function initializeBody(name: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } },
+  });
+}
+
+function createCallBody(): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'terminal_create', arguments: { command: 'sleep', args: ['60'] } } });
+}
+
+function httpHeaders(attack: Attack, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...(attack.bearer !== undefined ? { Authorization: `Bearer ${attack.bearer}` } : {}),
+    ...(attack.cookie !== undefined ? { Cookie: attack.cookie } : {}),
+    ...attack.headers,
+    ...extra,
+  };
+}
+
+describe('hostile requests', () => {
+  it('refuses every attack on /mcp, /ticket and the panel socket, and nothing is spawned or registered', async () => {
+    const childrenBefore = new Set(descendantsOf(process.pid).map((p) => p.pid));
+    const createdBefore = created;
+    const agentsBefore = server.agents.list().map((a) => a.id);
+    const legitSession = legit.transport.sessionId!;
+    expect(legitSession).toBeTruthy();
+
+    const outcomes: string[] = [];
+    let refusals = 0;
+    for (const attack of attacks()) {
+      const requests: Array<[string, Promise<{ status: number; body: string; headers: Record<string, unknown> }>]> = [
+        ['POST /mcp initialize', rawRequest(server.port, '/mcp', { method: 'POST', headers: httpHeaders(attack), body: initializeBody('intruder') })],
+        [
+          'POST /mcp terminal_create on the legitimate session',
+          rawRequest(server.port, '/mcp', {
+            method: 'POST',
+            headers: httpHeaders(attack, { 'Mcp-Session-Id': legitSession, 'Mcp-Protocol-Version': '2025-06-18' }),
+            body: createCallBody(),
+          }),
+        ],
+        ['GET /mcp event stream', rawRequest(server.port, '/mcp', { headers: httpHeaders(attack, { 'Mcp-Session-Id': legitSession, Accept: 'text/event-stream' }) })],
+        ['DELETE /mcp session', rawRequest(server.port, '/mcp', { method: 'DELETE', headers: httpHeaders(attack, { 'Mcp-Session-Id': legitSession }) })],
+        ['POST /ticket', rawRequest(server.port, '/ticket', { method: 'POST', headers: httpHeaders(attack) })],
+      ];
+      for (const [route, pending] of requests) {
+        const response = await pending;
+        outcomes.push(`${attack.name} | ${route} | ${response.status}`);
+        // /ticket answers 401 to a bearer-less request before looking at anything a browser could forge.
+        expect(response.status, `${attack.name}: ${route}`).toBe(attack.expected);
+        expect(response.body).not.toContain(server.token);
+        expect(JSON.stringify(response.headers)).not.toContain(server.token);
+        refusals++;
+      }
+      const panel = await openSocket(server.port, {
+        headers: { ...(attack.cookie !== undefined ? { Cookie: attack.cookie } : {}), Origin: server.url, ...attack.headers },
+        protocols: attack.protocols ?? [],
+      });
+      if ('ws' in panel) {
+        panel.ws.close();
+        throw new Error(`${attack.name}: the panel socket opened`);
+      }
+      outcomes.push(`${attack.name} | panel socket | ${panel.refused}`);
+      expect(panel.refused, `${attack.name}: panel socket`).toBe(attack.expected);
+      refusals++;
+    }
+
+    // The legitimate agent is still served after all that: the attacks did not end its session either.
+    const listed = await legit.client.callTool({ name: 'terminal_list', arguments: {} });
+    expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
+
+    expect(refusals).toBe(attacks().length * 6);
+    expect(created - createdBefore, 'sessions created by attackers').toBe(0);
+    expect(service.list()).toEqual([]);
+    expect(server.agents.list().map((a) => a.id)).toEqual(agentsBefore);
+    const newChildren = descendantsOf(process.pid).filter((p) => !childrenBefore.has(p.pid));
+    expect(newChildren, 'processes started during the attacks').toEqual([]);
+    expect(stderr).not.toContain(server.token);
+  });
+
+  it('compares every presented secret in constant time, whatever its length or where it differs', async () => {
+    const token = server.token;
+    for (const presented of ['', 'x', token.slice(0, -1), `${token}${token}`, (token[0] === 'A' ? 'B' : 'A') + token.slice(1), 'y'.repeat(10_000)]) {
+      timingSafeCalls.length = 0;
+      const response = await rawRequest(server.port, '/mcp', { method: 'POST', headers: { Authorization: `Bearer ${presented}` }, body: initializeBody('timing') });
+      expect(response.status).toBe(401);
+      // An empty bearer does not even parse as one; every other value is compared, as digests of equal length.
+      if (presented === '') continue;
+      expect(timingSafeCalls, `presented ${presented.length} chars`).toEqual([{ a: 32, b: 32 }]);
+    }
+    // The panel subprotocol and the cookie go through the same comparison.
+    timingSafeCalls.length = 0;
+    const refused = await openSocket(server.port, {
+      headers: { Origin: server.url, Cookie: 'ptydeck_session=short' },
+      protocols: ['ptydeck.token.short'],
+    });
+    expect(refused).toEqual({ refused: 401 });
+    expect(timingSafeCalls).toEqual([
+      { a: 32, b: 32 },
+      { a: 32, b: 32 },
+    ]);
+    // A wrong ticket is compared against every live one the same way, and says nothing.
+    server.panelUrl();
+    timingSafeCalls.length = 0;
+    const forged = await rawRequest(server.port, `/?ticket=${'z'.repeat(43)}`);
+    expect(forged.status).toBe(403);
+    expect(timingSafeCalls.length).toBeGreaterThanOrEqual(1);
+    expect(timingSafeCalls.every((call) => call.a === 32 && call.b === 32)).toBe(true);
+  });
+
+  it('keeps the token out of session processes: neither their argv nor their environment carries it', async () => {
+    const made = await legit.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['60'] } });
+    expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
+    const { id, pid } = made.structuredContent as { id: string; pid: number };
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      expect(cmdline).toContain('sleep');
+      expect(environ).toContain('PTYDECK_SESSION_ID=');
+      expect(cmdline).not.toContain(server.token);
+      expect(environ).not.toContain(server.token);
+      // Nor does this process's own argv.
+      expect(readFileSync('/proc/self/cmdline', 'latin1')).not.toContain(server.token);
+    } finally {
+      await legit.client.callTool({ name: 'terminal_close', arguments: { id, force: true } });
+    }
+  });
+});
