@@ -89,7 +89,17 @@ export function writeShellIntegration(): ShellIntegrationFiles {
   const dir = mkdtempSync(join(tmpdir(), 'ptydeck-shell-'));
   const bashRcfile = join(dir, 'bashrc');
   writeFileSync(bashRcfile, BASH_INTEGRATION, { mode: 0o600 });
-  return { bashRcfile, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  // Shells read the rcfile only at startup, so it can go as soon as nobody will start one;
+  // the exit hook covers owners that never call dispose().
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', remove);
+  return {
+    bashRcfile,
+    dispose: () => {
+      process.removeListener('exit', remove);
+      remove();
+    },
+  };
 }
 
 /**
