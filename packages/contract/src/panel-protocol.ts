@@ -51,12 +51,18 @@ export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
 // ---- core → app ----
 
+/** How an agent on this machine launches ptydeck's stdio MCP server (`ptydeck mcp`). */
+export const McpLaunch = z.object({ command: z.string(), args: z.array(z.string()) });
+export type McpLaunch = z.infer<typeof McpLaunch>;
+
 export const SnapshotMessage = z.object({
   type: z.literal('snapshot'),
   sessions: z.array(SessionInfo),
   agents: z.array(AgentInfo),
   /** Server instance id: changes when ptydeck restarts, so a client knows its cursors are void. */
   instance: z.string(),
+  /** Filled in by the server so the overview's set-up snippets name this install's real path. */
+  mcpLaunch: McpLaunch.optional(),
 });
 export const EventMessage = z.object({ type: z.literal('event'), event: PtyEvent });
 export const AgentsMessage = z.object({ type: z.literal('agents'), agents: z.array(AgentInfo) });

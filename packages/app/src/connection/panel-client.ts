@@ -2,6 +2,7 @@ import {
   MAX_PANEL_INPUT_CHARS,
   PanelClientMessage,
   type AgentInfo,
+  type McpLaunch,
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
@@ -25,6 +26,7 @@ export interface Snapshot {
   instance: string;
   /** True when the server instance differs from the one before: every earlier session is gone. */
   instanceChanged: boolean;
+  mcpLaunch?: McpLaunch;
 }
 
 export interface ResyncEvent {
@@ -234,7 +236,13 @@ export class PanelClient {
         this.attempt = 0;
         for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
         this.setStatus({ state: 'connected', instance: message.instance });
-        this.snapshotEmitter.fire({ sessions: message.sessions, agents: message.agents, instance: message.instance, instanceChanged });
+        this.snapshotEmitter.fire({
+          sessions: message.sessions,
+          agents: message.agents,
+          instance: message.instance,
+          instanceChanged,
+          ...(message.mcpLaunch ? { mcpLaunch: message.mcpLaunch } : {}),
+        });
         return;
       }
       case 'event':

@@ -1,20 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_SETUPS } from './agent-setup.js';
+import { agentSetups } from './agent-setup.js';
 
-describe('AGENT_SETUPS', () => {
+const launch = { command: 'node', args: ["/home/dev/my tools/ptydeck/packages/core/bin/ptydeck.js", 'mcp'] };
+const byId = (id: string) => agentSetups(launch).find((setup) => setup.id === id)!.snippet;
+
+describe('agentSetups', () => {
   it('covers the four agents once each', () => {
-    expect(AGENT_SETUPS.map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'cursor', 'opencode']);
+    expect(agentSetups().map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'cursor', 'opencode']);
   });
 
-  it('has JSON snippets that parse and run `npx ptydeck mcp`', () => {
-    const cursor = JSON.parse(AGENT_SETUPS.find((s) => s.id === 'cursor')!.snippet);
-    expect(cursor.mcpServers.ptydeck).toEqual({ command: 'npx', args: ['ptydeck', 'mcp'] });
-    const opencode = JSON.parse(AGENT_SETUPS.find((s) => s.id === 'opencode')!.snippet);
-    expect(opencode.mcp.ptydeck).toEqual({ type: 'local', command: ['npx', 'ptydeck', 'mcp'] });
+  it('has JSON snippets that parse and run the launcher the server named', () => {
+    expect(JSON.parse(byId('cursor')).mcpServers.ptydeck).toEqual({ command: 'node', args: launch.args });
+    expect(JSON.parse(byId('opencode')).mcp.ptydeck).toEqual({ type: 'local', command: ['node', ...launch.args] });
   });
 
-  it('has the Codex table and the Claude Code command', () => {
-    expect(AGENT_SETUPS.find((s) => s.id === 'codex')!.snippet).toBe('[mcp_servers.ptydeck]\ncommand = "npx"\nargs = ["ptydeck", "mcp"]');
-    expect(AGENT_SETUPS.find((s) => s.id === 'claude-code')!.snippet).toBe('claude mcp add ptydeck -- npx ptydeck mcp');
+  it('quotes a path with spaces for the shell and escapes it for TOML', () => {
+    expect(byId('claude-code')).toBe("claude mcp add ptydeck -- node '/home/dev/my tools/ptydeck/packages/core/bin/ptydeck.js' mcp");
+    expect(byId('codex')).toBe(
+      '[mcp_servers.ptydeck]\ncommand = "node"\nargs = ["/home/dev/my tools/ptydeck/packages/core/bin/ptydeck.js", "mcp"]',
+    );
+  });
+
+  it('falls back to a ptydeck on PATH before the server has said anything', () => {
+    expect(agentSetups().find((setup) => setup.id === 'claude-code')!.snippet).toBe('claude mcp add ptydeck -- ptydeck mcp');
   });
 });

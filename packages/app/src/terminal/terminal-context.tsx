@@ -1,5 +1,6 @@
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
+import type { McpLaunch } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
 import { DisposableStore } from '../lib/emitter.js';
@@ -21,6 +22,8 @@ const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
 interface TerminalStore {
   deck: DeckState;
   connection: ConnectionStatus;
+  /** How agents on this machine launch `ptydeck mcp`, from the server's snapshot. */
+  mcpLaunch: McpLaunch | null;
 }
 
 /**
@@ -40,7 +43,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
     const ownRequests = new Set<string>();
     let deck = initialDeckState;
-    const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status });
+    const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status, mcpLaunch: null });
 
     function dispatch(action: DeckAction): void {
       const next = deckReducer(deck, action);
@@ -128,6 +131,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onStatus((status) => setStore('connection', reconcile(status))));
     disposables.add(
       client.onSnapshot((snapshot) => {
+        setStore('mcpLaunch', snapshot.mcpLaunch ?? null);
         dispatch({
           type: 'snapshot',
           sessions: snapshot.sessions,
@@ -202,6 +206,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     return {
       state: store.deck,
       connection: () => store.connection,
+      mcpLaunch: () => store.mcpLaunch,
       activeTab,
       lingerMs,
       /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */

@@ -1,6 +1,6 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
-import { AGENT_SETUPS } from '../overview/agent-setup.js';
+import { agentSetups } from '../overview/agent-setup.js';
 import { SHORTCUT_LABELS } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
@@ -96,7 +96,7 @@ export function Overview() {
           Open your own terminal with <kbd>{SHORTCUT_LABELS['new-terminal']}</kbd>; toggle the panel with <kbd>{SHORTCUT_LABELS['toggle-panel']}</kbd>.
         </p>
         <div class="setup-grid">
-          <For each={AGENT_SETUPS}>{(setup) => <CopySnippet setup={setup} />}</For>
+          <For each={agentSetups(terminal.mcpLaunch() ?? undefined)}>{(setup) => <CopySnippet setup={setup} />}</For>
         </div>
       </section>
     </main>

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,10 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     const panel = await Panel.open();
     const snapshot = await panel.messages.json((m) => m.type === 'snapshot');
     expect(snapshot.instance).toBe(core.instance);
+    // The overview's set-up snippets run this launcher: it must be the real one.
+    expect(snapshot.mcpLaunch.command).toBe('node');
+    expect(snapshot.mcpLaunch.args.at(-1)).toBe('mcp');
+    expect(existsSync(snapshot.mcpLaunch.args[0])).toBe(true);
 
     const info = await panel.create('r1');
     expect(info).toMatchObject({ source: 'user', cols: 100, rows: 30, status: 'running' });

@@ -2,6 +2,7 @@ import type { WebSocket, RawData } from 'ws';
 import {
   encodeOutputFrame,
   PanelClientMessage,
+  type McpLaunch,
   type PanelServerMessage,
   type SessionId,
 } from '@ptydeck/contract';
@@ -29,6 +30,7 @@ export interface PanelConnectionDeps {
   agents: AgentRegistry;
   mirrors: SessionMirrors;
   instance: string;
+  mcpLaunch?: McpLaunch;
 }
 
 interface Viewer {
@@ -74,7 +76,13 @@ export class PanelConnection {
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
-    this.send({ type: 'snapshot', sessions: service.list(), agents: agents.list(), instance: deps.instance });
+    this.send({
+      type: 'snapshot',
+      sessions: service.list(),
+      agents: agents.list(),
+      instance: deps.instance,
+      ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
+    });
   }
 
   dispose(): void {

@@ -22,6 +22,7 @@ import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endp
 import { PanelConnection } from './panel-connection.js';
 import { SessionMirrors } from './session-mirrors.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
+import { mcpLaunchCommand } from './mcp-launch.js';
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -67,6 +68,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   // The cookie carries its own secret so the token itself never lands in a browser.
   const cookieSecret = generateSecret();
   const instance = randomUUID();
+  const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
   const agents = new AgentRegistry();
   const mirrors = new SessionMirrors(options.service);
@@ -157,7 +159,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance });
+      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
