@@ -2,7 +2,7 @@
 // panel opens on its tab streaming live, the developer types into it and the
 // agent reads what was typed, and when the shell exits the tab shows the exit
 // code, lingers, and the panel closes.
-import { AGENT_NAME, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
+import { AGENT_NAME, expect, expectScreen, keepScreenshot, panelRegion, screenText, terminalOf, test } from './fixtures.js';
 
 interface Created { id: string; state: string }
 interface Output { output: string; status: string; exit_code: number | null; reason?: string }
@@ -93,4 +93,25 @@ test('the panel is an accessible region whose tabs say which shells are an agent
   await expect(tabpanel).toHaveAttribute('role', 'tabpanel');
   await expect(tabpanel).toHaveAttribute('data-session-id', created.id);
   await expect(page.getByRole('tabpanel', { name: `${AGENT_NAME} agent: tests` })).toHaveCount(1);
+});
+
+test('output streams to the tab while the agent\'s command is still running', async ({ panel: page, agent }) => {
+  // terminal_run without an id: the agent's usual first call opens a new shell, and the panel with it.
+  const first = await agent.call<Output & { id: string }>('terminal_run', { command: 'echo new-shell-$((2*21))' });
+  expect(first.output).toContain('new-shell-42');
+  const tab = page.locator(`[role="tab"][data-session-id="${first.id}"]`);
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+  await expectScreen(page, first.id, /^new-shell-42$/m);
+
+  // A command that prints, then blocks on input: its first line must show while it still runs.
+  await agent.call('terminal_send', { id: first.id, text: 'echo waiting-for-$((1+1)); read -r answer; echo got-$answer\r', wait_ms: 0 });
+  await expectScreen(page, first.id, /^waiting-for-2$/m);
+  expect(await screenText(page, first.id)).not.toMatch(/^got-/m);
+  // The developer answers in the tab; the agent's command finishes with it.
+  await terminalOf(page, first.id).click();
+  await page.keyboard.type('from-the-developer');
+  await page.keyboard.press('Enter');
+  await expectScreen(page, first.id, /^got-from-the-developer$/m);
+  const waited = await agent.call<Output>('terminal_wait', { id: first.id, until: 'pattern', pattern: '^got-from-the-developer$', timeout_ms: 10_000 });
+  expect(waited.reason).toBe('pattern');
 });

@@ -2,7 +2,6 @@ export { createPtyService } from './pty/pty-service.js';
 export { PtyError } from './pty/types.js';
 export type * from './pty/types.js';
 export { advertisedDepth, detectCapability, detectColor, ptySessionCapability } from './capability/terminal-capability.js';
-export * from './agent/index.js';
 export type * from './capability/terminal-capability.js';
 export * from './agent/index.js';
 export { startLocalServer, type LocalServer, type LocalServerOptions } from './server/local-server.js';
