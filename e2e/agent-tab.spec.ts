@@ -115,3 +115,22 @@ test('output streams to the tab while the agent\'s command is still running', as
   const waited = await agent.call<Output>('terminal_wait', { id: first.id, until: 'pattern', pattern: '^got-from-the-developer$', timeout_ms: 10_000 });
   expect(waited.reason).toBe('pattern');
 });
+
+test('multi-byte output larger than a frame renders intact', async ({ panel: page, agent }) => {
+  const created = await agent.call<{ id: string }>('terminal_create', { title: 'utf8' });
+  // ~90 KB of two- and three-byte characters: more than one 64 KiB output frame, so
+  // characters are split across frames (and PTY reads) somewhere.
+  await agent.call('terminal_run', {
+    id: created.id,
+    command: 'for i in $(seq 1 2500); do echo "ünïcödé-日本語-$i"; done',
+  });
+  await expectScreen(page, created.id, /^ünïcödé-日本語-2500$/m);
+  const buffer = await page.evaluate(
+    (id) => (window as unknown as { __ptydeck: { terminalText(id: string): string | null } }).__ptydeck.terminalText(id) ?? '',
+    created.id,
+  );
+  expect(buffer).not.toContain('\ufffd');
+  const lines = buffer.split('\n').filter((line) => line.startsWith('ünïcödé-'));
+  expect(lines.length).toBeGreaterThan(100);
+  for (const line of lines) expect(line).toMatch(/^ünïcödé-日本語-\d+$/);
+});
