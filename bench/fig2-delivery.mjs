@@ -1,0 +1,114 @@
+// Figure 2: delivery throughput. The same flood, delivered in order to a
+// panel WebSocket client (the core in its own process, as in the app), against
+// raw node-pty onData in this process. Run with the server-side screen mirror
+// as shipped, and without it (same PanelConnection, stub mirror), which
+// isolates what the mirror costs.
+import { median, MiB, now, row, withDeadline } from './lib/harness.mjs';
+import { startCoreHost } from './lib/hosts.mjs';
+import { PanelClient } from './lib/panel-client.mjs';
+import { spawnRaw } from './lib/raw-pty.mjs';
+
+const TARGET = 0.8;
+const VARIANTS = ['raw', 'mirror', 'noMirror'];
+
+export async function run(ctx) {
+  const { workspace, data, reps } = ctx;
+  const hosts = {
+    mirror: await startCoreHost(workspace, { mirror: 'on' }),
+    noMirror: await startCoreHost(workspace, { mirror: 'off' }),
+  };
+  const clients = {};
+  const rows = [];
+  const details = {};
+  try {
+    for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.token);
+    // Warm-up of each path on a small file.
+    await rawDelivery(data.scale, workspace);
+    for (const key of Object.keys(hosts)) await panelDelivery(hosts[key], clients[key], data.scale, workspace);
+
+    for (const [key, label] of [
+      ['plain', 'cat plain text'],
+      ['sgr', 'cat SGR-colored'],
+    ]) {
+      const file = data[key];
+      const runs = [];
+      for (let i = 0; i < reps; i++) {
+        // Rotate the order so no variant always follows the same one.
+        const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length]);
+        const result = {};
+        for (const variant of order) {
+          result[variant] = variant === 'raw' ? await rawDelivery(file, workspace) : await panelDelivery(hosts[variant], clients[variant], file, workspace);
+        }
+        runs.push(result);
+        ctx.log(
+          `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)}, without ${result.noMirror.mbps.toFixed(1)} MB/s`,
+        );
+      }
+      details[key] = { fileBytes: file.bytes, ptyBytes: file.ptyBytes, runs };
+      const mb = (variant) => median(runs.map((r) => r[variant].mbps));
+      const ratio = (variant) => median(runs.map((r) => r[variant].mbps / r.raw.mbps));
+      const size = `${Math.round(file.bytes / MiB)} MiB`;
+      rows.push(
+        row({
+          figure: '2',
+          metric: `delivery to panel, ${label} ${size} (MB/s)`,
+          value: mb('mirror'),
+          baseline: mb('raw'),
+          ratio: ratio('mirror'),
+          target: `>= ${TARGET}x raw`,
+          pass: ratio('mirror') >= TARGET,
+        }),
+        row({
+          figure: '2',
+          metric: `  same without screen mirror (MB/s)`,
+          value: mb('noMirror'),
+          baseline: mb('raw'),
+          ratio: ratio('noMirror'),
+          note: 'mirror cost',
+        }),
+      );
+      const broken = runs.flatMap((r) => [r.mirror, r.noMirror]).filter((r) => r.orderErrors > 0 || r.skipped > 0 || r.bytes !== r.end || r.end !== file.ptyBytes);
+      if (broken.length > 0) {
+        rows.push(row({ figure: '2', metric: `delivery ${label}: runs out of order, skipped or short`, value: broken.length, target: '0', pass: false }));
+      }
+    }
+  } finally {
+    for (const client of Object.values(clients)) await client.close();
+    for (const host of Object.values(hosts)) await host.stop();
+  }
+  return { rows, details };
+}
+
+/**
+ * From the request to create the session until the client holds every byte
+ * the session's log received, checked to be contiguous from cursor 0.
+ */
+async function panelDelivery(host, client, file, workspace) {
+  let id;
+  let end;
+  const exited = new Promise((resolve) => {
+    const off = host.onExited((event) => {
+      if (event.id !== id) return;
+      off();
+      end = event.end;
+      resolve();
+    });
+  });
+  const started = now();
+  id = await host.request('create', { input: { command: 'cat', args: [file.path], cwd: workspace.home } });
+  client.attach(id, 0);
+  const stream = client.stream(id);
+  await withDeadline(exited, 300_000, 'delivery flood exit');
+  await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
+  const seconds = (now() - started) / 1000;
+  client.send({ type: 'detach', id });
+  return { bytes: stream.bytes, end, skipped: stream.skipped, orderErrors: stream.orderErrors, seconds, mbps: end / 1e6 / seconds };
+}
+
+async function rawDelivery(file, workspace) {
+  const started = now();
+  const raw = spawnRaw('cat', [file.path], { env: workspace.env, cwd: workspace.home });
+  const { bytes } = await withDeadline(raw.exited, 300_000, 'raw flood');
+  const seconds = (now() - started) / 1000;
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+}

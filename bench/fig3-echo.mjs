@@ -1,0 +1,71 @@
+// Figure 3: keystroke echo latency. A key sent as panel input over the
+// WebSocket, through the core to the PTY, echoed by the program and back to
+// the client as an output frame; against the same round trip on raw node-pty
+// in this process. The program echoes each byte itself (raw mode, `cat`), as
+// a shell or an editor does. Keystrokes alternate between the two paths so
+// both see the same load.
+import { now, row, summarize } from './lib/harness.mjs';
+import { startCoreHost } from './lib/hosts.mjs';
+import { PanelClient } from './lib/panel-client.mjs';
+import { ECHO_PROGRAM, echoLatency, spawnRaw } from './lib/raw-pty.mjs';
+
+const RATIO_TARGET = 2;
+const P99_TARGET_MS = 5;
+const WARMUP_KEYS = 50;
+
+export async function run(ctx) {
+  const { workspace, sizes } = ctx;
+  const host = await startCoreHost(workspace, { mirror: 'on' });
+  let client;
+  let raw;
+  try {
+    client = await PanelClient.connect(host.ready.url, host.ready.token);
+    const [file, args] = ECHO_PROGRAM;
+    const id = await host.request('create', { input: { command: file, args, cwd: workspace.home } });
+    client.attach(id, 0);
+    const stream = client.stream(id);
+    await client.until(() => stream.bytes >= 1, 10_000, 'echo program ready');
+    raw = spawnRaw(file, args, { env: workspace.env, cwd: workspace.home });
+    await raw.waitFor((text) => text.includes('R'));
+
+    for (let i = 0; i < WARMUP_KEYS; i++) {
+      await echoLatency(raw, i);
+      await client.echoLatency(id, i);
+    }
+    const core = [];
+    const baseline = [];
+    const started = now();
+    for (let i = 0; i < sizes.keystrokes; i++) {
+      if (i % 2 === 0) {
+        baseline.push(await echoLatency(raw, i));
+        core.push(await client.echoLatency(id, i));
+      } else {
+        core.push(await client.echoLatency(id, i));
+        baseline.push(await echoLatency(raw, i));
+      }
+    }
+    ctx.log(`  ${sizes.keystrokes} keystrokes each in ${((now() - started) / 1000).toFixed(1)} s`);
+    const c = summarize(core);
+    const b = summarize(baseline);
+    const p99Pass = c.p99 <= RATIO_TARGET * b.p99 && c.p99 < P99_TARGET_MS;
+    return {
+      rows: [
+        row({ figure: '3', metric: `keystroke echo p50, ${c.n} keys (ms)`, value: c.p50, baseline: b.p50 }),
+        row({
+          figure: '3',
+          metric: `keystroke echo p99, ${c.n} keys (ms)`,
+          value: c.p99,
+          baseline: b.p99,
+          target: `<= ${RATIO_TARGET}x raw, < ${P99_TARGET_MS} ms`,
+          pass: p99Pass,
+        }),
+      ],
+      details: { core: c, raw: b },
+    };
+  } finally {
+    await raw?.kill();
+    await client?.close();
+    await host.stop();
+  }
+}
+

@@ -1,0 +1,199 @@
+// Figure 5: scale. N concurrent sessions each printing a file (1 MiB of text
+// in the full run) to one panel client attached to all of them, with every
+// byte accounted for (delivered, or reported skipped by a resync, adding up to
+// exactly what the program wrote); the core's RSS while it runs; keystroke
+// echo latency on an (N+1)th session during the flood; and idle memory per
+// session. Baseline: the same PTYs on raw node-pty in a process of its own.
+import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
+import { startCoreHost, startRawHost } from './lib/hosts.mjs';
+import { PanelClient } from './lib/panel-client.mjs';
+import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
+
+const KEY_P99_TARGET_MS = 50;
+const IDLE_TARGET_MB = 2;
+const WARMUP_KEYS = 20;
+const MIN_KEYS = 100;
+const RSS_SAMPLE_MS = 50;
+
+export async function run(ctx) {
+  const idle = await idleMemory(ctx);
+  const flood = await floodCore(ctx);
+  const floodRaw = await floodBaseline(ctx);
+  const { sizes, data } = ctx;
+  const n = sizes.scaleSessions;
+  const keys = summarize(flood.samples);
+  const rawKeys = summarize(floodRaw.samples);
+  const expected = n * data.scale.ptyBytes;
+  const short = flood.sessions.filter((s) => s.end !== data.scale.ptyBytes || s.bytes + s.skipped !== s.end || s.orderErrors > 0);
+  const delivered = flood.sessions.reduce((a, s) => a + s.bytes, 0);
+  const skipped = flood.sessions.reduce((a, s) => a + s.skipped, 0);
+  const mb = (bytes) => bytes / MiB;
+  const rows = [
+    row({
+      figure: '5',
+      metric: `${n} sessions x ${(data.scale.bytes / MiB).toFixed(2)} MiB to a panel: every byte accounted for (sessions short)`,
+      value: short.length,
+      target: '0',
+      pass: short.length === 0,
+      note: `delivered ${mb(delivered).toFixed(1)} MiB + skipped by resync ${mb(skipped).toFixed(1)} MiB = ${mb(expected).toFixed(1)} MiB written`,
+    }),
+    row({ figure: '5', metric: `  flood wall time, all ${n} done (s)`, value: flood.seconds, baseline: floodRaw.seconds }),
+    row({ figure: '5', metric: '  core peak RSS during the flood (MiB)', value: mb(flood.peakRss), baseline: mb(floodRaw.peakRss) }),
+    row({
+      figure: '5',
+      metric: `  keystroke echo p99 on session ${n + 1} during the flood (ms)`,
+      value: keys.p99,
+      baseline: rawKeys.p99,
+      target: `< ${KEY_P99_TARGET_MS} ms`,
+      pass: keys.p99 < KEY_P99_TARGET_MS,
+    }),
+    row({ figure: '5', metric: `  keystroke echo p50 during the flood, ${keys.n} keys (ms)`, value: keys.p50, baseline: rawKeys.p50 }),
+    row({
+      figure: '5',
+      metric: `idle memory per session, ${sizes.idleSessions} shells (MiB)`,
+      value: idle.core,
+      baseline: idle.raw,
+      target: `< ${IDLE_TARGET_MB} MiB above raw`,
+      pass: idle.core - idle.raw < IDLE_TARGET_MB,
+      note: `${(idle.core - idle.raw).toFixed(2)} MiB above raw`,
+    }),
+  ];
+  return {
+    rows,
+    details: {
+      idle,
+      flood: { ...flood, samples: keys, sessions: undefined, delivered, skipped, expected, short: short.length, resyncs: flood.sessions.reduce((a, s) => a + s.resyncs, 0) },
+      floodRaw: { ...floodRaw, samples: rawKeys, bytes: undefined, bytesPerSession: median(floodRaw.bytes) },
+    },
+  };
+}
+
+function shell(workspace) {
+  return { command: workspace.bash, args: ['--norc', '--noprofile', '-i'], cwd: workspace.home };
+}
+
+/**
+ * RSS after a forced GC, with no sessions and with K idle shells at their
+ * prompt, in the core and in a raw node-pty process: per-session growth of each.
+ */
+async function idleMemory(ctx) {
+  const { workspace, sizes } = ctx;
+  const k = sizes.idleSessions;
+  const sh = shell(workspace);
+  const core = await startCoreHost(workspace, { maxSessions: k + 8 });
+  let coreBefore;
+  let coreAfter;
+  try {
+    coreBefore = (await core.request('memory', { gc: true })).rss;
+    const ids = await core.request('createMany', { inputs: Array.from({ length: k }, () => sh) });
+    await Promise.all(ids.map((id) => core.request('waitForEnd', { id, target: 1 }, 60_000)));
+    coreAfter = (await core.request('memory', { gc: true })).rss;
+  } finally {
+    await core.stop();
+  }
+  const raw = await startRawHost(workspace);
+  let rawBefore;
+  let rawAfter;
+  try {
+    rawBefore = (await raw.request('memory', { gc: true })).rss;
+    const ids = await raw.request('spawnMany', { spawns: Array.from({ length: k }, () => ({ file: sh.command, args: sh.args, cwd: sh.cwd, env: workspace.env })) });
+    await raw.request('waitOutput', { ids }, 60_000);
+    rawAfter = (await raw.request('memory', { gc: true })).rss;
+  } finally {
+    await raw.stop();
+  }
+  const perSession = (before, after) => (after - before) / k / MiB;
+  return { sessions: k, core: perSession(coreBefore, coreAfter), raw: perSession(rawBefore, rawAfter), coreBefore, coreAfter, rawBefore, rawAfter };
+}
+
+function sampleRss(host) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, host.memory().rss);
+    } catch {
+      // the host is gone
+    }
+  }, RSS_SAMPLE_MS);
+  return () => {
+    clearInterval(timer);
+    try {
+      peak = Math.max(peak, host.memory().hwm);
+    } catch {
+      // the host is gone
+    }
+    return peak;
+  };
+}
+
+async function floodCore(ctx) {
+  const { workspace, sizes, data } = ctx;
+  const n = sizes.scaleSessions;
+  const host = await startCoreHost(workspace, { maxSessions: n + 8 });
+  let client;
+  try {
+    client = await PanelClient.connect(host.ready.url, host.ready.token);
+    const [echoFile, echoArgs] = ECHO_PROGRAM;
+    const echoId = await host.request('create', { input: { command: echoFile, args: echoArgs, cwd: workspace.home } });
+    client.attach(echoId, 0);
+    const echoStream = client.stream(echoId);
+    await client.until(() => echoStream.bytes >= 1, 10_000, 'echo program ready');
+    for (let i = 0; i < WARMUP_KEYS; i++) await client.echoLatency(echoId, i);
+
+    const ends = new Map();
+    const offExit = host.onExited((event) => ends.set(event.id, event.end));
+    const stopRss = sampleRss(host);
+    const started = now();
+    let ids = [];
+    let floodDone = false;
+    const samples = [];
+    const keys = (async () => {
+      while (samples.length < MIN_KEYS || !floodDone) samples.push(await client.echoLatency(echoId, samples.length));
+    })();
+    ids = await host.request('createMany', {
+      inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
+    });
+    for (const id of ids) client.attach(id, 0);
+    const accounted = (id) => {
+      const end = ends.get(id);
+      const s = client.stream(id);
+      return end !== undefined && s.bytes + s.skipped >= end;
+    };
+    await client.until(() => ids.every(accounted), ctx.sizes.figureMs, 'every flood byte accounted for');
+    const seconds = (now() - started) / 1000;
+    floodDone = true;
+    await withDeadline(keys, 30_000, 'keystrokes during the flood');
+    const peakRss = stopRss();
+    offExit();
+    const sessions = ids.map((id) => ({ id, end: ends.get(id), ...client.stream(id) }));
+    ctx.log(`  core: ${n} floods in ${seconds.toFixed(1)} s, peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${samples.length} keys`);
+    return { seconds, peakRss, samples, sessions };
+  } finally {
+    await client?.close();
+    await host.stop();
+  }
+}
+
+async function floodBaseline(ctx) {
+  const { workspace, sizes, data } = ctx;
+  const host = await startRawHost(workspace);
+  try {
+    const [file, args] = ECHO_PROGRAM;
+    const stopRss = sampleRss(host);
+    const result = await host.request(
+      'floodWithEcho',
+      {
+        echo: { file, args, env: workspace.env, cwd: workspace.home },
+        floods: Array.from({ length: sizes.scaleSessions }, () => ({ file: 'cat', args: [data.scale.path], env: workspace.env, cwd: workspace.home })),
+        minKeys: MIN_KEYS,
+        warmupKeys: WARMUP_KEYS,
+      },
+      sizes.figureMs,
+    );
+    const peakRss = stopRss();
+    ctx.log(`  raw: ${sizes.scaleSessions} floods in ${result.seconds.toFixed(1)} s, peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${result.samples.length} keys`);
+    return { ...result, peakRss };
+  } finally {
+    await host.stop();
+  }
+}

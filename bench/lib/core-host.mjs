@@ -1,0 +1,144 @@
+// The ptydeck core in its own process, driven by the bench over IPC.
+//
+// The core runs apart from the bench's clients because that is how it runs
+// for real (Electron's main process or `ptydeck serve`, with the panel in a
+// renderer and agents in their own processes), so clients and server do not
+// share an event loop, and so its RSS can be read on its own.
+//
+// --mirror=off serves the panel WebSocket with the same PanelConnection but
+// without the server-side screen mirrors (resync then sends an empty screen):
+// the difference to --mirror=on is what the mirror costs.
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { WebSocketServer } from 'ws';
+import { createPtyService, startLocalServer } from '@ptydeck/core';
+import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
+import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
+
+const { values } = parseArgs({
+  options: {
+    mirror: { type: 'string', default: 'on' },
+    'max-sessions': { type: 'string', default: '32' },
+    'state-dir': { type: 'string' },
+  },
+});
+
+const service = createPtyService({ maxLiveSessions: Number(values['max-sessions']), maxExitedSessions: 256 });
+const server = values.mirror === 'off' ? await startWithoutMirror(service) : await startLocalServer({
+  service,
+  stateDir: values['state-dir'],
+  writeDiscovery: false,
+  appDir: '/nonexistent',
+});
+
+// Session exits, with the final log end so the bench can account for every byte.
+service.on('pty.exited', (event) => {
+  const end = service.read(event.id, { maxBytes: 1 }).end;
+  send({ event: 'exited', id: event.id, end, exitCode: event.exitCode });
+});
+
+// Subscribed only while someone waits, so the hot path is the server's own otherwise.
+const endWaiters = new Map();
+let offData;
+function watchEnds() {
+  offData ??= service.on('pty.data', (event) => {
+    const waiters = endWaiters.get(event.id);
+    if (!waiters) return;
+    const end = event.cursor + event.data.length;
+    for (const w of [...waiters]) {
+      if (end < w.target) continue;
+      waiters.delete(w);
+      w.resolve(end);
+    }
+    if (waiters.size === 0) endWaiters.delete(event.id);
+    if (endWaiters.size === 0) {
+      offData();
+      offData = undefined;
+    }
+  });
+}
+
+const ops = {
+  create: ({ input }) => service.create({ source: 'user', ...input }).id,
+  createMany: ({ inputs }) => inputs.map((input) => service.create({ source: 'user', ...input }).id),
+  end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
+  /** Resolves once the session's log reaches `target` bytes. */
+  waitForEnd: ({ id, target }) => {
+    const end = service.read(id, { maxBytes: 1 }).end;
+    if (end >= target) return end;
+    return new Promise((resolve) => {
+      let set = endWaiters.get(id);
+      if (!set) endWaiters.set(id, (set = new Set()));
+      set.add({ target, resolve });
+      watchEnds();
+    });
+  },
+  memory: ({ gc }) => {
+    if (gc && global.gc) global.gc();
+    return process.memoryUsage();
+  },
+  removeAll: async () => {
+    await Promise.all(service.list().map((info) => service.remove(info.id)));
+    return true;
+  },
+  stop: async () => {
+    await server.close();
+    await service.dispose();
+    setImmediate(() => process.exit(0));
+    return true;
+  },
+};
+
+process.on('message', async (message) => {
+  const { req, op, ...args } = message;
+  try {
+    send({ req, ok: true, value: await ops[op](args) });
+  } catch (error) {
+    send({ req, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  }
+});
+// The bench went away: do not outlive it.
+process.on('disconnect', () => {
+  void service.dispose().finally(() => process.exit(0));
+});
+
+send({ event: 'ready', url: server.url, token: server.token, pid: process.pid });
+
+function send(message) {
+  if (process.connected) process.send(message);
+}
+
+async function startWithoutMirror(service) {
+  const agents = new AgentRegistry();
+  const mirrors = {
+    // No screen to restore: the viewer continues from the end of the log.
+    snapshot: async (id) => ({ screen: '', cursor: service.read(id, { maxBytes: 1 }).end }),
+  };
+  const httpServer = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({
+    server: httpServer,
+    path: '/panel',
+    perMessageDeflate: false,
+    skipUTF8Validation: true,
+    maxPayload: 8 * 1024 * 1024,
+    handleProtocols: (protocols) => [...protocols][0] ?? false,
+  });
+  const panels = new Set();
+  wss.on('connection', (ws) => {
+    const panel = new PanelConnection(ws, { service, agents, mirrors, instance: 'bench' });
+    panels.add(panel);
+    ws.on('close', () => panels.delete(panel));
+  });
+  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = httpServer.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token: 'unused',
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      for (const panel of panels) panel.dispose();
+      wss.close();
+      await new Promise((resolve) => httpServer.close(resolve));
+    },
+  };
+}

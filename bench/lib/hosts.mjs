@@ -1,0 +1,98 @@
+// Starts core-host.mjs or raw-host.mjs as a child and talks to it over IPC.
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { BENCH_DIR, deferred, killChild, onCleanup, processMemory, withDeadline } from './harness.mjs';
+
+const HOST_START_MS = 30_000;
+const REQUEST_MS = 120_000;
+
+class Host {
+  constructor(child, ready) {
+    this.child = child;
+    this.ready = ready;
+    this.pid = child.pid;
+    this.nextReq = 0;
+    this.pending = new Map();
+    this.exitListeners = new Set();
+    child.on('message', (message) => {
+      if (message.event === 'exited') {
+        for (const listener of this.exitListeners) listener(message);
+        return;
+      }
+      if (message.req === undefined) return;
+      const waiter = this.pending.get(message.req);
+      if (!waiter) return;
+      this.pending.delete(message.req);
+      if (message.ok) waiter.resolve(message.value);
+      else waiter.reject(new Error(message.error));
+    });
+    child.on('exit', (code, signal) => {
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`host exited (${signal ?? code})`));
+      this.pending.clear();
+    });
+    this.unregister = onCleanup(() => killChild(child, 'SIGKILL'));
+  }
+
+  request(op, args = {}, ms = REQUEST_MS) {
+    const req = this.nextReq++;
+    const waiter = deferred();
+    this.pending.set(req, waiter);
+    this.child.send({ req, op, ...args });
+    return withDeadline(waiter.promise, ms, `host request ${op}`);
+  }
+
+  /** Calls `listener({id, end, exitCode})` for every session exit; returns the unsubscribe. */
+  onExited(listener) {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  memory() {
+    return processMemory(this.pid);
+  }
+
+  async stop() {
+    try {
+      await this.request('stop', {}, 15_000);
+      await withDeadline(new Promise((resolve) => (this.child.exitCode !== null ? resolve() : this.child.once('exit', resolve))), 10_000, 'host exit');
+    } catch {
+      await killChild(this.child, 'SIGKILL');
+    }
+    this.unregister();
+  }
+}
+
+async function startHost(script, args, workspace) {
+  const child = fork(path.join(BENCH_DIR, 'lib', script), args, {
+    env: workspace.env,
+    cwd: workspace.home,
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = deferred();
+  const onMessage = (message) => {
+    if (message.event === 'ready') ready.resolve(message);
+  };
+  child.on('message', onMessage);
+  child.once('exit', (code, signal) => ready.reject(new Error(`${script} exited before ready (${signal ?? code})`)));
+  const host = new Host(child, undefined);
+  try {
+    host.ready = await withDeadline(ready.promise, HOST_START_MS, `${script} start`);
+  } catch (error) {
+    await killChild(child, 'SIGKILL');
+    host.unregister();
+    throw error;
+  }
+  child.off('message', onMessage);
+  return host;
+}
+
+/** The ptydeck core (local server) in a child process. mirror: 'on' (as shipped) or 'off'. */
+export function startCoreHost(workspace, { mirror = 'on', maxSessions = 32 } = {}) {
+  return startHost('core-host.mjs', [`--mirror=${mirror}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`], workspace);
+}
+
+/** Raw node-pty in a child process, the baseline for memory and scale. */
+export function startRawHost(workspace) {
+  return startHost('raw-host.mjs', [], workspace);
+}

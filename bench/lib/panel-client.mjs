@@ -1,0 +1,129 @@
+// A minimal panel WebSocket client: what the app does on the wire, minus the
+// rendering. Output frames are decoded by hand (length prefix, JSON header)
+// so the client's own cost stays small next to the server's.
+import WebSocket from 'ws';
+import { deferred, now, withDeadline } from './harness.mjs';
+import { keyFor } from './raw-pty.mjs';
+
+export class PanelClient {
+  /** @param {string} url http://127.0.0.1:PORT of the server */
+  static async connect(url, token) {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/panel`, [`ptydeck.token.${token}`], {
+      headers: { Origin: url },
+      perMessageDeflate: false,
+    });
+    const client = new PanelClient(ws);
+    await withDeadline(client.snapshot.promise, 15_000, 'panel snapshot');
+    return client;
+  }
+
+  constructor(ws) {
+    this.ws = ws;
+    this.snapshot = deferred();
+    /** Per session: next expected cursor, bytes received, bytes skipped by resyncs, order errors. */
+    this.streams = new Map();
+    this.jsonWatchers = new Set();
+    this.watchers = new Set();
+    this.wireBytes = 0;
+    ws.binaryType = 'nodebuffer';
+    ws.on('message', (data, isBinary) => {
+      this.wireBytes += data.length;
+      if (isBinary) this.onFrame(data);
+      else this.onJson(data);
+    });
+    ws.on('error', (error) => this.snapshot.reject(error));
+    ws.on('close', () => this.snapshot.reject(new Error('panel socket closed')));
+  }
+
+  stream(id) {
+    let s = this.streams.get(id);
+    if (!s) {
+      s = { next: null, bytes: 0, skipped: 0, resyncs: 0, orderErrors: 0, resyncBytes: 0 };
+      this.streams.set(id, s);
+    }
+    return s;
+  }
+
+  onFrame(frame) {
+    const headLength = (frame[0] << 8) | frame[1];
+    const header = JSON.parse(frame.toString('utf8', 2, 2 + headLength));
+    const length = frame.length - 2 - headLength;
+    const s = this.stream(header.id);
+    if (s.next !== null && header.cursor !== s.next) s.orderErrors++;
+    s.next = header.cursor + length;
+    s.bytes += length;
+    this.notify();
+  }
+
+  onJson(data) {
+    const message = JSON.parse(data.toString('utf8'));
+    if (message.type === 'snapshot') this.snapshot.resolve(message);
+    if (message.type === 'resync') {
+      const s = this.stream(message.id);
+      s.resyncs++;
+      s.skipped += message.skipped;
+      s.resyncBytes += data.length;
+      s.next = message.cursor;
+    }
+    for (const w of [...this.jsonWatchers]) w(message, data.length);
+    this.notify();
+  }
+
+  notify() {
+    for (const w of [...this.watchers]) w();
+  }
+
+  /** Resolves once `predicate()` holds, re-checked after every message. */
+  until(predicate, ms, what) {
+    const wait = new Promise((resolve) => {
+      const check = () => {
+        if (!predicate()) return;
+        this.watchers.delete(check);
+        resolve();
+      };
+      this.watchers.add(check);
+      check();
+    });
+    return withDeadline(wait, ms, what);
+  }
+
+  /** The next JSON message matching `predicate`, with its size on the wire. */
+  nextJson(predicate, ms, what) {
+    const wait = new Promise((resolve) => {
+      const watcher = (message, size) => {
+        if (!predicate(message)) return;
+        this.jsonWatchers.delete(watcher);
+        resolve({ message, size });
+      };
+      this.jsonWatchers.add(watcher);
+    });
+    return withDeadline(wait, ms, what);
+  }
+
+  send(message) {
+    this.ws.send(JSON.stringify(message));
+  }
+
+  attach(id, cursor) {
+    const s = this.stream(id);
+    if (cursor !== null) s.next = cursor;
+    this.send({ type: 'attach', id, cursor });
+  }
+
+  /** One keystroke round trip on an echo session: send a key, wait for its byte, in ms. */
+  async echoLatency(id, i) {
+    const s = this.stream(id);
+    const target = s.bytes + 1;
+    const started = now();
+    this.send({ type: 'input', id, data: keyFor(i) });
+    await this.until(() => s.bytes >= target, 10_000, 'keystroke echo');
+    return now() - started;
+  }
+
+  async close() {
+    if (this.ws.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise((resolve) => this.ws.once('close', resolve));
+    this.ws.close();
+    await withDeadline(closed, 5000, 'panel close').catch(() => this.ws.terminate());
+  }
+}

@@ -1,0 +1,74 @@
+// Baseline host: raw node-pty with nothing attached, in its own process, so
+// its RSS and its event loop compare one to one with core-host.mjs.
+import { echoLatency, spawnRaw } from './raw-pty.mjs';
+
+const ptys = new Map();
+let nextId = 0;
+
+const ops = {
+  /** Spawns idle or flooding PTYs; each one's exit is reported with its byte count. */
+  spawnMany: ({ spawns }) =>
+    spawns.map(({ file, args, env, cwd }) => {
+      const id = String(nextId++);
+      const raw = spawnRaw(file, args, { env, cwd });
+      ptys.set(id, raw);
+      raw.exited.then(({ bytes }) => send({ event: 'exited', id, end: bytes }));
+      return id;
+    }),
+  /** Resolves once every listed PTY has printed something (an idle shell, its prompt). */
+  waitOutput: async ({ ids }) => {
+    await Promise.all(ids.map((id) => ptys.get(id).waitFor((_tail, bytes) => bytes > 0, 30_000)));
+    return true;
+  },
+  /**
+   * Starts an echo PTY, then the floods, and runs sequential keystroke round
+   * trips on the echo PTY until every flood exited (and at least `minKeys`).
+   */
+  floodWithEcho: async ({ echo, floods, minKeys, warmupKeys }) => {
+    const echoPty = spawnRaw(echo.file, echo.args, { env: echo.env, cwd: echo.cwd });
+    await echoPty.waitFor((text) => text.includes('R'));
+    for (let i = 0; i < warmupKeys; i++) await echoLatency(echoPty, i);
+    const started = performance.now();
+    const spawned = floods.map(({ file, args, env, cwd }) => spawnRaw(file, args, { env, cwd }));
+    let running = spawned.length;
+    const allExited = Promise.all(spawned.map((p) => p.exited.then(() => running--)));
+    const samples = [];
+    while (samples.length < minKeys || running > 0) samples.push(await echoLatency(echoPty, samples.length));
+    await allExited;
+    const seconds = (performance.now() - started) / 1000;
+    await echoPty.kill();
+    return { samples, seconds, bytes: spawned.map((p) => p.bytes) };
+  },
+  memory: ({ gc }) => {
+    if (gc && global.gc) global.gc();
+    return process.memoryUsage();
+  },
+  killAll: async () => {
+    await Promise.all([...ptys.values()].map((p) => p.kill()));
+    ptys.clear();
+    return true;
+  },
+  stop: async () => {
+    await ops.killAll();
+    setImmediate(() => process.exit(0));
+    return true;
+  },
+};
+
+process.on('message', async (message) => {
+  const { req, op, ...args } = message;
+  try {
+    send({ req, ok: true, value: await ops[op](args) });
+  } catch (error) {
+    send({ req, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  }
+});
+process.on('disconnect', () => {
+  for (const p of ptys.values()) p.pty.kill('SIGKILL');
+  process.exit(0);
+});
+send({ event: 'ready', pid: process.pid });
+
+function send(message) {
+  if (process.connected) process.send(message);
+}

@@ -1,0 +1,139 @@
+// `npm run bench [-- --quick] [-- --only=1,3]`: every figure as a ratio to a
+// baseline measured in the same run, printed as a table and written to
+// bench/results.json. See bench/README-section.md for what each one measures.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH_DIR, createWorkspace, formatTable, loadAverage, machineInfo, MiB, row, runCleanups, withDeadline } from './lib/harness.mjs';
+import { makeDataFiles } from './lib/data.mjs';
+
+const FIGURES = [
+  { id: 1, title: 'ingest throughput', module: './fig1-ingest.mjs' },
+  { id: 2, title: 'delivery throughput to a panel', module: './fig2-delivery.mjs' },
+  { id: 3, title: 'keystroke echo latency', module: './fig3-echo.mjs' },
+  { id: 4, title: 'agent tool cost', module: './fig4-agent-tool.mjs' },
+  { id: 5, title: 'scale', module: './fig5-scale.mjs' },
+  { id: 6, title: 'reconnect', module: './fig6-reconnect.mjs' },
+  { id: 7, title: 'cold start', module: './fig7-cold-start.mjs' },
+];
+
+/** Sizes per mode: --quick is a smoke run (under a minute), the full run is what the README shows. */
+const MODES = {
+  quick: {
+    plainBytes: 16 * MiB,
+    sgrBytes: 8 * MiB,
+    reps: 1,
+    keystrokes: 200,
+    toolCalls: 30,
+    scaleSessions: 20,
+    scaleBytes: 256 * 1024,
+    idleSessions: 20,
+    scrollbackLines: 10_000,
+    reconnects: 3,
+    coldStarts: 3,
+    figureMs: 60_000,
+  },
+  full: {
+    plainBytes: 200 * MiB,
+    sgrBytes: 100 * MiB,
+    reps: 3,
+    keystrokes: 1000,
+    toolCalls: 200,
+    scaleSessions: 100,
+    scaleBytes: 1 * MiB,
+    idleSessions: 100,
+    scrollbackLines: 10_000,
+    reconnects: 10,
+    coldStarts: 10,
+    figureMs: 600_000,
+  },
+};
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const mode = values.quick ? 'quick' : 'full';
+const sizes = MODES[mode];
+const only = values.only ? new Set(values.only.split(',').map(Number)) : undefined;
+const outFile = values.out ?? path.join(BENCH_DIR, values.quick ? 'results.quick.json' : 'results.json');
+
+const log = (line) => process.stderr.write(`${line}\n`);
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    interrupted = true;
+    log(`bench: ${signal}, cleaning up`);
+    void runCleanups().finally(() => process.exit(130));
+  });
+}
+
+const machine = machineInfo();
+const startedAt = new Date();
+const loadBefore = loadAverage();
+log(`bench: ${mode} run on ${machine.nproc} x ${machine.cpu}, node ${machine.node}, load ${loadBefore.join(' ')}`);
+
+const workspace = createWorkspace();
+const rows = [];
+const figures = {};
+try {
+  const t0 = performance.now();
+  const data = makeDataFiles(workspace.data, sizes);
+  log(`bench: data files ready in ${Math.round(performance.now() - t0)} ms (${workspace.root})`);
+  for (const figure of FIGURES) {
+    if (only && !only.has(figure.id)) continue;
+    if (interrupted) break;
+    const load = loadAverage();
+    log(`bench: figure ${figure.id}, ${figure.title} (load ${load.join(' ')})`);
+    const started = performance.now();
+    try {
+      const { run } = await import(figure.module);
+      const result = await withDeadline(run({ workspace, data, sizes, reps: sizes.reps, quick: values.quick, log }), sizes.figureMs, `figure ${figure.id}`);
+      rows.push(...result.rows);
+      figures[figure.id] = { title: figure.title, loadBefore: load, loadAfter: loadAverage(), seconds: (performance.now() - started) / 1000, ...result.details };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`bench: figure ${figure.id} failed: ${error instanceof Error ? error.stack : message}`);
+      rows.push(row({ figure: String(figure.id), metric: `${figure.title}: FAILED (${message})`, pass: false }));
+      figures[figure.id] = { title: figure.title, error: message };
+    } finally {
+      // Whatever a failed figure left running goes now, not at the end.
+      await runCleanups();
+    }
+    log(`bench: figure ${figure.id} took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+} finally {
+  await runCleanups();
+  workspace.dispose();
+}
+
+const loadAfter = loadAverage();
+const table = formatTable(rows);
+process.stdout.write(`\n${table}\n\n`);
+process.stdout.write(
+  `${mode} run, ${startedAt.toISOString()}, ${machine.nproc} x ${machine.cpu}, node ${machine.node}, load before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}\n`,
+);
+const misses = rows.filter((r) => r.pass === false);
+process.stdout.write(misses.length ? `${misses.length} target(s) missed: ${misses.map((r) => `${r.figure} ${r.metric}`).join('; ')}\n` : 'all targets met\n');
+writeFileSync(
+  outFile,
+  `${JSON.stringify(
+    {
+      mode,
+      startedAt: startedAt.toISOString(),
+      durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
+      machine: { ...machine, loadBefore, loadAfter },
+      sizes,
+      rows,
+      table,
+      figures,
+    },
+    null,
+    2,
+  )}\n`,
+);
+log(`bench: wrote ${path.relative(process.cwd(), outFile)}`);
