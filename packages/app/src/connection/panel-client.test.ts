@@ -190,4 +190,24 @@ describe('PanelClient', () => {
     expect(second.timers.pending).toEqual([]);
     expect(output).toEqual([]);
   });
+
+  it('resync asks for the screen afresh and drops output until it arrives, across a reconnect too', async () => {
+    const { latest, timers, client, output } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.attach('a');
+    latest().output('a', 0, 'old');
+    client.resync('a');
+    expect(latest().sent.at(-1)).toEqual({ type: 'attach', id: 'a', cursor: null });
+    latest().output('a', 3, 'still-old');
+    latest().drop();
+    timers.runNext();
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    // The reconnect asks for the screen again rather than resuming from dropped output.
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+    latest().receive({ type: 'resync', id: 'a', cursor: 100, skipped: 0, screen: 'screen' });
+    latest().output('a', 100, 'new');
+    expect(output).toEqual(['a:old', 'a:new']);
+    expect(client.cursorOf('a')).toBe(103);
+  });
 });

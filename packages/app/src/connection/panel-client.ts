@@ -70,6 +70,8 @@ const browserTimers: Timers = {
  */
 export class PanelClient {
   private readonly book = new CursorBook();
+  /** Sessions whose screen was asked for afresh: their output is dropped until the resync. */
+  private readonly awaitingResync = new Set<string>();
   private readonly statusEmitter = new Emitter<ConnectionStatus>();
   private readonly snapshotEmitter = new Emitter<Snapshot>();
   private readonly eventEmitter = new Emitter<PtyEvent>();
@@ -124,9 +126,25 @@ export class PanelClient {
     if (this.ready) this.send({ type: 'attach', id, cursor: null });
   }
 
+  /**
+   * Asks for a session's screen afresh (its terminal fell behind and dropped
+   * output): a cursorless attach makes the server send a `resync`, and output
+   * continues from there.
+   */
+  resync(id: string): void {
+    if (!this.book.isAttached(id)) return;
+    // Forget the cursor and the output still on its way, so a reconnect before
+    // the resync arrives restores the screen too.
+    this.book.detach(id);
+    this.book.attach(id);
+    this.awaitingResync.add(id);
+    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+  }
+
   detach(id: string): void {
     if (!this.book.isAttached(id)) return;
     this.book.detach(id);
+    this.awaitingResync.delete(id);
     if (this.ready) this.send({ type: 'detach', id });
   }
 
@@ -220,6 +238,7 @@ export class PanelClient {
       return;
     }
     if (incoming.kind === 'output') {
+      if (this.awaitingResync.has(incoming.frame.id)) return;
       const bytes = this.book.apply(incoming.frame);
       if (bytes) this.outputEmitter.fire({ id: incoming.frame.id, data: bytes });
       return;
@@ -246,7 +265,10 @@ export class PanelClient {
         return;
       }
       case 'event':
-        if (message.event.type === 'pty.removed') this.book.detach(message.event.id);
+        if (message.event.type === 'pty.removed') {
+          this.book.detach(message.event.id);
+          this.awaitingResync.delete(message.event.id);
+        }
         this.eventEmitter.fire(message.event);
         return;
       case 'agents':
@@ -254,6 +276,7 @@ export class PanelClient {
         return;
       case 'resync':
         if (!this.book.isAttached(message.id)) return;
+        this.awaitingResync.delete(message.id);
         this.book.resync(message.id, message.cursor);
         this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped });
         return;

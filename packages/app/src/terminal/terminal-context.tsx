@@ -95,6 +95,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           else if (deck.focusedId === tab.id) dispatch({ type: 'terminal-focus', id: null });
         },
         onLink: props.openLink,
+        onBehind: () => client.resync(tab.id),
       });
     }
 

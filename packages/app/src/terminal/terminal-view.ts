@@ -6,6 +6,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { DisposableStore } from '../lib/emitter.js';
 import { matchShortcut } from './shortcuts.js';
+import { WriteFlow } from './write-flow.js';
 
 export interface TerminalViewOptions {
   id: string;
@@ -16,6 +17,8 @@ export interface TerminalViewOptions {
   onResize(cols: number, rows: number): void;
   onFocusChange(focused: boolean): void;
   onLink(uri: string): void;
+  /** The terminal fell too far behind its output: ask the server to restore the screen. */
+  onBehind(): void;
 }
 
 export const TERMINAL_THEME: ITheme = {
@@ -68,6 +71,7 @@ export class TerminalView {
   private readonly searchAddon = new SearchAddon();
   private webgl: WebglAddon | null = null;
   private readonly disposables = new DisposableStore();
+  private readonly flow: WriteFlow;
   private opened = false;
   /** Size the PTY was last told (or already had). */
   private reported: { cols: number; rows: number } | null;
@@ -91,6 +95,10 @@ export class TerminalView {
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
+    this.flow = new WriteFlow({
+      write: (data, parsed) => this.terminal.write(data, parsed),
+      onBehind: () => options.onBehind(),
+    });
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.loadAddon(this.searchAddon);
     this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
@@ -103,9 +111,12 @@ export class TerminalView {
     this.disposables.add(disposeOf(this.terminal.onBinary(input)));
   }
 
-  /** Output bytes, in arrival order; xterm.js joins UTF-8 sequences split across frames. */
+  /**
+   * Output bytes, in arrival order; xterm.js joins UTF-8 sequences split across
+   * frames. Paced by the flow so a flood cannot queue up behind the screen.
+   */
   write(data: Uint8Array): void {
-    this.terminal.write(data);
+    this.flow.push(data);
   }
 
   /**
@@ -114,6 +125,7 @@ export class TerminalView {
    * queued from before cannot land on top of the restored screen.
    */
   restore(screen: string): void {
+    this.flow.restored();
     this.terminal.write('\x1bc');
     this.terminal.write(screen);
   }
