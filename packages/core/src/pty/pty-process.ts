@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
 import { fillDescriptorGaps } from './fd-hygiene.js';
@@ -98,9 +98,12 @@ export function spawnPtyProcess(
   }
 
   let terminalHeld = false;
+  const input = new MasterInput(fd);
   const destroy = socket.destroy;
   socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
     if (!this.destroyed) {
+      // Input not yet written is dropped before the fd number is freed for reuse.
+      input.close();
       // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
       while (this.read() !== null) {
         // emitted through the 'data' listener below
@@ -118,9 +121,75 @@ export function spawnPtyProcess(
 
   return {
     pid: pty.pid,
-    write: (data) => pty.write(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)),
-    resize: (cols, rows) => pty.resize(cols, rows),
+    write: (data) => input.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength)),
+    resize: (cols, rows) => {
+      // The fd number may already belong to another terminal: never ioctl it after close.
+      if (input.closed) throw new Error('the terminal is closed');
+      pty.resize(cols, rows);
+    },
   };
+}
+
+/** Waits between write attempts while the child is not reading: short at first, then backing off. */
+const INPUT_RETRY_MIN_MS = 1;
+const INPUT_RETRY_MAX_MS = 50;
+
+/**
+ * Input to the master, written with write(2) on this thread.
+ *
+ * Why not node-pty's own write(): its write stream hands each write to the
+ * thread pool and, on EAGAIN (a child that is not reading), retries on the
+ * next tick by fd number, with no link to the fd's lifetime. When the session
+ * ends mid-paste the master is closed, the kernel hands that number to the
+ * next open(), often the next session's master, and the rest of the paste is
+ * typed into that other session (12 of 40 tries in a loop that kills a
+ * session mid-paste and starts another on exit). Here no write can be in
+ * flight when the fd closes, and close() drops whatever is still queued.
+ * Retries back off instead of spinning the event loop while a child ignores its input.
+ */
+class MasterInput {
+  private readonly queue: Buffer[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private retryMs = INPUT_RETRY_MIN_MS;
+  closed = false;
+
+  constructor(private readonly fd: number) {}
+
+  write(data: Buffer): void {
+    if (this.closed || data.length === 0) return;
+    this.queue.push(data);
+    if (this.queue.length === 1 && this.timer === undefined) this.flush();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    while (!this.closed && this.queue.length > 0) {
+      const chunk = this.queue[0]!;
+      let written: number;
+      try {
+        written = writeSync(this.fd, chunk);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+          this.timer = setTimeout(() => this.flush(), this.retryMs);
+          this.retryMs = Math.min(this.retryMs * 2, INPUT_RETRY_MAX_MS);
+          return;
+        }
+        // EIO/EBADF: the terminal is gone; its input has nowhere to go.
+        this.queue.length = 0;
+        return;
+      }
+      this.retryMs = INPUT_RETRY_MIN_MS;
+      if (written < chunk.length) this.queue[0] = chunk.subarray(written);
+      else this.queue.shift();
+    }
+  }
 }
 
 /** Reads what is queued on the master. Returns true if the slave is still open somewhere. */
