@@ -24,6 +24,14 @@ const LAG_LIMIT = 1024 * 1024;
  * here; it reconnects and resumes from its cursors.
  */
 const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
+/**
+ * Output that arrives within this long of the previous send waits for the
+ * next one, so a flood goes out in frames of up to FRAME_BYTES instead of one
+ * frame (and one socket write) per PTY read of about 4 KiB: those writes were
+ * most of the core's CPU while delivering a flood. Output after a quiet spell
+ * (a keystroke's echo) is sent at once.
+ */
+const COALESCE_MS = 2;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -53,6 +61,10 @@ export class PanelConnection {
   private readonly cleanups: Array<() => void> = [];
   private stalled = false;
   private closed = false;
+  /** When output was last pumped, and the viewers waiting for the next pump. */
+  private lastPump = Number.NEGATIVE_INFINITY;
+  private readonly due = new Set<Viewer>();
+  private pumpTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -69,7 +81,7 @@ export class PanelConnection {
       }),
       service.on('pty.data', (event) => {
         const viewer = this.viewers.get(event.id);
-        if (viewer) this.pump(viewer);
+        if (viewer) this.schedulePump(viewer);
       }),
       agents.onChange((list) => this.send({ type: 'agents', agents: list })),
     );
@@ -88,6 +100,8 @@ export class PanelConnection {
   dispose(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.pumpTimer);
+    this.due.clear();
     for (const cleanup of this.cleanups) cleanup();
     this.viewers.clear();
   }
@@ -156,6 +170,29 @@ export class PanelConnection {
       return;
     }
     this.pump(viewer);
+  }
+
+  /** Pumps at once after a quiet spell; during a flood, at most every COALESCE_MS. */
+  private schedulePump(viewer: Viewer): void {
+    if (this.pumpTimer !== undefined) {
+      this.due.add(viewer);
+      return;
+    }
+    const now = performance.now();
+    const wait = this.lastPump + COALESCE_MS - now;
+    if (wait <= 0) {
+      this.lastPump = now;
+      this.pump(viewer);
+      return;
+    }
+    this.due.add(viewer);
+    this.pumpTimer = setTimeout(() => {
+      this.pumpTimer = undefined;
+      this.lastPump = performance.now();
+      const due = [...this.due];
+      this.due.clear();
+      for (const v of due) this.pump(v);
+    }, wait);
   }
 
   /** Streams from the viewer's cursor while the socket keeps up. */
