@@ -31,7 +31,10 @@ export async function run(ctx) {
           result[which] = which === 'raw' ? await rawIngest(file, workspace) : await coreIngest(service, file, workspace);
         }
         runs.push({ raw: result.raw, core: result.core, ratio: result.core.mbps / result.raw.mbps });
-        ctx.log(`  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)} MB/s, core ${result.core.mbps.toFixed(1)} MB/s`);
+        ctx.log(
+          `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)} MB/s, core ${result.core.mbps.toFixed(1)} MB/s;` +
+            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)}, core ${result.core.cpuMsPerMB.toFixed(1)}`,
+        );
       }
       const ratio = median(runs.map((r) => r.ratio));
       details[key] = { fileBytes: file.bytes, ptyBytes: file.ptyBytes, runs };
@@ -44,6 +47,13 @@ export async function run(ctx) {
           ratio,
           target: `>= ${TARGET}x raw`,
           pass: ratio >= TARGET,
+        }),
+        row({
+          figure: '1',
+          metric: '  CPU per MB ingested (ms)',
+          value: median(runs.map((r) => r.core.cpuMsPerMB)),
+          baseline: median(runs.map((r) => r.raw.cpuMsPerMB)),
+          note: 'less load-sensitive than MB/s',
         }),
       );
       const lost = runs.filter((r) => r.core.bytes !== file.ptyBytes);
@@ -64,6 +74,7 @@ async function coreIngest(service, file, workspace) {
   const off = service.on('pty.exited', (event) => {
     if (event.id === id) exited.resolve();
   });
+  const cpuBefore = process.cpuUsage();
   const started = now();
   try {
     id = service.create({ command: 'cat', args: [file.path], cwd: workspace.home, source: 'user' }).id;
@@ -72,16 +83,24 @@ async function coreIngest(service, file, workspace) {
     off();
   }
   const seconds = (now() - started) / 1000;
+  const cpu = cpuMs(cpuBefore);
   const bytes = service.read(id, { maxBytes: 1 }).end;
   await service.remove(id);
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpu / (bytes / 1e6) };
 }
 
 /** MB/s from spawn to exit on raw node-pty (which may drop the last few KB at exit; irrelevant at this size). */
 async function rawIngest(file, workspace) {
+  const cpuBefore = process.cpuUsage();
   const started = now();
   const raw = spawnRaw('cat', [file.path], { env: workspace.env, cwd: workspace.home });
   const { bytes } = await withDeadline(raw.exited, 300_000, 'raw ingest');
   const seconds = (now() - started) / 1000;
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpuMs(cpuBefore) / (bytes / 1e6) };
+}
+
+/** CPU time of this process since `before` (user + system), in ms: less sensitive to machine load than wall time. */
+function cpuMs(before) {
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1000;
 }

@@ -41,7 +41,9 @@ export async function run(ctx) {
         }
         runs.push(result);
         ctx.log(
-          `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)}, without ${result.noMirror.mbps.toFixed(1)} MB/s`,
+          `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)}, without ${result.noMirror.mbps.toFixed(1)} MB/s;` +
+            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)}, core ${result.mirror.cpuMsPerMB.toFixed(1)} / ${result.noMirror.cpuMsPerMB.toFixed(1)};` +
+            ` frames ${result.mirror.frames} / ${result.noMirror.frames}`,
         );
       }
       details[key] = { fileBytes: file.bytes, ptyBytes: file.ptyBytes, runs };
@@ -65,6 +67,20 @@ export async function run(ctx) {
           baseline: mb('raw'),
           ratio: ratio('noMirror'),
           note: 'mirror cost',
+        }),
+        row({
+          figure: '2',
+          metric: `  core CPU per MB delivered, with mirror (ms)`,
+          value: median(runs.map((r) => r.mirror.cpuMsPerMB)),
+          baseline: median(runs.map((r) => r.raw.cpuMsPerMB)),
+          note: 'baseline: raw reader CPU per MB',
+        }),
+        row({
+          figure: '2',
+          metric: `  core CPU per MB delivered, without mirror (ms)`,
+          value: median(runs.map((r) => r.noMirror.cpuMsPerMB)),
+          baseline: median(runs.map((r) => r.raw.cpuMsPerMB)),
+          note: 'baseline: raw reader CPU per MB',
         }),
       );
       const broken = runs.flatMap((r) => [r.mirror, r.noMirror]).filter((r) => r.orderErrors > 0 || r.skipped > 0 || r.bytes !== r.end || r.end !== file.ptyBytes);
@@ -94,6 +110,7 @@ async function panelDelivery(host, client, file, workspace) {
       resolve();
     });
   });
+  const cpuBefore = await host.request('cpu');
   const started = now();
   id = await host.request('create', { input: { command: 'cat', args: [file.path], cwd: workspace.home } });
   client.attach(id, 0);
@@ -101,14 +118,26 @@ async function panelDelivery(host, client, file, workspace) {
   await withDeadline(exited, 300_000, 'delivery flood exit');
   await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
   const seconds = (now() - started) / 1000;
+  const cpuMs = (await host.request('cpu')) - cpuBefore;
   client.send({ type: 'detach', id });
-  return { bytes: stream.bytes, end, skipped: stream.skipped, orderErrors: stream.orderErrors, seconds, mbps: end / 1e6 / seconds };
+  return {
+    bytes: stream.bytes,
+    end,
+    skipped: stream.skipped,
+    orderErrors: stream.orderErrors,
+    frames: stream.frames,
+    seconds,
+    mbps: end / 1e6 / seconds,
+    cpuMsPerMB: cpuMs / (end / 1e6),
+  };
 }
 
 async function rawDelivery(file, workspace) {
+  const cpuBefore = process.cpuUsage();
   const started = now();
   const raw = spawnRaw('cat', [file.path], { env: workspace.env, cwd: workspace.home });
   const { bytes } = await withDeadline(raw.exited, 300_000, 'raw flood');
   const seconds = (now() - started) / 1000;
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / (bytes / 1e6) };
 }

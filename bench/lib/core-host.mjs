@@ -73,6 +73,11 @@ const ops = {
       watchEnds();
     });
   },
+  /** CPU time this process used so far (user + system, ms): to tell a CPU-bound core from a waiting one. */
+  cpu: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
   memory: ({ gc }) => {
     if (gc && global.gc) global.gc();
     return process.memoryUsage();

@@ -66,7 +66,8 @@ async function startHost(script, args, workspace) {
   const child = fork(path.join(BENCH_DIR, 'lib', script), args, {
     env: workspace.env,
     cwd: workspace.home,
-    execArgv: ['--expose-gc'],
+    // BENCH_CPU_PROF=<dir> profiles the hosts (node --cpu-prof), to find where a missed target goes.
+    execArgv: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = deferred();

@@ -52,6 +52,7 @@ export class PanelClient {
     if (s.next !== null && header.cursor !== s.next) s.orderErrors++;
     s.next = header.cursor + length;
     s.bytes += length;
+    s.frames = (s.frames ?? 0) + 1;
     this.notify();
   }
 
