@@ -28,10 +28,15 @@ const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
  * Output that arrives within this long of the previous send waits for the
  * next one, so a flood goes out in frames of up to FRAME_BYTES instead of one
  * frame (and one socket write) per PTY read of about 4 KiB: those writes were
- * most of the core's CPU while delivering a flood. Output after a quiet spell
- * (a keystroke's echo) is sent at once.
+ * most of the core's CPU while delivering a flood.
  */
 const COALESCE_MS = 2;
+/**
+ * A chunk smaller than this is interactive output (an echo, a prompt), sent
+ * at once whatever else streams: only a reader falling behind a writer gets
+ * full reads (up to 4095 bytes), so only floods wait.
+ */
+const INTERACTIVE_CHUNK = 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -81,7 +86,7 @@ export class PanelConnection {
       }),
       service.on('pty.data', (event) => {
         const viewer = this.viewers.get(event.id);
-        if (viewer) this.schedulePump(viewer);
+        if (viewer) this.schedulePump(viewer, event.data.length);
       }),
       agents.onChange((list) => this.send({ type: 'agents', agents: list })),
     );
@@ -172,8 +177,12 @@ export class PanelConnection {
     this.pump(viewer);
   }
 
-  /** Pumps at once after a quiet spell; during a flood, at most every COALESCE_MS. */
-  private schedulePump(viewer: Viewer): void {
+  /** Pumps interactive output and output after a quiet spell at once; during a flood, at most every COALESCE_MS. */
+  private schedulePump(viewer: Viewer, chunkBytes: number): void {
+    if (chunkBytes < INTERACTIVE_CHUNK) {
+      this.pump(viewer);
+      return;
+    }
     if (this.pumpTimer !== undefined) {
       this.due.add(viewer);
       return;
