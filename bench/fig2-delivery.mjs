@@ -83,9 +83,23 @@ export async function run(ctx) {
           note: 'baseline: raw reader CPU per MB',
         }),
       );
-      const broken = runs.flatMap((r) => [r.mirror, r.noMirror]).filter((r) => r.orderErrors > 0 || r.skipped > 0 || r.bytes !== r.end || r.end !== file.ptyBytes);
-      if (broken.length > 0) {
-        rows.push(row({ figure: '2', metric: `delivery ${label}: runs out of order, skipped or short`, value: broken.length, target: '0', pass: false }));
+      // Lost means unaccounted for: a byte neither delivered in order nor reported skipped by a resync.
+      const panelRuns = runs.flatMap((r) => [r.mirror, r.noMirror]);
+      const lost = panelRuns.filter((r) => r.orderErrors > 0 || r.bytes + r.skipped !== r.end || r.end !== file.ptyBytes);
+      if (lost.length > 0) {
+        rows.push(row({ figure: '2', metric: `delivery ${label}: runs with bytes out of order or unaccounted for`, value: lost.length, target: '0', pass: false }));
+      }
+      const resynced = panelRuns.filter((r) => r.skipped > 0);
+      if (resynced.length > 0) {
+        const skipped = resynced.reduce((a, r) => a + r.skipped, 0);
+        rows.push(
+          row({
+            figure: '2',
+            metric: `  runs where the client fell 1 MiB behind and was resynced`,
+            value: resynced.length,
+            note: `${(skipped / MiB).toFixed(1)} MiB skipped, reported in resync messages; MB/s counts delivered bytes only`,
+          }),
+        );
       }
     }
   } finally {
@@ -127,7 +141,7 @@ async function panelDelivery(host, client, file, workspace) {
     orderErrors: stream.orderErrors,
     frames: stream.frames,
     seconds,
-    mbps: end / 1e6 / seconds,
+    mbps: stream.bytes / 1e6 / seconds,
     cpuMsPerMB: cpuMs / (end / 1e6),
   };
 }

@@ -111,13 +111,17 @@ export class PanelClient {
     this.send({ type: 'attach', id, cursor });
   }
 
-  /** One keystroke round trip on an echo session: send a key, wait for its byte, in ms. */
+  /**
+   * One keystroke round trip on an echo session: send a key, wait for its
+   * byte, in ms. Waits on the cursor, not the byte count: if the core resyncs
+   * this viewer meanwhile, the echo arrives inside the restored screen.
+   */
   async echoLatency(id, i) {
     const s = this.stream(id);
-    const target = s.bytes + 1;
+    const target = s.next + 1;
     const started = now();
     this.send({ type: 'input', id, data: keyFor(i) });
-    await this.until(() => s.bytes >= target, 10_000, 'keystroke echo');
+    await this.until(() => s.next >= target, 10_000, 'keystroke echo');
     return now() - started;
   }
 
