@@ -101,6 +101,9 @@ class SessionMirror {
     if (this.busy) return 0; // a snapshot is catching up; it gets there first
     const started = performance.now();
     await this.parseSlice();
+    // A snapshot asked for while this slice was parsing found the mirror busy
+    // and left the catching up to whoever held it: that is us.
+    this.catchUp();
     return performance.now() - started;
   }
 
