@@ -137,3 +137,6 @@ writeFileSync(
   )}\n`,
 );
 log(`bench: wrote ${path.relative(process.cwd(), outFile)}`);
+// Exit explicitly: a figure that failed mid-way may leave a socket or timer behind, and the run must end.
+// Missed targets are results, not failures; only a figure that could not run fails the command.
+process.exit(rows.some((r) => /FAILED/.test(r.metric)) ? 1 : 0);
