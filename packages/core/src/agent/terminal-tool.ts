@@ -9,6 +9,7 @@ import { AgentSession, type TerminalState } from './agent-session.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
 import { looksLikeShellPrompt, type InputPromptKind } from './input-prompts.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
+import { execWithin, RegexTimeoutError } from './bounded-regex.js';
 import { boundText } from './model-text.js';
 import { bashRunInput, integrationFor, newNonce, nonceRunInput, writeShellIntegration } from './shell-integration.js';
 import {
@@ -137,6 +138,8 @@ export interface TerminalTool {
 }
 
 const SEND_QUIET_MS = 200;
+/** Longest one pattern match may run over new output before the wait gives up on the pattern. */
+const PATTERN_BUDGET_MS = 500;
 /** Longest wait for the prompt after a command's done mark (they normally arrive together). */
 const PROMPT_SETTLE_MS = 2000;
 /** The same for shells without integration, where a prompt is only recognised by its look. */
@@ -431,12 +434,20 @@ class TerminalToolImpl implements TerminalTool {
       // Scan new output incrementally; the last partial line is carried so a match across chunks is found.
       let scanned = session.cursorOf(owner.id);
       let carry = '';
+      let tooSlow = false;
       const check = () => {
         const end = session.safeEnd;
         if (end > scanned) {
           const text = carry + session.render(scanned, end).text;
           scanned = end;
-          const found = regex!.exec(text);
+          let found: RegExpExecArray | null;
+          try {
+            found = execWithin(regex!, text, PATTERN_BUDGET_MS);
+          } catch (error) {
+            if (!(error instanceof RegexTimeoutError)) throw error;
+            tooSlow = true;
+            return true;
+          }
           if (found) {
             match = found[0];
             return true;
@@ -446,6 +457,13 @@ class TerminalToolImpl implements TerminalTool {
         return false;
       };
       const ok = await session.waitFor(() => check() || session.exited, Math.max(0, started + input.timeout_ms - Date.now()), hooks.signal);
+      if (tooSlow) {
+        stopProgress();
+        throw new TerminalToolError(
+          'invalid_input',
+          `The pattern ${JSON.stringify(input.pattern)} took more than ${PATTERN_BUDGET_MS} ms to match this terminal's output, so the wait was stopped: nested quantifiers such as (a+)+ backtrack exponentially. Use a simpler pattern, e.g. a literal piece of the line you expect.`,
+        );
+      }
       if (ok) reason = match !== undefined ? 'pattern' : 'exit';
     }
     stopProgress();
