@@ -146,7 +146,13 @@ describe('panel WebSocket refuses without auth, Origin and Host', () => {
     });
     if (!('ws' in result)) throw new Error(`refused ${result.refused}`);
     expect(result.ws.protocol).toBe('ptydeck.v1');
-    expect(await result.messages.json()).toEqual({ type: 'snapshot', sessions: [], agents: [], instance: core.instance });
+    expect(await result.messages.json()).toEqual({
+      type: 'snapshot',
+      sessions: [],
+      agents: [],
+      instance: core.instance,
+      mcpLaunch: { command: 'node', args: [expect.stringMatching(/bin\/ptydeck\.js$/), 'mcp'] },
+    });
     result.ws.close();
   });
 });
