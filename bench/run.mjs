@@ -64,11 +64,15 @@ const outFile = values.out ?? path.join(BENCH_DIR, values.quick ? 'results.quick
 const log = (line) => process.stderr.write(`${line}\n`);
 
 let interrupted = false;
+let workspace;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     interrupted = true;
     log(`bench: ${signal}, cleaning up`);
-    void runCleanups().finally(() => process.exit(130));
+    void runCleanups().finally(() => {
+      workspace?.dispose();
+      process.exit(130);
+    });
   });
 }
 
@@ -77,7 +81,7 @@ const startedAt = new Date();
 const loadBefore = loadAverage();
 log(`bench: ${mode} run on ${machine.nproc} x ${machine.cpu}, node ${machine.node}, load ${loadBefore.join(' ')}`);
 
-const workspace = createWorkspace();
+workspace = createWorkspace();
 const rows = [];
 const figures = {};
 try {
