@@ -166,6 +166,9 @@ describe('ptydeck serve under faults', () => {
     const bridgedError = await nextCallError(bridged.client);
     expect(bridgedError).toMatch(/ptydeck restarted/);
     expect(bridgedError).toMatch(/this session is gone/);
+    // Nor does the bridge's log, after all those failures.
+    expect(bridged.stderr()).not.toContain(before.token);
+    expect(bridged.stderr()).not.toContain(after.token);
     await bridged.client.close();
     await direct.client.close();
 
