@@ -32,6 +32,8 @@ const PANEL_FRAMES = Number(process.env.PTYDECK_FUZZ_FRAMES ?? 7_000);
 const MCP_CALLS = Number(process.env.PTYDECK_FUZZ_CALLS ?? 3_000);
 /** A request that takes longer than this is a hang: the valid calls the fuzzer lets through wait at most ~300 ms. */
 const REQUEST_TIMEOUT_MS = 20_000;
+/** Each fuzz run takes 15-30 s alone and up to a few times that beside the rest of the suite on 2 cores. */
+const FUZZ_TIMEOUT_MS = 240_000;
 /** Heap allowed above the baseline once everything the fuzzer made is gone: generous, a leak of 10 000 inputs is far larger. */
 const HEAP_SLACK_BYTES = 24 * 1024 * 1024;
 
@@ -200,7 +202,7 @@ describe('fuzzed input', () => {
     expect(snapshot.sessions.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining([victimUser, victimAgent.id]));
     again.ws.close();
     recordFigure('panelFramesFuzzed', PANEL_FRAMES + 1, { valid, seed: SEED, sessionsCreatedByFuzz: fuzzCreated.size });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it(`answers ${MCP_CALLS} random and mutated MCP requests with an error result or a JSON-RPC error, never a hang or a 5xx`, async () => {
     const mcp = new RawMcp(server);
@@ -252,7 +254,7 @@ describe('fuzzed input', () => {
     await fresh.close();
     mcp.dispose();
     recordFigure('mcpRequestsFuzzed', MCP_CALLS, { ...tally, seed: SEED, terminalsCreatedByFuzz: mcpCreated.size });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('leaves the sessions it did not own untouched, and memory returns to its baseline', async () => {
     // The developer's terminal holds exactly what was typed into it, and still echoes.
