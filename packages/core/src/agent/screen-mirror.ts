@@ -1,9 +1,28 @@
-import headless from '@xterm/headless';
-import serializeAddon from '@xterm/addon-serialize';
+import { createRequire } from 'node:module';
+import type HeadlessModule from '@xterm/headless';
+import type SerializeModule from '@xterm/addon-serialize';
 
-// Both packages are CommonJS; Node's ESM loader only exposes their default export.
-const { Terminal } = headless;
-const { SerializeAddon } = serializeAddon;
+type Terminal = InstanceType<typeof HeadlessModule.Terminal>;
+type SerializeAddon = InstanceType<typeof SerializeModule.SerializeAddon>;
+
+let xterm: { Terminal: typeof HeadlessModule.Terminal; SerializeAddon: typeof SerializeModule.SerializeAddon } | undefined;
+
+/**
+ * xterm-headless and its serializer, required on the first mirror rather than
+ * imported at start: loading them took 95 to 160 ms of CPU, a fifth of
+ * `ptydeck serve`'s start, and a server that no viewer or model asks for a
+ * screen never needs them. Both are CommonJS, so a synchronous require keeps
+ * the constructor synchronous.
+ */
+function loadXterm(): NonNullable<typeof xterm> {
+  if (!xterm) {
+    const require = createRequire(import.meta.url);
+    const { Terminal } = require('@xterm/headless') as typeof HeadlessModule;
+    const { SerializeAddon } = require('@xterm/addon-serialize') as typeof SerializeModule;
+    xterm = { Terminal, SerializeAddon };
+  }
+  return xterm;
+}
 
 export interface ScreenMirrorOptions {
   cols: number;
@@ -19,12 +38,14 @@ export interface ScreenMirrorOptions {
  * far, so await settled() (or write()'s promise) before reading.
  */
 export class ScreenMirror {
-  private readonly terminal: InstanceType<typeof Terminal>;
-  private readonly serializer = new SerializeAddon();
+  private readonly terminal: Terminal;
+  private readonly serializer: SerializeAddon;
   private pending: Promise<void> = Promise.resolve();
   private disposed = false;
 
   constructor(options: ScreenMirrorOptions) {
+    const { Terminal, SerializeAddon } = loadXterm();
+    this.serializer = new SerializeAddon();
     this.terminal = new Terminal({
       cols: options.cols,
       rows: options.rows,

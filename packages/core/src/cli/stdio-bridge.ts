@@ -8,7 +8,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
-import { BRIDGE_HEADER } from '../server/mcp-endpoint.js';
+import { BRIDGE_HEADER } from '../server/bridge-header.js';
 
 export interface BridgeOptions {
   /** Base URL of the running ptydeck, e.g. http://127.0.0.1:PORT. */

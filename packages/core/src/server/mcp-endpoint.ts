@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRegistry } from './agent-registry.js';
+import { BRIDGE_HEADER } from './bridge-header.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -13,9 +14,6 @@ export interface McpConnection {
 }
 
 export type McpServerFactory = (connection: McpConnection) => McpServer;
-
-/** Header `ptydeck mcp` sets when it bridges a stdio agent, so the panel shows how the agent came in. */
-export const BRIDGE_HEADER = 'x-ptydeck-bridge';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

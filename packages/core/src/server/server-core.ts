@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { WebSocketServer } from 'ws';
+import { createRequire } from 'node:module';
+import type { WebSocketServer } from 'ws';
 import { MCP_PATH, PANEL_WS_PATH } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
@@ -80,19 +81,22 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: MAX_PANEL_FRAME_BYTES,
-    perMessageDeflate: false,
-    // Invalid UTF-8 then fails JSON parsing and gets an error reply, instead of ws closing the panel.
-    skipUTF8Validation: true,
-    // Answer with a neutral protocol when offered so the token is not echoed back.
-    handleProtocols: (protocols) => {
-      if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
-      for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
-      return false;
-    },
-  });
+  // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
+  let wss: WebSocketServer | undefined;
+  const panelSockets = (): WebSocketServer =>
+    (wss ??= new (loadWs().WebSocketServer)({
+      noServer: true,
+      maxPayload: MAX_PANEL_FRAME_BYTES,
+      perMessageDeflate: false,
+      // Invalid UTF-8 then fails JSON parsing and gets an error reply, instead of ws closing the panel.
+      skipUTF8Validation: true,
+      // Answer with a neutral protocol when offered so the token is not echoed back.
+      handleProtocols: (protocols) => {
+        if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
+        for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
+        return false;
+      },
+    }));
 
   const hasPanelAuth = (req: IncomingMessage): boolean => {
     let ok = false;
@@ -165,7 +169,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
@@ -209,13 +213,13 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       if (discoveryFile) removeDiscovery(instance, stateDir);
-      for (const client of wss.clients) client.terminate();
+      for (const client of wss?.clients ?? []) client.terminate();
       for (const panel of panels) panel.dispose();
       await mcp?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      wss.close();
+      wss?.close();
       mirrors.dispose();
     })());
 
@@ -230,6 +234,11 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     panelUrl,
     close,
   };
+}
+
+/** ws, required rather than imported so that it loads with the first panel, not at start. */
+function loadWs(): typeof import('ws') {
+  return createRequire(import.meta.url)('ws') as typeof import('ws');
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {
