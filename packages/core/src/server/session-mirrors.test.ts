@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from '../agent/screen-mirror.js';
@@ -40,6 +40,25 @@ describe('SessionMirrors', () => {
     expect(snapshot.cursor).toBe(service.read(info.id, { maxBytes: 1 }).end);
     expect(snapshot.screen).toContain('first line');
     expect(snapshot.screen).toContain('\x1b[1mbold');
+  });
+
+  it('catches up in the background once a session goes quiet, so the first snapshot has nothing left to parse', async () => {
+    // About 200 KiB: under the backlog that starts background parsing during output, so only quiet can start it.
+    const info = service.create({
+      source: 'user',
+      command: 'bash',
+      args: ['--norc', '--noprofile', '-c', 'for i in $(seq 1 4000); do printf "\\e[32m%05d\\e[0m quiet catch-up line\\n" $i; done'],
+      cols: 80,
+      rows: 24,
+    });
+    await exited(info.id);
+    const end = service.read(info.id, { maxBytes: 1 }).end;
+    expect(end).toBeGreaterThan(100_000);
+    await vi.waitFor(() => expect(mirrors.parsedThrough(info.id)).toBe(end), { timeout: 20_000, interval: 20 });
+    const snapshot = await mirrors.snapshot(info.id);
+    expect(snapshot.cursor).toBe(end);
+    expect(snapshot.screen).toContain('04000');
+    await service.remove(info.id);
   });
 
   it('applies a resize where it happened in the log, not before the output written at the old size', async () => {
