@@ -36,6 +36,14 @@ export const CreateMessage = z.object({
   cols: Cols.optional(),
   rows: Rows.optional(),
 });
+/**
+ * Flow control: the viewer's terminal has parsed a session's output up to
+ * `cursor` (absolute, one past the last byte parsed). The core keeps only a
+ * window of unacknowledged output in flight per viewer, so a terminal slower
+ * than a flood never has megabytes queued in sockets and write queues; it
+ * skips ahead with a `resync` instead. Send acks in batches, not per frame.
+ */
+export const AckMessage = z.object({ type: z.literal('ack'), id: SessionId, cursor: z.number().int().min(0) });
 /** Close a tab: ends the session's process group; user sessions are also removed. */
 export const CloseMessage = z.object({ type: z.literal('close'), id: SessionId });
 
@@ -46,6 +54,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   ResizeMessage,
   CreateMessage,
   CloseMessage,
+  AckMessage,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -68,7 +77,8 @@ export const EventMessage = z.object({ type: z.literal('event'), event: PtyEvent
 export const AgentsMessage = z.object({ type: z.literal('agents'), agents: z.array(AgentInfo) });
 /**
  * The viewer must reset its terminal and write `screen` (a serialized screen with
- * scrollback): it attached without a cursor, or fell behind the retained log.
+ * scrollback): it attached without a cursor, or fell behind the retained log
+ * or too far behind the log's head (its acks trail the newest output).
  * Output frames continue from `cursor`. `skipped` counts bytes the viewer never saw.
  */
 export const ResyncMessage = z.object({

@@ -70,6 +70,8 @@ class AccountingPanel {
         account.frameBytes += frame.data.length;
         account.next = frame.cursor + frame.data.length;
         if (this.keepText.has(frame.id)) account.text += Buffer.from(frame.data).toString('utf8');
+        // As the app's terminal does once it has parsed a frame: the core sends a window past the last ack.
+        this.ws.send(JSON.stringify({ type: 'ack', id: frame.id, cursor: account.next }));
       } else {
         const message = JSON.parse((data as Buffer).toString('utf8'));
         if (message.type === 'resync') {
@@ -134,11 +136,13 @@ describe('flood', () => {
     const flooders = Array.from({ length: FLOODERS }, (_, i) => service.create({ source: 'agent', command: 'yes', args: [`flood-${i}`], title: `flood ${i}` }));
     for (const f of flooders) panel.attach(f.id);
 
-    // A slow agent reading two of the floods at its own pace, as terminal_read would.
+    // A slow agent reading two of the floods at its own pace, as terminal_read would: 16 KiB per
+    // 50 ms sample, far behind a `yes` whose log the global cap keeps to its share (the largest logs
+    // are trimmed first, so each flood holds about TOTAL_CAP / FLOODERS).
     const readers = flooders.slice(0, 2).map((f) => ({ id: f.id, cursor: 0, bytes: 0, skipped: 0 }));
     const readOnce = () => {
       for (const r of readers) {
-        const slice = service.read(r.id, { cursor: r.cursor, maxBytes: 256 * 1024 });
+        const slice = service.read(r.id, { cursor: r.cursor, maxBytes: 16 * 1024 });
         r.bytes += slice.data.length;
         r.skipped += slice.skipped;
         r.cursor = slice.next;

@@ -6,6 +6,7 @@ import type WebSocket from 'ws';
 import { decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
+import { ACK_WINDOW, LAG_LIMIT } from './panel-connection.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import { MessageQueue, openSocket } from './testing/http.js';
 
@@ -25,10 +26,15 @@ afterAll(async () => {
   await service.dispose();
 });
 
-/** A panel client: the socket, its messages, and each session's output reassembled from frames. */
+/**
+ * A panel client: the socket, its messages, and each session's output
+ * reassembled from frames. It acknowledges every frame as the app's terminal
+ * does once it has parsed it, unless told not to (`acking = false`).
+ */
 class Panel {
   /** Output text per session, with the cursor each frame claimed checked for continuity. */
-  readonly output = new Map<string, { text: string; next: number; skipped: number; resyncs: number }>();
+  readonly output = new Map<string, { text: string; next: number; skipped: number; resyncs: number; frameBytes: number; frameBytesAtResyncs: number[]; resyncCursors: number[] }>();
+  acking = true;
   private constructor(
     readonly ws: WebSocket,
     readonly messages: MessageQueue,
@@ -40,6 +46,8 @@ class Panel {
         if (frame.cursor !== entry.next) throw new Error(`frame cursor ${frame.cursor} != expected ${entry.next}`);
         entry.text += Buffer.from(frame.data).toString('utf8');
         entry.next = frame.cursor + frame.data.length;
+        entry.frameBytes += frame.data.length;
+        if (this.acking) this.send({ type: 'ack', id: frame.id, cursor: entry.next });
         return;
       }
       const message = JSON.parse(data.toString());
@@ -49,6 +57,8 @@ class Panel {
         entry.next = message.cursor;
         entry.skipped += message.skipped;
         entry.resyncs += 1;
+        entry.frameBytesAtResyncs.push(entry.frameBytes);
+        entry.resyncCursors.push(message.cursor);
       }
     });
   }
@@ -61,7 +71,7 @@ class Panel {
 
   entry(id: string) {
     let entry = this.output.get(id);
-    if (!entry) this.output.set(id, (entry = { text: '', next: 0, skipped: 0, resyncs: 0 }));
+    if (!entry) this.output.set(id, (entry = { text: '', next: 0, skipped: 0, resyncs: 0, frameBytes: 0, frameBytesAtResyncs: [], resyncCursors: [] }));
     return entry;
   }
 
@@ -197,6 +207,60 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     panel.send({ type: 'input', id: info.id, data: '\x03' });
     panel.send({ type: 'input', id: info.id, data: 'echo back-$((3*3))\r' });
     await panel.until(info.id, (t) => t.includes('back-9'));
+    await service.remove(info.id);
+    panel.ws.close();
+  });
+
+  it('a viewer that never acknowledges gets one window of output, then nothing until it is resynced, then one window again', async () => {
+    const panel = await Panel.open();
+    await panel.messages.json((m) => m.type === 'snapshot');
+    panel.acking = false;
+    const info = service.create({ source: 'agent', command: 'yes', args: ['no-acks'] });
+    panel.send({ type: 'attach', id: info.id, cursor: 0 });
+    const entry = panel.entry(info.id);
+    // Resynced once the log's head is LAG_LIMIT past what it acknowledged (nothing).
+    await panel.until(info.id, () => entry.resyncs === 1);
+    // Taken when the resync arrived: frames after it may have been handled in the same tick.
+    const beforeResync = entry.frameBytesAtResyncs[0]!;
+    expect(beforeResync).toBe(ACK_WINDOW);
+    const resumedAt = entry.resyncCursors[0]!;
+    expect(resumedAt).toBeGreaterThan(LAG_LIMIT);
+    expect(entry.skipped, 'the resync counts every byte it was never sent').toBe(resumedAt - ACK_WINDOW);
+
+    // The flood runs on (the PTY is not paused), several lag limits past the resync.
+    await new Promise<void>((resolve) => {
+      const off = service.on('pty.data', (e) => {
+        if (e.id === info.id && e.cursor - resumedAt > 4 * LAG_LIMIT) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // A round trip: everything the server sent before its reply has arrived.
+    const from = panel.messages.all.length;
+    panel.send({ type: 'resize', id: 'no-such-session', cols: 80, rows: 24 });
+    await panel.messages.json((m) => m.type === 'error', from);
+    expect(entry.frameBytes - beforeResync).toBe(ACK_WINDOW);
+    expect(entry.resyncs, 'resynced once, not on a loop').toBe(1);
+    await service.remove(info.id);
+    panel.ws.close();
+  });
+
+  it('a viewer that acknowledges gets output many windows long in order, without loss or repetition', async () => {
+    const panel = await Panel.open();
+    await panel.messages.json((m) => m.type === 'snapshot');
+    // About 6 windows of output, under the lag limit, so nothing may be skipped.
+    const count = 120_000;
+    const info = service.create({ source: 'agent', command: 'seq', args: ['1', String(count)] });
+    panel.send({ type: 'attach', id: info.id, cursor: 0 });
+    const expected = Array.from({ length: count }, (_, i) => String(i + 1)).join('\r\n') + '\r\n';
+    expect(expected.length).toBeGreaterThan(5 * ACK_WINDOW);
+    expect(expected.length).toBeLessThan(LAG_LIMIT);
+    const entry = panel.entry(info.id);
+    await panel.until(info.id, (t) => t.length >= expected.length);
+    expect(entry.text).toBe(expected);
+    expect(entry.skipped).toBe(0);
+    expect(entry.resyncs).toBe(0);
     await service.remove(info.id);
     panel.ws.close();
   });

@@ -12,12 +12,30 @@ import type { SessionMirrors } from './session-mirrors.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
-/** Socket backlog at which streaming to this viewer stops until it drains. */
+/**
+ * Output sent to a viewer and not yet acknowledged as parsed. The browser
+ * drains its socket as fast as frames arrive whatever its terminal's pace, so
+ * the socket's backlog never shows a slow terminal: this window is what bounds
+ * the output queued ahead of a keystroke's echo (a prompt after Ctrl-C waits
+ * behind at most this much). Measured with the e2e `yes` scenario on a loaded
+ * 2-core machine, where Chromium parsed a flood at only 30-200 KB/s: Ctrl-C's
+ * prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s with 256 KiB (2.3-3.7 s
+ * before acks). 128 KiB keeps the in-flight wait near 64 KiB's while a fast
+ * reader on loopback still streams at tens of MB/s.
+ */
+export const ACK_WINDOW = 128 * 1024;
+/** A viewer whose acknowledged cursor trails the log's head by more than this is resynced instead of replayed. */
+export const LAG_LIMIT = 1024 * 1024;
+/**
+ * Least time between two resyncs of a lagging viewer: each one makes the
+ * session's mirror parse everything up to the head at full speed, which a
+ * flood cannot afford on every ack.
+ */
+const RESYNC_GAP_MS = 200;
+/** Socket backlog at which streaming to all viewers stops until it drains (control messages, many sessions). */
 const HIGH_WATER = 1024 * 1024;
-/** Backlog under which a stalled viewer resumes. */
+/** Backlog under which a stalled socket resumes. */
 const LOW_WATER = 256 * 1024;
-/** A viewer further behind the log than this is resynced from the screen instead of replayed. */
-const LAG_LIMIT = 1024 * 1024;
 /**
  * Control messages are never dropped, so a client that stops reading while
  * they pile up (or floods requests without reading the replies) is cut off
@@ -48,8 +66,17 @@ export interface PanelConnectionDeps {
 
 interface Viewer {
   id: SessionId;
-  /** Next byte this viewer needs. */
+  /** Next byte to send this viewer. */
   cursor: number;
+  /** One past the last byte the viewer acknowledged as parsed; `cursor - acked` is in flight. */
+  acked: number;
+  /** When it was last resynced. */
+  resyncedAt: number;
+  /**
+   * Whether it acknowledged output since its last resync for lag: one that
+   * never acks is resynced once, then left alone, not resynced on a loop.
+   */
+  ackedSinceResync: boolean;
   /** Bumped on every attach/resync so a late snapshot for an old one is dropped. */
   generation: number;
   state: 'live' | 'resyncing';
@@ -58,8 +85,9 @@ interface Viewer {
 /**
  * One panel WebSocket: the control stream of session events, per-session
  * output from each viewer's own cursor, and the input coming back. The PTY is
- * never paused for a viewer: a slow one is stopped at the high-water mark and,
- * once it is too far behind, handed the mirrored screen and told what it skipped.
+ * never paused for a viewer: each gets at most ACK_WINDOW bytes ahead of what
+ * it acknowledged as parsed and, once too far behind the log, is handed the
+ * mirrored screen and told what it skipped.
  */
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
@@ -142,6 +170,8 @@ export class PanelConnection {
       case 'detach':
         this.viewers.delete(message.id);
         return;
+      case 'ack':
+        return this.ack(message.id, message.cursor);
       case 'input':
         return service.write(message.id, message.data);
       case 'resize':
@@ -165,7 +195,16 @@ export class PanelConnection {
     const { service } = this.deps;
     if (!service.get(id)) throw new PtyError('no_such_session', `no such session: ${id}`);
     const previous = this.viewers.get(id);
-    const viewer: Viewer = { id, cursor: cursor ?? 0, generation: (previous?.generation ?? 0) + 1, state: 'live' };
+    const start = cursor ?? 0;
+    const viewer: Viewer = {
+      id,
+      cursor: start,
+      acked: start,
+      resyncedAt: Number.NEGATIVE_INFINITY,
+      ackedSinceResync: true,
+      generation: (previous?.generation ?? 0) + 1,
+      state: 'live',
+    };
     this.viewers.set(id, viewer);
     // Without a cursor (first open, reload), or with one this log cannot serve, restore the screen first.
     // Probe without a cursor: it reports the oldest retained byte and the end.
@@ -204,7 +243,17 @@ export class PanelConnection {
     }, wait);
   }
 
-  /** Streams from the viewer's cursor while the socket keeps up. */
+  /** Credits the viewer with what it parsed; acks for another session, or older than known, change nothing. */
+  private ack(id: SessionId, cursor: number): void {
+    const viewer = this.viewers.get(id);
+    if (!viewer || cursor <= viewer.acked) return;
+    // Never credit bytes that were not sent: a bogus ack cannot open the window wider.
+    viewer.acked = Math.min(cursor, viewer.cursor);
+    viewer.ackedSinceResync = true;
+    this.pump(viewer);
+  }
+
+  /** Streams from the viewer's cursor while its window has room and the socket keeps up. */
   private pump(viewer: Viewer): void {
     if (this.closed || viewer.state !== 'live' || this.viewers.get(viewer.id) !== viewer) return;
     const { service } = this.deps;
@@ -213,32 +262,48 @@ export class PanelConnection {
         this.stalled = true;
         return;
       }
+      const room = ACK_WINDOW - (viewer.cursor - viewer.acked);
       let slice;
       try {
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: FRAME_BYTES });
+        // A full window still reads one byte: where the log ends and whether it trimmed past us.
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1 });
       } catch {
         this.viewers.delete(viewer.id);
         return;
       }
-      if (slice.skipped > 0 || slice.end - viewer.cursor > LAG_LIMIT) {
-        void this.resync(viewer, viewer.cursor);
+      const trimmed = slice.skipped > 0;
+      const lagging = trimmed || slice.end - viewer.acked > LAG_LIMIT;
+      // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
+      if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
+        void this.resync(viewer, viewer.cursor, true);
         return;
       }
-      if (slice.data.length === 0) return;
+      if (room <= 0 || slice.data.length === 0) return;
       this.sendBinary(encodeOutputFrame({ id: viewer.id, cursor: slice.cursor }, slice.data));
       viewer.cursor = slice.next;
     }
   }
 
-  /** Hands the viewer the mirrored screen and continues from where that screen ends. */
-  private async resync(viewer: Viewer, seen: number | null): Promise<void> {
+  private mayResync(viewer: Viewer): boolean {
+    return viewer.ackedSinceResync && performance.now() - viewer.resyncedAt >= RESYNC_GAP_MS;
+  }
+
+  /**
+   * Hands the viewer the mirrored screen and continues from where that screen
+   * ends, with a fresh window. Frames already in flight still arrive first and
+   * are covered by the screen.
+   */
+  private async resync(viewer: Viewer, seen: number | null, forLag = false): Promise<void> {
     viewer.state = 'resyncing';
+    viewer.resyncedAt = performance.now();
+    if (forLag) viewer.ackedSinceResync = false;
     const generation = viewer.generation;
     const snapshot = await this.deps.mirrors.snapshot(viewer.id);
     if (this.closed || this.viewers.get(viewer.id) !== viewer || viewer.generation !== generation) return;
     const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
     this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
     viewer.cursor = snapshot.cursor;
+    viewer.acked = snapshot.cursor;
     viewer.state = 'live';
     this.pump(viewer);
   }
