@@ -191,23 +191,29 @@ describe('PanelClient', () => {
     expect(output).toEqual([]);
   });
 
-  it('resync asks for the screen afresh and drops output until it arrives, across a reconnect too', async () => {
-    const { latest, timers, client, output } = await setup();
+  it('passes the cursor after each output and resync on, and sends acks only while attached and online', async () => {
+    const { latest, timers, client } = await setup();
+    const nexts: number[] = [];
+    client.onOutput(({ next }) => nexts.push(next));
+    const cursors: number[] = [];
+    client.onResync(({ cursor }) => cursors.push(cursor));
+    client.ack('a', 5);
     latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.ack('a', 5);
+    expect(latest().sent).toEqual([]);
     client.attach('a');
-    latest().output('a', 0, 'old');
-    client.resync('a');
-    expect(latest().sent.at(-1)).toEqual({ type: 'attach', id: 'a', cursor: null });
-    latest().output('a', 3, 'still-old');
+    latest().receive({ type: 'resync', id: 'a', cursor: 100, skipped: 0, screen: 'screen' });
+    latest().output('a', 100, 'abc');
+    // A frame overlapping what was applied is trimmed, and its cursor still ends where the frame does.
+    latest().output('a', 101, 'bcde');
+    expect(cursors).toEqual([100]);
+    expect(nexts).toEqual([103, 105]);
+    client.ack('a', 105);
+    expect(latest().sent.at(-1)).toEqual({ type: 'ack', id: 'a', cursor: 105 });
     latest().drop();
     timers.runNext();
     await flush();
-    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
-    // The reconnect asks for the screen again rather than resuming from dropped output.
-    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
-    latest().receive({ type: 'resync', id: 'a', cursor: 100, skipped: 0, screen: 'screen' });
-    latest().output('a', 100, 'new');
-    expect(output).toEqual(['a:old', 'a:new']);
-    expect(client.cursorOf('a')).toBe(103);
+    client.ack('a', 105);
+    expect(latest().sent).toEqual([]);
   });
 });

@@ -35,6 +35,8 @@ export interface ResyncEvent {
   screen: string;
   /** Output bytes this viewer never saw. */
   skipped: number;
+  /** Cursor the screen reflects; output continues from here. */
+  cursor: number;
 }
 
 export interface PanelError {
@@ -70,13 +72,11 @@ const browserTimers: Timers = {
  */
 export class PanelClient {
   private readonly book = new CursorBook();
-  /** Sessions whose screen was asked for afresh: their output is dropped until the resync. */
-  private readonly awaitingResync = new Set<string>();
   private readonly statusEmitter = new Emitter<ConnectionStatus>();
   private readonly snapshotEmitter = new Emitter<Snapshot>();
   private readonly eventEmitter = new Emitter<PtyEvent>();
   private readonly agentsEmitter = new Emitter<AgentInfo[]>();
-  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array }>();
+  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>();
   private readonly resyncEmitter = new Emitter<ResyncEvent>();
   private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>();
   private readonly errorEmitter = new Emitter<PanelError>();
@@ -127,24 +127,17 @@ export class PanelClient {
   }
 
   /**
-   * Asks for a session's screen afresh (its terminal fell behind and dropped
-   * output): a cursorless attach makes the server send a `resync`, and output
-   * continues from there.
+   * The session's terminal has parsed its output up to `cursor`: the server
+   * sends only a window beyond what was acknowledged. Not queued while
+   * offline: a reconnect's attach carries the cursor instead.
    */
-  resync(id: string): void {
-    if (!this.book.isAttached(id)) return;
-    // Forget the cursor and the output still on its way, so a reconnect before
-    // the resync arrives restores the screen too.
-    this.book.detach(id);
-    this.book.attach(id);
-    this.awaitingResync.add(id);
-    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+  ack(id: string, cursor: number): void {
+    if (this.ready && this.book.isAttached(id)) this.send({ type: 'ack', id, cursor });
   }
 
   detach(id: string): void {
     if (!this.book.isAttached(id)) return;
     this.book.detach(id);
-    this.awaitingResync.delete(id);
     if (this.ready) this.send({ type: 'detach', id });
   }
 
@@ -238,9 +231,8 @@ export class PanelClient {
       return;
     }
     if (incoming.kind === 'output') {
-      if (this.awaitingResync.has(incoming.frame.id)) return;
       const bytes = this.book.apply(incoming.frame);
-      if (bytes) this.outputEmitter.fire({ id: incoming.frame.id, data: bytes });
+      if (bytes) this.outputEmitter.fire({ id: incoming.frame.id, data: bytes, next: incoming.frame.cursor + incoming.frame.data.length });
       return;
     }
     const message = incoming.message;
@@ -265,10 +257,7 @@ export class PanelClient {
         return;
       }
       case 'event':
-        if (message.event.type === 'pty.removed') {
-          this.book.detach(message.event.id);
-          this.awaitingResync.delete(message.event.id);
-        }
+        if (message.event.type === 'pty.removed') this.book.detach(message.event.id);
         this.eventEmitter.fire(message.event);
         return;
       case 'agents':
@@ -276,9 +265,8 @@ export class PanelClient {
         return;
       case 'resync':
         if (!this.book.isAttached(message.id)) return;
-        this.awaitingResync.delete(message.id);
         this.book.resync(message.id, message.cursor);
-        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped });
+        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor });
         return;
       case 'created':
         this.createdEmitter.fire({ requestId: message.requestId, info: message.info });

@@ -17,8 +17,8 @@ export interface TerminalViewOptions {
   onResize(cols: number, rows: number): void;
   onFocusChange(focused: boolean): void;
   onLink(uri: string): void;
-  /** The terminal fell too far behind its output: ask the server to restore the screen. */
-  onBehind(): void;
+  /** The terminal has parsed output up to `cursor` (batched): the server's flow control. */
+  onParsed(cursor: number): void;
 }
 
 export const TERMINAL_THEME: ITheme = {
@@ -97,7 +97,7 @@ export class TerminalView {
     this.disposables.add(() => this.terminal.dispose());
     this.flow = new WriteFlow({
       write: (data, parsed) => this.terminal.write(data, parsed),
-      onBehind: () => options.onBehind(),
+      ack: (cursor) => options.onParsed(cursor),
     });
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.loadAddon(this.searchAddon);
@@ -112,11 +112,12 @@ export class TerminalView {
   }
 
   /**
-   * Output bytes, in arrival order; xterm.js joins UTF-8 sequences split across
-   * frames. Paced by the flow so a flood cannot queue up behind the screen.
+   * Output bytes, in arrival order, ending at cursor `next`; xterm.js joins
+   * UTF-8 sequences split across frames. What is parsed is acknowledged, so the
+   * server never has more than a window of output queued ahead of the screen.
    */
-  write(data: Uint8Array): void {
-    this.flow.push(data);
+  write(data: Uint8Array, next: number): void {
+    this.flow.push(data, next);
   }
 
   /**
@@ -124,8 +125,8 @@ export class TerminalView {
    * queue (unlike `terminal.reset()`, which acts at once) so output still
    * queued from before cannot land on top of the restored screen.
    */
-  restore(screen: string): void {
-    this.flow.restored();
+  restore(screen: string, cursor: number): void {
+    this.flow.restored(cursor);
     this.terminal.write('\x1bc');
     this.terminal.write(screen);
   }

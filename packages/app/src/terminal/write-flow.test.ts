@@ -3,89 +3,59 @@ import { WriteFlow } from './write-flow.js';
 
 function setup() {
   const written: { text: string; parsed: () => void }[] = [];
-  let behind = 0;
-  const clock = { now: 0 };
+  const acks: number[] = [];
   const flow = new WriteFlow({
-    now: () => clock.now,
-    maxLagMs: 100,
     write: (data, parsed) => written.push({ text: new TextDecoder().decode(data), parsed }),
-    onBehind: () => behind++,
-    inFlightBytes: 4,
-    backlogBytes: 6,
+    ack: (cursor) => acks.push(cursor),
+    ackBytes: 4,
   });
   const bytes = (text: string) => new TextEncoder().encode(text);
-  return { flow, written, bytes, clock, behind: () => behind, texts: () => written.map((entry) => entry.text) };
+  return { flow, written, acks, bytes, texts: () => written.map((entry) => entry.text) };
 }
 
 describe('WriteFlow', () => {
-  it('writes at once while the terminal keeps up', () => {
-    const { flow, bytes, texts, written } = setup();
-    flow.push(bytes('ab'));
-    written[0]!.parsed();
-    flow.push(bytes('cd'));
-    expect(texts()).toEqual(['ab', 'cd']);
+  it('writes output at once, in order, whatever is still being parsed', () => {
+    const { flow, bytes, texts } = setup();
+    flow.push(bytes('ab'), 2);
+    flow.push(bytes('cd'), 4);
+    flow.push(bytes('efgh'), 8);
+    expect(texts()).toEqual(['ab', 'cd', 'efgh']);
   });
 
-  it('holds output beyond the in-flight limit and feeds it, in order, as the terminal parses', () => {
-    const { flow, bytes, texts, written, behind } = setup();
-    flow.push(bytes('abcd'));
-    flow.push(bytes('ef'));
-    flow.push(bytes('gh'));
-    expect(texts()).toEqual(['abcd']);
+  it('acknowledges only what the terminal has parsed, in batches of ackBytes', () => {
+    const { flow, bytes, written, acks } = setup();
+    flow.push(bytes('ab'), 2);
+    flow.push(bytes('cd'), 4);
+    flow.push(bytes('e'), 5);
+    expect(acks).toEqual([]);
     written[0]!.parsed();
-    expect(texts()).toEqual(['abcd', 'ef', 'gh']);
-    expect(behind()).toBe(0);
+    expect(acks).toEqual([]);
+    written[1]!.parsed();
+    expect(acks).toEqual([4]);
+    written[2]!.parsed();
+    expect(acks).toEqual([4]);
+    flow.push(bytes('fghij'), 10);
+    written[3]!.parsed();
+    expect(acks).toEqual([4, 10]);
   });
 
-  it('drops a backlog past its byte limit, asks for a restore once, and ignores output until it comes', () => {
-    const { flow, bytes, texts, written, behind } = setup();
-    flow.push(bytes('abcd'));
-    flow.push(bytes('efgh'));
-    flow.push(bytes('ijk'));
-    expect(behind()).toBe(1);
-    expect(flow.behind).toBe(true);
-    flow.push(bytes('lmnopq'));
+  it('counts from a restored cursor: output queued before the restore is not acknowledged again', () => {
+    const { flow, bytes, written, acks } = setup();
+    flow.push(bytes('abcdef'), 6);
+    flow.restored(1_000);
     written[0]!.parsed();
-    expect(texts()).toEqual(['abcd']);
-    expect(behind()).toBe(1);
-
-    flow.restored();
-    flow.push(bytes('rs'));
-    expect(texts()).toEqual(['abcd', 'rs']);
-    expect(flow.behind).toBe(false);
+    expect(acks).toEqual([]);
+    flow.push(bytes('xy'), 1_002);
+    written[1]!.parsed();
+    expect(acks).toEqual([]);
+    flow.push(bytes('zzz'), 1_005);
+    written[2]!.parsed();
+    expect(acks).toEqual([1_005]);
   });
 
-  it('a restore the server sends on its own discards the backlog it covers', () => {
-    const { flow, bytes, texts, written } = setup();
-    flow.push(bytes('abcd'));
-    flow.push(bytes('ef'));
-    flow.restored();
-    written[0]!.parsed();
-    flow.push(bytes('gh'));
-    expect(texts()).toEqual(['abcd', 'gh']);
-  });
-
-  it('drops the backlog once its oldest output has waited too long, whatever its size', () => {
-    const { flow, bytes, texts, written, clock, behind } = setup();
-    flow.push(bytes('abcd'));
-    flow.push(bytes('e'));
-    clock.now = 100;
-    flow.push(bytes('f'));
-    expect(behind()).toBe(0);
-    clock.now = 101;
-    flow.push(bytes('g'));
-    expect(behind()).toBe(1);
-    written[0]!.parsed();
-    expect(texts()).toEqual(['abcd']);
-  });
-
-  it('a backlog that stops growing drains, however long the terminal takes', () => {
-    const { flow, bytes, texts, written, clock, behind } = setup();
-    flow.push(bytes('abcd'));
-    flow.push(bytes('ef'));
-    clock.now = 10_000;
-    written[0]!.parsed();
-    expect(texts()).toEqual(['abcd', 'ef']);
-    expect(behind()).toBe(0);
+  it('ignores empty output', () => {
+    const { flow, written } = setup();
+    flow.push(new Uint8Array(0), 0);
+    expect(written).toEqual([]);
   });
 });

@@ -1,102 +1,56 @@
 /**
- * Flow control between the panel socket and one xterm.js terminal.
+ * Tells the server how far one xterm.js terminal has parsed its output.
  *
- * The browser drains the socket as fast as frames arrive, so the server's
- * backpressure (the socket's buffered amount) never sees a terminal that
- * parses slower than a flood such as `yes` produces: the excess would pile up
- * in xterm.js's own write queue, and a prompt after Ctrl-C would wait behind
- * megabytes of old output. Here at most `inFlightBytes` are handed to xterm.js
- * at a time; the rest waits in a backlog. Once the oldest waiting output is
- * older than `maxLagMs` (or the backlog outgrows `backlogBytes`) the terminal
- * is not keeping up: the backlog is dropped and the view asks the server for a
- * fresh screen (the server's mirror has everything the dropped bytes drew).
- * Lag is measured in time, not bytes, because parse speed varies tenfold with
- * the content (line feeds scroll) and the machine.
+ * The browser drains the panel socket as fast as frames arrive, so the server
+ * cannot see a terminal that parses slower than a flood such as `yes`
+ * produces from the socket. It sees these acks instead: it keeps at most a
+ * window of unacknowledged output in flight to this terminal and, once the
+ * terminal trails the log too far, restores the screen from its mirror rather
+ * than stream the backlog. So a prompt after Ctrl-C waits behind a bounded
+ * amount of old output, and nothing here needs to queue or drop anything.
+ * Acks go in batches: one per `ackBytes` parsed, not one per frame.
  */
 export interface WriteFlowOptions {
   /** Hands bytes to the terminal; `parsed` is called once it has processed them. */
   write(data: Uint8Array, parsed: () => void): void;
-  /** The backlog was dropped: ask the server to restore the screen. Output is ignored until `restored()`. */
-  onBehind(): void;
-  inFlightBytes?: number;
-  maxLagMs?: number;
-  backlogBytes?: number;
-  now?: () => number;
+  /** The terminal has parsed output up to `cursor` (absolute, one past the last byte). */
+  ack(cursor: number): void;
+  ackBytes?: number;
 }
 
-/** A few frames of ordinary output; small enough to parse within a frame or two even when it is all line feeds. */
-export const DEFAULT_IN_FLIGHT_BYTES = 64 * 1024;
-/** Output waiting longer than this means the terminal is falling behind; a restored screen catches it up. */
-export const DEFAULT_MAX_LAG_MS = 300;
-/** Memory bound on the backlog whatever the clock says. */
-export const DEFAULT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/**
+ * An eighth of the server's window (ACK_WINDOW in the core's panel
+ * connection): the window refills while the terminal still parses the rest.
+ */
+export const DEFAULT_ACK_BYTES = 16 * 1024;
 
 export class WriteFlow {
-  private inFlight = 0;
-  private backlog: { data: Uint8Array; at: number }[] = [];
-  private backlogSize = 0;
-  private awaitingRestore = false;
-  private readonly inFlightLimit: number;
-  private readonly maxLagMs: number;
-  private readonly backlogLimit: number;
-  private readonly now: () => number;
+  /** Cursor last acknowledged (or known to the server, after a restore). */
+  private acked = 0;
+  private readonly ackBytes: number;
 
   constructor(private readonly options: WriteFlowOptions) {
-    this.inFlightLimit = options.inFlightBytes ?? DEFAULT_IN_FLIGHT_BYTES;
-    this.maxLagMs = options.maxLagMs ?? DEFAULT_MAX_LAG_MS;
-    this.backlogLimit = options.backlogBytes ?? DEFAULT_BACKLOG_BYTES;
-    this.now = options.now ?? (() => Date.now());
+    this.ackBytes = options.ackBytes ?? DEFAULT_ACK_BYTES;
   }
 
-  /** Output in arrival order. */
-  push(data: Uint8Array): void {
-    if (this.awaitingRestore || data.length === 0) return;
-    if (this.backlog.length === 0 && this.inFlight < this.inFlightLimit) {
-      this.feed(data);
-      return;
-    }
-    const now = this.now();
-    this.backlog.push({ data, at: now });
-    this.backlogSize += data.length;
-    if (now - this.backlog[0]!.at > this.maxLagMs || this.backlogSize > this.backlogLimit) {
-      this.clearBacklog();
-      this.awaitingRestore = true;
-      this.options.onBehind();
-    }
+  /** Output in arrival order; `next` is the cursor one past its last byte. */
+  push(data: Uint8Array, next: number): void {
+    if (data.length === 0) return;
+    this.options.write(data, () => this.parsed(next));
   }
 
   /**
-   * The server restored the screen (asked for or not). Everything still in the
-   * backlog arrived before that snapshot and is covered by it.
+   * The server restored the screen and continues from `cursor`, counting its
+   * window afresh from there. Output queued before the restore still gets
+   * parsed, but acks for it would tell the server nothing new.
    */
-  restored(): void {
-    this.clearBacklog();
-    this.awaitingRestore = false;
+  restored(cursor: number): void {
+    this.acked = cursor;
   }
 
-  /** True while output is dropped until the server restores the screen. */
-  get behind(): boolean {
-    return this.awaitingRestore;
-  }
-
-  private feed(data: Uint8Array): void {
-    this.inFlight += data.length;
-    this.options.write(data, () => {
-      this.inFlight -= data.length;
-      this.drain();
-    });
-  }
-
-  private drain(): void {
-    while (this.backlog.length > 0 && this.inFlight < this.inFlightLimit) {
-      const next = this.backlog.shift()!;
-      this.backlogSize -= next.data.length;
-      this.feed(next.data);
-    }
-  }
-
-  private clearBacklog(): void {
-    this.backlog = [];
-    this.backlogSize = 0;
+  private parsed(next: number): void {
+    if (next - this.acked < this.ackBytes) return;
+    this.acked = next;
+    this.options.ack(next);
   }
 }
