@@ -95,7 +95,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           else if (deck.focusedId === tab.id) dispatch({ type: 'terminal-focus', id: null });
         },
         onLink: props.openLink,
-        onBehind: () => client.resync(tab.id),
+        onParsed: (cursor) => client.ack(tab.id, cursor),
       });
     }
 
@@ -151,8 +151,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     );
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgents((agents) => dispatch({ type: 'agents', agents })));
-    disposables.add(client.onOutput(({ id, data }) => views.get(id)?.write(data)));
-    disposables.add(client.onResync(({ id, screen }) => views.get(id)?.restore(screen)));
+    disposables.add(client.onOutput(({ id, data, next }) => views.get(id)?.write(data, next)));
+    disposables.add(client.onResync(({ id, screen, cursor }) => views.get(id)?.restore(screen, cursor)));
     disposables.add(
       client.onCreated(({ requestId, info }) => {
         dispatch({ type: 'created', requestId, info });
