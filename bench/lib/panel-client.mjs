@@ -5,6 +5,12 @@ import WebSocket from 'ws';
 import { deferred, now, withDeadline } from './harness.mjs';
 import { keyFor } from './raw-pty.mjs';
 
+/**
+ * The core sends each viewer a window (128 KiB) of output past its last ack,
+ * so a client must ack what it consumed; as the app does, in batches.
+ */
+const ACK_BYTES = 32 * 1024;
+
 export class PanelClient {
   /** @param {string} url http://127.0.0.1:PORT of the server */
   static async connect(url, token) {
@@ -38,7 +44,7 @@ export class PanelClient {
   stream(id) {
     let s = this.streams.get(id);
     if (!s) {
-      s = { next: null, bytes: 0, skipped: 0, resyncs: 0, orderErrors: 0, resyncBytes: 0 };
+      s = { next: null, acked: 0, bytes: 0, skipped: 0, resyncs: 0, orderErrors: 0, resyncBytes: 0 };
       this.streams.set(id, s);
     }
     return s;
@@ -53,6 +59,10 @@ export class PanelClient {
     s.next = header.cursor + length;
     s.bytes += length;
     s.frames = (s.frames ?? 0) + 1;
+    if (s.next - s.acked >= ACK_BYTES) {
+      s.acked = s.next;
+      this.send({ type: 'ack', id: header.id, cursor: s.next });
+    }
     this.notify();
   }
 
@@ -65,6 +75,7 @@ export class PanelClient {
       s.skipped += message.skipped;
       s.resyncBytes += data.length;
       s.next = message.cursor;
+      s.acked = message.cursor; // the core counts its window afresh from a resync
     }
     for (const w of [...this.jsonWatchers]) w(message, data.length);
     this.notify();
@@ -107,7 +118,7 @@ export class PanelClient {
 
   attach(id, cursor) {
     const s = this.stream(id);
-    if (cursor !== null) s.next = cursor;
+    if (cursor !== null) s.next = s.acked = cursor;
     this.send({ type: 'attach', id, cursor });
   }
 
