@@ -72,7 +72,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, pinned: false, lingerFrom: null,
+      status: 'running', exitCode: null, signal: null, pinned: false, lingerFrom: null, gone: false,
     });
   });
 
@@ -219,6 +219,42 @@ describe('deckReducer: removal and closing', () => {
     expect(ids(state)).toEqual(['a']);
     expect(state.panelOpen).toBe(true);
     expect(state.dismissed).toEqual([]);
+  });
+
+  it('keeps an exited agent tab removed by terminal_close for its linger, marked gone, then closes it', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), created(session('b')), exited(a, 3, 50_000), removed('a'));
+    expect(state.tabs[0]).toMatchObject({ id: 'a', status: 'exited', exitCode: 3, gone: true, lingerFrom: 50_000 });
+    expect(state.sessions.map((s) => s.id)).toEqual(['b']);
+    expect(lingeringTabs(state)).toEqual([{ id: 'a', since: 50_000 }]);
+    // A reconnect to the same server does not know the session any more; the tab stays.
+    state = deckReducer(state, snapshot([session('b')]));
+    expect(ids(state)).toEqual(['a', 'b']);
+    state = deckReducer(state, { type: 'linger-expired', id: 'a' });
+    expect(ids(state)).toEqual(['b']);
+    // Closed for good: nothing remembered to dismiss, since the session no longer exists.
+    expect(state.dismissed).toEqual([]);
+  });
+
+  it('keeps a pinned exited agent tab after its session is removed, until the developer closes it', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), { type: 'pin', id: 'a', pinned: true, now: 1 }, exited(a, 0), removed('a'));
+    expect(state.tabs[0]).toMatchObject({ id: 'a', pinned: true, gone: true });
+    state = deckReducer(state, { type: 'linger-expired', id: 'a' });
+    expect(ids(state)).toEqual(['a']);
+    state = deckReducer(state, { type: 'close', id: 'a' });
+    expect(state.tabs).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+    expect(state.dismissed).toEqual([]);
+  });
+
+  it('still removes user tabs and running agent tabs on pty.removed, and gone tabs on a new server instance', () => {
+    const a = session('a');
+    const u = userSession('u');
+    let state = run(snapshot([]), created(u), created(session('r')), removed('u'), removed('r'));
+    expect(state.tabs).toEqual([]);
+    state = run(snapshot([]), created(a), exited(a, 0), removed('a'), snapshot([], 'i2'));
+    expect(state.tabs).toEqual([]);
   });
 
   it('clears the focused tab when it goes', () => {

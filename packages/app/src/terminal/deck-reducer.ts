@@ -83,6 +83,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     signal: info.signal,
     pinned: false,
     lingerFrom: info.status === 'exited' ? info.exitedAt : null,
+    gone: false,
   };
 }
 
@@ -100,7 +101,11 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
   const tabs: Tab[] = [];
   for (const tab of state.tabs) {
     const info = byId.get(tab.id);
-    if (!info) continue;
+    if (!info) {
+      // Removed before this snapshot, but its tab still shows how it ended (same server only).
+      if (tab.gone && !instanceChanged) tabs.push(tab);
+      continue;
+    }
     if (info.status === 'exited' && info.source === 'user') continue; // exited while we were away
     tabs.push(mergeInfo(tab, info));
   }
@@ -167,7 +172,12 @@ function applyEvent(state: DeckState, event: PtyEvent): DeckState {
         sessions: state.sessions.filter((session) => session.id !== event.id),
         dismissed: without(state.dismissed, event.id),
       };
-      return hasTab(next, event.id) ? removeTab(next, event.id) : next;
+      const tab = next.tabs.find((candidate) => candidate.id === event.id);
+      if (!tab) return next;
+      // An agent's terminal_close removes its session at once: its exited tab
+      // keeps its linger (or its pin) and exit code, cut off from the server.
+      if (tab.source === 'agent' && tab.status === 'exited') return updateTab(next, event.id, (current) => ({ ...current, gone: true }));
+      return removeTab(next, event.id);
     }
   }
 }

@@ -14,6 +14,12 @@ export interface Tab {
   pinned: boolean;
   /** When the linger of an exited agent tab started (its exit, or when it was unpinned); epoch ms. */
   lingerFrom: number | null;
+  /**
+   * The server removed the session (an agent's terminal_close) while its
+   * exited tab still lingers or is pinned: the tab shows how it ended, but
+   * nothing about it may be sent to the server (attach, input, close).
+   */
+  gone: boolean;
 }
 
 export interface DeckState {

@@ -58,7 +58,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       else sessionStorage.setItem(ACTIVE_TAB_KEY, next.activeId);
     }
 
-    /** One view per tab, attached while the tab exists. */
+    /** One view per tab, attached while the tab exists and its session does (a gone tab's is removed). */
     function syncViews(state: DeckState): void {
       const tabIds = new Set(state.tabs.map((tab) => tab.id));
       for (const [id, view] of views) {
@@ -72,7 +72,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         if (!view) {
           view = createView(tab, state);
           views.set(tab.id, view);
-          client.attach(tab.id);
+          if (!tab.gone) client.attach(tab.id);
         }
         view.setExited(tab.status === 'exited');
       }
@@ -199,7 +199,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       const tab = deck.tabs.find((candidate) => candidate.id === id);
       if (!tab) return;
       // Closing a live tab ends its process group (an agent's too: the developer asked).
-      if (tab.status === 'running') client.close(id);
+      // A gone tab's session no longer exists: closing it only closes the tab.
+      if (tab.status === 'running' && !tab.gone) client.close(id);
       dispatch({ type: 'close', id });
       if (deck.focusedId === null) focusTerminalSoon(deck.activeId);
     }
