@@ -60,7 +60,10 @@ test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ 
 
   await page.keyboard.press('Control+C');
   // The prompt is back, right under the ^C, and the shell runs the next command.
-  await expectScreen(page, id, /\^C\ne2e#$/m, 15_000);
+  // The core keeps at most a window of unparsed output ahead of the prompt and skips the rest
+  // with a restored screen: 1.1-3.6 s measured on a loaded 2-core machine (2.3-3.7 s before acks),
+  // so 8 s still fails a viewer stuck streaming the backlog.
+  await expectScreen(page, id, /\^C\ne2e#$/m, 8_000);
   await page.keyboard.type('echo alive-$((3*3))');
   await page.keyboard.press('Enter');
   await expectScreen(page, id, /^alive-9$/m);
