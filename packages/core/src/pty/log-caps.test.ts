@@ -93,20 +93,42 @@ describe('output caps', () => {
     }
   });
 
-  it('trims running sessions oldest first once no exited session has bytes left', async () => {
+  it('trims the running session retaining the most bytes once no exited session has bytes left, so a quiet one keeps its log', async () => {
     const service = createPtyService({ sessionLogBytes: 1000, totalLogBytes: 1500 });
     try {
       const echo = () => service.create({ command: 'bash', args: ['-c', 'stty -echo -icanon; printf R; exec cat'], source: 'user' });
-      const older = echo();
-      await waitForOutput(service, older.id, 'R');
-      const newer = echo();
-      await waitForOutput(service, newer.id, 'R');
-      service.write(older.id, 'o'.repeat(799));
-      await waitForEnd(service, older.id, 800);
-      service.write(newer.id, 'n'.repeat(899));
-      await waitForEnd(service, newer.id, 900);
-      expect(service.read(older.id, { cursor: 0 })).toMatchObject({ skipped: 200, end: 800 });
-      expect(service.read(newer.id, { cursor: 0 })).toMatchObject({ skipped: 0, end: 900 });
+      // The oldest running session: an interactive one with a little output, as a shell typed into.
+      const quiet = echo();
+      await waitForOutput(service, quiet.id, 'R');
+      service.write(quiet.id, 'q'.repeat(99));
+      await waitForEnd(service, quiet.id, 100);
+      const floods = [echo(), echo()];
+      for (const flood of floods) await waitForOutput(service, flood.id, 'R');
+      // 2 x 1200 bytes more, in turns, against 1400 bytes of cap left beside the quiet session.
+      const ends = [1, 1];
+      for (let round = 0; round < 4; round++) {
+        for (const [i, flood] of floods.entries()) {
+          service.write(flood.id, String(i).repeat(300));
+          ends[i]! += 300;
+          await waitForEnd(service, flood.id, ends[i]!);
+        }
+      }
+
+      const quietRead = service.read(quiet.id, { cursor: 0 });
+      expect(quietRead).toMatchObject({ skipped: 0, cursor: 0, end: 100 });
+      expect(Buffer.from(quietRead.data).toString()).toBe('R' + 'q'.repeat(99));
+      let retained = quietRead.data.length;
+      for (const [i, flood] of floods.entries()) {
+        const read = service.read(flood.id, { cursor: 0 });
+        // Every dropped byte is counted: what was skipped plus what is left is all that was written.
+        expect(read.end).toBe(ends[i]);
+        expect(read.skipped).toBe(read.cursor);
+        expect(read.skipped + read.data.length).toBe(read.end);
+        expect(read.skipped).toBeGreaterThan(0);
+        expect(Buffer.from(read.data).toString()).toBe(String(i).repeat(read.data.length));
+        retained += read.data.length;
+      }
+      expect(retained).toBe(1500);
     } finally {
       await service.dispose();
     }

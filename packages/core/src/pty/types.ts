@@ -5,7 +5,7 @@ export interface PtyServiceOptions {
   maxLiveSessions?: number;
   /** Bytes retained per session log. Default 4 MiB. */
   sessionLogBytes?: number;
-  /** Bytes retained across all session logs; the oldest exited sessions are trimmed first. Default 64 MiB. */
+  /** Bytes retained across all session logs; the oldest exited sessions are trimmed first, then the running session retaining the most. Default 64 MiB. */
   totalLogBytes?: number;
   /** Exited sessions kept readable before the oldest is removed. Default 32. */
   maxExitedSessions?: number;

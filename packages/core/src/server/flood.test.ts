@@ -136,13 +136,13 @@ describe('flood', () => {
     const flooders = Array.from({ length: FLOODERS }, (_, i) => service.create({ source: 'agent', command: 'yes', args: [`flood-${i}`], title: `flood ${i}` }));
     for (const f of flooders) panel.attach(f.id);
 
-    // A slow agent reading two of the floods at its own pace, as terminal_read would: 16 KiB per
-    // 50 ms sample, far behind a `yes` whose log the global cap keeps to its share (the largest logs
-    // are trimmed first, so each flood holds about TOTAL_CAP / FLOODERS).
+    // A slow agent reading two of the floods at its own pace, as terminal_read would: 4 KiB per
+    // 50 ms sample (80 KB/s), far behind a `yes` whose log the global cap keeps to its share (the
+    // largest logs are trimmed first, so each flood holds about TOTAL_CAP / FLOODERS = 512 KiB).
     const readers = flooders.slice(0, 2).map((f) => ({ id: f.id, cursor: 0, bytes: 0, skipped: 0 }));
-    const readOnce = () => {
+    const readOnce = (maxBytes = 4 * 1024) => {
       for (const r of readers) {
-        const slice = service.read(r.id, { cursor: r.cursor, maxBytes: 16 * 1024 });
+        const slice = service.read(r.id, { cursor: r.cursor, maxBytes });
         r.bytes += slice.data.length;
         r.skipped += slice.skipped;
         r.cursor = slice.next;
@@ -195,7 +195,8 @@ describe('flood', () => {
     for (const f of flooders) await service.kill(f.id);
     for (const f of flooders) await waitForExit(service, f.id);
     sample();
-    readOnce();
+    // Then the reader catches up: whatever it was too slow for, it is told it skipped.
+    while (readers.some((r) => r.cursor < service.read(r.id, { maxBytes: 1 }).end)) readOnce(1024 * 1024);
 
     // The viewer catches up to the end of every log: frames plus skipped counts cover every byte written.
     await panel.until(() => flooders.every((f) => panel.account(f.id).next === service.read(f.id, { maxBytes: 1 }).end), 'the viewer reaches the end of every flood');
