@@ -3,25 +3,12 @@ import { createPtyService } from '../pty/pty-service.js';
 import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
 import { createAgentMcpServer } from '../agent/mcp-server.js';
 import type { AgentRegistry } from './agent-registry.js';
-import { startServerCore } from './server-core.js';
+import { startServerCore, type ServerCoreOptions } from './server-core.js';
 
-export interface LocalServerOptions {
+/** The server core's options, with the PTY service optional and the MCP factory built in. */
+export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer'> {
   /** The PTY service to serve; without one the server creates its own and disposes it on close. */
   service?: PtyService;
-  /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
-  host?: string;
-  /** TCP port; 0 (the default) picks a free one. */
-  port?: number;
-  /** Where server.json goes; default $PTYDECK_STATE_DIR, $XDG_STATE_HOME/ptydeck, ~/.local/state/ptydeck. */
-  stateDir?: string;
-  /** Write the discovery file. Default true. */
-  writeDiscovery?: boolean;
-  /** The built renderer; default packages/app/dist. */
-  appDir?: string;
-  /** Lifetime of a panelUrl() ticket. Default 5 minutes. */
-  ticketTtlMs?: number;
-  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
-  mcpAbandonMs?: number;
 }
 
 export interface LocalServer {

@@ -38,13 +38,19 @@ export interface ServerCoreOptions {
   service: PtyService;
   /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
   createMcpServer?: McpServerFactory;
+  /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
   host?: string;
+  /** TCP port; 0 (the default) picks a free one. */
   port?: number;
+  /** Where server.json goes; default $PTYDECK_STATE_DIR, $XDG_STATE_HOME/ptydeck, ~/.local/state/ptydeck. */
   stateDir?: string;
+  /** Write the discovery file. Default true. */
   writeDiscovery?: boolean;
+  /** The built renderer; default packages/app/dist. */
   appDir?: string;
+  /** Lifetime of a panelUrl() ticket. Default 5 minutes. */
   ticketTtlMs?: number;
-  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. */
+  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
   mcpAbandonMs?: number;
 }
 
