@@ -14,6 +14,7 @@ import { WebSocketServer } from 'ws';
 import { createPtyService, startLocalServer } from '@ptydeck/core';
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
+import { send, serveOps } from './host-rpc.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -94,24 +95,13 @@ const ops = {
   },
 };
 
-process.on('message', async (message) => {
-  const { req, op, ...args } = message;
-  try {
-    send({ req, ok: true, value: await ops[op](args) });
-  } catch (error) {
-    send({ req, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-  }
-});
+serveOps(ops);
 // The bench went away: do not outlive it.
 process.on('disconnect', () => {
   void service.dispose().finally(() => process.exit(0));
 });
 
 send({ event: 'ready', url: server.url, token: server.token, pid: process.pid });
-
-function send(message) {
-  if (process.connected) process.send(message);
-}
 
 async function startWithoutMirror(service) {
   const agents = new AgentRegistry();

@@ -1,6 +1,7 @@
 // Baseline host: raw node-pty with nothing attached, in its own process, so
 // its RSS and its event loop compare one to one with core-host.mjs.
 import { echoLatency, spawnRaw } from './raw-pty.mjs';
+import { send, serveOps } from './host-rpc.mjs';
 
 const ptys = new Map();
 let nextId = 0;
@@ -55,20 +56,9 @@ const ops = {
   },
 };
 
-process.on('message', async (message) => {
-  const { req, op, ...args } = message;
-  try {
-    send({ req, ok: true, value: await ops[op](args) });
-  } catch (error) {
-    send({ req, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-  }
-});
+serveOps(ops);
 process.on('disconnect', () => {
   for (const p of ptys.values()) p.pty.kill('SIGKILL');
   process.exit(0);
 });
 send({ event: 'ready', pid: process.pid });
-
-function send(message) {
-  if (process.connected) process.send(message);
-}
