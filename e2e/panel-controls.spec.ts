@@ -15,7 +15,19 @@ test('dragging the panel taller resizes the agent\'s PTY to the rows on screen',
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2, box.y - 200, { steps: 5 });
   await page.mouse.up();
-  await expect.poll(() => server.service.get(created.id)?.rows).toBeGreaterThan(before.rows);
+  // The drag fits the terminal at each step, so wait for the last fit: xterm.js
+  // fills the taller panel, no fit is pending, and the PTY has that size.
+  type Sizes = { cols: number; rows: number; fitting: { cols: number; rows: number } | null };
+  const screenSize = () => page.evaluate((id) => (window as unknown as { __ptydeck: { terminalSize(id: string): Sizes | null } }).__ptydeck.terminalSize(id), created.id);
+  await expect
+    .poll(async () => {
+      const shown = await screenSize();
+      const pty = server.service.get(created.id)!;
+      return shown !== null && shown.rows > before.rows
+        && shown.fitting?.rows === shown.rows && shown.fitting.cols === shown.cols
+        && pty.rows === shown.rows && pty.cols === shown.cols;
+    }, { message: 'the PTY takes the size of the taller terminal on screen' })
+    .toBe(true);
   const after = server.service.get(created.id)!;
   expect(after.cols).toBe(before.cols);
 

@@ -153,17 +153,23 @@ export class TerminalView {
 
   /** Fits the terminal to its host and tells the PTY when the size changed. No-op while hidden. */
   fit(): void {
-    if (!this.opened || this.element.clientWidth === 0 || this.element.clientHeight === 0) return;
-    const proposed = this.fitAddon.proposeDimensions();
-    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return;
-    // The contract's bounds; fewer than 2 columns breaks wide characters.
-    const cols = clamp(proposed.cols, 2, 1000);
-    const rows = clamp(proposed.rows, 1, 500);
+    const fitting = this.fittingSize();
+    if (!fitting) return;
+    const { cols, rows } = fitting;
     if (cols !== this.terminal.cols || rows !== this.terminal.rows) this.terminal.resize(cols, rows);
     if (!this.reported || this.reported.cols !== cols || this.reported.rows !== rows) {
       this.reported = { cols, rows };
       this.options.onResize(cols, rows);
     }
+  }
+
+  /** The size that fills the host now, or null while hidden or not yet measurable. */
+  fittingSize(): { cols: number; rows: number } | null {
+    if (!this.opened || this.element.clientWidth === 0 || this.element.clientHeight === 0) return null;
+    const proposed = this.fitAddon.proposeDimensions();
+    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return null;
+    // The contract's bounds; fewer than 2 columns breaks wide characters.
+    return { cols: clamp(proposed.cols, 2, 1000), rows: clamp(proposed.rows, 1, 500) };
   }
 
   /** After a reconnect the server may have another size; the next fit reports ours again. */

@@ -8,6 +8,8 @@ import { useTerminal } from '../terminal/terminal-context.jsx';
 export interface PtydeckDebug {
   /** Text of a tab's terminal buffer (scrollback included), or null if it has no tab. */
   terminalText(id: string): string | null;
+  /** A tab's terminal size, and the size that would fill its host now (null while hidden). */
+  terminalSize(id: string): { cols: number; rows: number; fitting: { cols: number; rows: number } | null } | null;
   /** The tabs as plain data. */
   tabs(): { id: string; title: string; source: string; status: string; exitCode: number | null }[];
   activeId(): string | null;
@@ -19,6 +21,10 @@ export function DebugHook() {
   const terminal = useTerminal();
   const debug: PtydeckDebug = Object.freeze({
     terminalText: (id: string) => terminal.terminalText(id),
+    terminalSize: (id: string) => {
+      const view = terminal.viewFor(id);
+      return view ? { ...view.size, fitting: view.fittingSize() } : null;
+    },
     tabs: () => terminal.state.tabs.map(({ id, title, source, status, exitCode }) => ({ id, title, source, status, exitCode })),
     activeId: () => terminal.state.activeId,
     panelOpen: () => terminal.state.panelOpen,
