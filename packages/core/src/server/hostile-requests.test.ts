@@ -239,9 +239,13 @@ describe('hostile requests', () => {
     expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
     const { id, pid } = made.structuredContent as { id: string; pid: number };
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+      // Right after the fork the child is still a copy of its parent: wait for its exec.
+      const cmdline = await vi.waitFor(() => {
+        const text = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+        expect(text).toContain('sleep');
+        return text;
+      });
       const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-      expect(cmdline).toContain('sleep');
       expect(environ).toContain('PTYDECK_SESSION_ID=');
       expect(cmdline).not.toContain(server.token);
       expect(environ).not.toContain(server.token);

@@ -176,7 +176,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch });
+      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch, socket });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
