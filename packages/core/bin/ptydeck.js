@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in dist (built by `npx tsc -b`).
-import { existsSync } from 'node:fs';
+// Thin launcher: the CLI lives in dist (built by `npm run build`). The bundle
+// starts faster; a bundle older than the tsc output (after a bare `tsc -b`)
+// would run stale code, so then the unbundled build runs.
+import { existsSync, statSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
-if (!existsSync(entry)) {
-  process.stderr.write('ptydeck: the core is not built; run `npm run build` (or `npx tsc -b`) in the ptydeck checkout\n');
+const unbundled = new URL('../dist/cli/main.js', import.meta.url);
+const bundled = new URL('../dist/bundle/main.js', import.meta.url);
+if (!existsSync(unbundled)) {
+  process.stderr.write('ptydeck: the core is not built; run `npm run build` in the ptydeck checkout\n');
   process.exit(1);
 }
-const { main } = await import(entry.href);
+const fresh = existsSync(bundled) && statSync(bundled).mtimeMs >= statSync(unbundled).mtimeMs;
+const { main } = await import((fresh ? bundled : unbundled).href);
 const code = await main(process.argv.slice(2));
 // Let stdout drain (protocol frames, help text) before exiting.
 process.stdout.write('', () => process.exit(code));

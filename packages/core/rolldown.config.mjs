@@ -1,0 +1,20 @@
+// Bundles the ptydeck CLI (built by tsc into dist/cli) into dist/bundle.
+// Node's ESM loader pays per file, and the CLI's first MCP request needs the
+// MCP SDK and zod: a few hundred modules. Bundled, `ptydeck serve` reaches an
+// answered MCP initialize in about two thirds of the time (bench figure 7),
+// and so does every `ptydeck mcp` an agent starts.
+// dist/bundle sits as deep as dist/cli, so paths the code resolves from its
+// own URL (the launcher, the app's dist, package.json) stay right.
+import { fileURLToPath } from 'node:url';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+export default {
+  input: here('./dist/cli/main.js'),
+  platform: 'node',
+  // node-pty loads its native addon relative to its own files; ws and the
+  // xterm mirror are required at run time, on first use, and stay unbundled.
+  external: [/^node-pty(\/|$)/, 'bufferutil', 'utf-8-validate'],
+  output: { dir: here('./dist/bundle'), format: 'esm', cleanDir: true },
+  logLevel: 'warn',
+};
