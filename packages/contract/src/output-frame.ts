@@ -19,14 +19,26 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encodeOutputFrame(header: OutputFrameHeader, data: Uint8Array): Uint8Array {
-  const head = encoder.encode(JSON.stringify(header));
-  if (head.length > 0xffff) throw new RangeError('output frame header too large');
-  const frame = new Uint8Array(2 + head.length + data.length);
-  frame[0] = head.length >>> 8;
-  frame[1] = head.length & 0xff;
-  frame.set(head, 2);
-  frame.set(data, 2 + head.length);
+  const head = encodeOutputFrameHead(header);
+  const frame = new Uint8Array(head.length + data.length);
+  frame.set(head, 0);
+  frame.set(data, head.length);
   return frame;
+}
+
+/**
+ * A frame's bytes before its payload: the length prefix and the header. A
+ * sender can write these and the payload as they are, without copying the
+ * payload into one buffer (a WebSocket message may go in fragments).
+ */
+export function encodeOutputFrameHead(header: OutputFrameHeader): Uint8Array {
+  const json = encoder.encode(JSON.stringify(header));
+  if (json.length > 0xffff) throw new RangeError('output frame header too large');
+  const head = new Uint8Array(2 + json.length);
+  head[0] = json.length >>> 8;
+  head[1] = json.length & 0xff;
+  head.set(json, 2);
+  return head;
 }
 
 /** Decodes and validates a frame; throws a descriptive Error when it is malformed. */
