@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MCP_PATH } from '@ptydeck/contract';
 import { readDiscovery, type DiscoveryRecord } from '../server/discovery.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
@@ -61,8 +62,8 @@ async function bridge(target: DiscoveryRecord, log: (line: string) => void, stop
 async function embedded(log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
   log('ptydeck mcp: no running ptydeck found; running an embedded core (its sessions end when this process exits)');
   // Loaded only here: a bridge to a running ptydeck needs none of the PTY, agent or MCP server stack.
-  const [{ StdioServerTransport }, { createAgentMcpServer }, { createTerminalTool }, { createPtyService }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  // (The stdio transport is loaded either way: the bridge speaks it too.)
+  const [{ createAgentMcpServer }, { createTerminalTool }, { createPtyService }] = await Promise.all([
     import('../agent/mcp-server.js'),
     import('../agent/terminal-tool.js'),
     import('../pty/pty-service.js'),
