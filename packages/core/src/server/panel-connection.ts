@@ -350,12 +350,15 @@ export class PanelConnection {
    * One output frame as one WebSocket message in two fragments, head and
    * payload, so the payload is not copied again to join them (that copy and
    * its garbage were a tenth of the core's CPU delivering a flood). Nothing
-   * can come between the two sends: they are synchronous.
+   * can come between the two sends: they are synchronous, and corked into
+   * one socket write.
    */
   private sendFrame(head: Uint8Array, payload: Uint8Array): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(head, { binary: true, fin: false });
-    this.ws.send(payload, { binary: true, fin: true }, (error) => (error ? this.dispose() : this.onDrained()));
+    this.corked(() => {
+      this.ws.send(head, { binary: true, fin: false });
+      this.ws.send(payload, { binary: true, fin: true }, (error) => (error ? this.dispose() : this.onDrained()));
+    });
   }
 
   private error(code: string, message: string, requestId?: string): void {
