@@ -133,6 +133,9 @@ test('a page from another origin cannot open the panel socket, call /mcp or lear
     await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   } finally {
     off();
+    // The hostile page's keep-alive connections (its favicon request may still
+    // be in flight) would hold close() open until the test times out.
+    hostile.server.closeAllConnections();
     await new Promise((resolve) => hostile.server.close(resolve));
   }
 });
