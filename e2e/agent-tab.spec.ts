@@ -5,7 +5,7 @@
 import { AGENT_NAME, expect, expectScreen, keepScreenshot, panelRegion, screenText, terminalOf, test } from './fixtures.js';
 
 interface Created { id: string; state: string }
-interface Output { output: string; status: string; exit_code: number | null; reason?: string }
+interface Output { output: string; state: string; exit_code?: number | null; process_exit_code?: number | null; reason?: string }
 
 // Short enough to wait for, long enough to see the exit code before the tab goes.
 test.use({ lingerMs: 3_000 });
@@ -54,7 +54,7 @@ test('an agent session opens the panel live, takes the developer\'s typing, and 
   // The agent's shell exits with a code; the tab shows it, then lingers and goes, and the panel with it.
   await agent.call('terminal_send', { id: created.id, text: 'exit 3\r', wait_ms: 0 });
   const waited = await agent.call<Output>('terminal_wait', { id: created.id, until: 'exit', timeout_ms: 10_000 });
-  expect(waited.exit_code).toBe(3);
+  expect(waited).toMatchObject({ state: 'exited', process_exit_code: 3 });
   await expect(tab).toHaveAttribute('data-status', 'exited');
   await expect(tab.getByTestId('tab-exit-code')).toHaveAttribute('data-exit-code', '3');
   await expect(tab.getByTestId('tab-exit-code')).toHaveText('exit 3');

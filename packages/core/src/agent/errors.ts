@@ -1,3 +1,5 @@
+import type { SessionInfo } from '@ptydeck/contract';
+import { PtyError } from '../pty/types.js';
 /**
  * Failures of the agent terminal tool. Each carries a code and a message
  * written for a model: what went wrong and what to do instead. The MCP layer
@@ -28,4 +30,26 @@ export function noSuchTerminal(id: string): TerminalToolError {
     'no_such_terminal',
     `No such terminal: "${id}". It may have been closed or evicted; call terminal_list to see your terminals, or terminal_create to start one.`,
   );
+}
+
+/** A terminal that has exited cannot take input or run commands. */
+export function terminalExited(info: SessionInfo): TerminalToolError {
+  const how = info.signal ? `signal ${info.signal}` : `exit code ${info.exitCode}`;
+  return new TerminalToolError(
+    'exited',
+    `Terminal ${info.id} has exited (${how}). Read what it printed with terminal_read, close it with terminal_close, or start another with terminal_create.`,
+  );
+}
+
+/** The PTY service's errors, in words a model can act on. */
+export function fromPtyError(error: unknown): unknown {
+  if (!(error instanceof PtyError)) return error;
+  switch (error.code) {
+    case 'session_limit':
+      return new TerminalToolError('limit', `ptydeck cannot start another terminal: ${error.message}. Close one of yours with terminal_close.`);
+    case 'spawn_failed':
+      return new TerminalToolError('spawn_failed', `Could not start the program: ${error.message}. Check the command name and that it is installed.`);
+    default:
+      return new TerminalToolError('invalid_input', error.message);
+  }
 }

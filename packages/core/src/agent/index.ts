@@ -7,7 +7,6 @@ export type {
   OutputResult,
   ReadResult as TerminalReadResult,
   RunResult,
-  TerminalCapabilityInfo,
   TerminalOwner,
   TerminalTool,
   TerminalToolOptions,

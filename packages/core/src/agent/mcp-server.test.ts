@@ -109,10 +109,34 @@ describe('agent MCP server', () => {
     }
   });
 
+  it('declares an output schema for every tool, and hints which only read and which destroy', async () => {
+    const { client } = await connect('schemas');
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const t of tools) expect(t.outputSchema?.type, t.name).toBe('object');
+    for (const name of ['terminal_read', 'terminal_list', 'terminal_wait']) expect(byName.get(name)?.annotations?.readOnlyHint, name).toBe(true);
+    expect(byName.get('terminal_close')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('terminal_run')?.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it('puts a command\'s outcome, exit code and output first, and the terminal\'s state after them', async () => {
+    const { call } = await connect('reader-of-json');
+    const run = await call('terminal_run', { command: 'echo first-thing' });
+    // Claude Code and Codex hand the model this JSON: what the command did comes first.
+    expect(JSON.stringify(run.structuredContent)).toMatch(/^\{"outcome":"completed","exit_code":0,"output":"first-thing\\n",/);
+    const keys = Object.keys(run.structuredContent!);
+    expect(keys.indexOf('state')).toBeGreaterThan(keys.indexOf('output'));
+    expect(keys).not.toContain('status');
+    // opencode hands it the text: the same order.
+    expect(run.content[0]?.text).toMatch(/^\[[\w-]+\] exit 0 in \d+ ms \(cwd .*\)\nfirst-thing\n$/);
+    const waited = await ok(call, 'terminal_wait', { id: run.structuredContent!.id, until: 'exit' });
+    expect(Object.keys(waited).slice(0, 3)).toEqual(['reason', 'scope', 'output']);
+  });
+
   it('runs commands in a persistent shell with exit codes and shared cwd', async () => {
     const { call, id: connectionId } = await connect('runner');
     const created = await ok(call, 'terminal_create', { cwd: dir });
-    expect(created).toMatchObject({ status: 'running', state: 'idle_at_prompt', cwd: dir });
+    expect(created).toMatchObject({ state: 'idle_at_prompt', cwd: dir });
     expect(created.terminal).toMatchObject({ kind: 'tty', columns: 120, rows: 32 });
     const info = service.get(created.id)!;
     expect(info).toMatchObject({ source: 'agent', owner: connectionId, ownerName: 'runner' });
@@ -142,7 +166,7 @@ describe('agent MCP server', () => {
   it('returns running after the timeout, then terminal_wait reports the exit', async () => {
     const { call } = await connect('waiter');
     const run = await ok(call, 'terminal_run', { command: 'echo start; sleep 2; echo end', timeout_ms: 300 });
-    expect(run).toMatchObject({ outcome: 'running', status: 'running', state: 'running' });
+    expect(run).toMatchObject({ outcome: 'running', exit_code: null, state: 'running' });
     const waited = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
     expect(waited).toMatchObject({ reason: 'exit', scope: 'command', exit_code: 0, state: 'idle_at_prompt' });
     expect(`${run.output}${waited.output}`).toBe('start\nend\n');
@@ -181,7 +205,8 @@ describe('agent MCP server', () => {
     expect(output).toBe('42\n>>> ');
     await ok(call, 'terminal_send', { id: created.id, keys: ['Ctrl-D'] });
     const exited = await ok(call, 'terminal_wait', { id: created.id, until: 'exit', timeout_ms: 20_000 });
-    expect(exited).toMatchObject({ reason: 'exit', scope: 'process', status: 'exited', state: 'exited', exit_code: 0 });
+    expect(exited).toMatchObject({ reason: 'exit', scope: 'process', state: 'exited', process_exit_code: 0, process_signal: null });
+    expect(exited).not.toHaveProperty('exit_code');
   });
 
   it('sees less take the alternate screen, renders its page, and quits with q', async () => {
@@ -224,18 +249,18 @@ describe('agent MCP server', () => {
     const { call } = await connect('cat');
     const created = await ok(call, 'terminal_create', { command: 'cat', args: [file] });
     const waited = await ok(call, 'terminal_wait', { id: created.id, until: 'exit', max_bytes: 1024 });
-    expect(waited).toMatchObject({ reason: 'exit', status: 'exited', exit_code: 0, truncated: true });
+    expect(waited).toMatchObject({ reason: 'exit', state: 'exited', process_exit_code: 0, truncated: true });
     expect(waited.output).toMatch(/^data line 0\n[\s\S]*\.\.\. \d+ bytes omitted \.\.\.\n[\s\S]*data line 2999\n$/);
     // Reading 'all' after exit returns everything, and the cursor persists after exit.
     const all = await ok(call, 'terminal_read', { id: created.id, mode: 'all', max_bytes: 1024 * 1024 });
     expect(all.output).toBe(content);
     expect(all.state).toBe('exited');
     const again = await ok(call, 'terminal_read', { id: created.id });
-    expect(again).toMatchObject({ output: '', cursor: all.cursor, status: 'exited' });
+    expect(again).toMatchObject({ output: '', cursor: all.cursor, state: 'exited' });
     const listed = await ok(call, 'terminal_list');
-    expect(listed.terminals).toContainEqual(expect.objectContaining({ id: created.id, status: 'exited', exit_code: 0, unread_bytes: 0 }));
+    expect(listed.terminals).toContainEqual(expect.objectContaining({ id: created.id, state: 'exited', process_exit_code: 0, unread_bytes: 0 }));
     const closed = await ok(call, 'terminal_close', { id: created.id });
-    expect(closed).toMatchObject({ id: created.id, exit_code: 0, output: '' });
+    expect(closed).toMatchObject({ id: created.id, process_exit_code: 0, output: '' });
     expect(service.get(created.id)).toBeUndefined();
   });
 

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
+import { closeResultShape, createResultShape, listResultShape, readResultShape, runResultShape, sendResultShape, waitResultShape } from './results.js';
 import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from './tool-schemas.js';
 
 /** One MCP connection: its sessions are owned by `id`. */
@@ -22,7 +23,7 @@ export interface AgentMcpServerOptions {
 const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
 Use terminal_run for shell commands: it returns the exit code and plain-text output. For long commands pass a small timeout_ms and follow with terminal_wait.
 Use terminal_send for interactive programs (prompts, REPLs, full-screen tools) and read them with terminal_read (mode "screen" for full-screen programs).
-Every result has a state: running, idle_at_prompt, waiting_for_input, alt_screen or exited. Close terminals you no longer need with terminal_close.`;
+Every result ends with the terminal's state: running, idle_at_prompt, waiting_for_input, alt_screen or exited. Close terminals you no longer need with terminal_close.`;
 
 /** Extra fields the SDK hands a tool callback; only what we use. */
 interface CallExtra {
@@ -58,11 +59,13 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       description:
         'Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability. The developer sees it as a tab in the ptydeck panel.',
       inputSchema: createShape,
+      outputSchema: createResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     async (args) =>
       respond(async () => {
         const result = await tool.create(owner(), args);
-        return [result, `Terminal ${result.id} started: ${result.command} (pid ${result.pid}) in ${result.cwd}; state ${result.state}.`];
+        return [result, `Terminal ${result.id} started: ${result.command} (pid ${result.pid}) in ${result.cwd}; ${stateText(result)}.`];
       }),
   );
 
@@ -71,8 +74,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Run command',
       description:
-        'Run one shell command to completion and return its exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read.',
+        'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output.',
       inputSchema: runShape,
+      outputSchema: runResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) =>
       respond(async () => {
@@ -80,10 +85,11 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
         const head =
           result.outcome === 'completed'
             ? `[${result.id}] exit ${result.exit_code} in ${result.elapsed_ms} ms (cwd ${result.cwd})`
-            : result.outcome === 'exited'
-              ? `[${result.id}] the shell itself exited (exit ${result.exit_code}${result.signal ? `, ${result.signal}` : ''})`
-              : `[${result.id}] still running after ${result.elapsed_ms} ms (state ${result.state}${result.prompt ? `, asks for ${result.prompt}` : ''}); follow with terminal_wait or terminal_read`;
-        return [result, withOutput(head, result.output)];
+            : result.outcome === 'shell_exited'
+              ? `[${result.id}] the shell itself exited (${processText(result)})`
+              : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
+        const earlier = result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`;
+        return [result, withOutput(head, earlier + result.output)];
       }),
   );
 
@@ -94,6 +100,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       description:
         'Type into a terminal: text is sent literally, keys are named (Enter, Ctrl-C, Up, ...). Returns the output that follows (up to wait_ms, sooner once it goes quiet) and the state. Use it to answer prompts, drive REPLs and full-screen programs, or interrupt with Ctrl-C.',
       inputSchema: sendShape,
+      outputSchema: sendResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     async (args, extra) =>
       respond(async () => {
@@ -107,8 +115,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Read output',
       description:
-        'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports status, state, exit_code, signal, cursor and skipped.',
+        'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports state, cursor and skipped.',
       inputSchema: readShape,
+      outputSchema: readResultShape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args, extra) =>
       respond(async () => {
@@ -124,6 +134,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       description:
         'Wait until the running command finishes (or the process exits), output goes idle, or a regex matches new output; says which happened, or "timeout". Returns the new output.',
       inputSchema: waitShape,
+      outputSchema: waitResultShape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args, extra) =>
       respond(async () => {
@@ -137,14 +149,15 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     'terminal_close',
     {
       title: 'Close terminal',
-      description: "End a terminal's processes and release it. Returns its final unread output and exit status.",
+      description: "End a terminal's processes and release it. Returns its final unread output and how its process ended.",
       inputSchema: closeShape,
+      outputSchema: closeResultShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) =>
       respond(async () => {
         const result = await tool.close(owner(), args);
-        const how = result.signal ? `killed by ${result.signal}` : `exit ${result.exit_code}`;
-        return [result, withOutput(`[${result.id}] closed (${how})`, result.output)];
+        return [result, withOutput(`[${result.id}] closed (${processText(result)})`, result.output)];
       }),
   );
 
@@ -152,14 +165,16 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     'terminal_list',
     {
       title: 'List terminals',
-      description: 'List your terminals: id, title, command, cwd, status, state, exit code and unread bytes.',
+      description: 'List your terminals: id, title, command, cwd, state, how an exited one ended, and unread bytes.',
       inputSchema: {},
+      outputSchema: listResultShape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async () =>
       respond(async () => {
         const result = tool.list(owner());
         const lines = result.terminals.map(
-          (t) => `${t.id}  ${t.state}${t.exit_code !== null ? ` (exit ${t.exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B`,
+          (t) => `${t.id}  ${t.state}${t.process_exit_code != null ? ` (exit ${t.process_exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B`,
         );
         return [result, lines.length ? lines.join('\n') : 'No terminals. Start one with terminal_create or terminal_run.'];
       }),
@@ -184,9 +199,28 @@ function hooks(extra: CallExtra): ToolCallHooks {
   };
 }
 
-function statusLine(result: { id: string; state: string; prompt?: string; exit_code: number | null; signal: string | null }): string {
-  const exit = result.state === 'exited' ? ` exit ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}` : '';
-  return `[${result.id}] ${result.state}${result.prompt ? ` (${result.prompt})` : ''}${exit}`;
+interface TerminalStatus {
+  id: string;
+  state: string;
+  prompt?: string;
+  exit_code?: number | null;
+  process_exit_code?: number | null;
+  process_signal?: string | null;
+}
+
+/** How a terminal's process ended. */
+function processText(result: { process_exit_code?: number | null; process_signal?: string | null }): string {
+  return result.process_signal ? `killed by ${result.process_signal}` : `exit ${result.process_exit_code}`;
+}
+
+function stateText(result: TerminalStatus): string {
+  return `state ${result.state}${result.prompt ? `, asks for ${result.prompt}` : ''}`;
+}
+
+function statusLine(result: TerminalStatus): string {
+  const command = result.exit_code != null ? ` (a command finished: exit ${result.exit_code})` : '';
+  const ended = result.state === 'exited' ? ` (${processText(result)})` : '';
+  return `[${result.id}] ${result.state}${result.prompt ? ` (${result.prompt})` : ''}${ended}${command}`;
 }
 
 function withOutput(head: string, output: string): string {

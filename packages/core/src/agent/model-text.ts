@@ -98,6 +98,20 @@ export interface BoundedText {
   omittedBytes: number;
 }
 
+/** Room kept for the omission line. */
+const MARKER_RESERVE = 48;
+
+/** The line that stands for what was left out, so a model knows output is missing and how much. */
+export function omissionLine(bytes: number): string {
+  return `... ${bytes} bytes omitted ...\n`;
+}
+
+/** Joins a head and a tail around the omission line. */
+export function joinAroundOmission(head: string, omittedBytes: number, tail: string): string {
+  const sep = head.endsWith('\n') || head === '' ? '' : '\n';
+  return `${head}${sep}${omissionLine(omittedBytes)}${tail}`;
+}
+
 /**
  * Bounds text to about `maxBytes` UTF-8 bytes, keeping the head and the tail
  * around an explicit `... N bytes omitted ...` line, so a model sees both how a
@@ -106,24 +120,49 @@ export interface BoundedText {
 export function boundText(text: string, maxBytes: number): BoundedText {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return { text, truncated: false, omittedBytes: 0 };
-  const markerReserve = 48;
-  const budget = Math.max(0, maxBytes - markerReserve);
-  let headEnd = Math.floor(budget / 2);
-  let tailStart = bytes.length - (budget - headEnd);
-  // Prefer whole lines when a line break is near the cut.
-  const slack = Math.floor(budget / 8);
-  const lastBreak = bytes.lastIndexOf(0x0a, headEnd - 1);
-  if (lastBreak >= 0 && headEnd - lastBreak <= slack) headEnd = lastBreak + 1;
-  const nextBreak = bytes.indexOf(0x0a, tailStart);
-  if (nextBreak >= 0 && nextBreak - tailStart <= slack) tailStart = nextBreak + 1;
-  // Never split a UTF-8 character.
-  while (headEnd > 0 && (bytes[headEnd]! & 0xc0) === 0x80) headEnd--;
-  while (tailStart < bytes.length && (bytes[tailStart]! & 0xc0) === 0x80) tailStart++;
+  const budget = Math.max(0, maxBytes - MARKER_RESERVE);
+  const headEnd = headCut(bytes, Math.floor(budget / 2));
+  const tailStart = Math.max(headEnd, tailCut(bytes, budget - Math.floor(budget / 2)));
   const omitted = tailStart - headEnd;
-  const head = bytes.subarray(0, headEnd).toString('utf8');
-  const tail = bytes.subarray(tailStart).toString('utf8');
-  const sep = head.endsWith('\n') || head === '' ? '' : '\n';
-  return { text: `${head}${sep}... ${omitted} bytes omitted ...\n${tail}`, truncated: true, omittedBytes: omitted };
+  return {
+    text: joinAroundOmission(bytes.subarray(0, headEnd).toString('utf8'), omitted, bytes.subarray(tailStart).toString('utf8')),
+    truncated: true,
+    omittedBytes: omitted,
+  };
+}
+
+/** The first `maxBytes` or fewer UTF-8 bytes of text, cut at a line break when one is near. */
+export function headWithin(text: string, maxBytes: number): { text: string; omittedBytes: number } {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return { text, omittedBytes: 0 };
+  const end = headCut(bytes, maxBytes);
+  return { text: bytes.subarray(0, end).toString('utf8'), omittedBytes: bytes.length - end };
+}
+
+/** The last `maxBytes` or fewer UTF-8 bytes of text, cut after a line break when one is near. */
+export function tailWithin(text: string, maxBytes: number): { text: string; omittedBytes: number } {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return { text, omittedBytes: 0 };
+  const start = tailCut(bytes, maxBytes);
+  return { text: bytes.subarray(start).toString('utf8'), omittedBytes: start };
+}
+
+/** Where a head of at most `size` bytes ends: at a line break within a quarter of it, never inside a character. */
+function headCut(bytes: Buffer, size: number): number {
+  let end = size;
+  const lastBreak = bytes.lastIndexOf(0x0a, end - 1);
+  if (lastBreak >= 0 && end - lastBreak <= Math.floor(size / 4)) end = lastBreak + 1;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return end;
+}
+
+/** Where a tail of at most `size` bytes starts: after a line break within a quarter of it, never inside a character. */
+function tailCut(bytes: Buffer, size: number): number {
+  let start = bytes.length - size;
+  const nextBreak = bytes.indexOf(0x0a, start);
+  if (nextBreak >= 0 && nextBreak - start <= Math.floor(size / 4)) start = nextBreak + 1;
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
+  return start;
 }
 
 /**

@@ -55,17 +55,22 @@ __ptydeck_cwd() {
 }
 __ptydeck_precmd() {
   local ec=$?
+  # D with the status after a command; a bare D when the line ran nothing (empty, a comment).
   if [ -n "$__ptydeck_ran" ]; then
     printf '\e]133;D;%s\a' "$ec"
     __ptydeck_ran=''
+  else
+    printf '\e]133;D\a'
   fi
   __ptydeck_cwd
-  printf '\e]133;A\a'
   return $ec
 }
 __ptydeck_postcmd() {
   local ec=$?
-  # The user's prompt command may rebuild PS1 each time: re-append the prompt-end mark.
+  # The prompt marks live in PS1 itself, so what bash prints between PROMPT_COMMAND and
+  # the prompt (job notices such as "[1]+ Done") is output, not prompt. The user's
+  # prompt command may rebuild PS1 each time: re-wrap it.
+  case $PS1 in *'133;A'*) ;; *) PS1='\[\e]133;A\a\]'$PS1 ;; esac
   case $PS1 in *'133;B'*) ;; *) PS1=$PS1'\[\e]133;B\a\]' ;; esac
   return $ec
 }
@@ -121,15 +126,23 @@ export const NONCE_OSC = '6973';
 /**
  * What to type into a shell without integration: one physical line, so the
  * shell reads it whole before running anything (a command reading stdin
- * cannot swallow the mark) and no PS2 continuation prompt leaks into the
+ * cannot swallow the marks) and no PS2 continuation prompt leaks into the
  * output. eval runs the command in the shell itself, so cd and exports
  * persist; each line of the command is one single-quoted printf argument.
- * The nonce ends the echoed line (to find where output starts) and the
- * invisible done mark carries it with $?.
+ * Two invisible marks carry the per-run nonce: the start mark is printed by
+ * the shell as it begins running the line, so whatever the terminal showed
+ * before it (the echo, a prompt the shell drew late) is not output; the done
+ * mark carries $?.
  */
 export function nonceRunInput(command: string, nonce: string): string {
-  const lines = command.split(/\r?\n/).map((line) => `'${line.replace(/'/g, `'\\''`)}'`);
-  return `eval "$(printf '%s\\n' ${lines.join(' ')})"; printf '\\033]${NONCE_OSC};done;%s;%s\\007' "$?" ${nonce}\n`;
+  const lines = command.split(/\r?\n/).map(shellQuote);
+  const mark = (body: string) => `printf '\\033]${NONCE_OSC};${body}\\007'`;
+  return `${mark('start;%s')} ${nonce}; eval "$(printf '%s\\n' ${lines.join(' ')})"; ${mark('done;%s;%s')} "$?" ${nonce}\n`;
+}
+
+/** Quotes text as one POSIX shell word. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 export type ShellMark =
@@ -138,6 +151,7 @@ export type ShellMark =
   | { kind: 'output-start' }
   | { kind: 'command-done'; exitCode: number | null }
   | { kind: 'cwd'; cwd: string }
+  | { kind: 'nonce-start'; nonce: string }
   | { kind: 'nonce-done'; nonce: string; exitCode: number | null };
 
 /** Interprets an OSC payload as a shell-integration mark, or null for any other OSC. */
@@ -160,6 +174,7 @@ export function parseShellMark(payload: string): ShellMark | null {
     return null;
   }
   if (payload.startsWith('633;P;Cwd=')) return { kind: 'cwd', cwd: payload.slice('633;P;Cwd='.length) };
+  if (payload.startsWith(`${NONCE_OSC};start;`)) return { kind: 'nonce-start', nonce: payload.slice(NONCE_OSC.length + 7) };
   if (payload.startsWith(`${NONCE_OSC};done;`)) {
     const [, , code, nonce] = payload.split(';');
     return { kind: 'nonce-done', nonce: nonce ?? '', exitCode: parseExit(code) };

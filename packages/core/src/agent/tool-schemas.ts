@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS } from '@ptydeck/contract';
+import { TerminalToolError } from './errors.js';
 import { KEY_NAMES } from './keys.js';
 
 /**
@@ -142,3 +143,11 @@ export type SendInput = z.input<typeof SendInput>;
 export type ReadInput = z.input<typeof ReadInput>;
 export type WaitInput = z.input<typeof WaitInput>;
 export type CloseInput = z.input<typeof CloseInput>;
+
+/** Parses a tool's input with its schema; every problem is named in one invalid_input error. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const message = result.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+  throw new TerminalToolError('invalid_input', `Invalid arguments: ${message}`);
+}

@@ -1,0 +1,123 @@
+import type { SessionId } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import type { ByteRange } from './command-tracker.js';
+import { boundText, headWithin, joinAroundOmission, renderPlainText, stripEcho, tailWithin } from './model-text.js';
+
+/** What a model reads of a byte range: plain text, bounded, with what was left out said. */
+export interface RenderedOutput {
+  text: string;
+  /** True when bytes were left out of the middle (the text says how many). */
+  truncated: boolean;
+  /** Bytes before `from` that the log had already trimmed, so nobody can read them. */
+  skipped: number;
+}
+
+/** Ranges that are not output (prompts, echoes of the agent's own commands). */
+export interface ChromeSource {
+  chromeWithin(from: number, to: number): ByteRange[];
+}
+
+/** Echo expectations kept; older ones are behind every reader. */
+const MAX_ECHOES = 256;
+/**
+ * A range up to this many times `maxBytes` is rendered whole and then bounded;
+ * a longer one has only a head and a tail window rendered. Escape sequences
+ * make raw bytes longer than the text they render to, hence the margin.
+ */
+const RENDER_WHOLE_FACTOR = 4;
+
+/**
+ * Turns a session's byte log into the text a model reads: escape sequences
+ * and shell chrome left out, the echo of input the agent typed stripped, and
+ * the result bounded before it is rendered, so a 4 MiB log costs the event
+ * loop only the windows it returns.
+ */
+export class OutputView {
+  private readonly echoes: Array<{ cursor: number; input: string }> = [];
+
+  constructor(
+    private readonly service: PtyService,
+    private readonly id: SessionId,
+    private readonly chrome: ChromeSource,
+  ) {}
+
+  /** Input the agent typed at `cursor`: its echo is left out of what the agent reads. */
+  expectEcho(cursor: number, input: string): void {
+    this.echoes.push({ cursor, input });
+    if (this.echoes.length > MAX_ECHOES) this.echoes.shift();
+  }
+
+  /** Plain text of [from, to), bounded to about `maxBytes` UTF-8 bytes keeping head and tail. */
+  read(from: number, to: number, maxBytes: number): RenderedOutput {
+    if (to <= from) return { text: '', truncated: false, skipped: 0 };
+    if (to - from <= maxBytes * RENDER_WHOLE_FACTOR) {
+      const whole = this.render(from, to);
+      const bounded = boundText(whole.text, maxBytes);
+      return { text: bounded.text, truncated: bounded.truncated, skipped: whole.skipped };
+    }
+    // Too long to render whole: render a window at each end, cut at line breaks so
+    // each starts and ends on a line, and say how many raw bytes lie between.
+    const window = maxBytes * 2;
+    const start = this.service.read(this.id, { cursor: from, maxBytes: 1 }).cursor;
+    const skipped = Math.max(0, start - from);
+    const headEnd = this.lineBreakBefore(start, start + window);
+    const tailStart = this.lineBreakAfter(to - window, to);
+    const head = headWithin(this.render(start, headEnd).text, Math.floor(maxBytes / 2));
+    const tail = tailWithin(this.render(tailStart, to).text, Math.ceil(maxBytes / 2));
+    const omitted = tailStart - headEnd + head.omittedBytes + tail.omittedBytes;
+    return { text: joinAroundOmission(head.text, omitted, tail.text), truncated: true, skipped };
+  }
+
+  /** Plain text of [from, to) without bounds: for short ranges (prompt tails, progress lines). */
+  render(from: number, to: number): { text: string; skipped: number } {
+    if (to <= from) return { text: '', skipped: 0 };
+    const read = this.service.read(this.id, { cursor: from, maxBytes: to - from });
+    const start = read.cursor;
+    const stop = start + read.data.length;
+    const parts: string[] = [];
+    let at = start;
+    for (const cut of [...this.chrome.chromeWithin(start, stop), { start: stop, end: stop }]) {
+      if (cut.start > at) parts.push(this.renderSegment(read.data, start, at, cut.start));
+      at = Math.max(at, cut.end);
+    }
+    return { text: parts.join(''), skipped: read.skipped };
+  }
+
+  /** Raw bytes of [from, to) that end in the last line feed, or `to` when there is none. */
+  lineEnd(from: number, to: number): number {
+    if (to <= from) return from;
+    const read = this.service.read(this.id, { cursor: from, maxBytes: to - from });
+    const lastBreak = read.data.lastIndexOf(0x0a);
+    return lastBreak < 0 ? read.cursor : read.cursor + lastBreak + 1;
+  }
+
+  private renderSegment(data: Uint8Array, base: number, from: number, to: number): string {
+    // Echo expectations inside this segment split it, so each echo is stripped where it begins.
+    const points = this.echoes.filter((e) => e.cursor >= from && e.cursor < to);
+    let text = '';
+    let at = from;
+    let echo: string | null = null;
+    for (const point of [...points, { cursor: to, input: '' }]) {
+      if (point.cursor > at) {
+        const plain = renderPlainText(Buffer.from(data.buffer, data.byteOffset + at - base, point.cursor - at).toString('utf8'));
+        text += echo ? stripEcho(plain, echo) : plain;
+      }
+      at = Math.max(at, point.cursor);
+      echo = point.input;
+    }
+    return text;
+  }
+
+  /** One past the last line feed in [from, limit), or `limit` when there is none. */
+  private lineBreakBefore(from: number, limit: number): number {
+    const end = this.lineEnd(from, limit);
+    return end > from ? end : limit;
+  }
+
+  /** One past the first line feed in [from, limit), or `from` when there is none. */
+  private lineBreakAfter(from: number, limit: number): number {
+    const read = this.service.read(this.id, { cursor: from, maxBytes: limit - from });
+    const firstBreak = read.data.indexOf(0x0a);
+    return firstBreak < 0 || read.cursor + firstBreak + 1 >= limit ? read.cursor : read.cursor + firstBreak + 1;
+  }
+}

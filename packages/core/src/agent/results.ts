@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+/**
+ * What each terminal_* tool returns, one schema per result. Claude Code and
+ * Codex hand the model the JSON of the structured result (opencode its text),
+ * so the field order is the reading order: for a command, its outcome, exit
+ * code and output first, then the terminal's own state. Each name has one
+ * meaning across the seven tools:
+ * - `exit_code`: the exit code of a shell command (never of the terminal's process);
+ * - `process_exit_code` / `process_signal`: how the terminal's process ended, once it has;
+ * - `state`: what the terminal is doing now;
+ * - `output`: plain text for the model, bounded; `truncated` says when the middle was left out.
+ * The MCP server registers these as output schemas; the types below derive from them.
+ */
+
+const terminalState = z
+  .enum(['running', 'idle_at_prompt', 'waiting_for_input', 'alt_screen', 'exited'])
+  .describe('What the terminal is doing now: running a command or program, idle at its shell prompt, waiting for input, showing a full-screen program, or exited.');
+const promptKind = z
+  .enum(['confirm', 'password', 'pager', 'select', 'repl', 'press_key'])
+  .describe('With state waiting_for_input: the kind of input asked for. Answer with terminal_send.');
+const output = z.string().describe('Plain text (no escape codes, no echo of what you typed), bounded: a long middle becomes "... N bytes omitted ...".');
+const truncated = z.boolean().describe('True when output left bytes out of the middle; terminal_read mode "all" has the retained log.');
+const cursor = z.number().int().describe('Your read position after this call, as an absolute byte offset in the terminal\'s output.');
+const skipped = z.number().int().describe('Bytes you never saw because the retained log was trimmed before you read them.');
+
+/** The terminal's own state: last in every result. */
+export const terminalShape = {
+  id: z.string().describe('The terminal id.'),
+  state: terminalState,
+  prompt: promptKind.optional(),
+  process_exit_code: z.number().int().nullable().optional().describe('Once the terminal\'s process has ended: its exit code (null when a signal ended it).'),
+  process_signal: z.string().nullable().optional().describe('Once the terminal\'s process has ended: the signal that ended it, if any.'),
+};
+
+export const createResultShape = {
+  ...terminalShape,
+  pid: z.number().int(),
+  title: z.string(),
+  cwd: z.string(),
+  command: z.string().describe('The program and its arguments.'),
+  terminal: z
+    .object({
+      kind: z.enum(['tty', 'pipe', 'none']),
+      color: z.enum(['none', 'basic', '256', 'truecolor']),
+      columns: z.number().int().nullable(),
+      rows: z.number().int().nullable(),
+      sharedStdoutStderr: z.boolean(),
+    })
+    .describe('What programs in the terminal see: a tty, its colour depth and size.'),
+};
+
+export const runResultShape = {
+  outcome: z
+    .enum(['completed', 'running', 'shell_exited'])
+    .describe('completed: the command finished (see exit_code). running: timeout_ms passed first; the command keeps running (follow with terminal_wait). shell_exited: the shell itself ended.'),
+  exit_code: z.number().int().nullable().describe('The command\'s exit code when outcome is completed, else null.'),
+  output: output.describe('The command\'s own output, plain text, bounded.'),
+  truncated,
+  earlier_output: z
+    .string()
+    .optional()
+    .describe('Output that arrived in this terminal before the command ran and that you had not read yet (a background job, a server\'s log).'),
+  skipped: skipped.optional(),
+  elapsed_ms: z.number().int(),
+  cwd: z.string().describe('The shell\'s working directory after the command.'),
+  ...terminalShape,
+};
+
+const outputFields = {
+  output,
+  truncated,
+  exit_code: z.number().int().nullable().optional().describe('Present when a shell command finished within this output: its exit code.'),
+  cursor,
+  skipped,
+};
+
+export const sendResultShape = { ...outputFields, ...terminalShape };
+
+export const readResultShape = {
+  mode: z.enum(['new', 'screen', 'all']),
+  ...outputFields,
+  ...terminalShape,
+};
+
+export const waitResultShape = {
+  reason: z.enum(['exit', 'idle', 'pattern', 'timeout']).describe('What ended the wait.'),
+  scope: z.enum(['command', 'process']).describe('command: the wait followed a command in a shell; process: the terminal\'s process itself.'),
+  match: z.string().optional().describe('With reason pattern: the text that matched.'),
+  ...outputFields,
+  elapsed_ms: z.number().int(),
+  ...terminalShape,
+};
+
+export const closeResultShape = {
+  id: z.string(),
+  process_exit_code: z.number().int().nullable().describe('How the process ended: its exit code (null when a signal ended it).'),
+  process_signal: z.string().nullable(),
+  output: output.describe('Output you had not read yet, plain text, bounded.'),
+  truncated,
+};
+
+export const listedTerminalSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  command: z.string(),
+  cwd: z.string(),
+  state: terminalState,
+  process_exit_code: z.number().int().nullable().optional(),
+  unread_bytes: z.number().int().describe('Bytes of output you have not read yet.'),
+  created_at: z.number().int().describe('Unix time in ms.'),
+});
+
+export const listResultShape = { terminals: z.array(listedTerminalSchema) };
+
+type Shaped<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+export type TerminalFields = Shaped<typeof terminalShape>;
+export type CreateResult = Shaped<typeof createResultShape>;
+export type RunResult = Shaped<typeof runResultShape>;
+export type OutputResult = Shaped<typeof sendResultShape>;
+export type ReadResult = Shaped<typeof readResultShape>;
+export type WaitResult = Shaped<typeof waitResultShape>;
+export type CloseResult = Shaped<typeof closeResultShape>;
+export type ListedTerminal = z.infer<typeof listedTerminalSchema>;
+export type ListResult = Shaped<typeof listResultShape>;

@@ -1,0 +1,81 @@
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
+import { resolveExecutable } from '../pty/command.js';
+import { TerminalToolError } from './errors.js';
+import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execute-strategy.js';
+import { integrationFor, writeShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
+
+export { shellQuote } from './shell-integration.js';
+
+/** How to start an agent session's program, and how commands will be run in it. */
+export interface ShellLaunch {
+  command: string;
+  args: string[];
+  /** Null for a program that is not a shell: terminal_run is refused there. */
+  strategy: ExecuteStrategy | null;
+}
+
+/**
+ * Launches agent shells: bash with our integration rcfile when it can (the
+ * rich strategy), another POSIX shell with nonce marks, anything else as a
+ * plain program. Owns the generated rcfile's directory.
+ */
+export class ShellLauncher {
+  private files: ShellIntegrationFiles | null = null;
+
+  constructor(private readonly shell: string | undefined) {}
+
+  /** `command` and `args` as the agent gave them; without a command, an interactive shell. */
+  launch(command: string | undefined, args: string[] | undefined): ShellLaunch {
+    if (command !== undefined) {
+      return { command, args: args ?? [], strategy: strategyFor(integrationFor(command, false)) };
+    }
+    const shell = this.shell ?? agentShell();
+    if (basename(shell) === 'bash') {
+      this.files ??= writeShellIntegration();
+      return { command: shell, args: ['--rcfile', this.files.bashRcfile, '-i'], strategy: strategyFor(integrationFor(shell, true)) };
+    }
+    return { command: shell, args: ['-i'], strategy: strategyFor(integrationFor(shell, false)) };
+  }
+
+  dispose(): void {
+    this.files?.dispose();
+    this.files = null;
+  }
+}
+
+function strategyFor(kind: IntegrationKind): ExecuteStrategy | null {
+  return kind === 'bash' ? new ShellMarksStrategy() : kind === 'nonce' ? new NonceStrategy() : null;
+}
+
+/**
+ * The shell for agent sessions: $SHELL when it is bash, else bash from PATH,
+ * else $SHELL or sh. bash first, unlike the developer's own tabs, because its
+ * integration gives exact command boundaries and exit codes.
+ */
+function agentShell(): string {
+  const shell = process.env.SHELL;
+  if (shell && basename(shell) === 'bash') return shell;
+  try {
+    return resolveExecutable('bash', process.env.PATH, process.cwd());
+  } catch {
+    return shell || '/bin/sh';
+  }
+}
+
+/** Resolves ~ and checks that the directory exists, with a message a model can act on. */
+export function checkCwd(raw: string): string {
+  const cwd = raw === '~' ? homedir() : raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw;
+  if (!isAbsolute(cwd)) {
+    throw new TerminalToolError('invalid_input', `cwd must be an absolute path (or start with ~/), got ${JSON.stringify(raw)}.`);
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    throw new TerminalToolError('invalid_input', `cwd does not exist: ${cwd}. Create it first (e.g. terminal_run "mkdir -p ${cwd}") or pick an existing directory.`);
+  }
+  if (!isDir) throw new TerminalToolError('invalid_input', `cwd is not a directory: ${cwd}.`);
+  return cwd;
+}

@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { PtyService } from '../pty/types.js';
+import { AgentSession } from './agent-session.js';
+import { ShellMarksStrategy } from './execute-strategy.js';
+import { waitForExit, waitForIdle, waitForPattern } from './waits.js';
+
+/**
+ * The waits and the run state machine under a fake clock: a session fed
+ * bytes by hand through a log that stands in for the PTY service.
+ */
+
+function fakeSession(): { session: AgentSession; emit: (text: string) => void; written: string[] } {
+  let log = Buffer.alloc(0);
+  const written: string[] = [];
+  const service = {
+    read: (_id: string, options: { cursor?: number; maxBytes?: number } = {}) => {
+      const from = options.cursor ?? 0;
+      const to = Math.min(log.length, from + (options.maxBytes ?? log.length));
+      return { data: log.subarray(from, to), cursor: from, next: to, skipped: 0, end: log.length };
+    },
+    write: (_id: string, data: string) => written.push(data),
+    get: () => undefined,
+  } as unknown as PtyService;
+  const session = new AgentSession(service, 's1', 'owner', new ShellMarksStrategy(), '/');
+  const emit = (text: string) => {
+    const data = Buffer.from(text);
+    const cursor = log.length;
+    log = Buffer.concat([log, data]);
+    session.ingest({ type: 'pty.data', id: 's1', cursor, data });
+  };
+  return { session, emit, written };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('waits under a fake clock', () => {
+  it('idle: returns once output has been quiet for idle_ms, counting from the last output', async () => {
+    const { session, emit } = fakeSession();
+    const started = Date.now();
+    const waiting = waitForIdle(session, 1000, started, started + 60_000);
+    await vi.advanceTimersByTimeAsync(600);
+    emit('tick\n');
+    await vi.advanceTimersByTimeAsync(600);
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(400);
+    await expect(waiting).resolves.toEqual({ reason: 'idle' });
+    expect(Date.now() - started).toBe(1600);
+  });
+
+  it('idle: times out while output keeps coming', async () => {
+    const { session, emit } = fakeSession();
+    const started = Date.now();
+    const waiting = waitForIdle(session, 1000, started, started + 3000);
+    for (let i = 0; i < 6; i++) {
+      await vi.advanceTimersByTimeAsync(500);
+      emit(`line ${i}\n`);
+    }
+    await expect(waiting).resolves.toEqual({ reason: 'timeout' });
+  });
+
+  it('exit: follows a command from its typed line to its done mark', async () => {
+    const { session, emit, written } = fakeSession();
+    emit('\x1b]133;D\x07\x1b]133;A\x07$ \x1b]133;B\x07');
+    expect(session.tracker.atPrompt).toBe(true);
+    session.typeCommand('make');
+    expect(written).toEqual(['\x1b[200~make\x1b[201~\r']);
+    // Until the output-start mark, readers stop where the line was typed.
+    emit('make\r\n');
+    expect(session.safeEnd).toBe(session.end - 'make\r\n'.length);
+    emit('\x1b]133;C\x07building\r\n');
+    const running = session.tracker.running;
+    expect(running).not.toBeNull();
+    const waiting = waitForExit(session, running, Date.now() + 10_000);
+    await vi.advanceTimersByTimeAsync(2000);
+    emit('\x1b]133;D;2\x07\x1b]133;A\x07$ \x1b]133;B\x07');
+    await expect(waiting).resolves.toEqual({ reason: 'exit' });
+    expect(session.tracker.lastFinished?.exitCode).toBe(2);
+    expect(session.view.render(0, session.end).text).toBe('building\n');
+    expect(session.state().state).toBe('idle_at_prompt');
+  });
+
+  it('exit: reports timeout when the command outlives the deadline', async () => {
+    const { session, emit } = fakeSession();
+    emit('\x1b]133;A\x07$ \x1b]133;B\x07');
+    session.typeCommand('sleep 100');
+    emit('\x1b]133;C\x07');
+    const waiting = waitForExit(session, session.tracker.running, Date.now() + 5000);
+    await vi.advanceTimersByTimeAsync(5000);
+    await expect(waiting).resolves.toEqual({ reason: 'timeout' });
+  });
+
+  it('pattern: matches across chunks, on plain text', async () => {
+    const { session, emit } = fakeSession();
+    const waiting = waitForPattern(session, /ready on port \d+/, 0, Date.now() + 10_000);
+    emit('\x1b[32mready on');
+    await vi.advanceTimersByTimeAsync(100);
+    emit(' port\x1b[0m 8080\n');
+    await expect(waiting).resolves.toEqual({ reason: 'pattern', match: 'ready on port 8080' });
+  });
+});

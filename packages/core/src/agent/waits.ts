@@ -1,0 +1,93 @@
+import type { AgentSession } from './agent-session.js';
+import { execWithin, RegexTimeoutError } from './bounded-regex.js';
+import type { CommandRecord } from './command-tracker.js';
+import { TerminalToolError } from './errors.js';
+
+/** Longest one pattern match may run over new output before the wait gives up on the pattern. */
+export const PATTERN_BUDGET_MS = 500;
+/** The last partial line carried between scans, so a match across chunks is found. */
+const CARRY_BYTES = 4096;
+
+export interface WaitOutcome {
+  reason: 'exit' | 'idle' | 'pattern' | 'timeout';
+  match?: string;
+}
+
+/** Until `running` finishes (a command in a shell) or, without one, the process exits. */
+export async function waitForExit(session: AgentSession, running: CommandRecord | null, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  const ok = await session.waitFor(() => session.exited || (running !== null && running.outputEnd !== null), remaining(deadline), signal);
+  return { reason: ok ? 'exit' : 'timeout' };
+}
+
+/** Until no output has arrived for `idleMs` (counting from the call), or the process exits. */
+export async function waitForIdle(session: AgentSession, idleMs: number, started: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  while (!signal?.aborted) {
+    const quietFor = Date.now() - Math.max(session.lastDataAt, started);
+    if (session.exited) return { reason: 'exit' };
+    if (quietFor >= idleMs) return { reason: 'idle' };
+    if (remaining(deadline) <= 0) break;
+    const before = session.end;
+    await session.waitFor(() => session.end > before || session.exited, Math.min(remaining(deadline), idleMs - quietFor), signal);
+  }
+  return { reason: 'timeout' };
+}
+
+/** Compiles the agent's pattern, with an error it can act on. */
+export function compilePattern(pattern: string | undefined): RegExp {
+  if (pattern === undefined || pattern === '') {
+    throw new TerminalToolError('invalid_input', 'until "pattern" needs a pattern: a JavaScript regular expression such as "Listening on port \\d+".');
+  }
+  try {
+    return new RegExp(pattern, 'm');
+  } catch (error) {
+    throw new TerminalToolError(
+      'invalid_input',
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}. Escape special characters such as ( [ . * + ? with a backslash.`,
+    );
+  }
+}
+
+/**
+ * Until `regex` matches plain-text output after `from`, scanning only what is
+ * new each time (within a time budget per scan: the pattern is the agent's,
+ * the text anyone's), or the process exits.
+ */
+export async function waitForPattern(session: AgentSession, regex: RegExp, from: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  let scanned = from;
+  let carry = '';
+  let tooSlow = false;
+  let match: string | undefined;
+  const check = () => {
+    const end = session.safeEnd;
+    if (end <= scanned) return false;
+    const text = carry + session.renderText(scanned, end);
+    scanned = end;
+    let found: RegExpExecArray | null;
+    try {
+      found = execWithin(regex, text, PATTERN_BUDGET_MS);
+    } catch (error) {
+      if (!(error instanceof RegexTimeoutError)) throw error;
+      tooSlow = true;
+      return true;
+    }
+    if (found) {
+      match = found[0];
+      return true;
+    }
+    carry = text.slice(text.lastIndexOf('\n') + 1).slice(-CARRY_BYTES);
+    return false;
+  };
+  const ok = await session.waitFor(() => check() || session.exited, remaining(deadline), signal);
+  if (tooSlow) {
+    throw new TerminalToolError(
+      'invalid_input',
+      `The pattern ${JSON.stringify(regex.source)} took more than ${PATTERN_BUDGET_MS} ms to match this terminal's output, so the wait was stopped: nested quantifiers such as (a+)+ backtrack exponentially. Use a simpler pattern, e.g. a literal piece of the line you expect.`,
+    );
+  }
+  if (!ok) return { reason: 'timeout' };
+  return match !== undefined ? { reason: 'pattern', match } : { reason: 'exit' };
+}
+
+function remaining(deadline: number): number {
+  return Math.max(0, deadline - Date.now());
+}
