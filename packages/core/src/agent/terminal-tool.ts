@@ -10,10 +10,11 @@ import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedSessions } from './owned-sessions.js';
 import { streamProgress } from './progress.js';
-import type { CloseResult, CreateResult, ListResult, OutputResult, ReadResult, RunResult, TerminalFields, WaitResult } from './results.js';
+import type { CloseResult, CreateResult, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
+import { readNew, runResult, terminalFields } from './result-builder.js';
 import { ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
-import { compilePattern, waitForExit, waitForIdle, waitForPattern, type WaitOutcome } from './waits.js';
+import { compilePattern, waitForExit, waitForIdle, waitForPattern, waitForQuiet, type WaitOutcome } from './waits.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 
@@ -59,8 +60,6 @@ export interface TerminalTool {
   dispose(): void;
 }
 
-/** terminal_send returns once output has been quiet this long. */
-const SEND_QUIET_MS = 200;
 /** A nonce shell's first prompt is recognised by its look; one that does not look like one costs at most this. */
 const NONCE_FIRST_PROMPT_MS = 2000;
 const DEFAULT_ENV = { PAGER: 'cat', GIT_PAGER: 'cat' };
@@ -109,7 +108,7 @@ class TerminalToolImpl implements TerminalTool {
     if (strategy) await strategy.settle(session, strategy.kind === 'nonce' ? NONCE_FIRST_PROMPT_MS : this.shellStartMs);
     const info = this.infoOf(session);
     return {
-      ...this.terminalFields(session, info),
+      ...terminalFields(session, info),
       pid: info.pid,
       title: info.title,
       cwd: session.cwd,
@@ -155,7 +154,7 @@ class TerminalToolImpl implements TerminalTool {
     if (starting) {
       // Still reading its startup files: typed now, the line would be echoed raw before readline takes over.
       session.typeWhenReady(command);
-      return this.runResult(session, 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started);
+      return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started);
     }
 
     const typedAt = session.end;
@@ -184,8 +183,9 @@ class TerminalToolImpl implements TerminalTool {
     // The shell died under its command (`exit 3`): the command has no exit code of its own.
     const outcome = !finished ? 'running' : session.exited && (record === null || record.exitCode === null) ? 'shell_exited' : 'completed';
     const text = outcome === 'shell_exited' && strategy.kind === 'shell-marks' ? own.text.replace(SHELL_EXIT_LINE, '$1') : own.text;
-    return this.runResult(
+    return runResult(
       session,
+      this.infoOf(session),
       outcome,
       outcome === 'completed' ? (record?.exitCode ?? null) : null,
       { text, truncated: own.truncated, skipped: earlier.skipped },
@@ -212,17 +212,8 @@ class TerminalToolImpl implements TerminalTool {
     const promptsBefore = session.tracker.commandsDone;
     session.typeRaw((input.text ?? '') + keys.data);
 
-    // Collect output until it goes quiet, the shell's prompt returns, the process exits, or wait_ms passes.
-    const deadline = Date.now() + input.wait_ms;
-    while (Date.now() < deadline && !session.exited && !hooks.signal?.aborted) {
-      const sawOutput = session.end > sentAt;
-      if (sawOutput && session.tracker.commandsDone > promptsBefore && session.tracker.atPrompt) break;
-      const endBefore = session.end;
-      const window = sawOutput ? Math.min(SEND_QUIET_MS, deadline - Date.now()) : deadline - Date.now();
-      await session.waitFor(() => session.end > endBefore || session.exited, Math.max(0, window), hooks.signal);
-      if (sawOutput && session.end === endBefore) break;
-    }
-    return this.readNew(owner, session, input.max_bytes);
+    await waitForQuiet(session, sentAt, promptsBefore, Date.now() + input.wait_ms, hooks.signal);
+    return readNew(owner.id, session, this.infoOf(session), input.max_bytes);
   }
 
   async read(owner: TerminalOwner, rawInput: ReadInput, hooks: ToolCallHooks = {}): Promise<ReadResult> {
@@ -232,19 +223,19 @@ class TerminalToolImpl implements TerminalTool {
     if (input.mode === 'screen') {
       const screen = await session.screen();
       const { text, truncated } = boundText(screen.text, maxBytes);
-      return { mode: 'screen', output: text, truncated, cursor: session.cursorOf(owner.id), skipped: 0, ...this.terminalFields(session) };
+      return { mode: 'screen', output: text, truncated, cursor: session.cursorOf(owner.id), skipped: 0, ...terminalFields(session, this.infoOf(session)) };
     }
     if (input.mode === 'all') {
       const end = session.safeEnd;
       const all = session.view.read(0, end, maxBytes);
       session.advanceCursor(owner.id, end);
-      return { mode: 'all', output: all.text, truncated: all.truncated, cursor: session.cursorOf(owner.id), skipped: all.skipped, ...this.terminalFields(session) };
+      return { mode: 'all', output: all.text, truncated: all.truncated, cursor: session.cursorOf(owner.id), skipped: all.skipped, ...terminalFields(session, this.infoOf(session)) };
     }
     if (input.wait_ms > 0) {
       const cursor = session.cursorOf(owner.id);
       await session.waitFor(() => session.safeEnd > cursor || session.exited, input.wait_ms, hooks.signal);
     }
-    return { mode: 'new', ...this.readNew(owner, session, input.max_bytes) };
+    return { mode: 'new', ...readNew(owner.id, session, this.infoOf(session), input.max_bytes) };
   }
 
   async wait(owner: TerminalOwner, rawInput: WaitInput, hooks: ToolCallHooks = {}): Promise<WaitResult> {
@@ -263,7 +254,7 @@ class TerminalToolImpl implements TerminalTool {
     const finished = !running && input.until === 'exit' && !session.exited ? tracker.lastFinished : null;
     if (finished) {
       await this.settle(session, deadline, hooks.signal);
-      const result = this.readNew(owner, session, input.max_bytes);
+      const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);
       return { reason: 'exit', scope: 'command', ...result, exit_code: finished.exitCode, elapsed_ms: Date.now() - started };
     }
     const scope: WaitResult['scope'] = running ? 'command' : 'process';
@@ -283,7 +274,7 @@ class TerminalToolImpl implements TerminalTool {
       stopProgress();
     }
     const done = scope === 'command' && running?.outputEnd != null ? running : undefined;
-    const result = this.readNew(owner, session, input.max_bytes, done);
+    const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes, done);
     return {
       reason: outcome.reason,
       scope,
@@ -396,59 +387,6 @@ class TerminalToolImpl implements TerminalTool {
     const info = this.service.get(session.id);
     if (!info) throw noSuchTerminal(session.id);
     return info;
-  }
-
-  /** The terminal's own state: the last fields of every result. */
-  private terminalFields(session: AgentSession, info = this.infoOf(session)): TerminalFields {
-    const { state, prompt } = session.state();
-    return {
-      id: session.id,
-      state,
-      ...(prompt ? { prompt } : {}),
-      ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
-    };
-  }
-
-  private runResult(
-    session: AgentSession,
-    outcome: RunResult['outcome'],
-    exitCode: number | null,
-    own: { text: string; truncated: boolean; skipped: number },
-    earlier: string | undefined,
-    started: number,
-  ): RunResult {
-    return {
-      outcome,
-      exit_code: exitCode,
-      output: own.text,
-      truncated: own.truncated,
-      ...(earlier !== undefined ? { earlier_output: earlier } : {}),
-      ...(own.skipped > 0 ? { skipped: own.skipped } : {}),
-      elapsed_ms: Date.now() - started,
-      cwd: session.cwd,
-      ...this.terminalFields(session),
-    };
-  }
-
-  /**
-   * Output since the caller's cursor, up to the end, or to the end of a
-   * finished command (`until`); moves the cursor past what it returned.
-   */
-  private readNew(owner: TerminalOwner, session: AgentSession, maxBytes: number | undefined, until?: CommandRecord): OutputResult {
-    const from = session.cursorOf(owner.id);
-    const end = until?.outputEnd ?? session.safeEnd;
-    const next = until?.doneEnd ?? end;
-    const rendered = session.view.read(from, end, maxBytes ?? DEFAULT_MAX_BYTES);
-    const finished = session.tracker.finishedBetween(from, next);
-    session.advanceCursor(owner.id, next);
-    return {
-      output: rendered.text,
-      truncated: rendered.truncated,
-      ...(finished && finished.exitCode !== null ? { exit_code: finished.exitCode } : {}),
-      cursor: session.cursorOf(owner.id),
-      skipped: rendered.skipped,
-      ...this.terminalFields(session),
-    };
   }
 
   private evictExited(ownerId: string): void {

@@ -32,6 +32,24 @@ export async function waitForIdle(session: AgentSession, idleMs: number, started
   return { reason: 'timeout' };
 }
 
+/** terminal_send returns once output has been quiet this long. */
+const SEND_QUIET_MS = 200;
+
+/**
+ * After input: until output that followed it goes quiet, a command it
+ * started ends at the prompt, the process exits, or the deadline passes.
+ */
+export async function waitForQuiet(session: AgentSession, sentAt: number, commandsBefore: number, deadline: number, signal?: AbortSignal): Promise<void> {
+  while (Date.now() < deadline && !session.exited && !signal?.aborted) {
+    const sawOutput = session.end > sentAt;
+    if (sawOutput && session.tracker.commandsDone > commandsBefore && session.tracker.atPrompt) return;
+    const endBefore = session.end;
+    const window = sawOutput ? Math.min(SEND_QUIET_MS, remaining(deadline)) : remaining(deadline);
+    await session.waitFor(() => session.end > endBefore || session.exited, window, signal);
+    if (sawOutput && session.end === endBefore) return;
+  }
+}
+
 /** Compiles the agent's pattern, with an error it can act on. */
 export function compilePattern(pattern: string | undefined): RegExp {
   if (pattern === undefined || pattern === '') {

@@ -1,0 +1,60 @@
+import type { SessionInfo } from '@ptydeck/contract';
+import type { AgentSession } from './agent-session.js';
+import type { CommandRecord } from './command-tracker.js';
+import type { OutputResult, RunResult, TerminalFields } from './results.js';
+import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
+
+/** The terminal's own state: the last fields of every result. */
+export function terminalFields(session: AgentSession, info: SessionInfo): TerminalFields {
+  const { state, prompt } = session.state();
+  return {
+    id: session.id,
+    state,
+    ...(prompt ? { prompt } : {}),
+    ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
+  };
+}
+
+/** A terminal_run result, in the order a model reads it. */
+export function runResult(
+  session: AgentSession,
+  info: SessionInfo,
+  outcome: RunResult['outcome'],
+  exitCode: number | null,
+  own: { text: string; truncated: boolean; skipped: number },
+  earlier: string | undefined,
+  started: number,
+): RunResult {
+  return {
+    outcome,
+    exit_code: exitCode,
+    output: own.text,
+    truncated: own.truncated,
+    ...(earlier !== undefined ? { earlier_output: earlier } : {}),
+    ...(own.skipped > 0 ? { skipped: own.skipped } : {}),
+    elapsed_ms: Date.now() - started,
+    cwd: session.cwd,
+    ...terminalFields(session, info),
+  };
+}
+
+/**
+ * Output since the caller's cursor, up to the end, or to the end of a
+ * finished command (`until`); moves the cursor past what it returned.
+ */
+export function readNew(caller: string, session: AgentSession, info: SessionInfo, maxBytes: number | undefined, until?: CommandRecord): OutputResult {
+  const from = session.cursorOf(caller);
+  const end = until?.outputEnd ?? session.safeEnd;
+  const next = until?.doneEnd ?? end;
+  const rendered = session.view.read(from, end, maxBytes ?? DEFAULT_MAX_BYTES);
+  const finished = session.tracker.finishedBetween(from, next);
+  session.advanceCursor(caller, next);
+  return {
+    output: rendered.text,
+    truncated: rendered.truncated,
+    ...(finished && finished.exitCode !== null ? { exit_code: finished.exitCode } : {}),
+    cursor: session.cursorOf(caller),
+    skipped: rendered.skipped,
+    ...terminalFields(session, info),
+  };
+}
