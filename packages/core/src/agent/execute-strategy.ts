@@ -39,10 +39,18 @@ const PROMPT_SETTLE_MS = 2000;
 /** The same without marks, where a prompt is only recognised by its look: an unusual PS1 costs only this. */
 const NONCE_PROMPT_SETTLE_MS = 500;
 
-/** bash with our rcfile: OSC 133 prompt, output-start and done marks. */
+/**
+ * bash with our rcfile: OSC 133 prompt, output-start and done marks. Each
+ * mark carries the shell's key, which the rcfile announces once as the shell
+ * starts and keeps in an unexported variable: a mark without it (a file that
+ * is cat'ed, a program faking a prompt) is output like any other, so it can
+ * neither end a command, nor forge its exit code, nor make the tool type the
+ * agent's next command into a program that is still running.
+ */
 export class ShellMarksStrategy implements ExecuteStrategy {
   readonly kind = 'shell-marks';
   readonly settleMs = PROMPT_SETTLE_MS;
+  private key: string | null = null;
 
   readyToType(tracker: CommandTracker): boolean {
     return tracker.atPrompt;
@@ -55,6 +63,12 @@ export class ShellMarksStrategy implements ExecuteStrategy {
   applyOsc(payload: string, start: number, end: number, tracker: CommandTracker): void {
     const mark = parseShellMark(payload);
     if (!mark) return;
+    if (mark.kind === 'shell-key') {
+      // Only the first, before any command could have run: the rcfile prints it as its last act.
+      if (this.key === null && tracker.phase === 'starting') this.key = mark.key;
+      return;
+    }
+    if (!('key' in mark) || this.key === null || mark.key !== this.key) return;
     if (mark.kind === 'prompt-start') tracker.promptStarted(start);
     else if (mark.kind === 'prompt-end') tracker.promptEnded(end);
     else if (mark.kind === 'output-start') tracker.outputStarted(start, end);

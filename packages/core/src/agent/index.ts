@@ -16,4 +16,4 @@ export type {
 export { createAgentMcpServer, type AgentConnection, type AgentMcpServerOptions } from './mcp-server.js';
 export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
 export { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
-export type { TerminalState } from './agent-session.js';
+export type { TerminalState } from './agent-terminal.js';

@@ -1,5 +1,5 @@
 import type { SessionId } from '@ptydeck/contract';
-import type { AgentSession } from './agent-session.js';
+import type { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
 
 /**
@@ -8,7 +8,7 @@ import { TerminalToolError, noSuchTerminal } from './errors.js';
  * same answer as an unknown one, so ids reveal nothing.
  */
 export class OwnedSessions {
-  private readonly sessions = new Map<SessionId, AgentSession>();
+  private readonly sessions = new Map<SessionId, AgentTerminal>();
 
   constructor(
     /** Live sessions one owner may hold. */
@@ -26,42 +26,42 @@ export class OwnedSessions {
     );
   }
 
-  add(session: AgentSession): void {
+  add(session: AgentTerminal): void {
     this.sessions.set(session.id, session);
   }
 
   /** Any owner's session, for routing the service's events. */
-  get(id: SessionId): AgentSession | undefined {
+  get(id: SessionId): AgentTerminal | undefined {
     return this.sessions.get(id);
   }
 
   /** The caller's own session, or no_such_terminal. */
-  lookup(owner: string, id: string): AgentSession {
+  lookup(owner: string, id: string): AgentTerminal {
     const session = this.sessions.get(id);
     if (!session || session.ownerId !== owner) throw noSuchTerminal(id);
     return session;
   }
 
-  ofOwner(owner: string): AgentSession[] {
+  ofOwner(owner: string): AgentTerminal[] {
     return [...this.sessions.values()].filter((s) => s.ownerId === owner);
   }
 
   /** The owner's exited sessions past its retention, oldest first (by `exitedAt`). */
-  overRetention(owner: string, exitedAt: (session: AgentSession) => number): AgentSession[] {
+  overRetention(owner: string, exitedAt: (session: AgentTerminal) => number): AgentTerminal[] {
     const exited = this.ofOwner(owner)
       .filter((s) => s.exited)
       .sort((a, b) => exitedAt(a) - exitedAt(b));
     return exited.slice(0, Math.max(0, exited.length - this.maxExitedPerOwner));
   }
 
-  delete(id: SessionId): AgentSession | undefined {
+  delete(id: SessionId): AgentTerminal | undefined {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
     return session;
   }
 
   /** Empties the registry and returns what it held. */
-  clear(): AgentSession[] {
+  clear(): AgentTerminal[] {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     return all;

@@ -1,11 +1,11 @@
 import type { SessionInfo } from '@ptydeck/contract';
-import type { AgentSession } from './agent-session.js';
+import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import type { OutputResult, RunResult, TerminalFields } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
 /** The terminal's own state: the last fields of every result. */
-export function terminalFields(session: AgentSession, info: SessionInfo): TerminalFields {
+export function terminalFields(session: AgentTerminal, info: SessionInfo): TerminalFields {
   const { state, prompt } = session.state();
   return {
     id: session.id,
@@ -17,7 +17,7 @@ export function terminalFields(session: AgentSession, info: SessionInfo): Termin
 
 /** A terminal_run result, in the order a model reads it. */
 export function runResult(
-  session: AgentSession,
+  session: AgentTerminal,
   info: SessionInfo,
   outcome: RunResult['outcome'],
   exitCode: number | null,
@@ -42,7 +42,7 @@ export function runResult(
  * Output since the caller's cursor, up to the end, or to the end of a
  * finished command (`until`); moves the cursor past what it returned.
  */
-export function readNew(caller: string, session: AgentSession, info: SessionInfo, maxBytes: number | undefined, until?: CommandRecord): OutputResult {
+export function readNew(caller: string, session: AgentTerminal, info: SessionInfo, maxBytes: number | undefined, until?: CommandRecord): OutputResult {
   const from = session.cursorOf(caller);
   const end = until?.outputEnd ?? session.safeEnd;
   const next = until?.doneEnd ?? end;

@@ -3,11 +3,13 @@ import { bashRunInput, integrationFor, nonceRunInput, parseShellMark } from './s
 
 describe('parseShellMark', () => {
   it('parses OSC 133 marks with exit codes', () => {
-    expect(parseShellMark('133;A')).toEqual({ kind: 'prompt-start' });
-    expect(parseShellMark('133;B')).toEqual({ kind: 'prompt-end' });
-    expect(parseShellMark('133;C')).toEqual({ kind: 'output-start' });
-    expect(parseShellMark('133;D;130')).toEqual({ kind: 'command-done', exitCode: 130 });
-    expect(parseShellMark('133;D')).toEqual({ kind: 'command-done', exitCode: null });
+    expect(parseShellMark('133;A')).toEqual({ kind: 'prompt-start', key: null });
+    expect(parseShellMark('133;B;k=abc')).toEqual({ kind: 'prompt-end', key: 'abc' });
+    expect(parseShellMark('133;C;k=abc')).toEqual({ kind: 'output-start', key: 'abc' });
+    expect(parseShellMark('133;D;130;k=abc')).toEqual({ kind: 'command-done', exitCode: 130, key: 'abc' });
+    expect(parseShellMark('133;D;k=abc')).toEqual({ kind: 'command-done', exitCode: null, key: 'abc' });
+    expect(parseShellMark('133;D')).toEqual({ kind: 'command-done', exitCode: null, key: null });
+    expect(parseShellMark('6973;key;f00d')).toEqual({ kind: 'shell-key', key: 'f00d' });
   });
 
   it('parses the cwd from OSC 7 (percent-encoded) and 633;P;Cwd', () => {
@@ -26,9 +28,10 @@ describe('run input', () => {
     expect(bashRunInput('a\nb')).toBe('\x1b[200~a\nb\x1b[201~\r');
   });
 
-  it('ends the fallback echo with the nonce and never prints the mark literally', () => {
+  it('wraps a fallback run in start and done marks carrying the nonce, never printed literally', () => {
     const input = nonceRunInput('ls', 'n0nce');
     expect(input.trimEnd().endsWith('n0nce')).toBe(true);
+    expect(input.startsWith("printf '\\033]6973;start;%s\\007' n0nce;")).toBe(true);
     expect(input).not.toContain('\x1b');
   });
 

@@ -23,6 +23,9 @@ export function integrationFor(command: string, withRcfile: boolean): Integratio
   return POSIX_SHELLS.has(name) ? 'nonce' : 'none';
 }
 
+/** OSC number of ptydeck's private marks (the shell key, nonce runs); unknown to terminals, so it shows nothing. */
+export const NONCE_OSC = '6973';
+
 /**
  * The bash rcfile. bash runs it instead of ~/.bashrc (`bash --rcfile F -i`),
  * so it first reads the startup files a login shell would, as the user's own
@@ -42,6 +45,14 @@ bind 'set enable-bracketed-paste on' 2>/dev/null
 
 __ptydeck_ran=''
 __ptydeck_ps0=''
+# A per-shell key that every mark carries, so output cannot forge a mark: it lives in an
+# unexported variable (programs run from this shell never see it) and is announced once,
+# before any command runs. getrandom(2) through $SRANDOM (bash 5.1), else /dev/urandom.
+if [ -n "${'$'}{SRANDOM:-}" ]; then
+  printf -v __ptydeck_k '%08x%08x%08x%08x' "$SRANDOM" "$SRANDOM" "$SRANDOM" "$SRANDOM"
+else
+  __ptydeck_k=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+fi
 __ptydeck_cwd() {
   local LC_ALL=C s=$PWD out='' c i
   for (( i = 0; i < ${'$'}{#s}; i++ )); do
@@ -57,10 +68,10 @@ __ptydeck_precmd() {
   local ec=$?
   # D with the status after a command; a bare D when the line ran nothing (empty, a comment).
   if [ -n "$__ptydeck_ran" ]; then
-    printf '\e]133;D;%s\a' "$ec"
+    printf '\e]133;D;%s;k=%s\a' "$ec" "$__ptydeck_k"
     __ptydeck_ran=''
   else
-    printf '\e]133;D\a'
+    printf '\e]133;D;k=%s\a' "$__ptydeck_k"
   fi
   __ptydeck_cwd
   return $ec
@@ -70,18 +81,19 @@ __ptydeck_postcmd() {
   # The prompt marks live in PS1 itself, so what bash prints between PROMPT_COMMAND and
   # the prompt (job notices such as "[1]+ Done") is output, not prompt. The user's
   # prompt command may rebuild PS1 each time: re-wrap it.
-  case $PS1 in *'133;A'*) ;; *) PS1='\[\e]133;A\a\]'$PS1 ;; esac
-  case $PS1 in *'133;B'*) ;; *) PS1=$PS1'\[\e]133;B\a\]' ;; esac
+  case $PS1 in *"133;A;k=$__ptydeck_k"*) ;; *) PS1='\[\e]133;A;k='"$__ptydeck_k"'\a\]'$PS1 ;; esac
+  case $PS1 in *"133;B;k=$__ptydeck_k"*) ;; *) PS1=$PS1'\[\e]133;B;k='"$__ptydeck_k"'\a\]' ;; esac
   return $ec
 }
 # PS0 is expanded in the shell itself just before a command runs: the arithmetic
 # marks that a command ran, so an empty Enter reports no exit code.
-PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1)):0}\e]133;C\a'"${'$'}{PS0:-}"
+PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1)):0}\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
 if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
   PROMPT_COMMAND=(__ptydeck_precmd "${'$'}{PROMPT_COMMAND[@]}" __ptydeck_postcmd)
 else
   PROMPT_COMMAND="__ptydeck_precmd"${'$'}'\n'"${'$'}{PROMPT_COMMAND:-}"${'$'}'\n'"__ptydeck_postcmd"
 fi
+printf '\e]${NONCE_OSC};key;%s\a' "$__ptydeck_k"
 `;
 
 /** A private directory holding the generated rcfile; remove it with dispose(). */
@@ -120,9 +132,6 @@ export function newNonce(): string {
   return randomBytes(8).toString('hex');
 }
 
-/** OSC number of the fallback done mark; unknown to terminals, so it shows nothing. */
-export const NONCE_OSC = '6973';
-
 /**
  * What to type into a shell without integration: one physical line, so the
  * shell reads it whole before running anything (a command reading stdin
@@ -146,22 +155,26 @@ export function shellQuote(text: string): string {
 }
 
 export type ShellMark =
-  | { kind: 'prompt-start' }
-  | { kind: 'prompt-end' }
-  | { kind: 'output-start' }
-  | { kind: 'command-done'; exitCode: number | null }
+  | { kind: 'prompt-start'; key: string | null }
+  | { kind: 'prompt-end'; key: string | null }
+  | { kind: 'output-start'; key: string | null }
+  | { kind: 'command-done'; exitCode: number | null; key: string | null }
   | { kind: 'cwd'; cwd: string }
+  | { kind: 'shell-key'; key: string }
   | { kind: 'nonce-start'; nonce: string }
   | { kind: 'nonce-done'; nonce: string; exitCode: number | null };
 
 /** Interprets an OSC payload as a shell-integration mark, or null for any other OSC. */
 export function parseShellMark(payload: string): ShellMark | null {
   if (payload.startsWith('133;')) {
-    const [, code, arg] = payload.split(';');
-    if (code === 'A') return { kind: 'prompt-start' };
-    if (code === 'B') return { kind: 'prompt-end' };
-    if (code === 'C') return { kind: 'output-start' };
-    if (code === 'D') return { kind: 'command-done', exitCode: parseExit(arg) };
+    const [, code, ...rest] = payload.split(';');
+    // Options are key=value; the one positional argument (D's exit code) comes first.
+    const key = rest.find((part) => part.startsWith('k='))?.slice(2) ?? null;
+    const args = rest.filter((part) => !part.includes('='));
+    if (code === 'A') return { kind: 'prompt-start', key };
+    if (code === 'B') return { kind: 'prompt-end', key };
+    if (code === 'C') return { kind: 'output-start', key };
+    if (code === 'D') return { kind: 'command-done', exitCode: parseExit(args[0]), key };
     return null;
   }
   if (payload.startsWith('7;')) {
@@ -174,6 +187,7 @@ export function parseShellMark(payload: string): ShellMark | null {
     return null;
   }
   if (payload.startsWith('633;P;Cwd=')) return { kind: 'cwd', cwd: payload.slice('633;P;Cwd='.length) };
+  if (payload.startsWith(`${NONCE_OSC};key;`)) return { kind: 'shell-key', key: payload.slice(NONCE_OSC.length + 5) };
   if (payload.startsWith(`${NONCE_OSC};start;`)) return { kind: 'nonce-start', nonce: payload.slice(NONCE_OSC.length + 7) };
   if (payload.startsWith(`${NONCE_OSC};done;`)) {
     const [, , code, nonce] = payload.split(';');

@@ -2,7 +2,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import type { z } from 'zod';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { AgentSession } from './agent-session.js';
+import { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited } from './errors.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
@@ -122,7 +122,7 @@ class TerminalToolImpl implements TerminalTool {
     const started = Date.now();
     const deadline = started + input.timeout_ms;
     const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
-    let session: AgentSession;
+    let session: AgentTerminal;
     let command = input.command;
     if (input.id === undefined) {
       session = this.spawn(owner, { cwd });
@@ -332,7 +332,7 @@ class TerminalToolImpl implements TerminalTool {
     this.launcher.dispose();
   }
 
-  private spawn(owner: TerminalOwner, input: z.output<typeof CreateInput>): AgentSession {
+  private spawn(owner: TerminalOwner, input: z.output<typeof CreateInput>): AgentTerminal {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
     const launch = this.launcher.launch(input.command, input.args);
@@ -353,7 +353,7 @@ class TerminalToolImpl implements TerminalTool {
     } catch (error) {
       throw fromPtyError(error);
     }
-    const session = new AgentSession(this.service, info.id, owner.id, launch.strategy, info.cwd);
+    const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
     this.owned.add(session);
     return session;
   }
@@ -364,7 +364,7 @@ class TerminalToolImpl implements TerminalTool {
    * after the start window means startup files replaced our hooks: fall back
    * to nonce marks.
    */
-  private async awaitPrompt(session: AgentSession, deadline: number, signal?: AbortSignal): Promise<void> {
+  private async awaitPrompt(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {
     const { tracker } = session;
     if (session.strategy?.kind !== 'shell-marks' || tracker.atPrompt || tracker.running || tracker.phase === 'typed' || session.altScreen || session.runQueued) return;
     await session.waitFor(() => tracker.atPrompt || session.exited || tracker.running !== null, Math.max(0, deadline - Date.now()), signal);
@@ -372,18 +372,18 @@ class TerminalToolImpl implements TerminalTool {
     if (!tracker.integrationSeen && sinceStart >= this.shellStartMs && looksLikeShellPrompt(session.tail())) session.fallBackToNonce();
   }
 
-  private async settle(session: AgentSession, deadline: number, signal?: AbortSignal): Promise<void> {
+  private async settle(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {
     const strategy = session.strategy;
     if (strategy && !session.exited) await strategy.settle(session, Math.min(strategy.settleMs, Math.max(0, deadline - Date.now())), signal);
   }
 
-  private lookup(owner: TerminalOwner, id: string): AgentSession {
+  private lookup(owner: TerminalOwner, id: string): AgentTerminal {
     const session = this.owned.lookup(owner.id, id);
     if (!this.service.get(id)) throw noSuchTerminal(id);
     return session;
   }
 
-  private infoOf(session: AgentSession): SessionInfo {
+  private infoOf(session: AgentTerminal): SessionInfo {
     const info = this.service.get(session.id);
     if (!info) throw noSuchTerminal(session.id);
     return info;

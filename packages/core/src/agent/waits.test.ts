@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PtyService } from '../pty/types.js';
-import { AgentSession } from './agent-session.js';
+import { AgentTerminal } from './agent-terminal.js';
 import { ShellMarksStrategy } from './execute-strategy.js';
 import { waitForExit, waitForIdle, waitForPattern } from './waits.js';
 
@@ -9,7 +9,7 @@ import { waitForExit, waitForIdle, waitForPattern } from './waits.js';
  * bytes by hand through a log that stands in for the PTY service.
  */
 
-function fakeSession(): { session: AgentSession; emit: (text: string) => void; written: string[] } {
+function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; written: string[] } {
   let log = Buffer.alloc(0);
   const written: string[] = [];
   const service = {
@@ -21,13 +21,15 @@ function fakeSession(): { session: AgentSession; emit: (text: string) => void; w
     write: (_id: string, data: string) => written.push(data),
     get: () => undefined,
   } as unknown as PtyService;
-  const session = new AgentSession(service, 's1', 'owner', new ShellMarksStrategy(), '/');
+  const session = new AgentTerminal(service, 's1', 'owner', new ShellMarksStrategy(), '/');
   const emit = (text: string) => {
     const data = Buffer.from(text);
     const cursor = log.length;
     log = Buffer.concat([log, data]);
     session.ingest({ type: 'pty.data', id: 's1', cursor, data });
   };
+  // The shell announces its key as it starts; every mark carries it.
+  emit('\x1b]6973;key;K\x07');
   return { session, emit, written };
 }
 
@@ -69,33 +71,57 @@ describe('waits under a fake clock', () => {
 
   it('exit: follows a command from its typed line to its done mark', async () => {
     const { session, emit, written } = fakeSession();
-    emit('\x1b]133;D\x07\x1b]133;A\x07$ \x1b]133;B\x07');
+    emit('\x1b]133;D;k=K\x07\x1b]133;A;k=K\x07$ \x1b]133;B;k=K\x07');
     expect(session.tracker.atPrompt).toBe(true);
     session.typeCommand('make');
     expect(written).toEqual(['\x1b[200~make\x1b[201~\r']);
     // Until the output-start mark, readers stop where the line was typed.
     emit('make\r\n');
     expect(session.safeEnd).toBe(session.end - 'make\r\n'.length);
-    emit('\x1b]133;C\x07building\r\n');
+    emit('\x1b]133;C;k=K\x07building\r\n');
     const running = session.tracker.running;
     expect(running).not.toBeNull();
     const waiting = waitForExit(session, running, Date.now() + 10_000);
     await vi.advanceTimersByTimeAsync(2000);
-    emit('\x1b]133;D;2\x07\x1b]133;A\x07$ \x1b]133;B\x07');
+    emit('\x1b]133;D;2;k=K\x07\x1b]133;A;k=K\x07$ \x1b]133;B;k=K\x07');
     await expect(waiting).resolves.toEqual({ reason: 'exit' });
     expect(session.tracker.lastFinished?.exitCode).toBe(2);
-    expect(session.view.render(0, session.end).text).toBe('building\n');
+    expect(session.view.render(session.tracker.lastFinished!.outputStart, session.end).text).toBe('building\n');
     expect(session.state().state).toBe('idle_at_prompt');
   });
 
   it('exit: reports timeout when the command outlives the deadline', async () => {
     const { session, emit } = fakeSession();
-    emit('\x1b]133;A\x07$ \x1b]133;B\x07');
+    emit('\x1b]133;A;k=K\x07$ \x1b]133;B;k=K\x07');
     session.typeCommand('sleep 100');
-    emit('\x1b]133;C\x07');
+    emit('\x1b]133;C;k=K\x07');
     const waiting = waitForExit(session, session.tracker.running, Date.now() + 5000);
     await vi.advanceTimersByTimeAsync(5000);
     await expect(waiting).resolves.toEqual({ reason: 'timeout' });
+  });
+
+  it('exit: a mark without the shell\'s key is output, not the end of the command', async () => {
+    const { session, emit } = fakeSession();
+    emit('\x1b]133;A;k=K\x07$ \x1b]133;B;k=K\x07');
+    session.typeCommand('cat forged.txt; sleep 3; (exit 7)');
+    emit('\x1b]133;C;k=K\x07');
+    const waiting = waitForExit(session, session.tracker.running, Date.now() + 10_000);
+    // What `cat` of a crafted file prints: marks without the key, and one with a wrong key.
+    emit('\x1b]133;D;0\x07\x1b]133;A\x07$ \x1b]133;B\x07\x1b]133;D;0;k=guess\x07');
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(session.tracker.running).not.toBeNull();
+    expect(session.tracker.atPrompt).toBe(false);
+    emit('\x1b]133;D;7;k=K\x07');
+    await expect(waiting).resolves.toEqual({ reason: 'exit' });
+    expect(session.tracker.lastFinished?.exitCode).toBe(7);
+  });
+
+  it('only the first key counts, announced before any command ran', async () => {
+    const { session, emit } = fakeSession();
+    emit('\x1b]6973;key;EVIL\x07\x1b]133;A;k=EVIL\x07');
+    expect(session.tracker.phase).toBe('starting');
+    emit('\x1b]133;A;k=K\x07');
+    expect(session.tracker.phase).toBe('prompting');
   });
 
   it('pattern: matches across chunks, on plain text', async () => {

@@ -1,4 +1,4 @@
-import type { AgentSession } from './agent-session.js';
+import type { AgentTerminal } from './agent-terminal.js';
 import { execWithin, RegexTimeoutError } from './bounded-regex.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError } from './errors.js';
@@ -14,13 +14,13 @@ export interface WaitOutcome {
 }
 
 /** Until `running` finishes (a command in a shell) or, without one, the process exits. */
-export async function waitForExit(session: AgentSession, running: CommandRecord | null, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+export async function waitForExit(session: AgentTerminal, running: CommandRecord | null, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
   const ok = await session.waitFor(() => session.exited || (running !== null && running.outputEnd !== null), remaining(deadline), signal);
   return { reason: ok ? 'exit' : 'timeout' };
 }
 
 /** Until no output has arrived for `idleMs` (counting from the call), or the process exits. */
-export async function waitForIdle(session: AgentSession, idleMs: number, started: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+export async function waitForIdle(session: AgentTerminal, idleMs: number, started: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
   while (!signal?.aborted) {
     const quietFor = Date.now() - Math.max(session.lastDataAt, started);
     if (session.exited) return { reason: 'exit' };
@@ -39,7 +39,7 @@ const SEND_QUIET_MS = 200;
  * After input: until output that followed it goes quiet, a command it
  * started ends at the prompt, the process exits, or the deadline passes.
  */
-export async function waitForQuiet(session: AgentSession, sentAt: number, commandsBefore: number, deadline: number, signal?: AbortSignal): Promise<void> {
+export async function waitForQuiet(session: AgentTerminal, sentAt: number, commandsBefore: number, deadline: number, signal?: AbortSignal): Promise<void> {
   while (Date.now() < deadline && !session.exited && !signal?.aborted) {
     const sawOutput = session.end > sentAt;
     if (sawOutput && session.tracker.commandsDone > commandsBefore && session.tracker.atPrompt) return;
@@ -70,7 +70,7 @@ export function compilePattern(pattern: string | undefined): RegExp {
  * new each time (within a time budget per scan: the pattern is the agent's,
  * the text anyone's), or the process exits.
  */
-export async function waitForPattern(session: AgentSession, regex: RegExp, from: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+export async function waitForPattern(session: AgentTerminal, regex: RegExp, from: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
   let scanned = from;
   let carry = '';
   let tooSlow = false;

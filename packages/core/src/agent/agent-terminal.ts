@@ -21,7 +21,7 @@ const TAIL_BYTES = 2048;
  * use. It follows the session's output through `ingest` as it enters the log.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentSession implements SettleTarget {
+export class AgentTerminal implements SettleTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   private readonly scanner = new TerminalStreamScanner();
