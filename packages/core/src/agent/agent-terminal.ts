@@ -134,13 +134,13 @@ export class AgentTerminal implements SettleTarget {
     if (this.executeStrategy?.kind === 'shell-marks') this.executeStrategy = new NonceStrategy();
   }
 
-  /** Types a command line for the agent now. */
+  /** Types a command line for the agent now. Throws the service's error (input backlog, exited) with nothing typed. */
   typeCommand(command: string): void {
     const strategy = this.requireStrategy();
     const cursor = this.scanner.end;
-    const input = strategy.commandInput(command);
+    this.service.write(this.id, strategy.commandInput(command));
+    // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
-    this.service.write(this.id, input);
   }
 
   /**
@@ -153,15 +153,22 @@ export class AgentTerminal implements SettleTarget {
       if (!strategy.readyToType(this.tracker) && !this.hasExited) return;
       off();
       this.queued = null;
-      if (!this.hasExited) this.typeCommand(command);
+      if (this.hasExited) return;
+      try {
+        this.typeCommand(command);
+      } catch (error) {
+        // Nobody awaits a queued run: the agent sees the shell idle at its prompt and its command not run.
+        reportError(`a queued command for ${this.id} could not be typed`, error);
+      }
     });
     this.queued = off;
   }
 
   /** Input the agent typed that is not a command line (terminal_send). */
   typeRaw(data: string): void {
-    this.view.expectEcho(this.scanner.end, data);
+    const cursor = this.scanner.end;
     this.service.write(this.id, data);
+    this.view.expectEcho(cursor, data);
   }
 
   cursorOf(caller: string): number {
@@ -265,9 +272,7 @@ export class AgentTerminal implements SettleTarget {
     const read = this.service.read(this.id, { cursor: this.mirrorFed, maxBytes: end - this.mirrorFed });
     this.mirrorFed = read.next;
     if (read.data.length > 0) {
-      mirror.write(read.data).catch((error: unknown) => {
-        process.stderr.write(`ptydeck: the screen of ${this.id} could not parse output: ${String(error)}\n`);
-      });
+      mirror.write(read.data).catch((error: unknown) => reportError(`the screen of ${this.id} could not parse output`, error));
     }
   }
 
@@ -276,8 +281,12 @@ export class AgentTerminal implements SettleTarget {
       try {
         listener();
       } catch (error) {
-        process.stderr.write(`ptydeck: a listener of ${this.id} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        reportError(`a listener of ${this.id} threw`, error);
       }
     }
   }
+}
+
+function reportError(what: string, error: unknown): void {
+  process.stderr.write(`ptydeck: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 }

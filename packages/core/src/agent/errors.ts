@@ -12,7 +12,8 @@ export type TerminalToolErrorCode =
   | 'busy'
   | 'not_a_shell'
   | 'exited'
-  | 'spawn_failed';
+  | 'spawn_failed'
+  | 'input_backlog';
 
 export class TerminalToolError extends Error {
   override readonly name = 'TerminalToolError';
@@ -47,6 +48,13 @@ export function fromPtyError(error: unknown): unknown {
   switch (error.code) {
     case 'session_limit':
       return new TerminalToolError('limit', `ptydeck cannot start another terminal: ${error.message}. Close one of yours with terminal_close.`);
+    case 'input_backlog':
+      return new TerminalToolError(
+        'input_backlog',
+        `${error.message}. The program is not reading what you type: wait for it (terminal_wait), or close the terminal with terminal_close.`,
+      );
+    case 'not_running':
+      return new TerminalToolError('exited', `${error.message}. Read what it printed with terminal_read.`);
     case 'spawn_failed':
       return new TerminalToolError('spawn_failed', `Could not start the program: ${error.message}. Check the command name and that it is installed.`);
     default:

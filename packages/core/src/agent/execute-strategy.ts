@@ -92,7 +92,7 @@ export class NonceStrategy implements ExecuteStrategy {
   private nonce: string | null = null;
 
   readyToType(tracker: CommandTracker): boolean {
-    return this.nonce === null && tracker.running === null;
+    return tracker.running === null && tracker.phase !== 'typed';
   }
 
   commandInput(command: string): string {

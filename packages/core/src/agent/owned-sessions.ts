@@ -1,4 +1,5 @@
 import type { SessionId } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
 import type { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
 
@@ -9,12 +10,16 @@ import { TerminalToolError, noSuchTerminal } from './errors.js';
  */
 export class OwnedSessions {
   private readonly sessions = new Map<SessionId, AgentTerminal>();
+  private readonly departed = new Set<string>();
 
   constructor(
+    private readonly service: PtyService,
     /** Live sessions one owner may hold. */
     readonly maxLivePerOwner: number,
     /** Exited sessions kept readable per owner; older ones are evicted. */
     readonly maxExitedPerOwner: number,
+    /** Live sessions of departed owners kept running; the oldest are closed past it. */
+    readonly maxOrphanedLive: number,
   ) {}
 
   /** Throws the limit error a model can act on when `owner` may not start another session. */
@@ -24,6 +29,46 @@ export class OwnedSessions {
       'limit',
       `Terminal limit reached: ${this.maxLivePerOwner} running terminals per client. Close one with terminal_close (terminal_list shows them), or reuse one with terminal_run {id}.`,
     );
+  }
+
+  /**
+   * The owner's connection ended: its sessions stay, for the developer, as
+   * orphans, of which at most `maxOrphanedLive` keep running.
+   */
+  markDeparted(owner: string): void {
+    if (this.ofOwner(owner).length === 0) return;
+    this.departed.add(owner);
+    const orphans = this.liveOrphans();
+    for (const orphan of orphans.slice(0, Math.max(0, orphans.length - this.maxOrphanedLive))) this.removeQuietly(orphan.id);
+  }
+
+  /** Ends the oldest live orphan so a connected agent can have its session; false when there is none. */
+  async makeRoom(): Promise<boolean> {
+    const orphan = this.liveOrphans()[0];
+    if (!orphan) return false;
+    await this.service.kill(orphan.id, 'SIGKILL').catch(() => undefined);
+    this.removeQuietly(orphan.id);
+    return true;
+  }
+
+  /** Removes the owner's exited sessions past its retention, oldest first. */
+  evictExited(owner: string): void {
+    const exitedAt = (s: AgentTerminal) => this.service.get(s.id)?.exitedAt ?? 0;
+    const exited = this.ofOwner(owner)
+      .filter((s) => s.exited)
+      .sort((a, b) => exitedAt(a) - exitedAt(b));
+    for (const session of exited.slice(0, Math.max(0, exited.length - this.maxExitedPerOwner))) this.removeQuietly(session.id);
+  }
+
+  /** Live sessions of owners that have gone, oldest first. */
+  private liveOrphans(): AgentTerminal[] {
+    return [...this.sessions.values()].filter((s) => this.departed.has(s.ownerId) && !s.exited);
+  }
+
+  private removeQuietly(id: string): void {
+    this.service.remove(id).catch((error: unknown) => {
+      process.stderr.write(`ptydeck: could not remove terminal ${id}: ${String(error)}\n`);
+    });
   }
 
   add(session: AgentTerminal): void {
@@ -46,17 +91,10 @@ export class OwnedSessions {
     return [...this.sessions.values()].filter((s) => s.ownerId === owner);
   }
 
-  /** The owner's exited sessions past its retention, oldest first (by `exitedAt`). */
-  overRetention(owner: string, exitedAt: (session: AgentTerminal) => number): AgentTerminal[] {
-    const exited = this.ofOwner(owner)
-      .filter((s) => s.exited)
-      .sort((a, b) => exitedAt(a) - exitedAt(b));
-    return exited.slice(0, Math.max(0, exited.length - this.maxExitedPerOwner));
-  }
-
   delete(id: SessionId): AgentTerminal | undefined {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
+    if (session && this.ofOwner(session.ownerId).length === 0) this.departed.delete(session.ownerId);
     return session;
   }
 
@@ -64,6 +102,7 @@ export class OwnedSessions {
   clear(): AgentTerminal[] {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.departed.clear();
     return all;
   }
 }

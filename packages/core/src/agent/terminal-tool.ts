@@ -37,6 +37,8 @@ export interface TerminalToolOptions {
   rows?: number;
   /** How long a new shell may take to show its first prompt before terminal_run falls back to nonce marks. Default 10 s. */
   shellStartMs?: number;
+  /** Live sessions of disconnected agents kept running; past it the oldest are closed. Default 8. */
+  maxOrphanedLive?: number;
 }
 
 export interface ToolCallHooks {
@@ -56,6 +58,13 @@ export interface TerminalTool {
   list(owner: TerminalOwner): ListResult;
   /** Ends and removes every session of one owner (e.g. when its connection goes away for good). */
   closeOwner(ownerId: string): Promise<void>;
+  /**
+   * The owner's connection ended. Its sessions stay for the developer to read
+   * or close, but as orphans: at most `maxOrphanedLive` of them run at once
+   * (the oldest are closed past it), and they are the first closed when a
+   * connected agent needs room.
+   */
+  ownerDisconnected(ownerId: string): void;
   /** Stops following the service and removes the generated shell files; sessions stay in the service. */
   dispose(): void;
 }
@@ -80,7 +89,7 @@ class TerminalToolImpl implements TerminalTool {
     private readonly service: PtyService,
     private readonly options: TerminalToolOptions,
   ) {
-    this.owned = new OwnedSessions(options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20);
+    this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
     this.launcher = new ShellLauncher(options.shell);
     this.shellStartMs = options.shellStartMs ?? 10_000;
     this.unsubscribes = [
@@ -90,7 +99,7 @@ class TerminalToolImpl implements TerminalTool {
         const session = this.owned.get(event.id);
         if (!session) return;
         session.markExited();
-        this.evictExited(session.ownerId);
+        this.owned.evictExited(session.ownerId);
       }),
       service.on('pty.removed', (event) => {
         const session = this.owned.delete(event.id);
@@ -102,7 +111,7 @@ class TerminalToolImpl implements TerminalTool {
 
   async create(owner: TerminalOwner, rawInput: CreateInput): Promise<CreateResult> {
     const input = parseInput(CreateInput, rawInput);
-    const session = this.spawn(owner, input);
+    const session = await this.spawn(owner, input);
     // A new shell is useful once it shows its prompt; wait for it so the first run does not race startup.
     const strategy = session.strategy;
     if (strategy) await strategy.settle(session, strategy.kind === 'nonce' ? NONCE_FIRST_PROMPT_MS : this.shellStartMs);
@@ -125,7 +134,7 @@ class TerminalToolImpl implements TerminalTool {
     let session: AgentTerminal;
     let command = input.command;
     if (input.id === undefined) {
-      session = this.spawn(owner, { cwd });
+      session = await this.spawn(owner, { cwd });
       // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
       // need no prompt: their start mark tells the output from a prompt drawn late.)
       if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
@@ -158,7 +167,11 @@ class TerminalToolImpl implements TerminalTool {
     }
 
     const typedAt = session.end;
-    session.typeCommand(command);
+    try {
+      session.typeCommand(command);
+    } catch (error) {
+      throw fromPtyError(error);
+    }
     const ours = () => tracker.commandAfter(typedAt);
     const stopProgress = streamProgress(session, hooks.onProgress, () => {
       const record = ours();
@@ -210,7 +223,11 @@ class TerminalToolImpl implements TerminalTool {
     if (session.exited) throw terminalExited(this.infoOf(session));
     const sentAt = session.end;
     const promptsBefore = session.tracker.commandsDone;
-    session.typeRaw((input.text ?? '') + keys.data);
+    try {
+      session.typeRaw((input.text ?? '') + keys.data);
+    } catch (error) {
+      throw fromPtyError(error);
+    }
 
     await waitForQuiet(session, sentAt, promptsBefore, Date.now() + input.wait_ms, hooks.signal);
     return readNew(owner.id, session, this.infoOf(session), input.max_bytes);
@@ -326,19 +343,22 @@ class TerminalToolImpl implements TerminalTool {
     await Promise.all(this.owned.ofOwner(ownerId).map((s) => this.service.remove(s.id).catch(() => undefined)));
   }
 
+  ownerDisconnected(ownerId: string): void {
+    this.owned.markDeparted(ownerId);
+  }
+
   dispose(): void {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     for (const session of this.owned.clear()) session.dispose();
     this.launcher.dispose();
   }
 
-  private spawn(owner: TerminalOwner, input: z.output<typeof CreateInput>): AgentTerminal {
+  private async spawn(owner: TerminalOwner, input: z.output<typeof CreateInput>): Promise<AgentTerminal> {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
     const launch = this.launcher.launch(input.command, input.args);
-    let info: SessionInfo;
-    try {
-      info = this.service.create({
+    const create = () =>
+      this.service.create({
         command: launch.command,
         args: launch.args,
         cwd,
@@ -350,8 +370,17 @@ class TerminalToolImpl implements TerminalTool {
         owner: owner.id,
         ownerName: owner.name,
       });
+    let info: SessionInfo;
+    try {
+      info = create();
     } catch (error) {
-      throw fromPtyError(error);
+      // The agents' share is full: a disconnected agent's oldest session makes room for a connected one.
+      if (!(error instanceof PtyError && error.code === 'session_limit') || !(await this.owned.makeRoom())) throw fromPtyError(error);
+      try {
+        info = create();
+      } catch (retryError) {
+        throw fromPtyError(retryError);
+      }
     }
     const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
     this.owned.add(session);
@@ -387,13 +416,5 @@ class TerminalToolImpl implements TerminalTool {
     const info = this.service.get(session.id);
     if (!info) throw noSuchTerminal(session.id);
     return info;
-  }
-
-  private evictExited(ownerId: string): void {
-    for (const session of this.owned.overRetention(ownerId, (s) => this.service.get(s.id)?.exitedAt ?? 0)) {
-      this.service.remove(session.id).catch((error: unknown) => {
-        process.stderr.write(`ptydeck: could not remove exited terminal ${session.id}: ${String(error)}\n`);
-      });
-    }
   }
 }

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SessionInfo } from '@ptydeck/contract';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from './pty-service.js';
 import { readAll, waitForExit, waitForOutput } from './test-kit.js';
 import { PtyError, type PtyService, type PtyServiceEventMap } from './types.js';
@@ -93,6 +93,8 @@ describe('PtyService', () => {
     expect(await waitForExit(service, killed.id)).toEqual({ exitCode: null, signal: 'SIGTERM' });
 
     const sleeper = service.create({ command: 'sleep', args: ['1000'], source: 'agent' });
+    // A signal sent between fork and exec can be lost (it once outlasted the 3 s grace on a loaded machine): wait for sleep itself.
+    await vi.waitFor(() => expect(readFileSync(`/proc/${sleeper.pid}/cmdline`, 'latin1')).toMatch(/^sleep\0/), { timeout: 10_000, interval: 5 });
     await service.kill(sleeper.id, 'SIGINT');
     expect(service.get(sleeper.id)).toMatchObject({ status: 'exited', signal: 'SIGINT' });
     expectPtyError(() => service.write(sleeper.id, 'x'), 'not_running', /has exited/);
@@ -194,7 +196,7 @@ describe('PtyService', () => {
   });
 
   it('limits live sessions with a typed error', async () => {
-    const svc = createPtyService({ maxLiveSessions: 2 });
+    const svc = createPtyService({ maxLiveSessions: 2, reservedUserSessions: 0 });
     try {
       const first = svc.create({ command: 'sleep', args: ['1000'], source: 'agent' });
       svc.create({ command: 'sleep', args: ['1000'], source: 'agent' });
@@ -206,6 +208,17 @@ describe('PtyService', () => {
       await svc.dispose();
     }
     expectPtyError(() => svc.create({ source: 'agent' }), 'disposed', /disposed/);
+  });
+
+  it('keeps a share of live sessions for the developer that agents cannot take', async () => {
+    const svc = createPtyService({ maxLiveSessions: 4, reservedUserSessions: 1 });
+    try {
+      for (const owner of ['a', 'b', 'c']) svc.create({ command: 'sleep', args: ['1000'], source: 'agent', owner });
+      expectPtyError(() => svc.create({ command: 'sleep', args: ['1000'], source: 'agent', owner: 'd' }), 'session_limit', /kept for the developer/);
+      expect(svc.create({ command: 'sleep', args: ['1000'], source: 'user' }).status).toBe('running');
+    } finally {
+      await svc.dispose();
+    }
   });
 
   it('isolates listeners: one that throws breaks neither the service nor the others', async () => {
@@ -238,7 +251,7 @@ describe('PtyService', () => {
       svc.on('pty.removed', (event) => removed.push(event.id));
       const ids: string[] = [];
       for (let i = 0; i < 4; i++) {
-        const info = svc.create({ command: 'true', source: 'agent' });
+        const info = svc.create({ command: 'true', source: 'agent', owner: 'churner' });
         ids.push(info.id);
         await waitForExit(svc, info.id);
       }
@@ -247,6 +260,31 @@ describe('PtyService', () => {
       await svc.remove(ids[2]!);
       expect(removed).toEqual([ids[0], ids[1], ids[2]]);
       expect(svc.get(ids[2]!)).toBeUndefined();
+    } finally {
+      await svc.dispose();
+    }
+  });
+
+  it('keeps exited sessions per owner: one owner\'s churn never evicts another\'s or the developer\'s', async () => {
+    const svc = createPtyService({ maxExitedSessions: 2, maxExitedTotal: 5 });
+    const exited = async (source: 'agent' | 'user', owner?: string) => {
+      const info = svc.create({ command: 'true', source, ...(owner ? { owner } : {}) });
+      await waitForExit(svc, info.id);
+      return info.id;
+    };
+    try {
+      const theirs = await exited('agent', 'quiet-agent');
+      const mine = await exited('user');
+      const churn: string[] = [];
+      for (let i = 0; i < 6; i++) churn.push(await exited('agent', 'churning-agent'));
+      expect(svc.get(theirs)?.status).toBe('exited');
+      expect(svc.get(mine)?.status).toBe('exited');
+      expect(svc.list().filter((info) => info.owner === 'churning-agent').map((info) => info.id)).toEqual(churn.slice(-2));
+      // Past the total, the owner holding the most gives up its oldest.
+      const other = [await exited('agent', 'third'), await exited('agent', 'third')];
+      expect(svc.list()).toHaveLength(5);
+      expect(svc.get(churn[4]!)).toBeUndefined();
+      for (const id of [theirs, mine, churn[5]!, ...other]) expect(svc.get(id)?.status).toBe('exited');
     } finally {
       await svc.dispose();
     }

@@ -5,7 +5,7 @@ import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
 import { groupAlive, isSignalName, sessionMembers, signalSession } from './process-tree.js';
-import { spawnPtyProcess, type PtyExit } from './pty-process.js';
+import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { Session } from './session.js';
 import {
   PtyError,
@@ -20,9 +20,11 @@ import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from '.
 
 const DEFAULTS = {
   maxLiveSessions: 32,
+  reservedUserSessions: 8,
   sessionLogBytes: 4 * 1024 * 1024,
   totalLogBytes: 64 * 1024 * 1024,
   maxExitedSessions: 32,
+  maxExitedTotal: 256,
   killGraceMs: 3000,
 };
 const DEFAULT_COLS = 80;
@@ -44,6 +46,7 @@ class PtyServiceImpl implements PtyService {
   /** Exited sessions, oldest exit first: retention evicts and the global cap trims from the front. */
   private exitedOrder: Session[] = [];
   private liveCount = 0;
+  private liveAgentCount = 0;
   private totalBytes = 0;
   private disposed = false;
 
@@ -66,6 +69,13 @@ class PtyServiceImpl implements PtyService {
     const input = parseCreateInput(rawInput);
     if (this.liveCount >= this.config.maxLiveSessions) {
       throw new PtyError('session_limit', `too many running sessions (limit ${this.config.maxLiveSessions}); close one first`);
+    }
+    const agentShare = Math.max(0, this.config.maxLiveSessions - this.config.reservedUserSessions);
+    if (input.source === 'agent' && this.liveAgentCount >= agentShare) {
+      throw new PtyError(
+        'session_limit',
+        `agents hold all ${agentShare} running sessions they may have (${this.config.reservedUserSessions} of ${this.config.maxLiveSessions} are kept for the developer); close one first`,
+      );
     }
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
@@ -112,6 +122,7 @@ class PtyServiceImpl implements PtyService {
     session.info.pid = session.process.pid;
     this.sessions.set(id, session);
     this.liveCount++;
+    if (session.info.source === 'agent') this.liveAgentCount++;
     this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
     return session.snapshot();
   }
@@ -119,7 +130,12 @@ class PtyServiceImpl implements PtyService {
   write(id: SessionId, data: string | Uint8Array): void {
     checkWriteData(data);
     const session = this.runningSession(id, 'write to');
-    session.process!.write(data);
+    if (!session.process!.write(data)) {
+      throw new PtyError(
+        'input_backlog',
+        `session '${id}' is not reading its input: ${MAX_INPUT_BACKLOG_BYTES / (1024 * 1024)} MiB already wait to be written; nothing of this write was queued`,
+      );
+    }
   }
 
   resize(id: SessionId, cols: number, rows: number): void {
@@ -202,6 +218,7 @@ class PtyServiceImpl implements PtyService {
   private onExit(session: Session, exit: PtyExit): void {
     session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
     this.liveCount--;
+    if (session.info.source === 'agent') this.liveAgentCount--;
     if (this.sessions.has(session.id)) this.exitedOrder.push(session);
     this.events.emit('pty.exited', {
       type: 'pty.exited',
@@ -210,12 +227,31 @@ class PtyServiceImpl implements PtyService {
       signal: exit.signal,
       info: session.snapshot(),
     });
-    while (this.exitedOrder.length > this.config.maxExitedSessions) {
-      const oldest = this.exitedOrder[0]!;
-      // Lingering background processes of an evicted session are ended too; nothing awaits it.
-      void this.terminate(oldest);
-      this.forget(oldest);
+    this.enforceRetention(retentionKey(session));
+  }
+
+  /**
+   * Exited sessions are kept per owner, so one owner's churn never evicts
+   * another's history; a global bound, past which the owner holding the most
+   * gives up its oldest, keeps many owners from adding up without end.
+   */
+  private enforceRetention(key: string): void {
+    const own = this.exitedOrder.filter((session) => retentionKey(session) === key);
+    for (const session of own.slice(0, Math.max(0, own.length - this.config.maxExitedSessions))) this.evict(session);
+    while (this.exitedOrder.length > this.config.maxExitedTotal) {
+      const counts = new Map<string, number>();
+      for (const session of this.exitedOrder) counts.set(retentionKey(session), (counts.get(retentionKey(session)) ?? 0) + 1);
+      const [largest] = [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a));
+      this.evict(this.exitedOrder.find((session) => retentionKey(session) === largest)!);
     }
+  }
+
+  private evict(session: Session): void {
+    // Lingering background processes of an evicted session are ended too; nothing awaits it.
+    this.terminate(session).catch((error: unknown) => {
+      process.stderr.write(`ptydeck: could not end the processes of evicted session ${session.id}: ${String(error)}\n`);
+    });
+    this.forget(session);
   }
 
   /**
@@ -289,6 +325,11 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
+}
+
+/** Whose history an exited session counts against: its agent connection, or the developer. */
+function retentionKey(session: Session): string {
+  return session.info.owner ?? `source:${session.info.source}`;
 }
 
 /**

@@ -3,12 +3,23 @@ import type { PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
   maxLiveSessions?: number;
+  /**
+   * Of those, how many agents' sessions may never take: the developer can
+   * always open a terminal, whatever agents hold. Default 8.
+   */
+  reservedUserSessions?: number;
   /** Bytes retained per session log. Default 4 MiB. */
   sessionLogBytes?: number;
   /** Bytes retained across all session logs; the oldest exited sessions are trimmed first, then the running session retaining the most. Default 64 MiB. */
   totalLogBytes?: number;
-  /** Exited sessions kept readable before the oldest is removed. Default 32. */
+  /**
+   * Exited sessions kept readable per owner (each agent connection is one, the
+   * developer's own sessions another) before that owner's oldest is removed:
+   * one owner's churn never evicts another's history. Default 32.
+   */
   maxExitedSessions?: number;
+  /** Exited sessions kept across all owners; past it the owner holding the most loses its oldest. Default 256. */
+  maxExitedTotal?: number;
   /** Time between SIGHUP and SIGKILL when killing a process group. Default 3000 ms. */
   killGraceMs?: number;
   /** Base environment for sessions. Default process.env. */
@@ -99,6 +110,7 @@ export type PtyErrorCode =
   | 'invalid_argument'
   | 'spawn_failed'
   | 'not_running'
+  | 'input_backlog'
   | 'disposed';
 
 export class PtyError extends Error {

@@ -57,6 +57,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     throw error;
   }
   const started = core;
+  // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
+  let connected = new Set(started.agents.list().map((agent) => agent.id));
+  const stopFollowingAgents = started.agents.onChange((agents) => {
+    const now = new Set(agents.map((agent) => agent.id));
+    for (const id of connected) if (!now.has(id)) tool.ownerDisconnected(id);
+    connected = now;
+  });
   let closing: Promise<void> | undefined;
   return {
     url: started.url,
@@ -69,6 +76,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     panelUrl: () => started.panelUrl(),
     close: () =>
       (closing ??= (async () => {
+        stopFollowingAgents();
         await started.close();
         tool.dispose();
         if (ownsService) await service.dispose();
