@@ -94,7 +94,7 @@ describe('PtyService', () => {
 
     const sleeper = service.create({ command: 'sleep', args: ['1000'], source: 'agent' });
     // A signal sent between fork and exec can be lost (it once outlasted the 3 s grace on a loaded machine): wait for sleep itself.
-    await vi.waitFor(() => expect(readFileSync(`/proc/${sleeper.pid}/cmdline`, 'latin1')).toMatch(/^sleep\0/), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(() => expect(readFileSync(`/proc/${sleeper.pid}/cmdline`, 'latin1')).toMatch(/^(\S*\/)?sleep\0/), { timeout: 10_000, interval: 5 });
     await service.kill(sleeper.id, 'SIGINT');
     expect(service.get(sleeper.id)).toMatchObject({ status: 'exited', signal: 'SIGINT' });
     expectPtyError(() => service.write(sleeper.id, 'x'), 'not_running', /has exited/);
