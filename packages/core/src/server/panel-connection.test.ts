@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
+import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { ACK_WINDOW, LAG_LIMIT } from './panel-connection.js';
+import { LAG_LIMIT } from './panel-connection.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import { MessageQueue, openSocket } from './testing/http.js';
 

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
+  ACK_WINDOW,
   encodeOutputFrameHead,
   PanelClientMessage,
   type McpLaunch,
@@ -13,18 +14,6 @@ import type { SessionMirrors } from './session-mirrors.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
-/**
- * Output sent to a viewer and not yet acknowledged as parsed. The browser
- * drains its socket as fast as frames arrive whatever its terminal's pace, so
- * the socket's backlog never shows a slow terminal: this window is what bounds
- * the output queued ahead of a keystroke's echo (a prompt after Ctrl-C waits
- * behind at most this much). Measured with the e2e `yes` scenario on a loaded
- * 2-core machine, where Chromium parsed a flood at only 30-200 KB/s: Ctrl-C's
- * prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s with 256 KiB (2.3-3.7 s
- * before acks). 128 KiB keeps the in-flight wait near 64 KiB's while a fast
- * reader on loopback still streams at tens of MB/s.
- */
-export const ACK_WINDOW = 128 * 1024;
 /** A viewer whose acknowledged cursor trails the log's head by more than this is resynced instead of replayed. */
 export const LAG_LIMIT = 1024 * 1024;
 /**

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
-import { MCP_PATH, PANEL_WS_PATH } from '@ptydeck/contract';
+import { MCP_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -11,12 +11,10 @@ import {
   cookieValues,
   generateSecret,
   offeredSubprotocols,
-  PANEL_SUBPROTOCOL,
   RequestGuard,
   secretsEqual,
   SESSION_COOKIE,
   TicketBook,
-  TOKEN_SUBPROTOCOL_PREFIX,
 } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
