@@ -4,7 +4,8 @@
  * before quitting. Electron and the server come in as parameters so the whole sequence
  * runs in a unit test with fakes; main.ts passes the real ones.
  */
-import type { App, BrowserWindow, IpcMain, Session, Shell } from 'electron';
+import type { App, BrowserWindow, IpcMain, Shell } from 'electron';
+import { DisposableStore } from '@ptydeck/contract';
 import { registerBridge } from './bridge.js';
 import { guardWebContents, hardenSession, type GuardedContents, type HardenedSession } from './guards.js';
 import { closeBeforeQuit, quitOnSignals } from './quit.js';
@@ -55,14 +56,12 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   }
 
   const server = await deps.startServer();
-  const stopHoldingQuit = closeBeforeQuit(app, server);
-  const stopQuittingOnSignals = quitOnSignals(app, deps.processLike);
   // Once the app really quits, signals get their default meaning again: a second Ctrl-C
   // during Electron's own teardown should end the process, not call quit() once more.
-  app.once('quit', () => {
-    stopQuittingOnSignals();
-    stopHoldingQuit();
-  });
+  const untilQuit = new DisposableStore();
+  untilQuit.add(closeBeforeQuit(app, server));
+  untilQuit.add(quitOnSignals(app, deps.processLike));
+  app.once('quit', () => untilQuit.dispose());
 
   const appOrigin = originOf(server.url);
   if (appOrigin === null) {

@@ -1,4 +1,5 @@
 import {
+  Emitter,
   MAX_PANEL_INPUT_CHARS,
   PanelClientMessage,
   type AgentInfo,
@@ -6,7 +7,6 @@ import {
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
-import { Emitter } from '../lib/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
 import type { PanelEndpoint } from './endpoint.js';
@@ -72,14 +72,14 @@ const browserTimers: Timers = {
  */
 export class PanelClient {
   private readonly book = new CursorBook();
-  private readonly statusEmitter = new Emitter<ConnectionStatus>();
-  private readonly snapshotEmitter = new Emitter<Snapshot>();
-  private readonly eventEmitter = new Emitter<PtyEvent>();
-  private readonly agentsEmitter = new Emitter<AgentInfo[]>();
-  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>();
-  private readonly resyncEmitter = new Emitter<ResyncEvent>();
-  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>();
-  private readonly errorEmitter = new Emitter<PanelError>();
+  private readonly statusEmitter = new Emitter<ConnectionStatus>({ name: 'status' });
+  private readonly snapshotEmitter = new Emitter<Snapshot>({ name: 'snapshot' });
+  private readonly eventEmitter = new Emitter<PtyEvent>({ name: 'event' });
+  private readonly agentsEmitter = new Emitter<AgentInfo[]>({ name: 'agents' });
+  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>({ name: 'output' });
+  private readonly resyncEmitter = new Emitter<ResyncEvent>({ name: 'resync' });
+  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>({ name: 'created' });
+  private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
