@@ -2,15 +2,18 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
   ACK_WINDOW,
+  DisposableStore,
   encodeOutputFrameHead,
   PanelClientMessage,
+  reportError,
+  type ErrorReporter,
   type McpLaunch,
   type PanelServerMessage,
   type SessionId,
 } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { SessionMirrors } from './session-mirrors.js';
+import type { ScreenSnapshot, SessionMirrors } from './session-mirrors.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
@@ -48,10 +51,12 @@ const INTERACTIVE_CHUNK = 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
-  agents: AgentRegistry;
-  mirrors: SessionMirrors;
+  agents: Pick<AgentRegistry, 'list' | 'onChange'>;
+  mirrors: Pick<SessionMirrors, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
+  /** Where a failure nothing awaits (a screen that could not be restored) is reported. Default: the contract's reportError. */
+  reportError?: ErrorReporter;
   /**
    * The socket under the WebSocket, corked while output for many sessions is
    * sent so it leaves in one write instead of one per frame (with 100 sessions
@@ -87,7 +92,7 @@ interface Viewer {
  */
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
-  private readonly cleanups: Array<() => void> = [];
+  private readonly subscriptions = new DisposableStore();
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
@@ -100,20 +105,23 @@ export class PanelConnection {
     private readonly deps: PanelConnectionDeps,
   ) {
     const { service, agents } = deps;
-    this.cleanups.push(
-      service.on('pty.created', (event) => this.send({ type: 'event', event })),
-      service.on('pty.updated', (event) => this.send({ type: 'event', event })),
-      service.on('pty.exited', (event) => this.send({ type: 'event', event })),
+    const subscriptions = this.subscriptions;
+    subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(
       service.on('pty.removed', (event) => {
         this.viewers.delete(event.id);
         this.send({ type: 'event', event });
       }),
+    );
+    subscriptions.add(
       service.on('pty.data', (event) => {
         const viewer = this.viewers.get(event.id);
         if (viewer) this.schedulePump(viewer, event.data.length);
       }),
-      agents.onChange((list) => this.send({ type: 'agents', agents: list })),
     );
+    subscriptions.add(agents.onChange((list) => this.send({ type: 'agents', agents: list })));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
@@ -131,7 +139,7 @@ export class PanelConnection {
     this.closed = true;
     clearTimeout(this.pumpTimer);
     this.due.clear();
-    for (const cleanup of this.cleanups) cleanup();
+    this.subscriptions.dispose();
     this.viewers.clear();
   }
 
@@ -154,7 +162,7 @@ export class PanelConnection {
     try {
       this.handle(message);
     } catch (error) {
-      this.reportError(error, message.type === 'create' ? message.requestId : undefined);
+      this.replyWithError(error, message.type === 'create' ? message.requestId : undefined);
     }
   }
 
@@ -181,7 +189,7 @@ export class PanelConnection {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
         const done = info.source === 'user' ? service.remove(message.id) : service.kill(message.id);
-        done.catch((error: unknown) => this.reportError(error));
+        done.catch((error: unknown) => this.replyWithError(error));
         return;
       }
     }
@@ -206,7 +214,7 @@ export class PanelConnection {
     // Probe without a cursor: it reports the oldest retained byte and the end.
     const probe = service.read(id, { maxBytes: 1 });
     if (cursor === null || cursor > probe.end || cursor < probe.cursor) {
-      void this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
+      this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
       return;
     }
     this.pump(viewer);
@@ -273,7 +281,7 @@ export class PanelConnection {
       const lagging = trimmed || slice.end - viewer.acked > LAG_LIMIT;
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
-        void this.resync(viewer, viewer.cursor, true);
+        this.resync(viewer, viewer.cursor, true);
         return;
       }
       if (room <= 0 || slice.data.length === 0) return;
@@ -289,19 +297,66 @@ export class PanelConnection {
   /**
    * Hands the viewer the mirrored screen and continues from where that screen
    * ends, with a fresh window. Frames already in flight still arrive first and
-   * are covered by the screen.
+   * are covered by the screen. `seen` is where the viewer's own output ends
+   * (null when it has none). If the mirror cannot produce the screen, the
+   * viewer continues from the log instead (replayLog): either way it leaves
+   * 'resyncing'.
    */
-  private async resync(viewer: Viewer, seen: number | null, forLag = false): Promise<void> {
+  private resync(viewer: Viewer, seen: number | null, forLag = false): void {
     viewer.state = 'resyncing';
     viewer.resyncedAt = performance.now();
     if (forLag) viewer.ackedSinceResync = false;
     const generation = viewer.generation;
-    const snapshot = await this.deps.mirrors.snapshot(viewer.id);
-    if (this.closed || this.viewers.get(viewer.id) !== viewer || viewer.generation !== generation) return;
+    const current = () => !this.closed && this.viewers.get(viewer.id) === viewer && viewer.generation === generation;
+    new Promise<ScreenSnapshot>((resolve) => resolve(this.deps.mirrors.snapshot(viewer.id)))
+      .then(
+        (snapshot) => {
+          if (current()) this.restore(viewer, seen, snapshot);
+        },
+        (error: unknown) => {
+          this.report(error, `restoring the screen of session ${viewer.id} failed; replaying its log instead`);
+          if (current()) this.replayLog(viewer, seen);
+        },
+      )
+      .catch((error: unknown) => this.report(error, `resyncing session ${viewer.id} failed`));
+  }
+
+  private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
     const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
     this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
     viewer.cursor = snapshot.cursor;
     viewer.acked = snapshot.cursor;
+    viewer.state = 'live';
+    this.pump(viewer);
+  }
+
+  /**
+   * The fallback when the mirror cannot produce a screen: the log itself. A
+   * viewer whose own output the log still continues carries on from where it
+   * ends, its screen intact and nothing skipped. One with no output yet, or
+   * whose cursor the log has trimmed past, is reset (an empty screen) and
+   * replayed from the oldest byte the log keeps, told that everything before
+   * it was skipped. The snapshot is not retried at once: it would most likely
+   * fail the same way, at the cost of a full-speed parse each time, while the
+   * log is always there; a viewer that falls behind again is resynced again,
+   * no sooner than RESYNC_GAP_MS later, which is the retry.
+   */
+  private replayLog(viewer: Viewer, seen: number | null): void {
+    let oldest: number;
+    try {
+      oldest = this.deps.service.read(viewer.id, { maxBytes: 1 }).cursor;
+    } catch {
+      this.viewers.delete(viewer.id); // removed meanwhile
+      return;
+    }
+    if (seen === null || seen < oldest) {
+      this.send({ type: 'resync', id: viewer.id, cursor: oldest, skipped: oldest - (seen ?? 0), screen: '' });
+      viewer.cursor = oldest;
+      viewer.acked = oldest;
+    } else {
+      viewer.cursor = seen;
+      viewer.acked = Math.min(viewer.acked, seen);
+    }
     viewer.state = 'live';
     this.pump(viewer);
   }
@@ -354,9 +409,15 @@ export class PanelConnection {
     this.send(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
   }
 
-  private reportError(error: unknown, requestId?: string): void {
+  /** Tells the panel a request failed. */
+  private replyWithError(error: unknown, requestId?: string): void {
     if (error instanceof PtyError) return this.error(error.code, error.message, requestId);
     this.error('internal', error instanceof Error ? error.message : String(error), requestId);
+  }
+
+  /** Logs a failure nobody awaits (nothing to reply to). */
+  private report(error: unknown, context: string): void {
+    (this.deps.reportError ?? reportError)(error, context);
   }
 }
 
