@@ -2,6 +2,8 @@ import {
   Emitter,
   MAX_PANEL_INPUT_CHARS,
   PanelClientMessage,
+  reportError,
+  type ErrorReporter,
   type AgentInfo,
   type McpLaunch,
   type PtyEvent,
@@ -57,6 +59,8 @@ export interface PanelClientOptions {
   backoff?: BackoffOptions;
   random?: () => number;
   timers?: Timers;
+  /** Where a failed connection attempt is reported. Default: the contract's reportError (the console). */
+  reportError?: ErrorReporter;
 }
 
 const browserTimers: Timers = {
@@ -116,7 +120,7 @@ export class PanelClient {
 
   start(): void {
     if (this.socket || this.disposed) return;
-    void this.connect();
+    this.connect();
   }
 
   /** Streams a session's output. Idempotent: a second attach never rewinds its cursor. */
@@ -186,7 +190,19 @@ export class PanelClient {
     ]) emitter.clear();
   }
 
-  private async connect(): Promise<void> {
+  /**
+   * One connection attempt. Its expected failures (no endpoint, a socket that
+   * will not open) schedule a retry inside; anything else it throws is
+   * reported and retried too, so the client never stays 'connecting' for good.
+   */
+  private connect(): void {
+    this.tryConnect().catch((error: unknown) => {
+      (this.options.reportError ?? reportError)(error, 'connecting the panel socket failed');
+      this.scheduleReconnect(`connecting failed: ${describe(error)}`);
+    });
+  }
+
+  private async tryConnect(): Promise<void> {
     this.retryTimer = null;
     this.setStatus({ state: 'connecting', attempt: this.attempt });
     let endpoint: PanelEndpoint;
@@ -221,7 +237,7 @@ export class PanelClient {
     const retryInMs = backoffDelay(this.attempt, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
     this.setStatus({ state: 'disconnected', attempt: this.attempt, retryInMs, reason });
     this.attempt += 1;
-    this.retryTimer = this.timers.set(() => void this.connect(), retryInMs);
+    this.retryTimer = this.timers.set(() => this.connect(), retryInMs);
   }
 
   private handleMessage(data: unknown): void {
