@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { SessionId, SessionInfo } from '@ptydeck/contract';
+import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -213,7 +213,7 @@ class PtyServiceImpl implements PtyService {
     while (this.exitedOrder.length > this.config.maxExitedSessions) {
       const oldest = this.exitedOrder[0]!;
       // Lingering background processes of an evicted session are ended too; nothing awaits it.
-      void this.terminate(oldest);
+      this.terminate(oldest).catch((error: unknown) => reportError(error, `ending the processes of evicted session ${oldest.id} failed`));
       this.forget(oldest);
     }
   }
