@@ -151,9 +151,9 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     const cases: Array<[unknown, string | RegExp]> = [
       ['not json', /not valid JSON/],
       [{ type: 'launch', command: 'rm -rf /' }, /invalid panel message/],
-      [{ type: 'input', id: 'x' }, /at data/],
-      [{ type: 'resize', id: 'x', cols: 0, rows: 10 }, /at cols/],
-      [{ type: 'create', requestId: 'r'.repeat(65) }, /at requestId/],
+      [{ type: 'input', id: 'x' }, /\bdata: /],
+      [{ type: 'resize', id: 'x', cols: 0, rows: 10 }, /\bcols: /],
+      [{ type: 'create', requestId: 'r'.repeat(65) }, /\brequestId: /],
       [[1, 2, 3], /invalid panel message/],
       [{ type: 'input', id: 'no-such', data: 'x' }, /no such session|no_such_session|no-such/],
       [{ type: 'attach', id: 'no-such', cursor: 0 }, /no such session|no-such/],

@@ -4,6 +4,7 @@ import {
   ACK_WINDOW,
   DisposableStore,
   encodeOutputFrameHead,
+  formatZodIssues,
   PanelClientMessage,
   reportError,
   type ErrorReporter,
@@ -153,10 +154,7 @@ export class PanelConnection {
     }
     const parsed = PanelClientMessage.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-      const requestId = requestIdOf(json);
-      return this.error('invalid_message', `invalid panel message${where}: ${issue?.message ?? 'unknown shape'}`, requestId);
+      return this.error('invalid_message', `invalid panel message: ${formatZodIssues(parsed.error)}`, requestIdOf(json));
     }
     const message = parsed.data;
     try {
