@@ -27,7 +27,7 @@ import { mcpLaunchCommand } from './mcp-launch.js';
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
-export const STALE_SESSION_MESSAGE =
+const STALE_SESSION_MESSAGE =
   'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
 /** POST with the bearer token: answers {url} with a fresh one-time panel link. */
 export const TICKET_PATH = '/ticket';
