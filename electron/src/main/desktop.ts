@@ -7,7 +7,7 @@
 import type { App, BrowserWindow, IpcMain, Shell } from 'electron';
 import { DisposableStore } from '@ptydeck/contract';
 import { registerBridge } from './bridge.js';
-import { guardWebContents, hardenSession, type GuardedContents, type HardenedSession } from './guards.js';
+import { guardWebContents, hardenBrowserSession, type GuardedContents, type HardenedBrowserSession } from './guards.js';
 import { closeBeforeQuit, quitOnSignals } from './quit.js';
 import { originOf } from './origin.js';
 
@@ -29,7 +29,7 @@ export interface DesktopDeps {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Shell, 'openExternal'>;
   /** The session the window uses (session.defaultSession), available once the app is ready. */
-  session: () => HardenedSession;
+  browserSession: () => HardenedBrowserSession;
   /** Creates and loads the window; window.ts's createMainWindow in production. */
   createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'>;
   /** Starts the core's server; startLocalServer in production. */
@@ -73,7 +73,7 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   app.on('web-contents-created', (_event, contents: GuardedContents) => guardWebContents(contents, appOrigin));
 
   await app.whenReady();
-  hardenSession(deps.session(), appOrigin);
+  hardenBrowserSession(deps.browserSession(), appOrigin);
   registerBridge(deps.ipcMain, {
     appOrigin,
     connection: () => ({ url: server.url, token: server.token }),

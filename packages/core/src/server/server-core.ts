@@ -27,7 +27,7 @@ import { mcpLaunchCommand } from './mcp-launch.js';
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
-const STALE_SESSION_MESSAGE =
+const STALE_MCP_SESSION_MESSAGE =
   'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
 /** POST with the bearer token: answers {url} with a fresh one-time panel link. */
 export const TICKET_PATH = '/ticket';
@@ -123,7 +123,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
         // The token changes with every launch, so an agent still holding a session from
         // before a restart presents the old one: tell it what happened instead of a bare 401
         // it cannot act on. The session id is not looked up, so this reveals nothing.
-        if (req.headers['mcp-session-id'] !== undefined) return jsonRpcError(res, 404, -32001, STALE_SESSION_MESSAGE);
+        if (req.headers['mcp-session-id'] !== undefined) return jsonRpcError(res, 404, -32001, STALE_MCP_SESSION_MESSAGE);
         return jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see server.json)', {
           'WWW-Authenticate': 'Bearer realm="ptydeck"',
         });
