@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
  */
 
 /** The installed `electron` package's directory, or null when it is not installed. */
-export function electronPackageDir(from = import.meta.url) {
+function electronPackageDir(from = import.meta.url) {
   try {
     return dirname(createRequire(from).resolve('electron/package.json'));
   } catch {

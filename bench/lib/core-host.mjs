@@ -11,6 +11,7 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
+import { PANEL_WS_PATH } from '@ptydeck/contract';
 import { createPtyService, startLocalServer } from '@ptydeck/core';
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
@@ -112,7 +113,7 @@ async function startWithoutMirror(service) {
   const httpServer = http.createServer((_req, res) => res.writeHead(404).end());
   const wss = new WebSocketServer({
     server: httpServer,
-    path: '/panel',
+    path: PANEL_WS_PATH,
     perMessageDeflate: false,
     skipUTF8Validation: true,
     maxPayload: 8 * 1024 * 1024,

@@ -2,19 +2,20 @@
 // rendering. Output frames are decoded by hand (length prefix, JSON header)
 // so the client's own cost stays small next to the server's.
 import WebSocket from 'ws';
+import { ACK_WINDOW, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import { deferred, now, withDeadline } from './harness.mjs';
 import { keyFor } from './raw-pty.mjs';
 
 /**
- * The core sends each viewer a window (128 KiB) of output past its last ack,
- * so a client must ack what it consumed; as the app does, in batches.
+ * The core sends each viewer a window (ACK_WINDOW) of output past its last
+ * ack, so a client must ack what it consumed; as the app does, in batches.
  */
-const ACK_BYTES = 32 * 1024;
+const ACK_BYTES = ACK_WINDOW / 4;
 
 export class PanelClient {
   /** @param {string} url http://127.0.0.1:PORT of the server */
   static async connect(url, token) {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/panel`, [`ptydeck.token.${token}`], {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${PANEL_WS_PATH}`, [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`], {
       headers: { Origin: url },
       perMessageDeflate: false,
     });

@@ -34,7 +34,7 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
     app,
     ipcMain,
     shell,
-    session: () => session,
+    browserSession: () => session,
     createWindow,
     startServer,
     platform: options.platform ?? 'linux',

@@ -4,9 +4,10 @@
  * before quitting. Electron and the server come in as parameters so the whole sequence
  * runs in a unit test with fakes; main.ts passes the real ones.
  */
-import type { App, BrowserWindow, IpcMain, Session, Shell } from 'electron';
+import type { App, BrowserWindow, IpcMain, Shell } from 'electron';
+import { DisposableStore } from '@ptydeck/contract';
 import { registerBridge } from './bridge.js';
-import { guardWebContents, hardenSession, type GuardedContents, type HardenedSession } from './guards.js';
+import { guardWebContents, hardenBrowserSession, type GuardedContents, type HardenedBrowserSession } from './guards.js';
 import { closeBeforeQuit, quitOnSignals } from './quit.js';
 import { originOf } from './origin.js';
 
@@ -28,7 +29,7 @@ export interface DesktopDeps {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Shell, 'openExternal'>;
   /** The session the window uses (session.defaultSession), available once the app is ready. */
-  session: () => HardenedSession;
+  browserSession: () => HardenedBrowserSession;
   /** Creates and loads the window; window.ts's createMainWindow in production. */
   createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'>;
   /** Starts the core's server; startLocalServer in production. */
@@ -55,14 +56,12 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   }
 
   const server = await deps.startServer();
-  const stopHoldingQuit = closeBeforeQuit(app, server);
-  const stopQuittingOnSignals = quitOnSignals(app, deps.processLike);
   // Once the app really quits, signals get their default meaning again: a second Ctrl-C
   // during Electron's own teardown should end the process, not call quit() once more.
-  app.once('quit', () => {
-    stopQuittingOnSignals();
-    stopHoldingQuit();
-  });
+  const untilQuit = new DisposableStore();
+  untilQuit.add(closeBeforeQuit(app, server));
+  untilQuit.add(quitOnSignals(app, deps.processLike));
+  app.once('quit', () => untilQuit.dispose());
 
   const appOrigin = originOf(server.url);
   if (appOrigin === null) {
@@ -74,7 +73,7 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   app.on('web-contents-created', (_event, contents: GuardedContents) => guardWebContents(contents, appOrigin));
 
   await app.whenReady();
-  hardenSession(deps.session(), appOrigin);
+  hardenBrowserSession(deps.browserSession(), appOrigin);
   registerBridge(deps.ipcMain, {
     appOrigin,
     connection: () => ({ url: server.url, token: server.token }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contentSecurityPolicy } from './csp.js';
-import { guardWebContents, hardenSession, type GuardedContents, type HardenedSession } from './guards.js';
+import { guardWebContents, hardenBrowserSession, type GuardedContents, type HardenedBrowserSession } from './guards.js';
 import { FakeContents, FakeSession, fakeEvent } from './testing/fakes.js';
 
 const appOrigin = 'http://127.0.0.1:4000';
@@ -43,10 +43,10 @@ describe('guardWebContents', () => {
   });
 });
 
-describe('hardenSession', () => {
+describe('hardenBrowserSession', () => {
   function hardened(): FakeSession {
     const session = new FakeSession();
-    hardenSession(session as unknown as HardenedSession, appOrigin);
+    hardenBrowserSession(session as unknown as HardenedBrowserSession, appOrigin);
     return session;
   }
 

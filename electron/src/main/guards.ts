@@ -35,13 +35,13 @@ export function guardWebContents(contents: GuardedContents, appOrigin: string): 
   });
 }
 
-/** The Session surface the hardening uses. */
-export type HardenedSession = Pick<Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler' | 'on'> & {
+/** The surface of Electron's (browser) Session the hardening uses. */
+export type HardenedBrowserSession = Pick<Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler' | 'on'> & {
   webRequest: Pick<Session['webRequest'], 'onHeadersReceived'>;
 };
 
 /** Denies every permission and download, and adds the app's CSP to its responses. */
-export function hardenSession(session: HardenedSession, appOrigin: string): void {
+export function hardenBrowserSession(session: HardenedBrowserSession, appOrigin: string): void {
   // A terminal panel needs no camera, microphone, notifications, geolocation, HID, serial
   // or the like; answering no to all of them leaves nothing to misjudge.
   session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));

@@ -17,7 +17,7 @@ runDesktop({
   app,
   ipcMain,
   shell,
-  session: () => session.defaultSession,
+  browserSession: () => session.defaultSession,
   createWindow: (url) => createMainWindow({ preloadPath, url }),
   // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
   // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.

@@ -2,3 +2,7 @@ export * from './session.js';
 export * from './events.js';
 export * from './panel-protocol.js';
 export * from './output-frame.js';
+export * from './report.js';
+export * from './emitter.js';
+export * from './disposable.js';
+export * from './zod-issues.js';

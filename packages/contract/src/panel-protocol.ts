@@ -111,3 +111,23 @@ export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 export const PANEL_WS_PATH = '/panel';
 /** Path of MCP over Streamable HTTP on the local server. */
 export const MCP_PATH = '/mcp';
+/**
+ * A panel authenticates by offering the subprotocol `TOKEN_SUBPROTOCOL_PREFIX +
+ * token` (browsers cannot set headers on a WebSocket).
+ */
+export const TOKEN_SUBPROTOCOL_PREFIX = 'ptydeck.token.';
+/** A subprotocol a panel may offer beside its token so the server echoes this instead of the token. */
+export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
+
+/**
+ * Output the core sends a viewer beyond what it acknowledged as parsed (see
+ * AckMessage). The browser drains its socket as fast as frames arrive whatever
+ * its terminal's pace, so the socket's backlog never shows a slow terminal:
+ * this window is what bounds the output queued ahead of a keystroke's echo (a
+ * prompt after Ctrl-C waits behind at most this much). Measured with the e2e
+ * `yes` scenario on a loaded 2-core machine, where Chromium parsed a flood at
+ * only 30-200 KB/s: Ctrl-C's prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s
+ * with 256 KiB (2.3-3.7 s before acks). 128 KiB keeps the in-flight wait near
+ * 64 KiB's while a fast reader on loopback still streams at tens of MB/s.
+ */
+export const ACK_WINDOW = 128 * 1024;

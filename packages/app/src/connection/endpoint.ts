@@ -1,13 +1,10 @@
-import { PANEL_WS_PATH } from '@ptydeck/contract';
+import { PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 
 /** Everything needed to open the panel socket. */
 export interface PanelEndpoint {
   url: string;
   protocols: string[];
 }
-
-/** Prefix of the WebSocket subprotocol that carries the token (see the team brief: auth). */
-export const TOKEN_PROTOCOL_PREFIX = 'ptydeck.token.';
 
 /** Browser mode: same origin as the page; the ticket cookie authenticates. */
 export function sameOriginEndpoint(location: { protocol: string; host: string }): PanelEndpoint {
@@ -24,5 +21,5 @@ export function tokenEndpoint(serverUrl: string, token: string): PanelEndpoint {
   url.pathname = PANEL_WS_PATH;
   url.search = '';
   url.hash = '';
-  return { url: url.toString(), protocols: [`${TOKEN_PROTOCOL_PREFIX}${token}`] };
+  return { url: url.toString(), protocols: [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`] };
 }

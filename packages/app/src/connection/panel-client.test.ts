@@ -216,4 +216,33 @@ describe('PanelClient', () => {
     client.ack('a', 105);
     expect(latest().sent).toEqual([]);
   });
+
+  it('reports a connection attempt that fails unexpectedly and retries it, instead of staying connecting', async () => {
+    const reports: string[] = [];
+    const sockets: FakeSocket[] = [];
+    const timers = new FakeTimers();
+    const client = new PanelClient({
+      endpoint: async () => ({ url: 'ws://127.0.0.1:1/panel', protocols: [] }),
+      openSocket: (url, protocols) => {
+        const socket = new FakeSocket(url, protocols);
+        sockets.push(socket);
+        // The first socket breaks while the client wires it up: a failure no branch expects.
+        if (sockets.length === 1) socket.onClose = () => { throw new Error('socket broke'); };
+        return socket;
+      },
+      timers,
+      random: () => 0,
+      backoff: { initialMs: 100, maxMs: 400, factor: 2, jitter: 0 },
+      reportError: (error, context) => reports.push(`${context}: ${(error as Error).message}`),
+    });
+    client.start();
+    await flush();
+    expect(reports).toEqual(['connecting the panel socket failed: socket broke']);
+    expect(client.status).toMatchObject({ state: 'disconnected', retryInMs: 100 });
+    timers.runNext();
+    await flush();
+    sockets[1]!.receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    expect(client.status.state).toBe('connected');
+    client.dispose();
+  });
 });

@@ -1,12 +1,14 @@
 import {
+  Emitter,
   MAX_PANEL_INPUT_CHARS,
   PanelClientMessage,
+  reportError,
+  type ErrorReporter,
   type AgentInfo,
   type McpLaunch,
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
-import { Emitter } from '../lib/emitter.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
 import type { PanelEndpoint } from './endpoint.js';
@@ -57,6 +59,8 @@ export interface PanelClientOptions {
   backoff?: BackoffOptions;
   random?: () => number;
   timers?: Timers;
+  /** Where a failed connection attempt is reported. Default: the contract's reportError (the console). */
+  reportError?: ErrorReporter;
 }
 
 const browserTimers: Timers = {
@@ -72,14 +76,14 @@ const browserTimers: Timers = {
  */
 export class PanelClient {
   private readonly book = new CursorBook();
-  private readonly statusEmitter = new Emitter<ConnectionStatus>();
-  private readonly snapshotEmitter = new Emitter<Snapshot>();
-  private readonly eventEmitter = new Emitter<PtyEvent>();
-  private readonly agentsEmitter = new Emitter<AgentInfo[]>();
-  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>();
-  private readonly resyncEmitter = new Emitter<ResyncEvent>();
-  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>();
-  private readonly errorEmitter = new Emitter<PanelError>();
+  private readonly statusEmitter = new Emitter<ConnectionStatus>({ name: 'status' });
+  private readonly snapshotEmitter = new Emitter<Snapshot>({ name: 'snapshot' });
+  private readonly eventEmitter = new Emitter<PtyEvent>({ name: 'event' });
+  private readonly agentsEmitter = new Emitter<AgentInfo[]>({ name: 'agents' });
+  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>({ name: 'output' });
+  private readonly resyncEmitter = new Emitter<ResyncEvent>({ name: 'resync' });
+  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>({ name: 'created' });
+  private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -116,7 +120,7 @@ export class PanelClient {
 
   start(): void {
     if (this.socket || this.disposed) return;
-    void this.connect();
+    this.connect();
   }
 
   /** Streams a session's output. Idempotent: a second attach never rewinds its cursor. */
@@ -186,7 +190,19 @@ export class PanelClient {
     ]) emitter.clear();
   }
 
-  private async connect(): Promise<void> {
+  /**
+   * One connection attempt. Its expected failures (no endpoint, a socket that
+   * will not open) schedule a retry inside; anything else it throws is
+   * reported and retried too, so the client never stays 'connecting' for good.
+   */
+  private connect(): void {
+    this.tryConnect().catch((error: unknown) => {
+      (this.options.reportError ?? reportError)(error, 'connecting the panel socket failed');
+      this.scheduleReconnect(`connecting failed: ${describe(error)}`);
+    });
+  }
+
+  private async tryConnect(): Promise<void> {
     this.retryTimer = null;
     this.setStatus({ state: 'connecting', attempt: this.attempt });
     let endpoint: PanelEndpoint;
@@ -221,7 +237,7 @@ export class PanelClient {
     const retryInMs = backoffDelay(this.attempt, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
     this.setStatus({ state: 'disconnected', attempt: this.attempt, retryInMs, reason });
     this.attempt += 1;
-    this.retryTimer = this.timers.set(() => void this.connect(), retryInMs);
+    this.retryTimer = this.timers.set(() => this.connect(), retryInMs);
   }
 
   private handleMessage(data: unknown): void {

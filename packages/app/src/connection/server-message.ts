@@ -1,4 +1,4 @@
-import { decodeOutputFrame, PanelServerMessage, type OutputFrame } from '@ptydeck/contract';
+import { decodeOutputFrame, formatZodIssues, PanelServerMessage, type OutputFrame } from '@ptydeck/contract';
 
 export type IncomingMessage =
   | { kind: 'control'; message: PanelServerMessage }
@@ -27,9 +27,7 @@ function parseControl(text: string): IncomingMessage {
   }
   const result = PanelServerMessage.safeParse(json);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    return { kind: 'invalid', reason: `invalid control message${where}: ${issue?.message ?? 'schema mismatch'}` };
+    return { kind: 'invalid', reason: `invalid control message: ${formatZodIssues(result.error)}` };
   }
   return { kind: 'control', message: result.data };
 }

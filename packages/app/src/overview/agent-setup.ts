@@ -11,7 +11,7 @@ export interface AgentSetup {
 }
 
 /** Used until the server says where this install's launcher is (it does in every snapshot). */
-export const DEFAULT_MCP_LAUNCH: McpLaunch = { command: 'ptydeck', args: ['mcp'] };
+const DEFAULT_MCP_LAUNCH: McpLaunch = { command: 'ptydeck', args: ['mcp'] };
 
 /** A word a POSIX shell reads back unchanged. */
 function shellWord(word: string): string {

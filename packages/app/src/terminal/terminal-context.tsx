@@ -3,7 +3,7 @@ import { onCleanup } from 'solid-js';
 import type { McpLaunch } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
-import { DisposableStore } from '../lib/emitter.js';
+import { DisposableStore } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';

@@ -4,7 +4,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
-import { DisposableStore } from '../lib/emitter.js';
+import { DisposableStore } from '@ptydeck/contract';
 import { matchShortcut } from './shortcuts.js';
 import { WriteFlow } from './write-flow.js';
 

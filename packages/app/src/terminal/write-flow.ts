@@ -1,3 +1,5 @@
+import { ACK_WINDOW } from '@ptydeck/contract';
+
 /**
  * Tells the server how far one xterm.js terminal has parsed its output.
  *
@@ -18,11 +20,8 @@ export interface WriteFlowOptions {
   ackBytes?: number;
 }
 
-/**
- * An eighth of the server's window (ACK_WINDOW in the core's panel
- * connection): the window refills while the terminal still parses the rest.
- */
-export const DEFAULT_ACK_BYTES = 16 * 1024;
+/** An eighth of the server's window: the window refills while the terminal still parses the rest. */
+export const DEFAULT_ACK_BYTES = ACK_WINDOW / 8;
 
 export class WriteFlow {
   /** Cursor last acknowledged (or known to the server, after a restore). */

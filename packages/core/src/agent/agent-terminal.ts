@@ -1,4 +1,4 @@
-import type { SessionId } from '@ptydeck/contract';
+import { Emitter, reportError, type SessionId } from '@ptydeck/contract';
 import type { PtyDataEvent, PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
@@ -25,7 +25,7 @@ export class AgentTerminal implements SettleTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   private readonly scanner = new TerminalStreamScanner();
-  private readonly listeners = new Set<() => void>();
+  private readonly changed: Emitter<void>;
   private readonly cursors = new Map<string, number>();
   private executeStrategy: ExecuteStrategy | null;
   private mirror: ScreenMirror | null = null;
@@ -47,6 +47,7 @@ export class AgentTerminal implements SettleTarget {
     this.executeStrategy = strategy;
     this.currentCwd = cwd;
     this.view = new OutputView(service, id, this.tracker);
+    this.changed = new Emitter<void>({ name: `agent terminal ${id} changed` });
   }
 
   /** How commands are run here; null for a program that is not a shell. */
@@ -97,8 +98,7 @@ export class AgentTerminal implements SettleTarget {
 
   /** Subscribes to any change: output, marks, exit. Returns an unsubscribe. */
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changed.on(listener);
   }
 
   ingest(event: PtyDataEvent): void {
@@ -158,7 +158,7 @@ export class AgentTerminal implements SettleTarget {
         this.typeCommand(command);
       } catch (error) {
         // Nobody awaits a queued run: the agent sees the shell idle at its prompt and its command not run.
-        reportError(`a queued command for ${this.id} could not be typed`, error);
+        reportError(error, `a queued command for ${this.id} could not be typed`);
       }
     });
     this.queued = off;
@@ -256,7 +256,7 @@ export class AgentTerminal implements SettleTarget {
     this.queued = null;
     this.mirror?.dispose();
     this.mirror = null;
-    this.listeners.clear();
+    this.changed.clear();
   }
 
   private requireStrategy(): ExecuteStrategy {
@@ -272,21 +272,12 @@ export class AgentTerminal implements SettleTarget {
     const read = this.service.read(this.id, { cursor: this.mirrorFed, maxBytes: end - this.mirrorFed });
     this.mirrorFed = read.next;
     if (read.data.length > 0) {
-      mirror.write(read.data).catch((error: unknown) => reportError(`the screen of ${this.id} could not parse output`, error));
+      mirror.write(read.data).catch((error: unknown) => reportError(error, `the screen of ${this.id} could not parse output`));
     }
   }
 
   private emit(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        reportError(`a listener of ${this.id} threw`, error);
-      }
-    }
+    this.changed.fire();
   }
-}
 
-function reportError(what: string, error: unknown): void {
-  process.stderr.write(`ptydeck: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 }

@@ -1,4 +1,4 @@
-import type { SessionId } from '@ptydeck/contract';
+import { reportError, type SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
@@ -66,9 +66,7 @@ export class OwnedSessions {
   }
 
   private removeQuietly(id: string): void {
-    this.service.remove(id).catch((error: unknown) => {
-      process.stderr.write(`ptydeck: could not remove terminal ${id}: ${String(error)}\n`);
-    });
+    this.service.remove(id).catch((error: unknown) => reportError(error, `removing terminal ${id} failed`));
   }
 
   add(session: AgentTerminal): void {

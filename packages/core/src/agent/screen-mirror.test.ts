@@ -41,5 +41,17 @@ describe('ScreenMirror', () => {
     mirror = new ScreenMirror({ cols: 20, rows: 3 });
     mirror.resize(40, 5);
     expect([mirror.cols, mirror.rows]).toEqual([40, 5]);
+    await mirror.settled();
+    expect([mirror.cols, mirror.rows]).toEqual([40, 5]);
+  });
+
+  it('resizes after the output written before it is parsed, not before', async () => {
+    mirror = new ScreenMirror({ cols: 10, rows: 3 });
+    // Column 20 does not exist at 10 columns: the cursor stops at the last one.
+    void mirror.write('\x1b[20Gx');
+    mirror.resize(40, 3);
+    void mirror.write('\r\n\x1b[20Gy');
+    await mirror.settled();
+    expect(mirror.screenText()).toBe(`${' '.repeat(9)}x\n${' '.repeat(19)}y`);
   });
 });

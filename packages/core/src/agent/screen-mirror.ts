@@ -34,18 +34,22 @@ export interface ScreenMirrorOptions {
 /**
  * A headless xterm.js terminal that renders a session's output so its screen
  * can be read as text (for models) or serialized (to repaint a viewer). Feed it
- * the session's bytes in order with write(); reads reflect what was parsed so
- * far, so await settled() (or write()'s promise) before reading.
+ * the session's bytes in order with write() and its size changes with
+ * resize(), in the order they happened; reads reflect what was parsed so far,
+ * so await settled() (or write()'s promise) before reading.
  */
 export class ScreenMirror {
   private readonly terminal: Terminal;
   private readonly serializer: SerializeAddon;
   private pending: Promise<void> = Promise.resolve();
   private disposed = false;
+  /** The size as of everything queued: the terminal's own lags until the queued resizes are reached. */
+  private size: { cols: number; rows: number };
 
   constructor(options: ScreenMirrorOptions) {
     const { Terminal, SerializeAddon } = loadXterm();
     this.serializer = new SerializeAddon();
+    this.size = { cols: options.cols, rows: options.rows };
     this.terminal = new Terminal({
       cols: options.cols,
       rows: options.rows,
@@ -56,12 +60,14 @@ export class ScreenMirror {
     this.terminal.loadAddon(this.serializer as unknown as Parameters<typeof this.terminal.loadAddon>[0]);
   }
 
+  /** Columns once everything queued so far is applied (the size last passed to resize()). */
   get cols(): number {
-    return this.terminal.cols;
+    return this.size.cols;
   }
 
+  /** Rows once everything queued so far is applied. */
   get rows(): number {
-    return this.terminal.rows;
+    return this.size.rows;
   }
 
   /** True while a full-screen program has switched to the alternate screen. */
@@ -76,13 +82,31 @@ export class ScreenMirror {
     return this.pending;
   }
 
-  /** Resolves once everything written so far has been parsed. */
+  /** Resolves once everything written (and resized) so far has been applied. */
   settled(): Promise<void> {
     return this.pending;
   }
 
+  /**
+   * Resizes once everything written before this call is parsed. xterm.js
+   * parses writes later, in order, while its resize() is immediate: applied at
+   * once, output queued before it would be laid out at the new size. The
+   * callback of an empty write runs when the parser reaches it, before any
+   * later write is parsed, so the resize lands exactly between the two.
+   */
   resize(cols: number, rows: number): void {
-    if (!this.disposed) this.terminal.resize(cols, rows);
+    if (this.disposed) return;
+    this.size = { cols, rows };
+    this.pending = new Promise((resolve, reject) =>
+      this.terminal.write('', () => {
+        try {
+          if (!this.disposed) this.terminal.resize(cols, rows);
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
   }
 
   /** The visible screen as plain text, trailing blanks trimmed: what a person would see. */

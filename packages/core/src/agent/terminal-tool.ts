@@ -1,4 +1,4 @@
-import type { SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import type { z } from 'zod';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
@@ -82,7 +82,7 @@ export function createTerminalTool(service: PtyService, options: TerminalToolOpt
 class TerminalToolImpl implements TerminalTool {
   private readonly owned: OwnedSessions;
   private readonly launcher: ShellLauncher;
-  private readonly unsubscribes: Array<() => void>;
+  private readonly subscriptions = new DisposableStore();
   private readonly shellStartMs: number;
 
   constructor(
@@ -92,7 +92,7 @@ class TerminalToolImpl implements TerminalTool {
     this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
     this.launcher = new ShellLauncher(options.shell);
     this.shellStartMs = options.shellStartMs ?? 10_000;
-    this.unsubscribes = [
+    for (const unsubscribe of [
       service.on('pty.data', (event) => this.owned.get(event.id)?.ingest(event)),
       service.on('pty.updated', (event) => this.owned.get(event.info.id)?.resizeMirror(event.info.cols, event.info.rows)),
       service.on('pty.exited', (event) => {
@@ -106,7 +106,7 @@ class TerminalToolImpl implements TerminalTool {
         session?.markRemoved();
         session?.dispose();
       }),
-    ];
+    ]) this.subscriptions.add(unsubscribe);
   }
 
   async create(owner: TerminalOwner, rawInput: CreateInput): Promise<CreateResult> {
@@ -340,7 +340,9 @@ class TerminalToolImpl implements TerminalTool {
   }
 
   async closeOwner(ownerId: string): Promise<void> {
-    await Promise.all(this.owned.ofOwner(ownerId).map((s) => this.service.remove(s.id).catch(() => undefined)));
+    await Promise.all(
+      this.owned.ofOwner(ownerId).map((s) => this.service.remove(s.id).catch((error: unknown) => reportError(error, `closing terminal ${s.id} failed`))),
+    );
   }
 
   ownerDisconnected(ownerId: string): void {
@@ -348,7 +350,7 @@ class TerminalToolImpl implements TerminalTool {
   }
 
   dispose(): void {
-    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    this.subscriptions.dispose();
     for (const session of this.owned.clear()) session.dispose();
     this.launcher.dispose();
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS } from '@ptydeck/contract';
+import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, formatZodIssues } from '@ptydeck/contract';
 import { TerminalToolError } from './errors.js';
 import { KEY_NAMES } from './keys.js';
 
@@ -148,6 +148,5 @@ export type CloseInput = z.input<typeof CloseInput>;
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const message = result.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
-  throw new TerminalToolError('invalid_input', `Invalid arguments: ${message}`);
+  throw new TerminalToolError('invalid_input', `Invalid arguments: ${formatZodIssues(result.error)}`);
 }

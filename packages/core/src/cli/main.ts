@@ -45,7 +45,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   }
 }
 
-export function packageVersion(): string {
+function packageVersion(): string {
   // src/cli and dist/cli both sit two levels below the package root.
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
 import { BRIDGE_HEADER } from '../server/bridge-header.js';
+import { bounded } from './signals.js';
 
 export interface BridgeOptions {
   /** Base URL of the running ptydeck, e.g. http://127.0.0.1:PORT. */
@@ -82,20 +83,9 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   const close = () =>
     (closing ??= (async () => {
       finish();
-      await withTimeout(http.terminateSession().catch(() => {}), 2000);
+      await bounded(http.terminateSession(), 2000);
       await http.close().catch(() => {});
       await stdio.close().catch(() => {});
     })());
   return { done, close };
-}
-
-function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    void promise.finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

@@ -1,57 +1,39 @@
+import { Emitter, reportError, type ErrorReporter, type Unsubscribe } from '@ptydeck/contract';
+
 /**
- * Synchronous typed events where every listener runs in isolation: a
- * listener that throws is reported and the others (and the service emitting)
- * carry on, because one broken panel client must not stall a PTY.
+ * Several typed events under one object (`on('pty.data', …)`), each an
+ * Emitter from the contract: a listener that throws is reported and the
+ * others (and the service emitting) carry on, because one broken panel client
+ * must not stall a PTY.
  */
-export type ListenerErrorReporter = (error: unknown, event: string) => void;
-
-export const reportListenerErrorToStderr: ListenerErrorReporter = (error, event) => {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`ptydeck: a '${event}' listener threw: ${detail}\n`);
-};
-
 export class EventHub<Map extends object> {
-  private readonly listeners = new Map<keyof Map, Set<(event: never) => void>>();
+  private readonly emitters = new Map<keyof Map, Emitter<never>>();
 
-  constructor(private readonly onListenerError: ListenerErrorReporter = reportListenerErrorToStderr) {}
+  constructor(private readonly onListenerError: ErrorReporter = reportError) {}
 
-  on<K extends keyof Map>(event: K, listener: (event: Map[K]) => void): () => void {
-    let set = this.listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(event, set);
-    }
-    // Wrap so the same function subscribed twice gets two independent subscriptions.
-    const entry = (value: never) => listener(value as Map[K]);
-    set.add(entry);
-    return () => {
-      set.delete(entry);
-    };
+  on<K extends keyof Map>(event: K, listener: (event: Map[K]) => void): Unsubscribe {
+    return this.emitter(event).on(listener);
   }
 
   /** True when someone listens: lets hot paths skip building event objects. */
   has(event: keyof Map): boolean {
-    const set = this.listeners.get(event);
-    return set !== undefined && set.size > 0;
+    return this.emitters.get(event)?.hasListeners ?? false;
   }
 
   emit<K extends keyof Map>(event: K, value: Map[K]): void {
-    const set = this.listeners.get(event);
-    if (!set || set.size === 0) return;
-    for (const listener of set) {
-      try {
-        listener(value as never);
-      } catch (error) {
-        try {
-          this.onListenerError(error, String(event));
-        } catch {
-          // A throwing reporter must not break emission either.
-        }
-      }
-    }
+    this.emitters.get(event)?.fire(value as never);
   }
 
   clear(): void {
-    this.listeners.clear();
+    for (const emitter of this.emitters.values()) emitter.clear();
+  }
+
+  private emitter<K extends keyof Map>(event: K): Emitter<Map[K]> {
+    let emitter = this.emitters.get(event) as Emitter<Map[K]> | undefined;
+    if (!emitter) {
+      emitter = new Emitter<Map[K]>({ name: String(event), onListenerError: this.onListenerError });
+      this.emitters.set(event, emitter as unknown as Emitter<never>);
+    }
+    return emitter;
   }
 }

@@ -55,7 +55,7 @@ function scanProcesses(): ProcessEntry[] {
 }
 
 /** Pids (not zombies) in session or process group `sid`. Linux reads /proc; elsewhere only the group is known. */
-export function sessionMembers(sid: number): number[] {
+export function posixSessionMembers(sid: number): number[] {
   if (process.platform !== 'linux') return groupAlive(sid) ? [sid] : [];
   let entries: ProcessEntry[];
   try {
@@ -77,13 +77,13 @@ export function groupAlive(pgid: number): boolean {
 }
 
 /** Sends `signal` to the session's process group and every other member of its session. */
-export function signalSession(sid: number, signal: NodeJS.Signals): void {
+export function signalPosixSession(sid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-sid, signal);
   } catch {
     // The group may be gone already; members in other groups are handled below.
   }
-  for (const pid of sessionMembers(sid)) {
+  for (const pid of posixSessionMembers(sid)) {
     try {
       process.kill(pid, signal);
     } catch {

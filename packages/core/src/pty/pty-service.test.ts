@@ -223,7 +223,7 @@ describe('PtyService', () => {
 
   it('isolates listeners: one that throws breaks neither the service nor the others', async () => {
     const reported: string[] = [];
-    const svc = createPtyService({ onListenerError: (_error, event) => reported.push(event) });
+    const svc = createPtyService({ onListenerError: (_error, context) => reported.push(context) });
     try {
       let dataSeen = 0;
       svc.on('pty.data', () => {
@@ -237,8 +237,8 @@ describe('PtyService', () => {
       await waitForExit(svc, info.id);
       expect(readAll(svc, info.id).toString()).toBe('ok\r\n');
       expect(dataSeen).toBeGreaterThan(0);
-      expect(reported).toContain('pty.created');
-      expect(reported).toContain('pty.data');
+      expect(reported).toContain("a 'pty.created' listener threw");
+      expect(reported).toContain("a 'pty.data' listener threw");
     } finally {
       await svc.dispose();
     }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { SessionId, SessionInfo } from '@ptydeck/contract';
+import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
-import { groupAlive, isSignalName, sessionMembers, signalSession } from './process-tree.js';
+import { groupAlive, isSignalName, posixSessionMembers, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
-import { Session } from './session.js';
+import { PtySession } from './pty-session.js';
 import {
   PtyError,
   type CreateSessionInput,
@@ -42,9 +42,9 @@ class PtyServiceImpl implements PtyService {
   private readonly baseEnv: Record<string, string | undefined>;
   private readonly events: EventHub<PtyServiceEventMap>;
   /** Insertion order is creation order. */
-  private readonly sessions = new Map<SessionId, Session>();
+  private readonly sessions = new Map<SessionId, PtySession>();
   /** Exited sessions, oldest exit first: retention evicts and the global cap trims from the front. */
-  private exitedOrder: Session[] = [];
+  private exitedOrder: PtySession[] = [];
   private liveCount = 0;
   private liveAgentCount = 0;
   private totalBytes = 0;
@@ -91,7 +91,7 @@ class PtyServiceImpl implements PtyService {
     }
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
-    const session = new Session({
+    const session = new PtySession({
       id,
       source: input.source,
       owner: input.owner ?? null,
@@ -158,7 +158,7 @@ class PtyServiceImpl implements PtyService {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
     if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
-    signalSession(session.info.pid, signal);
+    signalPosixSession(session.info.pid, signal);
     // A signal the process survives (SIGWINCH, a trapped SIGINT) must not hang the caller forever.
     await waitFor(() => !session.running, session.exited, this.config.killGraceMs);
   }
@@ -199,7 +199,7 @@ class PtyServiceImpl implements PtyService {
   }
 
   // The hot path: one append, one title scan, one event object per chunk.
-  private onData(session: Session, chunk: Buffer): void {
+  private onData(session: PtySession, chunk: Buffer): void {
     const log = session.log;
     const cursor = log.append(chunk);
     this.totalBytes += chunk.length;
@@ -215,7 +215,7 @@ class PtyServiceImpl implements PtyService {
     }
   }
 
-  private onExit(session: Session, exit: PtyExit): void {
+  private onExit(session: PtySession, exit: PtyExit): void {
     session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
     this.liveCount--;
     if (session.info.source === 'agent') this.liveAgentCount--;
@@ -246,11 +246,9 @@ class PtyServiceImpl implements PtyService {
     }
   }
 
-  private evict(session: Session): void {
+  private evict(session: PtySession): void {
     // Lingering background processes of an evicted session are ended too; nothing awaits it.
-    this.terminate(session).catch((error: unknown) => {
-      process.stderr.write(`ptydeck: could not end the processes of evicted session ${session.id}: ${String(error)}\n`);
-    });
+    this.terminate(session).catch((error: unknown) => reportError(error, `ending the processes of evicted session ${session.id} failed`));
     this.forget(session);
   }
 
@@ -268,7 +266,7 @@ class PtyServiceImpl implements PtyService {
     }
     while (this.totalBytes > this.config.totalLogBytes) {
       // A scan per trim: at most a few dozen live sessions, against a chunk append that already costs more.
-      let largest: Session | undefined;
+      let largest: PtySession | undefined;
       for (const session of this.sessions.values()) {
         if (session.running && session.log.size > (largest?.log.size ?? 0)) largest = session;
       }
@@ -278,7 +276,7 @@ class PtyServiceImpl implements PtyService {
     }
   }
 
-  private forget(session: Session): void {
+  private forget(session: PtySession): void {
     if (!this.sessions.delete(session.id)) return;
     this.totalBytes -= session.log.clear();
     this.exitedOrder = this.exitedOrder.filter((other) => other !== session);
@@ -297,28 +295,28 @@ class PtyServiceImpl implements PtyService {
    * from the terminal entirely, like `nohup cmd >/dev/null 2>&1 &` in another
    * process group, is left alone, as closing a terminal window would.)
    */
-  private terminate(session: Session): Promise<void> {
+  private terminate(session: PtySession): Promise<void> {
     session.termination ??= (async () => {
       const sid = session.info.pid;
       if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
-      const gone = () => !session.running && sessionMembers(sid).length === 0;
+      const gone = () => !session.running && posixSessionMembers(sid).length === 0;
       if (gone()) return;
-      signalSession(sid, 'SIGHUP');
-      signalSession(sid, 'SIGCONT');
+      signalPosixSession(sid, 'SIGHUP');
+      signalPosixSession(sid, 'SIGCONT');
       if (await waitFor(gone, session.exited, this.config.killGraceMs)) return;
-      signalSession(sid, 'SIGKILL');
+      signalPosixSession(sid, 'SIGKILL');
       await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
     })();
     return session.termination;
   }
 
-  private requireSession(id: SessionId): Session {
+  private requireSession(id: SessionId): PtySession {
     const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
     if (!session) throw new PtyError('no_such_session', `no session with id '${String(id)}'`);
     return session;
   }
 
-  private runningSession(id: SessionId, action: string): Session {
+  private runningSession(id: SessionId, action: string): PtySession {
     const session = this.requireSession(id);
     if (!session.running || !session.process) {
       throw new PtyError('not_running', `cannot ${action} session '${id}': it has exited`);
@@ -328,7 +326,7 @@ class PtyServiceImpl implements PtyService {
 }
 
 /** Whose history an exited session counts against: its agent connection, or the developer. */
-function retentionKey(session: Session): string {
+function retentionKey(session: PtySession): string {
   return session.info.owner ?? `source:${session.info.source}`;
 }
 

@@ -1,4 +1,4 @@
-import type { PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
+import type { ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -25,10 +25,11 @@ export interface PtyServiceOptions {
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
   /**
-   * Called when an event listener throws. Listeners are isolated from each
-   * other and from the service; the default writes the error to stderr.
+   * Called when an event listener throws, with a context naming the event
+   * (`a 'pty.data' listener threw`). Listeners are isolated from each other and
+   * from the service; the default, the contract's reportError, writes to stderr.
    */
-  onListenerError?: (error: unknown, event: string) => void;
+  onListenerError?: ErrorReporter;
 }
 
 export interface CreateSessionInput {

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SessionSource } from '@ptydeck/contract';
+import { formatZodIssues, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SessionSource } from '@ptydeck/contract';
 import { z } from 'zod';
 import { PtyError, type CreateSessionInput, type ReadOptions } from './types.js';
 
@@ -35,8 +35,7 @@ const ReadInput = z.object({
 });
 
 function invalid(error: z.ZodError, what: string): PtyError {
-  const problems = error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
-  return new PtyError('invalid_argument', `invalid ${what}: ${problems.join('; ')}`);
+  return new PtyError('invalid_argument', `invalid ${what}: ${formatZodIssues(error)}`);
 }
 
 /** Checks a create() input where it enters; throws invalid_argument naming every problem. */

@@ -1,9 +1,17 @@
-import type { AgentInfo } from '@ptydeck/contract';
+import { Emitter, type AgentInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 
 /** The MCP clients connected right now, as the panel's overview shows them. */
 export class AgentRegistry {
   private readonly agents = new Map<string, AgentInfo>();
-  private readonly listeners = new Set<(agents: AgentInfo[]) => void>();
+  private readonly changed: Emitter<AgentInfo[]>;
+  /** Fires with the whole list whenever an agent joins or leaves. */
+  readonly onChange: OnEvent<AgentInfo[]>;
+
+  /** `onListenerError` receives what a throwing listener threw; default: the contract's reportError. */
+  constructor(onListenerError?: ErrorReporter) {
+    this.changed = new Emitter({ name: 'agents changed', onListenerError });
+    this.onChange = this.changed.on;
+  }
 
   list(): AgentInfo[] {
     return [...this.agents.values()];
@@ -11,20 +19,10 @@ export class AgentRegistry {
 
   add(agent: AgentInfo): void {
     this.agents.set(agent.id, agent);
-    this.emit();
+    this.changed.fire(this.list());
   }
 
   remove(id: string): void {
-    if (this.agents.delete(id)) this.emit();
-  }
-
-  onChange(listener: (agents: AgentInfo[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private emit(): void {
-    const agents = this.list();
-    for (const listener of [...this.listeners]) listener(agents);
+    if (this.agents.delete(id)) this.changed.fire(this.list());
   }
 }

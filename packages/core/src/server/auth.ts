@@ -17,9 +17,6 @@ export function secretsEqual(received: string, expected: string): boolean {
 }
 
 export const SESSION_COOKIE = 'ptydeck_session';
-export const TOKEN_SUBPROTOCOL_PREFIX = 'ptydeck.token.';
-/** A subprotocol a panel may offer beside its token so the server echoes this instead of the token. */
-export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 

@@ -13,7 +13,7 @@ export const DiscoveryRecord = z.object({
 });
 export type DiscoveryRecord = z.infer<typeof DiscoveryRecord>;
 
-export const DISCOVERY_FILE = 'server.json';
+const DISCOVERY_FILE = 'server.json';
 
 /** $PTYDECK_STATE_DIR, else $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck. Empty values count as unset. */
 export function resolveStateDir(env: Record<string, string | undefined> = process.env): string {
@@ -84,7 +84,7 @@ export function removeDiscovery(instance: string, stateDir: string = resolveStat
   rmSync(found.path, { force: true });
 }
 
-export function isProcessAlive(pid: number): boolean {
+function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
+import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { ACK_WINDOW, LAG_LIMIT } from './panel-connection.js';
+import { LAG_LIMIT } from './panel-connection.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import { MessageQueue, openSocket } from './testing/http.js';
 
@@ -151,9 +151,9 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     const cases: Array<[unknown, string | RegExp]> = [
       ['not json', /not valid JSON/],
       [{ type: 'launch', command: 'rm -rf /' }, /invalid panel message/],
-      [{ type: 'input', id: 'x' }, /at data/],
-      [{ type: 'resize', id: 'x', cols: 0, rows: 10 }, /at cols/],
-      [{ type: 'create', requestId: 'r'.repeat(65) }, /at requestId/],
+      [{ type: 'input', id: 'x' }, /\bdata: /],
+      [{ type: 'resize', id: 'x', cols: 0, rows: 10 }, /\bcols: /],
+      [{ type: 'create', requestId: 'r'.repeat(65) }, /\brequestId: /],
       [[1, 2, 3], /invalid panel message/],
       [{ type: 'input', id: 'no-such', data: 'x' }, /no such session|no_such_session|no-such/],
       [{ type: 'attach', id: 'no-such', cursor: 0 }, /no such session|no-such/],

@@ -1,30 +1,23 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
+  ACK_WINDOW,
+  DisposableStore,
   encodeOutputFrameHead,
+  formatZodIssues,
   PanelClientMessage,
+  reportError,
+  type ErrorReporter,
   type McpLaunch,
   type PanelServerMessage,
   type SessionId,
 } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { SessionMirrors } from './session-mirrors.js';
+import type { ScreenSnapshot, SessionMirrors } from './session-mirrors.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
-/**
- * Output sent to a viewer and not yet acknowledged as parsed. The browser
- * drains its socket as fast as frames arrive whatever its terminal's pace, so
- * the socket's backlog never shows a slow terminal: this window is what bounds
- * the output queued ahead of a keystroke's echo (a prompt after Ctrl-C waits
- * behind at most this much). Measured with the e2e `yes` scenario on a loaded
- * 2-core machine, where Chromium parsed a flood at only 30-200 KB/s: Ctrl-C's
- * prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s with 256 KiB (2.3-3.7 s
- * before acks). 128 KiB keeps the in-flight wait near 64 KiB's while a fast
- * reader on loopback still streams at tens of MB/s.
- */
-export const ACK_WINDOW = 128 * 1024;
 /** A viewer whose acknowledged cursor trails the log's head by more than this is resynced instead of replayed. */
 export const LAG_LIMIT = 1024 * 1024;
 /**
@@ -59,10 +52,12 @@ const INTERACTIVE_CHUNK = 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
-  agents: AgentRegistry;
-  mirrors: SessionMirrors;
+  agents: Pick<AgentRegistry, 'list' | 'onChange'>;
+  mirrors: Pick<SessionMirrors, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
+  /** Where a failure nothing awaits (a screen that could not be restored) is reported. Default: the contract's reportError. */
+  reportError?: ErrorReporter;
   /**
    * The socket under the WebSocket, corked while output for many sessions is
    * sent so it leaves in one write instead of one per frame (with 100 sessions
@@ -98,7 +93,7 @@ interface Viewer {
  */
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
-  private readonly cleanups: Array<() => void> = [];
+  private readonly subscriptions = new DisposableStore();
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
@@ -111,20 +106,23 @@ export class PanelConnection {
     private readonly deps: PanelConnectionDeps,
   ) {
     const { service, agents } = deps;
-    this.cleanups.push(
-      service.on('pty.created', (event) => this.send({ type: 'event', event })),
-      service.on('pty.updated', (event) => this.send({ type: 'event', event })),
-      service.on('pty.exited', (event) => this.send({ type: 'event', event })),
+    const subscriptions = this.subscriptions;
+    subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(
       service.on('pty.removed', (event) => {
         this.viewers.delete(event.id);
         this.send({ type: 'event', event });
       }),
+    );
+    subscriptions.add(
       service.on('pty.data', (event) => {
         const viewer = this.viewers.get(event.id);
         if (viewer) this.schedulePump(viewer, event.data.length);
       }),
-      agents.onChange((list) => this.send({ type: 'agents', agents: list })),
     );
+    subscriptions.add(agents.onChange((list) => this.send({ type: 'agents', agents: list })));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
@@ -142,7 +140,7 @@ export class PanelConnection {
     this.closed = true;
     clearTimeout(this.pumpTimer);
     this.due.clear();
-    for (const cleanup of this.cleanups) cleanup();
+    this.subscriptions.dispose();
     this.viewers.clear();
   }
 
@@ -156,16 +154,13 @@ export class PanelConnection {
     }
     const parsed = PanelClientMessage.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-      const requestId = requestIdOf(json);
-      return this.error('invalid_message', `invalid panel message${where}: ${issue?.message ?? 'unknown shape'}`, requestId);
+      return this.error('invalid_message', `invalid panel message: ${formatZodIssues(parsed.error)}`, requestIdOf(json));
     }
     const message = parsed.data;
     try {
       this.handle(message);
     } catch (error) {
-      this.reportError(error, message.type === 'create' ? message.requestId : undefined);
+      this.replyWithError(error, message.type === 'create' ? message.requestId : undefined);
     }
   }
 
@@ -192,7 +187,7 @@ export class PanelConnection {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
         const done = info.source === 'user' ? service.remove(message.id) : service.kill(message.id);
-        done.catch((error: unknown) => this.reportError(error));
+        done.catch((error: unknown) => this.replyWithError(error));
         return;
       }
     }
@@ -217,7 +212,7 @@ export class PanelConnection {
     // Probe without a cursor: it reports the oldest retained byte and the end.
     const probe = service.read(id, { maxBytes: 1 });
     if (cursor === null || cursor > probe.end || cursor < probe.cursor) {
-      void this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
+      this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
       return;
     }
     this.pump(viewer);
@@ -284,7 +279,7 @@ export class PanelConnection {
       const lagging = trimmed || slice.end - viewer.acked > LAG_LIMIT;
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
-        void this.resync(viewer, viewer.cursor, true);
+        this.resync(viewer, viewer.cursor, true);
         return;
       }
       if (room <= 0 || slice.data.length === 0) return;
@@ -300,19 +295,66 @@ export class PanelConnection {
   /**
    * Hands the viewer the mirrored screen and continues from where that screen
    * ends, with a fresh window. Frames already in flight still arrive first and
-   * are covered by the screen.
+   * are covered by the screen. `seen` is where the viewer's own output ends
+   * (null when it has none). If the mirror cannot produce the screen, the
+   * viewer continues from the log instead (replayLog): either way it leaves
+   * 'resyncing'.
    */
-  private async resync(viewer: Viewer, seen: number | null, forLag = false): Promise<void> {
+  private resync(viewer: Viewer, seen: number | null, forLag = false): void {
     viewer.state = 'resyncing';
     viewer.resyncedAt = performance.now();
     if (forLag) viewer.ackedSinceResync = false;
     const generation = viewer.generation;
-    const snapshot = await this.deps.mirrors.snapshot(viewer.id);
-    if (this.closed || this.viewers.get(viewer.id) !== viewer || viewer.generation !== generation) return;
+    const current = () => !this.closed && this.viewers.get(viewer.id) === viewer && viewer.generation === generation;
+    new Promise<ScreenSnapshot>((resolve) => resolve(this.deps.mirrors.snapshot(viewer.id)))
+      .then(
+        (snapshot) => {
+          if (current()) this.restore(viewer, seen, snapshot);
+        },
+        (error: unknown) => {
+          this.report(error, `restoring the screen of session ${viewer.id} failed; replaying its log instead`);
+          if (current()) this.replayLog(viewer, seen);
+        },
+      )
+      .catch((error: unknown) => this.report(error, `resyncing session ${viewer.id} failed`));
+  }
+
+  private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
     const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
     this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
     viewer.cursor = snapshot.cursor;
     viewer.acked = snapshot.cursor;
+    viewer.state = 'live';
+    this.pump(viewer);
+  }
+
+  /**
+   * The fallback when the mirror cannot produce a screen: the log itself. A
+   * viewer whose own output the log still continues carries on from where it
+   * ends, its screen intact and nothing skipped. One with no output yet, or
+   * whose cursor the log has trimmed past, is reset (an empty screen) and
+   * replayed from the oldest byte the log keeps, told that everything before
+   * it was skipped. The snapshot is not retried at once: it would most likely
+   * fail the same way, at the cost of a full-speed parse each time, while the
+   * log is always there; a viewer that falls behind again is resynced again,
+   * no sooner than RESYNC_GAP_MS later, which is the retry.
+   */
+  private replayLog(viewer: Viewer, seen: number | null): void {
+    let oldest: number;
+    try {
+      oldest = this.deps.service.read(viewer.id, { maxBytes: 1 }).cursor;
+    } catch {
+      this.viewers.delete(viewer.id); // removed meanwhile
+      return;
+    }
+    if (seen === null || seen < oldest) {
+      this.send({ type: 'resync', id: viewer.id, cursor: oldest, skipped: oldest - (seen ?? 0), screen: '' });
+      viewer.cursor = oldest;
+      viewer.acked = oldest;
+    } else {
+      viewer.cursor = seen;
+      viewer.acked = Math.min(viewer.acked, seen);
+    }
     viewer.state = 'live';
     this.pump(viewer);
   }
@@ -365,9 +407,15 @@ export class PanelConnection {
     this.send(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
   }
 
-  private reportError(error: unknown, requestId?: string): void {
+  /** Tells the panel a request failed. */
+  private replyWithError(error: unknown, requestId?: string): void {
     if (error instanceof PtyError) return this.error(error.code, error.message, requestId);
     this.error('internal', error instanceof Error ? error.message : String(error), requestId);
+  }
+
+  /** Logs a failure nobody awaits (nothing to reply to). */
+  private report(error: unknown, context: string): void {
+    (this.deps.reportError ?? reportError)(error, context);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
-import { MCP_PATH, PANEL_WS_PATH } from '@ptydeck/contract';
+import { MCP_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -11,12 +11,10 @@ import {
   cookieValues,
   generateSecret,
   offeredSubprotocols,
-  PANEL_SUBPROTOCOL,
   RequestGuard,
   secretsEqual,
   SESSION_COOKIE,
   TicketBook,
-  TOKEN_SUBPROTOCOL_PREFIX,
 } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
@@ -29,7 +27,7 @@ import { mcpLaunchCommand } from './mcp-launch.js';
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
-export const STALE_SESSION_MESSAGE =
+const STALE_MCP_SESSION_MESSAGE =
   'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
 /** POST with the bearer token: answers {url} with a fresh one-time panel link. */
 export const TICKET_PATH = '/ticket';
@@ -125,7 +123,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
         // The token changes with every launch, so an agent still holding a session from
         // before a restart presents the old one: tell it what happened instead of a bare 401
         // it cannot act on. The session id is not looked up, so this reveals nothing.
-        if (req.headers['mcp-session-id'] !== undefined) return jsonRpcError(res, 404, -32001, STALE_SESSION_MESSAGE);
+        if (req.headers['mcp-session-id'] !== undefined) return jsonRpcError(res, 404, -32001, STALE_MCP_SESSION_MESSAGE);
         return jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see server.json)', {
           'WWW-Authenticate': 'Bearer realm="ptydeck"',
         });

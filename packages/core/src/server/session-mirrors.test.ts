@@ -89,4 +89,49 @@ describe('SessionMirrors', () => {
     expect(lines.some((line) => line.includes('done-7'))).toBe(true);
     await service.remove(info.id);
   });
+
+  it('moves on when the terminal rejects a write: reported once, snapshots resolve, later output is mirrored', async () => {
+    const reports: string[] = [];
+    let failures = 0;
+    const local = new SessionMirrors(service, {
+      // A terminal whose first write fails, as xterm.js's does once too much output is pending.
+      createScreen: (options) => {
+        const screen = new ScreenMirror(options);
+        const write = screen.write.bind(screen);
+        screen.write = (data) => (failures++ === 0 ? Promise.reject(new Error('write data discarded')) : write(data));
+        return screen;
+      },
+      reportError: (error, context) => reports.push(`${context}: ${(error as Error).message}`),
+    });
+    try {
+      const info = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 40, rows: 5 });
+      const logged = (text: string) =>
+        new Promise<void>((resolve) => {
+          const check = () => Buffer.from(service.read(info.id).data).toString().includes(text);
+          if (check()) return resolve();
+          const off = service.on('pty.data', () => {
+            if (check()) {
+              off();
+              resolve();
+            }
+          });
+        });
+      service.write(info.id, 'echo first-$((1+1))\r');
+      await logged('first-2\r\n');
+      const first = await local.snapshot(info.id);
+      expect(first.cursor).toBeGreaterThan(0);
+      service.write(info.id, 'echo second-$((2+3))\r');
+      await logged('second-5\r\n');
+      const second = await local.snapshot(info.id);
+      expect(second.cursor).toBe(service.read(info.id, { maxBytes: 1 }).end);
+      expect(second.screen).toContain('second-5');
+      expect(failures).toBeGreaterThan(1);
+      expect(reports).toEqual([
+        `the screen mirror of session ${info.id} failed to parse output; later failures of this mirror are not reported: write data discarded`,
+      ]);
+      await service.remove(info.id);
+    } finally {
+      local.dispose();
+    }
+  });
 });

@@ -1,5 +1,5 @@
-import type { SessionId, SessionInfo } from '@ptydeck/contract';
-import { ScreenMirror } from '../agent/screen-mirror.js';
+import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { ScreenMirror, type ScreenMirrorOptions } from '../agent/screen-mirror.js';
 import type { PtyService } from '../pty/types.js';
 
 /**
@@ -29,6 +29,23 @@ export interface ScreenSnapshot {
   cursor: number;
 }
 
+/** The part of a ScreenMirror a session's mirror uses. */
+export type MirrorScreen = Pick<ScreenMirror, 'write' | 'resize' | 'serialize' | 'dispose' | 'cols' | 'rows'>;
+
+export interface SessionMirrorsOptions {
+  /** Makes a session's headless terminal. Default: a ScreenMirror. */
+  createScreen?: (options: ScreenMirrorOptions) => MirrorScreen;
+  /** Where a failed parse or snapshot is reported. Default: the contract's reportError (stderr). */
+  reportError?: ErrorReporter;
+}
+
+interface MirrorDeps {
+  service: PtyService;
+  scheduler: BackgroundScheduler;
+  createScreen: (options: ScreenMirrorOptions) => MirrorScreen;
+  reportError: ErrorReporter;
+}
+
 /**
  * A headless terminal per session that renders its output on demand, so a
  * viewer that reloads or falls behind can be handed the screen instead of
@@ -46,14 +63,17 @@ export interface ScreenSnapshot {
  */
 class SessionMirror {
   /** Made on the first parse or snapshot: a session nobody looks at never costs a terminal. */
-  private mirror: ScreenMirror | undefined;
+  private mirror: MirrorScreen | undefined;
   /** The mirror's size as of `parsed` (what it is made with, or resized to). */
   private mirrorSize: { cols: number; rows: number };
   /** Cursor one past the last byte parsed. */
   private parsed = 0;
   /** One past the newest byte known to be in the log. */
   private end = 0;
+  /** A slice is being parsed: only one at a time may write to the terminal. */
   private busy = false;
+  /** A write already failed and was reported: later failures of this mirror are not reported again. */
+  private failed = false;
   /** Queued with the background scheduler. */
   private background = false;
   /** The background catch-up goes all the way to the end (the session is quiet), not just under LAZY_RESUME. */
@@ -69,11 +89,10 @@ class SessionMirror {
   private size: { cols: number; rows: number };
 
   constructor(
-    private readonly service: PtyService,
+    private readonly deps: MirrorDeps,
     readonly id: SessionId,
     cols: number,
     rows: number,
-    private readonly scheduler: BackgroundScheduler,
   ) {
     this.mirrorSize = { cols, rows };
     this.size = { cols, rows };
@@ -106,8 +125,17 @@ class SessionMirror {
   snapshot(): Promise<ScreenSnapshot> {
     if (this.disposed) return Promise.resolve({ screen: '', cursor: this.parsed });
     const target = this.logEnd();
-    return new Promise((resolve) => {
-      this.waiters.push({ target, resolve: () => resolve(this.take()) });
+    return new Promise((resolve, reject) => {
+      this.waiters.push({
+        target,
+        resolve: () => {
+          try {
+            resolve(this.take());
+          } catch (error) {
+            reject(error); // the caller falls back to the log
+          }
+        },
+      });
       this.catchUp();
     });
   }
@@ -141,7 +169,7 @@ class SessionMirror {
   private queueBackground(): void {
     if (this.background || this.disposed) return;
     this.background = true;
-    this.scheduler.request(this);
+    this.deps.scheduler.request(this);
   }
 
   private armQuietTimer(ms: number): NodeJS.Timeout {
@@ -161,8 +189,8 @@ class SessionMirror {
     return timer;
   }
 
-  private screen(): ScreenMirror {
-    this.mirror ??= new ScreenMirror({ ...this.mirrorSize, scrollback: MIRROR_SCROLLBACK });
+  private screen(): MirrorScreen {
+    this.mirror ??= this.deps.createScreen({ ...this.mirrorSize, scrollback: MIRROR_SCROLLBACK });
     return this.mirror;
   }
 
@@ -170,7 +198,15 @@ class SessionMirror {
   private catchUp(): void {
     if (this.busy || this.disposed) return;
     this.settleWaiters(false);
-    if (this.waiters.length > 0) void this.parseSlice().then(() => this.catchUp());
+    if (this.waiters.length === 0) return;
+    this.parseSlice().then(
+      () => this.catchUp(),
+      (error: unknown) => {
+        // parseSlice handles a failed write itself; this is anything else. The waiting snapshots get what there is.
+        this.deps.reportError(error, `the screen mirror of session ${this.id} failed`);
+        this.settleWaiters(true);
+      },
+    );
   }
 
   /** Reads one slice from the log (never past a pending resize) and parses it. */
@@ -179,7 +215,7 @@ class SessionMirror {
     const limit = nextResize === undefined ? MIRROR_CHUNK : Math.max(1, Math.min(MIRROR_CHUNK, nextResize - this.parsed));
     let slice;
     try {
-      slice = this.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
+      slice = this.deps.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
     } catch {
       this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
       return;
@@ -187,8 +223,18 @@ class SessionMirror {
     this.end = Math.max(this.end, slice.end);
     if (slice.data.length > 0) {
       this.busy = true;
-      await this.screen().write(slice.data);
-      this.busy = false;
+      try {
+        await this.screen().write(slice.data);
+      } catch (error) {
+        // The slice cannot be fed again without doubling whatever part of it
+        // was parsed, so the mirror moves past it: its screen may be off until
+        // later output repaints it, which beats a mirror that never parses
+        // again and snapshots that never resolve.
+        if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
+        this.failed = true;
+      } finally {
+        this.busy = false;
+      }
     }
     // Only this mirror writes, one slice at a time: the screen now reflects exactly [.., next).
     this.parsed = slice.next;
@@ -206,7 +252,7 @@ class SessionMirror {
 
   private logEnd(): number {
     try {
-      return this.service.read(this.id, { maxBytes: 1 }).end;
+      return this.deps.service.read(this.id, { maxBytes: 1 }).end;
     } catch {
       return this.parsed;
     }
@@ -237,6 +283,8 @@ class BackgroundScheduler {
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
 
+  constructor(private readonly reportError: ErrorReporter) {}
+
   request(mirror: SessionMirror): void {
     if (!this.queue.includes(mirror)) this.queue.push(mirror);
     this.kick();
@@ -253,35 +301,55 @@ class BackgroundScheduler {
     const mirror = this.queue.shift();
     if (!mirror) return;
     this.running = true;
-    void mirror.backgroundSlice().then((spent) => {
-      this.running = false;
-      if (spent !== null) this.queue.push(mirror);
-      const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.kick();
-      }, pause);
-      this.timer.unref();
-    });
+    mirror.backgroundSlice().then(
+      (spent) => this.sliceDone(mirror, spent),
+      (error: unknown) => {
+        // Not `running` for good: that would stop background parsing for every mirror.
+        this.reportError(error, `background parsing of session ${mirror.id}'s screen failed`);
+        this.sliceDone(mirror, null);
+      },
+    );
+  }
+
+  /** Requeues the mirror unless it is done (`spent` null) and pauses before the next slice. */
+  private sliceDone(mirror: SessionMirror, spent: number | null): void {
+    this.running = false;
+    if (spent !== null) this.queue.push(mirror);
+    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.kick();
+    }, pause);
+    this.timer.unref();
   }
 }
 
 /** Keeps one mirror per session of a service, created and disposed with the sessions. */
 export class SessionMirrors {
   private readonly mirrors = new Map<SessionId, SessionMirror>();
-  private readonly scheduler = new BackgroundScheduler();
-  private readonly unsubscribe: Array<() => void>;
+  private readonly deps: MirrorDeps;
+  private readonly subscriptions = new DisposableStore();
 
-  constructor(private readonly service: PtyService) {
-    this.unsubscribe = [
-      service.on('pty.created', (e) => this.ensure(e.info)),
-      service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)),
-      service.on('pty.data', (e) => this.mirrors.get(e.id)?.grew(e.cursor + e.data.length)),
+  constructor(
+    private readonly service: PtyService,
+    options: SessionMirrorsOptions = {},
+  ) {
+    const report = options.reportError ?? reportError;
+    this.deps = {
+      service,
+      scheduler: new BackgroundScheduler(report),
+      createScreen: options.createScreen ?? ((screen) => new ScreenMirror(screen)),
+      reportError: report,
+    };
+    this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
+    this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
+    this.subscriptions.add(service.on('pty.data', (e) => this.mirrors.get(e.id)?.grew(e.cursor + e.data.length)));
+    this.subscriptions.add(
       service.on('pty.removed', (e) => {
         this.mirrors.get(e.id)?.dispose();
         this.mirrors.delete(e.id);
       }),
-    ];
+    );
     for (const info of service.list()) this.ensure(info);
   }
 
@@ -297,8 +365,8 @@ export class SessionMirrors {
   }
 
   dispose(): void {
-    for (const off of this.unsubscribe) off();
-    this.scheduler.dispose();
+    this.subscriptions.dispose();
+    this.deps.scheduler.dispose();
     for (const mirror of this.mirrors.values()) mirror.dispose();
     this.mirrors.clear();
   }
@@ -306,7 +374,7 @@ export class SessionMirrors {
   private ensure(info: SessionInfo): SessionMirror {
     let mirror = this.mirrors.get(info.id);
     if (!mirror) {
-      mirror = new SessionMirror(this.service, info.id, info.cols, info.rows, this.scheduler);
+      mirror = new SessionMirror(this.deps, info.id, info.cols, info.rows);
       this.mirrors.set(info.id, mirror);
     }
     return mirror;

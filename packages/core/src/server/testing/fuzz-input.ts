@@ -36,7 +36,7 @@ const ALPHABETS = [
 const LONE_SURROGATES = ['\ud800', '\udfff', '\udbff\u0041'];
 const SPECIAL_NUMBERS = [0, -0, -1, 1.5, -1e9, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, Number.MIN_VALUE];
 /** Large enough to cross every string limit in the protocol and the tools (1 Mi characters). */
-export const HUGE_CHARS = 1024 * 1024 + 17;
+const HUGE_CHARS = 1024 * 1024 + 17;
 
 export function randomString(dice: Dice, maxLength = 40): string {
   if (dice.chance(0.003)) return 'x'.repeat(HUGE_CHARS);
@@ -49,7 +49,7 @@ export function randomString(dice: Dice, maxLength = 40): string {
   return out;
 }
 
-export function randomNumber(dice: Dice): number {
+function randomNumber(dice: Dice): number {
   return dice.chance(0.5) ? dice.pick(SPECIAL_NUMBERS) : dice.int(2000) - 500;
 }
 
@@ -87,7 +87,7 @@ export function deepJson(dice: Dice): string {
 const DEEP_MARK = '\u0000deep\u0000';
 
 /** A JSON value with its wrong-typed, oversized, nested or extra variants. */
-export function mutateValue(dice: Dice, value: unknown): unknown {
+function mutateValue(dice: Dice, value: unknown): unknown {
   switch (dice.int(9)) {
     case 0:
       return randomString(dice);

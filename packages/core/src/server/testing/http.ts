@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import WebSocket from 'ws';
+import { PANEL_WS_PATH } from '@ptydeck/contract';
 
 export interface RawResponse {
   status: number;
@@ -69,7 +70,7 @@ export function openSocket(
   options: { path?: string; headers?: Record<string, string>; protocols?: string[] } = {},
 ): Promise<{ ws: WebSocket; messages: MessageQueue } | { refused: number }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${options.path ?? '/panel'}`, options.protocols ?? [], {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${options.path ?? PANEL_WS_PATH}`, options.protocols ?? [], {
       headers: { Host: `127.0.0.1:${port}`, ...options.headers },
     });
     const messages = new MessageQueue(ws);

@@ -43,7 +43,7 @@ export interface ProcessEntry {
 }
 
 /** Every process on the machine that is not a zombie, read from /proc. */
-export function processTable(): ProcessEntry[] {
+function processTable(): ProcessEntry[] {
   const entries: ProcessEntry[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -4,10 +4,10 @@ import type { PtyProcess } from './pty-process.js';
 import { TitleTracker } from './title-tracker.js';
 
 /**
- * One session's state inside the service: its info (mutated in place, copied
+ * One PTY session's state inside the service (SessionInfo is its public snapshot): its info (mutated in place, copied
  * on the way out), its output log, and its process while it runs.
  */
-export class Session {
+export class PtySession {
   readonly log = new OutputLog();
   readonly titles = new TitleTracker();
   process: PtyProcess | null = null;
