@@ -111,7 +111,7 @@ describe('ptydeck serve', () => {
       requestInit: { headers: { Authorization: `Bearer ${record.token}` } },
     });
     await client.connect(transport);
-    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as {
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as unknown as {
       structuredContent: { pid: number };
     };
     const pid = made.structuredContent.pid;
@@ -182,7 +182,7 @@ describe('ptydeck mcp', () => {
     server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
     const { transport, client, stderr } = stdioClient(dir);
     await client.connect(transport);
-    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } })) as {
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } })) as unknown as {
       structuredContent: { id: string };
     };
     expect(server.service.get(made.structuredContent.id)).toMatchObject({ source: 'agent', ownerName: 'stdio-agent' });
