@@ -67,8 +67,9 @@ describe('forged shell-integration marks', () => {
   it('a program faking a prompt never receives the agent\'s next command', async () => {
     const shell = await tool.create(owner, {});
     const fake = `printf '${FORGED.replace(/\x1b/g, '\\033').replace(/\x07/g, '\\007')}'; read line; echo "captured:$line"`;
-    const first = await tool.run(owner, { id: shell.id, command: fake, timeout_ms: 1000 });
-    expect(first).toMatchObject({ outcome: 'running', exit_code: null });
+    const first = await tool.run(owner, { id: shell.id, command: fake });
+    // The real command is reading a line: the agent hears it waits, and its next command is refused, not typed into it.
+    expect(first).toMatchObject({ outcome: 'waiting_for_input', exit_code: null, state: 'waiting_for_input' });
     const refused = await tool.run(owner, { id: shell.id, command: 'export API_KEY=secret; deploy --prod' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TerminalToolError);
     expect((refused as TerminalToolError).code).toBe('busy');
