@@ -1,11 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Attention } from '@ptydeck/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPtyService } from '../pty/pty-service.js';
-import type { PtyService } from '../pty/types.js';
-import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
+import { describe, expect, it } from 'vitest';
+import type { TerminalOwner } from './terminal-tool.js';
+import { useRealShells } from './testing/real-shells.js';
 
 /**
  * "Needs you": a command that stops to read the terminal is known at once, by
@@ -14,25 +10,8 @@ import { createTerminalTool, type TerminalOwner, type TerminalTool } from './ter
  * prompt shows as a run that comes back "running" 30 s later.
  */
 
-let service: PtyService;
-let tool: TerminalTool;
-let dir: string;
 const owner: TerminalOwner = { id: 'needs-you' };
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-needs-input-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });
-  tool = createTerminalTool(service);
-});
-
-afterAll(async () => {
-  await tool.closeOwner(owner.id);
-  tool.dispose();
-  await service.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
+const shells = useRealShells('needs-input', owner);
 
 describe.skipIf(process.platform !== 'linux')('a command waiting for input', () => {
   it.each([
@@ -41,31 +20,31 @@ describe.skipIf(process.platform !== 'linux')('a command waiting for input', () 
     ['a Node readline question', `node -e 'const r=require("readline").createInterface({input:process.stdin,output:process.stdout});r.question("Project name? ",(a)=>{console.log("hello "+a);r.close()})'`, 'Project name? '],
     ['cat reading the terminal', `cat | sed 's/^/hello /'`, ''],
   ])('%s: terminal_run returns waiting_for_input, and the answer finishes it', async (_name, command, promptText) => {
-    const run = await tool.run(owner, { command });
+    const run = await shells.tool.run(owner, { command });
     expect(run).toMatchObject({ outcome: 'waiting_for_input', exit_code: null, state: 'waiting_for_input', prompt_text: promptText });
-    const sent = await tool.send(owner, { id: run.id, text: 'ada', keys: command.startsWith('cat') ? ['Enter', 'Ctrl-D'] : ['Enter'] });
-    const done = await tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    const sent = await shells.tool.send(owner, { id: run.id, text: 'ada', keys: command.startsWith('cat') ? ['Enter', 'Ctrl-D'] : ['Enter'] });
+    const done = await shells.tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
     expect(done).toMatchObject({ reason: 'exit', exit_code: 0, state: 'idle_at_prompt' });
     expect(`${sent.output}${done.output}`).toContain('hello ada');
-    await tool.close(owner, { id: run.id });
+    await shells.tool.close(owner, { id: run.id });
   });
 
   it('tells the developer too: pty.updated carries the attention, and clears it once answered', async () => {
     const updates: Array<Attention | null | undefined> = [];
-    const off = service.on('pty.updated', (event) => updates.push(event.info.attention));
+    const off = shells.service.on('pty.updated', (event) => updates.push(event.info.attention));
     try {
-      const run = await tool.run(owner, { command: `printf 'Continue? [y/N] '; read x` });
+      const run = await shells.tool.run(owner, { command: `printf 'Continue? [y/N] '; read x` });
       expect(run.outcome).toBe('waiting_for_input');
       const asked = updates.find((a) => a);
       expect(asked).toMatchObject({ kind: 'confirm', prompt: 'Continue? [y/N] ' });
       expect(asked!.since).toBeGreaterThan(0);
       // The developer answers in the tab (the panel writes to the PTY); the agent's wait returns with what followed.
-      const waiting = tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
-      service.write(run.id, 'y\r');
+      const waiting = shells.tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
+      shells.service.write(run.id, 'y\r');
       expect(await waiting).toMatchObject({ reason: 'exit', exit_code: 0, output: 'y\n' });
       expect(updates.at(-1)).toBeNull();
-      expect(service.get(run.id)?.attention ?? null).toBeNull();
-      await tool.close(owner, { id: run.id });
+      expect(shells.service.get(run.id)?.attention ?? null).toBeNull();
+      await shells.tool.close(owner, { id: run.id });
     } finally {
       off();
     }
@@ -80,9 +59,9 @@ describe.skipIf(process.platform !== 'linux')('no false alarms', () => {
     ['busy after printing "Compiling: "', `printf 'Compiling: '; timeout 1.5 sh -c 'while :; do :; done'; echo compiled`],
     ['a quiet download to a file', `head -c 50000000 /dev/zero | gzip -1 > ${'$'}{TMPDIR:-/tmp}/ptydeck-needs-input-$$.gz; rm -f ${'$'}{TMPDIR:-/tmp}/ptydeck-needs-input-$$.gz; echo fetched`],
   ])('%s completes without being called waiting', async (_name, command) => {
-    const run = await tool.run(owner, { command });
+    const run = await shells.tool.run(owner, { command });
     expect(run).toMatchObject({ outcome: 'completed', exit_code: 0 });
     expect(run.output).toMatch(/(slept|done|built|compiled|fetched)\n$/);
-    await tool.close(owner, { id: run.id });
+    await shells.tool.close(owner, { id: run.id });
   });
 });
