@@ -18,6 +18,7 @@ function setup(answer: InputWait, tail: string) {
         return target.lastDataAt;
       },
       pid: 42,
+      altScreen: false,
       commandHoldsTerminal: () => target.holds,
       tail: () => target.tail,
     } satisfies InputWatchTarget,
@@ -72,7 +73,8 @@ describe('InputWatch', () => {
     await vi.advanceTimersByTimeAsync(5000);
     expect(watch.attention).toBeNull();
     output('Project name? ');
-    await vi.advanceTimersByTimeAsync(300);
+    // Within a second of the question: the quiet period, or the probe already due, whichever is later.
+    await vi.advanceTimersByTimeAsync(700);
     expect(watch.attention).toMatchObject({ kind: 'unknown', prompt: 'Project name? ' });
   });
 

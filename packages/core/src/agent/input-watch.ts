@@ -8,6 +8,8 @@ export interface InputWatchTarget {
   readonly lastDataAt: number;
   /** The session leader's pid, whose terminal is watched. */
   readonly pid: number;
+  /** A full-screen program (less, vim, top) always reads its keys: its state says so, it is not a prompt. */
+  readonly altScreen: boolean;
   /** Whether a command (or a program that is not a shell) holds the terminal: a shell at its own prompt asks nobody. */
   commandHoldsTerminal(): boolean;
   /** Plain text of the last lines of output. */
@@ -47,11 +49,15 @@ export class InputWatch {
     return this.current;
   }
 
-  /** New output: whatever was asked has moved on; look again once it goes quiet. */
+  /**
+   * New output: whatever was asked has moved on; look again once it goes
+   * quiet. On the output path, so it only notes the change: a timer already
+   * pending finds the output newer than itself and waits out the rest.
+   */
   outputArrived(): void {
-    this.set(null);
+    if (this.current) this.set(null);
     this.interval = QUIET_MS;
-    this.arm(QUIET_MS);
+    if (this.timer === undefined) this.arm(QUIET_MS);
   }
 
   /** The shell moved (a command started or ended): look again once quiet. */
@@ -92,7 +98,7 @@ export class InputWatch {
 
   /** One question to the kernel (or the text); true once the program is known to wait. */
   private look(): boolean {
-    if (this.target.exited || !this.target.commandHoldsTerminal()) return false;
+    if (this.target.exited || this.target.altScreen || !this.target.commandHoldsTerminal()) return false;
     const wait = this.probe(this.target.pid);
     if (wait.state === 'busy') return false;
     const tail = this.target.tail();
