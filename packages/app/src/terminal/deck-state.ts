@@ -20,12 +20,18 @@ export interface Tab {
    * nothing about it may be sent to the server (attach, input, close).
    */
   gone: boolean;
+  /** Opened in the background (an agent's new shell while the developer was elsewhere) and not looked at yet. */
+  unseen: boolean;
 }
 
 export interface DeckState {
   tabs: Tab[];
   activeId: string | null;
   panelOpen: boolean;
+  /** The developer hid the panel: new tabs must not open it again (the tab count says they exist). */
+  panelHidden: boolean;
+  /** Tab ids, most recently active first: closing the active tab returns to the one before it. */
+  recent: string[];
   /** Every session the server knows, tab or not, oldest first: the overview lists them. */
   sessions: SessionInfo[];
   agents: AgentInfo[];
@@ -45,6 +51,8 @@ export const initialDeckState: DeckState = {
   tabs: [],
   activeId: null,
   panelOpen: false,
+  panelHidden: false,
+  recent: [],
   sessions: [],
   agents: [],
   instance: null,

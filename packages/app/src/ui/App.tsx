@@ -37,6 +37,7 @@ function Notice() {
 
 export function App() {
   const terminal = useTerminal();
+  const unseen = () => terminal.state.tabs.filter((tab) => tab.unseen).length;
   return (
     <div class="app" data-testid="app">
       <header class="topbar">
@@ -59,7 +60,10 @@ export function App() {
           >
             {terminal.state.panelOpen ? 'Hide panel' : 'Show panel'}
             <Show when={terminal.state.tabs.length > 0}>
-              <span class="count">{terminal.state.tabs.length}</span>
+              <span class="count" classList={{ fresh: unseen() > 0 }} data-testid="tab-count" data-unseen={unseen()}
+                title={unseen() > 0 ? `${unseen()} new` : undefined}>
+                {terminal.state.tabs.length}
+              </span>
             </Show>
           </button>
         </div>

@@ -58,6 +58,9 @@ export function TabBar() {
                   <span class="agent-badge" data-testid="tab-agent-badge">{tab.ownerName ?? 'agent'}</span>
                 </Show>
                 <span class="tab-title">{tab.title}</span>
+                <Show when={tab.unseen}>
+                  <span class="new-mark" data-testid="tab-new" title="New: opened while you were elsewhere">new</span>
+                </Show>
                 <Show when={exited()}>
                   <span
                     class="exit-code"
