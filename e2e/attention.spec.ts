@@ -64,3 +64,40 @@ test('when the tab the developer is in lingers out, the tab they were in before 
   await expect(page.getByRole('tab')).toHaveCount(2);
   expect(await activeSessionId(page)).toBe(own);
 });
+
+test('a lingered-out tab reopened from the overview stays open, and pins survive a reload', async ({ panel: page, agent }) => {
+  const failed = await agent.call<{ id: string }>('terminal_create', { title: 'make build' });
+  await agent.call('terminal_send', { id: failed.id, text: 'echo build-broke; exit 3\r', wait_ms: 0 });
+  const row = page.locator(`[data-testid="overview-session"][data-session-id="${failed.id}"]`);
+  await expect(row).toHaveAttribute('data-status', 'exited');
+  await expect(page.getByRole('tab')).toHaveCount(0);
+
+  await row.getByRole('button').click();
+  const tab = page.locator(`[role="tab"][data-session-id="${failed.id}"]`);
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+  await expectScreen(page, failed.id, /^build-broke$/m);
+  // Well past the 500 ms linger: wait for a later tab to arrive and linger out first.
+  const later = await agent.call<{ id: string }>('terminal_create', { title: 'later' });
+  await agent.call('terminal_send', { id: later.id, text: 'exit 0\r', wait_ms: 0 });
+  await expect(page.locator(`[role="tab"][data-session-id="${later.id}"]`)).toHaveCount(0);
+  await expect(tab).toBeVisible();
+  await expect(page.locator('.tab', { has: tab }).getByTestId('tab-pin')).toHaveAttribute('aria-pressed', 'true');
+
+  // Pinned by hand, a running tab stays pinned across a reload too.
+  const kept = await agent.call<{ id: string }>('terminal_create', { title: 'kept' });
+  const keptTab = page.locator(`[role="tab"][data-session-id="${kept.id}"]`);
+  await page.locator('.tab', { has: keptTab }).getByTestId('tab-pin').click();
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+  await expect(tab).toBeVisible();
+  expect(await screenText(page, failed.id)).toMatch(/^build-broke$/m);
+  await expect(page.locator('.tab', { has: tab }).getByTestId('tab-pin')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.tab', { has: keptTab }).getByTestId('tab-pin')).toHaveAttribute('aria-pressed', 'true');
+  await agent.call('terminal_send', { id: kept.id, text: 'exit 0\r', wait_ms: 0 });
+  await expect(keptTab).toHaveAttribute('data-status', 'exited');
+  // Pinned: it outlives the linger of the next tab to exit.
+  const last = await agent.call<{ id: string }>('terminal_create', { title: 'last' });
+  await agent.call('terminal_send', { id: last.id, text: 'exit 0\r', wait_ms: 0 });
+  await expect(page.locator(`[role="tab"][data-session-id="${last.id}"]`)).toHaveCount(0);
+  await expect(keptTab).toBeVisible();
+});

@@ -113,6 +113,16 @@ describe('deckReducer: agent sessions', () => {
     expect(state.panelOpen).toBe(true);
   });
 
+  it('reopening a lingered-out tab from the overview pins it, so it stays to be read', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), exited(a, 3, 50_000), { type: 'linger-expired', id: 'a' });
+    expect(state.tabs).toEqual([]);
+    state = deckReducer(state, { type: 'open', id: 'a' });
+    expect(state.tabs[0]).toMatchObject({ id: 'a', status: 'exited', exitCode: 3, pinned: true });
+    expect(lingeringTabs(state)).toEqual([]);
+    expect(deckReducer(state, { type: 'linger-expired', id: 'a' })).toBe(state);
+  });
+
   it('keeps an exited agent tab with its exit code, then closes it when the linger expires', () => {
     const a = session('a');
     let state = run(snapshot([]), created(a), exited(a, 7, 50_000));
@@ -385,6 +395,17 @@ describe('deckReducer: reconnect', () => {
     expect(state.activeId).toBe('fresh');
     expect(state.panelOpen).toBe(true);
     expect(state.tabs[0]!.unseen).toBe(false);
+  });
+
+  it('after a reload, restores pinned tabs, an exited one even past its linger', () => {
+    const old = session('old', { status: 'exited', exitCode: 3, exitedAt: 1_000 });
+    const live = session('live');
+    const state = deckReducer(initialDeckState, {
+      type: 'snapshot', sessions: [old, live], agents: [], instance: 'i1', now: 60_000, lingerMs: LINGER, pinnedIds: ['old', 'live'],
+    });
+    expect(ids(state)).toEqual(['old', 'live']);
+    expect(state.tabs.map((tab) => tab.pinned)).toEqual([true, true]);
+    expect(lingeringTabs(state)).toEqual([]);
   });
 
   it('forgets dismissals when the server instance changes', () => {

@@ -34,7 +34,9 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
     case 'open': {
       const info = state.sessions.find((session) => session.id === action.id);
       if (!info) return state;
-      return addAndActivate({ ...state, dismissed: without(state.dismissed, action.id) }, info);
+      const next = addAndActivate({ ...state, dismissed: without(state.dismissed, action.id) }, info);
+      // Reopened to read how it ended: a linger would take it away again at once.
+      return info.status === 'exited' ? updateTab(next, info.id, (tab) => ({ ...tab, pinned: true })) : next;
     }
     case 'close': {
       if (!hasTab(state, action.id)) return state;
@@ -119,10 +121,12 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
   const instanceChanged = !first && state.instance !== action.instance;
   const byId = new Map(action.sessions.map((session) => [session.id, session]));
   const dismissed = instanceChanged ? [] : state.dismissed.filter((id) => byId.has(id));
+  const pinnedIds = action.pinnedIds ?? [];
   const wantsTab = (info: SessionInfo) =>
     !dismissed.includes(info.id) &&
     (info.status === 'running' ||
-      (info.source === 'agent' && info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs));
+      (info.source === 'agent' &&
+        (pinnedIds.includes(info.id) || (info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs))));
 
   // Keep the tabs that still exist, in their order, with fresh info.
   const tabs: Tab[] = [];
@@ -143,6 +147,7 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
   tabs.push(
     ...added.map((info) => ({
       ...tabFromSession(info),
+      pinned: pinnedIds.includes(info.id),
       unseen: !first && (hadActive || state.panelHidden),
     })),
   );

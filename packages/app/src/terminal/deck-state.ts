@@ -73,6 +73,8 @@ export type DeckAction =
       lingerMs: number;
       /** After a reload: the tab that was active before, if it still exists. */
       preferredActiveId?: string | null;
+      /** After a reload: the tabs that were pinned before; an exited one comes back even past its linger. */
+      pinnedIds?: string[];
     }
   | { type: 'event'; event: PtyEvent }
   | { type: 'agents'; agents: AgentInfo[] }

@@ -18,6 +18,17 @@ export interface TerminalProviderProps extends Record<string, unknown> {
 }
 
 const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
+/** Pinned tabs of this window, so a reload keeps them (sessionStorage: per window, per origin). */
+const PINNED_TABS_KEY = 'ptydeck.pinnedTabs';
+
+function storedPins(): string[] {
+  try {
+    const value: unknown = JSON.parse(sessionStorage.getItem(PINNED_TABS_KEY) ?? '[]');
+    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 interface TerminalStore {
   deck: DeckState;
@@ -56,6 +67,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       // Per window (sessionStorage): a reload comes back to the tab it left.
       if (next.activeId === null) sessionStorage.removeItem(ACTIVE_TAB_KEY);
       else sessionStorage.setItem(ACTIVE_TAB_KEY, next.activeId);
+      // Not before the first snapshot: it is what reads them back.
+      if (next.instance !== null) {
+        sessionStorage.setItem(PINNED_TABS_KEY, JSON.stringify(next.tabs.filter((tab) => tab.pinned).map((tab) => tab.id)));
+      }
     }
 
     /** One view per tab, attached while the tab exists and its session does (a gone tab's is removed). */
@@ -141,6 +156,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           now: Date.now(),
           lingerMs,
           preferredActiveId: sessionStorage.getItem(ACTIVE_TAB_KEY),
+          pinnedIds: storedPins(),
         });
         // The PTYs may have another size now (another window, a restart): report ours on the next fit.
         for (const view of views.values()) {
