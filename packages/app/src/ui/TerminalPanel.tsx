@@ -123,12 +123,13 @@ export function TerminalPanel() {
         <Show when={terminal.state.tabs.length === 0 && terminal.state.pendingCreates.length > 0}>
           <div class="panel-placeholder" data-testid="terminal-starting">Starting your shell…</div>
         </Show>
+        {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
+        <Show when={terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+          <div class="typing-banner" data-testid="typing-banner" role="status">
+            You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
+          </div>
+        </Show>
       </div>
-      <Show when={terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
-        <div class="typing-banner" data-testid="typing-banner" role="status">
-          You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
-        </div>
-      </Show>
     </section>
   );
 }
