@@ -2,7 +2,7 @@
 // size (a resize is a SIGWINCH to whatever runs there, and changes the screen
 // the agent reads), not the tabs (a tab that shrinks under the pointer makes
 // the click land on nothing).
-import { expect, expectScreen, keepScreenshot, terminalOf, test } from './fixtures.js';
+import { AGENT_NAME, expect, expectScreen, keepScreenshot, terminalOf, test } from './fixtures.js';
 
 type Sizes = { cols: number; rows: number; fitting: { cols: number; rows: number } | null };
 
@@ -29,4 +29,32 @@ test('the typing banner does not change the agent terminal\'s size', async ({ pa
   expect((await size())!.fitting).toEqual({ cols: before.cols, rows: before.rows });
   const pty = server.service.get(created.id)!;
   expect({ cols: pty.cols, rows: pty.rows }).toEqual({ cols: before.cols, rows: before.rows });
+});
+
+test('tabs keep their place when the developer clicks into an agent\'s shell and out again', async ({ panel: page, agent }) => {
+  const first = await agent.call<{ id: string }>('terminal_create', { title: 'first' });
+  await agent.call<{ id: string }>('terminal_create', { title: 'second' });
+  await agent.call<{ id: string }>('terminal_create', { title: 'third' });
+  await expect(page.getByRole('tab')).toHaveCount(3);
+  await page.getByRole('tab', { name: `${AGENT_NAME} agent: first` }).click();
+  await expectScreen(page, first.id, /^e2e#/m);
+  const boxes = () => page.locator('.tab').evaluateAll((tabs) => tabs.map((tab) => {
+    const box = tab.getBoundingClientRect();
+    return { x: Math.round(box.x), width: Math.round(box.width) };
+  }));
+  const idle = await boxes();
+
+  await terminalOf(page, first.id).click();
+  await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: first` }).getByTestId('tab-typing')).toBeVisible();
+  expect(await boxes()).toEqual(idle);
+
+  // Mouse-down on the third tab blurs the terminal: nothing may move before the mouse-up.
+  const third = page.getByRole('tab', { name: `${AGENT_NAME} agent: third` });
+  const box = (await third.boundingBox())!;
+  await page.mouse.move(box.x + box.width - 6, box.y + box.height / 2);
+  await page.mouse.down();
+  await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: first` }).getByTestId('tab-typing')).toBeHidden();
+  expect(await boxes()).toEqual(idle);
+  await page.mouse.up();
+  await expect(third).toHaveAttribute('aria-selected', 'true');
 });

@@ -71,8 +71,10 @@ export function TabBar() {
                     {exitLabel(tab)}
                   </span>
                 </Show>
-                <Show when={typing()}>
-                  <span class="typing-marker" data-testid="tab-typing" title="You are typing into this agent's shell">
+                {/* Always laid out on an agent's tab, shown only while typing: a tab that changes width
+                    when its terminal loses focus (on mouse-down elsewhere) moves the tabs under the pointer. */}
+                <Show when={tab.source === 'agent'}>
+                  <span class="typing-marker" classList={{ shown: typing() }} data-testid="tab-typing" title="You are typing into this agent's shell" aria-hidden={!typing()}>
                     <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M2 4h12v8H2zM4 6h1M6 6h1M8 6h1M10 6h1M12 6h1M5 10h6" fill="none" stroke="currentColor" stroke-width="1.2" /></svg>
                     you
                   </span>
