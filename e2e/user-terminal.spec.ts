@@ -70,3 +70,32 @@ test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ 
   await expectScreen(page, id, /^alive-9\ne2e#/m);
   await keepScreenshot(page, 'user-tab-after-yes-ctrl-c');
 });
+
+test('in a browser the panel advertises and obeys the keys a browser window passes to the page', async ({ panel: page }) => {
+  // A browser window keeps Ctrl+PageDown/PageUp (its tabs), Ctrl+Shift+W (closes the window) and
+  // Ctrl+Shift+T (reopens a closed tab) for itself; the overview must not promise them.
+  const hint = page.getByTestId('overview').locator('.hint');
+  await expect(hint).toContainText('Ctrl+Shift+`');
+  await expect(hint).toContainText('Ctrl+Shift+PageDown');
+  await expect(hint).toContainText('Alt+Shift+W');
+  await expect(hint).not.toContainText('Ctrl+Shift+W');
+  await expect(hint).not.toContainText('Ctrl+Shift+T');
+
+  await page.keyboard.press('Control+Shift+Backquote');
+  const first = await activeSessionId(page);
+  await expect(terminalOf(page, first).locator('textarea')).toBeFocused();
+  await page.keyboard.press('Control+Shift+Backquote');
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  const second = await activeSessionId(page);
+  expect(second).not.toBe(first);
+  await expect(terminalOf(page, second).locator('textarea')).toBeFocused();
+
+  await page.keyboard.press('Control+Shift+PageDown');
+  await expect.poll(() => activeSessionId(page)).toBe(first);
+  await page.keyboard.press('Control+Shift+PageUp');
+  await expect.poll(() => activeSessionId(page)).toBe(second);
+  await page.keyboard.press('Alt+Shift+KeyW');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  expect(await activeSessionId(page)).toBe(first);
+  await expect(terminalOf(page, first).locator('textarea')).toBeFocused();
+});

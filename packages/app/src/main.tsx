@@ -32,6 +32,7 @@ render(
     <TerminalProvider
       createClient={createClient}
       settings={parseSettings(localStorage.getItem(SETTINGS_STORAGE_KEY))}
+      shortcutMode={bridge ? 'electron' : 'browser'}
       openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
     >
       <App />

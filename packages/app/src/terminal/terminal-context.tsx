@@ -7,6 +7,7 @@ import { DisposableStore } from '../lib/emitter.js';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';
+import { shortcutLabels, type ShortcutMode } from './shortcuts.js';
 import { TerminalView } from './terminal-view.js';
 
 export interface TerminalProviderProps extends Record<string, unknown> {
@@ -15,6 +16,8 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   settings: PanelSettings;
   /** Opens an untrusted link from terminal output through the safe path. */
   openLink: (uri: string) => void;
+  /** Which key bindings reach the page, so the panel advertises those. */
+  shortcutMode: ShortcutMode;
 }
 
 const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
@@ -227,6 +230,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       mcpLaunch: () => store.mcpLaunch,
       activeTab,
       lingerMs,
+      /** Key bindings as the developer can press them here. */
+      shortcuts: shortcutLabels(props.shortcutMode),
       /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
       open(id: string) {
         dispatch({ type: 'open', id });

@@ -1,5 +1,4 @@
 import { Match, Show, Switch } from 'solid-js';
-import { SHORTCUT_LABELS } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { DebugHook } from './DebugHook.jsx';
 import { Overview } from './Overview.jsx';
@@ -47,7 +46,7 @@ export function App() {
         </div>
         <ConnectionStatus />
         <div class="topbar-actions">
-          <button type="button" class="button" data-testid="new-terminal" title={SHORTCUT_LABELS['new-terminal']} onClick={() => terminal.newTerminal()}>
+          <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
           </button>
           <button
@@ -55,7 +54,7 @@ export function App() {
             class="button ghost"
             data-testid="toggle-panel"
             aria-pressed={terminal.state.panelOpen}
-            title={SHORTCUT_LABELS['toggle-panel']}
+            title={terminal.shortcuts['toggle-panel']}
             onClick={() => terminal.togglePanel()}
           >
             {terminal.state.panelOpen ? 'Hide panel' : 'Show panel'}

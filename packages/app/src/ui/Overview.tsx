@@ -1,7 +1,6 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
-import { SHORTCUT_LABELS } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 
@@ -93,7 +92,8 @@ export function Overview() {
         </div>
         <p class="hint">
           ptydeck speaks MCP. Give your agent the <code>ptydeck</code> server and its shells open here, live, beside yours.
-          Open your own terminal with <kbd>{SHORTCUT_LABELS['new-terminal']}</kbd>; toggle the panel with <kbd>{SHORTCUT_LABELS['toggle-panel']}</kbd>.
+          Open your own terminal with <kbd>{terminal.shortcuts['new-terminal']}</kbd>; toggle the panel with <kbd>{terminal.shortcuts['toggle-panel']}</kbd>;
+          switch tabs with <kbd>{terminal.shortcuts['next-tab']}</kbd> / <kbd>{terminal.shortcuts['previous-tab']}</kbd>; close one with <kbd>{terminal.shortcuts['close-tab']}</kbd>.
         </p>
         <div class="setup-grid">
           <For each={agentSetups(terminal.mcpLaunch() ?? undefined)}>{(setup) => <CopySnippet setup={setup} />}</For>

@@ -1,5 +1,5 @@
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
-import { matchShortcut, SHORTCUT_LABELS, type ShortcutCommand } from '../terminal/shortcuts.js';
+import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
 import { TabBar } from './TabBar.jsx';
@@ -104,13 +104,13 @@ export function TerminalPanel() {
       <div class="panel-header">
         <TabBar />
         <div class="panel-actions">
-          <button type="button" class="icon-button" aria-label="New terminal" title={`New terminal (${SHORTCUT_LABELS['new-terminal']})`} data-testid="panel-new-terminal" onClick={() => terminal.newTerminal()}>
+          <button type="button" class="icon-button" aria-label="New terminal" title={`New terminal (${terminal.shortcuts['new-terminal']})`} data-testid="panel-new-terminal" onClick={() => terminal.newTerminal()}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M8 3v10M3 8h10" stroke="currentColor" stroke-width="1.5" /></svg>
           </button>
-          <button type="button" class="icon-button" aria-label="Find in terminal" title={`Find (${SHORTCUT_LABELS.find})`} aria-pressed={searching()} onClick={() => setSearching(!searching())}>
+          <button type="button" class="icon-button" aria-label="Find in terminal" title={`Find (${terminal.shortcuts.find})`} aria-pressed={searching()} onClick={() => setSearching(!searching())}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><circle cx="7" cy="7" r="4" fill="none" stroke="currentColor" stroke-width="1.4" /><path d="M10 10l3.5 3.5" stroke="currentColor" stroke-width="1.4" /></svg>
           </button>
-          <button type="button" class="icon-button" aria-label="Hide terminal panel" title={`Hide panel (${SHORTCUT_LABELS['toggle-panel']})`} data-testid="panel-hide" onClick={() => terminal.closePanel()}>
+          <button type="button" class="icon-button" aria-label="Hide terminal panel" title={`Hide panel (${terminal.shortcuts['toggle-panel']})`} data-testid="panel-hide" onClick={() => terminal.closePanel()}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 6l4 4 4-4" fill="none" stroke="currentColor" stroke-width="1.5" /></svg>
           </button>
         </div>
