@@ -7,7 +7,8 @@ import { DisposableStore } from '../lib/emitter.js';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';
-import { shortcutLabels, type ShortcutMode } from './shortcuts.js';
+import { matchShortcut, shortcutLabels, type ShortcutMode } from './shortcuts.js';
+import { keyToInput, TypeAhead } from './type-ahead.js';
 import { TerminalView } from './terminal-view.js';
 
 export interface TerminalProviderProps extends Record<string, unknown> {
@@ -23,6 +24,8 @@ export interface TerminalProviderProps extends Record<string, unknown> {
 const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
 /** Pinned tabs of this window, so a reload keeps them (sessionStorage: per window, per origin). */
 const PINNED_TABS_KEY = 'ptydeck.pinnedTabs';
+/** A new shell that prints nothing this long gets what was typed ahead anyway. */
+const TYPE_AHEAD_MAX_MS = 2_000;
 
 function storedPins(): string[] {
   try {
@@ -56,6 +59,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const lingerTimers = new Map<string, { since: number; handle: ReturnType<typeof setTimeout> }>();
     /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
     const ownRequests = new Set<string>();
+    /** Keys typed for a terminal this window asked for, before its shell can take them. */
+    const typeAhead = new TypeAhead();
+    const typeAheadTimers = new Map<string, ReturnType<typeof setTimeout>>();
+    /** A terminal this window asked for that exists but has not taken focus yet (it does on the next frame). */
+    let focusing: string | null = null;
     let deck = initialDeckState;
     const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status, mcpLaunch: null });
 
@@ -103,6 +111,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         cols: info?.cols ?? 80,
         rows: info?.rows ?? 24,
         onInput: (data) => {
+          if (typeAhead.typedInto(tab.id, data)) return;
           if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.input(tab.id, data);
         },
         onResize: (cols, rows) => {
@@ -140,6 +149,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (id === null) return;
       // After Solid has shown the tab's host: a hidden textarea cannot take focus.
       requestAnimationFrame(() => {
+        if (focusing === id) focusing = null;
         const view = views.get(id);
         if (!view) return;
         view.fit();
@@ -170,18 +180,57 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     );
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgents((agents) => dispatch({ type: 'agents', agents })));
-    disposables.add(client.onOutput(({ id, data, next }) => views.get(id)?.write(data, next)));
-    disposables.add(client.onResync(({ id, screen, cursor }) => views.get(id)?.restore(screen, cursor)));
+    /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
+    function releaseTypeAhead(id: string): void {
+      if (!typeAhead.holds(id)) return;
+      clearTimeout(typeAheadTimers.get(id));
+      typeAheadTimers.delete(id);
+      const data = typeAhead.release(id);
+      if (data !== '' && deck.tabs.find((tab) => tab.id === id)?.status === 'running') client.input(id, data);
+    }
+
+    // Capture phase, before xterm.js: while a terminal is on its way, command-line keys are held for it
+    // instead of reaching the terminal focused before (or nothing at all).
+    const holdTypedAhead = (event: KeyboardEvent) => {
+      if ((!typeAhead.waiting && focusing === null) || event.isComposing || matchShortcut(event) !== null) return;
+      const data = keyToInput(event);
+      if (data === null) return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (typeAhead.typed(data) || focusing === null) return;
+      if (!typeAhead.typedInto(focusing, data)) client.input(focusing, data);
+    };
+    window.addEventListener('keydown', holdTypedAhead, true);
+    disposables.add(() => window.removeEventListener('keydown', holdTypedAhead, true));
+
+    disposables.add(
+      client.onOutput(({ id, data, next }) => {
+        views.get(id)?.write(data, next);
+        releaseTypeAhead(id);
+      }),
+    );
+    disposables.add(
+      client.onResync(({ id, screen, cursor }) => {
+        views.get(id)?.restore(screen, cursor);
+        if (screen !== '') releaseTypeAhead(id);
+      }),
+    );
     disposables.add(
       client.onCreated(({ requestId, info }) => {
+        typeAhead.created(requestId, info.id);
+        if (typeAhead.holds(info.id)) typeAheadTimers.set(info.id, setTimeout(() => releaseTypeAhead(info.id), TYPE_AHEAD_MAX_MS));
         dispatch({ type: 'created', requestId, info });
-        if (ownRequests.delete(requestId)) focusTerminalSoon(info.id);
+        if (ownRequests.delete(requestId)) {
+          focusing = info.id;
+          focusTerminalSoon(info.id);
+        }
       }),
     );
     disposables.add(
       client.onError((error) => {
         if (error.requestId !== undefined && deck.pendingCreates.includes(error.requestId)) {
           ownRequests.delete(error.requestId);
+          typeAhead.failed(error.requestId);
           dispatch({ type: 'create-failed', requestId: error.requestId, message: `Could not open a terminal: ${error.message}` });
           return;
         }
@@ -196,6 +245,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       views.clear();
       for (const timer of lingerTimers.values()) clearTimeout(timer.handle);
       lingerTimers.clear();
+      for (const timer of typeAheadTimers.values()) clearTimeout(timer);
+      typeAheadTimers.clear();
     });
     onCleanup(() => disposables.dispose());
     client.start();
@@ -210,6 +261,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         return;
       }
       ownRequests.add(requestId);
+      typeAhead.expect(requestId);
       dispatch({ type: 'create-requested', requestId });
     }
 
