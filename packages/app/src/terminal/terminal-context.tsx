@@ -157,7 +157,13 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       });
     }
 
-    disposables.add(client.onStatus((status) => setStore('connection', reconcile(status))));
+    disposables.add(
+      client.onStatus((status) => {
+        setStore('connection', reconcile(status));
+        const offline = status.state !== 'connected';
+        for (const view of views.values()) view.setOffline(offline);
+      }),
+    );
     disposables.add(
       client.onSnapshot((snapshot) => {
         setStore('mcpLaunch', snapshot.mcpLaunch ?? null);
@@ -284,6 +290,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       lingerMs,
       /** Key bindings as the developer can press them here. */
       shortcuts: shortcutLabels(props.shortcutMode),
+      /** Where the page runs: a browser gets its link from `ptydeck url`, the desktop app on its own. */
+      runsIn: props.shortcutMode,
+      /** True while the panel is not in sync with the server: terminals are read-only, agents' state unknown. */
+      offline: () => store.connection.state !== 'connected',
       /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
       open(id: string) {
         dispatch({ type: 'open', id });

@@ -32,7 +32,8 @@ export function TabBar() {
         {(tab, index) => {
           const active = () => terminal.state.activeId === tab.id;
           const exited = () => tab.status === 'exited';
-          const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id;
+          // Offline, typing reaches no one: no claim that the agent sees it.
+          const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id && !terminal.offline();
           return (
             <div class="tab" classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing() }}>
               <button
@@ -53,7 +54,7 @@ export function TabBar() {
                 onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
                 onKeyDown={(event) => onKeyDown(event, index())}
               >
-                <span class="status-dot" classList={{ running: !exited(), failed: exited() && tab.exitCode !== 0 }} aria-hidden="true" />
+                <span class="status-dot" classList={{ running: !exited() && !terminal.offline(), failed: exited() && tab.exitCode !== 0 }} aria-hidden="true" />
                 <Show when={tab.source === 'agent'}>
                   <span class="agent-badge" data-testid="tab-agent-badge">{tab.ownerName ?? 'agent'}</span>
                 </Show>

@@ -86,6 +86,7 @@ export function TerminalPanel() {
       aria-label="Terminal panel"
       data-testid="terminal-panel"
       data-open={terminal.state.panelOpen ? 'true' : 'false'}
+      data-offline={terminal.offline() ? 'true' : 'false'}
       hidden={!terminal.state.panelOpen}
       style={{ height: `${height()}px` }}
     >
@@ -123,8 +124,13 @@ export function TerminalPanel() {
         <Show when={terminal.state.tabs.length === 0 && terminal.state.pendingCreates.length > 0}>
           <div class="panel-placeholder" data-testid="terminal-starting">Starting your shell…</div>
         </Show>
+        <Show when={terminal.offline() && terminal.state.tabs.length > 0}>
+          <div class="offline-overlay" data-testid="panel-offline" role="status">
+            Disconnected: these terminals are read-only until ptydeck is back.
+          </div>
+        </Show>
         {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
-        <Show when={terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
           <div class="typing-banner" data-testid="typing-banner" role="status">
             You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
           </div>
