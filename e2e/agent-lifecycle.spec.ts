@@ -1,7 +1,7 @@
 // How an agent's tab comes and goes: a command that exits at once is not an
 // error, a close the agent asked for is not a failure, and a tab is named after
 // what it runs.
-import { AGENT_NAME, expect, keepScreenshot, test } from './fixtures.js';
+import { expect, keepScreenshot, test } from './fixtures.js';
 
 test.use({ lingerMs: 60_000 });
 
@@ -16,4 +16,16 @@ test('fast-exiting agent commands raise no error notice', async ({ panel: page, 
   await page.getByTestId('panel-new-terminal').click();
   await expect(page.locator('[role="tab"][data-source="user"]')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByTestId('notice')).toHaveCount(0);
+});
+
+test('a shell the agent closed shows as closed, not as failed', async ({ panel: page, agent }) => {
+  const created = await agent.call<{ id: string }>('terminal_create', { title: 'done-with' });
+  const tab = page.locator(`[role="tab"][data-session-id="${created.id}"]`);
+  await expect(tab).toHaveAttribute('data-status', 'running');
+  const closed = await agent.call<{ signal: string | null }>('terminal_close', { id: created.id });
+  expect(closed.signal).toBe('SIGHUP');
+  await expect(tab).toHaveAttribute('data-status', 'exited');
+  await expect(tab.getByTestId('tab-exit-code')).toHaveText('closed');
+  await expect(tab.locator('.status-dot.failed')).toHaveCount(0);
+  await keepScreenshot(page, 'agent-closed-tab');
 });

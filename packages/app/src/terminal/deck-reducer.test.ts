@@ -72,7 +72,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, pinned: false, lingerFrom: null, gone: false, unseen: false,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false,
     });
   });
 
@@ -141,7 +141,16 @@ describe('deckReducer: agent sessions', () => {
       type: 'pty.exited', id: 'a', exitCode: null, signal: 'SIGKILL',
       info: { ...a, status: 'exited', exitCode: null, signal: 'SIGKILL', exitedAt: 1 },
     }));
-    expect(state.tabs[0]).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(state.tabs[0]).toMatchObject({ exitCode: null, signal: 'SIGKILL', closeRequested: false });
+  });
+
+  it('keeps that the close was asked for, for a tab to say closed rather than failed', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(a), event({
+      type: 'pty.exited', id: 'a', exitCode: null, signal: 'SIGHUP',
+      info: { ...a, status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: 1, closeRequested: true },
+    }), removed('a'));
+    expect(state.tabs[0]).toMatchObject({ signal: 'SIGHUP', closeRequested: true, gone: true });
   });
 
   it('keeps a pinned exited tab past its linger', () => {

@@ -93,6 +93,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     status: info.status,
     exitCode: info.exitCode,
     signal: info.signal,
+    closeRequested: info.closeRequested === true,
     pinned: false,
     lingerFrom: info.status === 'exited' ? info.exitedAt : null,
     gone: false,
@@ -273,6 +274,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     status: info.status,
     exitCode: info.exitCode,
     signal: info.signal,
+    closeRequested: info.closeRequested === true,
   };
 }
 

@@ -10,6 +10,8 @@ export interface Tab {
   status: SessionStatus;
   exitCode: number | null;
   signal: string | null;
+  /** Ended because someone asked (terminal_close, the panel's close): a close, not a failure. */
+  closeRequested: boolean;
   /** Kept after its agent's process exited, past the linger. */
   pinned: boolean;
   /** When the linger of an exited agent tab started (its exit, or when it was unpinned); epoch ms. */

@@ -1,6 +1,7 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
+import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 
@@ -14,11 +15,11 @@ function SessionRow(props: { session: SessionInfo }) {
   return (
     <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status}>
       <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}`}>
-        <span class="status-dot" classList={{ running: running(), failed: exited() && props.session.exitCode !== 0 }} aria-hidden="true" />
+        <span class="status-dot" classList={{ running: running(), failed: exited() && endedBadly(props.session) }} aria-hidden="true" />
         <span class="session-title">{props.session.title}</span>
         <span class="session-cwd">{props.session.cwd}</span>
         <span class="session-status" classList={{ exited: exited() || !running() }} data-testid="overview-session-status">
-          {exited() ? (props.session.signal ?? `exit ${props.session.exitCode ?? '?'}`) : running() ? 'running' : 'unknown'}
+          {exited() ? exitLabel(props.session) : running() ? 'running' : 'unknown'}
         </span>
       </button>
     </li>

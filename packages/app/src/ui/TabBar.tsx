@@ -1,5 +1,5 @@
 import { For, Show } from 'solid-js';
-import { exitLabel, tabLabel } from '../terminal/tab-label.js';
+import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 
 export function TabBar() {
@@ -54,7 +54,7 @@ export function TabBar() {
                 onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
                 onKeyDown={(event) => onKeyDown(event, index())}
               >
-                <span class="status-dot" classList={{ running: !exited() && !terminal.offline(), failed: exited() && tab.exitCode !== 0 }} aria-hidden="true" />
+                <span class="status-dot" classList={{ running: !exited() && !terminal.offline(), failed: exited() && endedBadly(tab) }} aria-hidden="true" />
                 <Show when={tab.source === 'agent'}>
                   <span class="agent-badge" data-testid="tab-agent-badge">{tab.ownerName ?? 'agent'}</span>
                 </Show>
@@ -65,7 +65,7 @@ export function TabBar() {
                 <Show when={exited()}>
                   <span
                     class="exit-code"
-                    classList={{ ok: tab.exitCode === 0 }}
+                    classList={{ ok: tab.exitCode === 0, closed: tab.closeRequested }}
                     data-testid="tab-exit-code"
                     data-exit-code={tab.exitCode ?? ''}
                   >
