@@ -1,9 +1,11 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
+import { agentInitials } from '../agents/agent-identity.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
+import { agentStyle } from './agent-style.js';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
@@ -56,7 +58,7 @@ export function Overview() {
               {(agent) => (
                 <li class="agent-card" classList={{ stale: terminal.offline() }} data-testid="agent" data-agent-id={agent.id} data-connected={terminal.offline() ? 'unknown' : 'true'}>
                   <div class="agent-head">
-                    <span class="agent-avatar" aria-hidden="true">{agent.name.slice(0, 1).toUpperCase()}</span>
+                    <span class="agent-avatar" aria-hidden="true" data-testid="agent-avatar" style={agentStyle(agent.name)}>{agentInitials(agent.name)}</span>
                     <div>
                       <div class="agent-name">
                         {agent.name}
