@@ -57,6 +57,12 @@ export const SessionInfo = z.object({
   exitCode: z.number().int().nullable(),
   /** Signal name (e.g. "SIGHUP") when the process was ended by a signal. */
   signal: z.string().nullable(),
+  /**
+   * True once someone asked for the session to end (an agent's terminal_close,
+   * the panel's close, shutdown): its SIGHUP is then a close, not a failure.
+   * Absent from servers that predate it.
+   */
+  closeRequested: z.boolean().optional(),
   /** Epoch milliseconds. */
   createdAt: z.number(),
   exitedAt: z.number().nullable(),

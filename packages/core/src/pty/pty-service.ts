@@ -167,6 +167,8 @@ class PtyServiceImpl implements PtyService {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
     if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
+    // SIGKILL is a forced close; other signals are messages the process may survive.
+    if (signal === 'SIGKILL' && session.running) session.info.closeRequested = true;
     signalPosixSession(session.info.pid, signal);
     // A signal the process survives (SIGWINCH, a trapped SIGINT) must not hang the caller forever.
     await waitFor(() => !session.running, session.exited, this.config.killGraceMs);
@@ -305,6 +307,8 @@ class PtyServiceImpl implements PtyService {
    * process group, is left alone, as closing a terminal window would.)
    */
   private terminate(session: PtySession): Promise<void> {
+    // Before the signal, so the exit event it causes says the close was asked for.
+    if (session.running) session.info.closeRequested = true;
     session.termination ??= (async () => {
       const sid = session.info.pid;
       if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
