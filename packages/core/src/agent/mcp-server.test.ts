@@ -122,6 +122,8 @@ describe('agent MCP server', () => {
   it('puts a command\'s outcome, exit code and output first, and the terminal\'s state after them', async () => {
     const { call } = await connect('reader-of-json');
     const run = await call('terminal_run', { command: 'echo first-thing' });
+    // A shell terminal_run starts is titled after its command, not just "bash".
+    expect(service.get(run.structuredContent!.id)?.title).toBe('echo first-thing');
     // Claude Code and Codex hand the model this JSON: what the command did comes first.
     expect(JSON.stringify(run.structuredContent)).toMatch(/^\{"outcome":"completed","exit_code":0,"output":"first-thing\\n",/);
     const keys = Object.keys(run.structuredContent!);

@@ -134,7 +134,7 @@ class TerminalToolImpl implements TerminalTool {
     let session: AgentTerminal;
     let command = input.command;
     if (input.id === undefined) {
-      session = await this.spawn(owner, { cwd });
+      session = await this.spawn(owner, { cwd, title: titleOf(input.command) });
       // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
       // need no prompt: their start mark tells the output from a prompt drawn late.)
       if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
@@ -428,4 +428,11 @@ class TerminalToolImpl implements TerminalTool {
     if (!info) throw noSuchTerminal(session.id);
     return info;
   }
+}
+
+/** A tab title from a command line: its first non-empty line, whitespace folded, at most 60 characters. */
+function titleOf(command: string): string {
+  const line = command.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? command.trim();
+  const flat = line.replace(/\s+/g, ' ');
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }
