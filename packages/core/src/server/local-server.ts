@@ -50,6 +50,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       appDir: options.appDir,
       ticketTtlMs: options.ticketTtlMs,
       mcpAbandonMs: options.mcpAbandonMs,
+      connectionBounds: options.connectionBounds,
     });
   } catch (error) {
     tool.dispose();
