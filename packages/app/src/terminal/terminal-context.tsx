@@ -150,7 +150,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       }),
     );
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
-    disposables.add(client.onAgents((agents) => dispatch({ type: 'agents', agents })));
+    disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
+    disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
     disposables.add(client.onOutput(({ id, data, next }) => views.get(id)?.write(data, next)));
     disposables.add(client.onResync(({ id, screen, cursor }) => views.get(id)?.restore(screen, cursor)));
     disposables.add(
