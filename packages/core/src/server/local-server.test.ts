@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnsafeStateError } from './discovery.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket } from './testing/http.js';
 
@@ -111,6 +112,15 @@ describe('startLocalServer', () => {
     });
     expect(response.status).toBe(404);
     expect((await response.json()).error.message).toMatch(/ptydeck restarted/);
+  });
+
+  it('refuses to start on a state directory other users can write, as the desktop app starts it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-lax-'));
+    chmodSync(dir, 0o777);
+    const started = startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    await expect(started).rejects.toThrow(UnsafeStateError);
+    await expect(started).rejects.toThrow(`chmod 700 ${dir}`);
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
   });
 
   it('close() ends the sessions of the service it created and removes the discovery file', async () => {
