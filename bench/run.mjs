@@ -15,6 +15,7 @@ const FIGURES = [
   { id: 5, title: 'scale', module: './fig5-scale.mjs' },
   { id: 6, title: 'reconnect', module: './fig6-reconnect.mjs' },
   { id: 7, title: 'cold start', module: './fig7-cold-start.mjs' },
+  { id: 8, title: 'event-loop delay while an agent reads 4 MiB', module: './fig8-agent-read.mjs' },
 ];
 
 /** Sizes per mode: --quick is a smoke run (under a minute), the full run is what the README shows. */
@@ -31,6 +32,10 @@ const MODES = {
     scrollbackLines: 10_000,
     reconnects: 3,
     coldStarts: 3,
+    // About 4 MiB (3.9 MiB, 3.88 MiB on the terminal): with a CR per line it stays
+    // under the 4 MiB a session retains, so every byte is there to read.
+    agentLogBytes: 3.9 * MiB,
+    agentReads: 2,
     figureMs: 60_000,
   },
   full: {
@@ -45,6 +50,8 @@ const MODES = {
     scrollbackLines: 10_000,
     reconnects: 10,
     coldStarts: 10,
+    agentLogBytes: 3.9 * MiB,
+    agentReads: 6,
     figureMs: 600_000,
   },
 };

@@ -1,6 +1,6 @@
 // The developer's own terminals: opened from the keyboard, beside an agent's
 // tab, responsive to Ctrl-C under a flood, and closed when their shell exits.
-import { AGENT_NAME, activeSessionId, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
+import { AGENT_NAME, activeSessionId, expect, expectScreen, keepScreenshot, panelRegion, screenText, terminalOf, test } from './fixtures.js';
 
 test('a user tab opened with the shortcut runs commands beside an agent tab', async ({ panel: page, agent }) => {
   const created = await agent.call<{ id: string }>('terminal_create', { title: 'agent-shell' });
@@ -69,4 +69,83 @@ test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ 
   await expectScreen(page, id, /^alive-9$/m);
   await expectScreen(page, id, /^alive-9\ne2e#/m);
   await keepScreenshot(page, 'user-tab-after-yes-ctrl-c');
+});
+
+test('in a browser the panel advertises and obeys the keys a browser window passes to the page', async ({ panel: page }) => {
+  // A browser window keeps Ctrl+PageDown/PageUp (its tabs), Ctrl+Shift+W (closes the window) and
+  // Ctrl+Shift+T (reopens a closed tab) for itself; the overview must not promise them.
+  const hint = page.getByTestId('overview').locator('.hint');
+  await expect(hint).toContainText('Ctrl+Shift+`');
+  await expect(hint).toContainText('Ctrl+Shift+PageDown');
+  await expect(hint).toContainText('Alt+Shift+W');
+  await expect(hint).not.toContainText('Ctrl+Shift+W');
+  await expect(hint).not.toContainText('Ctrl+Shift+T');
+
+  await page.keyboard.press('Control+Shift+Backquote');
+  const first = await activeSessionId(page);
+  await expect(terminalOf(page, first).locator('textarea')).toBeFocused();
+  await page.keyboard.press('Control+Shift+Backquote');
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  const second = await activeSessionId(page);
+  expect(second).not.toBe(first);
+  await expect(terminalOf(page, second).locator('textarea')).toBeFocused();
+
+  await page.keyboard.press('Control+Shift+PageDown');
+  await expect.poll(() => activeSessionId(page)).toBe(first);
+  await page.keyboard.press('Control+Shift+PageUp');
+  await expect.poll(() => activeSessionId(page)).toBe(second);
+  await page.keyboard.press('Alt+Shift+KeyW');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  expect(await activeSessionId(page)).toBe(first);
+  await expect(terminalOf(page, first).locator('textarea')).toBeFocused();
+});
+
+test('keys typed right after asking for a terminal reach its shell once, in order', async ({ page, server }) => {
+  // The panel socket goes through Playwright, which holds everything the server says from a
+  // create request on until the keys are typed: the terminal is on its way for as long as that takes.
+  let holding = false;
+  let held: Array<string | Buffer> = [];
+  let toPage: ((message: string | Buffer) => void) | null = null;
+  await page.routeWebSocket(/\/panel$/, (ws) => {
+    const upstream = ws.connectToServer();
+    toPage = (message) => ws.send(message);
+    upstream.onMessage((message) => (holding ? held.push(message) : ws.send(message)));
+    ws.onMessage((message) => {
+      if (typeof message === 'string' && message.includes('"type":"create"')) holding = true;
+      upstream.send(message);
+    });
+  });
+  const release = () => {
+    holding = false;
+    for (const message of held) toPage!(message);
+    held = [];
+  };
+  await page.goto(server.panelUrl());
+  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+  const countOf = (text: string, part: string) => text.split(part).length - 1;
+
+  // No terminal yet: the first keys have nowhere to go until the session exists.
+  await page.keyboard.press('Control+Shift+Backquote');
+  await expect.poll(() => holding).toBe(true);
+  await page.keyboard.type('echo typed-$((6*7))');
+  await page.keyboard.press('Enter');
+  release();
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  const first = await activeSessionId(page);
+  await expectScreen(page, first, /^typed-42$/m);
+  expect(countOf(await screenText(page, first), 'echo typed-$((6*7))'), 'the command line shows once').toBe(1);
+
+  // From a focused terminal: the keys belong to the new one, not the one that had focus.
+  await expect(terminalOf(page, first).locator('textarea')).toBeFocused();
+  await page.keyboard.press('Control+Shift+Backquote');
+  await expect.poll(() => holding).toBe(true);
+  await page.keyboard.type('echo second-$((2*3))');
+  await page.keyboard.press('Enter');
+  release();
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  const second = await activeSessionId(page);
+  expect(second).not.toBe(first);
+  await expectScreen(page, second, /^second-6$/m);
+  expect(countOf(await screenText(page, second), 'echo second-$((2*3))')).toBe(1);
+  expect(await screenText(page, first)).not.toContain('second');
 });

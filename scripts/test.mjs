@@ -45,6 +45,7 @@ function summary() {
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const stages = [
   ['typecheck', npx, ['tsc', '-b']],
+  ['typecheck the core\'s tests', npx, ['tsc', '-p', 'packages/core/tsconfig.test.json']],
   ['bundle the CLI', npx, ['rolldown', '-c', 'packages/core/rolldown.config.mjs']],
   ['typecheck app', npx, ['tsc', '-p', 'packages/app', '--noEmit']],
   ['build app', npx, ['vite', 'build', '--logLevel', 'warn']],

@@ -9,6 +9,7 @@
 // without the server-side screen mirrors (resync then sends an empty screen):
 // the difference to --mirror=on is what the mirror costs.
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
 import { PANEL_WS_PATH } from '@ptydeck/contract';
@@ -38,6 +39,9 @@ service.on('pty.exited', (event) => {
   const end = service.read(event.id, { maxBytes: 1 }).end;
   send({ event: 'exited', id: event.id, end, exitCode: event.exitCode });
 });
+
+const LOOP_RESOLUTION_MS = 1;
+let loopDelay;
 
 // Subscribed only while someone waits, so the hot path is the server's own otherwise.
 const endWaiters = new Map();
@@ -74,6 +78,26 @@ const ops = {
       set.add({ target, resolve });
       watchEnds();
     });
+  },
+  /** Starts recording this process's event-loop delay (figure 8): one window at a time. */
+  loopDelayStart: () => {
+    loopDelay?.disable();
+    loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    loopDelay.enable();
+    return true;
+  },
+  /**
+   * Ends the window: the delay's max, p99, p50 (ms) and sample count. The
+   * histogram holds the time between ticks of a 1 ms timer, so 1 ms is
+   * subtracted: what is left is how late the loop was.
+   */
+  loopDelayStop: () => {
+    if (!loopDelay) throw new Error('loopDelayStart first');
+    loopDelay.disable();
+    const late = (ns) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+    const result = { max: late(loopDelay.max), p99: late(loopDelay.percentile(99)), p50: late(loopDelay.percentile(50)), samples: loopDelay.count };
+    loopDelay = undefined;
+    return result;
   },
   /** CPU time this process used so far (user + system, ms): to tell a CPU-bound core from a waiting one. */
   cpu: () => {

@@ -73,5 +73,7 @@ export function makeDataFiles(dir, sizes) {
     // 64 lines of 64 bytes: 4 KiB blocks, so the per-session output is an exact multiple of a KiB.
     scale: writeRepeated(path.join(dir, 'scale.txt'), plainBlock(63, 64), sizes.scaleBytes),
     scrollback: writeRepeated(path.join(dir, 'scrollback.txt'), scroll.toString('utf8'), scroll.length),
+    // Colored, as build and test logs are: the agent's read strips the SGR, the panel's does not.
+    agentLog: writeRepeated(path.join(dir, 'agent-log.txt'), sgrBlock(), sizes.agentLogBytes),
   };
 }

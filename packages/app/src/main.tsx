@@ -2,7 +2,7 @@ import '@xterm/xterm/css/xterm.css';
 import './styles.css';
 import { render } from 'solid-js/web';
 import { getBridge, parseBridgeConnection } from './bridge.js';
-import { sameOriginEndpoint, tokenEndpoint } from './connection/endpoint.js';
+import { checkSameOriginAccess, sameOriginEndpoint, tokenEndpoint } from './connection/endpoint.js';
 import { PanelClient } from './connection/panel-client.js';
 import { openBrowserSocket } from './connection/socket.js';
 import { openSafeLink } from './terminal/safe-link.js';
@@ -21,6 +21,8 @@ function createClient(): PanelClient {
       return tokenEndpoint(url, token);
     },
     openSocket: openBrowserSocket,
+    // In a browser the cookie may be missing or stale; Electron hands over a fresh token on every attempt.
+    ...(bridge ? {} : { checkAccess: () => checkSameOriginAccess((path, init) => fetch(path, init)) }),
   });
 }
 
@@ -32,6 +34,7 @@ render(
     <TerminalProvider
       createClient={createClient}
       settings={parseSettings(localStorage.getItem(SETTINGS_STORAGE_KEY))}
+      shortcutMode={bridge ? 'electron' : 'browser'}
       openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
     >
       <App />

@@ -117,6 +117,12 @@ export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 
 /** Path of the panel WebSocket on the local server. */
 export const PANEL_WS_PATH = '/panel';
+/**
+ * GET answers 204 when the request carries the panel's credentials, 401 when
+ * not. A browser hides why a WebSocket handshake failed; this lets a page
+ * without the cookie say how to get one instead of retrying forever.
+ */
+export const PANEL_ACCESS_PATH = '/panel/access';
 /** Path of MCP over Streamable HTTP on the local server. */
 export const MCP_PATH = '/mcp';
 /**

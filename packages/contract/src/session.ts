@@ -22,6 +22,23 @@ export const MAX_ROWS = 500;
 export const Cols = z.number().int().min(MIN_COLS).max(MAX_COLS);
 export const Rows = z.number().int().min(MIN_ROWS).max(MAX_ROWS);
 
+/**
+ * What the program in a session asks of a person: set when its foreground
+ * program is blocked waiting for the terminal's input (the kernel's word on
+ * Linux; the prompt's look elsewhere), cleared when output moves on.
+ */
+export const InputPromptKind = z.enum(['confirm', 'password', 'pager', 'select', 'repl', 'press_key', 'unknown']);
+export type InputPromptKind = z.infer<typeof InputPromptKind>;
+
+export const Attention = z.object({
+  kind: InputPromptKind,
+  /** The prompt's line as a person sees it, e.g. "Continue? [y/N] ". */
+  prompt: z.string().max(1000),
+  /** Epoch milliseconds when the program started waiting. */
+  since: z.number(),
+});
+export type Attention = z.infer<typeof Attention>;
+
 export const SessionInfo = z.object({
   id: SessionId,
   source: SessionSource,
@@ -40,9 +57,17 @@ export const SessionInfo = z.object({
   exitCode: z.number().int().nullable(),
   /** Signal name (e.g. "SIGHUP") when the process was ended by a signal. */
   signal: z.string().nullable(),
+  /**
+   * True once someone asked for the session to end (an agent's terminal_close,
+   * the panel's close, shutdown): its SIGHUP is then a close, not a failure.
+   * Absent from servers that predate it.
+   */
+  closeRequested: z.boolean().optional(),
   /** Epoch milliseconds. */
   createdAt: z.number(),
   exitedAt: z.number().nullable(),
+  /** Set while the session's program waits for input from a person; absent or null otherwise. */
+  attention: Attention.nullable().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

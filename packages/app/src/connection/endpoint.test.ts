@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameOriginEndpoint, tokenEndpoint } from './endpoint.js';
+import { checkSameOriginAccess, sameOriginEndpoint, tokenEndpoint } from './endpoint.js';
 
 describe('panel endpoint', () => {
   it('uses the page origin in a browser', () => {
@@ -17,5 +17,16 @@ describe('panel endpoint', () => {
 
   it('rejects schemes that are not http(s) or ws(s)', () => {
     expect(() => tokenEndpoint('file:///etc/passwd', 't')).toThrow(/scheme/);
+  });
+
+  it('tells a refused page from a gone server', async () => {
+    const answering = (status: number) => async (path: string) => {
+      expect(path).toBe('/panel/access');
+      return { status };
+    };
+    expect(await checkSameOriginAccess(answering(204))).toBe('allowed');
+    expect(await checkSameOriginAccess(answering(401))).toBe('unauthorized');
+    expect(await checkSameOriginAccess(answering(404))).toBe('allowed');
+    expect(await checkSameOriginAccess(async () => { throw new TypeError('Failed to fetch'); })).toBe('unreachable');
   });
 });

@@ -1,4 +1,5 @@
-import { PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import { PANEL_ACCESS_PATH, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import type { AccessCheck } from './panel-client.js';
 
 /** Everything needed to open the panel socket. */
 export interface PanelEndpoint {
@@ -10,6 +11,21 @@ export interface PanelEndpoint {
 export function sameOriginEndpoint(location: { protocol: string; host: string }): PanelEndpoint {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: [] };
+}
+
+/**
+ * Browser mode: asks the page's own server whether this page's cookie opens
+ * the panel socket. No answer at all means the server is gone (or moved to
+ * another port); any answer but 401 means the cookie is not the problem.
+ */
+export async function checkSameOriginAccess(fetchFn: (path: string, init: RequestInit) => Promise<{ status: number }>): Promise<AccessCheck> {
+  let status: number;
+  try {
+    ({ status } = await fetchFn(PANEL_ACCESS_PATH, { cache: 'no-store', credentials: 'same-origin' }));
+  } catch {
+    return 'unreachable';
+  }
+  return status === 401 ? 'unauthorized' : 'allowed';
 }
 
 /** Electron mode: the preload names the server and hands over the token. */

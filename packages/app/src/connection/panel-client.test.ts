@@ -262,4 +262,40 @@ describe('PanelClient', () => {
     expect(client.status.state).toBe('connected');
     client.dispose();
   });
+
+  it('names why it is not connected when a check of the page\'s access can tell, and forgets it once connected', async () => {
+    const sockets: FakeSocket[] = [];
+    const timers = new FakeTimers();
+    let access: 'allowed' | 'unauthorized' | 'unreachable' = 'unauthorized';
+    const client = new PanelClient({
+      endpoint: async () => ({ url: 'ws://127.0.0.1:1/panel', protocols: [] }),
+      openSocket: (url, protocols) => { const socket = new FakeSocket(url, protocols); sockets.push(socket); return socket; },
+      timers,
+      random: () => 0,
+      checkAccess: async () => access,
+    });
+    const causes: string[] = [];
+    client.onStatus((status) => causes.push(`${status.state}:${'cause' in status ? status.cause : '-'}`));
+    client.start();
+    await flush();
+    sockets.at(-1)!.drop('handshake refused');
+    await flush();
+    expect(client.status).toMatchObject({ state: 'disconnected', cause: 'unauthorized' });
+    access = 'unreachable';
+    timers.runNext();
+    await flush();
+    // The next attempt still carries what was last found.
+    expect(causes).toContain('connecting:unauthorized');
+    sockets.at(-1)!.drop();
+    await flush();
+    expect(client.status).toMatchObject({ state: 'disconnected', cause: 'unreachable' });
+    access = 'allowed';
+    timers.runNext();
+    await flush();
+    sockets.at(-1)!.receive({ type: 'snapshot', instance: 'i', sessions: [], agents: [] });
+    expect(client.status).toEqual({ state: 'connected', instance: 'i' });
+    sockets.at(-1)!.drop();
+    expect(client.status).toMatchObject({ state: 'disconnected', cause: 'unknown' });
+    client.dispose();
+  });
 });

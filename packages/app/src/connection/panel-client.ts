@@ -15,11 +15,23 @@ import type { PanelEndpoint } from './endpoint.js';
 import { parseServerMessage } from './server-message.js';
 import type { OpenSocket, SocketLike } from './socket.js';
 
+/**
+ * Why the panel is not connected, as far as it can tell: the server answers
+ * but refuses this page (no valid credentials: a page opened without its
+ * one-time link, or a server restarted since), the server does not answer at
+ * all (stopped, or restarted on another port), or not known.
+ */
+export type DisconnectCause = 'unknown' | 'unauthorized' | 'unreachable';
+
+/** What a check of the page's access found; see PanelClientOptions.checkAccess. */
+export type AccessCheck = 'allowed' | 'unauthorized' | 'unreachable';
+
 export type ConnectionStatus =
-  | { state: 'connecting'; attempt: number }
+  /** `attempt` 0 is the first connection; later ones keep the cause of the last failure. */
+  | { state: 'connecting'; attempt: number; cause: DisconnectCause }
   /** Snapshot received: the panel is in sync with the server. */
   | { state: 'connected'; instance: string }
-  | { state: 'disconnected'; attempt: number; retryInMs: number; reason: string }
+  | { state: 'disconnected'; attempt: number; retryInMs: number; reason: string; cause: DisconnectCause }
   | { state: 'disposed' };
 
 export interface Snapshot {
@@ -61,6 +73,12 @@ export interface PanelClientOptions {
   timers?: Timers;
   /** Where a failed connection attempt is reported. Default: the contract's reportError (the console). */
   reportError?: ErrorReporter;
+  /**
+   * Asked after a failed or lost connection: may this page open the panel
+   * socket, and does the server answer at all? (A browser does not say why a
+   * WebSocket handshake failed.) Without it the cause stays 'unknown'.
+   */
+  checkAccess?: () => Promise<AccessCheck>;
 }
 
 const browserTimers: Timers = {
@@ -107,7 +125,8 @@ export class PanelClient {
   private retryTimer: unknown = null;
   private requestSeq = 0;
   private disposed = false;
-  private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0 };
+  private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0, cause: 'unknown' };
+  private cause: DisconnectCause = 'unknown';
   private readonly timers: Timers;
 
   constructor(private readonly options: PanelClientOptions) {
@@ -209,7 +228,7 @@ export class PanelClient {
 
   private async tryConnect(): Promise<void> {
     this.retryTimer = null;
-    this.setStatus({ state: 'connecting', attempt: this.attempt });
+    this.setStatus({ state: 'connecting', attempt: this.attempt, cause: this.cause });
     let endpoint: PanelEndpoint;
     try {
       endpoint = await this.options.endpoint();
@@ -240,9 +259,27 @@ export class PanelClient {
   private scheduleReconnect(reason: string): void {
     if (this.disposed) return;
     const retryInMs = backoffDelay(this.attempt, this.options.backoff ?? DEFAULT_BACKOFF, this.options.random);
-    this.setStatus({ state: 'disconnected', attempt: this.attempt, retryInMs, reason });
+    this.setStatus({ state: 'disconnected', attempt: this.attempt, retryInMs, reason, cause: this.cause });
     this.attempt += 1;
     this.retryTimer = this.timers.set(() => this.connect(), retryInMs);
+    this.diagnose().catch((error: unknown) => (this.options.reportError ?? reportError)(error, 'diagnosing the panel connection failed'));
+  }
+
+  /** Finds out why the connection failed and says so in the status, unless it has come back meanwhile. */
+  private async diagnose(): Promise<void> {
+    const check = this.options.checkAccess;
+    if (!check) return;
+    let found: AccessCheck;
+    try {
+      found = await check();
+    } catch {
+      found = 'unreachable';
+    }
+    const status = this.currentStatus;
+    if (this.disposed || (status.state !== 'disconnected' && status.state !== 'connecting')) return;
+    // Allowed yet not connected (a dropped socket, a server still starting): no cause to name.
+    this.cause = found === 'allowed' ? 'unknown' : found;
+    if (status.cause !== this.cause) this.setStatus({ ...status, cause: this.cause });
   }
 
   private handleMessage(data: unknown): void {
@@ -266,6 +303,7 @@ export class PanelClient {
         this.book.retainOnly(message.sessions.map((session) => session.id));
         this.ready = true;
         this.attempt = 0;
+        this.cause = 'unknown';
         for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
         this.setStatus({ state: 'connected', instance: message.instance });
         this.snapshotEmitter.fire({

@@ -72,20 +72,55 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, pinned: false, lingerFrom: null, gone: false,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false,
     });
   });
 
-  it('opens a panel the developer had hidden when an agent starts a shell', () => {
-    const state = run(snapshot([userSession('u')]), { type: 'toggle-panel' }, created(session('a')));
-    expect(state.panelOpen).toBe(true);
-    expect(state.activeId).toBe('a');
+  it('keeps a panel the developer hid hidden when an agent starts a shell; the tab waits, unseen', () => {
+    let state = run(snapshot([userSession('u')]), { type: 'toggle-panel' }, created(session('a')));
+    expect(state.panelOpen).toBe(false);
+    expect(state.activeId).toBe('u');
+    expect(state.tabs.find((tab) => tab.id === 'a')!.unseen).toBe(true);
+    // Showing the panel again shows the developer's tab; the agent's stays marked until looked at.
+    state = deckReducer(state, { type: 'toggle-panel' });
+    expect(state.activeId).toBe('u');
+    expect(state.tabs.find((tab) => tab.id === 'a')!.unseen).toBe(true);
+    state = deckReducer(state, { type: 'focus', id: 'a' });
+    expect(state.tabs.find((tab) => tab.id === 'a')!.unseen).toBe(false);
   });
 
-  it('makes a second agent tab active, the first stays', () => {
+  it('keeps a hidden panel hidden even when the new agent tab is the only one, and marks it unseen', () => {
+    const u = userSession('u');
+    const state = run(snapshot([u]), { type: 'toggle-panel' }, exited(u, 0), created(session('a')));
+    expect(state.panelOpen).toBe(false);
+    expect(state.activeId).toBe('a');
+    expect(state.tabs[0]!.unseen).toBe(true);
+  });
+
+  it('opens a second agent tab in the background: the developer\'s active tab stays, the new one is marked', () => {
     const state = run(snapshot([]), created(session('a')), created(session('b')));
     expect(ids(state)).toEqual(['a', 'b']);
-    expect(state.activeId).toBe('b');
+    expect(state.activeId).toBe('a');
+    expect(state.tabs.map((tab) => tab.unseen)).toEqual([false, true]);
+  });
+
+  it('does not take the active tab from the developer\'s own terminal', () => {
+    const u = userSession('u');
+    const state = run(snapshot([]), { type: 'create-requested', requestId: 'r' }, { type: 'created', requestId: 'r', info: u },
+      { type: 'terminal-focus', id: 'u' }, created(session('a')));
+    expect(state.activeId).toBe('u');
+    expect(state.focusedId).toBe('u');
+    expect(state.panelOpen).toBe(true);
+  });
+
+  it('reopening a lingered-out tab from the overview pins it, so it stays to be read', () => {
+    const a = session('a');
+    let state = run(snapshot([]), created(a), exited(a, 3, 50_000), { type: 'linger-expired', id: 'a' });
+    expect(state.tabs).toEqual([]);
+    state = deckReducer(state, { type: 'open', id: 'a' });
+    expect(state.tabs[0]).toMatchObject({ id: 'a', status: 'exited', exitCode: 3, pinned: true });
+    expect(lingeringTabs(state)).toEqual([]);
+    expect(deckReducer(state, { type: 'linger-expired', id: 'a' })).toBe(state);
   });
 
   it('keeps an exited agent tab with its exit code, then closes it when the linger expires', () => {
@@ -106,7 +141,16 @@ describe('deckReducer: agent sessions', () => {
       type: 'pty.exited', id: 'a', exitCode: null, signal: 'SIGKILL',
       info: { ...a, status: 'exited', exitCode: null, signal: 'SIGKILL', exitedAt: 1 },
     }));
-    expect(state.tabs[0]).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(state.tabs[0]).toMatchObject({ exitCode: null, signal: 'SIGKILL', closeRequested: false });
+  });
+
+  it('keeps that the close was asked for, for a tab to say closed rather than failed', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(a), event({
+      type: 'pty.exited', id: 'a', exitCode: null, signal: 'SIGHUP',
+      info: { ...a, status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: 1, closeRequested: true },
+    }), removed('a'));
+    expect(state.tabs[0]).toMatchObject({ signal: 'SIGHUP', closeRequested: true, gone: true });
   });
 
   it('keeps a pinned exited tab past its linger', () => {
@@ -136,7 +180,7 @@ describe('deckReducer: agent sessions', () => {
   it('updates title and info on pty.updated without changing the active tab', () => {
     const a = session('a');
     const b = session('b');
-    const state = run(snapshot([]), created(a), created(b), event({ type: 'pty.updated', info: { ...a, title: 'vim' } }));
+    const state = run(snapshot([]), created(a), created(b), { type: 'focus', id: 'b' }, event({ type: 'pty.updated', info: { ...a, title: 'vim' } }));
     expect(state.tabs[0]!.title).toBe('vim');
     expect(state.activeId).toBe('b');
   });
@@ -186,16 +230,25 @@ describe('deckReducer: user sessions', () => {
 });
 
 describe('deckReducer: removal and closing', () => {
-  it('removes the tab and the session on pty.removed, activating the right neighbour', () => {
+  it('removes the tab and the session on pty.removed, returning to the tab active before it', () => {
     const state = run(snapshot([]), created(session('a')), created(session('b')), created(session('c')),
-      { type: 'focus', id: 'b' }, removed('b'));
+      { type: 'focus', id: 'c' }, { type: 'focus', id: 'b' }, removed('b'));
     expect(ids(state)).toEqual(['a', 'c']);
     expect(state.activeId).toBe('c');
     expect(state.sessions.map((s) => s.id)).toEqual(['a', 'c']);
   });
 
-  it('activates the left neighbour when the last tab in the row closes', () => {
-    const state = run(snapshot([]), created(session('a')), created(session('b')), { type: 'close', id: 'b' });
+  it('when the active tab lingers out, the developer\'s previous tab comes back, not its neighbour', () => {
+    const a = session('a');
+    const state = run(snapshot([]), created(userSession('u')), created(a), created(session('n')),
+      { type: 'focus', id: 'a' }, exited(a, 0), { type: 'linger-expired', id: 'a' });
+    expect(ids(state)).toEqual(['u', 'n']);
+    expect(state.activeId).toBe('u');
+    expect(state.recent).toEqual(['u']);
+  });
+
+  it('activates a neighbour when the closed tab has no predecessor in the recent order', () => {
+    const state = run(snapshot([session('a'), session('b')]), { type: 'close', id: 'b' });
     expect(state.activeId).toBe('a');
   });
 
@@ -264,7 +317,7 @@ describe('deckReducer: removal and closing', () => {
 });
 
 describe('deckReducer: navigation and panel', () => {
-  const three = () => run(snapshot([]), created(session('a')), created(session('b')), created(session('c')));
+  const three = () => run(snapshot([]), created(session('a')), created(session('b')), created(session('c')), { type: 'focus', id: 'c' });
 
   it('cycles next and previous with wrap-around', () => {
     let state = three();
@@ -333,14 +386,35 @@ describe('deckReducer: reconnect', () => {
     expect(state.tabs[0]).toMatchObject({ status: 'exited', exitCode: 2 });
   });
 
-  it('welcomes an agent session created while away: activates it and opens the panel', () => {
+  it('adds an agent session created while away as a live one: in the background, a hidden panel stays hidden', () => {
     const u = userSession('u');
     let state = run(snapshot([u]), { type: 'toggle-panel' });
     const fresh = session('fresh');
     state = deckReducer(state, snapshot([u, fresh]));
     expect(ids(state)).toEqual(['u', 'fresh']);
+    expect(state.activeId).toBe('u');
+    expect(state.panelOpen).toBe(false);
+    expect(state.tabs[1]!.unseen).toBe(true);
+  });
+
+  it('opens the panel on an agent session created while away when it had closed by itself', () => {
+    const u = userSession('u');
+    const fresh = session('fresh');
+    const state = run(snapshot([u]), exited(u, 0), snapshot([fresh]));
     expect(state.activeId).toBe('fresh');
     expect(state.panelOpen).toBe(true);
+    expect(state.tabs[0]!.unseen).toBe(false);
+  });
+
+  it('after a reload, restores pinned tabs, an exited one even past its linger', () => {
+    const old = session('old', { status: 'exited', exitCode: 3, exitedAt: 1_000 });
+    const live = session('live');
+    const state = deckReducer(initialDeckState, {
+      type: 'snapshot', sessions: [old, live], agents: [], instance: 'i1', now: 60_000, lingerMs: LINGER, pinnedIds: ['old', 'live'],
+    });
+    expect(ids(state)).toEqual(['old', 'live']);
+    expect(state.tabs.map((tab) => tab.pinned)).toEqual([true, true]);
+    expect(lingeringTabs(state)).toEqual([]);
   });
 
   it('forgets dismissals when the server instance changes', () => {

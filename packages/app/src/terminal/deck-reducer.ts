@@ -7,6 +7,11 @@ import type { DeckAction, DeckState, Tab } from './deck-state.js';
  * rule below is unit-tested without a clock or a DOM.
  */
 export function deckReducer(state: DeckState, action: DeckAction): DeckState {
+  const next = reduce(state, action);
+  return next === state ? state : settle(next);
+}
+
+function reduce(state: DeckState, action: DeckAction): DeckState {
   switch (action.type) {
     case 'snapshot':
       return applySnapshot(state, action);
@@ -25,6 +30,7 @@ export function deckReducer(state: DeckState, action: DeckAction): DeckState {
       // Open at once so the developer sees the terminal coming, not nothing.
       return { ...state, panelOpen: true, pendingCreates: [...state.pendingCreates, action.requestId] };
     case 'created': {
+      // The developer asked for this terminal: it comes to the front.
       const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId) };
       return addAndActivate(upsertSession(next, action.info), action.info);
     }
@@ -35,7 +41,9 @@ export function deckReducer(state: DeckState, action: DeckAction): DeckState {
     case 'open': {
       const info = state.sessions.find((session) => session.id === action.id);
       if (!info) return state;
-      return addAndActivate({ ...state, dismissed: without(state.dismissed, action.id) }, info);
+      const next = addAndActivate({ ...state, dismissed: without(state.dismissed, action.id) }, info);
+      // Reopened to read how it ended: a linger would take it away again at once.
+      return info.status === 'exited' ? updateTab(next, info.id, (tab) => ({ ...tab, pinned: true })) : next;
     }
     case 'close': {
       if (!hasTab(state, action.id)) return state;
@@ -44,7 +52,7 @@ export function deckReducer(state: DeckState, action: DeckAction): DeckState {
       return known ? { ...next, dismissed: [...without(next.dismissed, action.id), action.id] } : next;
     }
     case 'focus':
-      return hasTab(state, action.id) ? { ...state, activeId: action.id, panelOpen: true } : state;
+      return hasTab(state, action.id) ? { ...state, activeId: action.id, panelOpen: true, panelHidden: false } : state;
     case 'next':
     case 'previous':
       return cycle(state, action.type === 'next' ? 1 : -1);
@@ -56,13 +64,17 @@ export function deckReducer(state: DeckState, action: DeckAction): DeckState {
         lingerFrom: !action.pinned && tab.status === 'exited' ? action.now : tab.lingerFrom,
       }));
     case 'set-panel':
-      return { ...state, panelOpen: action.open && (state.tabs.length > 0 || state.pendingCreates.length > 0) };
+      return {
+        ...state,
+        panelOpen: action.open && (state.tabs.length > 0 || state.pendingCreates.length > 0),
+        panelHidden: !action.open,
+      };
     case 'toggle-panel':
-      return deckReducer(state, { type: 'set-panel', open: !state.panelOpen });
+      return reduce(state, { type: 'set-panel', open: !state.panelOpen });
     case 'linger-expired': {
       const tab = state.tabs.find((candidate) => candidate.id === action.id);
       if (!tab || tab.pinned || tab.status !== 'exited' || tab.source !== 'agent') return state;
-      return deckReducer(state, { type: 'close', id: action.id });
+      return reduce(state, { type: 'close', id: action.id });
     }
     case 'terminal-focus':
       return { ...state, focusedId: action.id !== null && hasTab(state, action.id) ? action.id : null };
@@ -88,10 +100,28 @@ export function tabFromSession(info: SessionInfo): Tab {
     status: info.status,
     exitCode: info.exitCode,
     signal: info.signal,
+    closeRequested: info.closeRequested === true,
     pinned: false,
     lingerFrom: info.status === 'exited' ? info.exitedAt : null,
     gone: false,
+    unseen: false,
   };
+}
+
+/**
+ * What holds after every transition: the active tab, once shown, is seen;
+ * the most-recently-used order leads with it and names only existing tabs.
+ */
+function settle(state: DeckState): DeckState {
+  let next = state;
+  const active = next.activeId;
+  if (next.panelOpen && active !== null && next.tabs.some((tab) => tab.id === active && tab.unseen)) {
+    next = updateTab(next, active, (tab) => ({ ...tab, unseen: false }));
+  }
+  const recent = next.recent.filter((id) => id !== active && next.tabs.some((tab) => tab.id === id));
+  if (active !== null) recent.unshift(active);
+  if (recent.length !== next.recent.length || recent.some((id, index) => id !== next.recent[index])) next = { ...next, recent };
+  return next;
 }
 
 function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'snapshot' }>): DeckState {
@@ -99,10 +129,12 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
   const instanceChanged = !first && state.instance !== action.instance;
   const byId = new Map(action.sessions.map((session) => [session.id, session]));
   const dismissed = instanceChanged ? [] : state.dismissed.filter((id) => byId.has(id));
+  const pinnedIds = action.pinnedIds ?? [];
   const wantsTab = (info: SessionInfo) =>
     !dismissed.includes(info.id) &&
     (info.status === 'running' ||
-      (info.source === 'agent' && info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs));
+      (info.source === 'agent' &&
+        (pinnedIds.includes(info.id) || (info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs))));
 
   // Keep the tabs that still exist, in their order, with fresh info.
   const tabs: Tab[] = [];
@@ -117,16 +149,20 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
     tabs.push(mergeInfo(tab, info));
   }
   const added = sortByCreation(action.sessions.filter((info) => !tabs.some((tab) => tab.id === info.id) && wantsTab(info)));
-  tabs.push(...added.map(tabFromSession));
+  const hadActive = state.activeId !== null && tabs.some((tab) => tab.id === state.activeId);
+  // A shell opened while we were away arrives as a live one would: in the background
+  // when the developer has a tab in front of them.
+  tabs.push(
+    ...added.map((info) => ({
+      ...tabFromSession(info),
+      pinned: pinnedIds.includes(info.id),
+      unseen: !first && (hadActive || state.panelHidden),
+    })),
+  );
 
-  let activeId = state.activeId !== null && tabs.some((tab) => tab.id === state.activeId) ? state.activeId : null;
+  let activeId = hadActive ? state.activeId : null;
   let panelOpen = first ? tabs.length > 0 : state.panelOpen && tabs.length > 0;
-  // An agent that opened a shell while we were away gets the same welcome as a live one.
-  const newAgentTab = first ? undefined : [...added].reverse().find((info) => info.source === 'agent' && info.status === 'running');
-  if (newAgentTab) {
-    activeId = newAgentTab.id;
-    panelOpen = true;
-  }
+  if (!first && !panelOpen && !state.panelHidden && added.some((info) => info.status === 'running')) panelOpen = true;
   if (activeId === null && first && action.preferredActiveId) {
     activeId = tabs.some((tab) => tab.id === action.preferredActiveId) ? action.preferredActiveId : null;
   }
@@ -151,15 +187,15 @@ function applyEvent(state: DeckState, event: PtyEvent): DeckState {
     case 'pty.created': {
       const next = upsertSession(state, event.info);
       if (state.dismissed.includes(event.info.id)) return next;
-      // A new shell, the agent's or the developer's: show it.
-      return addAndActivate(next, event.info);
+      // A new shell, an agent's or another window's: shown without taking the developer's place.
+      return addInBackground(next, event.info);
     }
     case 'pty.updated': {
       const next = upsertSession(state, event.info);
       if (hasTab(next, event.info.id)) return updateTab(next, event.info.id, (tab) => mergeInfo(tab, event.info));
       if (event.info.status === 'running' && !next.dismissed.includes(event.info.id)) {
-        // Missed its creation (raced the snapshot): show it without stealing the active tab.
-        return { ...next, tabs: [...next.tabs, tabFromSession(event.info)], activeId: next.activeId ?? event.info.id };
+        // Missed its creation (raced the snapshot): the same as a creation.
+        return addInBackground(next, event.info);
       }
       return next;
     }
@@ -189,19 +225,37 @@ function applyEvent(state: DeckState, event: PtyEvent): DeckState {
   }
 }
 
+/** A tab the developer asked for (their new terminal, a session opened from the overview): brought to the front. */
 function addAndActivate(state: DeckState, info: SessionInfo): DeckState {
   const tabs = hasTab(state, info.id)
     ? state.tabs.map((tab) => (tab.id === info.id ? mergeInfo(tab, info) : tab))
     : [...state.tabs, tabFromSession(info)];
-  return { ...state, tabs, activeId: info.id, panelOpen: true };
+  return { ...state, tabs, activeId: info.id, panelOpen: true, panelHidden: false };
 }
 
-/** Removes a tab; the neighbour to its right (else left) becomes active; no tabs left closes the panel. */
+/**
+ * A tab nobody here asked for (an agent's shell): it never takes the active
+ * tab from the developer, nor opens a panel they hid. It becomes active only
+ * when no tab is, and opens the panel only when the panel closed by itself.
+ */
+function addInBackground(state: DeckState, info: SessionInfo): DeckState {
+  if (hasTab(state, info.id)) return updateTab(state, info.id, (tab) => mergeInfo(tab, info));
+  const activeId = state.activeId ?? info.id;
+  const panelOpen = state.panelOpen || !state.panelHidden;
+  const tab = { ...tabFromSession(info), unseen: activeId !== info.id || !panelOpen };
+  return { ...state, tabs: [...state.tabs, tab], activeId, panelOpen };
+}
+
+/**
+ * Removes a tab. If it was active, the tab active before it comes back (the
+ * most-recently-used order), else its neighbour; no tabs left closes the panel.
+ */
 function removeTab(state: DeckState, id: string): DeckState {
   const index = state.tabs.findIndex((tab) => tab.id === id);
   if (index < 0) return state;
   const tabs = state.tabs.filter((tab) => tab.id !== id);
-  const activeId = state.activeId === id ? (tabs[index] ?? tabs[index - 1])?.id ?? null : state.activeId;
+  const previous = state.recent.find((candidate) => candidate !== id && tabs.some((tab) => tab.id === candidate));
+  const activeId = state.activeId === id ? previous ?? (tabs[index] ?? tabs[index - 1])?.id ?? null : state.activeId;
   return {
     ...state,
     tabs,
@@ -227,6 +281,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     status: info.status,
     exitCode: info.exitCode,
     signal: info.signal,
+    closeRequested: info.closeRequested === true,
   };
 }
 

@@ -10,6 +10,8 @@ export interface Tab {
   status: SessionStatus;
   exitCode: number | null;
   signal: string | null;
+  /** Ended because someone asked (terminal_close, the panel's close): a close, not a failure. */
+  closeRequested: boolean;
   /** Kept after its agent's process exited, past the linger. */
   pinned: boolean;
   /** When the linger of an exited agent tab started (its exit, or when it was unpinned); epoch ms. */
@@ -20,12 +22,18 @@ export interface Tab {
    * nothing about it may be sent to the server (attach, input, close).
    */
   gone: boolean;
+  /** Opened in the background (an agent's new shell while the developer was elsewhere) and not looked at yet. */
+  unseen: boolean;
 }
 
 export interface DeckState {
   tabs: Tab[];
   activeId: string | null;
   panelOpen: boolean;
+  /** The developer hid the panel: new tabs must not open it again (the tab count says they exist). */
+  panelHidden: boolean;
+  /** Tab ids, most recently active first: closing the active tab returns to the one before it. */
+  recent: string[];
   /** Every session the server knows, tab or not, oldest first: the overview lists them. */
   sessions: SessionInfo[];
   agents: AgentInfo[];
@@ -45,6 +53,8 @@ export const initialDeckState: DeckState = {
   tabs: [],
   activeId: null,
   panelOpen: false,
+  panelHidden: false,
+  recent: [],
   sessions: [],
   agents: [],
   instance: null,
@@ -65,6 +75,8 @@ export type DeckAction =
       lingerMs: number;
       /** After a reload: the tab that was active before, if it still exists. */
       preferredActiveId?: string | null;
+      /** After a reload: the tabs that were pinned before; an exited one comes back even past its linger. */
+      pinnedIds?: string[];
     }
   | { type: 'event'; event: PtyEvent }
   | { type: 'agent-added'; agent: AgentInfo }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exitLabel, tabLabel } from './tab-label.js';
+import { endedBadly, exitLabel, tabLabel } from './tab-label.js';
 
 describe('tabLabel', () => {
   it("names an agent's tab as the agent's", () => {
@@ -17,5 +17,13 @@ describe('exitLabel', () => {
     expect(exitLabel({ exitCode: 3, signal: null })).toBe('exit 3');
     expect(exitLabel({ exitCode: null, signal: 'SIGKILL' })).toBe('SIGKILL');
     expect(exitLabel({ exitCode: null, signal: null })).toBe('exit ?');
+  });
+
+  it('says closed, not SIGHUP, when the close was asked for, and does not flag it as a failure', () => {
+    expect(exitLabel({ exitCode: null, signal: 'SIGHUP', closeRequested: true })).toBe('closed');
+    expect(endedBadly({ exitCode: null, closeRequested: true })).toBe(false);
+    expect(endedBadly({ exitCode: null, closeRequested: false })).toBe(true);
+    expect(endedBadly({ exitCode: 3 })).toBe(true);
+    expect(endedBadly({ exitCode: 0 })).toBe(false);
   });
 });

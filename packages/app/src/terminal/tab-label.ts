@@ -5,8 +5,14 @@ export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'>): stri
   return tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
 }
 
-/** How an exited tab says it ended: the signal if one killed it, else the exit code. */
-export function exitLabel(tab: Pick<Tab, 'exitCode' | 'signal'>): string {
+/** How an exited tab says it ended: closed if someone asked, else the signal that killed it, else the exit code. */
+export function exitLabel(tab: Pick<Tab, 'exitCode' | 'signal'> & { closeRequested?: boolean }): string {
+  if (tab.closeRequested) return 'closed';
   if (tab.signal) return tab.signal;
   return `exit ${tab.exitCode ?? '?'}`;
+}
+
+/** An exit worth flagging: a non-zero code or a signal nobody asked for. */
+export function endedBadly(tab: Pick<Tab, 'exitCode'> & { closeRequested?: boolean }): boolean {
+  return !tab.closeRequested && tab.exitCode !== 0;
 }

@@ -7,6 +7,8 @@ import { DisposableStore } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';
+import { matchShortcut, shortcutLabels, type ShortcutMode } from './shortcuts.js';
+import { keyToInput, TypeAhead } from './type-ahead.js';
 import { TerminalView } from './terminal-view.js';
 
 export interface TerminalProviderProps extends Record<string, unknown> {
@@ -15,9 +17,24 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   settings: PanelSettings;
   /** Opens an untrusted link from terminal output through the safe path. */
   openLink: (uri: string) => void;
+  /** Which key bindings reach the page, so the panel advertises those. */
+  shortcutMode: ShortcutMode;
 }
 
 const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
+/** Pinned tabs of this window, so a reload keeps them (sessionStorage: per window, per origin). */
+const PINNED_TABS_KEY = 'ptydeck.pinnedTabs';
+/** A new shell that prints nothing this long gets what was typed ahead anyway. */
+const TYPE_AHEAD_MAX_MS = 2_000;
+
+function storedPins(): string[] {
+  try {
+    const value: unknown = JSON.parse(sessionStorage.getItem(PINNED_TABS_KEY) ?? '[]');
+    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 interface TerminalStore {
   deck: DeckState;
@@ -42,6 +59,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const lingerTimers = new Map<string, { since: number; handle: ReturnType<typeof setTimeout> }>();
     /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
     const ownRequests = new Set<string>();
+    /** Keys typed for a terminal this window asked for, before its shell can take them. */
+    const typeAhead = new TypeAhead();
+    const typeAheadTimers = new Map<string, ReturnType<typeof setTimeout>>();
+    /** A terminal this window asked for that exists but has not taken focus yet (it does on the next frame). */
+    let focusing: string | null = null;
     let deck = initialDeckState;
     const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status, mcpLaunch: null });
 
@@ -56,6 +78,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       // Per window (sessionStorage): a reload comes back to the tab it left.
       if (next.activeId === null) sessionStorage.removeItem(ACTIVE_TAB_KEY);
       else sessionStorage.setItem(ACTIVE_TAB_KEY, next.activeId);
+      // Not before the first snapshot: it is what reads them back.
+      if (next.instance !== null) {
+        sessionStorage.setItem(PINNED_TABS_KEY, JSON.stringify(next.tabs.filter((tab) => tab.pinned).map((tab) => tab.id)));
+      }
     }
 
     /** One view per tab, attached while the tab exists and its session does (a gone tab's is removed). */
@@ -85,6 +111,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         cols: info?.cols ?? 80,
         rows: info?.rows ?? 24,
         onInput: (data) => {
+          if (typeAhead.typedInto(tab.id, data)) return;
           if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.input(tab.id, data);
         },
         onResize: (cols, rows) => {
@@ -122,6 +149,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (id === null) return;
       // After Solid has shown the tab's host: a hidden textarea cannot take focus.
       requestAnimationFrame(() => {
+        if (focusing === id) focusing = null;
         const view = views.get(id);
         if (!view) return;
         view.fit();
@@ -129,7 +157,13 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       });
     }
 
-    disposables.add(client.onStatus((status) => setStore('connection', reconcile(status))));
+    disposables.add(
+      client.onStatus((status) => {
+        setStore('connection', reconcile(status));
+        const offline = status.state !== 'connected';
+        for (const view of views.values()) view.setOffline(offline);
+      }),
+    );
     disposables.add(
       client.onSnapshot((snapshot) => {
         setStore('mcpLaunch', snapshot.mcpLaunch ?? null);
@@ -141,6 +175,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           now: Date.now(),
           lingerMs,
           preferredActiveId: sessionStorage.getItem(ACTIVE_TAB_KEY),
+          pinnedIds: storedPins(),
         });
         // The PTYs may have another size now (another window, a restart): report ours on the next fit.
         for (const view of views.values()) {
@@ -152,18 +187,57 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
-    disposables.add(client.onOutput(({ id, data, next }) => views.get(id)?.write(data, next)));
-    disposables.add(client.onResync(({ id, screen, cursor }) => views.get(id)?.restore(screen, cursor)));
+    /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
+    function releaseTypeAhead(id: string): void {
+      if (!typeAhead.holds(id)) return;
+      clearTimeout(typeAheadTimers.get(id));
+      typeAheadTimers.delete(id);
+      const data = typeAhead.release(id);
+      if (data !== '' && deck.tabs.find((tab) => tab.id === id)?.status === 'running') client.input(id, data);
+    }
+
+    // Capture phase, before xterm.js: while a terminal is on its way, command-line keys are held for it
+    // instead of reaching the terminal focused before (or nothing at all).
+    const holdTypedAhead = (event: KeyboardEvent) => {
+      if ((!typeAhead.waiting && focusing === null) || event.isComposing || matchShortcut(event) !== null) return;
+      const data = keyToInput(event);
+      if (data === null) return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (typeAhead.typed(data) || focusing === null) return;
+      if (!typeAhead.typedInto(focusing, data)) client.input(focusing, data);
+    };
+    window.addEventListener('keydown', holdTypedAhead, true);
+    disposables.add(() => window.removeEventListener('keydown', holdTypedAhead, true));
+
+    disposables.add(
+      client.onOutput(({ id, data, next }) => {
+        views.get(id)?.write(data, next);
+        releaseTypeAhead(id);
+      }),
+    );
+    disposables.add(
+      client.onResync(({ id, screen, cursor }) => {
+        views.get(id)?.restore(screen, cursor);
+        if (screen !== '') releaseTypeAhead(id);
+      }),
+    );
     disposables.add(
       client.onCreated(({ requestId, info }) => {
+        typeAhead.created(requestId, info.id);
+        if (typeAhead.holds(info.id)) typeAheadTimers.set(info.id, setTimeout(() => releaseTypeAhead(info.id), TYPE_AHEAD_MAX_MS));
         dispatch({ type: 'created', requestId, info });
-        if (ownRequests.delete(requestId)) focusTerminalSoon(info.id);
+        if (ownRequests.delete(requestId)) {
+          focusing = info.id;
+          focusTerminalSoon(info.id);
+        }
       }),
     );
     disposables.add(
       client.onError((error) => {
         if (error.requestId !== undefined && deck.pendingCreates.includes(error.requestId)) {
           ownRequests.delete(error.requestId);
+          typeAhead.failed(error.requestId);
           dispatch({ type: 'create-failed', requestId: error.requestId, message: `Could not open a terminal: ${error.message}` });
           return;
         }
@@ -178,6 +252,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       views.clear();
       for (const timer of lingerTimers.values()) clearTimeout(timer.handle);
       lingerTimers.clear();
+      for (const timer of typeAheadTimers.values()) clearTimeout(timer);
+      typeAheadTimers.clear();
     });
     onCleanup(() => disposables.dispose());
     client.start();
@@ -192,6 +268,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         return;
       }
       ownRequests.add(requestId);
+      typeAhead.expect(requestId);
       dispatch({ type: 'create-requested', requestId });
     }
 
@@ -212,6 +289,12 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       mcpLaunch: () => store.mcpLaunch,
       activeTab,
       lingerMs,
+      /** Key bindings as the developer can press them here. */
+      shortcuts: shortcutLabels(props.shortcutMode),
+      /** Where the page runs: a browser gets its link from `ptydeck url`, the desktop app on its own. */
+      runsIn: props.shortcutMode,
+      /** True while the panel is not in sync with the server: terminals are read-only, agents' state unknown. */
+      offline: () => store.connection.state !== 'connected',
       /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
       open(id: string) {
         dispatch({ type: 'open', id });

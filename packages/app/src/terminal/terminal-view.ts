@@ -73,6 +73,8 @@ export class TerminalView {
   private readonly disposables = new DisposableStore();
   private readonly flow: WriteFlow;
   private opened = false;
+  private exited = false;
+  private offline = false;
   /** Size the PTY was last told (or already had). */
   private reported: { cols: number; rows: number } | null;
 
@@ -187,9 +189,21 @@ export class TerminalView {
 
   /** An exited process reads nothing: stop taking keystrokes and show it with the cursor. */
   setExited(exited: boolean): void {
-    this.terminal.options.disableStdin = exited;
-    this.terminal.options.cursorBlink = !exited;
+    this.exited = exited;
+    this.applyInputState();
     if (exited) this.terminal.blur();
+  }
+
+  /** While the panel is not connected keys cannot reach the shell: take none, rather than drop them. */
+  setOffline(offline: boolean): void {
+    this.offline = offline;
+    this.applyInputState();
+  }
+
+  private applyInputState(): void {
+    const readOnly = this.exited || this.offline;
+    this.terminal.options.disableStdin = readOnly;
+    this.terminal.options.cursorBlink = !readOnly;
   }
 
   findNext(term: string): boolean {

@@ -1,23 +1,72 @@
 import { Match, Show, Switch } from 'solid-js';
-import { SHORTCUT_LABELS } from '../terminal/shortcuts.js';
+import type { DisconnectCause } from '../connection/panel-client.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { DebugHook } from './DebugHook.jsx';
 import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
 
+/** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
+const ATTEMPTS_BEFORE_ADVICE = 3;
+
+function causeOf(status: ReturnType<ReturnType<typeof useTerminal>['connection']>): DisconnectCause {
+  return status.state === 'connecting' || status.state === 'disconnected' ? status.cause : 'unknown';
+}
+
 function ConnectionStatus() {
   const terminal = useTerminal();
   const status = () => terminal.connection();
+  const firstAttempt = () => status().state === 'connecting' && (status() as { attempt: number }).attempt === 0;
   return (
-    <span class="connection" data-testid="connection-status" data-state={status().state} role="status">
+    <span class="connection" data-testid="connection-status" data-state={status().state} data-cause={causeOf(status())} role="status">
       <span class="connection-dot" aria-hidden="true" />
-      <Switch>
+      <Switch fallback="Disconnected: reconnecting…">
         <Match when={status().state === 'connected'}>Connected</Match>
-        <Match when={status().state === 'connecting'}>Connecting…</Match>
-        <Match when={status().state === 'disconnected'}>Reconnecting…</Match>
+        <Match when={causeOf(status()) === 'unauthorized'}>Not signed in</Match>
+        <Match when={firstAttempt()}>Connecting…</Match>
         <Match when={status().state === 'disposed'}>Closed</Match>
       </Switch>
     </span>
+  );
+}
+
+/**
+ * Says what is wrong and what to do when the panel is not connected: a page
+ * opened without its one-time link, or a server that stopped or moved.
+ */
+function ConnectionProblem() {
+  const terminal = useTerminal();
+  const status = () => terminal.connection();
+  const attempt = () => {
+    const current = status();
+    return current.state === 'connecting' || current.state === 'disconnected' ? current.attempt : 0;
+  };
+  const unauthorized = () => causeOf(status()) === 'unauthorized';
+  const lost = () => status().state === 'disconnected' || (status().state === 'connecting' && attempt() > 0);
+  const advise = () => attempt() >= ATTEMPTS_BEFORE_ADVICE;
+  return (
+    <Show when={unauthorized() || lost()}>
+      <div class="connection-problem" role="alert" data-testid="connection-problem" data-cause={causeOf(status())}>
+        <Show
+          when={unauthorized()}
+          fallback={
+            <>
+              <strong>Disconnected from ptydeck.</strong> Terminals are read-only until it is back; nothing you type is sent.
+              <Show when={advise()}>
+                <span data-testid="connection-advice">
+                  {' '}ptydeck at <code>{window.location.host}</code> is not answering.{' '}
+                  <Show when={terminal.runsIn === 'browser'} fallback="Restart ptydeck.">
+                    If it was restarted it may be on another port: run <code>ptydeck url</code> and open the link it prints.
+                  </Show>
+                </span>
+              </Show>
+            </>
+          }
+        >
+          <strong>This page is not signed in to ptydeck.</strong> Run <code>ptydeck url</code> in a terminal and open the
+          link it prints (each link works once).
+        </Show>
+      </div>
+    </Show>
   );
 }
 
@@ -37,6 +86,7 @@ function Notice() {
 
 export function App() {
   const terminal = useTerminal();
+  const unseen = () => terminal.state.tabs.filter((tab) => tab.unseen).length;
   return (
     <div class="app" data-testid="app">
       <header class="topbar">
@@ -46,7 +96,7 @@ export function App() {
         </div>
         <ConnectionStatus />
         <div class="topbar-actions">
-          <button type="button" class="button" data-testid="new-terminal" title={SHORTCUT_LABELS['new-terminal']} onClick={() => terminal.newTerminal()}>
+          <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
           </button>
           <button
@@ -54,16 +104,20 @@ export function App() {
             class="button ghost"
             data-testid="toggle-panel"
             aria-pressed={terminal.state.panelOpen}
-            title={SHORTCUT_LABELS['toggle-panel']}
+            title={terminal.shortcuts['toggle-panel']}
             onClick={() => terminal.togglePanel()}
           >
             {terminal.state.panelOpen ? 'Hide panel' : 'Show panel'}
             <Show when={terminal.state.tabs.length > 0}>
-              <span class="count">{terminal.state.tabs.length}</span>
+              <span class="count" classList={{ fresh: unseen() > 0 }} data-testid="tab-count" data-unseen={unseen()}
+                title={unseen() > 0 ? `${unseen()} new` : undefined}>
+                {terminal.state.tabs.length}
+              </span>
             </Show>
           </button>
         </div>
       </header>
+      <ConnectionProblem />
       <Overview />
       <TerminalPanel />
       <Notice />

@@ -1,10 +1,41 @@
-import { For, Show } from 'solid-js';
-import { exitLabel, tabLabel } from '../terminal/tab-label.js';
+import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { agentStyle } from './agent-style.js';
+import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
+import { TabOverflowMenu } from './TabOverflowMenu.jsx';
 
 export function TabBar() {
   const terminal = useTerminal();
   const tabs = () => terminal.state.tabs;
+  let list!: HTMLDivElement;
+  const [overflowing, setOverflowing] = createSignal(false);
+
+  onMount(() => {
+    const measure = () => setOverflowing(list.scrollWidth > list.clientWidth + 1);
+    const observer = new ResizeObserver(measure);
+    observer.observe(list);
+    // Tabs come, go and change width (titles, exit codes) without the list itself resizing.
+    const mutations = new MutationObserver(measure);
+    mutations.observe(list, { childList: true, subtree: true, characterData: true });
+    onCleanup(() => {
+      observer.disconnect();
+      mutations.disconnect();
+    });
+    // The active tab is always in sight, however it became active.
+    createEffect(() => {
+      const id = terminal.state.activeId;
+      const count = tabs().length;
+      if (id === null || count === 0 || !terminal.state.panelOpen) return;
+      document.getElementById(`tab-${id}`)?.closest('.tab')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    });
+  });
+
+  /** A vertical wheel scrolls the strip sideways: there is no scrollbar to grab. */
+  function onWheel(event: WheelEvent) {
+    if (event.deltaY === 0 || Math.abs(event.deltaX) > Math.abs(event.deltaY)) return;
+    list.scrollLeft += event.deltaY;
+    event.preventDefault();
+  }
 
   // Roving focus within the tab list, as the ARIA tabs pattern expects.
   function onKeyDown(event: KeyboardEvent, index: number) {
@@ -27,82 +58,97 @@ export function TabBar() {
   }
 
   return (
-    <div class="tab-list" role="tablist" aria-label="Terminals" data-testid="tab-list">
-      <For each={tabs()}>
-        {(tab, index) => {
-          const active = () => terminal.state.activeId === tab.id;
-          const exited = () => tab.status === 'exited';
-          const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id;
-          return (
-            <div class="tab" classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing() }}>
-              <button
-                type="button"
-                role="tab"
-                id={`tab-${tab.id}`}
-                class="tab-main"
-                aria-selected={active()}
-                aria-controls={`terminal-${tab.id}`}
-                aria-label={tabLabel(tab)}
-                tabIndex={active() ? 0 : -1}
-                title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : tabLabel(tab)}
-                data-testid="tab"
-                data-session-id={tab.id}
-                data-source={tab.source}
-                data-status={tab.status}
-                onClick={() => terminal.focus(tab.id)}
-                onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
-                onKeyDown={(event) => onKeyDown(event, index())}
+    <div class="tab-strip">
+      <div class="tab-list" role="tablist" aria-label="Terminals" data-testid="tab-list" ref={list} onWheel={onWheel}>
+        <For each={tabs()}>
+          {(tab, index) => {
+            const active = () => terminal.state.activeId === tab.id;
+            const exited = () => tab.status === 'exited';
+            // Offline, typing reaches no one: no claim that the agent sees it.
+            const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id && !terminal.offline();
+            return (
+              <div
+                class="tab"
+                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing() }}
+                style={tab.source === 'agent' ? agentStyle(tab.ownerName) : undefined}
               >
-                <span class="status-dot" classList={{ running: !exited(), failed: exited() && tab.exitCode !== 0 }} aria-hidden="true" />
-                <Show when={tab.source === 'agent'}>
-                  <span class="agent-badge" data-testid="tab-agent-badge">{tab.ownerName ?? 'agent'}</span>
-                </Show>
-                <span class="tab-title">{tab.title}</span>
-                <Show when={exited()}>
-                  <span
-                    class="exit-code"
-                    classList={{ ok: tab.exitCode === 0 }}
-                    data-testid="tab-exit-code"
-                    data-exit-code={tab.exitCode ?? ''}
-                  >
-                    {exitLabel(tab)}
-                  </span>
-                </Show>
-                <Show when={typing()}>
-                  <span class="typing-marker" data-testid="tab-typing" title="You are typing into this agent's shell">
-                    <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M2 4h12v8H2zM4 6h1M6 6h1M8 6h1M10 6h1M12 6h1M5 10h6" fill="none" stroke="currentColor" stroke-width="1.2" /></svg>
-                    you
-                  </span>
-                </Show>
-              </button>
-              <Show when={tab.source === 'agent'}>
                 <button
                   type="button"
-                  class="tab-action pin"
-                  classList={{ pinned: tab.pinned }}
-                  aria-pressed={tab.pinned}
-                  aria-label={tab.pinned ? `Unpin ${tab.title}` : `Keep ${tab.title} open after it exits`}
-                  title={tab.pinned ? 'Pinned: stays after exit' : 'Pin: keep open after exit'}
-                  data-testid="tab-pin"
-                  onClick={() => terminal.pin(tab.id, !tab.pinned)}
+                  role="tab"
+                  id={`tab-${tab.id}`}
+                  class="tab-main"
+                  aria-selected={active()}
+                  aria-controls={`terminal-${tab.id}`}
+                  aria-label={tabLabel(tab)}
+                  tabIndex={active() ? 0 : -1}
+                  title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : tabLabel(tab)}
+                  data-testid="tab"
+                  data-session-id={tab.id}
+                  data-source={tab.source}
+                  data-status={tab.status}
+                  onClick={() => terminal.focus(tab.id)}
+                  onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
+                  onKeyDown={(event) => onKeyDown(event, index())}
                 >
-                  <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M6 2h4l-.5 4 2.5 2v1H4V8l2.5-2zM8 9v5" fill={tab.pinned ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="1.2" stroke-linejoin="round" /></svg>
+                  <span class="status-dot" classList={{ running: !exited() && !terminal.offline(), failed: exited() && endedBadly(tab) }} aria-hidden="true" />
+                  <Show when={tab.source === 'agent'}>
+                    <span class="agent-badge" data-testid="tab-agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
+                  </Show>
+                  <span class="tab-title">{tab.title}</span>
+                  <Show when={tab.unseen}>
+                    <span class="new-dot" data-testid="tab-new" role="img" aria-label="new" title="New: opened while you were elsewhere" />
+                  </Show>
+                  <Show when={exited()}>
+                    <span
+                      class="exit-code"
+                      classList={{ ok: tab.exitCode === 0, closed: tab.closeRequested }}
+                      data-testid="tab-exit-code"
+                      data-exit-code={tab.exitCode ?? ''}
+                    >
+                      {exitLabel(tab)}
+                    </span>
+                  </Show>
+                  {/* Laid out on the active agent tab (the only one whose terminal can have focus), shown
+                      only while typing: a tab that changed width when its terminal lost focus, on mouse-down
+                      elsewhere, moved the tabs under the pointer. */}
+                  <Show when={tab.source === 'agent' && active()}>
+                    <span class="typing-marker" classList={{ shown: typing() }} data-testid="tab-typing" title="You are typing into this agent's shell" aria-hidden={!typing()}>
+                      <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M2 4h12v8H2zM4 6h1M6 6h1M8 6h1M10 6h1M12 6h1M5 10h6" fill="none" stroke="currentColor" stroke-width="1.2" /></svg>
+                    </span>
+                  </Show>
                 </button>
-              </Show>
-              <button
-                type="button"
-                class="tab-action close"
-                aria-label={`Close ${tab.title}`}
-                title={exited() ? 'Close tab' : 'Close tab (ends the process)'}
-                data-testid="tab-close"
-                onClick={() => terminal.close(tab.id)}
-              >
-                <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 4l8 8M12 4l-8 8" stroke="currentColor" stroke-width="1.4" /></svg>
-              </button>
-            </div>
-          );
-        }}
-      </For>
+                <Show when={tab.source === 'agent'}>
+                  <button
+                    type="button"
+                    class="tab-action pin"
+                    classList={{ pinned: tab.pinned }}
+                    aria-pressed={tab.pinned}
+                    aria-label={tab.pinned ? `Unpin ${tab.title}` : `Keep ${tab.title} open after it exits`}
+                    title={tab.pinned ? 'Pinned: stays after exit' : 'Pin: keep open after exit'}
+                    data-testid="tab-pin"
+                    onClick={() => terminal.pin(tab.id, !tab.pinned)}
+                  >
+                    <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M6 2h4l-.5 4 2.5 2v1H4V8l2.5-2zM8 9v5" fill={tab.pinned ? 'currentColor' : 'none'} stroke="currentColor" stroke-width="1.2" stroke-linejoin="round" /></svg>
+                  </button>
+                </Show>
+                <button
+                  type="button"
+                  class="tab-action close"
+                  aria-label={`Close ${tab.title}`}
+                  title={exited() ? 'Close tab' : 'Close tab (ends the process)'}
+                  data-testid="tab-close"
+                  onClick={() => terminal.close(tab.id)}
+                >
+                  <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 4l8 8M12 4l-8 8" stroke="currentColor" stroke-width="1.4" /></svg>
+                </button>
+              </div>
+            );
+          }}
+        </For>
+      </div>
+      <Show when={overflowing()}>
+        <TabOverflowMenu />
+      </Show>
     </div>
   );
 }

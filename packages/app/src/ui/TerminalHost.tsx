@@ -10,7 +10,7 @@ export function TerminalHost(props: { id: string }) {
   const terminal = useTerminal();
   let container!: HTMLDivElement;
   const active = () => terminal.state.activeId === props.id;
-  const typing = () => terminal.state.focusedId === props.id && terminal.activeTab()?.source === 'agent';
+  const typing = () => terminal.state.focusedId === props.id && terminal.activeTab()?.source === 'agent' && !terminal.offline();
 
   onMount(() => {
     let frame = 0;

@@ -1,5 +1,5 @@
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
-import { matchShortcut, SHORTCUT_LABELS, type ShortcutCommand } from '../terminal/shortcuts.js';
+import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
 import { TabBar } from './TabBar.jsx';
@@ -86,6 +86,7 @@ export function TerminalPanel() {
       aria-label="Terminal panel"
       data-testid="terminal-panel"
       data-open={terminal.state.panelOpen ? 'true' : 'false'}
+      data-offline={terminal.offline() ? 'true' : 'false'}
       hidden={!terminal.state.panelOpen}
       style={{ height: `${height()}px` }}
     >
@@ -104,13 +105,13 @@ export function TerminalPanel() {
       <div class="panel-header">
         <TabBar />
         <div class="panel-actions">
-          <button type="button" class="icon-button" aria-label="New terminal" title={`New terminal (${SHORTCUT_LABELS['new-terminal']})`} data-testid="panel-new-terminal" onClick={() => terminal.newTerminal()}>
+          <button type="button" class="icon-button" aria-label="New terminal" title={`New terminal (${terminal.shortcuts['new-terminal']})`} data-testid="panel-new-terminal" onClick={() => terminal.newTerminal()}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M8 3v10M3 8h10" stroke="currentColor" stroke-width="1.5" /></svg>
           </button>
-          <button type="button" class="icon-button" aria-label="Find in terminal" title={`Find (${SHORTCUT_LABELS.find})`} aria-pressed={searching()} onClick={() => setSearching(!searching())}>
+          <button type="button" class="icon-button" aria-label="Find in terminal" title={`Find (${terminal.shortcuts.find})`} aria-pressed={searching()} onClick={() => setSearching(!searching())}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><circle cx="7" cy="7" r="4" fill="none" stroke="currentColor" stroke-width="1.4" /><path d="M10 10l3.5 3.5" stroke="currentColor" stroke-width="1.4" /></svg>
           </button>
-          <button type="button" class="icon-button" aria-label="Hide terminal panel" title={`Hide panel (${SHORTCUT_LABELS['toggle-panel']})`} data-testid="panel-hide" onClick={() => terminal.closePanel()}>
+          <button type="button" class="icon-button" aria-label="Hide terminal panel" title={`Hide panel (${terminal.shortcuts['toggle-panel']})`} data-testid="panel-hide" onClick={() => terminal.closePanel()}>
             <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 6l4 4 4-4" fill="none" stroke="currentColor" stroke-width="1.5" /></svg>
           </button>
         </div>
@@ -123,12 +124,18 @@ export function TerminalPanel() {
         <Show when={terminal.state.tabs.length === 0 && terminal.state.pendingCreates.length > 0}>
           <div class="panel-placeholder" data-testid="terminal-starting">Starting your shell…</div>
         </Show>
+        <Show when={terminal.offline() && terminal.state.tabs.length > 0}>
+          <div class="offline-overlay" data-testid="panel-offline" role="status">
+            Disconnected: these terminals are read-only until ptydeck is back.
+          </div>
+        </Show>
+        {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
+        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+          <div class="typing-banner" data-testid="typing-banner" role="status">
+            You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
+          </div>
+        </Show>
       </div>
-      <Show when={terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
-        <div class="typing-banner" data-testid="typing-banner" role="status">
-          You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
-        </div>
-      </Show>
     </section>
   );
 }

@@ -1,8 +1,9 @@
-import { Emitter, reportError, type SessionId } from '@ptydeck/contract';
+import { Emitter, reportError, type Attention, type SessionId } from '@ptydeck/contract';
 import type { PtyDataEvent, PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
-import { detectInputPrompt, looksLikeShellPrompt, type InputPromptKind } from './input-prompts.js';
+import { looksLikeShellPrompt } from './input-prompts.js';
+import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
 import { ScreenMirror } from './screen-mirror.js';
@@ -21,7 +22,7 @@ const TAIL_BYTES = 2048;
  * use. It follows the session's output through `ingest` as it enters the log.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentTerminal implements SettleTarget {
+export class AgentTerminal implements SettleTarget, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   private readonly scanner = new TerminalStreamScanner();
@@ -36,6 +37,9 @@ export class AgentTerminal implements SettleTarget {
   private lastData = Date.now();
   private hasExited = false;
   private currentCwd: string;
+  private readonly watch: InputWatch;
+  /** Per caller, the `since` of the last input wait a result told it about. */
+  private readonly toldAttention = new Map<string, number>();
 
   constructor(
     private readonly service: PtyService,
@@ -48,6 +52,37 @@ export class AgentTerminal implements SettleTarget {
     this.currentCwd = cwd;
     this.view = new OutputView(service, id, this.tracker);
     this.changed = new Emitter<void>({ name: `agent terminal ${id} changed` });
+    this.watch = new InputWatch(this, (attention) => {
+      service.setAttention(id, attention);
+      this.emit();
+    });
+  }
+
+  get pid(): number {
+    return this.service.get(this.id)?.pid ?? 0;
+  }
+
+  /** Set while the program waits for a person's input. */
+  get attention(): Attention | null {
+    return this.watch.attention;
+  }
+
+  /** Whether a command (or a program that is not a shell) holds the terminal. */
+  commandHoldsTerminal(): boolean {
+    if (this.hasExited) return false;
+    return this.executeStrategy === null || this.tracker.running !== null;
+  }
+
+  /** An input wait this caller has not been told about yet. */
+  attentionNewFor(caller: string): boolean {
+    const attention = this.watch.attention;
+    return attention !== null && attention.since !== this.toldAttention.get(caller);
+  }
+
+  /** A result is telling the caller about the current input wait. */
+  attentionTold(caller: string): void {
+    const attention = this.watch.attention;
+    if (attention) this.toldAttention.set(caller, attention.since);
   }
 
   /** How commands are run here; null for a program that is not a shell. */
@@ -103,6 +138,7 @@ export class AgentTerminal implements SettleTarget {
 
   ingest(event: PtyDataEvent): void {
     this.lastData = Date.now();
+    this.watch.outputArrived();
     for (const ev of this.scanner.scan(event.cursor, event.data)) {
       if (ev.kind === 'alt-screen') this.alternate = ev.on;
       else if (ev.kind === 'app-cursor') this.applicationCursor = ev.on;
@@ -118,6 +154,7 @@ export class AgentTerminal implements SettleTarget {
 
   markExited(): void {
     this.hasExited = true;
+    this.watch.dispose();
     this.queued = null;
     this.tracker.processExited(this.scanner.end);
     this.emit();
@@ -197,19 +234,19 @@ export class AgentTerminal implements SettleTarget {
     return renderPlainText(Buffer.from(read.data).toString('utf8'));
   }
 
-  /** The state a model can act on, and the kind of input asked for when waiting. */
-  state(): { state: TerminalState; prompt: InputPromptKind | null } {
-    if (this.hasExited) return { state: 'exited', prompt: null };
-    if (this.alternate) return { state: 'alt_screen', prompt: null };
-    if (this.tracker.atPrompt) return { state: 'idle_at_prompt', prompt: null };
-    const tail = this.tail();
-    const prompt = detectInputPrompt(tail);
-    if (prompt) return { state: 'waiting_for_input', prompt };
+  /** The state a model can act on, and what input is asked for when waiting. */
+  state(): { state: TerminalState; attention: Attention | null } {
+    if (this.hasExited) return { state: 'exited', attention: null };
+    if (this.alternate) return { state: 'alt_screen', attention: null };
+    if (this.tracker.atPrompt) return { state: 'idle_at_prompt', attention: null };
+    // A result is returned after a short quiet (terminal_send waits 200 ms): ask the kernel now.
+    const attention = this.watch.checkNow(200);
+    if (attention) return { state: 'waiting_for_input', attention };
     // Without marks, a command the developer ran leaves a prompt only its look reveals.
-    if (this.executeStrategy?.kind === 'nonce' && !this.tracker.running && this.tracker.phase !== 'typed' && looksLikeShellPrompt(tail)) {
-      return { state: 'idle_at_prompt', prompt: null };
+    if (this.executeStrategy?.kind === 'nonce' && !this.tracker.running && this.tracker.phase !== 'typed' && looksLikeShellPrompt(this.tail())) {
+      return { state: 'idle_at_prompt', attention: null };
     }
-    return { state: 'running', prompt: null };
+    return { state: 'running', attention: null };
   }
 
   /** The screen as a person would see it, rendered by a mirror made on first use. */
@@ -252,6 +289,7 @@ export class AgentTerminal implements SettleTarget {
   }
 
   dispose(): void {
+    this.watch.dispose();
     this.queued?.();
     this.queued = null;
     this.mirror?.dispose();

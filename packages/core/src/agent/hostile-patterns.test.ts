@@ -34,7 +34,8 @@ describe('hostile wait patterns', () => {
 
     service.write(other.id, 'still-here\r');
     await waitForOutput(service, other.id, 'still-here\r\nstill-here');
-    // An ordinary pattern still matches.
+    // An ordinary pattern still matches. (cat waits for input, which a read tells the agent, so the wait is about the pattern.)
+    expect(await tool.read(owner, { id: target.id })).toMatchObject({ state: 'waiting_for_input' });
     const ok = tool.wait(owner, { id: target.id, until: 'pattern', pattern: 'ready (\\d+)', timeout_ms: 20_000 });
     service.write(target.id, 'ready 42\r');
     expect(await ok).toMatchObject({ reason: 'pattern', match: 'ready 42' });

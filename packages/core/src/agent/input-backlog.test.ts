@@ -1,44 +1,24 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPtyService } from '../pty/pty-service.js';
-import { PtyError, type PtyService } from '../pty/types.js';
+import { describe, expect, it } from 'vitest';
+import { PtyError } from '../pty/types.js';
 import { TerminalToolError } from './errors.js';
-import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
+import type { TerminalOwner } from './terminal-tool.js';
+import { useRealShells } from './testing/real-shells.js';
 
 /** Input for a program that does not read it is bounded: a flood is refused, not held in memory. */
 
-let service: PtyService;
-let tool: TerminalTool;
-let dir: string;
 const owner: TerminalOwner = { id: 'flooder' };
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-backlog-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });
-  tool = createTerminalTool(service);
-});
-
-afterAll(async () => {
-  await tool.closeOwner(owner.id);
-  tool.dispose();
-  await service.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
+const shells = useRealShells('backlog', owner);
 
 describe('input backlog', () => {
   it('refuses 1 MiB sends past a few MiB of unread input, keeps memory bounded, and frees it on close', async () => {
-    const sleeper = await tool.run(owner, { command: 'sleep 1000', timeout_ms: 0 });
+    const sleeper = await shells.tool.run(owner, { command: 'sleep 1000', timeout_ms: 0 });
     const chunk = 'x'.repeat(1024 * 1024);
     global.gc?.();
     const before = process.memoryUsage().arrayBuffers;
     let accepted = 0;
     const refusals: TerminalToolError[] = [];
     for (let i = 0; i < 40; i++) {
-      const result = await tool.send(owner, { id: sleeper.id, text: chunk, wait_ms: 0 }).catch((error: unknown) => error);
+      const result = await shells.tool.send(owner, { id: sleeper.id, text: chunk, wait_ms: 0 }).catch((error: unknown) => error);
       if (result instanceof TerminalToolError) refusals.push(result);
       else accepted++;
     }
@@ -49,17 +29,17 @@ describe('input backlog', () => {
     expect(refusals[0]?.message).toMatch(/not reading its input/);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
     // A refused write queued nothing; the session still works and closes cleanly.
-    const closed = await tool.close(owner, { id: sleeper.id });
+    const closed = await shells.tool.close(owner, { id: sleeper.id });
     expect(closed.process_signal).toBe('SIGHUP');
   });
 
   it('says so to a panel writer as a PtyError', () => {
-    const info = service.create({ command: 'sleep', args: ['1000'], source: 'user' });
+    const info = shells.service.create({ command: 'sleep', args: ['1000'], source: 'user' });
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
     const errors: unknown[] = [];
     for (let i = 0; i < 8; i++) {
       try {
-        service.write(info.id, chunk);
+        shells.service.write(info.id, chunk);
       } catch (error) {
         errors.push(error);
       }
@@ -67,6 +47,6 @@ describe('input backlog', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]).toBeInstanceOf(PtyError);
     expect((errors[0] as PtyError).code).toBe('input_backlog');
-    return service.remove(info.id);
+    return shells.service.remove(info.id);
   });
 });

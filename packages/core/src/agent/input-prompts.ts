@@ -4,7 +4,10 @@
  * what kind of answer is expected.
  */
 
-export type InputPromptKind = 'confirm' | 'password' | 'pager' | 'select' | 'repl' | 'press_key';
+import type { InputPromptKind as AnyPromptKind } from '@ptydeck/contract';
+
+/** The kinds a prompt's text can reveal ('unknown' is for a wait the kernel saw and the text does not name). */
+export type InputPromptKind = Exclude<AnyPromptKind, 'unknown'>;
 
 interface PromptPattern {
   kind: InputPromptKind;
@@ -44,4 +47,18 @@ export function detectInputPrompt(tail: string): InputPromptKind | null {
 export function looksLikeShellPrompt(tail: string): boolean {
   const lastLine = tail.slice(tail.lastIndexOf('\n') + 1);
   return /[$#%❯]\s?$/.test(lastLine);
+}
+
+/**
+ * Whether the output ends the way a prompt leaves a terminal: the cursor right
+ * after text on the last line, not on a fresh line. A server printing its log
+ * ends each line with a newline; a question leaves the cursor after it.
+ */
+export function endsLikeAPrompt(tail: string): boolean {
+  return lastLine(tail).trim() !== '';
+}
+
+/** The last line of plain text, as a person sees it. */
+export function lastLine(tail: string): string {
+  return tail.slice(tail.lastIndexOf('\n') + 1);
 }

@@ -87,6 +87,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
             ? `[${result.id}] exit ${result.exit_code} in ${result.elapsed_ms} ms (cwd ${result.cwd})`
             : result.outcome === 'shell_exited'
               ? `[${result.id}] the shell itself exited (${processText(result)})`
+              : result.outcome === 'waiting_for_input'
+                ? `[${result.id}] waiting for input after ${result.elapsed_ms} ms${askText(result)}`
               : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
         const earlier = result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`;
         return [result, withOutput(head, earlier + result.output)];
@@ -203,6 +205,7 @@ interface TerminalStatus {
   id: string;
   state: string;
   prompt?: string;
+  prompt_text?: string;
   exit_code?: number | null;
   process_exit_code?: number | null;
   process_signal?: string | null;
@@ -213,6 +216,12 @@ function processText(result: { process_exit_code?: number | null; process_signal
   return result.process_signal ? `killed by ${result.process_signal}` : `exit ${result.process_exit_code}`;
 }
 
+/** What a waiting program asks, and how to answer it. */
+function askText(result: TerminalStatus): string {
+  if (result.state !== 'waiting_for_input') return '';
+  return `: ${JSON.stringify(result.prompt_text ?? '')} (${result.prompt ?? 'unknown'}). Answer with terminal_send {"id": "${result.id}", "text": "...", "keys": ["Enter"]}, then follow with terminal_wait`;
+}
+
 function stateText(result: TerminalStatus): string {
   return `state ${result.state}${result.prompt ? `, asks for ${result.prompt}` : ''}`;
 }
@@ -220,7 +229,7 @@ function stateText(result: TerminalStatus): string {
 function statusLine(result: TerminalStatus): string {
   const command = result.exit_code != null ? ` (a command finished: exit ${result.exit_code})` : '';
   const ended = result.state === 'exited' ? ` (${processText(result)})` : '';
-  return `[${result.id}] ${result.state}${result.prompt ? ` (${result.prompt})` : ''}${ended}${command}`;
+  return `[${result.id}] ${result.state}${ended}${command}${askText(result)}`;
 }
 
 function withOutput(head: string, output: string): string {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
+import { waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
 
@@ -45,22 +46,6 @@ function gate(): { path: string; open: () => void } {
   return { path, open: () => writeFileSync(path, 'go\n') };
 }
 
-/** Resolves once the session's raw output contains `text`. */
-function logContains(id: string, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = Buffer.from(service.read(id).data).toString('utf8');
-    if (seen.includes(text)) return resolve();
-    const off = service.on('pty.data', (event) => {
-      if (event.id !== id) return;
-      seen += Buffer.from(event.data).toString('utf8');
-      if (seen.includes(text)) {
-        off();
-        resolve();
-      }
-    });
-  });
-}
-
 describe('agent output accounting', () => {
   it('keeps background output that arrives at the prompt, and hands it to the agent once', async () => {
     tool = createTerminalTool(service);
@@ -70,7 +55,7 @@ describe('agent output accounting', () => {
     expect(started).toMatchObject({ outcome: 'completed', exit_code: 0 });
     // The job prints while the shell sits at its prompt, between two runs.
     bg.open();
-    await logContains(shell.id, 'BACKGROUND-LINE');
+    await waitForOutput(service, shell.id, 'BACKGROUND-LINE');
     const second = await tool.run(owner, { id: shell.id, command: 'echo second' });
     expect(second).toMatchObject({ outcome: 'completed', exit_code: 0, output: 'second\n' });
     const after = await tool.read(owner, { id: shell.id });
@@ -92,7 +77,7 @@ describe('agent output accounting', () => {
     const shell = await tool.create(owner, {});
     // The developer types into the agent's tab (the panel writes to the PTY directly).
     service.write(shell.id, 'echo from-the-developer\r');
-    await logContains(shell.id, 'from-the-developer\r\n');
+    await waitForOutput(service, shell.id, 'from-the-developer\r\n');
     const waited = await tool.wait(owner, { id: shell.id, until: 'pattern', pattern: 'from-the-developer\\n(.|\\n)*from-the-developer' });
     const read = await tool.read(owner, { id: shell.id });
     expect(`${waited.output}${read.output}`).toContain('echo from-the-developer\nfrom-the-developer\n');
@@ -108,7 +93,7 @@ describe('agent output accounting', () => {
       { id: shell.id, command: `printf 'first\\n\\033[31mPARTIAL\\033[0m'; read _ < ${rest.path}; printf ' rest\\nsecond line\\n'` },
       { onProgress: (text) => progress.push(text) },
     );
-    await logContains(shell.id, 'PARTIAL');
+    await waitForOutput(service, shell.id, 'PARTIAL');
     rest.open();
     const result = await running;
     expect(result.output).toBe('first\nPARTIAL rest\nsecond line\n');
@@ -161,7 +146,7 @@ describe('nonce fallback', () => {
     const created = service.on('pty.created', (event) => {
       created();
       // Open the gate once the typed line's echo is on the terminal.
-      void logContains(event.info.id, 'eval').then(start.open);
+      void waitForOutput(service, event.info.id, 'eval').then(start.open);
     });
     const result = await tool.run(owner, { command: 'echo $((6*7))' });
     expect(result).toMatchObject({ outcome: 'completed', exit_code: 0, output: '42\n' });

@@ -4,13 +4,14 @@ import type { CommandRecord } from './command-tracker.js';
 import type { OutputResult, RunResult, TerminalFields } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
-/** The terminal's own state: the last fields of every result. */
-export function terminalFields(session: AgentTerminal, info: SessionInfo): TerminalFields {
-  const { state, prompt } = session.state();
+/** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
+export function terminalFields(session: AgentTerminal, info: SessionInfo, caller?: string): TerminalFields {
+  const { state, attention } = session.state();
+  if (attention && caller !== undefined) session.attentionTold(caller);
   return {
     id: session.id,
     state,
-    ...(prompt ? { prompt } : {}),
+    ...(attention ? { prompt: attention.kind, prompt_text: attention.prompt } : {}),
     ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
   };
 }
@@ -24,6 +25,7 @@ export function runResult(
   own: { text: string; truncated: boolean; skipped: number },
   earlier: string | undefined,
   started: number,
+  caller: string,
 ): RunResult {
   return {
     outcome,
@@ -34,7 +36,7 @@ export function runResult(
     ...(own.skipped > 0 ? { skipped: own.skipped } : {}),
     elapsed_ms: Date.now() - started,
     cwd: session.cwd,
-    ...terminalFields(session, info),
+    ...terminalFields(session, info, caller),
   };
 }
 
@@ -55,6 +57,6 @@ export function readNew(caller: string, session: AgentTerminal, info: SessionInf
     ...(finished && finished.exitCode !== null ? { exit_code: finished.exitCode } : {}),
     cursor: session.cursorOf(caller),
     skipped: rendered.skipped,
-    ...terminalFields(session, info),
+    ...terminalFields(session, info, caller),
   };
 }

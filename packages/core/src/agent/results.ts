@@ -17,8 +17,8 @@ const terminalState = z
   .enum(['running', 'idle_at_prompt', 'waiting_for_input', 'alt_screen', 'exited'])
   .describe('What the terminal is doing now: running a command or program, idle at its shell prompt, waiting for input, showing a full-screen program, or exited.');
 const promptKind = z
-  .enum(['confirm', 'password', 'pager', 'select', 'repl', 'press_key'])
-  .describe('With state waiting_for_input: the kind of input asked for. Answer with terminal_send.');
+  .enum(['confirm', 'password', 'pager', 'select', 'repl', 'press_key', 'unknown'])
+  .describe('With state waiting_for_input: the kind of input asked for. Answer with terminal_send (text, then keys ["Enter"]).');
 const output = z.string().describe('Plain text (no escape codes, no echo of what you typed), bounded: a long middle becomes "... N bytes omitted ...".');
 const truncated = z.boolean().describe('True when output left bytes out of the middle; terminal_read mode "all" has the retained log.');
 const cursor = z.number().int().describe('Your read position after this call, as an absolute byte offset in the terminal\'s output.');
@@ -29,6 +29,7 @@ export const terminalShape = {
   id: z.string().describe('The terminal id.'),
   state: terminalState,
   prompt: promptKind.optional(),
+  prompt_text: z.string().optional().describe('With state waiting_for_input: the prompt\'s line as the developer sees it.'),
   process_exit_code: z.number().int().nullable().optional().describe('Once the terminal\'s process has ended: its exit code (null when a signal ended it).'),
   process_signal: z.string().nullable().optional().describe('Once the terminal\'s process has ended: the signal that ended it, if any.'),
 };
@@ -52,8 +53,8 @@ export const createResultShape = {
 
 export const runResultShape = {
   outcome: z
-    .enum(['completed', 'running', 'shell_exited'])
-    .describe('completed: the command finished (see exit_code). running: timeout_ms passed first; the command keeps running (follow with terminal_wait). shell_exited: the shell itself ended.'),
+    .enum(['completed', 'running', 'waiting_for_input', 'shell_exited'])
+    .describe('completed: the command finished (see exit_code). running: timeout_ms passed first; the command keeps running (follow with terminal_wait). waiting_for_input: the command stopped to ask for input (see prompt, prompt_text): answer with terminal_send, then follow it with terminal_wait. shell_exited: the shell itself ended.'),
   exit_code: z.number().int().nullable().describe('The command\'s exit code when outcome is completed, else null.'),
   output: output.describe('The command\'s own output, plain text, bounded.'),
   truncated,
@@ -84,7 +85,9 @@ export const readResultShape = {
 };
 
 export const waitResultShape = {
-  reason: z.enum(['exit', 'idle', 'pattern', 'timeout']).describe('What ended the wait.'),
+  reason: z
+    .enum(['exit', 'idle', 'pattern', 'waiting_for_input', 'timeout'])
+    .describe('What ended the wait. waiting_for_input: the program asks for input (see prompt, prompt_text): answer with terminal_send.'),
   scope: z.enum(['command', 'process']).describe('command: the wait followed a command in a shell; process: the terminal\'s process itself.'),
   match: z.string().optional().describe('With reason pattern: the text that matched.'),
   ...outputFields,

@@ -134,7 +134,7 @@ class TerminalToolImpl implements TerminalTool {
     let session: AgentTerminal;
     let command = input.command;
     if (input.id === undefined) {
-      session = await this.spawn(owner, { cwd });
+      session = await this.spawn(owner, { cwd, title: titleOf(input.command) });
       // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
       // need no prompt: their start mark tells the output from a prompt drawn late.)
       if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
@@ -163,7 +163,7 @@ class TerminalToolImpl implements TerminalTool {
     if (starting) {
       // Still reading its startup files: typed now, the line would be echoed raw before readline takes over.
       session.typeWhenReady(command);
-      return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started);
+      return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started, owner.id);
     }
 
     const typedAt = session.end;
@@ -177,12 +177,12 @@ class TerminalToolImpl implements TerminalTool {
       const record = ours();
       return record && { start: record.outputStart, end: record.outputEnd ?? session.safeEnd };
     });
-    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended.
-    const finished = await session.waitFor(
-      () => session.exited || (tracker.phase !== 'typed' && tracker.running === null),
-      Math.max(0, deadline - Date.now()),
-      hooks.signal,
-    );
+    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended;
+    // back early when the command stops to ask for input, whatever timeout_ms says.
+    const ended = () => session.exited || (tracker.phase !== 'typed' && tracker.running === null);
+    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
+    await session.waitFor(() => ended() || asks(), Math.max(0, deadline - Date.now()), hooks.signal);
+    const finished = ended();
     stopProgress();
     if (finished && !session.exited) await strategy.settle(session, Math.min(strategy.settleMs, Math.max(0, deadline - Date.now())), hooks.signal);
 
@@ -194,7 +194,13 @@ class TerminalToolImpl implements TerminalTool {
     const own = session.view.read(commandStart, record?.outputEnd ?? session.safeEnd, maxBytes);
     session.advanceCursor(owner.id, record?.doneEnd ?? session.safeEnd);
     // The shell died under its command (`exit 3`): the command has no exit code of its own.
-    const outcome = !finished ? 'running' : session.exited && (record === null || record.exitCode === null) ? 'shell_exited' : 'completed';
+    const outcome = !finished
+      ? asks()
+        ? 'waiting_for_input'
+        : 'running'
+      : session.exited && (record === null || record.exitCode === null)
+        ? 'shell_exited'
+        : 'completed';
     const text = outcome === 'shell_exited' && strategy.kind === 'shell-marks' ? own.text.replace(SHELL_EXIT_LINE, '$1') : own.text;
     return runResult(
       session,
@@ -204,6 +210,7 @@ class TerminalToolImpl implements TerminalTool {
       { text, truncated: own.truncated, skipped: earlier.skipped },
       earlier.text.trim() === '' ? undefined : earlier.text,
       started,
+      owner.id,
     );
   }
 
@@ -277,15 +284,17 @@ class TerminalToolImpl implements TerminalTool {
     const scope: WaitResult['scope'] = running ? 'command' : 'process';
     const from = session.cursorOf(owner.id);
     const stopProgress = streamProgress(session, hooks.onProgress, () => ({ start: from, end: running?.outputEnd ?? session.safeEnd }));
+    // A program that stops to ask for input ends any wait, once per prompt: a wait after the caller was told goes on.
+    const asks = () => session.attentionNewFor(owner.id);
     let outcome: WaitOutcome;
     try {
       if (input.until === 'exit') {
-        outcome = await waitForExit(session, running, deadline, hooks.signal);
+        outcome = await waitForExit(session, running, deadline, hooks.signal, asks);
         if (outcome.reason === 'exit' && running) await this.settle(session, deadline, hooks.signal);
       } else if (input.until === 'idle') {
-        outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal);
+        outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
-        outcome = await waitForPattern(session, regex!, from, deadline, hooks.signal);
+        outcome = await waitForPattern(session, regex!, from, deadline, hooks.signal, asks);
       }
     } finally {
       stopProgress();
@@ -419,4 +428,11 @@ class TerminalToolImpl implements TerminalTool {
     if (!info) throw noSuchTerminal(session.id);
     return info;
   }
+}
+
+/** A tab title from a command line: its first non-empty line, whitespace folded, at most 60 characters. */
+function titleOf(command: string): string {
+  const line = command.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? command.trim();
+  const flat = line.replace(/\s+/g, ' ');
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }

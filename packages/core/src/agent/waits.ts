@@ -9,25 +9,45 @@ export const PATTERN_BUDGET_MS = 500;
 const CARRY_BYTES = 4096;
 
 export interface WaitOutcome {
-  reason: 'exit' | 'idle' | 'pattern' | 'timeout';
+  reason: 'exit' | 'idle' | 'pattern' | 'waiting_for_input' | 'timeout';
   match?: string;
 }
 
+/** What every wait also stops for: the program asking the caller for input it has not been told of. */
+export type InputInterrupt = () => boolean;
+
+const never: InputInterrupt = () => false;
+
 /** Until `running` finishes (a command in a shell) or, without one, the process exits. */
-export async function waitForExit(session: AgentTerminal, running: CommandRecord | null, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
-  const ok = await session.waitFor(() => session.exited || (running !== null && running.outputEnd !== null), remaining(deadline), signal);
-  return { reason: ok ? 'exit' : 'timeout' };
+export async function waitForExit(
+  session: AgentTerminal,
+  running: CommandRecord | null,
+  deadline: number,
+  signal?: AbortSignal,
+  asks: InputInterrupt = never,
+): Promise<WaitOutcome> {
+  const done = () => session.exited || (running !== null && running.outputEnd !== null);
+  await session.waitFor(() => done() || asks(), remaining(deadline), signal);
+  return { reason: done() ? 'exit' : asks() ? 'waiting_for_input' : 'timeout' };
 }
 
 /** Until no output has arrived for `idleMs` (counting from the call), or the process exits. */
-export async function waitForIdle(session: AgentTerminal, idleMs: number, started: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+export async function waitForIdle(
+  session: AgentTerminal,
+  idleMs: number,
+  started: number,
+  deadline: number,
+  signal?: AbortSignal,
+  asks: InputInterrupt = never,
+): Promise<WaitOutcome> {
   while (!signal?.aborted) {
     const quietFor = Date.now() - Math.max(session.lastDataAt, started);
     if (session.exited) return { reason: 'exit' };
+    if (asks()) return { reason: 'waiting_for_input' };
     if (quietFor >= idleMs) return { reason: 'idle' };
     if (remaining(deadline) <= 0) break;
     const before = session.end;
-    await session.waitFor(() => session.end > before || session.exited, Math.min(remaining(deadline), idleMs - quietFor), signal);
+    await session.waitFor(() => session.end > before || session.exited || asks(), Math.min(remaining(deadline), idleMs - quietFor), signal);
   }
   return { reason: 'timeout' };
 }
@@ -70,7 +90,14 @@ export function compilePattern(pattern: string | undefined): RegExp {
  * new each time (within a time budget per scan: the pattern is the agent's,
  * the text anyone's), or the process exits.
  */
-export async function waitForPattern(session: AgentTerminal, regex: RegExp, from: number, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+export async function waitForPattern(
+  session: AgentTerminal,
+  regex: RegExp,
+  from: number,
+  deadline: number,
+  signal?: AbortSignal,
+  asks: InputInterrupt = never,
+): Promise<WaitOutcome> {
   let scanned = from;
   let carry = '';
   let tooSlow = false;
@@ -95,7 +122,7 @@ export async function waitForPattern(session: AgentTerminal, regex: RegExp, from
     carry = text.slice(text.lastIndexOf('\n') + 1).slice(-CARRY_BYTES);
     return false;
   };
-  const ok = await session.waitFor(() => check() || session.exited, remaining(deadline), signal);
+  const ok = await session.waitFor(() => check() || session.exited || asks(), remaining(deadline), signal);
   if (tooSlow) {
     throw new TerminalToolError(
       'invalid_input',
@@ -103,7 +130,8 @@ export async function waitForPattern(session: AgentTerminal, regex: RegExp, from
     );
   }
   if (!ok) return { reason: 'timeout' };
-  return match !== undefined ? { reason: 'pattern', match } : { reason: 'exit' };
+  if (match !== undefined) return { reason: 'pattern', match };
+  return session.exited ? { reason: 'exit' } : { reason: 'waiting_for_input' };
 }
 
 function remaining(deadline: number): number {

@@ -111,7 +111,7 @@ describe('ptydeck serve', () => {
       requestInit: { headers: { Authorization: `Bearer ${record.token}` } },
     });
     await client.connect(transport);
-    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as {
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as unknown as {
       structuredContent: { pid: number };
     };
     const pid = made.structuredContent.pid;
@@ -182,7 +182,7 @@ describe('ptydeck mcp', () => {
     server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
     const { transport, client, stderr } = stdioClient(dir);
     await client.connect(transport);
-    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } })) as {
+    const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } })) as unknown as {
       structuredContent: { id: string };
     };
     expect(server.service.get(made.structuredContent.id)).toMatchObject({ source: 'agent', ownerName: 'stdio-agent' });
@@ -227,6 +227,93 @@ describe('ptydeck mcp', () => {
     child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(143);
     for (const line of out.text.split('\n').filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+  });
+});
+
+/** `ptydeck mcp` spoken to line by line, as an agent would: every stdout line is kept, parsed or not. */
+function lineMcp(dir: string, args: string[]) {
+  const child = spawn(process.execPath, [bin, 'mcp', ...args], {
+    env: { ...baseEnv, PTYDECK_STATE_DIR: dir, HOME: stateDir() },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  let wake: (() => void) | undefined;
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => {
+    const parts = (partial + d.toString()).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+    wake?.();
+  });
+  let read = 0;
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    send: (line: string) => child.stdin!.write(`${line}\n`),
+    /** The next stdout line, parsed. */
+    async next(): Promise<any> {
+      while (read >= lines.length) {
+        if (child.exitCode !== null) throw new Error(`ptydeck mcp exited ${child.exitCode}: ${stderr}`);
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          child.once('exit', () => resolve());
+        });
+      }
+      return JSON.parse(lines[read++]!);
+    },
+  };
+}
+
+describe('ptydeck mcp JSON-RPC errors', () => {
+  let server: LocalServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it.each([
+    ['embedded, with --embedded', ['--embedded'], false],
+    ['embedded, when no ptydeck runs', [], false],
+    ['bridged to a running ptydeck', [], true],
+  ])('%s: a bad line gets its JSON-RPC error on stdout and the next line still works', async (_name, args, bridged) => {
+    const dir = stateDir();
+    if (bridged) server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const mcp = lineMcp(dir, args);
+    mcp.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lines', version: '1' } } }));
+    expect((await mcp.next()).result.serverInfo.name).toBe('ptydeck');
+    expect(mcp.stderr()).toContain(bridged ? 'connected to the running ptydeck' : 'running an embedded core');
+    mcp.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+
+    mcp.send('this is not json');
+    expect(await mcp.next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });
+    mcp.send('{"foo":1}');
+    expect(await mcp.next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } });
+    mcp.send('[]');
+    expect((await mcp.next()).error.code).toBe(-32600);
+    mcp.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}');
+    expect(await mcp.next()).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: expect.stringMatching(/params\.name/) } });
+    mcp.send('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"garbage"}}');
+    expect(await mcp.next()).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringMatching(/cursor/) } });
+    // A notification is never answered, even a bad one: the next frame out answers the request after it.
+    mcp.send('{"jsonrpc":"2.0","method":"notifications/frobnicate"}');
+    mcp.send('{"jsonrpc":"2.0","method":"tools/call","params":{}}');
+    mcp.send('{"jsonrpc":"2.0","id":4,"method":"tools/frobnicate"}');
+    expect(await mcp.next()).toMatchObject({ id: 4, error: { code: -32601 } });
+    mcp.send('{"jsonrpc":"2.0","id":5,"method":"tools/list"}');
+    const listed = await mcp.next();
+    expect(listed.id).toBe(5);
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain('terminal_run');
+
+    mcp.child.stdin!.end();
+    expect(await exitOf(mcp.child)).toBe(0);
+    // stdout held protocol frames only, and nothing beyond the answers above.
+    const frames = mcp.lines.filter(Boolean).map((line) => JSON.parse(line));
+    expect(frames.map((f) => f.id)).toEqual([1, null, null, null, 2, 3, 4, 5]);
+    for (const frame of frames) expect(frame.jsonrpc).toBe('2.0');
   });
 });
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MCP_PATH } from '@ptydeck/contract';
 import { readDiscovery, type DiscoveryRecord } from '../server/discovery.js';
+import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
+import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
 const SHUTDOWN_MS = 4000;
@@ -71,12 +72,12 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   const service = createPtyService();
   const tool = createTerminalTool(service);
   const server = createAgentMcpServer({ tool, connection: { id: `agent-${randomUUID()}`, transport: 'stdio' } });
-  const transport = new StdioServerTransport();
+  const transport = new StdioJsonRpcTransport();
   let eof!: () => void;
   const ended = new Promise<StopReason>((resolve) => (eof = () => resolve('eof')));
   process.stdin.once('end', eof);
   process.stdin.once('close', eof);
-  await server.connect(transport);
+  await connectChecked(server, transport);
   // connect() installed the server's own close handler; keep it and also stop on close.
   const serverOnClose = transport.onclose;
   transport.onclose = () => {

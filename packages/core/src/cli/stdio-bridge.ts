@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   isJSONRPCRequest,
@@ -10,6 +9,7 @@ import {
 import { MCP_PATH } from '@ptydeck/contract';
 import { BRIDGE_HEADER } from '../server/bridge-header.js';
 import { bounded } from './signals.js';
+import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 export interface BridgeOptions {
   /** Base URL of the running ptydeck, e.g. http://127.0.0.1:PORT. */
@@ -31,11 +31,12 @@ export interface StdioBridge {
  * Forwards MCP frames between an agent on stdio and a running ptydeck's /mcp,
  * so the agent's sessions live in (and show up in) that ptydeck. Frames pass
  * through untouched; the bridge only learns the negotiated protocol version
- * for the HTTP headers, and answers a request itself when ptydeck is gone.
+ * for the HTTP headers, and answers a request itself when ptydeck is gone or
+ * when a line is not a JSON-RPC message (ptydeck never sees that line).
  */
 export async function startStdioBridge(options: BridgeOptions): Promise<StdioBridge> {
   const stdin = options.stdin ?? process.stdin;
-  const stdio = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const stdio = new StdioJsonRpcTransport(stdin, options.stdout ?? process.stdout);
   const http = new StreamableHTTPClientTransport(new URL(MCP_PATH, options.url), {
     requestInit: { headers: { Authorization: `Bearer ${options.token}`, [BRIDGE_HEADER]: 'stdio' } },
   });

@@ -162,6 +162,24 @@ describe('PtyService', () => {
     }
   });
 
+  it('marks an exit that a close asked for, and not one the process chose or a signal it was sent', async () => {
+    const closed = service.create({ command: 'bash', args: BASH, source: 'agent', env: { PS1: '$ ' } });
+    const forced = service.create({ command: 'sleep', args: ['30'], source: 'agent' });
+    const signalled = service.create({ command: 'sleep', args: ['30'], source: 'agent' });
+    const own = service.create({ command: 'sh', args: ['-c', 'exit 4'], source: 'agent' });
+    const exits = new Map<string, SessionInfo>();
+    service.on('pty.exited', (event) => exits.set(event.id, event.info));
+    await waitForOutput(service, closed.id, '$ ');
+    await service.kill(closed.id);
+    await service.kill(forced.id, 'SIGKILL');
+    await service.kill(signalled.id, 'SIGTERM');
+    await waitForExit(service, own.id);
+    expect(exits.get(closed.id)).toMatchObject({ signal: 'SIGHUP', closeRequested: true });
+    expect(exits.get(forced.id)).toMatchObject({ signal: 'SIGKILL', closeRequested: true });
+    expect(exits.get(signalled.id)?.closeRequested).toBeUndefined();
+    expect(exits.get(own.id)?.closeRequested).toBeUndefined();
+  });
+
   it('rejects bad input with typed errors and leaves other sessions untouched', async () => {
     const bystander = service.create({ command: 'bash', args: BASH, source: 'user', env: { PS1: '$ ' } });
     await waitForOutput(service, bystander.id, '$ ');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { reportError, type Attention, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -154,10 +154,21 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
+  setAttention(id: SessionId, attention: Attention | null): void {
+    const session = this.sessions.get(id);
+    if (!session?.running) return;
+    const current = session.info.attention ?? null;
+    if (current === attention || (current && attention && current.since === attention.since && current.prompt === attention.prompt)) return;
+    session.info.attention = attention;
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
     if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
+    // SIGKILL is a forced close; other signals are messages the process may survive.
+    if (signal === 'SIGKILL' && session.running) session.info.closeRequested = true;
     signalPosixSession(session.info.pid, signal);
     // A signal the process survives (SIGWINCH, a trapped SIGINT) must not hang the caller forever.
     await waitFor(() => !session.running, session.exited, this.config.killGraceMs);
@@ -296,6 +307,8 @@ class PtyServiceImpl implements PtyService {
    * process group, is left alone, as closing a terminal window would.)
    */
   private terminate(session: PtySession): Promise<void> {
+    // Before the signal, so the exit event it causes says the close was asked for.
+    if (session.running) session.info.closeRequested = true;
     session.termination ??= (async () => {
       const sid = session.info.pid;
       if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;

@@ -38,6 +38,8 @@ export class PtySession {
     this.info.exitCode = exitCode;
     this.info.signal = signal;
     this.info.exitedAt = Date.now();
+    // An exited program asks nobody for anything.
+    this.info.attention = null;
     this.process = null;
     this.markExited();
   }

@@ -1,4 +1,4 @@
-import type { ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
+import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -89,6 +89,12 @@ export interface PtyService {
   create(input: CreateSessionInput): SessionInfo;
   write(id: SessionId, data: string | Uint8Array): void;
   resize(id: SessionId, cols: number, rows: number): void;
+  /**
+   * Says whether the session's program is waiting for a person's input (or
+   * null when it no longer is); emits `pty.updated` on a change, so every
+   * viewer shows the same thing. Ignored for a session that has exited.
+   */
+  setAttention(id: SessionId, attention: Attention | null): void;
   /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.

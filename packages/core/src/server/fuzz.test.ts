@@ -291,7 +291,7 @@ const TOOL_SHAPES = {
 } as const;
 type ToolName = keyof typeof TOOL_SHAPES;
 /** The SDK validates with the plain object schema (unknown fields stripped) before the tool's strict one. */
-const LENIENT = Object.fromEntries(Object.entries(TOOL_SHAPES).map(([name, shape]) => [name, z.object(shape)])) as Record<ToolName, z.ZodType>;
+const LENIENT = Object.fromEntries(Object.entries(TOOL_SHAPES).map(([name, shape]) => [name, z.object(shape)])) as unknown as Record<ToolName, z.ZodType>;
 
 interface McpCall {
   body: string | Buffer;

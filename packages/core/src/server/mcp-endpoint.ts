@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { BRIDGE_HEADER } from './bridge-header.js';
+import { judgeFrame } from './jsonrpc-frame.js';
+import { checkParams, connectChecked } from './request-params.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -54,31 +56,41 @@ export class McpHttpEndpoint {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = headerValue(req, 'mcp-session-id');
-    if (sessionId !== undefined) {
-      const session = this.sessions.get(sessionId);
-      if (!session) {
-        return jsonRpcError(
-          res,
-          404,
-          -32001,
-          'Session not found: ptydeck restarted or this MCP session was closed, so this session is gone. Reconnect to start a new one.',
-        );
-      }
-      this.track(session, req, res);
+    const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (sessionId !== undefined && !session) {
+      return jsonRpcError(
+        res,
+        404,
+        -32001,
+        'Session not found: ptydeck restarted or this MCP session was closed, so this session is gone. Reconnect to start a new one.',
+      );
+    }
+    if (session) this.track(session, req, res);
+    if (req.method !== 'POST') {
+      if (!session) return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
       return session.transport.handleRequest(req, res);
     }
-    if (req.method !== 'POST') {
-      return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
-    }
+    // Every POST body is read and judged here, not by the SDK: it answers JSON that is no JSON-RPC message with -32700.
     const body = await readJson(req, MAX_BODY_BYTES);
     if (!body.ok) return jsonRpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
-    if (!isInitializeRequest(body.value)) {
+    const frame = judgeFrame(body.value, { batches: true });
+    if (frame.kind === 'error') return respondJson(res, 400, frame.error);
+    if (session) {
+      // A malformed notification is not answered (JSON-RPC), but HTTP must still say the POST was taken.
+      if (frame.kind === 'drop') return respondJson(res, 202, undefined);
+      return session.transport.handleRequest(req, res, body.value);
+    }
+    const first = frame.kind === 'messages' && frame.messages.length === 1 ? frame.messages[0]! : undefined;
+    if (first === undefined || !isJSONRPCRequest(first) || first.method !== 'initialize') {
       return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; the first request must be initialize');
     }
+    // Without a session nothing connected would answer a bad initialize: say which param is wrong here.
+    const refusal = checkParams(first);
+    if (refusal) return respondJson(res, 400, refusal);
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
-    const session = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
-    this.track(session, req, res);
-    await session.transport.handleRequest(req, res, body.value);
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
+    this.track(opened, req, res);
+    await opened.transport.handleRequest(req, res, body.value);
   }
 
   /** Agents connected right now. */
@@ -135,7 +147,7 @@ export class McpHttpEndpoint {
       this.agents.remove(connectionId);
     };
     // connect() only wires callbacks and starts a no-op; it settles synchronously enough for the first request.
-    void server.connect(transport);
+    connectChecked(server, transport).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
     return session;
   }
 }
@@ -178,7 +190,16 @@ function readJson(req: IncomingMessage, limit: number): Promise<BodyResult> {
 }
 
 export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  respondJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+/** A JSON body (none when `body` is undefined), unless a response already started. */
+function respondJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
+  if (body === undefined) {
+    res.writeHead(status, headers);
+    return void res.end();
+  }
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify(body));
 }

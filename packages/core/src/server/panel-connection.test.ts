@@ -182,6 +182,21 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     panel.ws.close();
   });
 
+  it('drops a resize that raced its session\'s exit without an error: the panel fits a fast command\'s tab as it exits', async () => {
+    const panel = await Panel.open();
+    await panel.messages.json((m) => m.type === 'snapshot');
+    const info = service.create({ source: 'agent', command: 'true' });
+    await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.exited' && m.event.id === info.id);
+    const from = panel.messages.all.length;
+    panel.send({ type: 'resize', id: info.id, cols: 90, rows: 20 });
+    // A sentinel after it: the first error to come back must be the sentinel's.
+    panel.send({ type: 'input', id: 'sentinel-no-such', data: 'x' });
+    const reply = await panel.messages.json((m) => m.type === 'error', from);
+    expect(reply.message).toMatch(/sentinel-no-such/);
+    await service.remove(info.id);
+    panel.ws.close();
+  });
+
   it('never stalls the PTY for a slow viewer: resyncs it with the skipped count, and Ctrl-C into `yes` brings the prompt back', async () => {
     const panel = await Panel.open();
     const info = await panel.create('flood');

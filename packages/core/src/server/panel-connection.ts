@@ -178,7 +178,7 @@ export class PanelConnection {
       case 'input':
         return service.write(message.id, message.data);
       case 'resize':
-        return service.resize(message.id, message.cols, message.rows);
+        return this.resize(message.id, message.cols, message.rows);
       case 'create': {
         // Always the user's own shell: the renderer never chooses what runs.
         const info = service.create({ source: 'user', cols: message.cols, rows: message.rows });
@@ -191,6 +191,19 @@ export class PanelConnection {
         done.catch((error: unknown) => this.replyWithError(error));
         return;
       }
+    }
+  }
+
+  /**
+   * A panel fits a new tab as it opens, so a command that exits at once races
+   * its first resize. The size of a finished terminal matters to no one: that
+   * resize is dropped, not answered with an error the panel would show.
+   */
+  private resize(id: SessionId, cols: number, rows: number): void {
+    try {
+      this.deps.service.resize(id, cols, rows);
+    } catch (error) {
+      if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
     }
   }
 

@@ -190,6 +190,16 @@ describe('ticket exchange', () => {
     const link = new URL(JSON.parse(minted.body).url);
     expect((await rawRequest(core.port, link.pathname + link.search)).status).toBe(303);
   });
+  it('tells a page whether it may open the panel socket at /panel/access, for the cookie or the token', async () => {
+    expect((await rawRequest(core.port, '/panel/access')).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Cookie: 'ptydeck_session=forged' } })).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Origin: 'http://evil.example' } })).status).toBe(403);
+    const url = new URL(core.panelUrl());
+    const cookie = String((await rawRequest(core.port, `${url.pathname}${url.search}`)).headers['set-cookie']).split(';')[0]!;
+    const allowed = await rawRequest(core.port, '/panel/access', { headers: { Cookie: cookie } });
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers['cache-control']).toBe('no-store');
+  });
   it('refuses a forged ticket', async () => {
     expect((await rawRequest(core.port, '/?ticket=forged')).status).toBe(403);
   });

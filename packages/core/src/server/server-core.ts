@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
-import { MCP_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import { MCP_PATH, PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import {
@@ -146,6 +146,12 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify({ url: panelUrl() }));
+      return;
+    }
+    if (url.pathname === PANEL_ACCESS_PATH) {
+      // Says only whether this request may open the panel socket; never cacheable.
+      res.writeHead(hasPanelAuth(req) ? 204 : 401, { ...securityHeaders(hostHeader), 'Cache-Control': 'no-store' });
+      res.end();
       return;
     }
     // The rest is public (the renderer's files, the ticket exchange); a browser holding the panel cookie is trusted.
