@@ -7,11 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { app, ipcMain, session, shell } from 'electron';
 import { startLocalServer } from '@ptydeck/core';
 import { runDesktop } from './desktop.js';
+import { raiseFdLimit } from './fd-limit.js';
 import { createMainWindow } from './window.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // dist/main/main.js -> dist/preload/preload.cjs (compiled by tsconfig.preload.json)
 const preloadPath = join(here, '..', 'preload', 'preload.cjs');
+
+// Before the server exists: its connections and PTYs all take descriptors (see fd-limit.ts).
+raiseFdLimit({ platform: process.platform, setFdLimit: process.setFdLimit?.bind(process) });
 
 runDesktop({
   app,

@@ -74,7 +74,14 @@ export const SnapshotMessage = z.object({
   mcpLaunch: McpLaunch.optional(),
 });
 export const EventMessage = z.object({ type: z.literal('event'), event: PtyEvent });
-export const AgentsMessage = z.object({ type: z.literal('agents'), agents: z.array(AgentInfo) });
+/**
+ * An agent connected. The snapshot carries the whole list once; after it, a
+ * panel hears of each change alone, so n agents coming and going cost O(n)
+ * bytes, not a list of up to n per change (O(n²)).
+ */
+export const AgentAddedMessage = z.object({ type: z.literal('agent.added'), agent: AgentInfo });
+/** The agent's connection ended; its sessions stay, owned by an agent no longer connected. */
+export const AgentRemovedMessage = z.object({ type: z.literal('agent.removed'), id: z.string() });
 /**
  * The viewer must reset its terminal and write `screen` (a serialized screen with
  * scrollback): it attached without a cursor, or fell behind the retained log
@@ -100,7 +107,8 @@ export const ErrorMessage = z.object({
 export const PanelServerMessage = z.discriminatedUnion('type', [
   SnapshotMessage,
   EventMessage,
-  AgentsMessage,
+  AgentAddedMessage,
+  AgentRemovedMessage,
   ResyncMessage,
   CreatedMessage,
   ErrorMessage,

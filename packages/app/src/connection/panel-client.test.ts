@@ -144,6 +144,23 @@ describe('PanelClient', () => {
     expect(client.status.state).toBe('connected');
   });
 
+  it('hands on each agent arrival and departure, and refuses a malformed one', async () => {
+    const { latest, client } = await setup();
+    const heard: string[] = [];
+    const errors: string[] = [];
+    client.onAgentAdded((agent) => heard.push(`+${agent.id}:${agent.name}`));
+    client.onAgentRemoved((id) => heard.push(`-${id}`));
+    client.onError((error) => errors.push(error.code));
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    const agent = { id: 'c1', name: 'claude-code', version: '1.0', transport: 'http', connectedAt: 1 };
+    latest().receive({ type: 'agent.added', agent });
+    latest().receive({ type: 'agent.added', agent: { id: 'c2' } });
+    latest().receive({ type: 'agent.removed', id: 'c1' });
+    latest().receive({ type: 'agent.removed' });
+    expect(heard).toEqual(['+c1:claude-code', '-c1']);
+    expect(errors).toEqual(['invalid_server_message', 'invalid_server_message']);
+  });
+
   it('stops following a removed session', async () => {
     const { latest, client, output } = await setup();
     latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });

@@ -97,7 +97,9 @@ export class PanelClient {
   private readonly statusEmitter = new Emitter<ConnectionStatus>({ name: 'status' });
   private readonly snapshotEmitter = new Emitter<Snapshot>({ name: 'snapshot' });
   private readonly eventEmitter = new Emitter<PtyEvent>({ name: 'event' });
-  private readonly agentsEmitter = new Emitter<AgentInfo[]>({ name: 'agents' });
+  private readonly agentAddedEmitter = new Emitter<AgentInfo>({ name: 'agent added' });
+  /** Fires with the id of the agent that left. */
+  private readonly agentRemovedEmitter = new Emitter<string>({ name: 'agent removed' });
   private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>({ name: 'output' });
   private readonly resyncEmitter = new Emitter<ResyncEvent>({ name: 'resync' });
   private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>({ name: 'created' });
@@ -106,7 +108,10 @@ export class PanelClient {
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
   readonly onEvent = this.eventEmitter.on;
-  readonly onAgents = this.agentsEmitter.on;
+  /** After the snapshot's list: each agent that connects. */
+  readonly onAgentAdded = this.agentAddedEmitter.on;
+  /** After the snapshot's list: the id of each agent that disconnects. */
+  readonly onAgentRemoved = this.agentRemovedEmitter.on;
   readonly onOutput = this.outputEmitter.on;
   readonly onResync = this.resyncEmitter.on;
   readonly onCreated = this.createdEmitter.on;
@@ -204,8 +209,8 @@ export class PanelClient {
     socket?.close(1000, 'panel closed');
     this.setStatus({ state: 'disposed' });
     for (const emitter of [
-      this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentsEmitter,
-      this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
+      this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
+      this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
     ]) emitter.clear();
   }
 
@@ -314,8 +319,11 @@ export class PanelClient {
         if (message.event.type === 'pty.removed') this.book.detach(message.event.id);
         this.eventEmitter.fire(message.event);
         return;
-      case 'agents':
-        this.agentsEmitter.fire(message.agents);
+      case 'agent.added':
+        this.agentAddedEmitter.fire(message.agent);
+        return;
+      case 'agent.removed':
+        this.agentRemovedEmitter.fire(message.id);
         return;
       case 'resync':
         if (!this.book.isAttached(message.id)) return;

@@ -425,11 +425,22 @@ describe('deckReducer: reconnect', () => {
     expect(ids(state)).toEqual(['a']);
   });
 
-  it('takes agents from the snapshot and from agents messages', () => {
+  it('takes agents from the snapshot, then applies each arrival and departure', () => {
     const agent = { id: 'conn-1', name: 'claude-code', version: '1.0', transport: 'http' as const, connectedAt: 5 };
+    const other = { ...agent, id: 'conn-2', name: 'codex' };
     let state = deckReducer(initialDeckState, { type: 'snapshot', sessions: [], agents: [agent], instance: 'i', now: 0, lingerMs: LINGER });
     expect(state.agents).toEqual([agent]);
-    state = deckReducer(state, { type: 'agents', agents: [] });
-    expect(state.agents).toEqual([]);
+    state = deckReducer(state, { type: 'agent-added', agent: other });
+    expect(state.agents).toEqual([agent, other]);
+    const renamed = { ...agent, version: '1.1' };
+    state = deckReducer(state, { type: 'agent-added', agent: renamed });
+    expect(state.agents).toEqual([renamed, other]);
+    state = deckReducer(state, { type: 'agent-removed', id: 'conn-1' });
+    expect(state.agents).toEqual([other]);
+    const unchanged = state;
+    expect(deckReducer(unchanged, { type: 'agent-removed', id: 'conn-1' })).toBe(unchanged);
+    // A later snapshot (a reconnect) replaces whatever the changes built.
+    state = deckReducer(state, { type: 'snapshot', sessions: [], agents: [agent], instance: 'i', now: 0, lingerMs: LINGER });
+    expect(state.agents).toEqual([agent]);
   });
 });

@@ -17,8 +17,15 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
       return applySnapshot(state, action);
     case 'event':
       return applyEvent(state, action.event);
-    case 'agents':
-      return { ...state, agents: action.agents };
+    case 'agent-added':
+      // Registered again under the same id: the newer entry replaces the older, in place.
+      return state.agents.some((agent) => agent.id === action.agent.id)
+        ? { ...state, agents: state.agents.map((agent) => (agent.id === action.agent.id ? action.agent : agent)) }
+        : { ...state, agents: [...state.agents, action.agent] };
+    case 'agent-removed':
+      return state.agents.some((agent) => agent.id === action.id)
+        ? { ...state, agents: state.agents.filter((agent) => agent.id !== action.id) }
+        : state;
     case 'create-requested':
       // Open at once so the developer sees the terminal coming, not nothing.
       return { ...state, panelOpen: true, pendingCreates: [...state.pendingCreates, action.requestId] };

@@ -79,7 +79,8 @@ export type DeckAction =
       pinnedIds?: string[];
     }
   | { type: 'event'; event: PtyEvent }
-  | { type: 'agents'; agents: AgentInfo[] }
+  | { type: 'agent-added'; agent: AgentInfo }
+  | { type: 'agent-removed'; id: string }
   | { type: 'create-requested'; requestId: string }
   | { type: 'created'; requestId: string; info: SessionInfo }
   | { type: 'create-failed'; requestId: string; message: string }

@@ -185,7 +185,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       }),
     );
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
-    disposables.add(client.onAgents((agents) => dispatch({ type: 'agents', agents })));
+    disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
+    disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
     /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
     function releaseTypeAhead(id: string): void {
       if (!typeAhead.holds(id)) return;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -338,5 +338,28 @@ describe('ptydeck url', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a state directory other users can write', () => {
+  it('is refused by serve, mcp and url, with the path and the fix, before anything runs', () => {
+    const dir = stateDir();
+    // A record planted by another user, pointing at their server.
+    writeDiscovery({ url: 'http://127.0.0.1:9', token: 'planted', pid: process.pid, instance: 'planted' }, dir);
+    chmodSync(dir, 0o777);
+    for (const args of [['serve', '--port', '0'], ['mcp'], ['url']]) {
+      const result = spawnSync(process.execPath, [bin, ...args], {
+        encoding: 'utf8',
+        env: { ...baseEnv, PTYDECK_STATE_DIR: dir },
+        input: '', // mcp would otherwise wait on stdin
+        timeout: 20_000,
+      });
+      expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(1);
+      expect(result.stderr).toContain(`${dir} is writable by other users (mode 0777)`);
+      expect(result.stderr).toContain(`chmod 700 ${dir}`);
+      expect(result.stdout).toBe('');
+    }
+    // Nothing replaced the planted record: serve stopped before writing its own.
+    expect(JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')).token).toBe('planted');
   });
 });

@@ -7,24 +7,42 @@ describe('AgentRegistry', () => {
   it('isolates a throwing listener: the agent is added, the others hear of it, the error is reported', () => {
     const reports: string[] = [];
     const registry = new AgentRegistry((error, context) => reports.push(`${context}: ${(error as Error).message}`));
-    const heard: number[] = [];
-    registry.onChange(() => {
+    const heard: string[] = [];
+    registry.onAdded(() => {
       throw new Error('closed panel');
     });
-    registry.onChange((list) => heard.push(list.length));
+    registry.onAdded((added) => heard.push(added.id));
     expect(() => registry.add(agent)).not.toThrow();
     expect(registry.list()).toHaveLength(1);
-    expect(heard).toEqual([1]);
-    expect(reports).toEqual(["a 'agents changed' listener threw: closed panel"]);
+    expect(heard).toEqual(['a1']);
+    expect(reports).toEqual(["a 'agent added' listener threw: closed panel"]);
   });
 
   it('stops telling a listener once it unsubscribes', () => {
     const registry = new AgentRegistry();
-    const heard: number[] = [];
-    const off = registry.onChange((list) => heard.push(list.length));
+    const heard: string[] = [];
+    const offAdded = registry.onAdded((added) => heard.push(`+${added.id}`));
+    const offRemoved = registry.onRemoved((removed) => heard.push(`-${removed.id}`));
     registry.add(agent);
-    off();
     registry.remove(agent.id);
-    expect(heard).toEqual([1]);
+    offAdded();
+    offRemoved();
+    registry.add(agent);
+    registry.remove(agent.id);
+    expect(heard).toEqual(['+a1', '-a1']);
+  });
+
+  it('tells of each change alone, and of a removal only for an agent it knows', () => {
+    const registry = new AgentRegistry();
+    const heard: string[] = [];
+    registry.onAdded((added) => heard.push(`+${added.id}`));
+    registry.onRemoved((removed) => heard.push(`-${removed.id}`));
+    registry.add(agent);
+    registry.add({ ...agent, id: 'a2' });
+    registry.remove('a1');
+    registry.remove('a1');
+    registry.remove('never');
+    expect(heard).toEqual(['+a1', '+a2', '-a1']);
+    expect(registry.list().map((a) => a.id)).toEqual(['a2']);
   });
 });

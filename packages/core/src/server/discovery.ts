@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -26,13 +26,68 @@ export function discoveryPath(stateDir: string = resolveStateDir()): string {
   return join(stateDir, DISCOVERY_FILE);
 }
 
+/** A state directory or discovery file that someone other than this user (or root) could change. */
+export class UnsafeStateError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnsafeStateError';
+  }
+}
+
+/**
+ * Refuses a state directory other users could write, and a discovery file
+ * other users could read or write, as ssh refuses lax permissions: whoever
+ * can replace server.json points every agent at a server of their own (and
+ * receives what the agents type), and whoever can read it holds the token.
+ * A directory others may only read and list (0755) is accepted: server.json
+ * itself is 0600. Both must belong to this user or to root. Missing paths pass:
+ * the writer creates the directory 0700. Not checked on Windows, where mode
+ * bits mean nothing (the directory sits in the user's profile).
+ */
+export function assertPrivateState(stateDir: string, uid: number | undefined = process.getuid?.()): void {
+  assertPrivateStateDir(stateDir, uid);
+  if (uid === undefined) return;
+  const file = discoveryPath(stateDir);
+  const record = statOrUndefined(() => lstatSync(file));
+  if (!record) return;
+  if (!record.isFile()) throw new UnsafeStateError(file, `${file} is not a regular file; remove it (ptydeck writes a new one at start)`);
+  checkOwner(file, record, uid, 'discovery file');
+  if ((record.mode & 0o077) !== 0) {
+    throw new UnsafeStateError(
+      file,
+      `${file} is open to other users (mode ${octal(record.mode)}): it holds ptydeck's token. Fix it with: chmod 600 ${shellQuote(file)}`,
+    );
+  }
+}
+
+/** The directory's half of assertPrivateState: owned by this user or root, writable by nobody else. */
+function assertPrivateStateDir(stateDir: string, uid: number | undefined): void {
+  if (uid === undefined) return;
+  const dir = statOrUndefined(() => statSync(stateDir));
+  if (!dir) return;
+  if (!dir.isDirectory()) throw new UnsafeStateError(stateDir, `ptydeck's state directory ${stateDir} is not a directory`);
+  checkOwner(stateDir, dir, uid, 'state directory');
+  if ((dir.mode & 0o022) !== 0) {
+    throw new UnsafeStateError(
+      stateDir,
+      `ptydeck's state directory ${stateDir} is writable by other users (mode ${octal(dir.mode)}): anyone could replace server.json and send your agents to their own server. Fix it with: chmod 700 ${shellQuote(stateDir)}`,
+    );
+  }
+}
+
 /**
  * Writes the record with mode 0600 through a temporary file and a rename, so a
  * reader never sees half a file and the token is never readable by others,
- * not even for the instant between create and chmod.
+ * not even for the instant between create and chmod. A directory it creates
+ * is 0700; an existing one must pass assertPrivateState.
  */
 export function writeDiscovery(record: DiscoveryRecord, stateDir: string = resolveStateDir()): string {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  // The file is about to be replaced, so only the directory's own safety matters here.
+  assertPrivateStateDir(stateDir, process.getuid?.());
   const target = discoveryPath(stateDir);
   const temp = join(stateDir, `.${DISCOVERY_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
   try {
@@ -51,8 +106,17 @@ export type DiscoveryLookup =
   | { status: 'missing'; path: string }
   | { status: 'invalid'; path: string; reason: string };
 
-/** Reads the discovery file and says whether the process it names is still alive. */
+/**
+ * Reads the discovery file and says whether the process it names is still
+ * alive. Throws UnsafeStateError when others could have written or read it
+ * (assertPrivateState): a planted record must not be followed.
+ */
 export function readDiscovery(stateDir: string = resolveStateDir()): DiscoveryLookup {
+  assertPrivateState(stateDir);
+  return lookupDiscovery(stateDir);
+}
+
+function lookupDiscovery(stateDir: string): DiscoveryLookup {
   const path = discoveryPath(stateDir);
   let text: string;
   try {
@@ -77,7 +141,8 @@ export function readDiscovery(stateDir: string = resolveStateDir()): DiscoveryLo
  * ptydeck that replaced a stale file must not lose its own record.
  */
 export function removeDiscovery(instance: string, stateDir: string = resolveStateDir()): void {
-  const found = readDiscovery(stateDir);
+  // Only compared, never followed: no permission check, so shutting down never fails on one.
+  const found = lookupDiscovery(stateDir);
   if (found.status === 'missing') return;
   if (found.status !== 'invalid' && found.record.instance !== instance) return;
   if (found.status === 'invalid') return;
@@ -92,4 +157,30 @@ function isProcessAlive(pid: number): boolean {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+function statOrUndefined(stat: () => Stats): Stats | undefined {
+  try {
+    return stat();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function checkOwner(path: string, stats: Stats, uid: number, what: string): void {
+  if (stats.uid === uid || stats.uid === 0) return;
+  throw new UnsafeStateError(
+    path,
+    `ptydeck's ${what} ${path} belongs to another user (uid ${stats.uid}; you are uid ${uid}), who could replace what it says. Remove it, or set PTYDECK_STATE_DIR to a directory of your own`,
+  );
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+}
+
+/** Quoted for a POSIX shell when it needs to be, so the fix can be pasted as is. */
+function shellQuote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnsafeStateError } from './discovery.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket } from './testing/http.js';
 
@@ -46,8 +47,8 @@ describe('startLocalServer', () => {
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toContain('terminal_run');
 
-    const joined = await panel.messages.json((m) => m.type === 'agents' && m.agents.length === 1);
-    expect(joined.agents[0]).toMatchObject({ name: 'test-agent', version: '9.9.9', transport: 'http' });
+    const joined = await panel.messages.json((m) => m.type === 'agent.added');
+    expect(joined.agent).toMatchObject({ name: 'test-agent', version: '9.9.9', transport: 'http' });
     expect(server.agents.list()).toHaveLength(1);
 
     // The transport is under test here, not the tool: create and list are enough to prove calls reach it.
@@ -56,11 +57,11 @@ describe('startLocalServer', () => {
     const listed = structured(await client.callTool({ name: 'terminal_list', arguments: {} }));
     expect(JSON.stringify(listed)).toContain(String(made.id));
     const created = await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.created');
-    expect(created.event.info).toMatchObject({ id: made.id, source: 'agent', ownerName: 'test-agent', owner: joined.agents[0].id });
+    expect(created.event.info).toMatchObject({ id: made.id, source: 'agent', ownerName: 'test-agent', owner: joined.agent.id });
 
     await transport.terminateSession();
     await client.close();
-    await panel.messages.json((m) => m.type === 'agents' && m.agents.length === 0);
+    await panel.messages.json((m) => m.type === 'agent.removed' && m.id === joined.agent.id);
     panel.ws.close();
   });
 
@@ -84,7 +85,7 @@ describe('startLocalServer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-abandon-'));
     const quick = await startLocalServer({ stateDir: dir, appDir: '/nonexistent', mcpAbandonMs: 100 });
     onTestFinished(() => quick.close());
-    const left = new Promise<void>((resolve) => quick.agents.onChange((list) => list.length === 0 && resolve()));
+    const left = new Promise<void>((resolve) => quick.agents.onRemoved(() => quick.agents.list().length === 0 && resolve()));
     const client = new Client({ name: 'vanishing', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', quick.url), {
       requestInit: { headers: { Authorization: `Bearer ${quick.token}` } },
@@ -111,6 +112,15 @@ describe('startLocalServer', () => {
     });
     expect(response.status).toBe(404);
     expect((await response.json()).error.message).toMatch(/ptydeck restarted/);
+  });
+
+  it('refuses to start on a state directory other users can write, as the desktop app starts it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-lax-'));
+    chmodSync(dir, 0o777);
+    const started = startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    await expect(started).rejects.toThrow(UnsafeStateError);
+    await expect(started).rejects.toThrow(`chmod 700 ${dir}`);
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
   });
 
   it('close() ends the sessions of the service it created and removes the discovery file', async () => {

@@ -50,6 +50,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       appDir: options.appDir,
       ticketTtlMs: options.ticketTtlMs,
       mcpAbandonMs: options.mcpAbandonMs,
+      connectionBounds: options.connectionBounds,
     });
   } catch (error) {
     tool.dispose();
@@ -58,12 +59,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const started = core;
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
-  let connected = new Set(started.agents.list().map((agent) => agent.id));
-  const stopFollowingAgents = started.agents.onChange((agents) => {
-    const now = new Set(agents.map((agent) => agent.id));
-    for (const id of connected) if (!now.has(id)) tool.ownerDisconnected(id);
-    connected = now;
-  });
+  const stopFollowingAgents = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
   let closing: Promise<void> | undefined;
   return {
     url: started.url,

@@ -52,7 +52,7 @@ const INTERACTIVE_CHUNK = 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
-  agents: Pick<AgentRegistry, 'list' | 'onChange'>;
+  agents: Pick<AgentRegistry, 'list' | 'onAdded' | 'onRemoved'>;
   mirrors: Pick<SessionMirrors, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
@@ -122,7 +122,8 @@ export class PanelConnection {
         if (viewer) this.schedulePump(viewer, event.data.length);
       }),
     );
-    subscriptions.add(agents.onChange((list) => this.send({ type: 'agents', agents: list })));
+    subscriptions.add(agents.onAdded((agent) => this.send({ type: 'agent.added', agent })));
+    subscriptions.add(agents.onRemoved((agent) => this.send({ type: 'agent.removed', id: agent.id })));
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());

@@ -50,8 +50,8 @@ async function agent(name: string) {
   };
   const leave = async () => {
     const gone = new Promise<void>((resolve) => {
-      const off = server.agents.onChange((agents) => {
-        if (agents.every((a) => a.name !== name)) {
+      const off = server.agents.onRemoved((agent) => {
+        if (agent.name === name) {
           off();
           resolve();
         }

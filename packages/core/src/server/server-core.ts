@@ -22,6 +22,7 @@ import { PanelConnection } from './panel-connection.js';
 import { SessionMirrors } from './session-mirrors.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
+import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -50,6 +51,8 @@ export interface ServerCoreOptions {
   ticketTtlMs?: number;
   /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
   mcpAbandonMs?: number;
+  /** Bounds on connections without credentials; defaults in connection-bounds.ts. */
+  connectionBounds?: ConnectionBoundsOptions;
 }
 
 export interface ServerCore {
@@ -128,6 +131,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
           'WWW-Authenticate': 'Bearer realm="ptydeck"',
         });
       }
+      bounds.trust(req.socket);
       if (!mcp) return jsonRpcError(res, 503, -32000, 'MCP is not available on this server');
       mcp.handle(req, res).catch((error: unknown) => {
         jsonRpcError(res, 500, -32603, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
@@ -138,6 +142,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       // A fresh one-time panel link for `ptydeck url`: only for a holder of the token, and never cacheable.
       const presented = bearerToken(req.headers);
       if (presented === undefined || !secretsEqual(presented, token)) return plain(res, 401, 'Unauthorized\n');
+      bounds.trust(req.socket);
       if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify({ url: panelUrl() }));
@@ -149,6 +154,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       res.end();
       return;
     }
+    // The rest is public (the renderer's files, the ticket exchange); a browser holding the panel cookie is trusted.
+    if (hasPanelAuth(req)) bounds.trust(req.socket);
     if (url.pathname === '/' && url.searchParams.has('ticket')) {
       return exchangeTicket(res, url.searchParams.get('ticket') ?? '', hostHeader);
     }
@@ -179,6 +186,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch, socket });
       panels.add(panel);
@@ -186,7 +194,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     });
   };
 
-  const server = createServer(onRequest);
+  const server = createServer(HTTP_SERVER_TIMEOUTS, onRequest);
+  const bounds = new ConnectionBounds(server, options.connectionBounds);
   server.on('upgrade', onUpgrade);
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
@@ -210,6 +219,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       discoveryFile = writeDiscovery({ url, token, pid: process.pid, instance }, stateDir);
     } catch (error) {
       server.close();
+      bounds.dispose();
       mirrors.dispose();
       throw error;
     }
@@ -229,6 +239,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      bounds.dispose();
       wss?.close();
       mirrors.dispose();
     })());

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import WebSocket from 'ws';
+import { MAX_UNAUTHENTICATED_CONNECTIONS } from './connection-bounds.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+import { openSocket } from './testing/http.js';
+
+/**
+ * An attacker on loopback without the token: idle or half-sent connections
+ * must neither pile up (22 000 of them once filled the descriptor table and
+ * every request failed) nor outlive a short deadline, while the agent's MCP
+ * session and the panel's WebSocket, which hold the token, are never cut.
+ */
+
+const DEADLINE_MS = 1000;
+/** What "closed by the deadline" allows beyond it on a loaded 2-core machine. */
+const SLACK_MS = 4000;
+
+let dir: string;
+let server: LocalServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-bounds-'));
+  server = await startLocalServer({
+    stateDir: join(dir, 'state'),
+    appDir: '/nonexistent',
+    writeDiscovery: false,
+    connectionBounds: { deadlineMs: DEADLINE_MS },
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Rejects if `promise` has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** A raw TCP connection to the server, with a promise of its close. */
+function rawConnection(onClose: () => void): Promise<{ socket: Socket; closed: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    const closed = new Promise<void>((done) => socket.once('close', () => (onClose(), done())));
+    socket.on('error', () => {}); // a reset from the server is what we expect
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('close', () => reject(new Error('closed before connecting')));
+  });
+}
+
+async function mcpAgent(name: string) {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+  });
+  await client.connect(transport);
+  onTestFinished(async () => {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+  });
+  return client;
+}
+
+async function panel() {
+  const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.token}`] });
+  if (!('ws' in opened)) throw new Error(`panel refused: ${opened.refused}`);
+  onTestFinished(() => opened.ws.terminate());
+  return opened;
+}
+
+describe('connections without credentials', () => {
+  it('500 idle connections are capped and closed by the deadline, while an agent and a panel work throughout', async () => {
+    // Opened first and kept idle past the deadline: these hold the token and must not be cut.
+    const agent = await mcpAgent('steady-agent');
+    const steadyPanel = await panel();
+    await steadyPanel.messages.json((m) => m.type === 'snapshot');
+
+    const COUNT = 500;
+    let closedCount = 0;
+    const sockets: Array<{ socket: Socket; closed: Promise<void> }> = [];
+    onTestFinished(() => {
+      for (const { socket } of sockets) socket.destroy();
+    });
+    const started = Date.now();
+    for (let i = 0; i < COUNT; i++) {
+      // Sequential and bounded: one at a time keeps the test from being a flood of its own.
+      sockets.push(await within(rawConnection(() => (closedCount += 1)), 5000, `idle connection ${i}`));
+    }
+    // Beyond the cap the oldest went at once: at most the cap is left waiting for its deadline.
+    await within(
+      new Promise<void>((resolve) => {
+        const check = () => (COUNT - closedCount <= MAX_UNAUTHENTICATED_CONNECTIONS ? resolve() : setImmediate(check));
+        check();
+      }),
+      SLACK_MS,
+      `all but ${MAX_UNAUTHENTICATED_CONNECTIONS} idle connections closed at once`,
+    );
+
+    // With the idle ones still open, an authenticated agent call and a new panel take normal time.
+    const callStarted = Date.now();
+    const listed = await within(agent.callTool({ name: 'terminal_list', arguments: {} }), 3000, 'terminal_list beside idle connections');
+    expect(listed.isError).toBeFalsy();
+    const freshPanel = await within(panel(), 3000, 'a panel beside idle connections');
+    await within(freshPanel.messages.json((m) => m.type === 'snapshot'), 3000, 'the new panel snapshot');
+    const callMs = Date.now() - callStarted;
+
+    // Every idle one is closed by the deadline, none left for a client's fd table to fill with.
+    await within(Promise.all(sockets.map((s) => s.closed)), DEADLINE_MS + SLACK_MS, 'every idle connection closed');
+    expect(closedCount).toBe(COUNT);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(DEADLINE_MS);
+    expect(callMs).toBeLessThan(3000);
+
+    // Long past the deadline, the panel opened before is still live and the agent's session still answers.
+    expect(steadyPanel.ws.readyState).toBe(WebSocket.OPEN);
+    const from = steadyPanel.messages.all.length;
+    const made = await within(
+      agent.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }),
+      5000,
+      'terminal_create after the deadline',
+    );
+    const id = (made.structuredContent as { id: string }).id;
+    await within(
+      steadyPanel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.id === id, from),
+      3000,
+      'the steady panel hearing of the new session',
+    );
+    await agent.callTool({ name: 'terminal_close', arguments: { id } });
+  });
+
+  it('closes a connection that sends half a request, or idles after an answer, at the deadline', async () => {
+    let closedCount = 0;
+    const half = await rawConnection(() => (closedCount += 1));
+    const chatty = await rawConnection(() => (closedCount += 1));
+    onTestFinished(() => {
+      half.socket.destroy();
+      chatty.socket.destroy();
+    });
+    half.socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n`);
+    // A complete request without credentials: it is answered, and the connection stays open for more.
+    const answered = new Promise<string>((resolve) => chatty.socket.once('data', (data: Buffer) => resolve(data.toString('latin1'))));
+    chatty.socket.write(`GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: keep-alive\r\n\r\n`);
+    expect(await within(answered, 3000, 'the answer')).toMatch(/^HTTP\/1\.1 404/);
+    const answeredAt = Date.now();
+    await within(Promise.all([half.closed, chatty.closed]), DEADLINE_MS + SLACK_MS, 'both closed');
+    expect(closedCount).toBe(2);
+    // Closed by our deadline, not Node's 5 s keep-alive timeout.
+    expect(Date.now() - answeredAt).toBeLessThan(5000);
+  });
+});
