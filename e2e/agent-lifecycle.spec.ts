@@ -22,8 +22,8 @@ test('a shell the agent closed shows as closed, not as failed', async ({ panel: 
   const created = await agent.call<{ id: string }>('terminal_create', { title: 'done-with' });
   const tab = page.locator(`[role="tab"][data-session-id="${created.id}"]`);
   await expect(tab).toHaveAttribute('data-status', 'running');
-  const closed = await agent.call<{ signal: string | null }>('terminal_close', { id: created.id });
-  expect(closed.signal).toBe('SIGHUP');
+  const closed = await agent.call<{ process_signal: string | null }>('terminal_close', { id: created.id });
+  expect(closed.process_signal).toBe('SIGHUP');
   await expect(tab).toHaveAttribute('data-status', 'exited');
   await expect(tab.getByTestId('tab-exit-code')).toHaveText('closed');
   await expect(tab.locator('.status-dot.failed')).toHaveCount(0);

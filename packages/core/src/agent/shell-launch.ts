@@ -1,8 +1,15 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
+import type { SessionInfo } from '@ptydeck/contract';
+import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
-import { TerminalToolError } from './errors.js';
+import { PtyError, type PtyService } from '../pty/types.js';
+import { AgentTerminal } from './agent-terminal.js';
+import type { OwnedSessions } from './owned-sessions.js';
+import type { TerminalOwner } from './terminal-tool.js';
+import type { CreateInput } from './tool-schemas.js';
+import { TerminalToolError, fromPtyError } from './errors.js';
 import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execute-strategy.js';
 import { integrationFor, writeShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
 
@@ -16,22 +23,71 @@ export interface ShellLaunch {
   strategy: ExecuteStrategy | null;
 }
 
+/** Environment every agent session gets before the tool's and the caller's own: nothing waits on a pager. */
+export const AGENT_ENV = { PAGER: 'cat', GIT_PAGER: 'cat' };
+
+export interface LaunchOptions {
+  shell?: string;
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+}
+
 /**
- * Launches agent shells: bash with our integration rcfile when it can (the
+ * Launches agent sessions: bash with our integration rcfile when it can (the
  * rich strategy), another POSIX shell with nonce marks, anything else as a
  * plain program. Owns the generated rcfile's directory.
  */
 export class ShellLauncher {
   private files: ShellIntegrationFiles | null = null;
 
-  constructor(private readonly shell: string | undefined) {}
+  constructor(
+    private readonly service: PtyService,
+    private readonly owned: OwnedSessions,
+    private readonly options: LaunchOptions,
+  ) {}
+
+  /** Starts a session for `owner` within its quotas, and registers it. */
+  async start(owner: TerminalOwner, input: z.output<typeof CreateInput>): Promise<AgentTerminal> {
+    this.owned.checkRoom(owner.id);
+    const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
+    const launch = this.launch(input.command, input.args);
+    const create = () =>
+      this.service.create({
+        command: launch.command,
+        args: launch.args,
+        cwd,
+        env: { ...AGENT_ENV, ...this.options.env, ...input.env },
+        cols: input.cols ?? this.options.cols ?? 120,
+        rows: input.rows ?? this.options.rows ?? 32,
+        title: input.title,
+        source: 'agent',
+        owner: owner.id,
+        ownerName: owner.name,
+      });
+    let info: SessionInfo;
+    try {
+      info = create();
+    } catch (error) {
+      // The agents' share is full: a disconnected agent's oldest session makes room for a connected one.
+      if (!(error instanceof PtyError && error.code === 'session_limit') || !(await this.owned.makeRoom())) throw fromPtyError(error);
+      try {
+        info = create();
+      } catch (retryError) {
+        throw fromPtyError(retryError);
+      }
+    }
+    const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
+    this.owned.add(session);
+    return session;
+  }
 
   /** `command` and `args` as the agent gave them; without a command, an interactive shell. */
   launch(command: string | undefined, args: string[] | undefined): ShellLaunch {
     if (command !== undefined) {
       return { command, args: args ?? [], strategy: strategyFor(integrationFor(command, false)) };
     }
-    const shell = this.shell ?? agentShell();
+    const shell = this.options.shell ?? agentShell();
     if (basename(shell) === 'bash') {
       this.files ??= writeShellIntegration();
       return { command: shell, args: ['--rcfile', this.files.bashRcfile, '-i'], strategy: strategyFor(integrationFor(shell, true)) };

@@ -1,5 +1,4 @@
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
-import type { z } from 'zod';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { AgentTerminal } from './agent-terminal.js';
@@ -12,7 +11,7 @@ import { OwnedSessions } from './owned-sessions.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 import { readNew, runResult, terminalFields } from './result-builder.js';
-import { ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
+import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { compilePattern, waitForExit, waitForIdle, waitForPattern, waitForQuiet, type WaitOutcome } from './waits.js';
 
@@ -71,7 +70,6 @@ export interface TerminalTool {
 
 /** A nonce shell's first prompt is recognised by its look; one that does not look like one costs at most this. */
 const NONCE_FIRST_PROMPT_MS = 2000;
-const DEFAULT_ENV = { PAGER: 'cat', GIT_PAGER: 'cat' };
 /** What bash prints as it exits by `exit` or `logout`: the shell's words, not the command's output. */
 const SHELL_EXIT_LINE = /(^|\n)(?:exit|logout)\n?$/;
 
@@ -90,7 +88,7 @@ class TerminalToolImpl implements TerminalTool {
     private readonly options: TerminalToolOptions,
   ) {
     this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
-    this.launcher = new ShellLauncher(options.shell);
+    this.launcher = new ShellLauncher(service, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
     for (const unsubscribe of [
       service.on('pty.data', (event) => this.owned.get(event.id)?.ingest(event)),
@@ -111,7 +109,7 @@ class TerminalToolImpl implements TerminalTool {
 
   async create(owner: TerminalOwner, rawInput: CreateInput): Promise<CreateResult> {
     const input = parseInput(CreateInput, rawInput);
-    const session = await this.spawn(owner, input);
+    const session = await this.launcher.start(owner, input);
     // A new shell is useful once it shows its prompt; wait for it so the first run does not race startup.
     const strategy = session.strategy;
     if (strategy) await strategy.settle(session, strategy.kind === 'nonce' ? NONCE_FIRST_PROMPT_MS : this.shellStartMs);
@@ -122,7 +120,7 @@ class TerminalToolImpl implements TerminalTool {
       title: info.title,
       cwd: session.cwd,
       command: [info.command, ...info.args].join(' '),
-      terminal: ptySessionCapability({ cols: info.cols, rows: info.rows }, { ...DEFAULT_ENV, ...this.options.env, ...input.env }),
+      terminal: ptySessionCapability({ cols: info.cols, rows: info.rows }, { ...AGENT_ENV, ...this.options.env, ...input.env }),
     };
   }
 
@@ -134,7 +132,7 @@ class TerminalToolImpl implements TerminalTool {
     let session: AgentTerminal;
     let command = input.command;
     if (input.id === undefined) {
-      session = await this.spawn(owner, { cwd, title: titleOf(input.command) });
+      session = await this.launcher.start(owner, { cwd, title: titleOf(input.command) });
       // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
       // need no prompt: their start mark tells the output from a prompt drawn late.)
       if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
@@ -362,40 +360,6 @@ class TerminalToolImpl implements TerminalTool {
     this.subscriptions.dispose();
     for (const session of this.owned.clear()) session.dispose();
     this.launcher.dispose();
-  }
-
-  private async spawn(owner: TerminalOwner, input: z.output<typeof CreateInput>): Promise<AgentTerminal> {
-    this.owned.checkRoom(owner.id);
-    const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
-    const launch = this.launcher.launch(input.command, input.args);
-    const create = () =>
-      this.service.create({
-        command: launch.command,
-        args: launch.args,
-        cwd,
-        env: { ...DEFAULT_ENV, ...this.options.env, ...input.env },
-        cols: input.cols ?? this.options.cols ?? 120,
-        rows: input.rows ?? this.options.rows ?? 32,
-        title: input.title,
-        source: 'agent',
-        owner: owner.id,
-        ownerName: owner.name,
-      });
-    let info: SessionInfo;
-    try {
-      info = create();
-    } catch (error) {
-      // The agents' share is full: a disconnected agent's oldest session makes room for a connected one.
-      if (!(error instanceof PtyError && error.code === 'session_limit') || !(await this.owned.makeRoom())) throw fromPtyError(error);
-      try {
-        info = create();
-      } catch (retryError) {
-        throw fromPtyError(retryError);
-      }
-    }
-    const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
-    this.owned.add(session);
-    return session;
   }
 
   /**
