@@ -1,4 +1,4 @@
-import { PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import { PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 
 /** Everything needed to open the panel socket. */
 export interface PanelEndpoint {
@@ -6,10 +6,10 @@ export interface PanelEndpoint {
   protocols: string[];
 }
 
-/** Browser mode: same origin as the page; the ticket cookie authenticates. */
-export function sameOriginEndpoint(location: { protocol: string; host: string }): PanelEndpoint {
+/** Browser mode: same origin as the page, with the panel token the page traded its ticket for. */
+export function sameOriginEndpoint(location: { protocol: string; host: string }, token: string): PanelEndpoint {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: [] };
+  return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: tokenProtocols(token) };
 }
 
 /** Electron mode: the preload names the server and hands over the token. */
@@ -21,5 +21,10 @@ export function tokenEndpoint(serverUrl: string, token: string): PanelEndpoint {
   url.pathname = PANEL_WS_PATH;
   url.search = '';
   url.hash = '';
-  return { url: url.toString(), protocols: [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`] };
+  return { url: url.toString(), protocols: tokenProtocols(token) };
+}
+
+/** The token, and the protocol the server echoes instead of it. */
+function tokenProtocols(token: string): string[] {
+  return [PANEL_SUBPROTOCOL, `${TOKEN_SUBPROTOCOL_PREFIX}${token}`];
 }
