@@ -21,7 +21,7 @@ export async function run(ctx) {
   const rows = [];
   const details = {};
   try {
-    for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.token);
+    for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.panelToken);
     // Warm-up of each path on a small file.
     await rawDelivery(data.scale, workspace);
     for (const key of Object.keys(hosts)) await panelDelivery(hosts[key], clients[key], data.scale, workspace);

@@ -19,7 +19,7 @@ export async function run(ctx) {
   let client;
   let raw;
   try {
-    client = await PanelClient.connect(host.ready.url, host.ready.token);
+    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
     const [file, args] = ECHO_PROGRAM;
     const id = await host.request('create', { input: { command: file, args, cwd: workspace.home } });
     client.attach(id, 0);

@@ -16,7 +16,7 @@ export async function run(ctx) {
   const host = await startCoreHost(workspace, { mirror: 'on' });
   const client = new Client({ name: 'ptydeck-bench', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', host.ready.url), {
-    requestInit: { headers: { Authorization: `Bearer ${host.ready.token}` } },
+    requestInit: { headers: { Authorization: `Bearer ${host.ready.agentToken}` } },
   });
   const rows = [];
   const details = {};

@@ -140,7 +140,7 @@ async function floodCore(ctx) {
   const host = await startCoreHost(workspace, { maxSessions: n + 8 });
   let client;
   try {
-    client = await PanelClient.connect(host.ready.url, host.ready.token);
+    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
     const [echoFile, echoArgs] = ECHO_PROGRAM;
     const echoId = await host.request('create', { input: { command: echoFile, args: echoArgs, cwd: workspace.home } });
     client.attach(echoId, 0);

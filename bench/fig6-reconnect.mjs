@@ -97,7 +97,7 @@ export async function run(ctx) {
 
 /** A new panel connection attaching without a cursor: time to the resync message, and its size on the wire. */
 async function resyncOnce(host, id) {
-  const client = await PanelClient.connect(host.ready.url, host.ready.token);
+  const client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
   try {
     const resync = client.nextJson((m) => m.type === 'resync' && m.id === id, 30_000, 'resync');
     const started = now();
@@ -112,7 +112,7 @@ async function resyncOnce(host, id) {
 
 /** A new panel connection attaching at cursor 0: time until the whole log has arrived. */
 async function replayOnce(host, id, end) {
-  const client = await PanelClient.connect(host.ready.url, host.ready.token);
+  const client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
   try {
     const before = client.wireBytes;
     const started = now();

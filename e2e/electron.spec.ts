@@ -60,7 +60,11 @@ test('an agent session opens the panel in the Electron window, and quitting reap
     const connection = await window.evaluate(() =>
       (globalThis as unknown as { ptydeck: { connection(): Promise<{ url: string; token: string }> } }).ptydeck.connection(),
     );
-    expect(connection).toEqual({ url: discovery.url, token: discovery.token });
+    // The bridge hands the renderer the panel token; the agent token on disk is another secret.
+    expect(connection.url).toBe(discovery.url);
+    expect(connection.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(connection.token).not.toBe(discovery.token);
+    expect(readFileSync(discoveryFile, 'utf8')).not.toContain(connection.token);
 
     client = new Client({ name: 'electron-e2e-agent', version: '1.0.0' });
     await client.connect(

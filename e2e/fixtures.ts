@@ -18,7 +18,7 @@ export const AGENT_NAME = 'e2e-agent';
 export async function connectAgent(server: LocalServer, name = AGENT_NAME): Promise<Agent> {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
-    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
   });
   await client.connect(transport);
   return {
@@ -38,30 +38,43 @@ interface Options {
   lingerMs: number | null;
 }
 
+/**
+ * A real local server with a PTY service of its own: a temporary state dir, and a
+ * HOME of its own, which keeps every shell off the machine's rc files (a slow or
+ * hanging ~/.bashrc, pyenv waiting 60 s on a stale rehash lock, leaves a terminal
+ * without a prompt and would make the suite measure the dotfiles).
+ */
+export async function launchServer(): Promise<{ server: LocalServer; dispose(): Promise<void> }> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
+  const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
+  // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
+  writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
+  const service = createPtyService({ env: { ...process.env, HOME: home } });
+  const server = await startLocalServer({ service, stateDir, port: 0 });
+  return {
+    server,
+    async dispose() {
+      await server.close();
+      await service.dispose();
+      rmSync(stateDir, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
 export const test = base.extend<Options & { server: LocalServer; agent: Agent; panel: Page }>({
   lingerMs: [null, { option: true }],
   server: async ({}, use) => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
-    // A HOME of its own keeps every shell off the machine's rc files: a slow or
-    // hanging ~/.bashrc (pyenv waiting 60 s on a stale rehash lock) leaves a
-    // terminal without a prompt and would make the suite measure the dotfiles.
-    const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
-    // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
-    writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
-    const service = createPtyService({ env: { ...process.env, HOME: home } });
-    const server = await startLocalServer({ service, stateDir, port: 0 });
-    await use(server);
-    await server.close();
-    await service.dispose();
-    rmSync(stateDir, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    const launched = await launchServer();
+    await use(launched.server);
+    await launched.dispose();
   },
   agent: async ({ server }, use) => {
     const agent = await connectAgent(server);
     await use(agent);
     await agent.client.close();
   },
-  /** The panel page, opened through the one-time ticket URL as a developer would. */
+  /** The panel page, opened through the one-time link as a developer would (its ticket in the fragment). */
   panel: async ({ page, server, lingerMs }, use) => {
     if (lingerMs !== null) {
       await page.addInitScript((ms) => localStorage.setItem('ptydeck.settings', JSON.stringify({ lingerMs: ms })), lingerMs);

@@ -1,8 +1,9 @@
 // A hostile web page in the developer's own browser: served from another
-// localhost port (same site as the panel, so the browser even attaches the
-// panel's cookie), and through DNS rebinding (attacker.example resolving to
-// 127.0.0.1). It tries to open the panel WebSocket, call /mcp, mint a panel
-// link and learn the token. Every attempt fails, and nothing is spawned.
+// localhost port (same site as the panel: a browser would send it any cookie
+// of this host, which is why ptydeck sets none), and through DNS rebinding
+// (attacker.example resolving to 127.0.0.1). It tries to open the panel
+// WebSocket, call /mcp, mint a panel link, trade a ticket and learn a token.
+// Every attempt fails, and nothing is spawned.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from './fixtures.js';
@@ -73,6 +74,7 @@ function attackScript(target: string, rebound: string): string {
     settle('mcp no-cors tool call', fetch('${target}/mcp', { method: 'POST', mode: 'no-cors', credentials: 'include', body: create }).then(readable)),
     settle('mcp rebinding', fetch('${rebound}/mcp', { method: 'POST', mode: 'no-cors', body: init }).then(readable)),
     settle('ticket', fetch('${target}/ticket', { method: 'POST', mode: 'no-cors', credentials: 'include' }).then(readable)),
+    settle('ticket exchange', fetch('${target}/ticket/exchange', { method: 'POST', mode: 'no-cors', credentials: 'include', body: JSON.stringify({ ticket: 'guess' }) }).then(readable)),
     settle('read the panel page', fetch('${target}/', { credentials: 'include' }).then(readable)),
     settle('frame the panel', new Promise((resolve) => {
       const frame = document.createElement('iframe');
@@ -92,10 +94,12 @@ test('a page from another origin cannot open the panel socket, call /mcp or lear
   const createdBefore = server.service.list().length;
   let created = 0;
   const off = server.service.on('pty.created', () => created++);
-  // The developer's panel is open in this browser, so its session cookie exists.
+  // The developer's panel is open and connected in this browser, and it left no cookie a
+  // server on another port of this host could receive.
   const panelSockets: string[] = [];
   panel.on('websocket', (ws) => panelSockets.push(ws.url()));
-  expect((await context.cookies()).map((c) => c.name)).toContain('ptydeck_session');
+  expect(await context.cookies()).toEqual([]);
+  const secrets = [server.agentToken, server.panelToken];
 
   const rebound = `http://attacker.example:${server.port}`;
   const hostile = await hostileServer(`<!doctype html><title>cute cats</title>${attackScript(server.url, rebound)}`);
@@ -107,29 +111,33 @@ test('a page from another origin cannot open the panel socket, call /mcp or lear
     for (const name of ['ws plain', 'ws guessed token', 'ws rebinding']) expect(results[name], name).toMatch(/^closed 1006$/);
     for (const name of ['mcp cors', 'read the panel page']) expect(results[name], name).toMatch(/^threw: TypeError/);
     // no-cors requests do reach the server; the page sees an opaque answer and the server refuses them before acting.
-    for (const name of ['mcp no-cors', 'mcp no-cors tool call', 'mcp rebinding', 'ticket']) expect(results[name], name).toBe('opaque 0');
+    for (const name of ['mcp no-cors', 'mcp no-cors tool call', 'mcp rebinding', 'ticket', 'ticket exchange']) expect(results[name], name).toBe('opaque 0');
     expect(results['frame the panel'], 'the panel cannot be framed or read').not.toMatch(/^READ/);
-    expect(results.cookies, 'the HttpOnly panel cookie is invisible').toBe('');
+    expect(results.cookies, 'no cookie of this host').toBe('');
+    // Every request the browser sent the attacker's port came without a cookie.
+    for (const request of hostile.seen) expect(request.headers.cookie, `${request.method} ${request.url}`).toBeUndefined();
 
     // A DNS-rebinding page cannot even load from ptydeck's port.
     const rebindPage = await context.newPage();
     const response = await rebindPage.goto(`${rebound}/`);
     expect(response?.status()).toBe(403);
-    expect(await rebindPage.content()).not.toContain(server.token);
+    for (const secret of secrets) expect(await rebindPage.content()).not.toContain(secret);
 
-    // Nothing the attacker saw or was sent carries the token, and nothing was spawned or registered.
+    // Nothing the attacker saw or was sent carries a token, and nothing was spawned or registered.
     const everything = JSON.stringify(results) + JSON.stringify(hostile.seen);
-    expect(everything).not.toContain(server.token);
+    for (const secret of secrets) expect(everything).not.toContain(secret);
     expect(hostile.seen.some((s) => s.url === '/report')).toBe(true);
     expect(created, 'sessions created by the hostile page').toBe(0);
     expect(server.service.list().length).toBe(createdBefore);
     expect(server.agents.list()).toEqual([]);
 
-    // The developer's own panel, meanwhile: its URL, its sockets and its storage never held the token.
+    // The developer's own panel, meanwhile: the ticket left its URL, the agent token never reached
+    // it, and the panel token sits only in its own origin's session storage, never in a socket URL.
     expect(panel.url()).toBe(`${server.url}/`);
-    const exposed = await panel.evaluate(() => document.documentElement.outerHTML + JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + location.href + document.cookie);
-    expect(exposed).not.toContain(server.token);
-    for (const url of panelSockets) expect(url).not.toContain(server.token);
+    const exposed = await panel.evaluate(() => document.documentElement.outerHTML + JSON.stringify(localStorage) + location.href + document.cookie);
+    for (const secret of secrets) expect(exposed).not.toContain(secret);
+    expect(await panel.evaluate(() => sessionStorage.getItem('ptydeck.panelToken'))).toBe(server.panelToken);
+    for (const url of panelSockets) for (const secret of secrets) expect(url).not.toContain(secret);
     await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   } finally {
     off();

@@ -44,7 +44,7 @@ test(`${RELOADS} reloads in a row: each reconnects and restores the screen, and 
   // Every earlier panel is gone on the server, only the current one remains.
   await expect.poll(() => live, { message: 'live panel subscriptions after the reloads' }).toBe(perPanel);
   expect(sockets.length).toBeGreaterThanOrEqual(RELOADS);
-  for (const s of sockets) expect(s.url).not.toContain(server.token);
+  for (const s of sockets) expect(s.url).not.toContain(server.panelToken);
 
   // The session went through all of it untouched.
   expect(server.service.list()).toEqual([expect.objectContaining({ id: created.id, status: 'running' })]);

@@ -126,7 +126,7 @@ process.on('disconnect', () => {
   void service.dispose().finally(() => process.exit(0));
 });
 
-send({ event: 'ready', url: server.url, token: server.token, pid: process.pid });
+send({ event: 'ready', url: server.url, agentToken: server.agentToken, panelToken: server.panelToken, pid: process.pid });
 
 async function startWithoutMirror(service) {
   const agents = new AgentRegistry();

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { bridgeChannels } from './bridge.js';
 import { contentSecurityPolicy } from './csp.js';
-import { runDesktop, type DesktopDeps, type DesktopServer } from './desktop.js';
+import { runDesktop, type DesktopDeps, type DesktopServer, type DesktopServerHooks } from './desktop.js';
 import { FakeApp, FakeContents, FakeIpcMain, FakeSession } from './testing/fakes.js';
 
 const url = 'http://127.0.0.1:4000';
@@ -16,9 +16,8 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
   const processLike = new EventEmitter();
   const server: DesktopServer & { closed: boolean } = {
     url,
-    token: 't0k3n',
+    panelToken: 'p4n3l',
     closed: false,
-    panelUrl: vi.fn(() => `${url}/?ticket=one-time`),
     close: vi.fn(async () => {
       server.closed = true;
     }),
@@ -29,7 +28,7 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
     windows.push(window);
     return window;
   });
-  const startServer = vi.fn(async () => server);
+  const startServer = vi.fn(async (_hooks: DesktopServerHooks) => server);
   const deps = {
     app,
     ipcMain,
@@ -44,14 +43,15 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
 }
 
 describe('runDesktop', () => {
-  it('starts the server, hardens the session, registers the bridge and opens the window on the panel url', async () => {
+  it('starts the server, hardens the session, registers the bridge and opens the window on the panel page', async () => {
     const t = setup();
     await runDesktop(t.deps);
     expect(t.app.calls.slice(0, 2)).toEqual(['enableSandbox', 'setName:ptydeck']);
     expect(t.startServer).toHaveBeenCalledTimes(1);
-    expect(t.windows.map((w) => w.url)).toEqual([`${url}/?ticket=one-time`]);
+    // No ticket in the window's URL: the renderer gets the panel token from the bridge.
+    expect(t.windows.map((w) => w.url)).toEqual([`${url}/`]);
     expect(t.session.receive(`${url}/`).responseHeaders?.['Content-Security-Policy']).toEqual([contentSecurityPolicy(url)]);
-    await expect(t.ipcMain.invoke(bridgeChannels.connection, { url: `${url}/` })).resolves.toEqual({ url, token: 't0k3n' });
+    await expect(t.ipcMain.invoke(bridgeChannels.connection, { url: `${url}/` })).resolves.toEqual({ url, token: 'p4n3l' });
     await expect(t.ipcMain.invoke(bridgeChannels.connection, { url: 'http://127.0.0.1:4001/' })).rejects.toThrow(/untrusted_sender/);
   });
 
@@ -89,6 +89,15 @@ describe('runDesktop', () => {
     t.windows[0]!.destroyed = true;
     t.app.emit('activate');
     expect(t.windows).toHaveLength(2);
+  });
+
+  it('brings the window forward instead of handing out a link when the server cannot tell who asks', async () => {
+    const t = setup();
+    await runDesktop(t.deps);
+    const hooks = t.startServer.mock.calls[0]![0];
+    expect(hooks.presentPanelLink(`${url}/#ticket=one-time`)).toBe('the ptydeck window');
+    expect(t.windows).toHaveLength(1);
+    expect(t.windows[0]!.focus).toHaveBeenCalled();
   });
 
   it('focuses the existing window when a second instance starts', async () => {

@@ -15,10 +15,22 @@ import { originOf } from './origin.js';
 export interface DesktopServer {
   /** `http://127.0.0.1:PORT` */
   url: string;
-  token: string;
-  /** The URL with a one-time ticket; loading it also gives the window the session cookie. */
-  panelUrl(): string;
+  /**
+   * The panel-scope token, held in this process's memory only and handed to the window's
+   * renderer through the bridge. (The agent token in server.json does not open the panel.)
+   */
+  panelToken: string;
   close(): Promise<void>;
+}
+
+/** What the desktop asks of the server it starts. */
+export interface DesktopServerHooks {
+  /**
+   * Where the server cannot tell which process asks for a panel link (`ptydeck url`
+   * without Linux /proc), it hands out no link: the window, which already holds the
+   * panel, comes forward, and the asker is told to look there.
+   */
+  presentPanelLink(url: string): string;
 }
 
 export interface DesktopDeps {
@@ -33,7 +45,7 @@ export interface DesktopDeps {
   /** Creates and loads the window; window.ts's createMainWindow in production. */
   createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'>;
   /** Starts the core's server; startLocalServer in production. */
-  startServer: () => Promise<DesktopServer>;
+  startServer: (hooks: DesktopServerHooks) => Promise<DesktopServer>;
   platform?: NodeJS.Platform;
   processLike?: Pick<NodeJS.Process, 'on' | 'off'>;
 }
@@ -55,7 +67,13 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
     return null;
   }
 
-  const server = await deps.startServer();
+  let focusWindow: (() => void) | undefined;
+  const server = await deps.startServer({
+    presentPanelLink: () => {
+      focusWindow?.();
+      return 'the ptydeck window';
+    },
+  });
   // Once the app really quits, signals get their default meaning again: a second Ctrl-C
   // during Electron's own teardown should end the process, not call quit() once more.
   const untilQuit = new DisposableStore();
@@ -76,14 +94,16 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   hardenBrowserSession(deps.browserSession(), appOrigin);
   registerBridge(deps.ipcMain, {
     appOrigin,
-    connection: () => ({ url: server.url, token: server.token }),
+    connection: () => ({ url: server.url, token: server.panelToken }),
     openExternal: (url) => deps.shell.openExternal(url),
   });
 
-  let window = deps.createWindow(server.panelUrl());
-  const focusWindow = () => {
+  // The page needs no ticket: its renderer asks the bridge for the panel token.
+  const pageUrl = `${appOrigin}/`;
+  let window = deps.createWindow(pageUrl);
+  focusWindow = () => {
     if (window.isDestroyed()) {
-      window = deps.createWindow(server.panelUrl());
+      window = deps.createWindow(pageUrl);
       return;
     }
     if (window.isMinimized()) window.restore();

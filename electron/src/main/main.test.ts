@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -69,10 +69,13 @@ describe('main', () => {
     expect(existsSync(join(stateDir, 'server.json'))).toBe(true);
 
     const connection = (await electron.ipcMain.invoke('ptydeck:connection', { url: window.url! })) as { url: string; token: string };
-    expect(window.url).toMatch(new RegExp(`^${connection.url}/\\?ticket=`));
+    // No ticket in the window's URL: the bridge hands the renderer the panel token.
+    expect(window.url).toBe(`${connection.url}/`);
     expect(connection.token.length).toBeGreaterThanOrEqual(43);
+    const record = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as { token: string };
+    expect(record.token).not.toBe(connection.token);
 
-    // The live server answers /mcp only with the token the bridge handed out.
+    // The two scopes stay apart: /mcp takes the agent token from server.json, not the panel token.
     const mcp = (token: string) =>
       fetch(`${connection.url}/mcp`, {
         method: 'POST',
@@ -80,13 +83,14 @@ describe('main', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'main-test', version: '1' } } }),
       });
     expect((await mcp('wrong')).status).toBe(401);
-    expect((await mcp(connection.token)).status).toBe(200);
+    expect((await mcp(connection.token)).status).toBe(401);
+    expect((await mcp(record.token)).status).toBe(200);
 
     // An agent's shell, created the way an agent does, must not outlive the app.
     const client = new Client({ name: 'main-test-agent', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL('/mcp', connection.url), {
-        requestInit: { headers: { Authorization: `Bearer ${connection.token}` } },
+        requestInit: { headers: { Authorization: `Bearer ${record.token}` } },
       }),
     );
     const created = await client.callTool({ name: 'terminal_create', arguments: {} });

@@ -25,7 +25,7 @@ runDesktop({
   createWindow: (url) => createMainWindow({ preloadPath, url }),
   // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
   // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
-  startServer: () => startLocalServer(),
+  startServer: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink }),
 }).catch((error: unknown) => {
   console.error(`ptydeck: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   // quit(), not exit(): if the server did start, before-quit still closes its sessions.

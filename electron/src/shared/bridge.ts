@@ -13,7 +13,10 @@
 export interface BridgeConnection {
   /** The server's origin, e.g. `http://127.0.0.1:43117`. */
   url: string;
-  /** The per-launch token; the renderer sends it as the WebSocket subprotocol `ptydeck.token.<token>`. */
+  /**
+   * The per-launch panel token (panel scope: every session), which only the main process
+   * holds; the renderer sends it as the WebSocket subprotocol `ptydeck.token.<token>`.
+   */
   token: string;
 }
 

@@ -1,13 +1,13 @@
 /**
  * What the Electron preload exposes on `window.ptydeck` through contextBridge.
- * In a browser it is absent: the panel socket is authenticated by the HttpOnly
- * cookie set when the one-time ticket was exchanged.
+ * In a browser it is absent: the page trades the one-time ticket in its link's
+ * fragment for the panel token (connection/browser-credential.ts).
  *
  * The preload must provide exactly this shape (one function per capability):
  */
 export interface PtydeckBridge {
   /**
-   * Where the local server is and the per-launch token. `url` is the server's
+   * Where the local server is and the per-launch panel token. `url` is the server's
    * base URL (e.g. "http://127.0.0.1:PORT") or directly its ws(s):// panel URL;
    * the renderer opens `<ws url>/panel` with subprotocol `ptydeck.token.<token>`.
    * Called again before every reconnect.

@@ -127,11 +127,20 @@ export const PANEL_ACCESS_PATH = '/panel/access';
 export const MCP_PATH = '/mcp';
 /**
  * A panel authenticates by offering the subprotocol `TOKEN_SUBPROTOCOL_PREFIX +
- * token` (browsers cannot set headers on a WebSocket).
+ * panel token` (browsers cannot set headers on a WebSocket). The panel token
+ * lives only in the server's memory; the agent token in server.json does not
+ * open the panel.
  */
 export const TOKEN_SUBPROTOCOL_PREFIX = 'ptydeck.token.';
 /** A subprotocol a panel may offer beside its token so the server echoes this instead of the token. */
 export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
+/**
+ * A panel link is `<server>/#ticket=<one-time ticket>`: in the fragment, which a
+ * browser never sends to any server nor writes to a request log. The page
+ * trades the ticket for the panel token by POSTing `{ ticket }` as JSON here.
+ */
+export const TICKET_FRAGMENT_KEY = 'ticket';
+export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
 
 /**
  * Output the core sends a viewer beyond what it acknowledged as parsed (see

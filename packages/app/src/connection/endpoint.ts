@@ -1,4 +1,4 @@
-import { PANEL_ACCESS_PATH, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import { PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import type { AccessCheck } from './panel-client.js';
 
 /** Everything needed to open the panel socket. */
@@ -7,21 +7,25 @@ export interface PanelEndpoint {
   protocols: string[];
 }
 
-/** Browser mode: same origin as the page; the ticket cookie authenticates. */
-export function sameOriginEndpoint(location: { protocol: string; host: string }): PanelEndpoint {
+/** Browser mode: same origin as the page, with the panel token the page traded its ticket for. */
+export function sameOriginEndpoint(location: { protocol: string; host: string }, token: string): PanelEndpoint {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: [] };
+  return { url: `${scheme}//${location.host}${PANEL_WS_PATH}`, protocols: tokenProtocols(token) };
 }
 
 /**
- * Browser mode: asks the page's own server whether this page's cookie opens
- * the panel socket. No answer at all means the server is gone (or moved to
- * another port); any answer but 401 means the cookie is not the problem.
+ * Browser mode: asks the page's own server whether this page's panel token
+ * opens the panel socket (a browser hides why a WebSocket handshake failed).
+ * No answer at all means the server is gone (or moved to another port); any
+ * answer but 401 means the token is not the problem.
  */
-export async function checkSameOriginAccess(fetchFn: (path: string, init: RequestInit) => Promise<{ status: number }>): Promise<AccessCheck> {
+export async function checkSameOriginAccess(
+  fetchFn: (path: string, init: RequestInit) => Promise<{ status: number }>,
+  token: string,
+): Promise<AccessCheck> {
   let status: number;
   try {
-    ({ status } = await fetchFn(PANEL_ACCESS_PATH, { cache: 'no-store', credentials: 'same-origin' }));
+    ({ status } = await fetchFn(PANEL_ACCESS_PATH, { cache: 'no-store', credentials: 'omit', headers: { Authorization: `Bearer ${token}` } }));
   } catch {
     return 'unreachable';
   }
@@ -37,5 +41,10 @@ export function tokenEndpoint(serverUrl: string, token: string): PanelEndpoint {
   url.pathname = PANEL_WS_PATH;
   url.search = '';
   url.hash = '';
-  return { url: url.toString(), protocols: [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`] };
+  return { url: url.toString(), protocols: tokenProtocols(token) };
+}
+
+/** The token, and the protocol the server echoes instead of it. */
+function tokenProtocols(token: string): string[] {
+  return [PANEL_SUBPROTOCOL, `${TOKEN_SUBPROTOCOL_PREFIX}${token}`];
 }

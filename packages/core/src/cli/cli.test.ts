@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { writeDiscovery } from '../server/discovery.js';
+import { exchangeTicket, openSocket } from '../server/testing/http.js';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(packageRoot, 'bin', 'ptydeck.js');
@@ -24,8 +25,11 @@ beforeAll(() => {
 }, 120_000);
 
 /** The test runner may force colour for itself; the CLI under test sees a plain pipe unless a test says otherwise. */
+// Nor does it run inside a ptydeck session, even when the tests do (`ptydeck url` would refuse it).
 const baseEnv: Record<string, string> = Object.fromEntries(
-  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !['FORCE_COLOR', 'CLICOLOR_FORCE', 'NO_COLOR'].includes(entry[0])),
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && !['FORCE_COLOR', 'CLICOLOR_FORCE', 'NO_COLOR', 'PTYDECK_SESSION_ID'].includes(entry[0]),
+  ),
 );
 
 const children: ChildProcess[] = [];
@@ -102,8 +106,19 @@ describe('ptydeck serve', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const record = JSON.parse(readFileSync(file, 'utf8'));
     expect(record.pid).toBe(child.pid);
-    expect(panelUrl.startsWith(`${record.url}/?ticket=`)).toBe(true);
+    expect(panelUrl.startsWith(`${record.url}/#ticket=`)).toBe(true);
     expect(stdout()).not.toContain(record.token);
+    // The printed link is the way in; the token on disk is agent scope and does not open the panel.
+    const port = Number(new URL(record.url).port);
+    const exchanged = await exchangeTicket(panelUrl);
+    expect(exchanged.status).toBe(200);
+    const panelToken = (JSON.parse(exchanged.body) as { token: string }).token;
+    expect(panelToken).not.toBe(record.token);
+    expect(readFileSync(file, 'utf8')).not.toContain(panelToken);
+    expect(await openSocket(port, { headers: { Origin: record.url }, protocols: [`ptydeck.token.${record.token}`] })).toEqual({ refused: 401 });
+    const panel = await openSocket(port, { headers: { Origin: record.url }, protocols: ['ptydeck.v1', `ptydeck.token.${panelToken}`] });
+    expect('ws' in panel).toBe(true);
+    if ('ws' in panel) panel.ws.close();
 
     // An agent session that must not outlive the server.
     const client = new Client({ name: 'cli-test', version: '1' });
@@ -332,9 +347,10 @@ describe('ptydeck url', () => {
       expect(await exitOf(result)).toBe(0);
       const link = new URL(out.trim());
       expect(link.origin).toBe(server.url);
-      const exchange = await fetch(link, { redirect: 'manual' });
-      expect(exchange.status).toBe(303);
-      expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
+      const exchange = await exchangeTicket(link.href);
+      expect(exchange.status).toBe(200);
+      expect(JSON.parse(exchange.body)).toEqual({ token: server.panelToken });
+      expect((await exchangeTicket(link.href)).status).toBe(403);
     } finally {
       await server.close();
     }

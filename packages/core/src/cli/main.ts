@@ -32,9 +32,13 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'serve':
         // Loaded on demand so --help and --version stay instant.
         return await (await import('./serve.js')).runServe(command, io);
-      case 'url':
-        io.stdout.write(`${await (await import('./url.js')).freshPanelUrl()}\n`);
+      case 'url': {
+        const answer = await (await import('./url.js')).freshPanelLink();
+        if ('url' in answer) io.stdout.write(`${answer.url}\n`);
+        // stdout stays empty so `open "$(ptydeck url)"` never opens a sentence.
+        else io.stderr.write(`ptydeck: this system cannot tell ptydeck who is asking, so the new link is in ${answer.shownIn}\n`);
         return EXIT_OK;
+      }
       case 'mcp':
         // stdout belongs to the protocol: nothing else may be written there.
         return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));

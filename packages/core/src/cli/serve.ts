@@ -13,7 +13,16 @@ export async function runServe(command: { port: number; host: string }, io: CliI
   const signals = nextSignal();
   try {
     const previous = readDiscovery();
-    const server = await startLocalServer({ port: command.port, host: command.host }).catch((error: NodeJS.ErrnoException) => {
+    const style = styleFor(io.stdout);
+    const server = await startLocalServer({
+      port: command.port,
+      host: command.host,
+      // Where the server cannot tell who runs `ptydeck url`, the link goes to this terminal, the developer's.
+      presentPanelLink: (link) => {
+        io.stdout.write(`New panel link (asked for by \`ptydeck url\`): ${style.cyan(link)}\n`);
+        return `the terminal running \`ptydeck serve\` (pid ${process.pid})`;
+      },
+    }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new Error(`port ${command.port} on ${command.host} is already in use; pick another with --port or use --port 0`);
       if (error.code === 'EADDRNOTAVAIL') throw new Error(`cannot bind ${command.host}: no such local address`);
       throw error;
@@ -28,12 +37,12 @@ export async function runServe(command: { port: number; host: string }, io: CliI
     if (!isLoopback(command.host)) {
       io.stderr.write(`ptydeck: warning: listening on ${command.host}, reachable beyond this machine's loopback\n`);
     }
-    const style = styleFor(io.stdout);
     io.stdout.write(
       [
         `${style.bold('ptydeck')} is running at ${server.url}`,
         // URLs stay whole on one line whatever the width, so they can be copied or clicked.
         `Open the panel (one-time link): ${style.cyan(server.panelUrl())}`,
+        `Another link later: \`ptydeck url\` in a terminal of your own (not inside ptydeck).`,
         `Agents: MCP over HTTP at ${server.url}${MCP_PATH} with the bearer token in ${discoveryPath(resolveStateDir())},`,
         `        or over stdio with \`ptydeck mcp\`.`,
         style.dim('Press Ctrl-C to stop.'),

@@ -36,7 +36,7 @@ Options:
   -v, --version   Print the version
 
 Environment:
-  PTYDECK_STATE_DIR   Where server.json (url, token, pid) is kept
+  PTYDECK_STATE_DIR   Where server.json (url, agent token, pid) is kept
                       (default: $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck)
 `;
 
@@ -44,8 +44,9 @@ export const SERVE_HELP = `Usage: ${SERVE_USAGE}
 
 Serves the panel and MCP over Streamable HTTP on 127.0.0.1 and prints a
 one-time link that opens the panel in a browser. Agents use
-Authorization: Bearer <token> on /mcp; the token is in server.json (mode 0600)
-in the state directory, never printed.
+Authorization: Bearer <token> on /mcp; that agent token is in server.json
+(mode 0600) in the state directory, never printed, and does not open the
+panel. The panel's own token stays in this process's memory.
 
 Options:
   --port N     TCP port (default 0: any free port)
@@ -75,6 +76,12 @@ export const URL_HELP = `Usage: ${URL_USAGE}
 
 Prints a new one-time link that opens the running ptydeck's panel in a
 browser (found through server.json). Each link works once, for 5 minutes.
+
+It presents no secret: ptydeck looks up the asking process (Linux /proc) and
+refuses one that runs inside any ptydeck session, so run it in a terminal of
+your own. Where the process cannot be looked up (macOS), ptydeck prints the
+link in the terminal running \`ptydeck serve\` (or brings its window forward)
+and this command says where to look.
 
 Options:
   -h, --help   Show this help

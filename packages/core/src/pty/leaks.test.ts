@@ -35,7 +35,7 @@ describe('nothing left behind', () => {
     const pids: number[] = [];
     service.on('pty.created', (event) => pids.push(event.info.pid));
 
-    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.token}`] });
+    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.panelToken}`] });
     if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
     const panel = opened;
     await panel.messages.json((m) => m.type === 'snapshot');

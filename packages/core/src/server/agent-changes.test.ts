@@ -53,7 +53,7 @@ const agentInfo = (i: number): AgentInfo => ({
  * and keeps the agent list those messages describe.
  */
 async function countingPanel() {
-  const opened = await openSocket(core.port, { headers: { Origin: core.url }, protocols: [`ptydeck.token.${core.token}`] });
+  const opened = await openSocket(core.port, { headers: { Origin: core.url }, protocols: [`ptydeck.token.${core.panelToken}`] });
   if (!('ws' in opened)) throw new Error(`panel refused: ${opened.refused}`);
   onTestFinished(() => opened.ws.terminate());
   const snapshot = await opened.messages.json((m) => m.type === 'snapshot');

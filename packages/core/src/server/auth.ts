@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** 256 random bits, URL-safe: the per-launch secret for /mcp and the panel. */
+/** 256 random bits, URL-safe: each per-launch secret (the agent token, the panel token, a ticket). */
 export function generateSecret(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -15,8 +15,6 @@ export function secretsEqual(received: string, expected: string): boolean {
   const b = createHash('sha256').update(expected, 'utf8').digest();
   return timingSafeEqual(a, b);
 }
-
-export const SESSION_COOKIE = 'ptydeck_session';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -67,19 +65,6 @@ export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   return match?.[1];
 }
 
-/** Every value of a cookie by name (a browser may send duplicates from other paths). */
-export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
-  const header = headers.cookie;
-  if (!header) return [];
-  const values: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
-  }
-  return values;
-}
-
 /** Subprotocols offered in Sec-WebSocket-Protocol. */
 export function offeredSubprotocols(headers: IncomingHttpHeaders): string[] {
   const header = headers['sec-websocket-protocol'];
@@ -91,8 +76,8 @@ export function offeredSubprotocols(headers: IncomingHttpHeaders): string[] {
 }
 
 /**
- * One-time, short-lived tickets a browser trades for the session cookie, so
- * the printed URL is useless once opened and the token never enters history.
+ * One-time, short-lived tickets a browser trades for the panel token, so the
+ * printed link is useless once opened and the token never enters history.
  */
 export class TicketBook {
   private readonly tickets = new Map<string, number>();

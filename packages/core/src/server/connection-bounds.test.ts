@@ -64,7 +64,7 @@ function rawConnection(onClose: () => void): Promise<{ socket: Socket; closed: P
 async function mcpAgent(name: string) {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
-    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
   });
   await client.connect(transport);
   onTestFinished(async () => {
@@ -75,7 +75,7 @@ async function mcpAgent(name: string) {
 }
 
 async function panel() {
-  const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.token}`] });
+  const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
   if (!('ws' in opened)) throw new Error(`panel refused: ${opened.refused}`);
   onTestFinished(() => opened.ws.terminate());
   return opened;

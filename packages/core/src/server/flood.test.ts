@@ -118,7 +118,7 @@ class AccountingPanel {
 
 describe('flood', () => {
   it(`${FLOODERS} sessions run yes for ${FLOOD_MS} ms while keystrokes typed into a ninth echo; memory stays under the caps and skipped counts account for every dropped byte`, async () => {
-    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.token}`] });
+    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.panelToken}`] });
     if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
     await opened.messages.json((m) => m.type === 'snapshot');
 

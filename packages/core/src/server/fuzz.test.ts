@@ -61,7 +61,7 @@ beforeAll(async () => {
 
   const client = new Client({ name: 'victim-agent', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
-    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
   });
   await client.connect(transport);
   const made = await client.callTool({ name: 'terminal_create', arguments: { command: 'cat' } });
@@ -128,7 +128,7 @@ interface Window {
 
 describe('fuzzed input', () => {
   it(`answers ${PANEL_FRAMES} random and mutated panel frames with an error or ignores them, and keeps serving`, async () => {
-    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.token}`] });
+    const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.panelToken}`] });
     if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
     const ws: WebSocket = opened.ws;
     const dice = new Dice(seededRandom(SEED));
@@ -196,7 +196,7 @@ describe('fuzzed input', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send('x'.repeat(9 * 1024 * 1024));
     expect(await closed).toBe(1009);
-    const again = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.token}`] });
+    const again = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
     if (!('ws' in again)) throw new Error(`refused ${again.refused}`);
     const snapshot = await again.messages.json((m) => m.type === 'snapshot');
     expect(snapshot.sessions.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining([victimUser, victimAgent.id]));
@@ -249,7 +249,7 @@ describe('fuzzed input', () => {
     expect(after.status).toBe(200);
     await mcp.terminate();
     const fresh = new Client({ name: 'after-fuzz', version: '1' });
-    await fresh.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+    await fresh.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } } }));
     expect((await fresh.callTool({ name: 'terminal_list', arguments: {} })).isError).toBeFalsy();
     await fresh.close();
     mcp.dispose();
@@ -427,7 +427,7 @@ class RawMcp {
   post(body: string | Buffer, overrides: Record<string, string | undefined> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
     const headers: Record<string, string | undefined> = {
       host: `127.0.0.1:${this.target.port}`,
-      authorization: `Bearer ${this.target.token}`,
+      authorization: `Bearer ${this.target.agentToken}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2025-06-18',
@@ -459,7 +459,7 @@ class RawMcp {
           path: '/mcp',
           method: 'DELETE',
           agent: this.agent,
-          headers: { host: `127.0.0.1:${this.target.port}`, authorization: `Bearer ${this.target.token}`, 'mcp-session-id': this.sessionId, 'mcp-protocol-version': '2025-06-18' },
+          headers: { host: `127.0.0.1:${this.target.port}`, authorization: `Bearer ${this.target.agentToken}`, 'mcp-session-id': this.sessionId, 'mcp-protocol-version': '2025-06-18' },
         },
         (res) => {
           res.resume();

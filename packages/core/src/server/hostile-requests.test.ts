@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { openSocket, rawRequest } from './testing/http.js';
+import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
 import { descendantsOf, isolatedHome } from './testing/reliability.js';
 
 /**
@@ -37,7 +37,7 @@ let created = 0;
 let stderr = '';
 const realStderrWrite = process.stderr.write.bind(process.stderr);
 let legit: { client: Client; transport: StreamableHTTPClientTransport };
-let legitCookie: string;
+let legitPanelToken: string;
 
 beforeAll(async () => {
   // Anything the server writes to stderr while under attack is checked for the token.
@@ -50,19 +50,18 @@ beforeAll(async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-'));
   server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
 
-  // A legitimate agent and a legitimate browser session exist: the attacks
-  // below reuse their MCP session id and panel cookie where a real attacker could have them.
+  // A legitimate agent and a legitimate browser page exist: the attacks below
+  // reuse their MCP session id and panel token where a real attacker could have them.
   legit = {
     client: new Client({ name: 'legit-agent', version: '1' }),
     transport: new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
-      requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+      requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
     }),
   };
   await legit.client.connect(legit.transport);
-  const ticket = new URL(server.panelUrl());
-  const exchange = await rawRequest(server.port, `${ticket.pathname}${ticket.search}`);
-  expect(exchange.status).toBe(303);
-  legitCookie = String(exchange.headers['set-cookie']).split(';')[0]!;
+  const exchange = await exchangeTicket(server.panelUrl());
+  expect(exchange.status).toBe(200);
+  legitPanelToken = (JSON.parse(exchange.body) as { token: string }).token;
 });
 
 afterAll(async () => {
@@ -75,11 +74,12 @@ afterAll(async () => {
 
 interface Attack {
   name: string;
-  /** Authorization for /mcp and /ticket, or undefined for none. */
+  /** Authorization for /mcp, or undefined for none. */
   bearer?: string;
   /** Offered panel subprotocols. */
   protocols?: string[];
-  cookie?: string;
+  /** A live one-time ticket to trade, for the attacks that hold valid credentials. */
+  ticket?: boolean;
   headers: Record<string, string>;
   /** 401: no valid credential; 403: a valid credential from the wrong Host or Origin. */
   expected: 401 | 403;
@@ -87,19 +87,20 @@ interface Attack {
 
 function attacks(): Attack[] {
   const port = server.port;
-  const token = server.token;
-  const flipped = (token[0] === 'A' ? 'B' : 'A') + token.slice(1);
-  const lastFlipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
-  const good = { bearer: token, protocols: ['ptydeck.v1', `ptydeck.token.${token}`], cookie: legitCookie };
+  const agent = server.agentToken;
+  const panel = legitPanelToken;
+  // Each variant of a secret is tried where that secret belongs: agent token on /mcp, panel token on the panel.
+  const variants = (change: (token: string) => string) => ({ bearer: change(agent), protocols: [`ptydeck.token.${change(panel)}`] });
+  const good = { bearer: agent, protocols: ['ptydeck.v1', `ptydeck.token.${panel}`], ticket: true };
   return [
     { name: 'no token', headers: {}, expected: 401 },
-    { name: 'wrong token', bearer: 'x'.repeat(43), protocols: [`ptydeck.token.${'x'.repeat(43)}`], headers: {}, expected: 401 },
-    { name: 'token with its first character changed', bearer: flipped, protocols: [`ptydeck.token.${flipped}`], headers: {}, expected: 401 },
-    { name: 'token with its last character changed', bearer: lastFlipped, protocols: [`ptydeck.token.${lastFlipped}`], headers: {}, expected: 401 },
-    { name: 'a prefix of the token', bearer: token.slice(0, 20), protocols: [`ptydeck.token.${token.slice(0, 20)}`], headers: {}, expected: 401 },
-    { name: 'the token with a suffix', bearer: `${token}x`, protocols: [`ptydeck.token.${token}x`], headers: {}, expected: 401 },
-    { name: 'a forged cookie', cookie: 'ptydeck_session=forged', headers: {}, expected: 401 },
-    { name: 'the token as the cookie', cookie: `ptydeck_session=${token}`, headers: {}, expected: 401 },
+    { name: 'wrong token', ...variants(() => 'x'.repeat(43)), headers: {}, expected: 401 },
+    { name: 'token with its first character changed', ...variants((t) => (t[0] === 'A' ? 'B' : 'A') + t.slice(1)), headers: {}, expected: 401 },
+    { name: 'token with its last character changed', ...variants((t) => t.slice(0, -1) + (t.endsWith('A') ? 'B' : 'A')), headers: {}, expected: 401 },
+    { name: 'a prefix of the token', ...variants((t) => t.slice(0, 20)), headers: {}, expected: 401 },
+    { name: 'the token with a suffix', ...variants((t) => `${t}x`), headers: {}, expected: 401 },
+    // The scopes stay apart: each token presented where the other belongs.
+    { name: 'each token in the other scope', bearer: panel, protocols: ['ptydeck.v1', `ptydeck.token.${agent}`], headers: {}, expected: 401 },
     { name: 'foreign Origin with valid credentials', ...good, headers: { Origin: 'http://evil.example' }, expected: 403 },
     { name: 'Origin null with valid credentials', ...good, headers: { Origin: 'null' }, expected: 403 },
     { name: 'another localhost port as Origin', ...good, headers: { Origin: `http://127.0.0.1:${port + 1}` }, expected: 403 },
@@ -134,14 +135,13 @@ function httpHeaders(attack: Attack, extra: Record<string, string> = {}): Record
     'Content-Type': 'application/json',
     Accept: 'application/json, text/event-stream',
     ...(attack.bearer !== undefined ? { Authorization: `Bearer ${attack.bearer}` } : {}),
-    ...(attack.cookie !== undefined ? { Cookie: attack.cookie } : {}),
     ...attack.headers,
     ...extra,
   };
 }
 
 describe('hostile requests', () => {
-  it('refuses every attack on /mcp, /ticket and the panel socket, and nothing is spawned or registered', async () => {
+  it('refuses every attack on /mcp, the ticket exchange and the panel socket, and nothing is spawned or registered', async () => {
     const childrenBefore = new Set(descendantsOf(process.pid).map((p) => p.pid));
     const createdBefore = created;
     const agentsBefore = server.agents.list().map((a) => a.id);
@@ -163,7 +163,15 @@ describe('hostile requests', () => {
         ],
         ['GET /mcp event stream', rawRequest(server.port, '/mcp', { headers: httpHeaders(attack, { 'Mcp-Session-Id': legitSession, Accept: 'text/event-stream' }) })],
         ['DELETE /mcp session', rawRequest(server.port, '/mcp', { method: 'DELETE', headers: httpHeaders(attack, { 'Mcp-Session-Id': legitSession }) })],
-        ['POST /ticket', rawRequest(server.port, '/ticket', { method: 'POST', headers: httpHeaders(attack) })],
+        [
+          // Attacks holding valid credentials hold a live ticket too; the others a forged one.
+          'POST /ticket/exchange',
+          rawRequest(server.port, '/ticket/exchange', {
+            method: 'POST',
+            headers: httpHeaders(attack),
+            body: JSON.stringify({ ticket: attack.ticket ? ticketOf(server.panelUrl()) : 'x'.repeat(43) }),
+          }),
+        ],
       ];
       for (const [route, pending] of requests) {
         const response = await pending;
@@ -171,15 +179,18 @@ describe('hostile requests', () => {
         // A session id with a token that is not this launch's is answered as a session from before a
         // restart (404, without looking the id up); everything else without the token is 401.
         const carriesSession = route.includes('session') || route.includes('stream');
-        const expected = attack.expected === 401 && carriesSession ? 404 : attack.expected;
+        // No ticket exchange succeeds: a forged ticket and a foreign or missing Origin are both 403.
+        const expected = route.includes('exchange') ? 403 : attack.expected === 401 && carriesSession ? 404 : attack.expected;
         expect(response.status, `${attack.name}: ${route}`).toBe(expected);
         if (expected === 404) expect(response.body).toContain('ptydeck restarted; this session is gone');
-        expect(response.body).not.toContain(server.token);
-        expect(JSON.stringify(response.headers)).not.toContain(server.token);
+        for (const secret of [server.agentToken, server.panelToken]) {
+          expect(response.body).not.toContain(secret);
+          expect(JSON.stringify(response.headers)).not.toContain(secret);
+        }
         refusals++;
       }
       const panel = await openSocket(server.port, {
-        headers: { ...(attack.cookie !== undefined ? { Cookie: attack.cookie } : {}), Origin: server.url, ...attack.headers },
+        headers: { Origin: server.url, ...attack.headers },
         protocols: attack.protocols ?? [],
       });
       if ('ws' in panel) {
@@ -201,11 +212,12 @@ describe('hostile requests', () => {
     expect(server.agents.list().map((a) => a.id)).toEqual(agentsBefore);
     const newChildren = descendantsOf(process.pid).filter((p) => !childrenBefore.has(p.pid));
     expect(newChildren, 'processes started during the attacks').toEqual([]);
-    expect(stderr).not.toContain(server.token);
+    expect(stderr).not.toContain(server.agentToken);
+    expect(stderr).not.toContain(server.panelToken);
   });
 
   it('compares every presented secret in constant time, whatever its length or where it differs', async () => {
-    const token = server.token;
+    const token = server.agentToken;
     for (const presented of ['', 'x', token.slice(0, -1), `${token}${token}`, (token[0] === 'A' ? 'B' : 'A') + token.slice(1), 'y'.repeat(10_000)]) {
       timingSafeCalls.length = 0;
       const response = await rawRequest(server.port, '/mcp', { method: 'POST', headers: { Authorization: `Bearer ${presented}` }, body: initializeBody('timing') });
@@ -214,27 +226,21 @@ describe('hostile requests', () => {
       if (presented === '') continue;
       expect(timingSafeCalls, `presented ${presented.length} chars`).toEqual([{ a: 32, b: 32 }]);
     }
-    // The panel subprotocol and the cookie go through the same comparison.
+    // The panel subprotocol goes through the same comparison.
     timingSafeCalls.length = 0;
-    const refused = await openSocket(server.port, {
-      headers: { Origin: server.url, Cookie: 'ptydeck_session=short' },
-      protocols: ['ptydeck.token.short'],
-    });
+    const refused = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.token.short'] });
     expect(refused).toEqual({ refused: 401 });
-    expect(timingSafeCalls).toEqual([
-      { a: 32, b: 32 },
-      { a: 32, b: 32 },
-    ]);
+    expect(timingSafeCalls).toEqual([{ a: 32, b: 32 }]);
     // A wrong ticket is compared against every live one the same way, and says nothing.
     server.panelUrl();
     timingSafeCalls.length = 0;
-    const forged = await rawRequest(server.port, `/?ticket=${'z'.repeat(43)}`);
+    const forged = await exchangeTicket(`${server.url}/#ticket=${'z'.repeat(43)}`);
     expect(forged.status).toBe(403);
     expect(timingSafeCalls.length).toBeGreaterThanOrEqual(1);
     expect(timingSafeCalls.every((call) => call.a === 32 && call.b === 32)).toBe(true);
   });
 
-  it('keeps the token out of session processes: neither their argv nor their environment carries it', async () => {
+  it('keeps both tokens out of session processes: neither their argv nor their environment carries one', async () => {
     const made = await legit.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['60'] } });
     expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
     const { id, pid } = made.structuredContent as { id: string; pid: number };
@@ -247,10 +253,13 @@ describe('hostile requests', () => {
       });
       const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
       expect(environ).toContain('PTYDECK_SESSION_ID=');
-      expect(cmdline).not.toContain(server.token);
-      expect(environ).not.toContain(server.token);
-      // Nor does this process's own argv.
-      expect(readFileSync('/proc/self/cmdline', 'latin1')).not.toContain(server.token);
+      for (const secret of [server.agentToken, server.panelToken]) {
+        expect(cmdline).not.toContain(secret);
+        expect(environ).not.toContain(secret);
+        // Nor does this process's own argv or environment (the panel token is in no environment at all).
+        expect(readFileSync('/proc/self/cmdline', 'latin1')).not.toContain(secret);
+      }
+      expect(readFileSync('/proc/self/environ', 'latin1')).not.toContain(server.panelToken);
     } finally {
       await legit.client.callTool({ name: 'terminal_close', arguments: { id, force: true } });
     }

@@ -29,7 +29,7 @@ async function post(body: string, session: string | null = sessionId): Promise<{
   const response = await fetch(new URL('/mcp', server.url), {
     method: 'POST',
     headers: {
-      Authorization: `Bearer ${server.token}`,
+      Authorization: `Bearer ${server.agentToken}`,
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',
       'Mcp-Protocol-Version': '2025-06-18',
@@ -66,7 +66,7 @@ beforeAll(async () => {
   server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-jsonrpc-')), writeDiscovery: false, appDir: '/nonexistent' });
   const init = await fetch(new URL('/mcp', server.url), {
     method: 'POST',
-    headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    headers: { Authorization: `Bearer ${server.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
   });
   expect(init.status).toBe(200);

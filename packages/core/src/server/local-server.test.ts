@@ -20,7 +20,7 @@ afterAll(async () => {
   await server.close();
 });
 
-function mcpClient(name: string, token = server.token, headers: Record<string, string> = {}) {
+function mcpClient(name: string, token = server.agentToken, headers: Record<string, string> = {}) {
   const client = new Client({ name, version: '9.9.9' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
     requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
@@ -34,7 +34,7 @@ function structured(result: unknown): Record<string, unknown> {
 
 describe('startLocalServer', () => {
   it('serves MCP over Streamable HTTP to the official SDK client, and the panel sees the agent come and go', async () => {
-    const panel = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.token}`] });
+    const panel = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
     if (!('ws' in panel)) throw new Error(`refused ${panel.refused}`);
 
     const { client, transport } = mcpClient('test-agent');
@@ -65,14 +65,16 @@ describe('startLocalServer', () => {
     panel.ws.close();
   });
 
-  it('refuses MCP without the token, with a wrong one, a foreign Origin or a rebinding Host, and spawns nothing', async () => {
+  it('refuses MCP without the token, with a wrong one, with the panel token, a foreign Origin or a rebinding Host, and spawns nothing', async () => {
     const before = server.service.list().length;
     const agentsBefore = server.agents.list().length;
     for (const [token, headers] of [
       ['', {}],
       ['wrong-token', {}],
-      [server.token, { Origin: 'http://evil.example' }],
-      [server.token, { Origin: 'null' }],
+      // The panel token is panel scope: it is no MCP bearer.
+      [server.panelToken, {}],
+      [server.agentToken, { Origin: 'http://evil.example' }],
+      [server.agentToken, { Origin: 'null' }],
     ] as const) {
       const { client, transport } = mcpClient('intruder', token, headers);
       await expect(client.connect(transport)).rejects.toThrow();
@@ -88,7 +90,7 @@ describe('startLocalServer', () => {
     const left = new Promise<void>((resolve) => quick.agents.onRemoved(() => quick.agents.list().length === 0 && resolve()));
     const client = new Client({ name: 'vanishing', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', quick.url), {
-      requestInit: { headers: { Authorization: `Bearer ${quick.token}` } },
+      requestInit: { headers: { Authorization: `Bearer ${quick.agentToken}` } },
     });
     await client.connect(transport);
     expect(quick.agents.list()).toEqual([expect.objectContaining({ name: 'vanishing' })]);
@@ -103,7 +105,7 @@ describe('startLocalServer', () => {
     const response = await fetch(new URL('/mcp', server.url), {
       method: 'POST',
       headers: {
-        Authorization: `Bearer ${server.token}`,
+        Authorization: `Bearer ${server.agentToken}`,
         'Mcp-Session-Id': 'from-a-previous-launch',
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',

@@ -15,8 +15,13 @@ export interface LocalServer {
   /** http://127.0.0.1:PORT */
   url: string;
   port: number;
-  /** Per-launch bearer token for /mcp and the panel subprotocol. Never log it. */
-  token: string;
+  /** Agent scope: the bearer token for /mcp, also in server.json. Does not open the panel. Never log it. */
+  agentToken: string;
+  /**
+   * Panel scope: the panel subprotocol's token, every session and the developer's tabs.
+   * Only in this process's memory (Electron hands it to its own renderer). Never log it.
+   */
+  panelToken: string;
   /** Changes on every launch; the panel snapshot carries it too. */
   instance: string;
   service: PtyService;
@@ -51,6 +56,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       ticketTtlMs: options.ticketTtlMs,
       mcpAbandonMs: options.mcpAbandonMs,
       connectionBounds: options.connectionBounds,
+      presentPanelLink: options.presentPanelLink,
+      judgePeer: options.judgePeer,
     });
   } catch (error) {
     tool.dispose();
@@ -64,7 +71,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   return {
     url: started.url,
     port: started.port,
-    token: started.token,
+    agentToken: started.agentToken,
+    panelToken: started.panelToken,
     instance: started.instance,
     service,
     tool,

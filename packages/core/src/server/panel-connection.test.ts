@@ -64,7 +64,7 @@ class Panel {
   }
 
   static async open(): Promise<Panel> {
-    const result = await openSocket(core.port, { headers: { Origin: core.url }, protocols: [`ptydeck.token.${core.token}`] });
+    const result = await openSocket(core.port, { headers: { Origin: core.url }, protocols: [`ptydeck.token.${core.panelToken}`] });
     if (!('ws' in result)) throw new Error(`refused ${result.refused}`);
     return new Panel(result.ws, result.messages);
   }

@@ -36,7 +36,7 @@ afterAll(async () => {
 async function agent(name: string) {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
-    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
   });
   await client.connect(transport);
   const create = async () => {

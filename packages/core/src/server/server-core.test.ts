@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PtyService } from '../pty/types.js';
 import { startServerCore, type ServerCore } from './server-core.js';
-import { openSocket, rawRequest } from './testing/http.js';
+import type { PeerJudge } from './peer-process.js';
+import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
 
 /**
  * These tests exercise the HTTP boundary alone, so the PTY service is a
@@ -61,15 +62,19 @@ describe('discovery file', () => {
     expect(core.discoveryFile).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const record = JSON.parse(readFileSync(file, 'utf8'));
-    expect(record).toEqual({ url: core.url, token: core.token, pid: process.pid, instance: core.instance });
+    // The agent token only: the panel token is never written anywhere.
+    expect(record).toEqual({ url: core.url, token: core.agentToken, pid: process.pid, instance: core.instance });
+    expect(readFileSync(file, 'utf8')).not.toContain(core.panelToken);
     await core.close();
     expect(existsSync(file)).toBe(false);
   });
 });
 
-describe('token', () => {
-  it('is 256 bits of base64url and the url is loopback', () => {
-    expect(Buffer.from(core.token, 'base64url')).toHaveLength(32);
+describe('tokens', () => {
+  it('are two different 256-bit base64url secrets, and the url is loopback', () => {
+    expect(Buffer.from(core.agentToken, 'base64url')).toHaveLength(32);
+    expect(Buffer.from(core.panelToken, 'base64url')).toHaveLength(32);
+    expect(core.panelToken).not.toBe(core.agentToken);
     expect(core.url).toBe(`http://127.0.0.1:${core.port}`);
   });
 });
@@ -92,28 +97,31 @@ describe('/mcp refuses without the right token, Origin and Host', () => {
     expect((await post({})).status).toBe(401);
   });
   it('wrong token => 401', async () => {
-    expect((await post({ Authorization: `Bearer ${core.token.slice(0, -2)}xx` })).status).toBe(401);
-    expect((await post({ Authorization: `Basic ${core.token}` })).status).toBe(401);
+    expect((await post({ Authorization: `Bearer ${core.agentToken.slice(0, -2)}xx` })).status).toBe(401);
+    expect((await post({ Authorization: `Basic ${core.agentToken}` })).status).toBe(401);
   });
   it('foreign Origin => 403 even with the token', async () => {
-    const res = await post({ Authorization: `Bearer ${core.token}`, Origin: 'http://evil.example' });
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: 'http://evil.example' });
     expect(res.status).toBe(403);
   });
   it('another localhost port as Origin => 403', async () => {
-    const res = await post({ Authorization: `Bearer ${core.token}`, Origin: `http://127.0.0.1:${core.port + 1}` });
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: `http://127.0.0.1:${core.port + 1}` });
     expect(res.status).toBe(403);
   });
   it('Origin: null => 403', async () => {
-    expect((await post({ Authorization: `Bearer ${core.token}`, Origin: 'null' })).status).toBe(403);
+    expect((await post({ Authorization: `Bearer ${core.agentToken}`, Origin: 'null' })).status).toBe(403);
   });
   it('rebinding Host => 403', async () => {
-    const res = await post({ Authorization: `Bearer ${core.token}`, Host: `attacker.example:${core.port}` });
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Host: `attacker.example:${core.port}` });
     expect(res.status).toBe(403);
-    const wrongPort = await post({ Authorization: `Bearer ${core.token}`, Host: `127.0.0.1:${core.port + 1}` });
+    const wrongPort = await post({ Authorization: `Bearer ${core.agentToken}`, Host: `127.0.0.1:${core.port + 1}` });
     expect(wrongPort.status).toBe(403);
   });
+  it('the panel token is no MCP bearer => 401', async () => {
+    expect((await post({ Authorization: `Bearer ${core.panelToken}` })).status).toBe(401);
+  });
   it('the right token from the right origin reaches MCP (503 here: no MCP factory given)', async () => {
-    const res = await post({ Authorization: `Bearer ${core.token}`, Origin: `http://localhost:${core.port}` });
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: `http://localhost:${core.port}` });
     expect(res.status).toBe(503);
     expect(service.calls).toEqual([]);
   });
@@ -127,11 +135,14 @@ describe('panel WebSocket refuses without auth, Origin and Host', () => {
   it('wrong token => 401', async () => {
     const result = await openSocket(core.port, { headers: { Origin: origin() }, protocols: ['ptydeck.token.nope'] });
     expect(result).toEqual({ refused: 401 });
-    const wrongCookie = await openSocket(core.port, { headers: { Origin: origin(), Cookie: 'ptydeck_session=nope' } });
-    expect(wrongCookie).toEqual({ refused: 401 });
+  });
+  it('the agent token (the one in server.json) => 401', async () => {
+    const result = await openSocket(core.port, { headers: { Origin: origin() }, protocols: ['ptydeck.v1', `ptydeck.token.${core.agentToken}`] });
+    expect(result).toEqual({ refused: 401 });
+    expect(service.calls).toEqual([]);
   });
   it('foreign Origin, Origin null and rebinding Host => 403 even with the token', async () => {
-    const protocols = [`ptydeck.token.${core.token}`];
+    const protocols = [`ptydeck.token.${core.panelToken}`];
     expect(await openSocket(core.port, { headers: { Origin: 'http://evil.example' }, protocols })).toEqual({ refused: 403 });
     expect(await openSocket(core.port, { headers: { Origin: 'null' }, protocols })).toEqual({ refused: 403 });
     expect(
@@ -142,7 +153,7 @@ describe('panel WebSocket refuses without auth, Origin and Host', () => {
   it('the token subprotocol opens it and a snapshot arrives; the token is not echoed when ptydeck.v1 is offered', async () => {
     const result = await openSocket(core.port, {
       headers: { Origin: origin() },
-      protocols: ['ptydeck.v1', `ptydeck.token.${core.token}`],
+      protocols: ['ptydeck.v1', `ptydeck.token.${core.panelToken}`],
     });
     if (!('ws' in result)) throw new Error(`refused ${result.refused}`);
     expect(result.ws.protocol).toBe('ptydeck.v1');
@@ -158,37 +169,40 @@ describe('panel WebSocket refuses without auth, Origin and Host', () => {
 });
 
 describe('ticket exchange', () => {
-  it('sets an HttpOnly SameSite=Strict cookie once, redirects to /, and the cookie opens the panel socket', async () => {
-    const url = new URL(core.panelUrl());
-    expect(url.origin).toBe(core.url);
-    const first = await rawRequest(core.port, `${url.pathname}${url.search}`);
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/');
-    const cookie = String(first.headers['set-cookie']);
-    expect(cookie).toMatch(/^ptydeck_session=[A-Za-z0-9_-]{43};/);
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Strict');
-    expect(cookie).not.toContain(core.token);
-    const again = await rawRequest(core.port, `${url.pathname}${url.search}`);
+  it('puts the ticket in the fragment, and trades it once, for the panel token, with no cookie', async () => {
+    const link = new URL(core.panelUrl());
+    expect(link.origin).toBe(core.url);
+    expect(link.pathname).toBe('/');
+    expect(link.search).toBe('');
+    expect(ticketOf(link.href)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const first = await exchangeTicket(link.href);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect(JSON.parse(first.body)).toEqual({ token: core.panelToken });
+    const again = await exchangeTicket(link.href);
     expect(again.status).toBe(403);
-    expect(again.headers['set-cookie']).toBeUndefined();
+    expect(again.body).toContain('ptydeck url');
 
-    const pair = cookie.split(';')[0]!;
-    const result = await openSocket(core.port, { headers: { Origin: core.url, Cookie: pair } });
+    const result = await openSocket(core.port, { headers: { Origin: core.url }, protocols: ['ptydeck.v1', `ptydeck.token.${JSON.parse(first.body).token}`] });
     expect('ws' in result).toBe(true);
     if ('ws' in result) result.ws.close();
   });
-  it('mints a fresh link at POST /ticket for a holder of the token only', async () => {
-    expect((await rawRequest(core.port, '/ticket', { method: 'POST' })).status).toBe(401);
-    expect((await rawRequest(core.port, '/ticket', { method: 'POST', headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
-    const auth = { Authorization: `Bearer ${core.token}` };
-    expect((await rawRequest(core.port, '/ticket', { method: 'POST', headers: { ...auth, Origin: 'http://evil.example' } })).status).toBe(403);
-    expect((await rawRequest(core.port, '/ticket', { headers: auth })).status).toBe(405);
-    const minted = await rawRequest(core.port, '/ticket', { method: 'POST', headers: auth });
-    expect(minted.status).toBe(200);
-    expect(minted.headers['cache-control']).toBe('no-store');
-    const link = new URL(JSON.parse(minted.body).url);
-    expect((await rawRequest(core.port, link.pathname + link.search)).status).toBe(303);
+  it('trades only for a page of this origin: Origin required, foreign refused, JSON POST only', async () => {
+    const noOrigin = core.panelUrl();
+    const body = JSON.stringify({ ticket: ticketOf(noOrigin) });
+    const withoutOrigin = await rawRequest(core.port, '/ticket/exchange', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(withoutOrigin.status).toBe(403);
+    expect((await exchangeTicket(noOrigin, { Origin: `http://127.0.0.1:${core.port + 1}` })).status).toBe(403);
+    expect((await exchangeTicket(noOrigin, { 'Content-Type': 'text/plain' })).status).toBe(415);
+    expect((await rawRequest(core.port, '/ticket/exchange', { headers: { Origin: core.url } })).status).toBe(405);
+    // None of those spent the ticket.
+    expect((await exchangeTicket(noOrigin)).status).toBe(200);
+  });
+  it('the old query-string ticket sets no cookie: / is the static page', async () => {
+    const res = await rawRequest(core.port, `/?ticket=${ticketOf(core.panelUrl())}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['set-cookie']).toBeUndefined();
   });
   it('tells a page whether it may open the panel socket at /panel/access, for the cookie or the token', async () => {
     expect((await rawRequest(core.port, '/panel/access')).status).toBe(401);
@@ -201,15 +215,76 @@ describe('ticket exchange', () => {
     expect(allowed.headers['cache-control']).toBe('no-store');
   });
   it('refuses a forged ticket', async () => {
-    expect((await rawRequest(core.port, '/?ticket=forged')).status).toBe(403);
+    expect((await exchangeTicket(`${core.url}/#ticket=forged`)).status).toBe(403);
   });
   it('expires', async () => {
     const short = await startServerCore({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
     try {
-      const url = new URL(short.panelUrl());
-      expect((await rawRequest(short.port, url.pathname + url.search)).status).toBe(403);
+      expect((await exchangeTicket(short.panelUrl())).status).toBe(403);
     } finally {
       await short.close();
+    }
+  });
+});
+
+describe('POST /ticket (ptydeck url)', () => {
+  it('mints a link for a process outside every session (this one), with no credential', async () => {
+    expect((await rawRequest(core.port, '/ticket')).status).toBe(405);
+    const minted = await rawRequest(core.port, '/ticket', { method: 'POST' });
+    expect(minted.status).toBe(200);
+    expect(minted.headers['cache-control']).toBe('no-store');
+    const link = JSON.parse(minted.body).url as string;
+    expect((await exchangeTicket(link)).status).toBe(200);
+  });
+  it('hands no link to a web page, even of its own origin', async () => {
+    for (const origin of [core.url, 'http://evil.example']) {
+      const res = await rawRequest(core.port, '/ticket', { method: 'POST', headers: { Origin: origin } });
+      expect(res.status, origin).toBe(403);
+      expect(res.body).not.toContain('#ticket=');
+    }
+  });
+  it('refuses an asker the peer check places inside a session, and says why', async () => {
+    const judged: Array<ReadonlySet<number>> = [];
+    const judgePeer: PeerJudge = (_socket, pids) => {
+      judged.push(pids);
+      return { kind: 'refused', reason: 'process 42 is a ptydeck session\'s process' };
+    };
+    const strict = await startServerCore({ service, writeDiscovery: false, appDir, judgePeer });
+    try {
+      const res = await rawRequest(strict.port, '/ticket', { method: 'POST' });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error).toContain('process 42 is a ptydeck session');
+      expect(res.body).not.toContain('#ticket=');
+      expect(judged).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
+  });
+  it('where the asker cannot be named, shows the link where the server says and tells the asker where', async () => {
+    const shown: string[] = [];
+    const blind = await startServerCore({
+      service,
+      writeDiscovery: false,
+      appDir,
+      judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }),
+      presentPanelLink: (url) => {
+        shown.push(url);
+        return 'the terminal running ptydeck serve';
+      },
+    });
+    const mute = await startServerCore({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
+    try {
+      const res = await rawRequest(blind.port, '/ticket', { method: 'POST' });
+      expect(res.status).toBe(202);
+      expect(JSON.parse(res.body)).toEqual({ shownIn: 'the terminal running ptydeck serve' });
+      expect(res.body).not.toContain('#ticket=');
+      expect(shown).toHaveLength(1);
+      expect((await exchangeTicket(shown[0]!)).status).toBe(200);
+      // Without a place to show it, the server refuses rather than hand the link to an unknown asker.
+      expect((await rawRequest(mute.port, '/ticket', { method: 'POST' })).status).toBe(403);
+    } finally {
+      await blind.close();
+      await mute.close();
     }
   });
 });

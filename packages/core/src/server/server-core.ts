@@ -3,19 +3,18 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
-import { MCP_PATH, PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import {
+  MCP_PATH,
+  PANEL_ACCESS_PATH,
+  PANEL_SUBPROTOCOL,
+  PANEL_WS_PATH,
+  TICKET_EXCHANGE_PATH,
+  TICKET_FRAGMENT_KEY,
+  TOKEN_SUBPROTOCOL_PREFIX,
+} from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
-import {
-  bearerToken,
-  cookieValues,
-  generateSecret,
-  offeredSubprotocols,
-  RequestGuard,
-  secretsEqual,
-  SESSION_COOKIE,
-  TicketBook,
-} from './auth.js';
+import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection } from './panel-connection.js';
@@ -23,6 +22,7 @@ import { SessionMirrors } from './session-mirrors.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
+import { judgePeerFromProc, type PeerJudge } from './peer-process.js';
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -30,8 +30,14 @@ const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
 const STALE_MCP_SESSION_MESSAGE =
   'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
-/** POST with the bearer token: answers {url} with a fresh one-time panel link. */
+/**
+ * POST without credentials, from a process outside every session (`ptydeck url`):
+ * answers {url} with a fresh one-time panel link, or {shownIn} where the link
+ * was shown instead when this system cannot name the asker, or {error}.
+ */
 export const TICKET_PATH = '/ticket';
+/** Largest ticket exchange body: a ticket is 43 characters. */
+const MAX_EXCHANGE_BODY_BYTES = 1024;
 
 export interface ServerCoreOptions {
   service: PtyService;
@@ -53,13 +59,29 @@ export interface ServerCoreOptions {
   mcpAbandonMs?: number;
   /** Bounds on connections without credentials; defaults in connection-bounds.ts. */
   connectionBounds?: ConnectionBoundsOptions;
+  /**
+   * Where this system cannot name the process asking /ticket for a link (no
+   * /proc, e.g. macOS), the server gives a fresh link to this instead of the
+   * asker and tells the asker the place it returns: `ptydeck serve` prints the
+   * link on its own terminal, Electron focuses its window. Without it such
+   * requests are refused.
+   */
+  presentPanelLink?: (url: string) => string;
+  /** Names the process at the other end of a /ticket request. Default: from Linux /proc. */
+  judgePeer?: PeerJudge;
 }
 
 export interface ServerCore {
   url: string;
   port: number;
   host: string;
-  token: string;
+  /** Agent scope, written to server.json: /mcp only, where each connection sees its own sessions. */
+  agentToken: string;
+  /**
+   * Panel scope: every session, input to the developer's tabs. Lives only in
+   * this process's memory; a browser gets it by trading a one-time ticket.
+   */
+  panelToken: string;
   instance: string;
   agents: AgentRegistry;
   /** Path of the discovery file written, if any. */
@@ -75,9 +97,14 @@ export interface ServerCore {
  */
 export async function startServerCore(options: ServerCoreOptions): Promise<ServerCore> {
   const host = options.host ?? '127.0.0.1';
-  const token = generateSecret();
-  // The cookie carries its own secret so the token itself never lands in a browser.
-  const cookieSecret = generateSecret();
+  // Two scopes, two secrets: what is written to disk must not open the panel.
+  const agentToken = generateSecret();
+  const panelToken = generateSecret();
+  const judgePeer = options.judgePeer ?? judgePeerFromProc;
+  // Every session's pid, kept after it exits or is removed: its pid is also its POSIX
+  // session id, which its leftover background processes still carry.
+  const sessionPids = new Set<number>(options.service.list().map((session) => session.pid));
+  const stopRecordingPids = options.service.on('pty.created', (event) => sessionPids.add(event.info.pid));
   const instance = randomUUID();
   const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
@@ -108,9 +135,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const hasPanelAuth = (req: IncomingMessage): boolean => {
     let ok = false;
     // Check every candidate without stopping early, so timing says nothing about which matched.
-    for (const value of cookieValues(req.headers, SESSION_COOKIE)) ok = secretsEqual(value, cookieSecret) || ok;
     for (const p of offeredSubprotocols(req.headers)) {
-      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = secretsEqual(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), token) || ok;
+      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = secretsEqual(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), panelToken) || ok;
     }
     return ok;
   };
@@ -122,7 +148,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     const hostHeader = RequestGuard.hostOf(req.headers);
     if (url.pathname === MCP_PATH) {
       const presented = bearerToken(req.headers);
-      if (presented === undefined || !secretsEqual(presented, token)) {
+      if (presented === undefined || !secretsEqual(presented, agentToken)) {
         // The token changes with every launch, so an agent still holding a session from
         // before a restart presents the old one: tell it what happened instead of a bare 401
         // it cannot act on. The session id is not looked up, so this reveals nothing.
@@ -138,45 +164,56 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       });
       return;
     }
-    if (url.pathname === TICKET_PATH) {
-      // A fresh one-time panel link for `ptydeck url`: only for a holder of the token, and never cacheable.
-      const presented = bearerToken(req.headers);
-      if (presented === undefined || !secretsEqual(presented, token)) return plain(res, 401, 'Unauthorized\n');
-      bounds.trust(req.socket);
-      if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ url: panelUrl() }));
-      return;
-    }
+    if (url.pathname === TICKET_PATH) return mintTicket(req, res);
+    if (url.pathname === TICKET_EXCHANGE_PATH) return exchangeTicket(req, res);
     if (url.pathname === PANEL_ACCESS_PATH) {
-      // Says only whether this request may open the panel socket; never cacheable.
-      res.writeHead(hasPanelAuth(req) ? 204 : 401, { ...securityHeaders(hostHeader), 'Cache-Control': 'no-store' });
+      // Only whether this page's panel token opens the panel socket (a browser hides why a handshake failed); never cacheable.
+      const presented = bearerToken(req.headers);
+      const allowed = presented !== undefined && secretsEqual(presented, panelToken);
+      res.writeHead(allowed ? 204 : 401, { ...securityHeaders(hostHeader), 'Cache-Control': 'no-store' });
       res.end();
       return;
     }
-    // The rest is public (the renderer's files, the ticket exchange); a browser holding the panel cookie is trusted.
-    if (hasPanelAuth(req)) bounds.trust(req.socket);
-    if (url.pathname === '/' && url.searchParams.has('ticket')) {
-      return exchangeTicket(res, url.searchParams.get('ticket') ?? '', hostHeader);
-    }
+    // Static files carry no secret: the page asks for credentials itself.
     files.serve(req, res, url.pathname, hostHeader);
   };
 
-  const exchangeTicket = (res: ServerResponse, ticket: string, hostHeader: string): void => {
-    const headers = securityHeaders(hostHeader);
-    if (!tickets.redeem(ticket)) {
-      res.writeHead(403, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end('This ptydeck link has expired or was already used. Run `ptydeck url` for a new one.\n');
-      return;
+  /**
+   * A fresh link for `ptydeck url`. It presents no secret (anything it could read, a process
+   * in an agent's shell could read too); the server asks the kernel who is calling instead.
+   */
+  const mintTicket = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+    // A browser sends Origin with every POST; a link is never for a web page, even our own.
+    if (req.headers.origin !== undefined) return json(res, 403, { error: 'panel links are not handed to web pages' });
+    const verdict = judgePeer(req.socket, sessionPids);
+    if (verdict.kind === 'outside') return json(res, 200, { url: panelUrl() });
+    if (verdict.kind === 'refused') {
+      return json(res, 403, {
+        error: `refused: ${verdict.reason}. A panel link is only given to a process outside every ptydeck session; run \`ptydeck url\` in a terminal of your own.`,
+      });
     }
-    // Redirect to / so the ticket leaves the address bar and history.
-    res.writeHead(303, {
-      ...headers,
-      'Set-Cookie': `${SESSION_COOKIE}=${cookieSecret}; HttpOnly; SameSite=Strict; Path=/`,
-      Location: '/',
-      'Cache-Control': 'no-store',
-    });
-    res.end();
+    if (!options.presentPanelLink) return json(res, 403, { error: `refused: cannot tell who is asking (${verdict.reason})` });
+    return json(res, 202, { shownIn: options.presentPanelLink(panelUrl()) });
+  };
+
+  /** The page trades a one-time ticket from its URL fragment for the panel token. */
+  const exchangeTicket = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+    // The guard refused a foreign Origin; here one is required, so only a page of this origin trades.
+    if (req.headers.origin === undefined) return json(res, 403, { error: 'Origin required' });
+    if (!req.headers['content-type']?.toLowerCase().startsWith('application/json')) {
+      return json(res, 415, { error: 'send {"ticket": ...} as application/json' });
+    }
+    readBody(req, MAX_EXCHANGE_BODY_BYTES)
+      .then((body) => {
+        const ticket = parseTicket(body);
+        if (ticket === undefined || !tickets.redeem(ticket)) {
+          return json(res, 403, { error: 'This ptydeck link has expired or was already used. Run `ptydeck url` for a new one.' });
+        }
+        json(res, 200, { token: panelToken });
+      })
+      .catch(() => json(res, 413, { error: 'request too large' }));
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -216,17 +253,18 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   let discoveryFile: string | undefined;
   if (options.writeDiscovery ?? true) {
     try {
-      discoveryFile = writeDiscovery({ url, token, pid: process.pid, instance }, stateDir);
+      discoveryFile = writeDiscovery({ url, token: agentToken, pid: process.pid, instance }, stateDir);
     } catch (error) {
       server.close();
       bounds.dispose();
+      stopRecordingPids();
       mirrors.dispose();
       throw error;
     }
   }
 
   function panelUrl(): string {
-    return `${url}/?ticket=${tickets.issue()}`;
+    return `${url}/#${TICKET_FRAGMENT_KEY}=${tickets.issue()}`;
   }
 
   let closing: Promise<void> | undefined;
@@ -241,6 +279,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       await closed;
       bounds.dispose();
       wss?.close();
+      stopRecordingPids();
       mirrors.dispose();
     })());
 
@@ -248,7 +287,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     url,
     port,
     host,
-    token,
+    agentToken,
+    panelToken,
     instance,
     agents,
     discoveryFile,
@@ -260,6 +300,37 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
 /** ws, required rather than imported so that it loads with the first panel, not at start. */
 function loadWs(): typeof import('ws') {
   return createRequire(import.meta.url)('ws') as typeof import('ws');
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** The request body as text, rejecting once it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.destroy();
+        reject(new Error('body too large'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseTicket(body: string): string | undefined {
+  try {
+    const value = (JSON.parse(body) as { ticket?: unknown }).ticket;
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function plain(res: ServerResponse, status: number, body: string): void {

@@ -175,7 +175,7 @@ describe('viewer faults', () => {
   it('a socket cut in the middle of a frame the panel was sending is let go, and nothing else notices', async () => {
     const baseline = liveSubscriptions;
     const bystander = service.create({ source: 'user', command: 'cat' });
-    const panel = await RawPanel.open(server.port, server.token);
+    const panel = await RawPanel.open(server.port, server.panelToken);
     await until(() => liveSubscriptions > baseline, 'the panel subscribed');
     // Announce 4000 bytes, send 30, and cut the connection.
     panel.socket.write(RawPanel.frame(JSON.stringify({ type: 'input', id: bystander.id, data: 'never' }).slice(0, 30), 4000));
@@ -190,7 +190,7 @@ describe('viewer faults', () => {
   it('a socket cut in the middle of an output frame, reconnected with its cursor, resumes with every byte delivered or counted as skipped', async () => {
     const baseline = liveSubscriptions;
     const flood = service.create({ source: 'user', command: 'yes', args: ['resume'] });
-    const panel = await RawPanel.open(server.port, server.token);
+    const panel = await RawPanel.open(server.port, server.panelToken);
     panel.cutAfter = 128 * 1024;
     // Cut once a few frames have arrived, halfway through the next one.
     const cut = new Promise<void>((resolve) => {
@@ -206,7 +206,7 @@ describe('viewer faults', () => {
     await until(() => liveSubscriptions === baseline, 'the cut panel is let go');
 
     // The viewer reconnects and attaches from the last frame it applied.
-    const again = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.token}`] });
+    const again = await openSocket(server.port, { headers: { Origin: server.url }, protocols: ['ptydeck.v1', `ptydeck.token.${server.panelToken}`] });
     if (!('ws' in again)) throw new Error(`refused ${again.refused}`);
     again.ws.send(JSON.stringify({ type: 'attach', id: flood.id, cursor: resumeFrom }));
     const first = await again.messages.waitFor((m) => {

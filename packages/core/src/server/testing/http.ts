@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { PANEL_WS_PATH } from '@ptydeck/contract';
+import { PANEL_WS_PATH, TICKET_EXCHANGE_PATH, TICKET_FRAGMENT_KEY } from '@ptydeck/contract';
 
 export interface RawResponse {
   status: number;
@@ -25,6 +25,21 @@ export function rawRequest(
     );
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** The one-time ticket in a panel link's fragment (`<server>/#ticket=...`). */
+export function ticketOf(link: string): string {
+  return new URLSearchParams(new URL(link).hash.slice(1)).get(TICKET_FRAGMENT_KEY) ?? '';
+}
+
+/** Trades a panel link's ticket for the panel token as the page does: POST, JSON, the server's own Origin. */
+export function exchangeTicket(link: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const url = new URL(link);
+  return rawRequest(Number(url.port), TICKET_EXCHANGE_PATH, {
+    method: 'POST',
+    headers: { Origin: url.origin, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ ticket: ticketOf(link) }),
   });
 }
 

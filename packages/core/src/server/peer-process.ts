@@ -1,0 +1,197 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { isIPv4, isIPv6 } from 'node:net';
+import { endianness } from 'node:os';
+
+/**
+ * Who is at the other end of a loopback TCP connection, and whether it runs
+ * inside one of ptydeck's sessions. `ptydeck url` carries no secret (any
+ * secret it could read, a process in an agent's shell could read too), so the
+ * server decides by the asking process instead: Linux names it in /proc.
+ *
+ * The connection's client socket is found in /proc/net/tcp{,6} (its uid and
+ * inode), the processes holding that inode through the /proc/<pid>/fd links
+ * this user can read, then each holder and every ancestor up the ppid chain
+ * is checked: not a session's process, not in a session's POSIX session (node-pty
+ * starts every session with setsid, so a session's pid is also its sid), and
+ * no PTYDECK_SESSION_ID in its environment (buildSessionEnv sets it in every
+ * session). A process that leaves on purpose (setsid, a double fork that
+ * reparents it to init, a scrubbed environment) passes; see the README's
+ * threat model for why that is accepted.
+ */
+
+/** The connection as the server's socket sees it. */
+export interface PeerSocket {
+  remoteAddress?: string;
+  remotePort?: number;
+  localAddress?: string;
+  localPort?: number;
+}
+
+export type PeerVerdict =
+  /** Every process holding the connection is outside every session. */
+  | { kind: 'outside'; pids: number[] }
+  /** The asker runs inside a session, belongs to another user, or cannot be named. */
+  | { kind: 'refused'; reason: string }
+  /** This system cannot name the asker (no /proc): the caller must not hand it a link. */
+  | { kind: 'unknown'; reason: string };
+
+/** Decides about one connection, given the pids of every session the server started. */
+export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => PeerVerdict;
+
+/** The variable buildSessionEnv sets in every session. */
+const SESSION_ENV_PREFIX = 'PTYDECK_SESSION_ID=';
+/** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
+const MAX_ANCESTRY = 256;
+
+export const judgePeerFromProc: PeerJudge = (socket, sessionPids) => {
+  if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
+  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(readOptional);
+  if (tables.every((table) => table === undefined)) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
+  // The asker's socket: its local end is our remote end, and the other way round.
+  const client = findSocket(tables, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
+  const uid = process.getuid?.();
+  if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
+  const holders = pidsHoldingSocket(client.inode);
+  if (holders.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
+  for (const pid of holders) {
+    const inside = sessionAncestry(pid, sessionPids);
+    if (inside) return { kind: 'refused', reason: inside };
+  }
+  return { kind: 'outside', pids: holders };
+};
+
+/** Why `pid` counts as inside a session, or undefined when neither it nor any ancestor does. */
+function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): string | undefined {
+  let current = pid;
+  for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
+    // The server itself is no session; its own ancestry (the developer's terminal) is not ours to judge.
+    if (current === process.pid) return undefined;
+    if (sessionPids.has(current)) return `process ${current} is a ptydeck session's process`;
+    const stat = readStat(current);
+    // A process that exited while we looked cannot be vouched for.
+    if (!stat) return `process ${current} could not be inspected`;
+    if (sessionPids.has(stat.sid)) return `process ${current} is in a ptydeck session's POSIX session (${stat.sid})`;
+    const environ = readOptional(`/proc/${current}/environ`);
+    if (environ === undefined) return `process ${current}'s environment could not be read`;
+    if (environ.split('\0').some((entry) => entry.startsWith(SESSION_ENV_PREFIX))) {
+      return `process ${current} carries PTYDECK_SESSION_ID`;
+    }
+    current = stat.ppid;
+  }
+  return undefined;
+}
+
+function readStat(pid: number): { ppid: number; sid: number } | undefined {
+  const text = readOptional(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
+  // Fields after "(comm)": state ppid pgrp session ...; comm may contain spaces and parens.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ', 4);
+  return { ppid: Number(fields[1]), sid: Number(fields[3]) };
+}
+
+/** Every pid whose descriptor table holds `socket:[inode]` (only this user's processes are readable, unless root). */
+function pidsHoldingSocket(inode: string): number[] {
+  const target = `socket:[${inode}]`;
+  const holders: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const first = name.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${name}/fd`);
+    } catch {
+      continue; // another user's process, or gone
+    }
+    for (const fd of fds) {
+      let link: string;
+      try {
+        link = readlinkSync(`/proc/${name}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (link === target) {
+        holders.push(Number(name));
+        break;
+      }
+    }
+  }
+  return holders;
+}
+
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** The established socket whose local end is `local` and remote end `remote`, from /proc/net/tcp{,6}. */
+function findSocket(tables: Array<string | undefined>, local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined {
+  const wantLocal = endpointKey(local);
+  const wantRemote = endpointKey(remote);
+  if (!wantLocal || !wantRemote) return undefined;
+  for (const table of tables) {
+    if (table === undefined) continue;
+    for (const line of table.split('\n').slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10) continue;
+      if (procEndpointKey(fields[1]!) !== wantLocal || procEndpointKey(fields[2]!) !== wantRemote) continue;
+      const inode = fields[9]!;
+      if (inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)
+      return { uid: Number(fields[7]), inode };
+    }
+  }
+  return undefined;
+}
+
+/** "address:port" with the address as 16 bytes of hex, IPv4 as IPv4-mapped IPv6, so both tables compare alike. */
+function endpointKey({ address, port }: Endpoint): string | undefined {
+  const bytes = addressHex(address);
+  return bytes === undefined ? undefined : `${bytes}:${port}`;
+}
+
+/** /proc/net/tcp writes an address as 32-bit words in host byte order, then ":PORT" in hex. */
+function procEndpointKey(field: string): string | undefined {
+  const [hex, portHex] = field.split(':');
+  if (!hex || !portHex || (hex.length !== 8 && hex.length !== 32)) return undefined;
+  const bytes = Buffer.alloc(hex.length / 2);
+  for (let word = 0; word < hex.length / 8; word++) {
+    const value = Number.parseInt(hex.slice(word * 8, word * 8 + 8), 16);
+    if (endianness() === 'LE') bytes.writeUInt32LE(value, word * 4);
+    else bytes.writeUInt32BE(value, word * 4);
+  }
+  const mapped = bytes.length === 4 ? Buffer.concat([IPV4_MAPPED_PREFIX, bytes]) : bytes;
+  return `${mapped.toString('hex')}:${Number.parseInt(portHex, 16)}`;
+}
+
+const IPV4_MAPPED_PREFIX = Buffer.from('00000000000000000000ffff', 'hex');
+
+/** The 16 bytes of an IPv4 or IPv6 address in hex (IPv4 mapped), or undefined if it is neither. */
+function addressHex(address: string): string | undefined {
+  const bare = address.replace(/%.*$/, ''); // a zone id is not part of the address
+  if (isIPv4(bare)) return IPV4_MAPPED_PREFIX.toString('hex') + Buffer.from(bare.split('.').map(Number)).toString('hex');
+  if (!isIPv6(bare)) return undefined;
+  let text = bare;
+  // An embedded IPv4 tail (::ffff:127.0.0.1) becomes two hex groups.
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
+    text = text.slice(0, tail.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = rest ? rest.split(':') : [];
+  const zeros = rest === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array<string>(zeros).fill('0'), ...tailGroups];
+  return groups.map((group) => group.padStart(4, '0')).join('').toLowerCase();
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
