@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -217,6 +219,39 @@ describe('ptydeck mcp', () => {
     server = undefined;
     await expect(client.callTool({ name: 'terminal_list', arguments: {} })).rejects.toThrow(/this session is gone/);
     await client.close();
+  });
+
+  it('sends nothing to a foreign process on the discovered port: the server must prove it knows the token first', async () => {
+    // server.json names a live pid (this test's) and a port another process now listens on.
+    const seen: string[] = [];
+    const foreign = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)} ${body}`);
+        // It answers like ptydeck would, as best it can without the token.
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ proof: '0'.repeat(64) }));
+      });
+    });
+    await new Promise<void>((done) => foreign.listen(0, '127.0.0.1', done));
+    try {
+      const dir = stateDir();
+      const { port } = foreign.address() as AddressInfo;
+      writeDiscovery({ url: `http://127.0.0.1:${port}`, token: 'the-real-token-0123456789', pid: process.pid, instance: 'taken' }, dir);
+      const { transport, client, stderr } = stdioClient(dir);
+      await client.connect(transport);
+      await client.listTools();
+      expect(stderr()).toContain('did not prove it is the ptydeck');
+      expect(stderr()).toContain('running an embedded core');
+      await client.close();
+      // One challenge, nothing else: no token, no MCP traffic.
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatch(/^GET \/proof\?challenge=[0-9a-f]{64} /);
+      expect(seen.join('\n')).not.toContain('the-real-token');
+    } finally {
+      foreign.closeAllConnections();
+      await new Promise<void>((done) => foreign.close(() => done()));
+    }
   });
 
   it('runs an embedded core when no ptydeck runs, says so on stderr, and exits 0 on stdin EOF', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { MCP_PATH } from '@ptydeck/contract';
 import { readDiscovery, type DiscoveryRecord } from '../server/discovery.js';
+import { newChallenge, PROOF_PATH, proofHolds } from '../server/server-proof.js';
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
@@ -34,17 +34,17 @@ async function findRunningPtydeck(log: (line: string) => void): Promise<Discover
     log(`ptydeck mcp: ${found.path} is stale (pid ${found.record.pid} is gone)`);
     return undefined;
   }
-  // The pid may have been reused: ask the server itself, with the token, before trusting it.
+  // The pid may have been reused and the port taken by another process: the server must prove it
+  // knows the token before it is sent (a challenge it can only answer with the token's HMAC).
+  const challenge = newChallenge();
   try {
-    const response = await fetch(new URL(MCP_PATH, found.record.url), {
-      method: 'GET',
-      headers: { Authorization: `Bearer ${found.record.token}` },
-      signal: AbortSignal.timeout(PROBE_MS),
-    });
-    await response.body?.cancel();
-    // Authorized but without a session: 400 is ptydeck saying "initialize first".
-    if (response.status === 400) return found.record;
-    log(`ptydeck mcp: ${found.record.url} answered ${response.status}; not using it`);
+    const url = new URL(PROOF_PATH, found.record.url);
+    url.searchParams.set('challenge', challenge);
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_MS) });
+    const answer = response.ok ? ((await response.json().catch(() => null)) as { proof?: unknown } | null) : null;
+    if (!response.ok) await response.body?.cancel();
+    if (proofHolds(found.record.token, challenge, answer?.proof)) return found.record;
+    log(`ptydeck mcp: ${found.record.url} did not prove it is the ptydeck in ${found.path} (answered ${response.status}); not sending it anything`);
   } catch (error) {
     log(`ptydeck mcp: ${found.record.url} is not answering (${(error as Error).message})`);
   }

@@ -55,6 +55,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       appDir: options.appDir,
       ticketTtlMs: options.ticketTtlMs,
       mcpAbandonMs: options.mcpAbandonMs,
+      mcpIdleMs: options.mcpIdleMs,
+      maxMcpSessions: options.maxMcpSessions,
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,

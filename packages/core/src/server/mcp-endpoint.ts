@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
 import { BRIDGE_HEADER } from './bridge-header.js';
 import { judgeFrame } from './jsonrpc-frame.js';
@@ -28,6 +29,8 @@ interface McpSession {
   /** Set once the client held a GET stream: only such a client can be seen leaving. */
   streamed: boolean;
   idleTimer: NodeJS.Timeout | undefined;
+  /** When its last request ended (or began): the least recent idle session is the first to go past the cap. */
+  lastActive: number;
 }
 
 /**
@@ -39,6 +42,23 @@ interface McpSession {
 export const DEFAULT_ABANDON_MS = 30_000;
 
 /**
+ * How long a session that never held an event stream may go without a
+ * request before it expires. Such clients (POST-only) cannot be seen leaving,
+ * and 5000 of them once held 236 MiB for good; one this quiet for so long
+ * has almost surely gone, and if not, its next request is told to reconnect.
+ */
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+
+/** MCP sessions kept at once; past it the least recently active idle one is closed. */
+export const MAX_MCP_SESSIONS = 256;
+
+export interface McpEndpointLimits {
+  abandonMs?: number;
+  idleMs?: number;
+  maxSessions?: number;
+}
+
+/**
  * MCP over Streamable HTTP at /mcp, stateful: each initialize opens an MCP
  * session with its own McpServer (so its own owner identity), found again by
  * the Mcp-Session-Id header. Authentication and Host/Origin checks happen in
@@ -48,11 +68,19 @@ export class McpHttpEndpoint {
   private readonly sessions = new Map<string, McpSession>();
   private closed = false;
 
+  private readonly abandonMs: number;
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
+
   constructor(
     private readonly createServer: McpServerFactory,
     private readonly agents: AgentRegistry,
-    private readonly abandonMs = DEFAULT_ABANDON_MS,
-  ) {}
+    limits: McpEndpointLimits = {},
+  ) {
+    this.abandonMs = limits.abandonMs ?? DEFAULT_ABANDON_MS;
+    this.idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
+    this.maxSessions = limits.maxSessions ?? MAX_MCP_SESSIONS;
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = headerValue(req, 'mcp-session-id');
@@ -88,6 +116,7 @@ export class McpHttpEndpoint {
     const refusal = checkParams(first);
     if (refusal) return respondJson(res, 400, refusal);
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
+    this.makeRoom();
     const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
@@ -105,18 +134,38 @@ export class McpHttpEndpoint {
     await Promise.allSettled(sessions.map((s) => s.server.close()));
   }
 
-  /** Counts the request as open until its response ends, and arms the abandon timer when none is left. */
+  /**
+   * Counts the request as open until its response ends; when none is left,
+   * arms the timer that ends the session: soon for a client whose event
+   * stream dropped, after a long quiet for one that never held a stream.
+   */
   private track(session: McpSession, req: IncomingMessage, res: ServerResponse): void {
     session.open += 1;
+    session.lastActive = Date.now();
     if (req.method === 'GET') session.streamed = true;
     clearTimeout(session.idleTimer);
     session.idleTimer = undefined;
     res.once('close', () => {
       session.open -= 1;
-      if (session.open > 0 || !session.streamed || this.closed) return;
-      session.idleTimer = setTimeout(() => void session.server.close().catch(() => {}), this.abandonMs);
+      session.lastActive = Date.now();
+      if (session.open > 0 || this.closed) return;
+      session.idleTimer = setTimeout(() => this.expire(session), session.streamed ? this.abandonMs : this.idleMs);
       session.idleTimer.unref();
     });
+  }
+
+  /** Past the cap, the least recently active session with no request open goes. */
+  private makeRoom(): void {
+    if (this.sessions.size < this.maxSessions) return;
+    let oldest: McpSession | undefined;
+    for (const session of this.sessions.values()) {
+      if (session.open === 0 && (!oldest || session.lastActive < oldest.lastActive)) oldest = session;
+    }
+    if (oldest) this.expire(oldest);
+  }
+
+  private expire(session: McpSession): void {
+    session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
   private open(kind: 'http' | 'stdio'): McpSession {
@@ -139,7 +188,7 @@ export class McpHttpEndpoint {
           connectedAt: Date.now(),
         }),
     });
-    const session: McpSession = { transport, server, connectionId, open: 0, streamed: false, idleTimer: undefined };
+    const session: McpSession = { transport, server, connectionId, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
     transport.onclose = () => {
       clearTimeout(session.idleTimer);
       const sid = transport.sessionId;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PtyService } from '../pty/types.js';
+import { newChallenge, proofHolds } from './server-proof.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import type { PeerJudge } from './peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
@@ -204,16 +205,25 @@ describe('ticket exchange', () => {
     expect(res.status).toBe(200);
     expect(res.headers['set-cookie']).toBeUndefined();
   });
-  it('tells a page whether it may open the panel socket at /panel/access, for the cookie or the token', async () => {
+  it('tells a page whether its panel token opens the panel socket at /panel/access, and nothing else does', async () => {
     expect((await rawRequest(core.port, '/panel/access')).status).toBe(401);
     expect((await rawRequest(core.port, '/panel/access', { headers: { Cookie: 'ptydeck_session=forged' } })).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Authorization: `Bearer ${core.agentToken}` } })).status).toBe(401);
     expect((await rawRequest(core.port, '/panel/access', { headers: { Origin: 'http://evil.example' } })).status).toBe(403);
-    const url = new URL(core.panelUrl());
-    const cookie = String((await rawRequest(core.port, `${url.pathname}${url.search}`)).headers['set-cookie']).split(';')[0]!;
-    const allowed = await rawRequest(core.port, '/panel/access', { headers: { Cookie: cookie } });
+    const allowed = await rawRequest(core.port, '/panel/access', { headers: { Authorization: `Bearer ${core.panelToken}` } });
     expect(allowed.status).toBe(204);
     expect(allowed.headers['cache-control']).toBe('no-store');
   });
+
+  it('proves it knows the agent token to a challenge, without sending it (for ptydeck mcp)', async () => {
+    const challenge = newChallenge();
+    const answer = await rawRequest(core.port, `/proof?challenge=${challenge}`);
+    expect(answer.status).toBe(200);
+    expect(proofHolds(core.agentToken, challenge, JSON.parse(answer.body).proof)).toBe(true);
+    expect(answer.body).not.toContain(core.agentToken);
+    expect((await rawRequest(core.port, '/proof?challenge=short')).status).toBe(400);
+  });
+
   it('refuses a forged ticket', async () => {
     expect((await exchangeTicket(`${core.url}/#ticket=forged`)).status).toBe(403);
   });

@@ -21,6 +21,7 @@ import { PanelConnection } from './panel-connection.js';
 import { SessionMirrors } from './session-mirrors.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
+import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge } from './peer-process.js';
 
@@ -57,6 +58,10 @@ export interface ServerCoreOptions {
   ticketTtlMs?: number;
   /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
   mcpAbandonMs?: number;
+  /** How long an MCP session that never held an event stream may stay silent before it expires. Default 30 min. */
+  mcpIdleMs?: number;
+  /** MCP sessions kept at once; past it the least recently active idle one is closed. Default 256. */
+  maxMcpSessions?: number;
   /** Bounds on connections without credentials; defaults in connection-bounds.ts. */
   connectionBounds?: ConnectionBoundsOptions;
   /**
@@ -111,7 +116,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const agents = new AgentRegistry();
   const mirrors = new SessionMirrors(options.service);
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
-  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, options.mcpAbandonMs) : undefined;
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions }) : undefined;
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
@@ -163,6 +168,12 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
         jsonRpcError(res, 500, -32603, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
       });
       return;
+    }
+    if (url.pathname === PROOF_PATH) {
+      // For `ptydeck mcp`: proves this server knows the agent token without either side sending it.
+      const challenge = url.searchParams.get('challenge');
+      if (req.method !== 'GET' || !isChallenge(challenge)) return json(res, 400, { error: 'GET /proof?challenge=<64 hex digits>' });
+      return json(res, 200, { proof: proofOf(agentToken, challenge) });
     }
     if (url.pathname === TICKET_PATH) return mintTicket(req, res);
     if (url.pathname === TICKET_EXCHANGE_PATH) return exchangeTicket(req, res);

@@ -1,0 +1,33 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * How `ptydeck mcp` makes sure the server named in server.json is that
+ * ptydeck before it sends the token: it sends a fresh random challenge, and
+ * only a server that knows the token can answer with its HMAC. A process that
+ * took over the port (server.json naming a live pid that was reused) learns
+ * nothing from the challenge and gets nothing forwarded. Node built-ins only,
+ * so the bridge can load it without the server.
+ */
+export const PROOF_PATH = '/proof';
+
+const CONTEXT = 'ptydeck server proof v1\0';
+
+/** A fresh challenge: 32 random bytes, hex. */
+export function newChallenge(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export function isChallenge(text: string | null): text is string {
+  return text !== null && /^[0-9a-f]{64}$/.test(text);
+}
+
+/** The answer only a holder of `token` can give to `challenge`. */
+export function proofOf(token: string, challenge: string): string {
+  return createHmac('sha256', token).update(CONTEXT + challenge).digest('hex');
+}
+
+/** Whether `proof` answers `challenge` for `token`, compared in constant time. */
+export function proofHolds(token: string, challenge: string, proof: unknown): boolean {
+  if (typeof proof !== 'string' || !/^[0-9a-f]{64}$/.test(proof)) return false;
+  return timingSafeEqual(Buffer.from(proofOf(token, challenge), 'hex'), Buffer.from(proof, 'hex'));
+}
