@@ -1,23 +1,8 @@
-// No silent dead states: a page without credentials says how to get in, and a
-// page whose server went away says it is disconnected, takes no keys it cannot
+// No silent dead states: a page whose server went away says it is disconnected, takes no keys it cannot
 // deliver, shows nothing as live, and after a while says what to do.
 import { connectAgent, expect, expectScreen, keepScreenshot, screenText, terminalOf, test } from './fixtures.js';
 
-test('a page opened without its one-time link says how to get in', async ({ page, server }) => {
-  // What `ptydeck serve` prints first: the server's address, no ticket.
-  await page.goto(server.url);
-  const problem = page.getByTestId('connection-problem');
-  await expect(problem).toContainText('not signed in');
-  await expect(problem).toContainText('ptydeck url');
-  await expect(page.getByTestId('connection-status')).toHaveText('Not signed in');
-  await keepScreenshot(page, 'no-credentials');
-
-  // The link from `ptydeck url`, opened in another tab, signs this one in too (same cookie).
-  const other = await page.context().newPage();
-  await other.goto(server.panelUrl());
-  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
-  await expect(problem).toHaveCount(0);
-});
+// A page opened without its one-time link: e2e/credentials.spec.ts (no cookie any more: each page holds its own token).
 
 test('when the server goes away the page says so, takes no keys and shows nothing as live', async ({ panel: page, server }) => {
   const agent = await connectAgent(server);
