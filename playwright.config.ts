@@ -7,6 +7,8 @@ const executablePath = process.env.PTYDECK_CHROMIUM;
 
 export default defineConfig({
   testDir: 'e2e',
+  // Builds the renderer with its test hook into packages/app/dist-e2e, which the fixtures serve.
+  globalSetup: './e2e/global-setup.ts',
   outputDir: 'test-results/e2e-artifacts',
   timeout: 60_000,
   expect: { timeout: 10_000 },

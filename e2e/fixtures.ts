@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService, startLocalServer, type LocalServer } from '@ptydeck/core';
+import { E2E_APP_DIR } from './app-dir.js';
 
 /** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
 export interface Agent {
@@ -50,7 +51,8 @@ export async function launchServer(): Promise<{ server: LocalServer; dispose(): 
   // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
   writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
   const service = createPtyService({ env: { ...process.env, HOME: home } });
-  const server = await startLocalServer({ service, stateDir, port: 0 });
+  // The e2e bundle: the production one has no test hook (app-dir.ts).
+  const server = await startLocalServer({ service, stateDir, port: 0, appDir: E2E_APP_DIR });
   return {
     server,
     async dispose() {

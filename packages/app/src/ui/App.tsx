@@ -1,9 +1,9 @@
 import { Match, Show, Switch } from 'solid-js';
 import type { DisconnectCause } from '../connection/panel-client.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-import { DebugHook } from './DebugHook.jsx';
 import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
+import { TestHooks } from './test-hooks.js';
 
 /** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
 const ATTEMPTS_BEFORE_ADVICE = 3;
@@ -121,7 +121,7 @@ export function App() {
       <Overview />
       <TerminalPanel />
       <Notice />
-      <DebugHook />
+      <TestHooks />
     </div>
   );
 }

@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import { E2E_APP_DIR } from './app-dir.js';
+
+/**
+ * Builds the renderer's end-to-end bundle (`vite build --mode e2e`) before
+ * every run, however the suite is started (scripts/e2e.mjs, npx playwright):
+ * the production bundle has no test hook, and one left from an earlier run
+ * could be stale.
+ */
+export default async function globalSetup(): Promise<void> {
+  await build({
+    configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
+    mode: 'e2e',
+    logLevel: 'warn',
+    build: { outDir: E2E_APP_DIR },
+  });
+}
