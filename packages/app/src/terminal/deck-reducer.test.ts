@@ -72,7 +72,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null,
     });
   });
 
@@ -442,5 +442,34 @@ describe('deckReducer: reconnect', () => {
     // A later snapshot (a reconnect) replaces whatever the changes built.
     state = deckReducer(state, { type: 'snapshot', sessions: [], agents: [agent], instance: 'i', now: 0, lingerMs: LINGER });
     expect(state.agents).toEqual([agent]);
+  });
+});
+
+describe('deckReducer: waiting for input', () => {
+  const attention = { kind: 'confirm' as const, prompt: 'Continue? [y/N] ', since: 70_000 };
+  const updated = (info: SessionInfo) => event({ type: 'pty.updated', info });
+  const tab = (state: DeckState, id: string) => state.tabs.find((candidate) => candidate.id === id);
+
+  it("marks an agent's tab while its program waits, and clears the mark when output moves on", () => {
+    const a = session('a');
+    const waiting = run(snapshot([a]), updated({ ...a, attention }));
+    expect(tab(waiting, 'a')?.attention).toEqual(attention);
+    expect(waiting.sessions[0]?.attention).toEqual(attention);
+    expect(tab(deckReducer(waiting, updated({ ...a, attention: null })), 'a')?.attention).toBeNull();
+    // A server that predates attention sends none: no mark.
+    expect(tab(deckReducer(waiting, updated(a)), 'a')?.attention).toBeNull();
+  });
+
+  it('comes with a snapshot, a creation and a tab reopened from the overview', () => {
+    const a = session('a', { attention });
+    expect(tab(run(snapshot([a])), 'a')?.attention).toEqual(attention);
+    expect(tab(run(snapshot([]), created(a)), 'a')?.attention).toEqual(attention);
+    const reopened = run(snapshot([session('a')]), { type: 'close', id: 'a' }, updated(a), { type: 'open', id: 'a' });
+    expect(tab(reopened, 'a')?.attention).toEqual(attention);
+  });
+
+  it('ends with the session: an exited tab waits for nothing', () => {
+    const a = session('a', { attention });
+    expect(tab(run(snapshot([a]), exited(a, 1)), 'a')?.attention).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { PtyEvent, SessionInfo } from '@ptydeck/contract';
+import type { Attention, PtyEvent, SessionInfo } from '@ptydeck/contract';
 import type { DeckAction, DeckState, Tab } from './deck-state.js';
 
 /**
@@ -105,7 +105,16 @@ export function tabFromSession(info: SessionInfo): Tab {
     lingerFrom: info.status === 'exited' ? info.exitedAt : null,
     gone: false,
     unseen: false,
+    attention: waitingFor(info),
   };
+}
+
+/**
+ * What a session waits for the developer to answer, if anything. Only a running
+ * session can wait: an exit ends the question even if the info still carried it.
+ */
+export function waitingFor(info: Pick<SessionInfo, 'status' | 'attention'>): Attention | null {
+  return info.status === 'running' ? (info.attention ?? null) : null;
 }
 
 /**
@@ -282,6 +291,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     exitCode: info.exitCode,
     signal: info.signal,
     closeRequested: info.closeRequested === true,
+    attention: waitingFor(info),
   };
 }
 

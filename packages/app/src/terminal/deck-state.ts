@@ -1,4 +1,4 @@
-import type { AgentInfo, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
+import type { AgentInfo, Attention, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
 
 /** One tab in the terminal panel. */
 export interface Tab {
@@ -24,6 +24,8 @@ export interface Tab {
   gone: boolean;
   /** Opened in the background (an agent's new shell while the developer was elsewhere) and not looked at yet. */
   unseen: boolean;
+  /** What the session's program is waiting for the developer to answer, while it waits; null otherwise. */
+  attention: Attention | null;
 }
 
 export interface DeckState {

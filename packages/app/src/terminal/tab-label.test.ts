@@ -7,6 +7,12 @@ describe('tabLabel', () => {
     expect(tabLabel({ source: 'agent', ownerName: null, title: 'bash' })).toBe('unknown agent: bash');
   });
 
+  it('says when the tab waits for input', () => {
+    const attention = { kind: 'confirm' as const, prompt: 'Continue? [y/N] ', since: 1 };
+    expect(tabLabel({ source: 'agent', ownerName: 'codex', title: 'make build', attention })).toBe('codex agent: make build, waiting for input');
+    expect(tabLabel({ source: 'agent', ownerName: 'codex', title: 'make build', attention: null })).toBe('codex agent: make build');
+  });
+
   it("is just the title for the developer's own tab", () => {
     expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh' })).toBe('zsh');
   });

@@ -1,8 +1,12 @@
 import type { Tab } from './deck-state.js';
 
-/** Accessible name of a tab: its title, and for an agent's tab, whose it is ("claude-code agent: bash"). */
-export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'>): string {
-  return tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
+/**
+ * Accessible name of a tab: its title, for an agent's tab whose it is ("claude-code agent: bash"),
+ * and while its program waits for an answer, that it does ("codex agent: make build, waiting for input").
+ */
+export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention'] }): string {
+  const name = tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
+  return tab.attention ? `${name}, waiting for input` : name;
 }
 
 /** How an exited tab says it ended: closed if someone asked, else the signal that killed it, else the exit code. */

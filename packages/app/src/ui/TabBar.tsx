@@ -69,7 +69,7 @@ export function TabBar() {
             return (
               <div
                 class="tab"
-                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing() }}
+                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing(), waiting: tab.attention !== null }}
                 style={tab.source === 'agent' ? agentStyle(tab.ownerName) : undefined}
               >
                 <button
@@ -95,6 +95,13 @@ export function TabBar() {
                     <span class="agent-badge" data-testid="tab-agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
                   </Show>
                   <span class="tab-title">{tab.title}</span>
+                  <Show when={tab.attention}>
+                    {(attention) => (
+                      <span class="needs-input" data-testid="tab-needs-input" data-kind={attention().kind} title={`Waiting for your input: ${attention().prompt.trim()}`}>
+                        needs input
+                      </span>
+                    )}
+                  </Show>
                   <Show when={tab.unseen}>
                     <span class="new-dot" data-testid="tab-new" role="img" aria-label="new" title="New: opened while you were elsewhere" />
                   </Show>
