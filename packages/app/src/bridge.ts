@@ -18,6 +18,14 @@ export interface PtydeckBridge {
    * Links are untrusted; main must re-check the scheme before shell.openExternal.
    */
   openExternal?(url: string): Promise<void> | void;
+  /**
+   * Optional: a desktop notification from the main process (an agent waits for input
+   * while the window is not focused). Clicking it focuses the window, and
+   * `onNotificationClick` listeners get its session id.
+   */
+  notify?(notification: { title: string; body: string; sessionId: string }): Promise<void>;
+  /** Optional: called with the session id of a clicked notification; returns the unsubscribe. */
+  onNotificationClick?(listener: (sessionId: string) => void): () => void;
 }
 
 /** The bridge if this renderer runs inside ptydeck's Electron window. */

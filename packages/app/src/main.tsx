@@ -2,6 +2,7 @@ import '@xterm/xterm/css/xterm.css';
 import './styles.css';
 import { render } from 'solid-js/web';
 import { reportError } from '@ptydeck/contract';
+import { createNotifier } from './attention/desk-notifier.js';
 import { getBridge, parseBridgeConnection } from './bridge.js';
 import { browserCredential, takeTicket, type CredentialPage } from './connection/browser-credential.js';
 import { checkSameOriginAccess, sameOriginEndpoint, tokenEndpoint } from './connection/endpoint.js';
@@ -58,6 +59,7 @@ async function start(): Promise<void> {
         createClient={createClient(browserToken)}
         settings={parseSettings(localStorage.getItem(SETTINGS_STORAGE_KEY))}
         shortcutMode={bridge ? 'electron' : 'browser'}
+        notifier={createNotifier(bridge, window)}
         openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
       >
         <App />

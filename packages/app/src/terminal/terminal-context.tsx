@@ -4,6 +4,9 @@ import type { McpLaunch } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
 import { DisposableStore } from '@ptydeck/contract';
+import type { DeskNotifier, NotifyPermission } from '../attention/desk-notifier.js';
+import { planNotifications } from '../attention/notification-plan.js';
+import { NOTIFICATION_SETTINGS_KEY, parseNotificationSettings, type NotificationSettings } from '../attention/notification-settings.js';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';
@@ -19,6 +22,8 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   openLink: (uri: string) => void;
   /** Which key bindings reach the page, so the panel advertises those. */
   shortcutMode: ShortcutMode;
+  /** Shows desktop notifications (the web API, or the desktop app's main process); the provider disposes it. */
+  notifier: DeskNotifier;
 }
 
 const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
@@ -41,6 +46,8 @@ interface TerminalStore {
   connection: ConnectionStatus;
   /** How agents on this machine launch `ptydeck mcp`, from the server's snapshot. */
   mcpLaunch: McpLaunch | null;
+  notifications: NotificationSettings;
+  notifyPermission: NotifyPermission;
 }
 
 /**
@@ -65,12 +72,23 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     /** A terminal this window asked for that exists but has not taken focus yet (it does on the next frame). */
     let focusing: string | null = null;
     let deck = initialDeckState;
-    const [store, setStore] = createStore<TerminalStore>({ deck, connection: client.status, mcpLaunch: null });
+    const notifier = props.notifier;
+    /** Prompts already notified or seen (planNotifications' memory). */
+    let handledPrompts: ReadonlySet<string> = new Set();
+    const [store, setStore] = createStore<TerminalStore>({
+      deck,
+      connection: client.status,
+      mcpLaunch: null,
+      notifications: parseNotificationSettings(localStorage.getItem(NOTIFICATION_SETTINGS_KEY)),
+      notifyPermission: notifier.permission(),
+    });
 
     function dispatch(action: DeckAction): void {
       const next = deckReducer(deck, action);
       if (next === deck) return;
+      const previous = deck;
       deck = next;
+      if (next.sessions !== previous.sessions) notifyAbout(previous, next);
       // Views first: rendering the store mounts hosts that look their view up.
       syncViews(next);
       setStore('deck', reconcile(next, { key: 'id' }));
@@ -82,6 +100,28 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (next.instance !== null) {
         sessionStorage.setItem(PINNED_TABS_KEY, JSON.stringify(next.tabs.filter((tab) => tab.pinned).map((tab) => tab.id)));
       }
+    }
+
+    /** The developer is looking at the panel: its window has focus and is not hidden. */
+    function lookedAt(): boolean {
+      return document.hasFocus() && document.visibilityState === 'visible';
+    }
+
+    function notifyAbout(previous: DeckState, next: DeckState): void {
+      const plan = planNotifications(previous.sessions, next.sessions, {
+        focused: lookedAt(),
+        settings: store.notifications,
+        handled: handledPrompts,
+      });
+      handledPrompts = plan.handled;
+      for (const notification of plan.show) notifier.show(notification);
+    }
+
+    function setNotifications(change: Partial<NotificationSettings>): void {
+      const settings = { ...store.notifications, ...change };
+      setStore('notifications', settings);
+      // Per origin, like the panel's height: the choice is the developer's, not the window's.
+      localStorage.setItem(NOTIFICATION_SETTINGS_KEY, JSON.stringify(settings));
     }
 
     /** One view per tab, attached while the tab exists and its session does (a gone tab's is removed). */
@@ -187,6 +227,17 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
+    disposables.add(
+      notifier.onClick((id) => {
+        window.focus();
+        open(id);
+      }),
+    );
+    // Permission can change in the browser's site settings while the page runs; look again on return.
+    const refreshPermission = () => setStore('notifyPermission', notifier.permission());
+    window.addEventListener('focus', refreshPermission);
+    disposables.add(() => window.removeEventListener('focus', refreshPermission));
+    disposables.add(() => notifier.dispose());
     /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
     function releaseTypeAhead(id: string): void {
       if (!typeAhead.holds(id)) return;
@@ -272,6 +323,12 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       dispatch({ type: 'create-requested', requestId });
     }
 
+    /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
+    function open(id: string): void {
+      dispatch({ type: 'open', id });
+      focusTerminalSoon(id);
+    }
+
     function close(id: string | null = deck.activeId): void {
       if (id === null) return;
       const tab = deck.tabs.find((candidate) => candidate.id === id);
@@ -295,12 +352,20 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       runsIn: props.shortcutMode,
       /** True while the panel is not in sync with the server: terminals are read-only, agents' state unknown. */
       offline: () => store.connection.state !== 'connected',
-      /** Shows a session's tab (adding it back if it was closed) and focuses its terminal. */
-      open(id: string) {
-        dispatch({ type: 'open', id });
-        focusTerminalSoon(id);
-      },
+      open,
       close,
+      /** Desktop notifications: what the developer chose, and whether the browser lets them show. */
+      notifications: {
+        settings: () => store.notifications,
+        permission: () => store.notifyPermission,
+        /** From the developer's click only: asks the browser's permission if it was never asked. */
+        async enableInput(): Promise<void> {
+          setNotifications({ input: true });
+          const permission = await notifier.requestPermission();
+          setStore('notifyPermission', permission);
+        },
+        set: setNotifications,
+      },
       focus(id: string) {
         dispatch({ type: 'focus', id });
         focusTerminalSoon(id);

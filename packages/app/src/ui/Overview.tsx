@@ -2,6 +2,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { agentInitials } from '../agents/agent-identity.js';
+import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
@@ -28,6 +29,102 @@ function SessionRow(props: { session: SessionInfo }) {
   );
 }
 
+/** Sessions whose program waits for the developer, longest waiting first: the first thing the overview shows. */
+function WaitingForInput() {
+  const terminal = useTerminal();
+  const waiting = () =>
+    terminal.state.sessions
+      .flatMap((session) => {
+        const attention = waitingFor(session);
+        return attention === null ? [] : [{ session, attention }];
+      })
+      .sort((a, b) => a.attention.since - b.attention.since);
+  return (
+    <Show when={waiting().length > 0}>
+      <section class="overview-section" aria-labelledby="waiting-heading" data-testid="waiting">
+        <div class="section-head">
+          <h2 id="waiting-heading">Waiting for your input</h2>
+          <span class="count attention">{waiting().length}</span>
+        </div>
+        <ul class="waiting-list">
+          <For each={waiting()}>
+            {(entry) => (
+              <li data-testid="waiting-session" data-session-id={entry.session.id}>
+                <button
+                  type="button"
+                  class="waiting-row"
+                  onClick={() => terminal.open(entry.session.id)}
+                  aria-label={`${entry.session.ownerName ?? 'agent'}: ${entry.session.title}, waiting for input: ${entry.attention.prompt.trim()}`}
+                >
+                  <span class="agent-badge" style={agentStyle(entry.session.ownerName)}>{entry.session.ownerName ?? 'agent'}</span>
+                  <span class="session-title">{entry.session.title}</span>
+                  <code class="waiting-prompt" data-testid="waiting-prompt">{entry.attention.prompt.trim()}</code>
+                  <span class="waiting-since">since {timeFormat.format(entry.attention.since)}</span>
+                </button>
+              </li>
+            )}
+          </For>
+        </ul>
+      </section>
+    </Show>
+  );
+}
+
+/**
+ * The developer's say over desktop notifications. In a browser the permission
+ * is asked for here, from their click on the first box, and never on load.
+ */
+function NotificationControls() {
+  const terminal = useTerminal();
+  const notifications = terminal.notifications;
+  const usable = () => notifications.permission() === 'granted';
+  const onInput = () => notifications.settings().input && usable();
+  const blocked = () => notifications.permission() === 'denied' || notifications.permission() === 'unsupported';
+  async function toggleInput(event: Event & { currentTarget: HTMLInputElement }) {
+    const box = event.currentTarget;
+    try {
+      if (box.checked) await notifications.enableInput();
+      else notifications.set({ input: false });
+    } finally {
+      // The box shows what holds, not what was clicked: a refused permission leaves it off.
+      box.checked = onInput();
+    }
+  }
+  return (
+    <section class="overview-section" aria-labelledby="notify-heading" data-testid="notification-settings">
+      <div class="section-head">
+        <h2 id="notify-heading">Notifications</h2>
+      </div>
+      <div class="toggles">
+        <label class="toggle">
+          <input type="checkbox" data-testid="notify-input" checked={onInput()} disabled={blocked()} onChange={(event) => void toggleInput(event)} />
+          Notify me when an agent needs input
+        </label>
+        <label class="toggle">
+          <input
+            type="checkbox"
+            data-testid="notify-failures"
+            checked={notifications.settings().failures}
+            disabled={!onInput()}
+            onChange={(event) => notifications.set({ failures: event.currentTarget.checked })}
+          />
+          Also when an agent's shell exits with an error
+        </label>
+      </div>
+      <p class="notify-hint" data-testid="notify-hint">
+        <Show
+          when={blocked()}
+          fallback="Shown only while this window is not in front; clicking one brings you to the agent's shell."
+        >
+          {notifications.permission() === 'denied'
+            ? 'This browser blocks notifications from this page: allow them in its site settings.'
+            : 'This browser cannot show notifications from this page.'}
+        </Show>
+      </p>
+    </section>
+  );
+}
+
 /** Above the panel: who is connected, what they are running, and how to connect another agent. */
 export function Overview() {
   const terminal = useTerminal();
@@ -38,6 +135,7 @@ export function Overview() {
 
   return (
     <main class="overview" data-testid="overview">
+      <WaitingForInput />
       <section class="overview-section" aria-labelledby="agents-heading">
         <div class="section-head">
           <h2 id="agents-heading">{!terminal.offline() ? 'Connected agents' : terminal.state.instance !== null ? 'Agents (last known)' : 'Agents'}</h2>
@@ -93,6 +191,8 @@ export function Overview() {
           </ul>
         </section>
       </Show>
+
+      <NotificationControls />
 
       <section class="overview-section" aria-labelledby="connect-heading">
         <div class="section-head">

@@ -1,0 +1,91 @@
+import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import type { PtydeckBridge } from '../bridge.js';
+import type { DeskNotification } from './notification-plan.js';
+
+/** Whether notifications reach the developer: the browser's permission, or 'unsupported'. */
+export type NotifyPermission = 'granted' | 'default' | 'denied' | 'unsupported';
+
+/** Shows desktop notifications and says when one was clicked. */
+export interface DeskNotifier {
+  permission(): NotifyPermission;
+  /** Asks the developer (browser only); call it only from their click, never on load. */
+  requestPermission(): Promise<NotifyPermission>;
+  show(notification: DeskNotification): void;
+  /** A notification was clicked: the id of the session to bring forward. */
+  readonly onClick: OnEvent<string>;
+  dispose(): void;
+}
+
+/** The part of the web Notification API the panel uses; a stub in tests has the same shape. */
+export interface WebNotificationApi {
+  readonly permission: NotificationPermission;
+  requestPermission(): Promise<NotificationPermission>;
+  new (title: string, options?: NotificationOptions): Pick<Notification, 'onclick' | 'close'>;
+}
+
+/**
+ * A browser's notifications: shown only once the developer allowed them.
+ * Clicking one brings the window forward (a page may focus itself when the
+ * click came from its own notification) and closes it.
+ */
+export function webNotifier(target: Pick<Window, 'focus'> & { Notification?: WebNotificationApi }): DeskNotifier {
+  const clicks = new Emitter<string>({ name: 'notification click' });
+  const api = () => target.Notification;
+  const permission = (): NotifyPermission => api()?.permission ?? 'unsupported';
+  return {
+    permission,
+    async requestPermission() {
+      const Api = api();
+      if (!Api) return 'unsupported';
+      if (Api.permission !== 'default') return Api.permission;
+      return Api.requestPermission();
+    },
+    show({ key, sessionId, title, body }) {
+      const Api = api();
+      if (!Api || Api.permission !== 'granted') return;
+      try {
+        // The tag replaces rather than stacks a notification shown twice for one prompt.
+        const notification = new Api(title, { body, tag: key });
+        notification.onclick = () => {
+          target.focus();
+          notification.close();
+          clicks.fire(sessionId);
+        };
+      } catch (error) {
+        // Some browsers allow notifications only from a service worker (Chrome on Android).
+        reportError(error, 'could not show a notification');
+      }
+    },
+    onClick: clicks.on,
+    dispose: () => clicks.clear(),
+  };
+}
+
+/**
+ * The desktop app's notifications: shown by the main process (Electron's
+ * Notification), which on a click focuses the window and names the session.
+ */
+export function bridgeNotifier(bridge: Required<Pick<PtydeckBridge, 'notify' | 'onNotificationClick'>>): DeskNotifier {
+  const clicks = new Emitter<string>({ name: 'notification click' });
+  const unsubscribe = bridge.onNotificationClick((sessionId) => clicks.fire(sessionId));
+  return {
+    permission: () => 'granted',
+    requestPermission: () => Promise.resolve('granted'),
+    show({ sessionId, title, body }) {
+      bridge.notify({ title, body, sessionId }).catch((error: unknown) => reportError(error, 'could not show a notification'));
+    },
+    onClick: clicks.on,
+    dispose() {
+      unsubscribe();
+      clicks.clear();
+    },
+  };
+}
+
+/** The notifier for where the panel runs: the bridge's when it has one, else the web API's. */
+export function createNotifier(bridge: PtydeckBridge | null, target: Window): DeskNotifier {
+  if (bridge?.notify && bridge.onNotificationClick) {
+    return bridgeNotifier({ notify: bridge.notify.bind(bridge), onNotificationClick: bridge.onNotificationClick.bind(bridge) });
+  }
+  return webNotifier(target as Window & { Notification?: WebNotificationApi });
+}

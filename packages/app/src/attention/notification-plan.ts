@@ -1,0 +1,86 @@
+import type { SessionInfo } from '@ptydeck/contract';
+import { waitingFor } from '../terminal/deck-reducer.js';
+import { endedBadly, exitLabel } from '../terminal/tab-label.js';
+import type { NotificationSettings } from './notification-settings.js';
+
+/** A desktop notification to show; clicking it brings `sessionId`'s tab to the front. */
+export interface DeskNotification {
+  /** One per prompt (`input:<session>:<since>`) or per failed exit (`exit:<session>`). */
+  key: string;
+  sessionId: string;
+  title: string;
+  body: string;
+}
+
+export interface NotificationContext {
+  /** The developer is looking at the panel: the window has focus and is visible. */
+  focused: boolean;
+  settings: NotificationSettings;
+  /** Prompts already notified or already seen, from the previous plan. */
+  handled: ReadonlySet<string>;
+}
+
+export interface NotificationPlan {
+  show: DeskNotification[];
+  /** The prompts handled so far that still wait; hand it back as `handled` next time. */
+  handled: ReadonlySet<string>;
+}
+
+/**
+ * Which desktop notifications a change of sessions calls for. Pure: the panel
+ * calls it on every change with the sessions before and after.
+ *
+ * - One notification per prompt (session and `since`): a prompt is handled once,
+ *   when it first appears. While the developer is looking (focused) it counts as
+ *   seen, as it does with notifications off, so neither a later blur nor turning
+ *   them on brings up an old prompt. A repeated update of the same prompt (a
+ *   resize, a reconnect's snapshot) is the same prompt.
+ * - An agent's session that ends badly (non-zero exit, a signal nobody asked
+ *   for) notifies once, at the transition from running, if `failures` is on.
+ */
+export function planNotifications(
+  previous: readonly SessionInfo[],
+  next: readonly SessionInfo[],
+  context: NotificationContext,
+): NotificationPlan {
+  const show: DeskNotification[] = [];
+  const handled = new Set<string>();
+  const quiet = context.focused;
+  const before = new Map(previous.map((session) => [session.id, session]));
+  for (const session of next) {
+    const attention = waitingFor(session);
+    if (attention !== null) {
+      const key = `input:${session.id}:${attention.since}`;
+      handled.add(key);
+      if (!context.handled.has(key) && !quiet && context.settings.input) {
+        show.push({ key, sessionId: session.id, title: `${agentName(session)} needs input`, body: `${session.title}: ${promptText(attention.prompt)}` });
+      }
+    }
+    if (
+      context.settings.failures &&
+      !quiet &&
+      session.source === 'agent' &&
+      session.status === 'exited' &&
+      endedBadly(session) &&
+      before.get(session.id)?.status === 'running'
+    ) {
+      show.push({
+        key: `exit:${session.id}`,
+        sessionId: session.id,
+        title: `${agentName(session)}'s shell failed`,
+        body: `${session.title}: ${exitLabel(session)}`,
+      });
+    }
+  }
+  return { show, handled };
+}
+
+function agentName(session: SessionInfo): string {
+  return session.source === 'agent' ? (session.ownerName ?? 'An agent') : 'Your terminal';
+}
+
+/** The prompt as one short line: it came from a program's output. */
+function promptText(prompt: string): string {
+  const line = prompt.replace(/\s+/g, ' ').trim();
+  return line === '' ? 'waiting for input' : line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
