@@ -8,13 +8,15 @@ const app = { url: `${appOrigin}/` };
 function setup() {
   const ipcMain = new FakeIpcMain();
   const openExternal = vi.fn<(url: string) => Promise<void>>(() => Promise.resolve());
+  const notify = vi.fn<BridgeBackend['notify']>();
   const backend: BridgeBackend = {
     appOrigin,
     connection: () => ({ url: appOrigin, token: 'secret-token' }),
     openExternal,
+    notify,
   };
   const unregister = registerBridge(ipcMain, backend);
-  return { ipcMain, openExternal, unregister };
+  return { ipcMain, openExternal, notify, unregister };
 }
 
 describe('assertTrustedSender', () => {
@@ -78,9 +80,41 @@ describe('registerBridge', () => {
     expect(openExternal).not.toHaveBeenCalled();
   });
 
+  it('shows a notification the app asks for, with only the fields it knows', async () => {
+    const { ipcMain, notify } = setup();
+    await ipcMain.invoke(bridgeChannels.notify, app, { title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1', icon: '/etc/passwd' });
+    expect(notify.mock.calls).toEqual([[{ title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1' }]]);
+  });
+
+  it('refuses a notification from any other sender, showing nothing', async () => {
+    const { ipcMain, notify } = setup();
+    const request = { title: 't', body: 'b', sessionId: 's-1' };
+    for (const sender of [{ url: 'https://evil.example/' }, { url: `${appOrigin}/`, parent: {} }, null]) {
+      await expect(ipcMain.invoke(bridgeChannels.notify, sender, request)).rejects.toThrow(/untrusted_sender/);
+    }
+    expect(notify).not.toHaveBeenCalled();
+  });
+
+  it('refuses a malformed notification, naming the field', async () => {
+    const { ipcMain, notify } = setup();
+    const cases: Array<[unknown, RegExp]> = [
+      [null, /expected an object, got null/],
+      ['hello', /expected an object, got string/],
+      [{ title: 1, body: 'b', sessionId: 's' }, /title must be a string, got number/],
+      [{ title: '', body: 'b', sessionId: 's' }, /title must not be empty/],
+      [{ title: 't', body: 'b'.repeat(2000), sessionId: 's' }, /body is longer than/],
+      [{ title: 't', body: 'b' }, /sessionId must be a string, got undefined/],
+      [{ title: 't', body: 'b', sessionId: 'x'.repeat(200) }, /sessionId is longer than/],
+    ];
+    for (const [input, message] of cases) {
+      await expect(ipcMain.invoke(bridgeChannels.notify, app, input), JSON.stringify(input)?.slice(0, 40)).rejects.toThrow(message);
+    }
+    expect(notify).not.toHaveBeenCalled();
+  });
+
   it('removes its handlers when unregistered', () => {
     const { ipcMain, unregister } = setup();
-    expect([...ipcMain.handlers.keys()].sort()).toEqual([bridgeChannels.connection, bridgeChannels.openExternal].sort());
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([bridgeChannels.connection, bridgeChannels.openExternal, bridgeChannels.notify].sort());
     unregister();
     expect(ipcMain.handlers.size).toBe(0);
   });

@@ -7,15 +7,18 @@
  * not a frame that has already gone away.
  */
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import type { BridgeChannels, BridgeConnection } from '../shared/bridge.js';
+import type { BridgeChannels, BridgeConnection, DeskNotificationRequest } from '../shared/bridge.js';
 import { BridgeError } from './bridge-error.js';
 import { parseExternalUrl } from './external-url.js';
+import { parseNotification } from './notification.js';
 import { isAppUrl } from './origin.js';
 
 /** The channel table; the preload holds an identical one, checked by the same type. */
 export const bridgeChannels: BridgeChannels = {
   connection: 'ptydeck:connection',
   openExternal: 'ptydeck:open-external',
+  notify: 'ptydeck:notify',
+  notificationClick: 'ptydeck:notification-click',
 };
 
 /** What the bridge hands out and does; main.ts wires these to the server and `shell`. */
@@ -25,6 +28,8 @@ export interface BridgeBackend {
   connection(): BridgeConnection;
   /** Opens an already-validated http(s) URL (in production `shell.openExternal`). */
   openExternal(url: string): Promise<void>;
+  /** Shows an already-validated notification (in production Electron's Notification, see notification.ts). */
+  notify(notification: DeskNotificationRequest): void;
 }
 
 /** The part of an invoke event the check reads; a plain object satisfies it in tests. */
@@ -58,8 +63,13 @@ export function registerBridge(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'
     // Pass the normalised href, not the renderer's string, so what was checked is what opens.
     await backend.openExternal(url.href);
   });
+  ipcMain.handle(bridgeChannels.notify, (event, input: unknown) => {
+    assertTrustedSender(event, backend.appOrigin);
+    backend.notify(parseNotification(input));
+  });
   return () => {
     ipcMain.removeHandler(bridgeChannels.connection);
     ipcMain.removeHandler(bridgeChannels.openExternal);
+    ipcMain.removeHandler(bridgeChannels.notify);
   };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { bridgeChannels } from './bridge.js';
 import { contentSecurityPolicy } from './csp.js';
 import { runDesktop, type DesktopDeps, type DesktopServer, type DesktopServerHooks } from './desktop.js';
-import { FakeApp, FakeContents, FakeIpcMain, FakeSession } from './testing/fakes.js';
+import { FakeApp, FakeContents, FakeIpcMain, FakeNotification, FakeSession } from './testing/fakes.js';
 
 const url = 'http://127.0.0.1:4000';
 
@@ -22,11 +22,33 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
       server.closed = true;
     }),
   };
-  const windows: Array<{ url: string; destroyed: boolean; focus: ReturnType<typeof vi.fn> }> = [];
+  const windows: Array<{
+    url: string;
+    destroyed: boolean;
+    minimized: boolean;
+    focus: ReturnType<typeof vi.fn>;
+    restore: ReturnType<typeof vi.fn>;
+    webContents: { send: ReturnType<typeof vi.fn> };
+  }> = [];
   const createWindow = vi.fn((loadUrl: string) => {
-    const window = { url: loadUrl, destroyed: false, focus: vi.fn(), isMinimized: () => false, restore: vi.fn(), isDestroyed: () => window.destroyed };
+    const window = {
+      url: loadUrl,
+      destroyed: false,
+      minimized: false,
+      focus: vi.fn(),
+      isMinimized: () => window.minimized,
+      restore: vi.fn(),
+      isDestroyed: () => window.destroyed,
+      webContents: { send: vi.fn() },
+    };
     windows.push(window);
     return window;
+  });
+  const notifications: FakeNotification[] = [];
+  const createNotification = vi.fn((options: { title: string; body: string }) => {
+    const notification = new FakeNotification(options);
+    notifications.push(notification);
+    return notification;
   });
   const startServer = vi.fn(async (_hooks: DesktopServerHooks) => server);
   const deps = {
@@ -35,11 +57,12 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
     shell,
     browserSession: () => session,
     createWindow,
+    createNotification,
     startServer,
     platform: options.platform ?? 'linux',
     processLike,
   } as unknown as DesktopDeps;
-  return { app, ipcMain, session, shell, server, windows, createWindow, startServer, processLike, deps };
+  return { app, ipcMain, session, shell, server, windows, notifications, createWindow, startServer, processLike, deps };
 }
 
 describe('runDesktop', () => {
@@ -106,6 +129,33 @@ describe('runDesktop', () => {
     t.app.emit('second-instance');
     expect(t.windows).toHaveLength(1);
     expect(t.windows[0]!.focus).toHaveBeenCalled();
+  });
+
+  it("shows the app's notifications; a click brings the window forward and names the session to its page", async () => {
+    const t = setup();
+    await runDesktop(t.deps);
+    const request = { title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1' };
+    await t.ipcMain.invoke(bridgeChannels.notify, { url: `${url}/` }, request);
+    await expect(t.ipcMain.invoke(bridgeChannels.notify, { url: 'http://127.0.0.1:4001/' }, request)).rejects.toThrow(/untrusted_sender/);
+    expect(t.notifications.map((n) => [n.options, n.shown])).toEqual([[{ title: request.title, body: request.body }, true]]);
+
+    const window = t.windows[0]!;
+    window.minimized = true;
+    expect(window.focus).not.toHaveBeenCalled();
+    t.notifications[0]!.emit('click');
+    expect(window.restore).toHaveBeenCalled();
+    expect(window.focus).toHaveBeenCalled();
+    expect(window.webContents.send.mock.calls).toEqual([[bridgeChannels.notificationClick, 's-1']]);
+  });
+
+  it('a notification clicked after its window was closed tells no page', async () => {
+    const t = setup({ platform: 'darwin' });
+    await runDesktop(t.deps);
+    await t.ipcMain.invoke(bridgeChannels.notify, { url: `${url}/` }, { title: 't', body: 'b', sessionId: 's-1' });
+    t.windows[0]!.destroyed = true;
+    t.notifications[0]!.emit('click');
+    expect(t.windows[0]!.focus).not.toHaveBeenCalled();
+    expect(t.windows[0]!.webContents.send).not.toHaveBeenCalled();
   });
 
   it('starts no server of its own when another instance holds the lock', async () => {

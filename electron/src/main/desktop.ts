@@ -6,8 +6,9 @@
  */
 import type { App, BrowserWindow, IpcMain, Shell } from 'electron';
 import { DisposableStore } from '@ptydeck/contract';
-import { registerBridge } from './bridge.js';
+import { bridgeChannels, registerBridge } from './bridge.js';
 import { guardWebContents, hardenBrowserSession, type GuardedContents, type HardenedBrowserSession } from './guards.js';
+import { desktopNotifier, type NotifiedWindow, type ShownNotification } from './notification.js';
 import { closeBeforeQuit, quitOnSignals } from './quit.js';
 import { originOf } from './origin.js';
 
@@ -43,7 +44,9 @@ export interface DesktopDeps {
   /** The session the window uses (session.defaultSession), available once the app is ready. */
   browserSession: () => HardenedBrowserSession;
   /** Creates and loads the window; window.ts's createMainWindow in production. */
-  createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'>;
+  createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'> & NotifiedWindow;
+  /** A desktop notification, not yet shown; `new Notification(options)` in production. */
+  createNotification: (options: { title: string; body: string }) => ShownNotification;
   /** Starts the core's server; startLocalServer in production. */
   startServer: (hooks: DesktopServerHooks) => Promise<DesktopServer>;
   platform?: NodeJS.Platform;
@@ -92,22 +95,27 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
 
   await app.whenReady();
   hardenBrowserSession(deps.browserSession(), appOrigin);
+  // Set below, once the bridge the window's preload calls is in place.
+  let window: ReturnType<DesktopDeps['createWindow']> | null = null;
   registerBridge(deps.ipcMain, {
     appOrigin,
     connection: () => ({ url: server.url, token: server.panelToken }),
     openExternal: (url) => deps.shell.openExternal(url),
+    // A click focuses the window there is now (the first may have been closed and reopened on macOS).
+    notify: desktopNotifier({ create: deps.createNotification, window: () => window, clickChannel: bridgeChannels.notificationClick }),
   });
 
   // The page needs no ticket: its renderer asks the bridge for the panel token.
   const pageUrl = `${appOrigin}/`;
-  let window = deps.createWindow(pageUrl);
+  window = deps.createWindow(pageUrl);
   focusWindow = () => {
-    if (window.isDestroyed()) {
+    const current = window;
+    if (current === null || current.isDestroyed()) {
       window = deps.createWindow(pageUrl);
       return;
     }
-    if (window.isMinimized()) window.restore();
-    window.focus();
+    if (current.isMinimized()) current.restore();
+    current.focus();
   };
   app.on('second-instance', focusWindow);
   // The server (and every agent's shell) lives in this process, so closing the last window

@@ -36,6 +36,12 @@ vi.mock('electron', async () => {
     session: { defaultSession: new FakeSession() },
     shell: { openExternal: () => Promise.resolve() },
     BrowserWindow,
+    Notification: class {
+      on() {
+        return this;
+      }
+      show() {}
+    },
   };
 });
 

@@ -4,7 +4,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, ipcMain, session, shell } from 'electron';
+import { app, ipcMain, Notification, session, shell } from 'electron';
 import { startLocalServer } from '@ptydeck/core';
 import { runDesktop } from './desktop.js';
 import { raiseFdLimit } from './fd-limit.js';
@@ -23,6 +23,7 @@ runDesktop({
   shell,
   browserSession: () => session.defaultSession,
   createWindow: (url) => createMainWindow({ preloadPath, url }),
+  createNotification: (options) => new Notification(options),
   // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
   // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
   startServer: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink }),

@@ -7,11 +7,13 @@
  * Each function is one invoke; `ipcRenderer` itself never crosses into the page.
  */
 import electron = require('electron');
-import type { BridgeChannels, BridgeGlobalName, PtydeckBridge } from '../shared/bridge.js';
+import type { BridgeChannels, BridgeGlobalName, DeskNotificationRequest, PtydeckBridge } from '../shared/bridge.js';
 
 const channels: BridgeChannels = {
   connection: 'ptydeck:connection',
   openExternal: 'ptydeck:open-external',
+  notify: 'ptydeck:notify',
+  notificationClick: 'ptydeck:notification-click',
 };
 
 const bridge: PtydeckBridge = {
@@ -19,6 +21,18 @@ const bridge: PtydeckBridge = {
   // Passed through unchanged: the main process is the one place that validates it, and a
   // non-string there gets a clear "must be a string" error rather than a coerced URL.
   openExternal: (url: string) => electron.ipcRenderer.invoke(channels.openExternal, url),
+  // Passed through too: main validates every field.
+  notify: (notification: DeskNotificationRequest) => electron.ipcRenderer.invoke(channels.notify, notification),
+  // The page gets the session id and nothing else: never the IPC event, whose sender reaches ipcRenderer.
+  onNotificationClick: (listener: (sessionId: string) => void) => {
+    const forward = (_event: unknown, sessionId: unknown) => {
+      if (typeof sessionId === 'string') listener(sessionId);
+    };
+    electron.ipcRenderer.on(channels.notificationClick, forward);
+    return () => {
+      electron.ipcRenderer.removeListener(channels.notificationClick, forward);
+    };
+  },
 };
 
 const globalName: BridgeGlobalName = 'ptydeck';

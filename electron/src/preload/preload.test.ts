@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -17,9 +18,10 @@ function runPreload() {
   const required: string[] = [];
   const exposed = new Map<string, unknown>();
   const invoke = vi.fn((..._args: unknown[]) => Promise.resolve('answer'));
+  const ipcRenderer = Object.assign(new EventEmitter(), { invoke });
   const electron = {
     contextBridge: { exposeInMainWorld: (name: string, api: unknown) => exposed.set(name, api) },
-    ipcRenderer: { invoke },
+    ipcRenderer,
   };
   const sandboxRequire = (name: string) => {
     required.push(name);
@@ -30,7 +32,7 @@ function runPreload() {
   // (lib/sandboxed_renderer/preload.ts): require, process, exports, module.
   const exports = {};
   new Function('require', 'process', 'exports', 'module', outputText)(sandboxRequire, {}, exports, { exports });
-  return { required, exposed, invoke };
+  return { required, exposed, invoke, ipcRenderer };
 }
 
 describe('preload', () => {
@@ -42,7 +44,7 @@ describe('preload', () => {
     const { exposed } = runPreload();
     expect([...exposed.keys()]).toEqual(['ptydeck']);
     const bridge = exposed.get('ptydeck') as Record<string, unknown>;
-    expect(Object.keys(bridge).sort()).toEqual(['connection', 'openExternal']);
+    expect(Object.keys(bridge).sort()).toEqual(['connection', 'notify', 'onNotificationClick', 'openExternal']);
     for (const value of Object.values(bridge)) expect(typeof value).toBe('function');
   });
 
@@ -52,5 +54,27 @@ describe('preload', () => {
     await expect(bridge.connection()).resolves.toBe('answer');
     await bridge.openExternal('https://example.com/');
     expect(invoke.mock.calls).toEqual([[bridgeChannels.connection], [bridgeChannels.openExternal, 'https://example.com/']]);
+  });
+
+  it('asks main for a notification and hands the page only the session id of a click', async () => {
+    const { exposed, invoke, ipcRenderer } = runPreload();
+    const bridge = exposed.get('ptydeck') as {
+      notify(notification: unknown): Promise<unknown>;
+      onNotificationClick(listener: (...args: unknown[]) => void): () => void;
+    };
+    const request = { title: 'codex needs input', body: 'make build: Continue?', sessionId: 's-1' };
+    await bridge.notify(request);
+    expect(invoke.mock.calls).toEqual([[bridgeChannels.notify, request]]);
+
+    const clicks: unknown[][] = [];
+    const unsubscribe = bridge.onNotificationClick((...args) => clicks.push(args));
+    const event = { sender: ipcRenderer };
+    ipcRenderer.emit(bridgeChannels.notificationClick, event, 's-1');
+    ipcRenderer.emit(bridgeChannels.notificationClick, event, { not: 'an id' });
+    expect(clicks).toEqual([['s-1']]);
+    unsubscribe();
+    expect(ipcRenderer.listenerCount(bridgeChannels.notificationClick)).toBe(0);
+    ipcRenderer.emit(bridgeChannels.notificationClick, event, 's-2');
+    expect(clicks).toEqual([['s-1']]);
   });
 });

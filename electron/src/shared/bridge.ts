@@ -20,6 +20,14 @@ export interface BridgeConnection {
   token: string;
 }
 
+/** A desktop notification the renderer asks for: an agent waits for input while the window is elsewhere. */
+export interface DeskNotificationRequest {
+  title: string;
+  body: string;
+  /** The session whose tab a click on the notification brings forward. */
+  sessionId: string;
+}
+
 /**
  * `window.ptydeck` in the Electron window; absent in a plain browser (web mode).
  * The renderer declares the same shape in packages/app/src/bridge.ts (where openExternal
@@ -34,12 +42,23 @@ export interface PtydeckBridge {
    * anything but http: and https: without credentials.
    */
   openExternal(url: string): Promise<void>;
+  /**
+   * Shows a desktop notification (Electron's Notification, in the main process). Main
+   * checks the sender and the fields; clicking the notification focuses the window and
+   * calls the `onNotificationClick` listeners with its session id.
+   */
+  notify(notification: DeskNotificationRequest): Promise<void>;
+  /** Listens for clicks on the notifications this window showed; returns the unsubscribe. */
+  onNotificationClick(listener: (sessionId: string) => void): () => void;
 }
 
 /** The IPC channel of each bridge function; main and preload both hold a value of this type. */
 export interface BridgeChannels {
   connection: 'ptydeck:connection';
   openExternal: 'ptydeck:open-external';
+  notify: 'ptydeck:notify';
+  /** Main to renderer: a notification was clicked (its one argument is the session id). */
+  notificationClick: 'ptydeck:notification-click';
 }
 
 /** The name the preload exposes the bridge under: `window.ptydeck`. */

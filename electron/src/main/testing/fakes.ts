@@ -116,3 +116,14 @@ export class FakeIpcMain {
     return handler({ senderFrame }, ...args);
   }
 }
+
+/** An Electron Notification: records its options and whether it was shown; emit('click') clicks it. */
+export class FakeNotification extends EventEmitter {
+  shown = false;
+  constructor(readonly options: { title: string; body: string }) {
+    super();
+  }
+  show(): void {
+    this.shown = true;
+  }
+}
