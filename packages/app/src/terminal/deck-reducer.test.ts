@@ -473,3 +473,27 @@ describe('deckReducer: waiting for input', () => {
     expect(tab(run(snapshot([a]), exited(a, 1)), 'a')?.attention).toBeNull();
   });
 });
+
+describe('deckReducer: closing a disconnected agent\'s sessions together', () => {
+  it('closes their tabs, keeps the others, and lets none come back as a tab', () => {
+    const [a, b, c, own] = [session('a'), session('b'), session('c'), userSession('own')];
+    const start = run(snapshot([a, b, c, own]), { type: 'close', id: 'b' }, { type: 'focus', id: 'a' });
+    expect(ids(start)).toEqual(['a', 'c', 'own']);
+    const closed = deckReducer(start, { type: 'close-sessions', ids: ['a', 'b', 'c'] });
+    expect(ids(closed)).toEqual(['own']);
+    expect(closed.activeId).toBe('own');
+    expect([...closed.dismissed].sort()).toEqual(['a', 'b', 'c']);
+    // Their closing sends pty.updated (closeRequested) while still running, then the exit.
+    const after = [a, b, c].reduce(
+      (state, info) => deckReducer(deckReducer(state, event({ type: 'pty.updated', info: { ...info, closeRequested: true } })), exited(info, null)),
+      closed,
+    );
+    expect(ids(after)).toEqual(['own']);
+    expect(after.sessions.map((info) => info.status)).toEqual(['exited', 'exited', 'exited', 'running']);
+  });
+
+  it('ignores ids it does not know', () => {
+    const start = run(snapshot([session('a')]));
+    expect(deckReducer(start, { type: 'close-sessions', ids: ['nope'] })).toBe(start);
+  });
+});

@@ -51,6 +51,13 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
       const next = removeTab(state, action.id);
       return known ? { ...next, dismissed: [...without(next.dismissed, action.id), action.id] } : next;
     }
+    case 'close-sessions':
+      return action.ids.reduce((next, id) => {
+        if (hasTab(next, id)) return reduce(next, { type: 'close', id });
+        // No tab now, but its closing sends pty.updated before it exits: no tab for that either.
+        const known = next.sessions.some((session) => session.id === id);
+        return known && !next.dismissed.includes(id) ? { ...next, dismissed: [...next.dismissed, id] } : next;
+      }, state);
     case 'focus':
       return hasTab(state, action.id) ? { ...state, activeId: action.id, panelOpen: true, panelHidden: false } : state;
     case 'next':

@@ -88,6 +88,8 @@ export type DeckAction =
   | { type: 'create-failed'; requestId: string; message: string }
   | { type: 'open'; id: string }
   | { type: 'close'; id: string }
+  /** Sessions the developer closed together (a disconnected agent's), tab or not: none may come back as a tab. */
+  | { type: 'close-sessions'; ids: string[] }
   | { type: 'focus'; id: string }
   | { type: 'next' }
   | { type: 'previous' }

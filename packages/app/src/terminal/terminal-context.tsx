@@ -354,6 +354,17 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       offline: () => store.connection.state !== 'connected',
       open,
       close,
+      /**
+       * Ends the running ones among `ids` (a disconnected agent's shells) with the same close a
+       * tab's close sends, and closes their tabs; their exits stay listed in the overview.
+       */
+      closeSessions(ids: string[]) {
+        for (const id of ids) {
+          const running = deck.sessions.some((session) => session.id === id && session.status === 'running');
+          if (running && !deck.tabs.some((tab) => tab.id === id && tab.gone)) client.close(id);
+        }
+        dispatch({ type: 'close-sessions', ids });
+      },
       /** Desktop notifications: what the developer chose, and whether the browser lets them show. */
       notifications: {
         settings: () => store.notifications,

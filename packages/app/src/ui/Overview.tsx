@@ -1,6 +1,7 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
+import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
 import { agentInitials } from '../agents/agent-identity.js';
 import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';
@@ -125,13 +126,45 @@ function NotificationControls() {
   );
 }
 
+/** An agent whose connection ended: its shells stay for the developer to read, and one button ends them all. */
+function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
+  const terminal = useTerminal();
+  const count = () => props.agent.running.length;
+  return (
+    <li class="agent-card disconnected" data-testid="disconnected-agent" data-agent-id={props.agent.owner} data-connected="false">
+      <div class="agent-head">
+        <span class="agent-avatar" aria-hidden="true" style={agentStyle(props.agent.name)}>{agentInitials(props.agent.name)}</span>
+        <div>
+          <div class="agent-name">{props.agent.name}</div>
+          <div class="agent-meta" data-testid="disconnected-agent-status">
+            disconnected · {count() === 0 ? 'no shell still running' : `${count()} ${count() === 1 ? 'shell' : 'shells'} still running`}
+          </div>
+        </div>
+        <Show when={count() > 0}>
+          <button
+            type="button"
+            class="button ghost small close-all"
+            data-testid="close-agent-sessions"
+            disabled={terminal.offline()}
+            title={terminal.offline() ? 'Not connected to ptydeck' : 'Ends every shell this agent left running'}
+            onClick={() => terminal.closeSessions(props.agent.running.map((session) => session.id))}
+          >
+            {count() === 1 ? 'Close its shell' : `Close all ${count()} shells`}
+          </button>
+        </Show>
+      </div>
+      <ul class="session-list">
+        <For each={props.agent.sessions}>{(session) => <SessionRow session={session} />}</For>
+      </ul>
+    </li>
+  );
+}
+
 /** Above the panel: who is connected, what they are running, and how to connect another agent. */
 export function Overview() {
   const terminal = useTerminal();
-  const sessionsOf = (owner: string) => terminal.state.sessions.filter((session) => session.source === 'agent' && session.owner === owner);
-  const agentIds = () => new Set(terminal.state.agents.map((agent) => agent.id));
-  // User terminals, and sessions of agents that have since disconnected (their shells live on).
-  const otherSessions = () => terminal.state.sessions.filter((session) => session.source === 'user' || !agentIds().has(session.owner ?? ''));
+  const groups = () => groupSessions(terminal.state.sessions, terminal.state.agents);
+  const sessionsOf = (owner: string) => groups().byAgent.get(owner) ?? [];
 
   return (
     <main class="overview" data-testid="overview">
@@ -180,14 +213,26 @@ export function Overview() {
         </Show>
       </section>
 
-      <Show when={otherSessions().length > 0}>
+      <Show when={groups().disconnected.length > 0}>
+        <section class="overview-section" aria-labelledby="disconnected-heading">
+          <div class="section-head">
+            <h2 id="disconnected-heading">Disconnected agents</h2>
+            <span class="count">{groups().disconnected.length}</span>
+          </div>
+          <ul class="agent-list">
+            <For each={groups().disconnected}>{(agent) => <DisconnectedAgentCard agent={agent} />}</For>
+          </ul>
+        </section>
+      </Show>
+
+      <Show when={groups().user.length > 0}>
         <section class="overview-section" aria-labelledby="sessions-heading">
           <div class="section-head">
-            <h2 id="sessions-heading">Other sessions</h2>
-            <span class="count">{otherSessions().length}</span>
+            <h2 id="sessions-heading">Your terminals</h2>
+            <span class="count">{groups().user.length}</span>
           </div>
           <ul class="session-list">
-            <For each={otherSessions()}>{(session) => <SessionRow session={session} />}</For>
+            <For each={groups().user}>{(session) => <SessionRow session={session} />}</For>
           </ul>
         </section>
       </Show>

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+import { groupSessions } from './session-groups.js';
+
+let clock = 1;
+function session(id: string, owner: string | null, overrides: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    id, source: owner === null ? 'user' : 'agent', owner, ownerName: owner === null ? null : `name-${owner}`, title: id, command: 'bash',
+    args: [], cwd: '/w', pid: 1, cols: 80, rows: 24, status: 'running', exitCode: null, signal: null, createdAt: clock++, exitedAt: null,
+    ...overrides,
+  };
+}
+const agent = (id: string): AgentInfo => ({ id, name: `name-${id}`, version: null, transport: 'http', connectedAt: 0 });
+
+describe('groupSessions', () => {
+  it("puts each session under its connected agent, a gone agent's under that agent as disconnected, and the developer's apart", () => {
+    const sessions = [
+      session('a1', 'live'),
+      session('g1', 'gone'),
+      session('u1', null),
+      session('g2', 'gone', { status: 'exited', exitCode: 0 }),
+      session('o1', 'other-gone'),
+      session('g3', 'gone'),
+    ];
+    const groups = groupSessions(sessions, [agent('live'), agent('idle')]);
+    expect([...groups.byAgent].map(([id, list]) => [id, list.map((s) => s.id)])).toEqual([['live', ['a1']], ['idle', []]]);
+    expect(groups.user.map((s) => s.id)).toEqual(['u1']);
+    expect(groups.disconnected.map((g) => [g.owner, g.name, g.sessions.map((s) => s.id), g.running.map((s) => s.id)])).toEqual([
+      ['gone', 'name-gone', ['g1', 'g2', 'g3'], ['g1', 'g3']],
+      ['other-gone', 'name-other-gone', ['o1'], ['o1']],
+    ]);
+  });
+
+  it('groups agent sessions without an owner or a name as an unknown agent', () => {
+    const groups = groupSessions([session('x', 'gone', { owner: null, ownerName: null })], []);
+    expect(groups.disconnected).toEqual([expect.objectContaining({ owner: '', name: 'unknown agent' })]);
+  });
+});
