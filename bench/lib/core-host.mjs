@@ -145,7 +145,7 @@ async function startWithoutMirror(service) {
   });
   const panels = new Set();
   wss.on('connection', (ws) => {
-    const panel = new PanelConnection(ws, { service, agents, mirrors, instance: 'bench' });
+    const panel = new PanelConnection(ws, { service, agents, screens: mirrors, instance: 'bench' });
     panels.add(panel);
     ws.on('close', () => panels.delete(panel));
   });

@@ -6,7 +6,6 @@ import { looksLikeShellPrompt } from './input-prompts.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
-import { ScreenMirror } from './screen-mirror.js';
 import { parseShellMark } from './shell-integration.js';
 import { TerminalStreamScanner } from './terminal-stream.js';
 
@@ -18,8 +17,9 @@ const TAIL_BYTES = 2048;
 /**
  * What the agent tool knows about one of its PTY sessions beyond the PTY
  * service's own record: the command tracker fed by its execute strategy,
- * terminal modes, a read cursor per caller, and a screen mirror made on first
- * use. It follows the session's output through `ingest` as it enters the log.
+ * terminal modes and a read cursor per caller (its screen is the screen
+ * service's, not its own). It follows the session's output through `ingest`
+ * as it enters the log.
  * State changes only through the methods below; readers get getters.
  */
 export class AgentTerminal implements SettleTarget, InputWatchTarget {
@@ -29,8 +29,6 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private readonly changed: Emitter<void>;
   private readonly cursors = new Map<string, number>();
   private executeStrategy: ExecuteStrategy | null;
-  private mirror: ScreenMirror | null = null;
-  private mirrorFed = 0;
   private queued: (() => void) | null = null;
   private alternate = false;
   private applicationCursor = false;
@@ -148,7 +146,6 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
         else this.executeStrategy?.applyOsc(ev.payload, ev.start, ev.end, this.tracker);
       }
     }
-    this.feedMirror();
     this.emit();
   }
 
@@ -161,8 +158,6 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   }
 
   markRemoved(): void {
-    this.mirror?.dispose();
-    this.mirror = null;
     this.emit();
   }
 
@@ -249,22 +244,6 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     return { state: 'running', attention: null };
   }
 
-  /** The screen as a person would see it, rendered by a mirror made on first use. */
-  async screen(): Promise<{ text: string; altScreen: boolean }> {
-    if (!this.mirror) {
-      const info = this.service.get(this.id);
-      this.mirror = new ScreenMirror({ cols: info?.cols ?? 80, rows: info?.rows ?? 24 });
-      this.mirrorFed = 0;
-      this.feedMirror();
-    }
-    await this.mirror.settled();
-    return { text: this.mirror.screenText(), altScreen: this.mirror.isAltScreen };
-  }
-
-  resizeMirror(cols: number, rows: number): void {
-    this.mirror?.resize(cols, rows);
-  }
-
   /**
    * Resolves true once `done()` holds (checked now and after every change),
    * false when `timeoutMs` passes or the signal aborts first.
@@ -292,8 +271,6 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.watch.dispose();
     this.queued?.();
     this.queued = null;
-    this.mirror?.dispose();
-    this.mirror = null;
     this.changed.clear();
   }
 
@@ -302,20 +279,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     return this.executeStrategy;
   }
 
-  private feedMirror(): void {
-    const mirror = this.mirror;
-    if (!mirror) return;
-    const end = this.scanner.end;
-    if (end <= this.mirrorFed) return;
-    const read = this.service.read(this.id, { cursor: this.mirrorFed, maxBytes: end - this.mirrorFed });
-    this.mirrorFed = read.next;
-    if (read.data.length > 0) {
-      mirror.write(read.data).catch((error: unknown) => reportError(error, `the screen of ${this.id} could not parse output`));
-    }
-  }
-
   private emit(): void {
     this.changed.fire();
   }
-
 }

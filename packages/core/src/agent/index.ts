@@ -1,4 +1,4 @@
-/** The agent side of ptydeck: terminals for MCP clients, and the screen mirror the server reuses. */
+/** The agent side of ptydeck: terminals for MCP clients. */
 export { createTerminalTool } from './terminal-tool.js';
 export type {
   CloseResult,
@@ -15,5 +15,4 @@ export type {
 } from './terminal-tool.js';
 export { createAgentMcpServer, type AgentConnection, type AgentMcpServerOptions } from './mcp-server.js';
 export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
-export { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 export type { TerminalState } from './agent-terminal.js';

@@ -1,6 +1,7 @@
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { ScreenService } from '../screen/screen-service.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited } from './errors.js';
@@ -38,6 +39,12 @@ export interface TerminalToolOptions {
   shellStartMs?: number;
   /** Live sessions of disconnected agents kept running; past it the oldest are closed. Default 8. */
   maxOrphanedLive?: number;
+  /**
+   * The service's screens, for `terminal_read` mode "screen": pass the one the
+   * panel uses so a session is parsed once. Without it the tool makes its own
+   * and disposes it with itself.
+   */
+  screens?: ScreenService;
 }
 
 export interface ToolCallHooks {
@@ -82,6 +89,7 @@ class TerminalToolImpl implements TerminalTool {
   private readonly launcher: ShellLauncher;
   private readonly subscriptions = new DisposableStore();
   private readonly shellStartMs: number;
+  private readonly screens: ScreenService;
 
   constructor(
     private readonly service: PtyService,
@@ -90,9 +98,14 @@ class TerminalToolImpl implements TerminalTool {
     this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
     this.launcher = new ShellLauncher(service, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
+    if (options.screens) {
+      this.screens = options.screens;
+    } else {
+      this.screens = new ScreenService(service);
+      this.subscriptions.add(this.screens);
+    }
     for (const unsubscribe of [
       service.on('pty.data', (event) => this.owned.get(event.id)?.ingest(event)),
-      service.on('pty.updated', (event) => this.owned.get(event.info.id)?.resizeMirror(event.info.cols, event.info.rows)),
       service.on('pty.exited', (event) => {
         const session = this.owned.get(event.id);
         if (!session) return;
@@ -243,7 +256,7 @@ class TerminalToolImpl implements TerminalTool {
     const session = this.lookup(owner, input.id);
     const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
     if (input.mode === 'screen') {
-      const screen = await session.screen();
+      const screen = await this.screens.text(session.id);
       const { text, truncated } = boundText(screen.text, maxBytes);
       return { mode: 'screen', output: text, truncated, cursor: session.cursorOf(owner.id), skipped: 0, ...terminalFields(session, this.infoOf(session)) };
     }

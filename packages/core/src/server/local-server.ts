@@ -2,6 +2,7 @@ import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
 import { createAgentMcpServer } from '../agent/mcp-server.js';
+import { ScreenService } from '../screen/screen-service.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';
 
@@ -42,11 +43,14 @@ export interface LocalServer {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const ownsService = options.service === undefined;
   const service = options.service ?? createPtyService();
-  const tool = createTerminalTool(service);
+  // One screen per session for the tool's screen reads and the viewers' resyncs alike.
+  const screens = new ScreenService(service);
+  const tool = createTerminalTool(service, { screens });
   let core;
   try {
     core = await startServerCore({
       service,
+      screens,
       createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
       host: options.host,
       port: options.port,
@@ -63,6 +67,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
   } catch (error) {
     tool.dispose();
+    screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
   }
@@ -85,6 +90,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         stopFollowingAgents();
         await started.close();
         tool.dispose();
+        screens.dispose();
         if (ownsService) await service.dispose();
       })()),
   };

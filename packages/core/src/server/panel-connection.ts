@@ -14,7 +14,7 @@ import {
 } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ScreenSnapshot, SessionMirrors } from './session-mirrors.js';
+import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
@@ -53,7 +53,8 @@ const INTERACTIVE_CHUNK = 1024;
 export interface PanelConnectionDeps {
   service: PtyService;
   agents: Pick<AgentRegistry, 'list' | 'onAdded' | 'onRemoved'>;
-  mirrors: Pick<SessionMirrors, 'snapshot'>;
+  /** The service's screens, shared with the agent tool: a resync hands a viewer one. */
+  screens: Pick<ScreenService, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
   /** Where a failure nothing awaits (a screen that could not be restored) is reported. Default: the contract's reportError. */
@@ -320,7 +321,7 @@ export class PanelConnection {
     if (forLag) viewer.ackedSinceResync = false;
     const generation = viewer.generation;
     const current = () => !this.closed && this.viewers.get(viewer.id) === viewer && viewer.generation === generation;
-    new Promise<ScreenSnapshot>((resolve) => resolve(this.deps.mirrors.snapshot(viewer.id)))
+    new Promise<ScreenSnapshot>((resolve) => resolve(this.deps.screens.snapshot(viewer.id)))
       .then(
         (snapshot) => {
           if (current()) this.restore(viewer, seen, snapshot);

@@ -35,7 +35,7 @@ async function connect(svc: PtyService, reports: string[]): Promise<{ ws: WebSoc
     const panel = new PanelConnection(ws, {
       service: svc,
       agents: new AgentRegistry(),
-      mirrors: failingMirrors,
+      screens: failingMirrors,
       instance: 'test',
       reportError: (error, context) => reports.push(`${context}: ${(error as Error).message}`),
     });

@@ -13,12 +13,12 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
+import { ScreenService } from '../screen/screen-service.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection } from './panel-connection.js';
-import { SessionMirrors } from './session-mirrors.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
@@ -42,6 +42,12 @@ const MAX_EXCHANGE_BODY_BYTES = 1024;
 
 export interface ServerCoreOptions {
   service: PtyService;
+  /**
+   * The service's screens, for viewers' resyncs: pass the one the agent tool
+   * reads so a session is parsed once. Without it the core makes its own and
+   * disposes it on close.
+   */
+  screens?: ScreenService;
   /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
   createMcpServer?: McpServerFactory;
   /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
@@ -114,7 +120,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
   const agents = new AgentRegistry();
-  const mirrors = new SessionMirrors(options.service);
+  const ownsScreens = options.screens === undefined;
+  const screens = options.screens ?? new ScreenService(options.service);
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
   const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions }) : undefined;
   const panels = new Set<PanelConnection>();
@@ -236,7 +243,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, mirrors, instance, mcpLaunch, socket });
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
@@ -269,7 +276,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       server.close();
       bounds.dispose();
       stopRecordingPids();
-      mirrors.dispose();
+      if (ownsScreens) screens.dispose();
       throw error;
     }
   }
@@ -291,7 +298,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       bounds.dispose();
       wss?.close();
       stopRecordingPids();
-      mirrors.dispose();
+      if (ownsScreens) screens.dispose();
     })());
 
   return {

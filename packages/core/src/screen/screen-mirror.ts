@@ -42,6 +42,8 @@ export class ScreenMirror {
   private readonly terminal: Terminal;
   private readonly serializer: SerializeAddon;
   private pending: Promise<void> = Promise.resolve();
+  /** Writes (and queued resizes) the parser has not reached yet. */
+  private unparsed = 0;
   private disposed = false;
   /** The size as of everything queued: the terminal's own lags until the queued resizes are reached. */
   private size: { cols: number; rows: number };
@@ -78,7 +80,7 @@ export class ScreenMirror {
   /** Parses output; resolves once these bytes are reflected in the screen. */
   write(data: string | Uint8Array): Promise<void> {
     if (this.disposed) return Promise.resolve();
-    this.pending = new Promise((resolve) => this.terminal.write(data, resolve));
+    this.pending = this.queue(data, () => {});
     return this.pending;
   }
 
@@ -92,21 +94,20 @@ export class ScreenMirror {
    * parses writes later, in order, while its resize() is immediate: applied at
    * once, output queued before it would be laid out at the new size. The
    * callback of an empty write runs when the parser reaches it, before any
-   * later write is parsed, so the resize lands exactly between the two.
+   * later write is parsed, so the resize lands exactly between the two. With
+   * nothing left to parse it applies at once, so a read right after it (a
+   * snapshot taken where the session was resized) sees the new size.
    */
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
     this.size = { cols, rows };
-    this.pending = new Promise((resolve, reject) =>
-      this.terminal.write('', () => {
-        try {
-          if (!this.disposed) this.terminal.resize(cols, rows);
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      }),
-    );
+    if (this.unparsed === 0) {
+      this.terminal.resize(cols, rows);
+      return;
+    }
+    this.pending = this.queue('', () => {
+      if (!this.disposed) this.terminal.resize(cols, rows);
+    });
   }
 
   /** The visible screen as plain text, trailing blanks trimmed: what a person would see. */
@@ -132,6 +133,29 @@ export class ScreenMirror {
    */
   serialize(options?: { scrollback?: number }): string {
     return this.serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
+  }
+
+  /** Hands `data` to the parser; `parsed` runs once the parser reaches it (a throw rejects). */
+  private queue(data: string | Uint8Array, parsed: () => void): Promise<void> {
+    this.unparsed++;
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        this.unparsed--;
+        try {
+          parsed();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      };
+      try {
+        this.terminal.write(data, done);
+      } catch (error) {
+        // Refused (xterm.js discards writes once too much is pending): the parser will never reach it.
+        this.unparsed--;
+        reject(error);
+      }
+    });
   }
 
   dispose(): void {

@@ -1,6 +1,7 @@
-import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
-import { ScreenMirror, type ScreenMirrorOptions } from '../agent/screen-mirror.js';
+import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
+import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
+import type { ScreenMirror, ScreenMirrorOptions } from './screen-mirror.js';
 
 /**
  * Scrollback kept in each mirror; a resync restores this much history. Not
@@ -8,61 +9,52 @@ import type { PtyService } from '../pty/types.js';
  * resync message (as much as replaying the log), against 20 to 110 ms and
  * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
  */
-const MIRROR_SCROLLBACK = 1000;
+export const MIRROR_SCROLLBACK = 1000;
 /** Largest slice fed to a mirror at once. */
 const MIRROR_CHUNK = 64 * 1024;
 /** Unparsed output a mirror tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */
 const LAZY_RESUME = 256 * 1024;
-/** Share of wall time background catch-up may parse: the rest belongs to the PTYs and the sockets. */
-const BACKGROUND_DUTY = 0.2;
-/** Floor on the pause between background slices. */
-const MIN_PAUSE_MS = 5;
 /** A session this long without output counts as quiet: its mirror then catches up in the background. */
 const QUIET_MS = 100;
 
-export interface ScreenSnapshot {
-  /** Serialized screen and scrollback, to be written into a reset terminal. */
-  screen: string;
-  /** Absolute cursor one past the last byte the screen reflects. */
-  cursor: number;
-}
+/** The part of a ScreenMirror a session's screen uses. */
+export type MirrorScreen = Pick<ScreenMirror, 'write' | 'resize' | 'serialize' | 'screenText' | 'isAltScreen' | 'dispose' | 'cols' | 'rows'>;
 
-/** The part of a ScreenMirror a session's mirror uses. */
-export type MirrorScreen = Pick<ScreenMirror, 'write' | 'resize' | 'serialize' | 'dispose' | 'cols' | 'rows'>;
-
-export interface SessionMirrorsOptions {
-  /** Makes a session's headless terminal. Default: a ScreenMirror. */
-  createScreen?: (options: ScreenMirrorOptions) => MirrorScreen;
-  /** Where a failed parse or snapshot is reported. Default: the contract's reportError (stderr). */
-  reportError?: ErrorReporter;
-}
-
-interface MirrorDeps {
+export interface SessionScreenDeps {
   service: PtyService;
   scheduler: BackgroundScheduler;
   createScreen: (options: ScreenMirrorOptions) => MirrorScreen;
   reportError: ErrorReporter;
 }
 
+/** Reads what a caller wants off a screen, at the log position `cursor` it reflects. */
+export interface ScreenReader<T> {
+  /** Runs the moment the screen reflects the log up to `cursor`, before any later output is parsed. */
+  read(screen: MirrorScreen, cursor: number): T;
+  /** What to answer once the session is gone. */
+  gone(cursor: number): T;
+}
+
 /**
  * A headless terminal per session that renders its output on demand, so a
  * viewer that reloads or falls behind can be handed the screen instead of
- * megabytes of history.
+ * megabytes of history, and a model can read what a person would see.
+ * Sizes are applied at the log position where the session was resized.
  *
  * Parsing is lazy because it is costly: mirroring every byte as it arrived
  * cut a `yes` flood's throughput sixfold (the parser shares the event loop
  * with the PTY reads). The mirror pulls from the session log instead: it
- * parses at full speed when a snapshot is asked for; otherwise in slices
+ * parses at full speed when its screen is read; otherwise in slices
  * under a budget shared by all mirrors, once over a megabyte is waiting or
  * once the session has been quiet for QUIET_MS (so that the first viewer
  * does not wait for a parse of everything: 0.2 to 0.76 s for 10 000 colored
  * lines). If the log trims past it during a flood it continues from the
  * oldest retained byte, which for a flood is the screen anyway.
  */
-class SessionMirror {
-  /** Made on the first parse or snapshot: a session nobody looks at never costs a terminal. */
+export class SessionScreen implements BackgroundParse {
+  /** Made on the first parse or read: a session nobody looks at never costs a terminal. */
   private mirror: MirrorScreen | undefined;
   /** The mirror's size as of `parsed` (what it is made with, or resized to). */
   private mirrorSize: { cols: number; rows: number };
@@ -84,12 +76,12 @@ class SessionMirror {
   private disposed = false;
   /** Size changes, applied when parsing reaches the log position where they happened. */
   private resizes: Array<{ at: number; cols: number; rows: number }> = [];
-  private waiters: Array<{ target: number; resolve: () => void }> = [];
+  private waiters: Array<{ target: number; settle: () => void }> = [];
   /** The size most recently asked for (pty.updated also reports title changes). */
   private size: { cols: number; rows: number };
 
   constructor(
-    private readonly deps: MirrorDeps,
+    private readonly deps: SessionScreenDeps,
     readonly id: SessionId,
     cols: number,
     rows: number,
@@ -121,18 +113,22 @@ class SessionMirror {
     if (!this.busy) this.applyDueResizes();
   }
 
-  /** The screen as of everything in the log now. */
-  snapshot(): Promise<ScreenSnapshot> {
-    if (this.disposed) return Promise.resolve({ screen: '', cursor: this.parsed });
+  /**
+   * What `reader` reads off the screen once it reflects everything in the log
+   * now. Rejects when the read throws (a caller such as a viewer's resync then
+   * falls back to the log).
+   */
+  read<T>(reader: ScreenReader<T>): Promise<T> {
+    if (this.disposed) return Promise.resolve(reader.gone(this.parsed));
     const target = this.logEnd();
     return new Promise((resolve, reject) => {
       this.waiters.push({
         target,
-        resolve: () => {
+        settle: () => {
           try {
-            resolve(this.take());
+            resolve(this.disposed ? reader.gone(this.parsed) : reader.read(this.screen(), this.parsed));
           } catch (error) {
-            reject(error); // the caller falls back to the log
+            reject(error);
           }
         },
       });
@@ -149,10 +145,10 @@ class SessionMirror {
       this.background = false;
       return null;
     }
-    if (this.busy) return 0; // a snapshot is catching up; it gets there first
+    if (this.busy) return 0; // a read is catching up; it gets there first
     const started = performance.now();
     await this.parseSlice();
-    // A snapshot asked for while this slice was parsing found the mirror busy
+    // A read asked for while this slice was parsing found the mirror busy
     // and left the catching up to whoever held it: that is us.
     this.catchUp();
     return performance.now() - started;
@@ -194,7 +190,7 @@ class SessionMirror {
     return this.mirror;
   }
 
-  /** Parses at full speed until every waiting snapshot's target is reached. */
+  /** Parses at full speed until every waiting read's target is reached. */
   private catchUp(): void {
     if (this.busy || this.disposed) return;
     this.settleWaiters(false);
@@ -202,7 +198,7 @@ class SessionMirror {
     this.parseSlice().then(
       () => this.catchUp(),
       (error: unknown) => {
-        // parseSlice handles a failed write itself; this is anything else. The waiting snapshots get what there is.
+        // parseSlice handles a failed write itself; this is anything else. The waiting reads get what there is.
         this.deps.reportError(error, `the screen mirror of session ${this.id} failed`);
         this.settleWaiters(true);
       },
@@ -229,7 +225,7 @@ class SessionMirror {
         // The slice cannot be fed again without doubling whatever part of it
         // was parsed, so the mirror moves past it: its screen may be off until
         // later output repaints it, which beats a mirror that never parses
-        // again and snapshots that never resolve.
+        // again and reads that never resolve.
         if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
         this.failed = true;
       } finally {
@@ -258,125 +254,11 @@ class SessionMirror {
     }
   }
 
-  private take(): ScreenSnapshot {
-    if (this.disposed) return { screen: '', cursor: this.parsed };
-    return { screen: this.screen().serialize({ scrollback: MIRROR_SCROLLBACK }), cursor: this.parsed };
-  }
-
-  /** Resolves the snapshots whose target has been parsed (all of them when `all`). */
+  /** Settles the reads whose target has been parsed (all of them when `all`). */
   private settleWaiters(all: boolean): void {
     const due = this.waiters.filter((w) => all || w.target <= this.parsed);
     if (due.length === 0) return;
     this.waiters = this.waiters.filter((w) => !due.includes(w));
-    for (const waiter of due) waiter.resolve();
-  }
-}
-
-/**
- * Background parsing for every mirror together, one slice at a time in
- * turn, pausing after each so parsing takes at most BACKGROUND_DUTY of the
- * time however many sessions flood at once.
- */
-class BackgroundScheduler {
-  private readonly queue: SessionMirror[] = [];
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private disposed = false;
-
-  constructor(private readonly reportError: ErrorReporter) {}
-
-  request(mirror: SessionMirror): void {
-    if (!this.queue.includes(mirror)) this.queue.push(mirror);
-    this.kick();
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    clearTimeout(this.timer);
-    this.queue.length = 0;
-  }
-
-  private kick(): void {
-    if (this.running || this.timer || this.disposed) return;
-    const mirror = this.queue.shift();
-    if (!mirror) return;
-    this.running = true;
-    mirror.backgroundSlice().then(
-      (spent) => this.sliceDone(mirror, spent),
-      (error: unknown) => {
-        // Not `running` for good: that would stop background parsing for every mirror.
-        this.reportError(error, `background parsing of session ${mirror.id}'s screen failed`);
-        this.sliceDone(mirror, null);
-      },
-    );
-  }
-
-  /** Requeues the mirror unless it is done (`spent` null) and pauses before the next slice. */
-  private sliceDone(mirror: SessionMirror, spent: number | null): void {
-    this.running = false;
-    if (spent !== null) this.queue.push(mirror);
-    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.kick();
-    }, pause);
-    this.timer.unref();
-  }
-}
-
-/** Keeps one mirror per session of a service, created and disposed with the sessions. */
-export class SessionMirrors {
-  private readonly mirrors = new Map<SessionId, SessionMirror>();
-  private readonly deps: MirrorDeps;
-  private readonly subscriptions = new DisposableStore();
-
-  constructor(
-    private readonly service: PtyService,
-    options: SessionMirrorsOptions = {},
-  ) {
-    const report = options.reportError ?? reportError;
-    this.deps = {
-      service,
-      scheduler: new BackgroundScheduler(report),
-      createScreen: options.createScreen ?? ((screen) => new ScreenMirror(screen)),
-      reportError: report,
-    };
-    this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
-    this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
-    this.subscriptions.add(service.on('pty.data', (e) => this.mirrors.get(e.id)?.grew(e.cursor + e.data.length)));
-    this.subscriptions.add(
-      service.on('pty.removed', (e) => {
-        this.mirrors.get(e.id)?.dispose();
-        this.mirrors.delete(e.id);
-      }),
-    );
-    for (const info of service.list()) this.ensure(info);
-  }
-
-  snapshot(id: SessionId): Promise<ScreenSnapshot> {
-    const info = this.service.get(id);
-    if (!info) return Promise.resolve({ screen: '', cursor: 0 });
-    return this.ensure(info).snapshot();
-  }
-
-  /** How far a session's mirror has parsed its log (undefined for an unknown session): for tests and diagnostics. */
-  parsedThrough(id: SessionId): number | undefined {
-    return this.mirrors.get(id)?.parsedThrough;
-  }
-
-  dispose(): void {
-    this.subscriptions.dispose();
-    this.deps.scheduler.dispose();
-    for (const mirror of this.mirrors.values()) mirror.dispose();
-    this.mirrors.clear();
-  }
-
-  private ensure(info: SessionInfo): SessionMirror {
-    let mirror = this.mirrors.get(info.id);
-    if (!mirror) {
-      mirror = new SessionMirror(this.deps, info.id, info.cols, info.rows);
-      this.mirrors.set(info.id, mirror);
-    }
-    return mirror;
+    for (const waiter of due) waiter.settle();
   }
 }

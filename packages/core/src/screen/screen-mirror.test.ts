@@ -45,6 +45,13 @@ describe('ScreenMirror', () => {
     expect([mirror.cols, mirror.rows]).toEqual([40, 5]);
   });
 
+  it('resizes at once when nothing is left to parse, so a read right after sees the new size', async () => {
+    mirror = new ScreenMirror({ cols: 10, rows: 3 });
+    await mirror.write('a\r\nb\r\nc');
+    mirror.resize(10, 2);
+    expect(mirror.screenText()).toBe('b\nc');
+  });
+
   it('resizes after the output written before it is parsed, not before', async () => {
     mirror = new ScreenMirror({ cols: 10, rows: 3 });
     // Column 20 does not exist at 10 columns: the cursor stops at the last one.

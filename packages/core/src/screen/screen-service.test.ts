@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { ScreenMirror } from '../agent/screen-mirror.js';
-import { SessionMirrors } from './session-mirrors.js';
+import { ScreenMirror } from './screen-mirror.js';
+import { ScreenService } from './screen-service.js';
 
 let service: PtyService;
-let mirrors: SessionMirrors;
+let screens: ScreenService;
 
 beforeAll(() => {
   service = createPtyService({ env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'ptydeck-home-')) } });
-  mirrors = new SessionMirrors(service);
+  screens = new ScreenService(service);
 });
 
 afterAll(async () => {
-  mirrors.dispose();
+  screens.dispose();
   await service.dispose();
 });
 
@@ -32,14 +32,50 @@ function exited(id: string): Promise<void> {
   });
 }
 
-describe('SessionMirrors', () => {
+describe('ScreenService', () => {
   it('renders the screen as of everything in the log, with the cursor it reflects', async () => {
     const info = service.create({ source: 'user', command: 'printf', args: ['first line\\r\\n\\x1b[1mbold\\x1b[0m line\\r\\n'], cols: 40, rows: 10 });
     await exited(info.id);
-    const snapshot = await mirrors.snapshot(info.id);
+    const snapshot = await screens.snapshot(info.id);
     expect(snapshot.cursor).toBe(service.read(info.id, { maxBytes: 1 }).end);
     expect(snapshot.screen).toContain('first line');
     expect(snapshot.screen).toContain('\x1b[1mbold');
+  });
+
+  it('reads the visible screen as text, with the alternate screen flag, as of everything in the log', async () => {
+    const info = service.create({
+      source: 'user',
+      command: 'printf',
+      args: ['shell$ \x1b[?1049h\x1b[Hpager page\r\nsecond row'],
+      cols: 30,
+      rows: 4,
+    });
+    await exited(info.id);
+    const text = await screens.text(info.id);
+    expect(text).toEqual({ text: 'pager page\nsecond row', altScreen: true, cursor: service.read(info.id, { maxBytes: 1 }).end });
+    await service.remove(info.id);
+  });
+
+  it('serves text reads and snapshots from one terminal per session', async () => {
+    let made = 0;
+    const local = new ScreenService(service, {
+      createScreen: (options) => {
+        made++;
+        return new ScreenMirror(options);
+      },
+    });
+    try {
+      const info = service.create({ source: 'user', command: 'printf', args: ['shared screen'], cols: 30, rows: 4 });
+      await exited(info.id);
+      expect((await local.text(info.id)).text).toBe('shared screen');
+      expect((await local.snapshot(info.id)).screen).toContain('shared screen');
+      expect((await local.text(info.id)).text).toBe('shared screen');
+      expect(made).toBe(1);
+      await service.remove(info.id);
+      expect(await local.text(info.id)).toEqual({ text: '', altScreen: false, cursor: 0 });
+    } finally {
+      local.dispose();
+    }
   });
 
   it('catches up in the background once a session goes quiet, so the first snapshot has nothing left to parse', async () => {
@@ -54,8 +90,8 @@ describe('SessionMirrors', () => {
     await exited(info.id);
     const end = service.read(info.id, { maxBytes: 1 }).end;
     expect(end).toBeGreaterThan(100_000);
-    await vi.waitFor(() => expect(mirrors.parsedThrough(info.id)).toBe(end), { timeout: 20_000, interval: 20 });
-    const snapshot = await mirrors.snapshot(info.id);
+    await vi.waitFor(() => expect(screens.parsedThrough(info.id)).toBe(end), { timeout: 20_000, interval: 20 });
+    const snapshot = await screens.snapshot(info.id);
     expect(snapshot.cursor).toBe(end);
     expect(snapshot.screen).toContain('04000');
     await service.remove(info.id);
@@ -80,7 +116,7 @@ describe('SessionMirrors', () => {
     seen = marker('done-7');
     service.write(info.id, 'echo done-$((3+4))\r');
     await seen;
-    const snapshot = await mirrors.snapshot(info.id);
+    const snapshot = await screens.snapshot(info.id);
     const replay = new ScreenMirror({ cols: 60, rows: 5 });
     await replay.write(snapshot.screen);
     const lines = replay.screenText().split('\n');
@@ -93,7 +129,7 @@ describe('SessionMirrors', () => {
   it('moves on when the terminal rejects a write: reported once, snapshots resolve, later output is mirrored', async () => {
     const reports: string[] = [];
     let failures = 0;
-    const local = new SessionMirrors(service, {
+    const local = new ScreenService(service, {
       // A terminal whose first write fails, as xterm.js's does once too much output is pending.
       createScreen: (options) => {
         const screen = new ScreenMirror(options);

@@ -1,0 +1,116 @@
+import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { BackgroundScheduler } from './background-scheduler.js';
+import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
+import { MIRROR_SCROLLBACK, SessionScreen, type MirrorScreen, type ScreenReader, type SessionScreenDeps } from './session-screen.js';
+
+export type { MirrorScreen } from './session-screen.js';
+
+export interface ScreenSnapshot {
+  /** Serialized screen and scrollback, to be written into a reset terminal. */
+  screen: string;
+  /** Absolute cursor one past the last byte the screen reflects. */
+  cursor: number;
+}
+
+export interface ScreenText {
+  /** The visible screen as plain text, trailing blanks trimmed: what a person would see. */
+  text: string;
+  /** A full-screen program has switched to the alternate screen. */
+  altScreen: boolean;
+  /** Absolute cursor one past the last byte the screen reflects. */
+  cursor: number;
+}
+
+export interface ScreenServiceOptions {
+  /** Makes a session's headless terminal. Default: a ScreenMirror. */
+  createScreen?: (options: ScreenMirrorOptions) => MirrorScreen;
+  /** Where a failed parse or read is reported. Default: the contract's reportError (stderr). */
+  reportError?: ErrorReporter;
+}
+
+const SNAPSHOT: ScreenReader<ScreenSnapshot> = {
+  read: (screen, cursor) => ({ screen: screen.serialize({ scrollback: MIRROR_SCROLLBACK }), cursor }),
+  gone: (cursor) => ({ screen: '', cursor }),
+};
+
+const TEXT: ScreenReader<ScreenText> = {
+  read: (screen, cursor) => ({ text: screen.screenText(), altScreen: screen.isAltScreen, cursor }),
+  gone: (cursor) => ({ text: '', altScreen: false, cursor }),
+};
+
+/**
+ * The screens of a PTY service's sessions, rendered from their byte logs:
+ * one headless terminal per session, made on first use and fed by reading
+ * the log from a cursor (see SessionScreen for when it parses), with resizes
+ * applied where they happened in the stream. Both the agent tool (screen
+ * reads) and the panel connections (resyncs) read from the one instance per
+ * service, so a session is parsed once however many ask.
+ */
+export class ScreenService {
+  private readonly screens = new Map<SessionId, SessionScreen>();
+  private readonly deps: SessionScreenDeps;
+  private readonly subscriptions = new DisposableStore();
+  private disposed = false;
+
+  constructor(
+    private readonly service: PtyService,
+    options: ScreenServiceOptions = {},
+  ) {
+    const report = options.reportError ?? reportError;
+    this.deps = {
+      service,
+      scheduler: new BackgroundScheduler(report),
+      createScreen: options.createScreen ?? ((screen) => new ScreenMirror(screen)),
+      reportError: report,
+    };
+    this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
+    this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
+    this.subscriptions.add(service.on('pty.data', (e) => this.screens.get(e.id)?.grew(e.cursor + e.data.length)));
+    this.subscriptions.add(
+      service.on('pty.removed', (e) => {
+        this.screens.get(e.id)?.dispose();
+        this.screens.delete(e.id);
+      }),
+    );
+    for (const info of service.list()) this.ensure(info);
+  }
+
+  /** The screen and scrollback as of everything in the session's log now, serialized to repaint a viewer. */
+  snapshot(id: SessionId): Promise<ScreenSnapshot> {
+    return this.read(id, SNAPSHOT);
+  }
+
+  /** The visible screen as text as of everything in the session's log now, for a model. */
+  text(id: SessionId): Promise<ScreenText> {
+    return this.read(id, TEXT);
+  }
+
+  /** How far a session's screen has parsed its log (undefined for an unknown session): for tests and diagnostics. */
+  parsedThrough(id: SessionId): number | undefined {
+    return this.screens.get(id)?.parsedThrough;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscriptions.dispose();
+    this.deps.scheduler.dispose();
+    for (const screen of this.screens.values()) screen.dispose();
+    this.screens.clear();
+  }
+
+  private read<T>(id: SessionId, reader: ScreenReader<T>): Promise<T> {
+    const info = this.disposed ? undefined : this.service.get(id);
+    if (!info) return Promise.resolve(reader.gone(0));
+    return this.ensure(info).read(reader);
+  }
+
+  private ensure(info: SessionInfo): SessionScreen {
+    let screen = this.screens.get(info.id);
+    if (!screen) {
+      screen = new SessionScreen(this.deps, info.id, info.cols, info.rows);
+      this.screens.set(info.id, screen);
+    }
+    return screen;
+  }
+}
