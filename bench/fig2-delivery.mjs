@@ -115,21 +115,13 @@ export async function run(ctx) {
  */
 async function panelDelivery(host, client, file, workspace) {
   let id;
-  let end;
-  const exited = new Promise((resolve) => {
-    const off = host.onExited((event) => {
-      if (event.id !== id) return;
-      off();
-      end = event.end;
-      resolve();
-    });
-  });
+  const exited = host.exitOf(() => id);
   const cpuBefore = await host.request('cpu');
   const started = now();
   id = await host.request('create', { input: { command: 'cat', args: [file.path], cwd: workspace.home } });
   client.attach(id, 0);
   const stream = client.stream(id);
-  await withDeadline(exited, 300_000, 'delivery flood exit');
+  const end = await withDeadline(exited, 300_000, 'delivery flood exit');
   await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
   const seconds = (now() - started) / 1000;
   const cpuMs = (await host.request('cpu')) - cpuBefore;

@@ -111,17 +111,10 @@ async function agentRound(client, host, file, head, workspace, samples) {
 async function ingestRound(host, file, samples) {
   let id;
   let end;
-  const exited = new Promise((resolve) => {
-    const off = host.onExited((event) => {
-      if (event.id !== id) return;
-      off();
-      end = event.end;
-      resolve();
-    });
-  });
+  const exited = host.exitOf(() => id);
   const ingest = await measured(host, async () => {
     id = await host.request('create', { input: { command: 'cat', args: [file.path] } });
-    await withDeadline(exited, CALL_MS, 'cat exit');
+    end = await withDeadline(exited, CALL_MS, 'cat exit');
   });
   if (end !== file.ptyBytes) throw new Error(`cat: log ended at ${end}, expected ${file.ptyBytes}`);
   samples.ingest.push({ ...ingest.delay, callMs: ingest.ms });

@@ -47,6 +47,21 @@ class Host {
     return () => this.exitListeners.delete(listener);
   }
 
+  /**
+   * The exit of the session `idOf()` will name (it may be created after this is
+   * called, so an exit that races the create's answer is not missed): resolves
+   * with its log's end cursor.
+   */
+  exitOf(idOf) {
+    return new Promise((resolve) => {
+      const off = this.onExited((event) => {
+        if (event.id !== idOf()) return;
+        off();
+        resolve(event.end);
+      });
+    });
+  }
+
   memory() {
     return processMemory(this.pid);
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
+import { postMcp } from './testing/http.js';
 import { isolatedHome } from './testing/reliability.js';
 
 /**
@@ -26,17 +27,7 @@ interface RpcError {
 
 /** POST one body; `session` null sends none (as before initialize). */
 async function post(body: string, session: string | null = sessionId): Promise<{ status: number; text: string }> {
-  const response = await fetch(new URL('/mcp', server.url), {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${server.agentToken}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'Mcp-Protocol-Version': '2025-06-18',
-      ...(session ? { 'Mcp-Session-Id': session } : {}),
-    },
-    body,
-  });
+  const response = await postMcp(server.url, server.agentToken, body, session);
   return { status: response.status, text: await response.text() };
 }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
+import { postMcp } from './testing/http.js';
 import { isolatedHome } from './testing/reliability.js';
 
 /**
@@ -30,18 +31,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function post(body: object, session?: string): Promise<Response> {
-  return fetch(new URL('/mcp', server.url), {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${server.agentToken}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'Mcp-Protocol-Version': '2025-06-18',
-      ...(session ? { 'Mcp-Session-Id': session } : {}),
-    },
-    body: JSON.stringify(body),
-  });
+function post(body: object, session?: string): Promise<Response> {
+  return postMcp(server.url, server.agentToken, JSON.stringify(body), session);
 }
 
 /** A POST-only client: initialize and initialized, never a GET stream. */

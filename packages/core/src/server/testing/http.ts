@@ -97,3 +97,18 @@ export function openSocket(
     ws.once('error', (error) => reject(error));
   });
 }
+
+/** One raw POST to /mcp with the agent token, as a client without the SDK sends it; `session` names the MCP session. */
+export function postMcp(serverUrl: string, token: string, body: string, session?: string | null): Promise<Response> {
+  return fetch(new URL('/mcp', serverUrl), {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Protocol-Version': '2025-06-18',
+      ...(session ? { 'Mcp-Session-Id': session } : {}),
+    },
+    body,
+  });
+}
