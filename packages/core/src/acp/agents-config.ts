@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { formatZodIssues } from '@ptydeck/contract';
+import { z } from 'zod';
+
+/** One ACP agent the developer can start: a program that speaks ACP over its stdin and stdout. */
+export const AgentConfig = z
+  .object({
+    name: z.string().trim().min(1).describe('Shown in the panel when choosing an agent; unique in the file.'),
+    command: z.string().min(1).describe('The program to run, a path or a name looked up on PATH.'),
+    args: z.array(z.string()).default([]).describe('Arguments passed to the program.'),
+    env: z.record(z.string(), z.string()).default({}).describe('Variables added to the environment ptydeck runs with.'),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof AgentConfig>;
+
+export const AgentsFile = z
+  .object({
+    agents: z.array(AgentConfig).default([]),
+  })
+  .strict()
+  .superRefine((file, ctx) => {
+    const seen = new Set<string>();
+    file.agents.forEach((agent, index) => {
+      if (seen.has(agent.name)) {
+        ctx.addIssue({ code: 'custom', path: ['agents', index, 'name'], message: `the name '${agent.name}' is used twice` });
+      }
+      seen.add(agent.name);
+    });
+  });
+export type AgentsFile = z.infer<typeof AgentsFile>;
+
+export const AGENTS_FILE = 'agents.json';
+
+/**
+ * What loading gave: the agents, or why there are none. A broken file is a
+ * value, not an exception, so the panel can show it next to an empty list.
+ */
+export type AgentsLoad = { ok: true; path: string; agents: AgentConfig[] } | { ok: false; path: string; error: string };
+
+/** $PTYDECK_CONFIG_DIR, else $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck. Empty values count as unset. */
+export function resolveConfigDir(env: Record<string, string | undefined> = process.env): string {
+  if (env.PTYDECK_CONFIG_DIR) return env.PTYDECK_CONFIG_DIR;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'ptydeck');
+  return join(env.HOME || homedir(), '.config', 'ptydeck');
+}
+
+/** Reads `agents.json` from the config directory; a missing file is an empty list. Never throws. */
+export async function loadAgentsConfig(configDir: string = resolveConfigDir()): Promise<AgentsLoad> {
+  const path = join(configDir, AGENTS_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, path, agents: [] };
+    return { ok: false, path, error: `${path}: cannot read the file (${errorMessage(error)})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, path, error: `${path}: not valid JSON (${errorMessage(error)})` };
+  }
+  const parsed = AgentsFile.safeParse(json);
+  if (!parsed.success) return { ok: false, path, error: `${path}: ${formatZodIssues(parsed.error)}` };
+  return { ok: true, path, agents: parsed.data.agents };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
