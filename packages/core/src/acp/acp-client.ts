@@ -1,0 +1,207 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import type { RequestPermissionOutcome, RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
+import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { AcpTerminals, type AcpTerminalsOptions } from './acp-terminals.js';
+
+/** The developer's answer to "may the agent write this file?". */
+export type WriteDecision = 'allow_once' | 'allow_for_session' | 'reject';
+
+/** Where the client asks the developer; the UI implements these. */
+export interface AcpClientCallbacks {
+  /**
+   * Shows the agent's permission request and resolves with the optionId the
+   * developer chose, or null when they dismissed it. `signal` aborts when the
+   * request is answered without them (cancel(), the agent withdrew it), so the
+   * prompt can close.
+   */
+  requestPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null>;
+  /** Asks before the agent writes `path` (absolute). `signal` aborts as above. */
+  approveWrite(path: string, sessionId: string, signal: AbortSignal): Promise<WriteDecision>;
+}
+
+export interface AcpClientOptions {
+  /** The agent's name from agents.json, on its terminals' badges. */
+  agentName?: string;
+  terminals?: Omit<AcpTerminalsOptions, 'ownerName' | 'cwdOf'>;
+}
+
+/** fs/read_text_file reads the whole file before slicing lines, so it refuses files past this size. */
+export const MAX_READ_BYTES = 32 * 1024 * 1024;
+
+/** A question to the developer not yet answered. */
+interface PendingDecision {
+  sessionId: string;
+  /** Answers it as cancelled (idempotent). */
+  cancel(): void;
+}
+
+/**
+ * ptydeck's side of one ACP connection: the client methods an agent calls
+ * (file reads and writes, permission requests, terminals) and the
+ * session/update notifications it sends. Build the SDK app with `app`; the
+ * transport and the agent process are agent-process.ts's concern.
+ */
+export class AcpClient {
+  readonly terminals: AcpTerminals;
+  readonly app: acp.ClientApp;
+  private readonly sessionUpdates = new Emitter<SessionNotification>({ name: 'session/update' });
+  /** Every session/update the agent sends, in order. */
+  readonly onSessionUpdate: OnEvent<SessionNotification> = this.sessionUpdates.on;
+  /** Working directory per ACP session, the default for its terminals. */
+  private readonly sessionCwds = new Map<string, string>();
+  /** Sessions whose writes the developer allowed for the rest of the session. */
+  private readonly writesAllowed = new Set<string>();
+  private readonly pending = new Set<PendingDecision>();
+
+  constructor(
+    service: PtyService,
+    private readonly callbacks: AcpClientCallbacks,
+    options: AcpClientOptions = {},
+  ) {
+    this.terminals = new AcpTerminals(service, {
+      ...options.terminals,
+      ownerName: options.agentName,
+      cwdOf: (sessionId) => this.sessionCwds.get(sessionId),
+    });
+    const { client } = acp.methods;
+    this.app = acp
+      .client({ name: 'ptydeck' })
+      .onNotification(client.session.update, ({ params }) => this.sessionUpdates.fire(params))
+      .onRequest(client.session.requestPermission, async ({ params, signal }) => ({ outcome: await this.askPermission(params, signal) }))
+      .onRequest(client.fs.readTextFile, async ({ params }) => ({ content: await readText(params.path, params.line, params.limit) }))
+      .onRequest(client.fs.writeTextFile, async ({ params, signal }) => {
+        await this.approveWrite(params.path, params.sessionId, signal);
+        await mkdir(path.dirname(params.path), { recursive: true });
+        await writeFile(params.path, params.content, 'utf8');
+        return {};
+      })
+      .onRequest(client.terminal.create, ({ params }) => this.terminals.create(params))
+      .onRequest(client.terminal.output, ({ params }) => this.terminals.output(params))
+      .onRequest(client.terminal.waitForExit, ({ params, signal }) => this.terminals.waitForExit(params, signal))
+      .onRequest(client.terminal.kill, async ({ params }) => {
+        await this.terminals.kill(params);
+        return {};
+      })
+      .onRequest(client.terminal.release, async ({ params }) => {
+        await this.terminals.release(params);
+        return {};
+      });
+  }
+
+  /** Records a session the agent created, so its terminals start in its cwd. */
+  addSession(sessionId: string, cwd: string): void {
+    this.sessionCwds.set(sessionId, cwd);
+  }
+
+  /**
+   * Answers every pending permission request (and write approval) of
+   * `sessionId`, or of every session, as cancelled: what ACP asks of a client
+   * that cancels a prompt turn.
+   */
+  cancel(sessionId?: string): void {
+    for (const decision of [...this.pending]) {
+      if (sessionId === undefined || decision.sessionId === sessionId) decision.cancel();
+    }
+  }
+
+  /** Cancels what is pending and releases every terminal. */
+  async dispose(): Promise<void> {
+    this.cancel();
+    try {
+      await this.terminals.releaseAll();
+    } finally {
+      this.terminals.dispose();
+      this.sessionUpdates.clear();
+    }
+  }
+
+  /** session/request_permission: the developer's choice, or cancelled if they never make it. */
+  private askPermission(request: RequestPermissionRequest, requestSignal: AbortSignal): Promise<RequestPermissionOutcome> {
+    return this.decide(request.sessionId, requestSignal, { outcome: 'cancelled' }, async (signal) => {
+      const optionId = await this.callbacks.requestPermission(request, signal);
+      if (optionId === null) return { outcome: 'cancelled' };
+      if (!request.options.some((option) => option.optionId === optionId)) {
+        reportError(new Error(`'${optionId}' is not one of the options the agent offered`), 'an ACP permission answer was invalid');
+        return { outcome: 'cancelled' };
+      }
+      return { outcome: 'selected', optionId };
+    });
+  }
+
+  /** Resolves once the developer allowed the write; throws a JSON-RPC error otherwise. */
+  private async approveWrite(target: string, sessionId: string, requestSignal: AbortSignal): Promise<void> {
+    requireAbsolute(target);
+    if (this.writesAllowed.has(sessionId)) return;
+    const decision = await this.decide<WriteDecision | 'cancelled'>(sessionId, requestSignal, 'cancelled', (signal) =>
+      this.callbacks.approveWrite(target, sessionId, signal),
+    );
+    if (decision === 'allow_for_session') this.writesAllowed.add(sessionId);
+    if (decision === 'allow_once' || decision === 'allow_for_session') return;
+    const why = decision === 'reject' ? 'the developer declined it' : 'the request was cancelled before the developer answered';
+    throw new acp.RequestError(-32603, `Write refused: '${target}' was not written because ${why}.`, { path: target });
+  }
+
+  /**
+   * Runs `ask` as a pending decision: it settles with the answer, or with
+   * `cancelled` when cancel() or the request's own signal comes first (then
+   * the signal handed to `ask` aborts, and a late answer is ignored).
+   */
+  private decide<T>(sessionId: string, requestSignal: AbortSignal, cancelled: T, ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const controller = new AbortController();
+      const settle = (value: T) => {
+        if (!this.pending.delete(decision)) return;
+        requestSignal.removeEventListener('abort', onRequestAbort);
+        resolve(value);
+      };
+      const decision: PendingDecision = {
+        sessionId,
+        cancel: () => {
+          settle(cancelled);
+          controller.abort();
+        },
+      };
+      const onRequestAbort = () => decision.cancel();
+      this.pending.add(decision);
+      if (requestSignal.aborted) return decision.cancel();
+      requestSignal.addEventListener('abort', onRequestAbort, { once: true });
+      ask(controller.signal).then(settle, (error: unknown) => {
+        reportError(error, 'asking the developer for an ACP decision failed');
+        settle(cancelled);
+      });
+    });
+  }
+}
+
+/** fs/read_text_file: the file's text, or `limit` lines from 1-based `line`. */
+async function readText(target: string, line?: number | null, limit?: number | null): Promise<string> {
+  requireAbsolute(target);
+  if (line != null && (!Number.isInteger(line) || line < 1)) throw acp.RequestError.invalidParams({ line }, 'line must be an integer of at least 1');
+  if (limit != null && (!Number.isInteger(limit) || limit < 0)) throw acp.RequestError.invalidParams({ limit }, 'limit must be a non-negative integer');
+  let text: string;
+  try {
+    const { size } = await stat(target);
+    if (size > MAX_READ_BYTES) {
+      throw acp.RequestError.invalidParams({ path: target, size }, `'${target}' is ${size} bytes; files over ${MAX_READ_BYTES} bytes are not read`);
+    }
+    text = await readFile(target, 'utf8');
+  } catch (error) {
+    if (error instanceof acp.RequestError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw acp.RequestError.resourceNotFound(target);
+    throw acp.RequestError.internalError({ path: target }, `cannot read '${target}': ${(error as Error).message}`);
+  }
+  if (line == null && limit == null) return text;
+  const start = (line ?? 1) - 1;
+  return text
+    .split('\n')
+    .slice(start, limit == null ? undefined : start + limit)
+    .join('\n');
+}
+
+/** ACP paths are absolute; a relative one would resolve against ptydeck's own cwd. */
+function requireAbsolute(target: string): void {
+  if (!path.isAbsolute(target)) throw acp.RequestError.invalidParams({ path: target }, `path must be absolute, got '${target}'`);
+}

@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import type { InitializeResponse, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
+import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { AcpClient, type AcpClientCallbacks, type AcpClientOptions } from './acp-client.js';
+import type { AgentConfig } from './agents-config.js';
+
+export interface StartAgentOptions extends AcpClientCallbacks {
+  service: PtyService;
+  /** The ACP session's working directory (absolute). */
+  cwd: string;
+  /** Base environment for the agent process, before agents.json's env. Default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Reported to the agent as the client version. */
+  version?: string;
+  terminals?: AcpClientOptions['terminals'];
+  /** Time between SIGTERM and SIGKILL when stopping the agent. Default 3000 ms. */
+  killGraceMs?: number;
+}
+
+/** How the agent process ended, with the end of what it wrote to stderr (its last words are usually why). */
+export interface AgentExit {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+/** A running ACP agent with one session. */
+export interface AcpAgent {
+  readonly name: string;
+  readonly pid: number;
+  readonly sessionId: string;
+  readonly initialize: InitializeResponse;
+  readonly client: AcpClient;
+  /** Every session/update the agent sends. */
+  readonly onSessionUpdate: OnEvent<SessionNotification>;
+  /** The agent process ended (asked to or not); its terminals are being released. */
+  readonly onExit: OnEvent<AgentExit>;
+  /** Resolves after the process ended and its terminals were released. */
+  readonly closed: Promise<AgentExit>;
+  prompt(text: string): Promise<PromptResponse>;
+  /** Cancels the prompt turn: session/cancel to the agent, and pending questions answered as cancelled. */
+  cancel(): Promise<void>;
+  /** Ends the agent process (SIGTERM, then SIGKILL) and releases its terminals. */
+  stop(): Promise<AgentExit>;
+}
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+/** How long a failed request waits for the agent's exit to explain it. */
+const EXIT_AFTER_FAILURE_MS = 500;
+
+/**
+ * Starts an agent from agents.json and opens one ACP session with it:
+ * `initialize` advertising file reads and writes and terminals, then
+ * `session/new` in `cwd` with no MCP servers. Rejects with a message naming
+ * the agent when it cannot start, or dies or fails before the session exists.
+ */
+export async function startAcpAgent(config: AgentConfig, options: StartAgentOptions): Promise<AcpAgent> {
+  const { service, requestPermission, approveWrite } = options;
+  const child = spawn(config.command, config.args, {
+    cwd: options.cwd,
+    env: { ...(options.env ?? process.env), ...config.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const label = `agent '${config.name}' (${config.command})`;
+
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+  // Writing to an agent that died is reported by the exit, not as an unhandled 'error'.
+  child.stdin.on('error', () => undefined);
+
+  const exits = new Emitter<AgentExit>({ name: 'agent exit' });
+  const exited = new Promise<AgentExit>((resolve) => {
+    child.once('exit', (exitCode, signal) => resolve({ exitCode, signal, stderr }));
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => reject(new Error(`cannot start ${label}: ${error.message}`)));
+  });
+  await spawned;
+
+  const client = new AcpClient(service, { requestPermission, approveWrite }, { agentName: config.name, terminals: options.terminals });
+
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const connection = client.app.connect(stream);
+  const closed = exited.then(async (exit) => {
+    exits.fire(exit);
+    connection.close(new Error(`${label} exited`));
+    await client.dispose().catch((error: unknown) => reportError(error, `releasing the terminals of ${label} failed`));
+    exits.clear();
+    return exit;
+  });
+
+  const stop = async (): Promise<AgentExit> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.killGraceMs ?? 3000);
+      await exited.finally(() => clearTimeout(timer));
+    }
+    return closed;
+  };
+
+  /**
+   * The agent's answer, unless it dies first: then why it died. A request can
+   * fail from the closed pipe a moment before 'exit' fires, so a failure waits
+   * briefly for the exit, whose stderr says more than "connection closed".
+   */
+  const beforeExit = <T>(request: Promise<T>, what: string): Promise<T> => {
+    const died = (exit: AgentExit) =>
+      new Error(`${label} exited (${exit.signal ?? `code ${exit.exitCode}`}) during ${what}${exit.stderr ? `: ${exit.stderr.trim().slice(-500)}` : ''}`);
+    return Promise.race([
+      request.catch(async (error: unknown) => {
+        let timer: NodeJS.Timeout | undefined;
+        const exit = await Promise.race([exited, new Promise<null>((resolve) => (timer = setTimeout(resolve, EXIT_AFTER_FAILURE_MS, null)))]);
+        clearTimeout(timer);
+        if (exit) throw died(exit);
+        throw new Error(`${label} failed ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      }),
+      exited.then((exit) => {
+        throw died(exit);
+      }),
+    ]);
+  };
+
+  let initialize: InitializeResponse;
+  let sessionId: string;
+  try {
+    initialize = await beforeExit(
+      connection.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: true,
+          // Agents written for Zed stream a terminal's output into tool calls only when the client says it can show it.
+          _meta: { terminal_output: true },
+        },
+        clientInfo: { name: 'ptydeck', version: options.version ?? '0.1.0' },
+      }),
+      'initialize',
+    );
+    ({ sessionId } = await beforeExit(connection.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }), 'session/new'));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  client.addSession(sessionId, options.cwd);
+
+  return {
+    name: config.name,
+    // Set once 'spawn' has fired.
+    pid: child.pid ?? 0,
+    sessionId,
+    initialize,
+    client,
+    onSessionUpdate: client.onSessionUpdate,
+    onExit: exits.on,
+    closed,
+    prompt: (text) => connection.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }),
+    async cancel() {
+      client.cancel(sessionId);
+      await connection.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    },
+    stop,
+  };
+}
