@@ -2,7 +2,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { RequestPermissionOutcome, RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
-import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import { Emitter, reportError, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, type AcpTerminalsOptions } from './acp-terminals.js';
 
@@ -26,6 +26,12 @@ export interface AcpClientOptions {
   /** The agent's name from agents.json, on its terminals' badges. */
   agentName?: string;
   terminals?: Omit<AcpTerminalsOptions, 'ownerName' | 'cwdOf'>;
+  /**
+   * Where failures the agent cannot be told about go: a callback that threw,
+   * an answer naming an option the agent never offered, a listener that threw.
+   * Default: the contract's reportError (stderr).
+   */
+  onError?: ErrorReporter;
 }
 
 /** fs/read_text_file reads the whole file before slicing lines, so it refuses files past this size. */
@@ -47,9 +53,10 @@ interface PendingDecision {
 export class AcpClient {
   readonly terminals: AcpTerminals;
   readonly app: acp.ClientApp;
-  private readonly sessionUpdates = new Emitter<SessionNotification>({ name: 'session/update' });
+  private readonly sessionUpdates: Emitter<SessionNotification>;
   /** Every session/update the agent sends, in order. */
-  readonly onSessionUpdate: OnEvent<SessionNotification> = this.sessionUpdates.on;
+  readonly onSessionUpdate: OnEvent<SessionNotification>;
+  private readonly report: ErrorReporter;
   /** Working directory per ACP session, the default for its terminals. */
   private readonly sessionCwds = new Map<string, string>();
   /** Sessions whose writes the developer allowed for the rest of the session. */
@@ -61,6 +68,9 @@ export class AcpClient {
     private readonly callbacks: AcpClientCallbacks,
     options: AcpClientOptions = {},
   ) {
+    this.report = options.onError ?? reportError;
+    this.sessionUpdates = new Emitter({ name: 'session/update', onListenerError: this.report });
+    this.onSessionUpdate = this.sessionUpdates.on;
     this.terminals = new AcpTerminals(service, {
       ...options.terminals,
       ownerName: options.agentName,
@@ -124,7 +134,7 @@ export class AcpClient {
       const optionId = await this.callbacks.requestPermission(request, signal);
       if (optionId === null) return { outcome: 'cancelled' };
       if (!request.options.some((option) => option.optionId === optionId)) {
-        reportError(new Error(`'${optionId}' is not one of the options the agent offered`), 'an ACP permission answer was invalid');
+        this.report(new Error(`'${optionId}' is not one of the options the agent offered`), 'an ACP permission answer was invalid');
         return { outcome: 'cancelled' };
       }
       return { outcome: 'selected', optionId };
@@ -169,7 +179,7 @@ export class AcpClient {
       if (requestSignal.aborted) return decision.cancel();
       requestSignal.addEventListener('abort', onRequestAbort, { once: true });
       ask(controller.signal).then(settle, (error: unknown) => {
-        reportError(error, 'asking the developer for an ACP decision failed');
+        this.report(error, 'asking the developer for an ACP decision failed');
         settle(cancelled);
       });
     });

@@ -16,6 +16,7 @@ export interface StartAgentOptions extends AcpClientCallbacks {
   /** Reported to the agent as the client version. */
   version?: string;
   terminals?: AcpClientOptions['terminals'];
+  onError?: AcpClientOptions['onError'];
   /** Time between SIGTERM and SIGKILL when stopping the agent. Default 3000 ms. */
   killGraceMs?: number;
 }
@@ -84,14 +85,18 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   });
   await spawned;
 
-  const client = new AcpClient(service, { requestPermission, approveWrite }, { agentName: config.name, terminals: options.terminals });
+  const client = new AcpClient(service, { requestPermission, approveWrite }, {
+    agentName: config.name,
+    terminals: options.terminals,
+    onError: options.onError,
+  });
 
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const connection = client.app.connect(stream);
   const closed = exited.then(async (exit) => {
     exits.fire(exit);
     connection.close(new Error(`${label} exited`));
-    await client.dispose().catch((error: unknown) => reportError(error, `releasing the terminals of ${label} failed`));
+    await client.dispose().catch((error: unknown) => (options.onError ?? reportError)(error, `releasing the terminals of ${label} failed`));
     exits.clear();
     return exit;
   });

@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { AcpClient, type AcpClientCallbacks } from './acp-client.js';
+
+const { client: methods } = acp.methods;
+let dir: string;
+let service: PtyService;
+const clients: AcpClient[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-acp-client-'));
+  service = createPtyService({ env: { ...process.env, HOME: dir, HISTFILE: join(dir, '.history') } });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+});
+afterAll(async () => {
+  await service.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** An AcpClient connected in-process to an agent app; returns the context the agent calls the client with. */
+function connect(callbacks: Partial<AcpClientCallbacks> = {}): { client: AcpClient; agent: acp.AgentContext; errors: string[] } {
+  const errors: string[] = [];
+  const client = new AcpClient(
+    service,
+    { requestPermission: async () => null, approveWrite: async () => 'reject', ...callbacks },
+    { onError: (error, context) => errors.push(`${context}: ${error instanceof Error ? error.message : String(error)}`) },
+  );
+  clients.push(client);
+  const connection = acp.agent({ name: 'test agent' }).connect(client.app);
+  return { client, agent: connection.client, errors };
+}
+
+async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: number; message: string };
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe('AcpClient', () => {
+  it('reads a whole file or a range of lines', async () => {
+    const file = join(dir, 'lines.txt');
+    writeFileSync(file, 'a\nb\nc\nd');
+    const { agent } = connect();
+    const read = (extra: object) => agent.request(methods.fs.readTextFile, { sessionId: 's', path: file, ...extra });
+    expect(await read({})).toEqual({ content: 'a\nb\nc\nd' });
+    expect(await read({ line: 2 })).toEqual({ content: 'b\nc\nd' });
+    expect(await read({ line: 2, limit: 2 })).toEqual({ content: 'b\nc' });
+    expect(await read({ limit: 1 })).toEqual({ content: 'a' });
+    expect(await read({ line: 9 })).toEqual({ content: '' });
+  });
+
+  it('answers a missing file, a directory and a relative path with clear errors', async () => {
+    const { agent } = connect();
+    const read = (path: string) => agent.request(methods.fs.readTextFile, { sessionId: 's', path });
+    expect(await rpcError(read(join(dir, 'absent')))).toMatchObject({ code: -32002, message: expect.stringContaining('absent') });
+    expect(await rpcError(read(dir))).toMatchObject({ code: -32603, message: expect.stringContaining(`cannot read '${dir}'`) });
+    expect(await rpcError(read('relative.txt'))).toMatchObject({ code: -32602, message: expect.stringContaining('path must be absolute') });
+  });
+
+  it('asks before each write unless the session was allowed, and remembers that per session', async () => {
+    const asked: string[] = [];
+    const { agent } = connect({
+      approveWrite: async (path, sessionId) => {
+        asked.push(`${sessionId}:${path}`);
+        return sessionId === 'trusted' ? 'allow_for_session' : 'allow_once';
+      },
+    });
+    const file = join(dir, 'w.txt');
+    const write = (sessionId: string, content: string) => agent.request(methods.fs.writeTextFile, { sessionId, path: file, content });
+    await write('trusted', '1');
+    await write('trusted', '2');
+    await write('other', '3');
+    await write('other', '4');
+    expect(readFileSync(file, 'utf8')).toBe('4');
+    expect(asked).toEqual([`trusted:${file}`, `other:${file}`, `other:${file}`]);
+    expect(await rpcError(agent.request(methods.fs.writeTextFile, { sessionId: 'trusted', path: 'rel.txt', content: '' }))).toMatchObject({ code: -32602 });
+  });
+
+  it('treats a chosen option the agent did not offer, or a failing prompt, as cancelled', async () => {
+    let answer: () => Promise<string | null> = async () => 'made-up';
+    const { agent, errors } = connect({ requestPermission: () => answer() });
+    const ask = () =>
+      agent.request(methods.session.requestPermission, {
+        sessionId: 's',
+        toolCall: { toolCallId: 't' },
+        options: [{ optionId: 'ok', name: 'OK', kind: 'allow_once' }],
+      });
+    expect(await ask()).toEqual({ outcome: { outcome: 'cancelled' } });
+    answer = async () => {
+      throw new Error('the dialog broke');
+    };
+    expect(await ask()).toEqual({ outcome: { outcome: 'cancelled' } });
+    answer = async () => 'ok';
+    expect(await ask()).toEqual({ outcome: { outcome: 'selected', optionId: 'ok' } });
+    expect(errors).toEqual([
+      "an ACP permission answer was invalid: 'made-up' is not one of the options the agent offered",
+      'asking the developer for an ACP decision failed: the dialog broke',
+    ]);
+  });
+
+  it('cancel(sessionId) answers only that session’s pending questions, and late answers are ignored', async () => {
+    const signals: AbortSignal[] = [];
+    const late: ((value: 'allow_once') => void)[] = [];
+    const { client, agent } = connect({
+      requestPermission: (_request, signal) => {
+        signals.push(signal);
+        return new Promise(() => {});
+      },
+      approveWrite: (_path, _sessionId, signal) => {
+        signals.push(signal);
+        return new Promise((resolve) => late.push(resolve));
+      },
+    });
+    const question = (sessionId: string) =>
+      agent.request(methods.session.requestPermission, { sessionId, toolCall: { toolCallId: 't' }, options: [{ optionId: 'ok', name: 'OK', kind: 'allow_once' }] });
+    const file = join(dir, 'never.txt');
+    const a = question('a');
+    const write = agent.request(methods.fs.writeTextFile, { sessionId: 'a', path: file, content: 'x' });
+    const b = question('b');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.cancel('a');
+    expect(await a).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(await rpcError(write)).toMatchObject({ message: expect.stringContaining('cancelled before the developer answered') });
+    late[0]?.('allow_once');
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true, false]);
+    client.cancel();
+    expect(await b).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(() => readFileSync(file)).toThrow();
+  });
+
+  it('forwards session/update notifications to listeners until they unsubscribe', async () => {
+    const { client, agent } = connect();
+    const seen: string[] = [];
+    const off = client.onSessionUpdate((n) => seen.push(n.update.sessionUpdate));
+    const update = { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk' as const, content: { type: 'text' as const, text: 'x' } } };
+    await agent.notify(methods.session.update, update);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    off();
+    await agent.notify(methods.session.update, update);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual(['agent_message_chunk']);
+  });
+});
