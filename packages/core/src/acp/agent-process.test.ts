@@ -59,6 +59,23 @@ function nextReport(agent: AcpAgent): Promise<Record<string, any>> {
   });
 }
 
+/** True while `pid` runs (a zombie counts as gone: it only waits to be reaped). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function prompt(agent: AcpAgent, request: object): Promise<Record<string, any>> {
   const report = nextReport(agent);
   expect(await agent.prompt(JSON.stringify(request))).toMatchObject({ stopReason: 'end_turn' });
@@ -176,6 +193,31 @@ describe('an ACP agent process', () => {
     await waitForExit(service, terminalId);
     expect(agent.client.terminals.snapshot(agent.sessionId, terminalId)).toMatchObject({ released: true });
     await expect(turn).rejects.toThrow();
+  });
+
+  it('ends what the agent started, when it is stopped and when it dies', async () => {
+    for (const end of ['stop', 'crash'] as const) {
+      const pidFile = join(dir, `helper-${end}.pid`);
+      // A helper that ignores SIGTERM, as a careless MCP server might.
+      const agent = await startAcpAgent(
+        {
+          name: 'parent',
+          command: 'bash',
+          args: ['-c', `bash -c 'trap "" TERM; exec sleep 600' & echo $! > ${pidFile}; exec ${process.execPath} ${FAKE_AGENT}`],
+          env: {},
+        },
+        { ...refuseAll, service, cwd: dir, env, killGraceMs: 300 },
+      );
+      agents.push(agent);
+      const helper = Number(readFileSync(pidFile, 'utf8'));
+      expect(alive(helper)).toBe(true);
+      if (end === 'stop') await agent.stop();
+      else {
+        process.kill(agent.pid, 'SIGKILL');
+        await agent.closed;
+      }
+      await until(() => !alive(helper));
+    }
   });
 
   it('rejects with the reason when the agent cannot start or dies before its session exists', async () => {

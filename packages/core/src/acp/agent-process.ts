@@ -3,6 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import { posixSessionMembers, signalPosixSession } from '../pty/process-tree.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpClient, type AcpClientCallbacks, type AcpClientOptions } from './acp-client.js';
 import type { AgentConfig } from './agents-config.js';
@@ -17,7 +18,7 @@ export interface StartAgentOptions extends AcpClientCallbacks {
   version?: string;
   terminals?: AcpClientOptions['terminals'];
   onError?: AcpClientOptions['onError'];
-  /** Time between SIGTERM and SIGKILL when stopping the agent. Default 3000 ms. */
+  /** Time between SIGTERM and SIGKILL when ending the agent's processes. Default 3000 ms. */
   killGraceMs?: number;
 }
 
@@ -64,6 +65,8 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     cwd: options.cwd,
     env: { ...(options.env ?? process.env), ...config.env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own session, so stopping it reaches what it started (npx's node, an MCP server) too.
+    detached: true,
   });
   const label = `agent '${config.name}' (${config.command})`;
 
@@ -84,6 +87,8 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     child.once('error', (error) => reject(new Error(`cannot start ${label}: ${error.message}`)));
   });
   await spawned;
+  // Set once 'spawn' has fired.
+  const pid = child.pid ?? 0;
 
   const client = new AcpClient(service, { requestPermission, approveWrite }, {
     agentName: config.name,
@@ -93,20 +98,22 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
 
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const connection = client.app.connect(stream);
+  const graceMs = options.killGraceMs ?? 3000;
   const closed = exited.then(async (exit) => {
     exits.fire(exit);
     connection.close(new Error(`${label} exited`));
-    await client.dispose().catch((error: unknown) => (options.onError ?? reportError)(error, `releasing the terminals of ${label} failed`));
+    const report = options.onError ?? reportError;
+    await Promise.all([
+      client.dispose().catch((error: unknown) => report(error, `releasing the terminals of ${label} failed`)),
+      // Helpers the agent left behind have no one to talk to.
+      endProcessSession(pid, graceMs).catch((error: unknown) => report(error, `ending the processes ${label} left failed`)),
+    ]);
     exits.clear();
     return exit;
   });
 
   const stop = async (): Promise<AgentExit> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.killGraceMs ?? 3000);
-      await exited.finally(() => clearTimeout(timer));
-    }
+    if (child.exitCode === null && child.signalCode === null) await endProcessSession(pid, graceMs);
     return closed;
   };
 
@@ -157,8 +164,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
 
   return {
     name: config.name,
-    // Set once 'spawn' has fired.
-    pid: child.pid ?? 0,
+    pid,
     sessionId,
     initialize,
     client,
@@ -172,4 +178,25 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     },
     stop,
   };
+}
+
+const REAP_POLL_MS = 20;
+
+/**
+ * SIGTERM to every process in session `sid`, then SIGKILL to what is left
+ * after `graceMs`. Resolves once none is left (or SIGKILL was sent). The
+ * processes are not all our children, so only polling can see them go.
+ */
+async function endProcessSession(sid: number, graceMs: number): Promise<void> {
+  if (sid <= 0) return;
+  signalPosixSession(sid, 'SIGTERM');
+  signalPosixSession(sid, 'SIGCONT');
+  const deadline = Date.now() + graceMs;
+  while (posixSessionMembers(sid).length > 0) {
+    if (Date.now() >= deadline) {
+      signalPosixSession(sid, 'SIGKILL');
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, REAP_POLL_MS));
+  }
 }
