@@ -33,6 +33,7 @@ function connect(callbacks: Partial<AcpClientCallbacks> = {}): { client: AcpClie
     { onError: (error, context) => errors.push(`${context}: ${error instanceof Error ? error.message : String(error)}`) },
   );
   clients.push(client);
+  for (const sessionId of ['s', 'a', 'b', 'trusted', 'other']) client.addSession(sessionId, dir);
   const connection = acp.agent({ name: 'test agent' }).connect(client.app);
   return { client, agent: connection.client, errors };
 }
@@ -136,6 +137,26 @@ describe('AcpClient', () => {
     client.cancel();
     expect(await b).toEqual({ outcome: { outcome: 'cancelled' } });
     expect(() => readFileSync(file)).toThrow();
+  });
+
+  it('refuses requests for a session it did not open', async () => {
+    const { agent } = connect();
+    for (const request of [
+      agent.request(methods.fs.readTextFile, { sessionId: 'invented', path: join(dir, 'x') }),
+      agent.request(methods.terminal.create, { sessionId: 'invented', command: 'true' }),
+      agent.request(methods.session.requestPermission, { sessionId: 'invented', toolCall: { toolCallId: 't' }, options: [] }),
+    ]) {
+      expect(await rpcError(request)).toMatchObject({ code: -32002 });
+    }
+    expect(service.list().filter((info) => info.owner === 'invented')).toEqual([]);
+  });
+
+  it('reports a write that fails as a clear error', async () => {
+    const { agent } = connect({ approveWrite: async () => 'allow_once' });
+    expect(await rpcError(agent.request(methods.fs.writeTextFile, { sessionId: 's', path: dir, content: 'x' }))).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining(`cannot write '${dir}'`),
+    });
   });
 
   it('forwards session/update notifications to listeners until they unsubscribe', async () => {

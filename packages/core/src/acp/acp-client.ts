@@ -77,31 +77,49 @@ export class AcpClient {
       cwdOf: (sessionId) => this.sessionCwds.get(sessionId),
     });
     const { client } = acp.methods;
+    // Every request names a session this client opened: limits are per session, so one the agent made up would escape them.
     this.app = acp
       .client({ name: 'ptydeck' })
       .onNotification(client.session.update, ({ params }) => this.sessionUpdates.fire(params))
-      .onRequest(client.session.requestPermission, async ({ params, signal }) => ({ outcome: await this.askPermission(params, signal) }))
-      .onRequest(client.fs.readTextFile, async ({ params }) => ({ content: await readText(params.path, params.line, params.limit) }))
+      .onRequest(client.session.requestPermission, async ({ params, signal }) => {
+        this.requireSession(params.sessionId);
+        return { outcome: await this.askPermission(params, signal) };
+      })
+      .onRequest(client.fs.readTextFile, async ({ params }) => {
+        this.requireSession(params.sessionId);
+        return { content: await readText(params.path, params.line, params.limit) };
+      })
       .onRequest(client.fs.writeTextFile, async ({ params, signal }) => {
+        this.requireSession(params.sessionId);
         await this.approveWrite(params.path, params.sessionId, signal);
-        await mkdir(path.dirname(params.path), { recursive: true });
-        await writeFile(params.path, params.content, 'utf8');
+        await writeText(params.path, params.content);
         return {};
       })
-      .onRequest(client.terminal.create, ({ params }) => this.terminals.create(params))
-      .onRequest(client.terminal.output, ({ params }) => this.terminals.output(params))
-      .onRequest(client.terminal.waitForExit, ({ params, signal }) => this.terminals.waitForExit(params, signal))
+      .onRequest(client.terminal.create, ({ params }) => {
+        this.requireSession(params.sessionId);
+        return this.terminals.create(params);
+      })
+      .onRequest(client.terminal.output, ({ params }) => {
+        this.requireSession(params.sessionId);
+        return this.terminals.output(params);
+      })
+      .onRequest(client.terminal.waitForExit, ({ params, signal }) => {
+        this.requireSession(params.sessionId);
+        return this.terminals.waitForExit(params, signal);
+      })
       .onRequest(client.terminal.kill, async ({ params }) => {
+        this.requireSession(params.sessionId);
         await this.terminals.kill(params);
         return {};
       })
       .onRequest(client.terminal.release, async ({ params }) => {
+        this.requireSession(params.sessionId);
         await this.terminals.release(params);
         return {};
       });
   }
 
-  /** Records a session the agent created, so its terminals start in its cwd. */
+  /** Records a session opened with the agent: its requests are served, its terminals start in `cwd`. */
   addSession(sessionId: string, cwd: string): void {
     this.sessionCwds.set(sessionId, cwd);
   }
@@ -126,6 +144,10 @@ export class AcpClient {
       this.terminals.dispose();
       this.sessionUpdates.clear();
     }
+  }
+
+  private requireSession(sessionId: string): void {
+    if (!this.sessionCwds.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
   }
 
   /** session/request_permission: the developer's choice, or cancelled if they never make it. */
@@ -209,6 +231,16 @@ async function readText(target: string, line?: number | null, limit?: number | n
     .split('\n')
     .slice(start, limit == null ? undefined : start + limit)
     .join('\n');
+}
+
+/** fs/write_text_file, once allowed: creates missing parent directories, as an editor saving a new file would. */
+async function writeText(target: string, content: string): Promise<void> {
+  try {
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, content, 'utf8');
+  } catch (error) {
+    throw acp.RequestError.internalError({ path: target }, `cannot write '${target}': ${(error as Error).message}`);
+  }
 }
 
 /** ACP paths are absolute; a relative one would resolve against ptydeck's own cwd. */
