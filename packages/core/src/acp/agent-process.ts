@@ -49,7 +49,9 @@ export interface AcpAgent {
   stop(): Promise<AgentExit>;
 }
 
-const STDERR_TAIL_BYTES = 8 * 1024;
+const STDERR_TAIL_CHARS = 8 * 1024;
+/** How long an exit report waits for the rest of the agent's stderr. */
+const STDERR_DRAIN_MS = 200;
 /** How long a failed request waits for the agent's exit to explain it. */
 const EXIT_AFTER_FAILURE_MS = 500;
 
@@ -73,20 +75,31 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
   });
   // Writing to an agent that died is reported by the exit, not as an unhandled 'error'.
   child.stdin.on('error', () => undefined);
 
   const exits = new Emitter<AgentExit>({ name: 'agent exit' });
+  const stderrDone = new Promise<void>((resolve) => child.stderr.once('close', resolve));
   const exited = new Promise<AgentExit>((resolve) => {
-    child.once('exit', (exitCode, signal) => resolve({ exitCode, signal, stderr }));
+    child.once('exit', (exitCode, signal) => {
+      // 'exit' can come before the last of stderr is read; a helper still holding the pipe must not delay the report long.
+      let timer: NodeJS.Timeout | undefined;
+      const drained = new Promise<void>((done) => (timer = setTimeout(done, STDERR_DRAIN_MS)));
+      void Promise.race([stderrDone, drained]).then(() => {
+        clearTimeout(timer);
+        resolve({ exitCode, signal, stderr });
+      });
+    });
   });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error) => reject(new Error(`cannot start ${label}: ${error.message}`)));
   });
   await spawned;
+  // Later failures (a signal that cannot be sent) are not fatal to ptydeck.
+  child.on('error', (error) => (options.onError ?? reportError)(error, `${label} failed`));
   // Set once 'spawn' has fired.
   const pid = child.pid ?? 0;
 
