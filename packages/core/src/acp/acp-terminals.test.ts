@@ -121,6 +121,17 @@ describe('AcpTerminals', () => {
     expect(service.get(terminalId)?.status).toBe('running');
   });
 
+  it('accepts a command line longer than a tab title may be, and titles the tab with its start', async () => {
+    const t = terminals();
+    const word = 'x'.repeat(5000);
+    const { terminalId } = t.create({ sessionId: 's1', command: `bash -c 'printf %s ${word} | wc -c'` });
+    await t.waitForExit({ sessionId: 's1', terminalId });
+    expect(t.output({ sessionId: 's1', terminalId }).output.trim()).toBe('5000');
+    const title = service.get(terminalId)?.title ?? '';
+    expect(title.startsWith("bash -c 'printf %s xxx")).toBe(true);
+    expect(title.length).toBeLessThanOrEqual(200);
+  });
+
   it('rejects a relative cwd', async () => {
     const error = await rpcError(() => terminals().create({ sessionId: 's1', command: 'true', cwd: 'relative/dir' }));
     expect(error.code).toBe(-32602);

@@ -55,6 +55,7 @@ const DEFAULTS = {
  * tool call, and the message names the limit and what frees room.
  */
 export const TERMINAL_LIMIT_CODE = -32603;
+const TITLE_CHARS = 200;
 /** ACP's "Resource not found". */
 const NOT_FOUND_CODE = -32002;
 
@@ -186,7 +187,7 @@ export class AcpTerminals {
         ownerName: this.options.ownerName,
         command: commandLine ? '/bin/sh' : params.command,
         args: commandLine ? ['-c', params.command] : args,
-        title: params.command,
+        title: titleOf(params.command, args),
         env,
         cwd,
       });
@@ -291,6 +292,12 @@ export class AcpTerminals {
     }
     return terminal;
   }
+}
+
+/** The tab's title: the command as the agent wrote it, cut short (a long script would exceed the service's 4096-character limit). */
+function titleOf(command: string, args: string[]): string {
+  const full = [command, ...args].join(' ').replace(/\s+/g, ' ');
+  return full.length > TITLE_CHARS ? `${full.slice(0, TITLE_CHARS - 1)}…` : full;
 }
 
 /** The service's errors as JSON-RPC errors an agent can act on. */
