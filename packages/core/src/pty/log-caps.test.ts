@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv, waitForExit, waitForOutput } from './test-kit.js';
 import type { PtyService } from './types.js';
 
 const decodeStrict = (data: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(data);
@@ -20,7 +20,7 @@ function waitForEnd(service: PtyService, id: string, end: number): Promise<void>
 
 describe('output caps', () => {
   it('trims a session to its cap on character boundaries and counts every skipped byte', async () => {
-    const service = createPtyService({ sessionLogBytes: 1000 });
+    const service = createPtyService({ sessionLogBytes: 1000, env: isolatedEnv() });
     try {
       const unit = 'é€😀'; // 2 + 3 + 4 bytes
       const expected = unit.repeat(500);
@@ -55,7 +55,7 @@ describe('output caps', () => {
   });
 
   it('trims the oldest exited sessions first under the global cap, then running ones', async () => {
-    const service = createPtyService({ sessionLogBytes: 2000, totalLogBytes: 3000 });
+    const service = createPtyService({ sessionLogBytes: 2000, totalLogBytes: 3000, env: isolatedEnv() });
     try {
       const fill = (char: string, count: number) => service.create({ command: 'bash', args: ['-c', `head -c ${count} /dev/zero | tr '\\0' ${char}`], source: 'agent' });
       const a = fill('a', 1500);
@@ -94,7 +94,7 @@ describe('output caps', () => {
   });
 
   it('trims the running session retaining the most bytes once no exited session has bytes left, so a quiet one keeps its log', async () => {
-    const service = createPtyService({ sessionLogBytes: 1000, totalLogBytes: 1500 });
+    const service = createPtyService({ sessionLogBytes: 1000, totalLogBytes: 1500, env: isolatedEnv() });
     try {
       const echo = () => service.create({ command: 'bash', args: ['-c', 'stty -echo -icanon; printf R; exec cat'], source: 'user' });
       // The oldest running session: an interactive one with a little output, as a shell typed into.

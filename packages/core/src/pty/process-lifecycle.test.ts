@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'no
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv, readAll, waitForExit, waitForOutput } from './test-kit.js';
 import type { PtyService } from './types.js';
 
 /** Alive means it exists and is not a zombie waiting for its (new) parent to reap it. */
@@ -26,7 +26,7 @@ let server: Server;
 
 beforeEach(async () => {
   // Long enough that SIGHUP wins on a loaded machine; what ignores it still gets SIGKILL.
-  service = createPtyService({ killGraceMs: 1500 });
+  service = createPtyService({ killGraceMs: 1500, env: isolatedEnv() });
   // A socket of the core's own that no child may inherit.
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

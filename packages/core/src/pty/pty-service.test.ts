@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv, readAll, waitForExit, waitForOutput } from './test-kit.js';
 import { PtyError, type PtyService, type PtyServiceEventMap } from './types.js';
 
 const BASH = ['--norc', '--noprofile'];
@@ -214,7 +214,7 @@ describe('PtyService', () => {
   });
 
   it('limits live sessions with a typed error', async () => {
-    const svc = createPtyService({ maxLiveSessions: 2, reservedUserSessions: 0 });
+    const svc = createPtyService({ env: isolatedEnv(), maxLiveSessions: 2, reservedUserSessions: 0 });
     try {
       const first = svc.create({ command: 'sleep', args: ['1000'], source: 'agent' });
       svc.create({ command: 'sleep', args: ['1000'], source: 'agent' });
@@ -229,7 +229,7 @@ describe('PtyService', () => {
   });
 
   it('keeps a share of live sessions for the developer that agents cannot take', async () => {
-    const svc = createPtyService({ maxLiveSessions: 4, reservedUserSessions: 1 });
+    const svc = createPtyService({ env: isolatedEnv(), maxLiveSessions: 4, reservedUserSessions: 1 });
     try {
       for (const owner of ['a', 'b', 'c']) svc.create({ command: 'sleep', args: ['1000'], source: 'agent', owner });
       expectPtyError(() => svc.create({ command: 'sleep', args: ['1000'], source: 'agent', owner: 'd' }), 'session_limit', /kept for the developer/);
@@ -241,7 +241,7 @@ describe('PtyService', () => {
 
   it('isolates listeners: one that throws breaks neither the service nor the others', async () => {
     const reported: string[] = [];
-    const svc = createPtyService({ onListenerError: (_error, context) => reported.push(context) });
+    const svc = createPtyService({ env: isolatedEnv(), onListenerError: (_error, context) => reported.push(context) });
     try {
       let dataSeen = 0;
       svc.on('pty.data', () => {
@@ -263,7 +263,7 @@ describe('PtyService', () => {
   });
 
   it('keeps a bounded number of exited sessions, evicting the oldest with pty.removed', async () => {
-    const svc = createPtyService({ maxExitedSessions: 2 });
+    const svc = createPtyService({ env: isolatedEnv(), maxExitedSessions: 2 });
     try {
       const removed: string[] = [];
       svc.on('pty.removed', (event) => removed.push(event.id));
@@ -284,7 +284,7 @@ describe('PtyService', () => {
   });
 
   it('keeps exited sessions per owner: one owner\'s churn never evicts another\'s or the developer\'s', async () => {
-    const svc = createPtyService({ maxExitedSessions: 2, maxExitedTotal: 5 });
+    const svc = createPtyService({ env: isolatedEnv(), maxExitedSessions: 2, maxExitedTotal: 5 });
     const exited = async (source: 'agent' | 'user', owner?: string) => {
       const info = svc.create({ command: 'true', source, ...(owner ? { owner } : {}) });
       await waitForExit(svc, info.id);

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SessionId } from '@ptydeck/contract';
 import type { PtyService } from './types.js';
 
@@ -55,4 +58,14 @@ export function waitForExit(service: PtyService, id: SessionId, timeoutMs = 30_0
 export function readAll(service: PtyService, id: SessionId): Buffer {
   const result = service.read(id, { cursor: 0 });
   return Buffer.from(result.data.buffer, result.data.byteOffset, result.data.byteLength);
+}
+
+/**
+ * The environment for a test's service: a fresh temporary HOME and HISTFILE,
+ * so no shell a test starts reads the developer's startup files or writes
+ * their history.
+ */
+export function isolatedEnv(): Record<string, string | undefined> {
+  const home = mkdtempSync(join(tmpdir(), 'ptydeck-test-home-'));
+  return { ...process.env, HOME: home, HISTFILE: join(home, '.bash_history') };
 }

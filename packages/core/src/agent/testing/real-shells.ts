@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createPtyService } from '../../pty/pty-service.js';
+import { isolatedEnv } from '../../pty/test-kit.js';
 import type { PtyService } from '../../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool, type TerminalToolOptions } from '../terminal-tool.js';
 
@@ -28,9 +29,7 @@ export function useRealShells(name: string, owner: TerminalOwner, toolOptions: T
   let gates = 0;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), `ptydeck-${name}-`));
-    const home = join(dir, 'home');
-    mkdirSync(home);
-    service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });
+    service = createPtyService({ env: isolatedEnv() });
     tool = createTerminalTool(service, toolOptions);
   });
   afterAll(async () => {
