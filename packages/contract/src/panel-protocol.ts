@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
 import { PtyEvent } from './events.js';
+import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 
 /**
  * The panel WebSocket protocol (core ⇄ app).
@@ -55,6 +56,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   CreateMessage,
   CloseMessage,
   AckMessage,
+  ...ChatClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -112,6 +114,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   ResyncMessage,
   CreatedMessage,
   ErrorMessage,
+  ...ChatServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 

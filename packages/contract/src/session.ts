@@ -66,6 +66,11 @@ export const SessionInfo = z.object({
   /** Epoch milliseconds. */
   createdAt: z.number(),
   exitedAt: z.number().nullable(),
+  /**
+   * A display-only terminal: output an agent ran itself and streams to
+   * ptydeck (ACP's agent-owned terminals). No process of ours; input is refused.
+   */
+  readOnly: z.boolean().optional(),
   /** Set while the session's program waits for input from a person; absent or null otherwise. */
   attention: Attention.nullable().optional(),
 });
