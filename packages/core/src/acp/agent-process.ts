@@ -66,7 +66,7 @@ const EXIT_AFTER_FAILURE_MS = 500;
  * the agent when it cannot start, or dies or fails before the session exists.
  */
 export async function startAcpAgent(config: AgentConfig, options: StartAgentOptions): Promise<AcpAgent> {
-  const { service, requestPermission, approveWrite } = options;
+  const { service, requestPermission, approveWrite, wrote } = options;
   const child = spawn(config.command, config.args, {
     cwd: options.cwd,
     env: { ...(options.env ?? process.env), ...config.env },
@@ -107,7 +107,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   // Set once 'spawn' has fired.
   const pid = child.pid ?? 0;
 
-  const client = new AcpClient(service, { requestPermission, approveWrite }, {
+  const client = new AcpClient(service, { requestPermission, approveWrite, ...(wrote ? { wrote } : {}) }, {
     agentName: config.name,
     terminals: options.terminals,
     onError: options.onError,

@@ -157,6 +157,8 @@ describe('a chat with the demo agent', () => {
         { id: 'reject_once', name: 'Reject', kind: 'reject_once' },
       ]);
       expect(readFileSync(file, 'utf8')).toBe('before');
+      const card = chat.events.seen.slice(start).find((e) => e.type === 'tool');
+      expect(asked).toMatchObject({ title: `Allow the agent to write ${file}?`, detail: file, toolCallId: (card as { toolCallId: string }).toolCallId });
       host.answer(chat.id, asked.questionId, 'reject_once');
     });
     expect(chat.events.agentText(first.from)).toContain('the developer declined it');
@@ -169,6 +171,7 @@ describe('a chat with the demo agent', () => {
       host.answer(chat.id, asked.questionId, 'allow_always');
     });
     expect(readFileSync(file, 'utf8')).toBe('second');
+    expect(chat.events.seen).toContainEqual({ type: 'notice', level: 'info', text: `The agent wrote ${file}` });
     const third = await turn(chat, `write ${file} third`);
     expect(chat.events.seen.slice(third.from).some((e) => e.type === 'question')).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe('third');

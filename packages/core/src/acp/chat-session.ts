@@ -65,6 +65,8 @@ export class ChatSession {
   /** Every event, in order, as it is also logged. */
   readonly onEvent: OnEvent<ChatEvent>;
   private readonly questions = new Map<string, Question>();
+  /** The latest tool call showing a diff of each path: a write question about that path belongs on its card. */
+  private readonly editOf = new Map<string, string>();
   private readonly ownTerminals: AgentOwnedTerminals;
   private readonly subscriptions: DisposableStore;
   private readonly report: ErrorReporter;
@@ -120,6 +122,7 @@ export class ChatSession {
         onError: this.report,
         requestPermission: (request, signal) => this.askPermission(request, signal),
         approveWrite: (path, _sessionId, signal) => this.askWrite(path, signal),
+        wrote: (path) => this.emit({ type: 'notice', level: 'info', text: `The agent wrote ${path}` }),
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -184,7 +187,10 @@ export class ChatSession {
 
   private onUpdate(update: unknown): void {
     for (const report of agentTerminalReports(update)) this.ownTerminals.apply(report);
-    for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) this.emit(event);
+    for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) {
+      if (event.type === 'tool') for (const content of event.content ?? []) if (content.type === 'diff') this.editOf.set(content.path, event.toolCallId);
+      this.emit(event);
+    }
   }
 
   /** A terminal id in a tool call's content: one of this chat's ACP terminals (their ids are the PTY sessions'), or one the agent runs itself. */
@@ -226,7 +232,9 @@ export class ChatSession {
   }
 
   private async askWrite(target: string, signal: AbortSignal): Promise<WriteDecision> {
+    const toolCallId = this.editOf.get(target);
     const optionId = await this.ask(signal, {
+      ...(toolCallId ? { toolCallId } : {}),
       title: `Allow the agent to write ${target}?`,
       detail: target,
       options: WRITE_OPTIONS.map(({ id, name, kind }) => ({ id, name, kind })),
