@@ -226,6 +226,18 @@ describe('a chat with the demo agent', () => {
     expect(service.get(sessionId)).toMatchObject({ owner: chat.owner, closeRequested: true });
   });
 
+  it('bounds the chats open at once', async () => {
+    const small = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000, maxChats: 1 });
+    try {
+      const first = await small.open('demo');
+      await expect(small.open('demo')).rejects.toThrow(expect.objectContaining({ code: 'chat_limit' }) as unknown as Error);
+      await small.close(first.id);
+      await expect(small.open('demo')).resolves.toMatchObject({ state: 'starting' });
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('refuses unknown agents and bad working directories with clear errors', async () => {
     await expect(host.open('nobody')).rejects.toThrow(/no agent named 'nobody'; agents: 'demo'/);
     await expect(host.open('demo', 'relative')).rejects.toThrow(/must be an absolute path/);

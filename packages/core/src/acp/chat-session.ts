@@ -14,7 +14,7 @@ import { ChatLog } from './chat-log.js';
 export class ChatError extends Error {
   override readonly name = 'ChatError';
   constructor(
-    readonly code: 'no_such_chat' | 'no_such_agent' | 'invalid_cwd' | 'chat_busy' | 'chat_not_ready' | 'no_such_question' | 'invalid_option' | 'disposed',
+    readonly code: 'no_such_chat' | 'no_such_agent' | 'invalid_cwd' | 'chat_limit' | 'chat_busy' | 'chat_not_ready' | 'no_such_question' | 'invalid_option' | 'disposed',
     message: string,
   ) {
     super(message);
@@ -223,11 +223,7 @@ export class ChatSession {
       toolCallId: toolCall.toolCallId,
       title: toolCall.title ?? 'The agent asks for permission',
       ...(command ? { detail: command } : {}),
-      options: request.options.map((option) => ({
-        id: option.optionId,
-        name: option.name,
-        kind: (['allow_once', 'allow_always', 'reject_once', 'reject_always'].includes(option.kind) ? option.kind : 'reject_once') as 'allow_once',
-      })),
+      options: request.options.map((option) => ({ id: option.optionId, name: option.name, kind: optionKind(option.kind) })),
     });
   }
 
@@ -269,6 +265,14 @@ export class ChatSession {
     this.log.append(event);
     this.emitter.fire(event);
   }
+}
+
+type OptionKind = Extract<ChatEvent, { type: 'question' }>['options'][number]['kind'];
+const OPTION_KINDS: readonly string[] = ['allow_once', 'allow_always', 'reject_once', 'reject_always'] satisfies OptionKind[];
+
+/** A kind from a newer ACP than ours is shown as the cautious one: the developer reads the option's name either way. */
+function optionKind(kind: string): OptionKind {
+  return OPTION_KINDS.includes(kind) ? (kind as OptionKind) : 'reject_once';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
