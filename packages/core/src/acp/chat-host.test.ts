@@ -13,6 +13,7 @@ import { ChatError } from './chat-session.js';
 import { ChatEvents } from './testing/chat-waits.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('./testing/demo-agent.mjs', import.meta.url));
+const RAW_AGENT = fileURLToPath(new URL('./testing/raw-agent.mjs', import.meta.url));
 
 let dir: string;
 let configDir: string;
@@ -26,7 +27,12 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-host-'));
   configDir = join(dir, 'config');
   mkdirSync(configDir);
-  writeFileSync(join(configDir, 'agents.json'), JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] }));
+  writeFileSync(join(configDir, 'agents.json'), JSON.stringify({
+      agents: [
+        { name: 'demo', command: process.execPath, args: [DEMO_AGENT] },
+        { name: 'raw', command: process.execPath, args: [RAW_AGENT] },
+      ],
+    }),);
   service = createPtyService({ env, killGraceMs: 1000 });
   host = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000 });
 });
@@ -39,14 +45,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens a chat with the demo agent and waits until it is ready. */
-async function openChat(): Promise<{ id: string; owner: string; events: ChatEvents }> {
+/** Opens a chat with the demo agent (or another) and waits until it is ready. */
+async function openChat(agent = 'demo'): Promise<{ id: string; owner: string; events: ChatEvents }> {
   let id: string | undefined;
   const events = new ChatEvents(host.onEvent, () => id);
   watchers.push(events);
-  const info = await host.open('demo');
+  const info = await host.open(agent);
   id = info.id;
-  expect(info).toMatchObject({ agentName: 'demo', state: 'starting', cwd: dir, error: null });
+  expect(info).toMatchObject({ agentName: agent, state: 'starting', cwd: dir, error: null });
   await events.state('ready');
   return { id, owner: info.owner, events };
 }
@@ -202,6 +208,23 @@ describe('a chat with the demo agent', () => {
     expect(seen.unknownMethod).toMatchObject({ code: -32601 });
     const again = await turn(chat, 'still there?');
     expect(chat.events.agentText(again.from)).toBe('You said: still there?');
+  });
+
+  it('answers malformed JSON-RPC frames with JSON-RPC errors, and keeps the chat', async () => {
+    const chat = await openChat('raw');
+    const { from } = await turn(chat, 'probe');
+    const seen = JSON.parse(chat.events.agentText(from));
+    expect(seen).toMatchObject({
+      notJson: { code: -32700 },
+      notAnObject: expect.objectContaining({ code: expect.any(Number) }),
+      wrongParamTypes: { code: -32602 },
+      missingParams: { code: -32602 },
+      unknownMethod: { code: -32601 },
+      agentMethodSentToClient: { code: -32601 },
+      outputBeforeCreate: { code: -32002 },
+    });
+    const again = await turn(chat, 'probe');
+    expect(again.end.stopReason).toBe('end_turn');
   });
 
   it('reports an agent that dies, with its last words', async () => {
