@@ -123,6 +123,7 @@ export class ChatSession {
         requestPermission: (request, signal) => this.askPermission(request, signal),
         approveWrite: (path, _sessionId, signal) => this.askWrite(path, signal),
         wrote: (path) => this.emit({ type: 'notice', level: 'info', text: `The agent wrote ${path}` }),
+        onSessionUpdate: ({ update }) => this.onUpdate(update),
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -135,7 +136,6 @@ export class ChatSession {
       await agent.stop();
       return;
     }
-    this.subscriptions.add(agent.onSessionUpdate(({ update }) => this.onUpdate(update)));
     this.subscriptions.add(agent.onExit((exit) => this.onAgentExit(exit)));
     this.setState('ready');
   }
