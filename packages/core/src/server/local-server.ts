@@ -119,7 +119,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const started = core;
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
-  const stopFollowingAgents = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
+  const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
+  const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));
+  const stopFollowingAgents = () => {
+    stopFollowingDepartures();
+    stopFollowingReturns();
+  };
   let closing: Promise<void> | undefined;
   return {
     url: started.url,
