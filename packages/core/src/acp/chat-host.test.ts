@@ -31,6 +31,8 @@ beforeAll(() => {
       agents: [
         { name: 'demo', command: process.execPath, args: [DEMO_AGENT] },
         { name: 'raw', command: process.execPath, args: [RAW_AGENT] },
+        { name: 'missing', command: '/nonexistent/acp-agent' },
+        { name: 'mute', command: process.execPath, args: ['-e', 'process.stderr.write("no ACP here\\n")'] },
       ],
     }),);
   service = createPtyService({ env, killGraceMs: 1000 });
@@ -258,6 +260,22 @@ describe('a chat with the demo agent', () => {
       await expect(small.open('demo')).resolves.toMatchObject({ state: 'starting' });
     } finally {
       await small.dispose();
+    }
+  });
+
+  it('ends a chat whose agent cannot start, or exits before its session exists, saying why', async () => {
+    for (const [agent, why] of [
+      ['missing', /cannot start agent 'missing' \(\/nonexistent\/acp-agent\): spawn \/nonexistent\/acp-agent ENOENT/],
+      ['mute', /exited \(code 0\) during initialize: no ACP here/],
+    ] as const) {
+      let id: string | undefined;
+      const events = new ChatEvents(host.onEvent, () => id);
+      watchers.push(events);
+      id = (await host.open(agent)).id;
+      const ended = await events.state('ended');
+      expect(ended.info.error).toMatch(why);
+      expect(events.seen).toContainEqual(expect.objectContaining({ type: 'notice', level: 'error', text: expect.stringMatching(why) }));
+      await host.close(id);
     }
   });
 
