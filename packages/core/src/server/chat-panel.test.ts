@@ -224,7 +224,9 @@ describe('shutting down with chats open', () => {
       return info.id as string;
     };
     const [a, b, c] = [await open('a'), await open('b'), await open('c')];
-    await until(() => local.chats.list().every((chat) => chat.info.state === 'ready'), 'every chat is ready');
+    for (const chatId of [a, b, c]) {
+      await p.messages.json((m) => m.type === 'chat.event' && m.chatId === chatId && m.event.type === 'state' && m.event.info.state === 'ready');
+    }
 
     // a: a client terminal mid-command; b: a command the agent runs itself; c: a shell through ptydeck's MCP server.
     p.send({ type: 'chat.prompt', chatId: a, text: 'run sleep 600' });
@@ -232,6 +234,7 @@ describe('shutting down with chats open', () => {
     p.send({ type: 'chat.answer', chatId: a, questionId: question.event.questionId, optionId: 'allow' });
     p.send({ type: 'chat.prompt', chatId: b, text: 'own sleep 600' });
     p.send({ type: 'chat.prompt', chatId: c, text: 'mcp sleep 600' });
+    // The process table has no events to wait on.
     await until(() => ptyPids.filter((pid) => pid > 0).length >= 2 && descendantsOf(process.pid).some((e) => e.comm === 'sleep'), 'the sleeps have started');
     const agentPids = descendantsOf(process.pid)
       .filter((entry) => entry.comm === 'node' && entry.sid === entry.pid)
