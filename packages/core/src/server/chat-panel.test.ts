@@ -159,7 +159,13 @@ describe('chats over the panel WebSocket', () => {
 
     p.send({ type: 'chat.prompt', chatId, text: 'run echo from-panel' });
     const question = await p.next((m) => m.type === 'chat.event' && m.event.type === 'question');
-    p.send({ type: 'chat.answer', chatId, questionId: question.event.questionId, optionId: 'allow' });
+    // A panel reloaded meanwhile gets the open question in its replay and can answer it.
+    const reloaded = await panel();
+    const replay = (await reloaded.next((m) => m.type === 'chat.list')).chats.find((c: any) => c.info.id === chatId);
+    expect(replay.info.state).toBe('prompting');
+    expect(replay.events).toContainEqual(question.event);
+    expect(replay.events.some((e: any) => e.type === 'answered')).toBe(false);
+    reloaded.send({ type: 'chat.answer', chatId, questionId: question.event.questionId, optionId: 'allow' });
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'answered' && m.event.optionId === 'allow');
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
 
