@@ -193,7 +193,7 @@ describe('a chat with the demo agent', () => {
     const id = (sessionId as { sessionId: string }).sessionId;
     await waitForExit(service, id);
     expect(service.get(id)).toMatchObject({ readOnly: true, source: 'agent', owner: chat.owner, ownerName: 'demo', pid: 0, status: 'exited', exitCode: 5 });
-    expect(readAll(service, id).toString()).toBe('own-output\n');
+    expect(readAll(service, id).toString()).toBe('own-output\r\n');
     expect(() => service.write(id, 'x')).toThrow(expect.objectContaining({ code: 'read_only' }) as unknown as PtyError);
     expect(chat.events.agentText(from)).toBe('Exit code 5');
   });

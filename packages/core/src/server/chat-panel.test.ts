@@ -175,6 +175,9 @@ describe('chats over the panel WebSocket', () => {
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
     p.send({ type: 'input', id: created.event.info.id, data: 'ls\r' });
     expect(await p.next((m) => m.type === 'error')).toMatchObject({ code: 'read_only' });
+    // Its tab opens like any other: the screen restored from the log the agent's output went into.
+    p.send({ type: 'attach', id: created.event.info.id, cursor: null });
+    expect((await p.next((m) => m.type === 'resync' && m.id === created.event.info.id)).screen).toContain('owned');
     p.send({ type: 'chat.close', chatId });
     await p.next((m) => m.type === 'chat.closed');
   });
