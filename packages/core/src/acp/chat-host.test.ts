@@ -97,6 +97,10 @@ describe('a chat with the demo agent', () => {
     const { end, from } = await turn(chat, 'run echo ran-$((6*7)); exit 3', async (start) => {
       const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       expect(asked).toMatchObject({ title: 'Run echo ran-$((6*7)); exit 3', detail: 'echo ran-$((6*7)); exit 3', toolCallId: expect.any(String) });
+      // The card exists before its question.
+      const card = chat.events.seen.findIndex((e) => e.type === 'tool' && e.toolCallId === asked.toolCallId);
+      expect(card).toBeGreaterThanOrEqual(0);
+      expect(card).toBeLessThan(chat.events.seen.indexOf(asked));
       expect(asked.options.map((o) => [o.id, o.kind])).toEqual([
         ['allow', 'allow_once'],
         ['reject', 'reject_once'],

@@ -218,6 +218,8 @@ export class ChatSession {
 
   private askPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null> {
     const { toolCall } = request;
+    // ACP's permission request carries a tool call update: the card shows it (and exists) before the question.
+    this.onUpdate({ ...toolCall, sessionUpdate: 'tool_call_update' });
     const command = commandOf(toolCall.rawInput);
     return this.ask(signal, {
       toolCallId: toolCall.toolCallId,
