@@ -2,6 +2,7 @@
  * Electron main entry: the real Electron modules and the core's server, handed to
  * runDesktop. Everything with a decision in it lives in the sibling modules and is unit-tested.
  */
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, ipcMain, Notification, session, shell } from 'electron';
@@ -26,7 +27,8 @@ runDesktop({
   createNotification: (options) => new Notification(options),
   // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
   // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
-  startServer: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink }),
+  // A desktop launch's cwd is often `/`: a chat's agent starts in the home directory instead.
+  startServer: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink, launchDir: homedir() }),
 }).catch((error: unknown) => {
   console.error(`ptydeck: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   // quit(), not exit(): if the server did start, before-quit still closes its sessions.

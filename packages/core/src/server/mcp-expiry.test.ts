@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
@@ -18,15 +18,26 @@ let dir: string;
 let service: PtyService;
 let server: LocalServer;
 
-beforeAll(async () => {
+/**
+ * A server per test, each with the idle time it needs: the cap test must not
+ * race expiry (on a loaded machine 12 initializations can take longer than a
+ * short idle time, and the newest session would be gone before it is used).
+ */
+async function startServer(mcpIdleMs: number): Promise<void> {
+  server = await startLocalServer({ service, stateDir: join(dir, `state-${mcpIdleMs}`), appDir: '/nonexistent', writeDiscovery: false, mcpIdleMs, maxMcpSessions: 5 });
+}
+
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-mcp-expiry-'));
   const home = isolatedHome();
   service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });
-  server = await startLocalServer({ service, stateDir: join(dir, 'state'), appDir: '/nonexistent', writeDiscovery: false, mcpIdleMs: 300, maxMcpSessions: 5 });
+});
+
+afterEach(async () => {
+  await server?.close();
 });
 
 afterAll(async () => {
-  await server.close();
   await service.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -65,6 +76,7 @@ function allGone(): Promise<void> {
 
 describe('MCP sessions without a stream', () => {
   it('are capped: past the bound the least recently active goes', async () => {
+    await startServer(60_000);
     const sessions: string[] = [];
     for (let i = 0; i < 12; i++) sessions.push(await postOnlyAgent(`post-only-${i}`));
     expect(server.agents.list().length).toBeLessThanOrEqual(5);
@@ -79,6 +91,7 @@ describe('MCP sessions without a stream', () => {
   });
 
   it('expire once quiet for the idle time', async () => {
+    await startServer(300);
     await postOnlyAgent('quiet-agent');
     await allGone();
     expect(server.agents.list()).toEqual([]);
