@@ -1,8 +1,8 @@
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 
-/** Share of wall time background catch-up may parse: the rest belongs to the PTYs and the sockets. */
-const BACKGROUND_DUTY = 0.2;
-/** Floor on the pause between background slices. */
+/** Share of wall time background catch-up may parse on the main thread: the rest belongs to the PTYs and the sockets. */
+export const MAIN_THREAD_DUTY = 0.2;
+/** Floor on the pause between background slices on the main thread. */
 const MIN_PAUSE_MS = 5;
 
 /** A session's screen as the scheduler sees it: something that parses one slice at a time. */
@@ -14,16 +14,24 @@ export interface BackgroundParse {
 
 /**
  * Background parsing for every session's screen together, one slice at a
- * time in turn, pausing after each so parsing takes at most BACKGROUND_DUTY
- * of the time however many sessions flood at once.
+ * time in turn. On the main thread it pauses after each slice so parsing
+ * takes at most MAIN_THREAD_DUTY of the time however many sessions flood at
+ * once. For screens in the worker a slice costs the main thread only a log
+ * copy and a message, so the next follows at once; one at a time still, so a
+ * read's catch-up waits behind at most one other session's slice.
  */
 export class BackgroundScheduler {
   private readonly queue: BackgroundParse[] = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private disposed = false;
 
-  constructor(private readonly reportError: ErrorReporter) {}
+  /** `duty`: the share of wall time slices may take; 1 for slices that only hand bytes to the worker. */
+  constructor(
+    private readonly reportError: ErrorReporter,
+    private readonly duty = MAIN_THREAD_DUTY,
+  ) {}
 
   request(screen: BackgroundParse): void {
     if (!this.queue.includes(screen)) this.queue.push(screen);
@@ -33,11 +41,12 @@ export class BackgroundScheduler {
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.queue.length = 0;
   }
 
   private kick(): void {
-    if (this.running || this.timer || this.disposed) return;
+    if (this.running || this.timer || this.immediate || this.disposed) return;
     const screen = this.queue.shift();
     if (!screen) return;
     this.running = true;
@@ -55,7 +64,16 @@ export class BackgroundScheduler {
   private sliceDone(screen: BackgroundParse, spent: number | null): void {
     this.running = false;
     if (spent !== null) this.queue.push(screen);
-    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
+    if (this.duty >= 1) {
+      // After pending I/O, not before: PTY reads and socket writes come first.
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        this.kick();
+      });
+      this.immediate.unref();
+      return;
+    }
+    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / this.duty - 1));
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.kick();

@@ -135,6 +135,23 @@ export class ScreenMirror {
     return this.serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
   }
 
+  /**
+   * The MirrorScreen reads (see session-screen.ts), which a screen in another
+   * thread can only answer later: the same as serialize() and screenText().
+   */
+  snapshot(scrollback: number): Promise<string> {
+    return Promise.resolve(this.serialize({ scrollback }));
+  }
+
+  text(): Promise<{ text: string; altScreen: boolean }> {
+    return Promise.resolve({ text: this.screenText(), altScreen: this.isAltScreen });
+  }
+
+  /** A terminal in this thread is never lost (one in a worker is, when the worker dies). */
+  get lost(): boolean {
+    return false;
+  }
+
   /** Hands `data` to the parser; `parsed` runs once the parser reaches it (a throw rejects). */
   private queue(data: string | Uint8Array, parsed: () => void): Promise<void> {
     this.unparsed++;

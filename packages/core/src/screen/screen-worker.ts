@@ -1,0 +1,74 @@
+/**
+ * The screen worker's entry: every session's headless terminal, parsed here so
+ * the main thread (PTY reads, sockets, keystrokes) never waits for a parser.
+ * It only does what the main thread asks, in the order asked, per screen: a
+ * read runs once every write sent before it is parsed and before any later
+ * one is handed to the terminal, so it reflects exactly the bytes the main
+ * thread says it does.
+ */
+import { parentPort } from 'node:worker_threads';
+import { ScreenMirror } from './screen-mirror.js';
+import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
+
+type ReplyValue = string | ScreenTextValue;
+
+interface Entry {
+  mirror: ScreenMirror;
+  /** The screen's operations, one after another. */
+  chain: Promise<void>;
+}
+
+const port = parentPort;
+if (!port) throw new Error('screen-worker.js runs as a worker thread (new Worker), not as a script');
+
+const screens = new Map<number, Entry>();
+
+function reply(message: ScreenReply): void {
+  port!.postMessage(message);
+}
+
+/** Runs `op` after the screen's earlier operations; its result or failure goes back as the reply to `req`. */
+function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undefined> | ReplyValue | undefined): void {
+  entry.chain = entry.chain.then(async () => {
+    try {
+      const value = await op();
+      reply(value === undefined ? { type: 'done', req } : { type: 'done', req, value });
+    } catch (error) {
+      reply({ type: 'failed', req, message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}
+
+port.on('message', (message: ScreenRequest) => {
+  if (message.type === 'open') {
+    screens.set(message.screen, {
+      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback }),
+      chain: Promise.resolve(),
+    });
+    return;
+  }
+  const entry = screens.get(message.screen);
+  if (!entry) {
+    if ('req' in message) reply({ type: 'failed', req: message.req, message: `no screen ${message.screen} in the screen worker` });
+    return;
+  }
+  switch (message.type) {
+    case 'write':
+      return enqueue(entry, message.req, async () => {
+        await entry.mirror.write(message.data);
+        return undefined;
+      });
+    case 'resize':
+      // Nothing to reply to: a resize that throws (it never has) must still not stop the chain.
+      entry.chain = entry.chain.then(() => entry.mirror.resize(message.cols, message.rows)).catch(() => {});
+      return;
+    case 'snapshot':
+      return enqueue(entry, message.req, () => entry.mirror.serialize({ scrollback: message.scrollback }));
+    case 'text':
+      return enqueue(entry, message.req, () => ({ text: entry.mirror.screenText(), altScreen: entry.mirror.isAltScreen }));
+    case 'close':
+      screens.delete(message.screen);
+      entry.chain = entry.chain.then(() => entry.mirror.dispose()).catch(() => {});
+      return;
+  }
+});
