@@ -1,24 +1,35 @@
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 
-/** Share of wall time background catch-up may parse on the main thread: the rest belongs to the PTYs and the sockets. */
-export const MAIN_THREAD_DUTY = 0.2;
-/** Floor on the pause between background slices on the main thread. */
-const MIN_PAUSE_MS = 5;
+/** How much of the time background parsing may take, and the least pause between two slices. */
+export interface BackgroundBudget {
+  duty: number;
+  minPauseMs: number;
+}
+
+/** On the main thread: a fifth of wall time; the rest belongs to the PTYs and the sockets. */
+export const MAIN_THREAD_BUDGET: BackgroundBudget = { duty: 0.2, minPauseMs: 5 };
+
+/**
+ * In the screen worker: a slice costs the main thread only a log copy and a
+ * message, so slices follow each other at once, except those a session
+ * charges (a flood's backlog, see SessionScreen), which take at most a
+ * quarter of wall time: on two cores the worker's parsing otherwise took the
+ * CPU the flood's own delivery needed.
+ */
+export const WORKER_BUDGET: BackgroundBudget = { duty: 0.25, minPauseMs: 0 };
 
 /** A session's screen as the scheduler sees it: something that parses one slice at a time. */
 export interface BackgroundParse {
   readonly id: SessionId;
-  /** Parses one slice; resolves with the milliseconds spent, or null when there is nothing left to do. */
+  /** Parses one slice; resolves with the milliseconds to charge to the budget, or null when there is nothing left to do. */
   backgroundSlice(): Promise<number | null>;
 }
 
 /**
  * Background parsing for every session's screen together, one slice at a
- * time in turn. On the main thread it pauses after each slice so parsing
- * takes at most MAIN_THREAD_DUTY of the time however many sessions flood at
- * once. For screens in the worker a slice costs the main thread only a log
- * copy and a message, so the next follows at once; one at a time still, so a
- * read's catch-up waits behind at most one other session's slice.
+ * time in turn (so a read's catch-up waits behind at most one other
+ * session's slice), pausing after each so the slices charged take at most
+ * the budget's share of the time however many sessions flood at once.
  */
 export class BackgroundScheduler {
   private readonly queue: BackgroundParse[] = [];
@@ -27,10 +38,9 @@ export class BackgroundScheduler {
   private immediate: NodeJS.Immediate | undefined;
   private disposed = false;
 
-  /** `duty`: the share of wall time slices may take; 1 for slices that only hand bytes to the worker. */
   constructor(
     private readonly reportError: ErrorReporter,
-    private readonly duty = MAIN_THREAD_DUTY,
+    private readonly budget: BackgroundBudget = MAIN_THREAD_BUDGET,
   ) {}
 
   request(screen: BackgroundParse): void {
@@ -64,7 +74,9 @@ export class BackgroundScheduler {
   private sliceDone(screen: BackgroundParse, spent: number | null): void {
     this.running = false;
     if (spent !== null) this.queue.push(screen);
-    if (this.duty >= 1) {
+    const { duty, minPauseMs } = this.budget;
+    const pause = Math.max(minPauseMs, (spent ?? 0) * (1 / duty - 1));
+    if (pause === 0) {
       // After pending I/O, not before: PTY reads and socket writes come first.
       this.immediate = setImmediate(() => {
         this.immediate = undefined;
@@ -73,7 +85,6 @@ export class BackgroundScheduler {
       this.immediate.unref();
       return;
     }
-    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / this.duty - 1));
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.kick();

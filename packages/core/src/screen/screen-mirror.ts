@@ -14,7 +14,7 @@ let xterm: { Terminal: typeof HeadlessModule.Terminal; SerializeAddon: typeof Se
  * screen never needs them. Both are CommonJS, so a synchronous require keeps
  * the constructor synchronous.
  */
-function loadXterm(): NonNullable<typeof xterm> {
+export function loadXterm(): NonNullable<typeof xterm> {
   if (!xterm) {
     const require = createRequire(import.meta.url);
     const { Terminal } = require('@xterm/headless') as typeof HeadlessModule;

@@ -1,6 +1,6 @@
 import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { BackgroundScheduler, MAIN_THREAD_DUTY } from './background-scheduler.js';
+import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenWorker, type ScreenWorkerOptions } from './screen-worker-host.js';
 import { MIRROR_SCROLLBACK, SessionScreen, type MirrorScreen, type ScreenReader, type SessionScreenDeps } from './session-screen.js';
@@ -68,11 +68,14 @@ export class ScreenService {
   ) {
     const report = options.reportError ?? reportError;
     const inThread = options.createScreen;
-    if (!inThread) this.worker = new ScreenWorker({ reportError: report, ...options.worker });
+    if (!inThread) {
+      this.worker = new ScreenWorker({ reportError: report, ...options.worker });
+      this.worker.start();
+    }
     const worker = this.worker;
     this.deps = {
       service,
-      scheduler: new BackgroundScheduler(report, worker ? 1 : MAIN_THREAD_DUTY),
+      scheduler: new BackgroundScheduler(report, worker ? WORKER_BUDGET : MAIN_THREAD_BUDGET),
       createScreen: inThread ?? ((screen) => worker!.createScreen(screen)),
       reportError: report,
       eager: worker !== undefined,

@@ -3,12 +3,9 @@ import type { ErrorReporter } from '@ptydeck/contract';
 import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
+import { ScreenLostError } from './screen-lost-error.js';
 import type { MirrorScreen } from './session-screen.js';
 
-/** A screen's terminal went with its worker: what it parsed is gone. */
-export class ScreenLostError extends Error {
-  override readonly name = 'ScreenLostError';
-}
 
 /**
  * Worker deaths after which screens are made in this thread instead: a worker
@@ -32,7 +29,7 @@ interface Pending {
  * Every session's headless terminal in one worker thread, shared by all
  * sessions: parsing is the costliest thing the core does with output, and on
  * the main thread it delayed PTY reads, socket writes and keystrokes alike.
- * The worker starts with the first screen. If it dies, its screens are lost
+ * The worker starts with start() or the first screen. If it dies, its screens are lost
  * (their pending writes and reads reject with ScreenLostError and their owners
  * make new ones, fed again from the log) and the next screen starts a new
  * worker; after MAX_WORKER_DEATHS, screens are made in this thread.
@@ -48,6 +45,15 @@ export class ScreenWorker {
   private disposed = false;
 
   constructor(private readonly options: ScreenWorkerOptions) {}
+
+  /**
+   * Starts the worker ahead of the first screen: its start (a thread, an
+   * isolate, xterm.js loaded) took 120 to 220 ms, which the first viewer's
+   * resync would otherwise wait for. It happens on the worker's own thread.
+   */
+  start(): void {
+    if (!this.disposed && this.deaths < MAX_WORKER_DEATHS) this.ensureWorker();
+  }
 
   createScreen(options: ScreenMirrorOptions): MirrorScreen {
     if (this.disposed) throw new Error('the screen worker has been disposed');

@@ -7,7 +7,8 @@
  * thread says it does.
  */
 import { parentPort } from 'node:worker_threads';
-import { ScreenMirror } from './screen-mirror.js';
+import { warmUpParser } from './parser-warm-up.js';
+import { loadXterm, ScreenMirror } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 
 type ReplyValue = string | ScreenTextValue;
@@ -20,6 +21,13 @@ interface Entry {
 
 const port = parentPort;
 if (!port) throw new Error('screen-worker.js runs as a worker thread (new Worker), not as a script');
+
+// Now, not on the first screen: the worker starts with the service, so the
+// first screen read waits neither for xterm.js to load (95 to 160 ms) nor for
+// its cold parser (see warmUpParser). A failed warm-up costs only speed.
+loadXterm();
+let screensOpened = false;
+warmUpParser(() => screensOpened).catch(() => {});
 
 const screens = new Map<number, Entry>();
 
@@ -41,6 +49,7 @@ function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undef
 
 port.on('message', (message: ScreenRequest) => {
   if (message.type === 'open') {
+    screensOpened = true;
     screens.set(message.screen, {
       mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback }),
       chain: Promise.resolve(),

@@ -2,6 +2,7 @@ import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
+import { ScreenLostError } from './screen-lost-error.js';
 
 /**
  * Scrollback kept in each mirror; a resync restores this much history. Not
@@ -192,12 +193,14 @@ export class SessionScreen implements BackgroundParse {
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
+    // Eager parsing is free below LAZY_BACKLOG; past it (a flood the parser cannot keep up with) it is charged.
+    const charged = !this.deps.eager || this.end - this.parsed > LAZY_BACKLOG;
     const started = performance.now();
     await this.parseSlice();
     // A read asked for while this slice was parsing found the mirror busy
     // and left the catching up to whoever held it: that is us.
     this.catchUp();
-    return performance.now() - started;
+    return charged ? performance.now() - started : 0;
   }
 
   dispose(): void {
@@ -288,7 +291,8 @@ export class SessionScreen implements BackgroundParse {
         await screen.write(slice.data);
       } catch (error) {
         // Nothing of the slice is anywhere: the next parse starts over on a new screen (see restart()).
-        if (screen.lost) return;
+        // Or the service is being disposed, and its worker with it: nothing to report.
+        if (screen.lost || this.disposed || error instanceof ScreenLostError) return;
         // The slice cannot be fed again without doubling whatever part of it
         // was parsed, so the mirror moves past it: its screen may be off until
         // later output repaints it, which beats a mirror that never parses

@@ -44,7 +44,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const ownsService = options.service === undefined;
   const service = options.service ?? createPtyService();
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
-  const screens = new ScreenService(service);
+  const ownsScreens = options.screens === undefined;
+  const screens = options.screens ?? new ScreenService(service);
   const tool = createTerminalTool(service, { screens });
   let core;
   try {
@@ -67,7 +68,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
   } catch (error) {
     tool.dispose();
-    screens.dispose();
+    if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
   }
@@ -90,7 +91,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         stopFollowingAgents();
         await started.close();
         tool.dispose();
-        screens.dispose();
+        if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();
       })()),
   };
