@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
+import { modeChanges } from './mode-changes.js';
 
 type Terminal = InstanceType<typeof HeadlessModule.Terminal>;
 type SerializeAddon = InstanceType<typeof SerializeModule.SerializeAddon>;
@@ -82,6 +83,15 @@ export class ScreenMirror {
     if (this.disposed) return Promise.resolve();
     this.pending = this.queue(data, () => {});
     return this.pending;
+  }
+
+  /**
+   * Passes over output without drawing it: only its mode changes (see
+   * modeChanges) are applied, so what is written next is parsed in the state
+   * the skipped output left.
+   */
+  skim(data: Uint8Array): Promise<void> {
+    return this.write(modeChanges(data));
   }
 
   /** Resolves once everything written (and resized) so far has been applied. */

@@ -159,12 +159,20 @@ class RemoteScreen implements MirrorScreen {
    * buffer, as a log read's copy does (PtyService.read): the buffer moves to
    * the worker and `data` is left empty.
    */
-  async write(data: Uint8Array): Promise<void> {
+  write(data: Uint8Array): Promise<void> {
+    return this.send(data, false);
+  }
+
+  skim(data: Uint8Array): Promise<void> {
+    return this.send(data, true);
+  }
+
+  private async send(data: Uint8Array, skim: boolean): Promise<void> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
     const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
     const payload = owned ? data : data.slice();
     const req = this.host.newRequest();
-    await this.host.request({ type: 'write', screen: this.handle, req, data: payload }, [payload.buffer as ArrayBuffer]);
+    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim }, [payload.buffer as ArrayBuffer]);
   }
 
   resize(cols: number, rows: number): void {

@@ -6,8 +6,8 @@
  */
 export type ScreenRequest =
   | { type: 'open'; screen: number; cols: number; rows: number; scrollback: number }
-  /** `data` arrives transferred: the main thread gave up its copy. */
-  | { type: 'write'; screen: number; req: number; data: Uint8Array }
+  /** `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim). */
+  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean }
   | { type: 'resize'; screen: number; cols: number; rows: number }
   | { type: 'snapshot'; screen: number; req: number; scrollback: number }
   | { type: 'text'; screen: number; req: number }

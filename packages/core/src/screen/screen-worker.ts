@@ -64,7 +64,7 @@ port.on('message', (message: ScreenRequest) => {
   switch (message.type) {
     case 'write':
       return enqueue(entry, message.req, async () => {
-        await entry.mirror.write(message.data);
+        await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data));
         return undefined;
       });
     case 'resize':

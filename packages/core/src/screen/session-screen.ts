@@ -11,8 +11,27 @@ import { ScreenLostError } from './screen-lost-error.js';
  * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
  */
 export const MIRROR_SCROLLBACK = 1000;
-/** Largest slice fed to a mirror at once. */
+/**
+ * Largest slice fed to a mirror at once in the background: small, so a read
+ * waits behind little of another session's output.
+ */
 const MIRROR_CHUNK = 64 * 1024;
+/**
+ * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
+ * because each slice is a round trip to the worker through the main loop,
+ * which a flood keeps busy (reads during a 100-session flood took 200 to 280
+ * ms in slices of MIRROR_CHUNK).
+ */
+const READ_CHUNK = 1024 * 1024;
+/**
+ * A screen this far behind its log skims ahead to the last SKIM_KEEP bytes
+ * instead of drawing everything before them: a read then parses at most
+ * this much (30 to 80 ms on the machine the bench runs on), however long a
+ * flood ran. SKIM_KEEP holds the MIRROR_SCROLLBACK lines a resync restores
+ * even for output colored word by word (about 250 bytes a line).
+ */
+const SKIM_AFTER = 768 * 1024;
+const SKIM_KEEP = 384 * 1024;
 /** Unparsed output a mirror tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */
@@ -32,6 +51,8 @@ export interface MirrorScreen {
   readonly rows: number;
   /** Resolves once these bytes are parsed; rejects when they could not be (ScreenLostError when the terminal is gone). */
   write(data: Uint8Array): Promise<void>;
+  /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
+  skim(data: Uint8Array): Promise<void>;
   /** Applies after everything written before it. */
   resize(cols: number, rows: number): void;
   /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal. */
@@ -193,10 +214,10 @@ export class SessionScreen implements BackgroundParse {
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
-    // Eager parsing is free below LAZY_BACKLOG; past it (a flood the parser cannot keep up with) it is charged.
-    const charged = !this.deps.eager || this.end - this.parsed > LAZY_BACKLOG;
+    // Eager parsing is free for what fits one slice (a prompt, an echo, a command's few lines); bulk output is charged.
+    const charged = !this.deps.eager || this.end - this.parsed > MIRROR_CHUNK;
     const started = performance.now();
-    await this.parseSlice();
+    await this.parseSlice(MIRROR_CHUNK);
     // A read asked for while this slice was parsing found the mirror busy
     // and left the catching up to whoever held it: that is us.
     this.catchUp();
@@ -259,7 +280,7 @@ export class SessionScreen implements BackgroundParse {
     if (this.busy || this.disposed) return;
     this.settleWaiters(false);
     if (this.waiters.length === 0) return;
-    this.parseSlice().then(
+    this.parseSlice(READ_CHUNK).then(
       () => this.catchUp(),
       (error: unknown) => {
         // parseSlice handles a failed write itself; this is anything else. The waiting reads get what there is.
@@ -269,11 +290,13 @@ export class SessionScreen implements BackgroundParse {
     );
   }
 
-  /** Reads one slice from the log (never past a pending resize) and parses it. */
-  private async parseSlice(): Promise<void> {
+  /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
+  private async parseSlice(chunk: number): Promise<void> {
     if (this.mirror?.lost) this.restart();
     const nextResize = this.resizes[0]?.at;
-    const limit = nextResize === undefined ? MIRROR_CHUNK : Math.max(1, Math.min(MIRROR_CHUNK, nextResize - this.parsed));
+    const skimTo = this.skimTarget(nextResize);
+    const limit =
+      skimTo !== undefined ? skimTo - this.parsed : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - this.parsed));
     let slice;
     try {
       slice = this.deps.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
@@ -288,7 +311,7 @@ export class SessionScreen implements BackgroundParse {
       this.busy = true;
       const screen = this.screen();
       try {
-        await screen.write(slice.data);
+        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data));
       } catch (error) {
         // Nothing of the slice is anywhere: the next parse starts over on a new screen (see restart()).
         // Or the service is being disposed, and its worker with it: nothing to report.
@@ -307,6 +330,26 @@ export class SessionScreen implements BackgroundParse {
     this.parsed = slice.next;
     this.applyDueResizes();
     this.settleWaiters(empty);
+  }
+
+  /**
+   * Where to skim to when more than SKIM_AFTER behind: the first line start
+   * in the last SKIM_KEEP bytes (an escape sequence or a character never
+   * spans a line feed), or a pending resize before that, which is applied
+   * where it happened before skimming on. Undefined: parse, do not skim.
+   */
+  private skimTarget(nextResize: number | undefined): number | undefined {
+    const end = this.logEnd();
+    if (end - this.parsed <= SKIM_AFTER) return undefined;
+    const keepFrom = end - SKIM_KEEP;
+    if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
+    try {
+      const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
+      const lineFeed = probe.data.indexOf(0x0a);
+      return lineFeed < 0 ? probe.cursor : probe.cursor + lineFeed + 1;
+    } catch {
+      return undefined; // removed meanwhile
+    }
   }
 
   private applyDueResizes(): void {
