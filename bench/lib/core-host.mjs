@@ -74,6 +74,8 @@ const ops = {
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
   createMany: ({ inputs }) => inputs.map((input) => service.create({ source: 'user', ...input }).id),
   end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
+  /** How far the session's screen has parsed its log: where a slow resync's time went. */
+  parsedThrough: ({ id }) => screens?.parsedThrough(id) ?? null,
   /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
   screenRead: async ({ id }) => {
     const started = performance.now();
