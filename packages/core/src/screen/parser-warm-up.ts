@@ -27,21 +27,24 @@ function sampleOutput(): string {
  * them (parsing 720 KiB of colored lines: 115 ms cold, 30 ms warm; serializing
  * 1000 lines: 34 ms, then 2 to 13), and the first real parse is often the one
  * a viewer waits for (a reload right after a build). The worker does this
- * on its own thread when it starts, before anyone asks, and stops as soon as
- * `stop()` says real output is waiting: warming up behind it would only
- * delay it, and parsing it warms the parser as well.
+ * on its own thread when it starts, a piece at a time and only while it has
+ * nothing real to do (`whenIdle`): real output never waits behind more than
+ * one piece, and a developer's first shell, opened at once, does not stop it.
  */
-export async function warmUpParser(stop: () => boolean): Promise<void> {
+export async function warmUpParser(whenIdle: () => Promise<void>): Promise<void> {
   const mirror = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000 });
   try {
     const sample = new TextEncoder().encode(sampleOutput());
     for (let written = 0; written < WARM_UP_BYTES; written += sample.length) {
-      // A turn of the event loop between pieces, so a waiting message is seen.
+      // A turn of the event loop between pieces, so a waiting message is seen first.
       await new Promise((resolve) => setImmediate(resolve));
-      if (stop()) return;
+      await whenIdle();
       await mirror.write(sample);
     }
-    for (let i = 0; i < WARM_UP_SERIALIZES && !stop(); i++) mirror.serialize({ scrollback: 1000 });
+    for (let i = 0; i < WARM_UP_SERIALIZES; i++) {
+      await whenIdle();
+      mirror.serialize({ scrollback: 1000 });
+    }
     mirror.screenText();
   } finally {
     mirror.dispose();

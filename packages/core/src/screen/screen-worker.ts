@@ -26,10 +26,25 @@ if (!port) throw new Error('screen-worker.js runs as a worker thread (new Worker
 // first screen read waits neither for xterm.js to load (95 to 160 ms) nor for
 // its cold parser (see warmUpParser). A failed warm-up costs only speed.
 loadXterm();
-let screensOpened = false;
-warmUpParser(() => screensOpened).catch(() => {});
 
 const screens = new Map<number, Entry>();
+/** Requests being served, and who waits for there to be none (the warm-up). */
+let busy = 0;
+let idleWaiters: Array<() => void> = [];
+
+function whenIdle(): Promise<void> {
+  if (busy === 0) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+function served(): void {
+  if (--busy > 0) return;
+  const waiters = idleWaiters;
+  idleWaiters = [];
+  for (const wake of waiters) wake();
+}
+
+warmUpParser(whenIdle).catch(() => {});
 
 function reply(message: ScreenReply): void {
   port!.postMessage(message);
@@ -37,19 +52,21 @@ function reply(message: ScreenReply): void {
 
 /** Runs `op` after the screen's earlier operations; its result or failure goes back as the reply to `req`. */
 function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undefined> | ReplyValue | undefined): void {
+  busy++;
   entry.chain = entry.chain.then(async () => {
     try {
       const value = await op();
       reply(value === undefined ? { type: 'done', req } : { type: 'done', req, value });
     } catch (error) {
       reply({ type: 'failed', req, message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      served();
     }
   });
 }
 
 port.on('message', (message: ScreenRequest) => {
   if (message.type === 'open') {
-    screensOpened = true;
     screens.set(message.screen, {
       mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback }),
       chain: Promise.resolve(),

@@ -121,6 +121,8 @@ export class SessionScreen implements BackgroundParse {
   private background = false;
   /** The background catch-up goes all the way to the end (the session is quiet), not just under LAZY_RESUME. */
   private toEnd = false;
+  /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
+  private bulkFrom: number | undefined;
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
   private lastOutputAt = 0;
   private quietTimer: NodeJS.Timeout | undefined;
@@ -214,14 +216,29 @@ export class SessionScreen implements BackgroundParse {
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
-    // Eager parsing is free for what fits one slice (a prompt, an echo, a command's few lines); bulk output is charged.
-    const charged = !this.deps.eager || this.end - this.parsed > MIRROR_CHUNK;
+    const charged = !this.deps.eager || this.chargedInWorker();
     const started = performance.now();
     await this.parseSlice(MIRROR_CHUNK);
     // A read asked for while this slice was parsing found the mirror busy
     // and left the catching up to whoever held it: that is us.
     this.catchUp();
     return charged ? performance.now() - started : 0;
+  }
+
+  /**
+   * Eager parsing in the worker is free up to LAZY_BACKLOG of bulk output (a
+   * build's log, a reload's worth: ready when a viewer comes back), and
+   * charged past it (a flood, which the worker parsing at full speed slowed
+   * by taking the CPU its delivery needed). Output that fits a slice (a
+   * prompt, an echo) ends a run of bulk.
+   */
+  private chargedInWorker(): boolean {
+    if (this.end - this.parsed <= MIRROR_CHUNK) {
+      this.bulkFrom = undefined;
+      return false;
+    }
+    this.bulkFrom ??= this.parsed;
+    return this.parsed - this.bulkFrom > LAZY_BACKLOG;
   }
 
   dispose(): void {
