@@ -2,14 +2,20 @@
 // in the full run) to one panel client attached to all of them, with every
 // byte accounted for (delivered, or reported skipped by a resync, adding up to
 // exactly what the program wrote); the core's RSS while it runs; keystroke
-// echo latency on an (N+1)th session during the flood; and idle memory per
-// session. Baseline: the same PTYs on raw node-pty in a process of its own.
+// echo latency on an (N+1)th session during the flood, while an agent reads
+// the flooding sessions' screens back to back (terminal_read mode "screen");
+// the core's event-loop delay meanwhile; and idle memory per session.
+// Baseline: the same PTYs on raw node-pty in a process of its own. The flood
+// runs twice in the core: screens parsed in the screen worker (as shipped)
+// and on the main thread (as before it), for a before/after in the same run.
 import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
 import { startCoreHost, startRawHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
 
 const KEY_P99_TARGET_MS = 50;
+const SCREEN_READ_P99_TARGET_MS = 50;
+const MIN_SCREEN_READS = 20;
 const IDLE_TARGET_MB = 2;
 const WARMUP_KEYS = 20;
 const MIN_KEYS = 100;
@@ -17,11 +23,15 @@ const RSS_SAMPLE_MS = 50;
 
 export async function run(ctx) {
   const idle = await idleMemory(ctx);
-  const flood = await floodCore(ctx);
+  const flood = await floodCore(ctx, 'worker');
+  const floodMain = await floodCore(ctx, 'main');
   const floodRaw = await floodBaseline(ctx);
   const { sizes, data } = ctx;
   const n = sizes.scaleSessions;
   const keys = summarize(flood.samples);
+  const keysMain = summarize(floodMain.samples);
+  const reads = summarize(flood.screenReads);
+  const readsMain = summarize(floodMain.screenReads);
   const rawKeys = summarize(floodRaw.samples);
   const spawning = summarize(flood.spawningSamples);
   const expected = n * data.scale.ptyBytes;
@@ -47,9 +57,25 @@ export async function run(ctx) {
       baseline: rawKeys.p99,
       target: `< ${KEY_P99_TARGET_MS} ms`,
       pass: keys.p99 < KEY_P99_TARGET_MS,
-      note: flood.echoResyncs > 0 ? `the typing session was resynced ${flood.echoResyncs} time(s)` : '',
+      note: `screens on the main thread: ${keysMain.p99.toFixed(1)} ms${flood.echoResyncs > 0 ? `; the typing session was resynced ${flood.echoResyncs} time(s)` : ''}`,
     }),
     row({ figure: '5', metric: `  keystroke echo p50 during the flood, ${keys.n} keys (ms)`, value: keys.p50, baseline: rawKeys.p50 }),
+    row({
+      figure: '5',
+      metric: `  agent screen read p99 during the flood, ${reads.n} reads (ms)`,
+      value: reads.p99,
+      baseline: readsMain.p99,
+      target: `< ${SCREEN_READ_P99_TARGET_MS} ms`,
+      pass: reads.p99 < SCREEN_READ_P99_TARGET_MS,
+      note: `baseline: screens on the main thread (${readsMain.n} reads); p50 ${reads.p50.toFixed(1)} / ${readsMain.p50.toFixed(1)} ms`,
+    }),
+    row({
+      figure: '5',
+      metric: '  core event-loop delay p99 during the flood (ms)',
+      value: flood.loopDelay.p99,
+      baseline: floodMain.loopDelay.p99,
+      note: `baseline: screens on the main thread; max ${flood.loopDelay.max.toFixed(0)} / ${floodMain.loopDelay.max.toFixed(0)} ms`,
+    }),
     row({
       figure: '5',
       metric: `  keystroke echo max while the ${n} sessions were being created (ms)`,
@@ -70,7 +96,8 @@ export async function run(ctx) {
     rows,
     details: {
       idle,
-      flood: { ...flood, samples: keys, spawningSamples: spawning, sessions: undefined, delivered, skipped, expected, short: short.length, resyncs: flood.sessions.reduce((a, s) => a + s.resyncs, 0) },
+      flood: { ...flood, samples: keys, screenReads: reads, spawningSamples: spawning, sessions: undefined, delivered, skipped, expected, short: short.length, resyncs: flood.sessions.reduce((a, s) => a + s.resyncs, 0) },
+      floodMainThreadScreens: { ...floodMain, samples: keysMain, screenReads: readsMain, spawningSamples: undefined, sessions: undefined },
       floodRaw: { ...floodRaw, samples: rawKeys, bytes: undefined, bytesPerSession: median(floodRaw.bytes) },
     },
   };
@@ -134,10 +161,10 @@ function sampleRss(host) {
   };
 }
 
-async function floodCore(ctx) {
+async function floodCore(ctx, screens) {
   const { workspace, sizes, data } = ctx;
   const n = sizes.scaleSessions;
-  const host = await startCoreHost(workspace, { maxSessions: n + 8 });
+  const host = await startCoreHost(workspace, { maxSessions: n + 8, screens });
   let client;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
@@ -151,6 +178,7 @@ async function floodCore(ctx) {
     const ends = new Map();
     const offExit = host.onExited((event) => ends.set(event.id, event.end));
     const stopRss = sampleRss(host);
+    await host.request('loopDelayStart');
     const started = now();
     let ids = [];
     let floodDone = false;
@@ -172,6 +200,13 @@ async function floodCore(ctx) {
     spawned = true;
     const spawnMs = now() - spawnStarted;
     for (const id of ids) client.attach(id, 0);
+    // An agent reading the flooding sessions' screens, one read after another.
+    const screenReads = [];
+    const reading = (async () => {
+      for (let i = 0; !floodDone || screenReads.length < MIN_SCREEN_READS; i++) {
+        screenReads.push(await host.request('screenRead', { id: ids[i % ids.length] }));
+      }
+    })();
     const accounted = (id) => {
       const end = ends.get(id);
       const s = client.stream(id);
@@ -181,13 +216,15 @@ async function floodCore(ctx) {
     const seconds = (now() - started) / 1000;
     floodDone = true;
     await withDeadline(keys, 30_000, 'keystrokes during the flood');
+    await withDeadline(reading, 30_000, 'screen reads during the flood');
+    const loopDelay = await host.request('loopDelayStop');
     const peakRss = stopRss();
     offExit();
     const sessions = ids.map((id) => ({ id, end: ends.get(id), ...client.stream(id) }));
     ctx.log(
-      `  core: ${n} floods in ${seconds.toFixed(1)} s (spawning took ${spawnMs.toFixed(0)} ms), peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${samples.length} keys (+${spawningSamples.length} during the spawns)`,
+      `  core, screens in the ${screens === 'main' ? 'main thread' : 'worker'}: ${n} floods in ${seconds.toFixed(1)} s (spawning took ${spawnMs.toFixed(0)} ms), peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${samples.length} keys (+${spawningSamples.length} during the spawns), ${screenReads.length} screen reads, loop delay p99 ${loopDelay.p99.toFixed(1)} ms`,
     );
-    return { seconds, peakRss, samples, spawningSamples, spawnMs, sessions, echoResyncs: echoStream.resyncs };
+    return { seconds, peakRss, samples, spawningSamples, spawnMs, sessions, echoResyncs: echoStream.resyncs, screenReads, loopDelay };
   } finally {
     await client?.close();
     await host.stop();

@@ -7,13 +7,16 @@
 //
 // --mirror=off serves the panel WebSocket with the same PanelConnection but
 // without the server-side screen mirrors (resync then sends an empty screen):
-// the difference to --mirror=on is what the mirror costs.
+// the difference to --mirror=on is what the mirror costs. --screens=main
+// parses the screens on the core's main thread (a ScreenService given
+// createScreen, lazily, as before the screen worker) instead of in the
+// worker: the before of a before/after measured in the same run.
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
 import { PANEL_WS_PATH } from '@ptydeck/contract';
-import { createPtyService, startLocalServer } from '@ptydeck/core';
+import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from '@ptydeck/core';
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
 import { send, serveOps } from './host-rpc.mjs';
@@ -21,14 +24,17 @@ import { send, serveOps } from './host-rpc.mjs';
 const { values } = parseArgs({
   options: {
     mirror: { type: 'string', default: 'on' },
+    screens: { type: 'string', default: 'worker' },
     'max-sessions': { type: 'string', default: '32' },
     'state-dir': { type: 'string' },
   },
 });
 
 const service = createPtyService({ maxLiveSessions: Number(values['max-sessions']), maxExitedSessions: 256 });
+const screens = values.mirror === 'off' ? undefined : new ScreenService(service, values.screens === 'main' ? { createScreen: (options) => new ScreenMirror(options) } : {});
 const server = values.mirror === 'off' ? await startWithoutMirror(service) : await startLocalServer({
   service,
+  screens,
   stateDir: values['state-dir'],
   writeDiscovery: false,
   appDir: '/nonexistent',
@@ -68,6 +74,14 @@ const ops = {
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
   createMany: ({ inputs }) => inputs.map((input) => service.create({ source: 'user', ...input }).id),
   end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
+  /** How far the session's screen has parsed its log: where a slow resync's time went. */
+  parsedThrough: ({ id }) => screens?.parsedThrough(id) ?? null,
+  /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
+  screenRead: async ({ id }) => {
+    const started = performance.now();
+    await screens.text(id);
+    return performance.now() - started;
+  },
   /** Resolves once the session's log reaches `target` bytes. */
   waitForEnd: ({ id, target }) => {
     const end = service.read(id, { maxBytes: 1 }).end;
@@ -114,6 +128,7 @@ const ops = {
   },
   stop: async () => {
     await server.close();
+    screens?.dispose();
     await service.dispose();
     setImmediate(() => process.exit(0));
     return true;

@@ -103,9 +103,13 @@ async function startHost(script, args, workspace) {
   return host;
 }
 
-/** The ptydeck core (local server) in a child process. mirror: 'on' (as shipped) or 'off'. */
-export function startCoreHost(workspace, { mirror = 'on', maxSessions = 32 } = {}) {
-  return startHost('core-host.mjs', [`--mirror=${mirror}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`], workspace);
+/**
+ * The ptydeck core (local server) in a child process. mirror: 'on' (as
+ * shipped) or 'off'; screens: 'worker' (as shipped) or 'main' (parsed on the
+ * core's main thread, as before the screen worker).
+ */
+export function startCoreHost(workspace, { mirror = 'on', screens = 'worker', maxSessions = 32 } = {}) {
+  return startHost('core-host.mjs', [`--mirror=${mirror}`, `--screens=${screens}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`], workspace);
 }
 
 /** Raw node-pty in a child process, the baseline for memory and scale. */

@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 export default {
-  input: here('./dist/cli/main.js'),
+  input: {
+    main: here('./dist/cli/main.js'),
+    // The screen worker is started from its own file, which the bundle finds
+    // beside itself (screen-worker-url.ts): an entry of its own, same name.
+    'screen-worker': here('./dist/screen/screen-worker.js'),
+  },
   platform: 'node',
   // node-pty loads its native addon relative to its own files; ws and the
   // xterm mirror are required at run time, on first use, and stay unbundled.

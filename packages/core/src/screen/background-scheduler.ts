@@ -1,29 +1,47 @@
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 
-/** Share of wall time background catch-up may parse: the rest belongs to the PTYs and the sockets. */
-const BACKGROUND_DUTY = 0.2;
-/** Floor on the pause between background slices. */
-const MIN_PAUSE_MS = 5;
+/** How much of the time background parsing may take, and the least pause between two slices. */
+export interface BackgroundBudget {
+  duty: number;
+  minPauseMs: number;
+}
+
+/** On the main thread: a fifth of wall time; the rest belongs to the PTYs and the sockets. */
+export const MAIN_THREAD_BUDGET: BackgroundBudget = { duty: 0.2, minPauseMs: 5 };
+
+/**
+ * In the screen worker: a slice costs the main thread only a log copy and a
+ * message, so slices follow each other at once, except those a session
+ * charges (a flood, see SessionScreen), which take at most a quarter of wall
+ * time: on two cores, a worker parsing every flood at full speed took CPU
+ * the flood's own delivery needed.
+ */
+export const WORKER_BUDGET: BackgroundBudget = { duty: 0.25, minPauseMs: 0 };
 
 /** A session's screen as the scheduler sees it: something that parses one slice at a time. */
 export interface BackgroundParse {
   readonly id: SessionId;
-  /** Parses one slice; resolves with the milliseconds spent, or null when there is nothing left to do. */
+  /** Parses one slice; resolves with the milliseconds to charge to the budget, or null when there is nothing left to do. */
   backgroundSlice(): Promise<number | null>;
 }
 
 /**
  * Background parsing for every session's screen together, one slice at a
- * time in turn, pausing after each so parsing takes at most BACKGROUND_DUTY
- * of the time however many sessions flood at once.
+ * time in turn (so a read's catch-up waits behind at most one other
+ * session's slice), pausing after each so the slices charged take at most
+ * the budget's share of the time however many sessions flood at once.
  */
 export class BackgroundScheduler {
   private readonly queue: BackgroundParse[] = [];
   private running = false;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private disposed = false;
 
-  constructor(private readonly reportError: ErrorReporter) {}
+  constructor(
+    private readonly reportError: ErrorReporter,
+    private readonly budget: BackgroundBudget = MAIN_THREAD_BUDGET,
+  ) {}
 
   request(screen: BackgroundParse): void {
     if (!this.queue.includes(screen)) this.queue.push(screen);
@@ -33,11 +51,12 @@ export class BackgroundScheduler {
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.queue.length = 0;
   }
 
   private kick(): void {
-    if (this.running || this.timer || this.disposed) return;
+    if (this.running || this.timer || this.immediate || this.disposed) return;
     const screen = this.queue.shift();
     if (!screen) return;
     this.running = true;
@@ -55,7 +74,17 @@ export class BackgroundScheduler {
   private sliceDone(screen: BackgroundParse, spent: number | null): void {
     this.running = false;
     if (spent !== null) this.queue.push(screen);
-    const pause = Math.max(MIN_PAUSE_MS, (spent ?? 0) * (1 / BACKGROUND_DUTY - 1));
+    const { duty, minPauseMs } = this.budget;
+    const pause = Math.max(minPauseMs, (spent ?? 0) * (1 / duty - 1));
+    if (pause === 0) {
+      // After pending I/O, not before: PTY reads and socket writes come first.
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        this.kick();
+      });
+      this.immediate.unref();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.kick();

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
+import { modeChanges } from './mode-changes.js';
 
 type Terminal = InstanceType<typeof HeadlessModule.Terminal>;
 type SerializeAddon = InstanceType<typeof SerializeModule.SerializeAddon>;
@@ -14,7 +15,7 @@ let xterm: { Terminal: typeof HeadlessModule.Terminal; SerializeAddon: typeof Se
  * screen never needs them. Both are CommonJS, so a synchronous require keeps
  * the constructor synchronous.
  */
-function loadXterm(): NonNullable<typeof xterm> {
+export function loadXterm(): NonNullable<typeof xterm> {
   if (!xterm) {
     const require = createRequire(import.meta.url);
     const { Terminal } = require('@xterm/headless') as typeof HeadlessModule;
@@ -84,6 +85,15 @@ export class ScreenMirror {
     return this.pending;
   }
 
+  /**
+   * Passes over output without drawing it: only its mode changes (see
+   * modeChanges) are applied, so what is written next is parsed in the state
+   * the skipped output left.
+   */
+  skim(data: Uint8Array): Promise<void> {
+    return this.write(modeChanges(data));
+  }
+
   /** Resolves once everything written (and resized) so far has been applied. */
   settled(): Promise<void> {
     return this.pending;
@@ -133,6 +143,23 @@ export class ScreenMirror {
    */
   serialize(options?: { scrollback?: number }): string {
     return this.serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
+  }
+
+  /**
+   * The MirrorScreen reads (see session-screen.ts), which a screen in another
+   * thread can only answer later: the same as serialize() and screenText().
+   */
+  snapshot(scrollback: number): Promise<string> {
+    return Promise.resolve(this.serialize({ scrollback }));
+  }
+
+  text(): Promise<{ text: string; altScreen: boolean }> {
+    return Promise.resolve({ text: this.screenText(), altScreen: this.isAltScreen });
+  }
+
+  /** A terminal in this thread is never lost (one in a worker is, when the worker dies). */
+  get lost(): boolean {
+    return false;
   }
 
   /** Hands `data` to the parser; `parsed` runs once the parser reaches it (a throw rejects). */

@@ -6,6 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
+import { waitForOutput } from '../pty/test-kit.js';
 
 let service: PtyService;
 let screens: ScreenService;
@@ -124,6 +125,35 @@ describe('ScreenService', () => {
     expect(lines).toContain(' '.repeat(19) + 'E');
     expect(lines.some((line) => line.includes('done-7'))).toBe(true);
     await service.remove(info.id);
+  });
+
+  it('skims a flood it is far behind: draws only its end, in the modes the skipped output set', async () => {
+    // About 2 MiB, with the alternate screen switched on at its start, long before the part that is drawn.
+    const info = service.create({ source: 'user', command: 'sh', args: ['-c', "printf '\\033[?1049h'; seq 1 300000; exec cat"], cols: 20, rows: 3 });
+    await waitForOutput(service, info.id, '300000\r\n');
+    const end = service.read(info.id, { maxBytes: 1 }).end;
+    expect(end).toBeGreaterThan(2_000_000);
+    let drawn = 0;
+    // Made after the output, so its first parse finds all of it waiting.
+    const local = new ScreenService(service, {
+      createScreen: (options) => {
+        const screen = new ScreenMirror(options);
+        const write = screen.write.bind(screen);
+        screen.write = (data) => {
+          drawn += data.length;
+          return write(data);
+        };
+        return screen;
+      },
+    });
+    try {
+      expect(await local.text(info.id)).toEqual({ text: '299999\n300000', altScreen: true, cursor: end });
+      // The skimmed part reached the terminal as its mode changes only.
+      expect(drawn).toBeLessThan(end / 4);
+      await service.remove(info.id);
+    } finally {
+      local.dispose();
+    }
   });
 
   it('moves on when the terminal rejects a write: reported once, snapshots resolve, later output is mirrored', async () => {

@@ -1,7 +1,8 @@
 import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { BackgroundScheduler } from './background-scheduler.js';
-import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
+import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';
+import type { ScreenMirrorOptions } from './screen-mirror.js';
+import { ScreenWorker, type ScreenWorkerOptions } from './screen-worker-host.js';
 import { MIRROR_SCROLLBACK, SessionScreen, type MirrorScreen, type ScreenReader, type SessionScreenDeps } from './session-screen.js';
 
 export type { MirrorScreen } from './session-screen.js';
@@ -23,19 +24,25 @@ export interface ScreenText {
 }
 
 export interface ScreenServiceOptions {
-  /** Makes a session's headless terminal. Default: a ScreenMirror. */
+  /**
+   * Makes a session's headless terminal in this thread, for tests that inject
+   * faults into it (a ScreenMirror, or one that fails). Default: terminals in
+   * one worker thread for all sessions (ScreenWorker), parsed eagerly.
+   */
   createScreen?: (options: ScreenMirrorOptions) => MirrorScreen;
+  /** How the default worker is started (tests kill it). */
+  worker?: Pick<ScreenWorkerOptions, 'spawn'>;
   /** Where a failed parse or read is reported. Default: the contract's reportError (stderr). */
   reportError?: ErrorReporter;
 }
 
 const SNAPSHOT: ScreenReader<ScreenSnapshot> = {
-  read: (screen, cursor) => ({ screen: screen.serialize({ scrollback: MIRROR_SCROLLBACK }), cursor }),
+  read: async (screen, cursor) => ({ screen: await screen.snapshot(MIRROR_SCROLLBACK), cursor }),
   gone: (cursor) => ({ screen: '', cursor }),
 };
 
 const TEXT: ScreenReader<ScreenText> = {
-  read: (screen, cursor) => ({ text: screen.screenText(), altScreen: screen.isAltScreen, cursor }),
+  read: async (screen, cursor) => ({ ...(await screen.text()), cursor }),
   gone: (cursor) => ({ text: '', altScreen: false, cursor }),
 };
 
@@ -52,17 +59,26 @@ export class ScreenService {
   private readonly deps: SessionScreenDeps;
   private readonly subscriptions = new DisposableStore();
   private disposed = false;
+  /** The worker the screens parse in, unless the caller makes them (createScreen). */
+  private readonly worker: ScreenWorker | undefined;
 
   constructor(
     private readonly service: PtyService,
     options: ScreenServiceOptions = {},
   ) {
     const report = options.reportError ?? reportError;
+    const inThread = options.createScreen;
+    if (!inThread) {
+      this.worker = new ScreenWorker({ reportError: report, ...options.worker });
+      this.worker.start();
+    }
+    const worker = this.worker;
     this.deps = {
       service,
-      scheduler: new BackgroundScheduler(report),
-      createScreen: options.createScreen ?? ((screen) => new ScreenMirror(screen)),
+      scheduler: new BackgroundScheduler(report, worker ? WORKER_BUDGET : MAIN_THREAD_BUDGET),
+      createScreen: inThread ?? ((screen) => worker!.createScreen(screen)),
       reportError: report,
+      eager: worker !== undefined,
     };
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
     this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
@@ -97,6 +113,7 @@ export class ScreenService {
     this.deps.scheduler.dispose();
     for (const screen of this.screens.values()) screen.dispose();
     this.screens.clear();
+    this.worker?.dispose().catch((error: unknown) => this.deps.reportError(error, 'stopping the screen worker failed'));
   }
 
   private read<T>(id: SessionId, reader: ScreenReader<T>): Promise<T> {

@@ -1,7 +1,8 @@
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
-import type { ScreenMirror, ScreenMirrorOptions } from './screen-mirror.js';
+import type { ScreenMirrorOptions } from './screen-mirror.js';
+import { ScreenLostError } from './screen-lost-error.js';
 
 /**
  * Scrollback kept in each mirror; a resync restores this much history. Not
@@ -10,8 +11,27 @@ import type { ScreenMirror, ScreenMirrorOptions } from './screen-mirror.js';
  * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
  */
 export const MIRROR_SCROLLBACK = 1000;
-/** Largest slice fed to a mirror at once. */
+/**
+ * Largest slice fed to a mirror at once in the background: small, so a read
+ * waits behind little of another session's output.
+ */
 const MIRROR_CHUNK = 64 * 1024;
+/**
+ * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
+ * because each slice is a round trip to the worker through the main loop,
+ * which a flood keeps busy (reads during a 100-session flood took 200 to 280
+ * ms in slices of MIRROR_CHUNK).
+ */
+const READ_CHUNK = 1024 * 1024;
+/**
+ * A screen this far behind its log skims ahead to the last SKIM_KEEP bytes
+ * instead of drawing everything before them: a read then parses at most
+ * this much (30 to 80 ms on the machine the bench runs on), however long a
+ * flood ran. SKIM_KEEP holds the MIRROR_SCROLLBACK lines a resync restores
+ * even for output colored word by word (about 250 bytes a line).
+ */
+const SKIM_AFTER = 768 * 1024;
+const SKIM_KEEP = 384 * 1024;
 /** Unparsed output a mirror tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */
@@ -19,20 +39,48 @@ const LAZY_RESUME = 256 * 1024;
 /** A session this long without output counts as quiet: its mirror then catches up in the background. */
 const QUIET_MS = 100;
 
-/** The part of a ScreenMirror a session's screen uses. */
-export type MirrorScreen = Pick<ScreenMirror, 'write' | 'resize' | 'serialize' | 'screenText' | 'isAltScreen' | 'dispose' | 'cols' | 'rows'>;
+/**
+ * A session's headless terminal as a session's screen uses it: a ScreenMirror
+ * in this thread, or one in the screen worker (ScreenWorker). Reads are
+ * promises because the worker answers later; a read asked for after a write
+ * reflects that write, and nothing written after the read.
+ */
+export interface MirrorScreen {
+  /** The size as of everything queued so far. */
+  readonly cols: number;
+  readonly rows: number;
+  /** Resolves once these bytes are parsed; rejects when they could not be (ScreenLostError when the terminal is gone). */
+  write(data: Uint8Array): Promise<void>;
+  /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
+  skim(data: Uint8Array): Promise<void>;
+  /** Applies after everything written before it. */
+  resize(cols: number, rows: number): void;
+  /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal. */
+  snapshot(scrollback: number): Promise<string>;
+  /** The visible screen as text, and whether the alternate screen is on. */
+  text(): Promise<{ text: string; altScreen: boolean }>;
+  /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
+  readonly lost: boolean;
+  dispose(): void;
+}
 
 export interface SessionScreenDeps {
   service: PtyService;
   scheduler: BackgroundScheduler;
   createScreen: (options: ScreenMirrorOptions) => MirrorScreen;
   reportError: ErrorReporter;
+  /**
+   * Parse output as it arrives (in the background, one slice at a time for
+   * all sessions), not only once a backlog builds up or the session goes
+   * quiet: for screens in the worker, whose thread is otherwise idle.
+   */
+  eager: boolean;
 }
 
 /** Reads what a caller wants off a screen, at the log position `cursor` it reflects. */
 export interface ScreenReader<T> {
-  /** Runs the moment the screen reflects the log up to `cursor`, before any later output is parsed. */
-  read(screen: MirrorScreen, cursor: number): T;
+  /** Asked for the moment the screen reflects the log up to `cursor`, before any later output is written to it. */
+  read(screen: MirrorScreen, cursor: number): Promise<T>;
   /** What to answer once the session is gone. */
   gone(cursor: number): T;
 }
@@ -43,15 +91,18 @@ export interface ScreenReader<T> {
  * megabytes of history, and a model can read what a person would see.
  * Sizes are applied at the log position where the session was resized.
  *
- * Parsing is lazy because it is costly: mirroring every byte as it arrived
- * cut a `yes` flood's throughput sixfold (the parser shares the event loop
- * with the PTY reads). The mirror pulls from the session log instead: it
- * parses at full speed when its screen is read; otherwise in slices
- * under a budget shared by all mirrors, once over a megabyte is waiting or
- * once the session has been quiet for QUIET_MS (so that the first viewer
- * does not wait for a parse of everything: 0.2 to 0.76 s for 10 000 colored
- * lines). If the log trims past it during a flood it continues from the
- * oldest retained byte, which for a flood is the screen anyway.
+ * Where the terminal parses decides when. In the screen worker (the
+ * default) a slice costs the main thread one log copy, handed over, so
+ * output is parsed as it arrives: the worker's thread is otherwise idle and a
+ * screen that is ready when a viewer or a model asks answers at once. On the
+ * main thread (a ScreenService given createScreen) parsing is lazy because
+ * it is costly: mirroring every byte as it arrived cut a `yes` flood's
+ * throughput sixfold. The mirror then pulls from the session log: at full
+ * speed when its screen is read; otherwise in slices under a budget shared by
+ * all mirrors, once over a megabyte is waiting or once the session has been
+ * quiet for QUIET_MS. Either way, if the log trims past it during a flood it
+ * continues from the oldest retained byte, which for a flood is the screen
+ * anyway.
  */
 export class SessionScreen implements BackgroundParse {
   /** Made on the first parse or read: a session nobody looks at never costs a terminal. */
@@ -70,6 +121,8 @@ export class SessionScreen implements BackgroundParse {
   private background = false;
   /** The background catch-up goes all the way to the end (the session is quiet), not just under LAZY_RESUME. */
   private toEnd = false;
+  /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
+  private bulkFrom: number | undefined;
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
   private lastOutputAt = 0;
   private quietTimer: NodeJS.Timeout | undefined;
@@ -93,6 +146,11 @@ export class SessionScreen implements BackgroundParse {
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
+    if (this.deps.eager) {
+      this.toEnd = true;
+      this.queueBackground();
+      return;
+    }
     this.toEnd = false; // not quiet any more
     this.lastOutputAt = performance.now();
     // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
@@ -122,16 +180,28 @@ export class SessionScreen implements BackgroundParse {
     if (this.disposed) return Promise.resolve(reader.gone(this.parsed));
     const target = this.logEnd();
     return new Promise((resolve, reject) => {
-      this.waiters.push({
+      const waiter = {
         target,
         settle: () => {
+          if (this.disposed) return resolve(reader.gone(this.parsed));
+          if (this.mirror?.lost) return retry();
+          let screen: MirrorScreen;
           try {
-            resolve(this.disposed ? reader.gone(this.parsed) : reader.read(this.screen(), this.parsed));
+            screen = this.screen();
           } catch (error) {
-            reject(error);
+            return reject(error);
           }
+          // Asked for now, synchronously: the screen answers as of what was written to it so far.
+          reader.read(screen, this.parsed).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
         },
-      });
+      };
+      // The screen went with its worker before it answered: wait again, for a new screen fed from the log.
+      const retry = (): void => {
+        if (this.mirror?.lost) this.restart();
+        this.waiters.push(waiter);
+        queueMicrotask(() => this.catchUp());
+      };
+      this.waiters.push(waiter);
       this.catchUp();
     });
   }
@@ -146,12 +216,29 @@ export class SessionScreen implements BackgroundParse {
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
+    const charged = !this.deps.eager || this.chargedInWorker();
     const started = performance.now();
-    await this.parseSlice();
+    await this.parseSlice(MIRROR_CHUNK);
     // A read asked for while this slice was parsing found the mirror busy
     // and left the catching up to whoever held it: that is us.
     this.catchUp();
-    return performance.now() - started;
+    return charged ? performance.now() - started : 0;
+  }
+
+  /**
+   * Eager parsing in the worker is free up to LAZY_BACKLOG of bulk output (a
+   * build's log, a reload's worth: ready when a viewer comes back), and
+   * charged past it (a flood, which the worker parsing at full speed slowed
+   * by taking the CPU its delivery needed). Output that fits a slice (a
+   * prompt, an echo) ends a run of bulk.
+   */
+  private chargedInWorker(): boolean {
+    if (this.end - this.parsed <= MIRROR_CHUNK) {
+      this.bulkFrom = undefined;
+      return false;
+    }
+    this.bulkFrom ??= this.parsed;
+    return this.parsed - this.bulkFrom > LAZY_BACKLOG;
   }
 
   dispose(): void {
@@ -190,12 +277,27 @@ export class SessionScreen implements BackgroundParse {
     return this.mirror;
   }
 
+  /**
+   * The terminal went with its worker: the next one parses again from the
+   * oldest byte the log keeps, at the size the lost one had (the sizes before
+   * that point are not kept, as when the log trims past a mirror).
+   */
+  private restart(): void {
+    this.mirror?.dispose();
+    this.mirror = undefined;
+    try {
+      this.parsed = this.deps.service.read(this.id, { maxBytes: 1 }).cursor;
+    } catch {
+      // removed meanwhile; pty.removed disposes us
+    }
+  }
+
   /** Parses at full speed until every waiting read's target is reached. */
   private catchUp(): void {
     if (this.busy || this.disposed) return;
     this.settleWaiters(false);
     if (this.waiters.length === 0) return;
-    this.parseSlice().then(
+    this.parseSlice(READ_CHUNK).then(
       () => this.catchUp(),
       (error: unknown) => {
         // parseSlice handles a failed write itself; this is anything else. The waiting reads get what there is.
@@ -205,10 +307,13 @@ export class SessionScreen implements BackgroundParse {
     );
   }
 
-  /** Reads one slice from the log (never past a pending resize) and parses it. */
-  private async parseSlice(): Promise<void> {
+  /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
+  private async parseSlice(chunk: number): Promise<void> {
+    if (this.mirror?.lost) this.restart();
     const nextResize = this.resizes[0]?.at;
-    const limit = nextResize === undefined ? MIRROR_CHUNK : Math.max(1, Math.min(MIRROR_CHUNK, nextResize - this.parsed));
+    const skimTo = this.skimTarget(nextResize);
+    const limit =
+      skimTo !== undefined ? skimTo - this.parsed : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - this.parsed));
     let slice;
     try {
       slice = this.deps.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
@@ -217,11 +322,17 @@ export class SessionScreen implements BackgroundParse {
       return;
     }
     this.end = Math.max(this.end, slice.end);
-    if (slice.data.length > 0) {
+    // Before the write: a screen in the worker takes the bytes (the buffer is transferred, leaving slice.data empty).
+    const empty = slice.data.length === 0;
+    if (!empty) {
       this.busy = true;
+      const screen = this.screen();
       try {
-        await this.screen().write(slice.data);
+        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data));
       } catch (error) {
+        // Nothing of the slice is anywhere: the next parse starts over on a new screen (see restart()).
+        // Or the service is being disposed, and its worker with it: nothing to report.
+        if (screen.lost || this.disposed || error instanceof ScreenLostError) return;
         // The slice cannot be fed again without doubling whatever part of it
         // was parsed, so the mirror moves past it: its screen may be off until
         // later output repaints it, which beats a mirror that never parses
@@ -235,7 +346,27 @@ export class SessionScreen implements BackgroundParse {
     // Only this mirror writes, one slice at a time: the screen now reflects exactly [.., next).
     this.parsed = slice.next;
     this.applyDueResizes();
-    this.settleWaiters(slice.data.length === 0);
+    this.settleWaiters(empty);
+  }
+
+  /**
+   * Where to skim to when more than SKIM_AFTER behind: the first line start
+   * in the last SKIM_KEEP bytes (an escape sequence or a character never
+   * spans a line feed), or a pending resize before that, which is applied
+   * where it happened before skimming on. Undefined: parse, do not skim.
+   */
+  private skimTarget(nextResize: number | undefined): number | undefined {
+    const end = this.logEnd();
+    if (end - this.parsed <= SKIM_AFTER) return undefined;
+    const keepFrom = end - SKIM_KEEP;
+    if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
+    try {
+      const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
+      const lineFeed = probe.data.indexOf(0x0a);
+      return lineFeed < 0 ? probe.cursor : probe.cursor + lineFeed + 1;
+    } catch {
+      return undefined; // removed meanwhile
+    }
   }
 
   private applyDueResizes(): void {

@@ -76,7 +76,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const ownsService = options.service === undefined;
   const service = options.service ?? createPtyService();
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
-  const screens = new ScreenService(service);
+  const ownsScreens = options.screens === undefined;
+  const screens = options.screens ?? new ScreenService(service);
   const tool = createTerminalTool(service, { screens });
   const chatBindings = new ChatBindings();
   const stateDir = options.stateDir ?? resolveStateDir();
@@ -113,7 +114,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   } catch (error) {
     await chats.dispose();
     tool.dispose();
-    screens.dispose();
+    if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
   }
@@ -144,7 +145,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         await chats.dispose();
         await started.close();
         tool.dispose();
-        screens.dispose();
+        if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();
       })()),
   };

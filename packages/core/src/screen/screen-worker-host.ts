@@ -1,0 +1,203 @@
+import { Worker } from 'node:worker_threads';
+import type { ErrorReporter } from '@ptydeck/contract';
+import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
+import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
+import { SCREEN_WORKER_URL } from './screen-worker-url.js';
+import { ScreenLostError } from './screen-lost-error.js';
+import type { MirrorScreen } from './session-screen.js';
+
+
+/**
+ * Worker deaths after which screens are made in this thread instead: a worker
+ * that cannot run (its file missing, a parser bug hit at once by every
+ * session's output) must not be restarted in a loop.
+ */
+const MAX_WORKER_DEATHS = 3;
+
+export interface ScreenWorkerOptions {
+  reportError: ErrorReporter;
+  /** Starts the worker thread. Default: screen-worker.js in a new Worker. */
+  spawn?: () => Worker;
+}
+
+interface Pending {
+  resolve: (value: string | ScreenTextValue | undefined) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Every session's headless terminal in one worker thread, shared by all
+ * sessions: parsing is the costliest thing the core does with output, and on
+ * the main thread it delayed PTY reads, socket writes and keystrokes alike.
+ * The worker starts with start() or the first screen. If it dies, its screens are lost
+ * (their pending writes and reads reject with ScreenLostError and their owners
+ * make new ones, fed again from the log) and the next screen starts a new
+ * worker; after MAX_WORKER_DEATHS, screens are made in this thread.
+ */
+export class ScreenWorker {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  /** The live screens of the current worker. */
+  private readonly screens = new Set<RemoteScreen>();
+  private nextScreen = 1;
+  private nextReq = 1;
+  private deaths = 0;
+  private disposed = false;
+
+  constructor(private readonly options: ScreenWorkerOptions) {}
+
+  /**
+   * Starts the worker ahead of the first screen: its start (a thread, an
+   * isolate, xterm.js loaded) took 120 to 220 ms, which the first viewer's
+   * resync would otherwise wait for. It happens on the worker's own thread.
+   */
+  start(): void {
+    if (!this.disposed && this.deaths < MAX_WORKER_DEATHS) this.ensureWorker();
+  }
+
+  createScreen(options: ScreenMirrorOptions): MirrorScreen {
+    if (this.disposed) throw new Error('the screen worker has been disposed');
+    if (this.deaths >= MAX_WORKER_DEATHS) return new ScreenMirror(options);
+    const screen = new RemoteScreen(this, this.nextScreen++, options.cols, options.rows);
+    this.screens.add(screen);
+    this.post({ type: 'open', screen: screen.handle, cols: options.cols, rows: options.rows, scrollback: options.scrollback ?? 1000 });
+    return screen;
+  }
+
+  /** Terminates the worker; its screens are lost. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.loseAll(new ScreenLostError('the screen worker was disposed'));
+    await worker?.terminate();
+  }
+
+  /** @internal RemoteScreen's channel: a request and its answer. */
+  request(message: ScreenRequest & { req: number }, transfer?: ArrayBuffer[]): Promise<string | ScreenTextValue | undefined> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(message.req, { resolve, reject });
+      this.post(message, transfer);
+    });
+  }
+
+  /** @internal */
+  newRequest(): number {
+    return this.nextReq++;
+  }
+
+  /** @internal */
+  post(message: ScreenRequest, transfer?: ArrayBuffer[]): void {
+    this.ensureWorker().postMessage(message, transfer);
+  }
+
+  /** @internal A screen is disposed: the worker drops its terminal. */
+  closed(screen: RemoteScreen): void {
+    if (!this.screens.delete(screen)) return;
+    this.worker?.postMessage({ type: 'close', screen: screen.handle } satisfies ScreenRequest);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = this.options.spawn ? this.options.spawn() : new Worker(SCREEN_WORKER_URL);
+    // Parsing for a server that is otherwise done must not keep its process alive.
+    worker.unref();
+    let failure: Error | undefined;
+    worker.on('message', (reply: ScreenReply) => this.onReply(reply));
+    worker.on('error', (error) => {
+      failure = error;
+    });
+    worker.on('exit', (code) => {
+      if (this.worker !== worker) return; // disposed, or already replaced
+      this.worker = undefined;
+      this.deaths++;
+      const reason = failure ?? new Error(`the screen worker exited with code ${code}`);
+      const next = this.deaths >= MAX_WORKER_DEATHS ? 'screens are parsed on the main thread from now on' : 'screens are parsed again from their logs in a new worker';
+      this.options.reportError(reason, `the screen worker stopped (${this.deaths} of ${MAX_WORKER_DEATHS}); ${next}`);
+      this.loseAll(new ScreenLostError(`the screen worker stopped: ${reason.message}`));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private onReply(reply: ScreenReply): void {
+    const pending = this.pending.get(reply.req);
+    if (!pending) return;
+    this.pending.delete(reply.req);
+    if (reply.type === 'done') pending.resolve(reply.value);
+    else pending.reject(new Error(reply.message));
+  }
+
+  private loseAll(error: ScreenLostError): void {
+    for (const screen of this.screens) screen.markLost();
+    this.screens.clear();
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(error);
+  }
+}
+
+/** A session's terminal in the screen worker, as the main thread sees it. */
+class RemoteScreen implements MirrorScreen {
+  private isLost = false;
+  private disposed = false;
+
+  constructor(
+    private readonly host: ScreenWorker,
+    readonly handle: number,
+    public cols: number,
+    public rows: number,
+  ) {}
+
+  get lost(): boolean {
+    return this.isLost;
+  }
+
+  /**
+   * Hands `data` to the worker without copying it when `data` owns its whole
+   * buffer, as a log read's copy does (PtyService.read): the buffer moves to
+   * the worker and `data` is left empty.
+   */
+  write(data: Uint8Array): Promise<void> {
+    return this.send(data, false);
+  }
+
+  skim(data: Uint8Array): Promise<void> {
+    return this.send(data, true);
+  }
+
+  private async send(data: Uint8Array, skim: boolean): Promise<void> {
+    if (this.isLost) throw new ScreenLostError('the screen worker stopped');
+    const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
+    const payload = owned ? data : data.slice();
+    const req = this.host.newRequest();
+    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim }, [payload.buffer as ArrayBuffer]);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.cols = cols;
+    this.rows = rows;
+    if (!this.isLost && !this.disposed) this.host.post({ type: 'resize', screen: this.handle, cols, rows });
+  }
+
+  async snapshot(scrollback: number): Promise<string> {
+    if (this.isLost) throw new ScreenLostError('the screen worker stopped');
+    return (await this.host.request({ type: 'snapshot', screen: this.handle, req: this.host.newRequest(), scrollback })) as string;
+  }
+
+  async text(): Promise<ScreenTextValue> {
+    if (this.isLost) throw new ScreenLostError('the screen worker stopped');
+    return (await this.host.request({ type: 'text', screen: this.handle, req: this.host.newRequest() })) as ScreenTextValue;
+  }
+
+  markLost(): void {
+    this.isLost = true;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.host.closed(this);
+  }
+}

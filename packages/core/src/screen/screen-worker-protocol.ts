@@ -1,0 +1,23 @@
+/**
+ * Messages between the core's main thread and the screen worker. Screens are
+ * addressed by a number the main thread hands out, not by session id, so a
+ * screen made again for the same session (after a worker restart) never
+ * receives the old one's messages.
+ */
+export type ScreenRequest =
+  | { type: 'open'; screen: number; cols: number; rows: number; scrollback: number }
+  /** `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim). */
+  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean }
+  | { type: 'resize'; screen: number; cols: number; rows: number }
+  | { type: 'snapshot'; screen: number; req: number; scrollback: number }
+  | { type: 'text'; screen: number; req: number }
+  | { type: 'close'; screen: number };
+
+export interface ScreenTextValue {
+  text: string;
+  altScreen: boolean;
+}
+
+export type ScreenReply =
+  | { type: 'done'; req: number; value?: string | ScreenTextValue }
+  | { type: 'failed'; req: number; message: string };

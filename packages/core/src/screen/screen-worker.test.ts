@@ -1,0 +1,120 @@
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { ScreenMirror } from './screen-mirror.js';
+import { ScreenService } from './screen-service.js';
+import { SCREEN_WORKER_URL } from './screen-worker-url.js';
+
+let service: PtyService;
+
+beforeAll(() => {
+  service = createPtyService({ env: isolatedEnv() });
+});
+
+afterAll(async () => {
+  await service.dispose();
+});
+
+/** A ScreenService whose worker threads the test can see (and kill). */
+function workerScreens(reports: string[] = []): { screens: ScreenService; workers: Worker[] } {
+  const workers: Worker[] = [];
+  const screens = new ScreenService(service, {
+    worker: {
+      spawn: () => {
+        const worker = new Worker(SCREEN_WORKER_URL);
+        workers.push(worker);
+        return worker;
+      },
+    },
+    reportError: (error, context) => reports.push(`${context}: ${(error as Error).message}`),
+  });
+  return { screens, workers };
+}
+
+function exitOf(worker: Worker): Promise<number> {
+  return new Promise((resolve) => worker.once('exit', resolve));
+}
+
+describe('ScreenService with the screen worker', () => {
+  it('renders the same screens as parsing in this thread, resizes mid-stream included', async () => {
+    const { screens, workers } = workerScreens();
+    const inThread = new ScreenService(service, { createScreen: (options) => new ScreenMirror(options) });
+    try {
+      const info = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 20, rows: 6 });
+      // Far right stops at the last column: where E and F land shows the size each was parsed at.
+      service.write(info.id, "for i in $(seq 1 300); do printf '\\e[32m%04d\\e[0m line\\n' $i; done; printf '\\e[999CE\\n'\r");
+      await waitForOutput(service, info.id, /E\r\n[^\n]*[$#] $/);
+      service.resize(info.id, 50, 8);
+      service.write(info.id, "printf '\\e[999CF\\n'; echo done-$((3+4))\r");
+      await waitForOutput(service, info.id, /done-7\r\n[^\n]*[$#] $/);
+      service.resize(info.id, 30, 4);
+
+      const [viaWorker, local] = await Promise.all([screens.snapshot(info.id), inThread.snapshot(info.id)]);
+      expect(viaWorker).toEqual(local);
+      expect(viaWorker.screen).toContain('0300');
+      expect(await screens.text(info.id)).toEqual(await inThread.text(info.id));
+      expect(workers).toHaveLength(1);
+      await service.remove(info.id);
+    } finally {
+      screens.dispose();
+      inThread.dispose();
+    }
+  });
+
+  it('parses output as it arrives, so the screen is ready before anyone asks', async () => {
+    const { screens } = workerScreens();
+    try {
+      const info = service.create({ source: 'user', command: 'printf', args: ['eager\\r\\n'], cols: 20, rows: 4 });
+      await waitForExit(service, info.id);
+      const end = service.read(info.id, { maxBytes: 1 }).end;
+      await expect.poll(() => screens.parsedThrough(info.id), { timeout: 20_000, interval: 10 }).toBe(end);
+      await service.remove(info.id);
+    } finally {
+      screens.dispose();
+    }
+  });
+
+  it('recovers from a dead worker: reported, and the screen parsed again from the log in a new one', async () => {
+    const reports: string[] = [];
+    const { screens, workers } = workerScreens(reports);
+    try {
+      const info = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 30, rows: 4 });
+      service.write(info.id, 'echo before-$((1+1))\r');
+      await waitForOutput(service, info.id, /before-2\r\n[^\n]*[$#] $/);
+      expect((await screens.text(info.id)).text).toContain('before-2');
+
+      const died = exitOf(workers[0]!);
+      void workers[0]!.terminate();
+      // Asked while the worker dies: the read waits for the new screen instead of failing.
+      const during = screens.text(info.id);
+      await died;
+      expect((await during).text).toContain('before-2');
+
+      service.write(info.id, 'echo after-$((2+3))\r');
+      await waitForOutput(service, info.id, /after-5\r\n[^\n]*[$#] $/);
+      const after = await screens.text(info.id);
+      expect(after.text).toContain('before-2');
+      expect(after.text).toContain('after-5');
+      expect(after.cursor).toBe(service.read(info.id, { maxBytes: 1 }).end);
+      expect(workers).toHaveLength(2);
+      expect(reports).toEqual([expect.stringMatching(/^the screen worker stopped \(1 of 3\); screens are parsed again from their logs in a new worker/)]);
+      await service.remove(info.id);
+    } finally {
+      screens.dispose();
+    }
+  });
+
+  it('terminates its worker when disposed', async () => {
+    const { screens, workers } = workerScreens();
+    const info = service.create({ source: 'user', command: 'printf', args: ['x'], cols: 20, rows: 4 });
+    await waitForExit(service, info.id);
+    expect((await screens.text(info.id)).text).toBe('x');
+    const exited = exitOf(workers[0]!);
+    screens.dispose();
+    await exited;
+    expect(await screens.text(info.id)).toEqual({ text: '', altScreen: false, cursor: 0 });
+    await service.remove(info.id);
+  });
+});

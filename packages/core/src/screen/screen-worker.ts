@@ -1,0 +1,100 @@
+/**
+ * The screen worker's entry: every session's headless terminal, parsed here so
+ * the main thread (PTY reads, sockets, keystrokes) never waits for a parser.
+ * It only does what the main thread asks, in the order asked, per screen: a
+ * read runs once every write sent before it is parsed and before any later
+ * one is handed to the terminal, so it reflects exactly the bytes the main
+ * thread says it does.
+ */
+import { parentPort } from 'node:worker_threads';
+import { warmUpParser } from './parser-warm-up.js';
+import { loadXterm, ScreenMirror } from './screen-mirror.js';
+import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
+
+type ReplyValue = string | ScreenTextValue;
+
+interface Entry {
+  mirror: ScreenMirror;
+  /** The screen's operations, one after another. */
+  chain: Promise<void>;
+}
+
+const port = parentPort;
+if (!port) throw new Error('screen-worker.js runs as a worker thread (new Worker), not as a script');
+
+// Now, not on the first screen: the worker starts with the service, so the
+// first screen read waits neither for xterm.js to load (95 to 160 ms) nor for
+// its cold parser (see warmUpParser). A failed warm-up costs only speed.
+loadXterm();
+
+const screens = new Map<number, Entry>();
+/** Requests being served, and who waits for there to be none (the warm-up). */
+let busy = 0;
+let idleWaiters: Array<() => void> = [];
+
+function whenIdle(): Promise<void> {
+  if (busy === 0) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+function served(): void {
+  if (--busy > 0) return;
+  const waiters = idleWaiters;
+  idleWaiters = [];
+  for (const wake of waiters) wake();
+}
+
+warmUpParser(whenIdle).catch(() => {});
+
+function reply(message: ScreenReply): void {
+  port!.postMessage(message);
+}
+
+/** Runs `op` after the screen's earlier operations; its result or failure goes back as the reply to `req`. */
+function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undefined> | ReplyValue | undefined): void {
+  busy++;
+  entry.chain = entry.chain.then(async () => {
+    try {
+      const value = await op();
+      reply(value === undefined ? { type: 'done', req } : { type: 'done', req, value });
+    } catch (error) {
+      reply({ type: 'failed', req, message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      served();
+    }
+  });
+}
+
+port.on('message', (message: ScreenRequest) => {
+  if (message.type === 'open') {
+    screens.set(message.screen, {
+      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback }),
+      chain: Promise.resolve(),
+    });
+    return;
+  }
+  const entry = screens.get(message.screen);
+  if (!entry) {
+    if ('req' in message) reply({ type: 'failed', req: message.req, message: `no screen ${message.screen} in the screen worker` });
+    return;
+  }
+  switch (message.type) {
+    case 'write':
+      return enqueue(entry, message.req, async () => {
+        await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data));
+        return undefined;
+      });
+    case 'resize':
+      // Nothing to reply to: a resize that throws (it never has) must still not stop the chain.
+      entry.chain = entry.chain.then(() => entry.mirror.resize(message.cols, message.rows)).catch(() => {});
+      return;
+    case 'snapshot':
+      return enqueue(entry, message.req, () => entry.mirror.serialize({ scrollback: message.scrollback }));
+    case 'text':
+      return enqueue(entry, message.req, () => ({ text: entry.mirror.screenText(), altScreen: entry.mirror.isAltScreen }));
+    case 'close':
+      screens.delete(message.screen);
+      entry.chain = entry.chain.then(() => entry.mirror.dispose()).catch(() => {});
+      return;
+  }
+});

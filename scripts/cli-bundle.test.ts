@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { build, type RolldownOptions } from 'rolldown';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import config from '../packages/core/rolldown.config.mjs';
+
+// Bundles the CLI as `npm run build` does, into a directory inside the core's
+// dist (so the bundle's run-time requires find node_modules as the real one
+// does), and checks that the screen worker made it: the bundle starts it from
+// a file it expects beside itself, which rolldown only emits as an entry.
+const coreDist = fileURLToPath(new URL('../packages/core/dist/', import.meta.url));
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(coreDist, '.bundle-test-'));
+  const options = config as RolldownOptions;
+  await build({ ...options, output: { ...options.output, dir, cleanDir: true } });
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the CLI bundle', () => {
+  it('carries the screen worker beside the module that starts it', () => {
+    const starters = readdirSync(dir).filter((name) => name.endsWith('.js') && readFileSync(join(dir, name), 'utf8').includes('new URL("./screen-worker.js", import.meta.url)'));
+    expect(starters).toHaveLength(1);
+    expect(existsSync(join(dir, 'screen-worker.js'))).toBe(true);
+  });
+
+  it('runs the bundled worker: a screen opened, written and read', async () => {
+    const worker = new Worker(pathToFileURL(join(dir, 'screen-worker.js')));
+    try {
+      const replies = new Map<number, unknown>();
+      const answered = new Promise<void>((resolve, reject) => {
+        worker.on('error', reject);
+        worker.on('message', (reply: { req: number; value?: unknown }) => {
+          replies.set(reply.req, reply);
+          if (reply.req === 2) resolve();
+        });
+      });
+      worker.postMessage({ type: 'open', screen: 1, cols: 20, rows: 3, scrollback: 10 });
+      worker.postMessage({ type: 'write', screen: 1, req: 1, data: new TextEncoder().encode('from the bundle'), skim: false });
+      worker.postMessage({ type: 'text', screen: 1, req: 2 });
+      await answered;
+      expect(replies.get(1)).toEqual({ type: 'done', req: 1 });
+      expect(replies.get(2)).toEqual({ type: 'done', req: 2, value: { text: 'from the bundle', altScreen: false } });
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
