@@ -351,3 +351,20 @@ describe('PanelClient chats', () => {
     expect(failed).toEqual([lost]);
   });
 });
+
+describe('PanelClient refresh', () => {
+  it('asks an attached session for its screen again, or on the next connect when offline', async () => {
+    const { latest, client, timers } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.attach('a');
+    latest().output('a', 0, 'hello');
+    client.refresh('a');
+    expect(latest().sent.at(-1)).toEqual({ type: 'attach', id: 'a', cursor: null });
+    latest().drop();
+    client.refresh('a');
+    timers.runNext();
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+  });
+});

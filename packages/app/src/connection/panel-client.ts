@@ -169,6 +169,17 @@ export class PanelClient {
   }
 
   /**
+   * Asks for a session's screen again, for a view that joins a stream already
+   * running: the server resyncs from its mirror. Offline, the reconnect's
+   * attach asks for it instead.
+   */
+  refresh(id: string): void {
+    if (!this.book.isAttached(id)) return this.attach(id);
+    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+    else this.book.forget(id);
+  }
+
+  /**
    * The session's terminal has parsed its output up to `cursor`: the server
    * sends only a window beyond what was acknowledged. Not queued while
    * offline: a reconnect's attach carries the cursor instead.

@@ -75,6 +75,7 @@ export class TerminalView {
   private opened = false;
   private exited = false;
   private offline = false;
+  private readOnly = false;
   /** Size the PTY was last told (or already had). */
   private reported: { cols: number; rows: number } | null;
 
@@ -200,8 +201,15 @@ export class TerminalView {
     this.applyInputState();
   }
 
+  /** A display-only session (an agent's own command) takes no keystrokes at all. */
+  setReadOnly(readOnly: boolean): void {
+    if (this.readOnly === readOnly) return;
+    this.readOnly = readOnly;
+    this.applyInputState();
+  }
+
   private applyInputState(): void {
-    const readOnly = this.exited || this.offline;
+    const readOnly = this.exited || this.offline || this.readOnly;
     this.terminal.options.disableStdin = readOnly;
     this.terminal.options.cursorBlink = !readOnly;
   }

@@ -130,7 +130,12 @@ export function TerminalPanel() {
           </div>
         </Show>
         {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
-        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+        <Show when={terminal.activeTab()?.readOnly}>
+          <div class="read-only-banner" data-testid="read-only-banner" role="status">
+            Read-only: <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong> runs this itself; what you type goes nowhere.
+          </div>
+        </Show>
+        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && !terminal.activeTab()?.readOnly && terminal.activeTab()?.id === terminal.state.focusedId}>
           <div class="typing-banner" data-testid="typing-banner" role="status">
             You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
           </div>
