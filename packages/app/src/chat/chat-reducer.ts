@@ -64,7 +64,7 @@ export function chatReducer(state: ChatsState, action: ChatAction): ChatsState {
 }
 
 export function emptyChat(info: ChatInfo): Chat {
-  return { info, entries: [], plan: [], questions: [], seq: 0 };
+  return { key: info.id, info, entries: [], plan: [], questions: [], seq: 0 };
 }
 
 /** Applies one chat event as chat-protocol.ts describes. */
@@ -119,7 +119,7 @@ export function applyEvent(chat: Chat, event: ChatEvent): Chat {
     case 'question': {
       const { type: _type, ...question } = event;
       const others = chat.questions.filter((open) => open.questionId !== event.questionId);
-      return { ...chat, questions: [...others, question] };
+      return { ...chat, questions: [...others, { ...question, key: event.questionId }] };
     }
     case 'answered':
       return chat.questions.some((open) => open.questionId === event.questionId)

@@ -20,9 +20,12 @@ export type TranscriptEntry =
   /** A turn that ended for another reason than the agent finishing (cancelled, refusal, max_tokens). */
   | { kind: 'turn-end'; key: string; stopReason: string };
 
-export type OpenQuestion = Omit<QuestionEvent, 'type'>;
+/** `key` is the questionId: the identity a rendered list keeps rows by. */
+export type OpenQuestion = Omit<QuestionEvent, 'type'> & { key: string };
 
 export interface Chat {
+  /** The chat's id, under the name every list in this state is keyed by (see ChatContext's reconcile). */
+  key: string;
   info: ChatInfo;
   entries: TranscriptEntry[];
   /** The agent's latest plan (each update replaces it); empty when it has none. */
