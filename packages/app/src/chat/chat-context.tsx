@@ -24,7 +24,8 @@ interface ChatStore {
  */
 export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
   name: 'Chat',
-  init: () => {
+  // No props of its own: it shares the terminal context's client.
+  init: (_props: Record<string, unknown>) => {
     const terminal = useTerminal();
     const client = terminal.client;
     const disposables = new DisposableStore();

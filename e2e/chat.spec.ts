@@ -1,0 +1,167 @@
+// The chat pane against the core's scripted ACP agent (demo-agent.mjs, named
+// "demo" in a temporary agents.json): start a chat, prompt, see thoughts, the
+// plan and the answer stream in; a command's tool card with its permission
+// question and live mini-terminal, whose session is also a tab in the panel
+// with the agent's badge; a turn cancelled; an agent that dies; a broken
+// agents.json explained.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Locator, Page } from '@playwright/test';
+import { demoAgentsJson, expect, expectScreen, keepScreenshot, panelRegion, test } from './fixtures.js';
+
+function chatPane(page: Page): Locator {
+  return page.getByRole('complementary', { name: 'Chats with agents' });
+}
+
+/** Opens the pane and starts a chat with the demo agent; returns the pane once the agent is ready. */
+async function startDemoChat(page: Page): Promise<Locator> {
+  await page.getByTestId('toggle-chat').click();
+  const pane = chatPane(page);
+  await expect(pane.getByTestId('chat-agent-select')).toHaveValue('demo');
+  await pane.getByRole('button', { name: 'Start' }).click();
+  await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
+  return pane;
+}
+
+async function send(pane: Locator, text: string): Promise<void> {
+  const prompt = pane.getByRole('textbox', { name: 'Message demo' });
+  await expect(prompt).toBeEnabled();
+  await prompt.fill(text);
+  await prompt.press('Enter');
+}
+
+test.describe('with the demo agent', () => {
+  test.use({ agentsJson: demoAgentsJson() });
+
+  test('a prompt streams a thought, the plan and the answer', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'hello there');
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    await expect(log.getByTestId('chat-message-user')).toHaveText(/hello there/);
+    await expect(log.getByTestId('chat-thought')).toContainText('Thinking about: hello there');
+    await expect(log.getByTestId('chat-message-agent')).toContainText('You said: hello there');
+    const plan = pane.getByRole('region', { name: 'Plan' });
+    await expect(plan.getByRole('listitem')).toHaveCount(2);
+    // The last update replaced the first: both entries completed.
+    await expect(plan.locator('[data-status="completed"]')).toHaveCount(2);
+    await expect(pane.getByRole('tab', { name: 'demo chat, ready' })).toBeVisible();
+    // The prompt box is empty again and takes the next prompt.
+    await expect(pane.getByRole('textbox', { name: 'Message demo' })).toHaveValue('');
+  });
+
+  test('a command: permission dialog, a tool card with live output, its tab in the panel with the agent\'s badge', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'run echo chat-says-$((6*7))');
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    const card = log.getByRole('article', { name: /^Run echo chat-says/ });
+    await expect(card).toHaveAttribute('data-kind', 'execute');
+
+    // The agent asks; focus moves into the question, onto the safe option.
+    const dialog = pane.getByRole('alertdialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('chat-says');
+    await expect(dialog.getByRole('button', { name: 'Reject' })).toBeFocused();
+    await keepScreenshot(page, 'chat-permission');
+    await dialog.getByRole('button', { name: 'Allow' }).click();
+    await expect(dialog).toBeHidden();
+
+    // The card's terminal streams the command's output live.
+    const terminal = card.getByTestId('tool-terminal');
+    await expect(terminal.locator('.xterm-rows')).toContainText('chat-says-42');
+    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(/Exit code 0/);
+    await expect(card).toHaveAttribute('data-status', 'completed');
+
+    // The same session is a tab in the panel, with the agent's badge; the card's header opens it.
+    const sessionId = (await terminal.getAttribute('data-session-id'))!;
+    const tab = panelRegion(page).locator(`[role="tab"][data-session-id="${sessionId}"]`);
+    await expect(tab.getByTestId('tab-agent-badge')).toHaveText('demo');
+    await terminal.getByRole('button', { name: /in the panel$/ }).click();
+    await expect(tab).toHaveAttribute('aria-selected', 'true');
+    await expectScreen(page, sessionId, /^chat-says-42$/m);
+    await keepScreenshot(page, 'chat-tool-card');
+  });
+
+  test('a rejected command is not run; Escape dismisses a question', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    await send(pane, 'run echo never');
+    await pane.getByRole('alertdialog').getByRole('button', { name: 'Reject' }).click();
+    await expect(log.getByTestId('chat-message-agent').last()).toHaveText('Not run.');
+    await expect(log.getByRole('article', { name: /^Run echo never/ })).toHaveAttribute('data-status', 'failed');
+
+    await send(pane, 'run echo dismissed');
+    await expect(pane.getByRole('alertdialog')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(pane.getByRole('alertdialog')).toBeHidden();
+    await expect(log.getByTestId('chat-message-agent').last()).toHaveText('Not run.');
+    await expect(log.getByRole('article', { name: /^Run echo dismissed/ })).toHaveAttribute('data-status', 'failed');
+  });
+
+  test('a turn is cancelled from the prompt box\'s Cancel button', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'wait');
+    await expect(pane.getByRole('tab', { name: 'demo chat, working' })).toBeVisible();
+    await pane.getByRole('button', { name: 'Cancel' }).click();
+    await expect(pane.getByTestId('chat-turn-end')).toHaveText('Turn cancelled.');
+    await expect(pane.getByRole('tab', { name: 'demo chat, ready' })).toBeVisible();
+  });
+
+  test('a write shows its diff and asks first', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    const target = test.info().outputPath('note.txt');
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, 'first line\nold line\n');
+    await send(pane, `write ${target} first line\nnew line\n`);
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    const card = log.getByRole('article', { name: /^Write / });
+    const diff = card.getByTestId('tool-diff');
+    await expect(diff.locator('del')).toHaveText(['old line']);
+    await expect(diff.locator('ins')).toHaveText(['new line']);
+    const dialog = pane.getByRole('alertdialog');
+    await expect(dialog.getByRole('button', { name: 'Allow for this chat' })).toBeVisible();
+    await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(`Wrote ${target}`);
+  });
+
+  test('an agent\'s own command is a read-only tab tagged with the agent', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'own echo owned-$((2*21))');
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(/Exit code 0/);
+    const tab = panelRegion(page).getByRole('tab', { name: /^demo agent: .*read-only/ });
+    await expect(tab.getByTestId('tab-read-only')).toBeVisible();
+    await expect(tab.getByTestId('tab-agent-badge')).toHaveText('demo');
+  });
+
+  test('two chats at once, and an agent that dies is reported in its chat', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await pane.getByRole('tab', { name: '+ New chat' }).click();
+    await pane.getByRole('button', { name: 'Start' }).click();
+    await expect(pane.getByRole('tab', { name: /^demo chat/ })).toHaveCount(2);
+    await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
+    await send(pane, 'die');
+    await expect(pane.getByTestId('chat-ended')).toContainText('The agent has ended.');
+    await expect(pane.getByTestId('chat-ended')).toContainText('7');
+    await expect(pane.getByRole('tab', { name: 'demo chat, ended', selected: true })).toBeVisible();
+    await expect(pane.getByRole('textbox', { name: 'Message demo' })).toBeDisabled();
+    // The other chat lives on.
+    await pane.getByRole('tab', { name: 'demo chat, ready' }).click();
+    await send(pane, 'still here');
+    await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByTestId('chat-message-agent')).toContainText('You said: still here');
+    await keepScreenshot(page, 'chat-two-chats');
+  });
+});
+
+test.describe('with a broken agents.json', () => {
+  test.use({ agentsJson: '{"agents": [ this is not json' });
+
+  test('the pane says what is wrong and where the file is, and nothing crashes', async ({ panel: page }) => {
+    await page.getByTestId('toggle-chat').click();
+    const error = chatPane(page).getByTestId('agents-config-error');
+    await expect(error).toBeVisible();
+    await expect(error).toHaveAttribute('role', 'alert');
+    await expect(error).toContainText('agents.json could not be used');
+    await expect(error).toContainText('agents.json');
+    await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+  });
+});
