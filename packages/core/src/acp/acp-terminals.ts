@@ -26,6 +26,8 @@ export interface AcpTerminalsOptions {
   defaultOutputBytes?: number;
   /** The most output kept per terminal, whatever outputByteLimit asks for. Default 8 MiB. */
   maxOutputBytes?: number;
+  /** Owner id of every terminal's PTY session (a chat's); default the ACP session id. */
+  owner?: string;
   /** Shown on the PTY session's badge, e.g. the agent's name from agents.json. */
   ownerName?: string;
   /** Working directory for a terminal the agent gives none: the ACP session's cwd. */
@@ -183,7 +185,7 @@ export class AcpTerminals {
     try {
       info = this.service.create({
         source: 'agent',
-        owner: sessionId,
+        owner: this.options.owner ?? sessionId,
         ownerName: this.options.ownerName,
         command: commandLine ? '/bin/sh' : params.command,
         args: commandLine ? ['-c', params.command] : args,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import type { InitializeResponse, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
+import type { InitializeResponse, McpServer, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
 import { posixSessionMembers, signalPosixSession } from '../pty/process-tree.js';
 import type { PtyService } from '../pty/types.js';
@@ -18,6 +18,10 @@ export interface StartAgentOptions extends AcpClientCallbacks {
   version?: string;
   terminals?: AcpClientOptions['terminals'];
   onError?: AcpClientOptions['onError'];
+  /** MCP servers the agent should connect to for this session (ptydeck's own, bound to the chat). Default none. */
+  mcpServers?: McpServer[];
+  /** Aborting ends the agent, also while it starts (an agent that never answers initialize). */
+  signal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL when ending the agent's processes. Default 3000 ms. */
   killGraceMs?: number;
 }
@@ -58,7 +62,7 @@ const EXIT_AFTER_FAILURE_MS = 500;
 /**
  * Starts an agent from agents.json and opens one ACP session with it:
  * `initialize` advertising file reads and writes and terminals, then
- * `session/new` in `cwd` with no MCP servers. Rejects with a message naming
+ * `session/new` in `cwd` with `mcpServers`. Rejects with a message naming
  * the agent when it cannot start, or dies or fails before the session exists.
  */
 export async function startAcpAgent(config: AgentConfig, options: StartAgentOptions): Promise<AcpAgent> {
@@ -152,6 +156,11 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     ]);
   };
 
+  const onAbort = () => void stop().catch((error: unknown) => (options.onError ?? reportError)(error, `stopping ${label} failed`));
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  void closed.finally(() => options.signal?.removeEventListener('abort', onAbort));
+
   let initialize: InitializeResponse;
   let sessionId: string;
   try {
@@ -168,7 +177,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
       }),
       'initialize',
     );
-    ({ sessionId } = await beforeExit(connection.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }), 'session/new'));
+    ({ sessionId } = await beforeExit(connection.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: options.mcpServers ?? [] }), 'session/new'));
   } catch (error) {
     await stop();
     throw error;

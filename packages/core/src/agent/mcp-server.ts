@@ -9,6 +9,11 @@ import { closeShape, createShape, readShape, runShape, sendShape, waitShape } fr
 export interface AgentConnection {
   id: string;
   transport: 'http' | 'stdio';
+  /**
+   * The name on the badges of this connection's sessions, when ptydeck knows
+   * better than the client's own name (a chat's agent, from agents.json).
+   */
+  ownerName?: string;
   /** Called once the client has completed initialize, with the name and version it gave. */
   onInitialized?: (client: { name: string; version: string | null }) => void;
 }
@@ -48,7 +53,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     connection.onInitialized?.({ name: client?.name ?? 'unknown', version: client?.version ?? null });
   };
   const owner = (): TerminalOwner => {
-    const name = server.server.getClientVersion()?.name;
+    const name = connection.ownerName ?? server.server.getClientVersion()?.name;
     return name ? { id: connection.id, name } : { id: connection.id };
   };
 

@@ -4,6 +4,7 @@ import { newChallenge, PROOF_PATH, proofHolds } from '../server/server-proof.js'
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
+import { CHAT_BINDING_ENV } from '../acp/chat-bindings.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
@@ -16,8 +17,14 @@ export async function runMcp(command: { embedded: boolean }, log: (line: string)
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const signals = nextSignal();
   try {
+    const chatBinding = process.env[CHAT_BINDING_ENV] || undefined;
     const target = command.embedded ? undefined : await findRunningPtydeck(log);
-    return target ? await bridge(target, log, signals.stopped) : await embedded(log, signals.stopped);
+    if (chatBinding && !target) {
+      // Started for a chat in a running ptydeck: an embedded core would put the chat's shells where nobody sees them.
+      log(`ptydeck mcp: ${CHAT_BINDING_ENV} is set, but the ptydeck it belongs to is not running (or --embedded was given); not starting an embedded core`);
+      return 1;
+    }
+    return target ? await bridge(target, log, signals.stopped, chatBinding) : await embedded(log, signals.stopped);
   } finally {
     signals.dispose();
   }
@@ -51,9 +58,9 @@ async function findRunningPtydeck(log: (line: string) => void): Promise<Discover
   return undefined;
 }
 
-async function bridge(target: DiscoveryRecord, log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
+async function bridge(target: DiscoveryRecord, log: (line: string) => void, stopped: Promise<StopReason>, chatBinding?: string): Promise<number> {
   log(`ptydeck mcp: connected to the running ptydeck at ${target.url}; sessions appear in its panel`);
-  const link = await startStdioBridge({ url: target.url, token: target.token, log });
+  const link = await startStdioBridge({ url: target.url, token: target.token, log, ...(chatBinding ? { chatBinding } : {}) });
   const reason = await Promise.race([stopped, link.done.then(() => 'eof' as const)]);
   // Sessions stay in the running ptydeck; only this MCP session ends.
   await bounded(link.close(), SHUTDOWN_MS);

@@ -7,7 +7,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
-import { BRIDGE_HEADER } from '../server/bridge-header.js';
+import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
 import { bounded } from './signals.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
@@ -15,6 +15,8 @@ export interface BridgeOptions {
   /** Base URL of the running ptydeck, e.g. http://127.0.0.1:PORT. */
   url: string;
   token: string;
+  /** A chat's binding, sent with every request so the server files this connection under the chat. */
+  chatBinding?: string;
   stdin?: Readable;
   stdout?: Writable;
   log: (line: string) => void;
@@ -38,7 +40,13 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   const stdin = options.stdin ?? process.stdin;
   const stdio = new StdioJsonRpcTransport(stdin, options.stdout ?? process.stdout);
   const http = new StreamableHTTPClientTransport(new URL(MCP_PATH, options.url), {
-    requestInit: { headers: { Authorization: `Bearer ${options.token}`, [BRIDGE_HEADER]: 'stdio' } },
+    requestInit: {
+      headers: {
+        Authorization: `Bearer ${options.token}`,
+        [BRIDGE_HEADER]: 'stdio',
+        ...(options.chatBinding ? { [CHAT_BINDING_HEADER]: options.chatBinding } : {}),
+      },
+    },
   });
   let initializeId: RequestId | undefined;
   let finish!: () => void;

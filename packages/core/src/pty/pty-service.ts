@@ -9,7 +9,9 @@ import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-pr
 import { PtySession } from './pty-session.js';
 import {
   PtyError,
+  type CreateDisplayInput,
   type CreateSessionInput,
+  type DisplaySession,
   type PtyService,
   type PtyServiceEventMap,
   type PtyServiceOptions,
@@ -26,6 +28,7 @@ const DEFAULTS = {
   maxExitedSessions: 32,
   maxExitedTotal: 256,
   killGraceMs: 3000,
+  maxDisplaySessions: 32,
 };
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
@@ -47,6 +50,7 @@ class PtyServiceImpl implements PtyService {
   private exitedOrder: PtySession[] = [];
   private liveCount = 0;
   private liveAgentCount = 0;
+  private liveDisplayCount = 0;
   private totalBytes = 0;
   private disposed = false;
 
@@ -127,8 +131,54 @@ class PtyServiceImpl implements PtyService {
     return session.snapshot();
   }
 
+  createDisplay(rawInput: CreateDisplayInput): { info: SessionInfo; session: DisplaySession } {
+    if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
+    const input = parseCreateInput({ ...rawInput });
+    if (this.liveDisplayCount >= this.config.maxDisplaySessions) {
+      throw new PtyError('session_limit', `too many display-only sessions open (limit ${this.config.maxDisplaySessions}); end one first`);
+    }
+    const command = input.command ?? '';
+    const session = new PtySession({
+      id: randomUUID(),
+      source: input.source,
+      owner: input.owner ?? null,
+      ownerName: input.ownerName ?? null,
+      title: input.title ?? (command || 'output'),
+      command,
+      args: [],
+      cwd: path.resolve(input.cwd ?? process.cwd()),
+      // No process of ours: nothing to signal, and pid 0 names none.
+      pid: 0,
+      cols: input.cols ?? DEFAULT_COLS,
+      rows: input.rows ?? DEFAULT_ROWS,
+      status: 'running',
+      exitCode: null,
+      signal: null,
+      createdAt: Date.now(),
+      exitedAt: null,
+      readOnly: true,
+    });
+    this.sessions.set(session.id, session);
+    this.liveDisplayCount++;
+    this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
+    const handle: DisplaySession = {
+      id: session.id,
+      append: (data) => {
+        if (!session.running || !this.sessions.has(session.id)) return;
+        checkWriteData(data);
+        const chunk = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+        if (chunk.length > 0) this.onData(session, chunk);
+      },
+      exit: (exitCode, signal) => this.endDisplay(session, exitCode, signal),
+    };
+    return { info: session.snapshot(), session: handle };
+  }
+
   write(id: SessionId, data: string | Uint8Array): void {
     checkWriteData(data);
+    if (this.sessions.get(id)?.info.readOnly) {
+      throw new PtyError('read_only', `session '${id}' is display-only: it shows output an agent ran itself, and takes no input`);
+    }
     const session = this.runningSession(id, 'write to');
     if (!session.process!.write(data)) {
       throw new PtyError(
@@ -140,10 +190,12 @@ class PtyServiceImpl implements PtyService {
 
   resize(id: SessionId, cols: number, rows: number): void {
     const size = checkSize(cols, rows);
-    const session = this.runningSession(id, 'resize');
+    const display = this.sessions.get(id);
+    const session = display?.info.readOnly && display.running ? display : this.runningSession(id, 'resize');
     if (session.info.cols === size.cols && session.info.rows === size.rows) return;
     try {
-      session.process!.resize(size.cols, size.rows);
+      // A display session has no terminal: its size is only the viewers'.
+      session.process?.resize(size.cols, size.rows);
     } catch (error) {
       // The process exited and its terminal closed; pty.exited is on its way.
       const reason = error instanceof Error ? error.message : String(error);
@@ -167,6 +219,7 @@ class PtyServiceImpl implements PtyService {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
     if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
+    if (session.info.readOnly) return this.terminate(session);
     // SIGKILL is a forced close; other signals are messages the process may survive.
     if (signal === 'SIGKILL' && session.running) session.info.closeRequested = true;
     signalPosixSession(session.info.pid, signal);
@@ -230,12 +283,24 @@ class PtyServiceImpl implements PtyService {
     session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
     this.liveCount--;
     if (session.info.source === 'agent') this.liveAgentCount--;
+    this.afterExit(session);
+  }
+
+  /** A display session's end, as its creator (or a kill) reports it. */
+  private endDisplay(session: PtySession, exitCode: number | null, signal: string | null): void {
+    if (!session.running) return;
+    session.finish(exitCode, signal, false);
+    this.liveDisplayCount--;
+    this.afterExit(session);
+  }
+
+  private afterExit(session: PtySession): void {
     if (this.sessions.has(session.id)) this.exitedOrder.push(session);
     this.events.emit('pty.exited', {
       type: 'pty.exited',
       id: session.id,
-      exitCode: exit.exitCode,
-      signal: exit.signal,
+      exitCode: session.info.exitCode,
+      signal: session.info.signal,
       info: session.snapshot(),
     });
     this.enforceRetention(retentionKey(session));
@@ -309,6 +374,11 @@ class PtyServiceImpl implements PtyService {
   private terminate(session: PtySession): Promise<void> {
     // Before the signal, so the exit event it causes says the close was asked for.
     if (session.running) session.info.closeRequested = true;
+    // Nothing of ours runs behind a display session (and signalling pid 0 would reach our own group).
+    if (session.info.readOnly) {
+      this.endDisplay(session, null, null);
+      return Promise.resolve();
+    }
     session.termination ??= (async () => {
       const sid = session.info.pid;
       if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;

@@ -22,6 +22,13 @@ export interface PtyServiceOptions {
   maxExitedTotal?: number;
   /** Time between SIGHUP and SIGKILL when killing a process group. Default 3000 ms. */
   killGraceMs?: number;
+  /**
+   * Display sessions (output an agent ran itself and streams to ptydeck) open
+   * at once. They hold no process, so they do not count against
+   * maxLiveSessions, but each holds a log: this bounds how many one can open.
+   * Default 32.
+   */
+  maxDisplaySessions?: number;
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
   /**
@@ -47,6 +54,32 @@ export interface CreateSessionInput {
   owner?: string;
   /** Human-readable creator name for badges, e.g. the MCP client name. */
   ownerName?: string;
+}
+
+/** A display session: no program runs, output comes from its creator. */
+export interface CreateDisplayInput {
+  /** What the agent says it ran, shown as the tab's command. */
+  command?: string;
+  /** Where the agent says it ran it; must be an absolute existing directory when given. */
+  cwd?: string;
+  cols?: number;
+  rows?: number;
+  title?: string;
+  source: SessionSource;
+  owner?: string;
+  ownerName?: string;
+}
+
+/**
+ * The creator's handle on a display session: the only way to give it output
+ * or end it. Both are ignored once the session has exited.
+ */
+export interface DisplaySession {
+  readonly id: SessionId;
+  /** Appends output, as a program's would be: viewers stream it, the log keeps it. */
+  append(data: string | Uint8Array): void;
+  /** Marks it exited, with the exit code or signal the agent reported. */
+  exit(exitCode: number | null, signal: string | null): void;
 }
 
 export interface ReadOptions {
@@ -87,6 +120,13 @@ export type PtyServiceEventType = keyof PtyServiceEventMap;
 
 export interface PtyService {
   create(input: CreateSessionInput): SessionInfo;
+  /**
+   * Opens a display-only session (SessionInfo.readOnly): no process, pid 0,
+   * output appended through the returned handle; write() refuses it with
+   * 'read_only', kill() and remove() end it like any session.
+   */
+  createDisplay(input: CreateDisplayInput): { info: SessionInfo; session: DisplaySession };
+  /** Throws 'read_only' for a display session. */
   write(id: SessionId, data: string | Uint8Array): void;
   resize(id: SessionId, cols: number, rows: number): void;
   /**
@@ -118,6 +158,7 @@ export type PtyErrorCode =
   | 'spawn_failed'
   | 'not_running'
   | 'input_backlog'
+  | 'read_only'
   | 'disposed';
 
 export class PtyError extends Error {

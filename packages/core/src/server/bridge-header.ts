@@ -4,3 +4,9 @@
  * without loading the server's MCP transport.
  */
 export const BRIDGE_HEADER = 'x-ptydeck-bridge';
+
+/**
+ * Header carrying a chat's binding (PTYDECK_CHAT_BINDING in the bridge's
+ * environment), so the connection's sessions land under that chat.
+ */
+export const CHAT_BINDING_HEADER = 'x-ptydeck-chat-binding';

@@ -5,11 +5,23 @@ import { createAgentMcpServer } from '../agent/mcp-server.js';
 import { ScreenService } from '../screen/screen-service.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';
+import { ChatHost } from '../acp/chat-host.js';
+import { ChatBindings } from '../acp/chat-bindings.js';
+import { resolveStateDir } from './discovery.js';
+import { mcpLaunchCommand } from './mcp-launch.js';
 
 /** The server core's options, with the PTY service optional and the MCP factory built in. */
-export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer'> {
+export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
   /** The PTY service to serve; without one the server creates its own and disposes it on close. */
   service?: PtyService;
+  /** Where agents.json is read; default $PTYDECK_CONFIG_DIR, $XDG_CONFIG_HOME/ptydeck, ~/.config/ptydeck. */
+  configDir?: string;
+  /** A chat's working directory when the panel names none. Default process.cwd(). */
+  launchDir?: string;
+  /** Base environment of chat agents' processes (and the PATH known agents are looked for on). Default process.env. */
+  agentEnv?: Record<string, string | undefined>;
+  /** Time between SIGTERM and SIGKILL when ending a chat's agent. Default 3000 ms. */
+  agentKillGraceMs?: number;
 }
 
 export interface LocalServer {
@@ -29,6 +41,8 @@ export interface LocalServer {
   tool: TerminalTool;
   /** MCP clients connected right now. */
   agents: AgentRegistry;
+  /** Chats with ACP agents. */
+  chats: ChatHost;
   /** The panel URL with a fresh one-time ticket, for a browser. */
   panelUrl(): string;
   /** Stops serving, removes the discovery file and disposes the sessions if it created the service. */
@@ -46,6 +60,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const screens = new ScreenService(service);
   const tool = createTerminalTool(service, { screens });
+  const chatBindings = new ChatBindings();
+  const stateDir = options.stateDir ?? resolveStateDir();
+  const chats = new ChatHost({
+    service,
+    configDir: options.configDir,
+    launchDir: options.launchDir,
+    env: options.agentEnv,
+    killGraceMs: options.agentKillGraceMs,
+    // `ptydeck mcp` finds this server through server.json: without one, a chat's agent gets no MCP server.
+    ...((options.writeDiscovery ?? true) ? { mcp: { launch: mcpLaunchCommand(), bindings: chatBindings, env: { PTYDECK_STATE_DIR: stateDir } } } : {}),
+  });
   let core;
   try {
     core = await startServerCore({
@@ -54,7 +79,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
       host: options.host,
       port: options.port,
-      stateDir: options.stateDir,
+      stateDir,
       writeDiscovery: options.writeDiscovery,
       appDir: options.appDir,
       ticketTtlMs: options.ticketTtlMs,
@@ -64,8 +89,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,
+      chats,
+      chatBindings,
     });
   } catch (error) {
+    await chats.dispose();
     tool.dispose();
     screens.dispose();
     if (ownsService) await service.dispose();
@@ -84,10 +112,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     service,
     tool,
     agents: started.agents,
+    chats,
     panelUrl: () => started.panelUrl(),
     close: () =>
       (closing ??= (async () => {
         stopFollowingAgents();
+        // Agents first: their requests reach the service, and their MCP connections the server.
+        await chats.dispose();
         await started.close();
         tool.dispose();
         screens.dispose();

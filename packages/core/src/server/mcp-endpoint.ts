@@ -5,7 +5,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
-import { BRIDGE_HEADER } from './bridge-header.js';
+import type { ChatBindings } from '../acp/chat-bindings.js';
+import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 
@@ -13,6 +14,8 @@ import { checkParams, connectChecked } from './request-params.js';
 export interface McpConnection {
   id: string;
   transport: 'http' | 'stdio';
+  /** Set for a connection bound to a chat: its agent's name. */
+  ownerName?: string;
   onInitialized?: (client: { name: string; version: string | null }) => void;
 }
 
@@ -24,6 +27,8 @@ interface McpSession {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   connectionId: string;
+  /** The chat owner it speaks for, when it opened with a binding. */
+  boundTo: string | undefined;
   /** Open HTTP requests (POSTs in flight and the long-lived GET stream). */
   open: number;
   /** Set once the client held a GET stream: only such a client can be seen leaving. */
@@ -56,7 +61,16 @@ export interface McpEndpointLimits {
   abandonMs?: number;
   idleMs?: number;
   maxSessions?: number;
+  /**
+   * Chat bindings: a connection presenting one (the `ptydeck mcp` a chat's
+   * agent started) speaks for that chat. Without it such a connection is refused.
+   */
+  bindings?: ChatBindings;
 }
+
+/** What a connection with a revoked or unknown binding is told. */
+const BINDING_REFUSED =
+  "Forbidden: this MCP server was started for a ptydeck chat that has closed (or for another ptydeck), so its chat binding is not valid. Start a new chat in ptydeck's panel.";
 
 /**
  * MCP over Streamable HTTP at /mcp, stateful: each initialize opens an MCP
@@ -71,6 +85,7 @@ export class McpHttpEndpoint {
   private readonly abandonMs: number;
   private readonly idleMs: number;
   private readonly maxSessions: number;
+  private readonly bindings: ChatBindings | undefined;
 
   constructor(
     private readonly createServer: McpServerFactory,
@@ -80,9 +95,14 @@ export class McpHttpEndpoint {
     this.abandonMs = limits.abandonMs ?? DEFAULT_ABANDON_MS;
     this.idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
     this.maxSessions = limits.maxSessions ?? MAX_MCP_SESSIONS;
+    this.bindings = limits.bindings;
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Checked on every request, so closing the chat cuts off a connection already open.
+    const presented = headerValue(req, CHAT_BINDING_HEADER);
+    const binding = presented === undefined ? undefined : this.bindings?.resolve(presented);
+    if (presented !== undefined && !binding) return jsonRpcError(res, 403, -32001, BINDING_REFUSED);
     const sessionId = headerValue(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     if (sessionId !== undefined && !session) {
@@ -93,6 +113,8 @@ export class McpHttpEndpoint {
         'Session not found: ptydeck restarted or this MCP session was closed, so this session is gone. Reconnect to start a new one.',
       );
     }
+    // A session is bound for good to what it opened with: no header switching chats midway.
+    if (session && session.boundTo !== binding?.owner) return jsonRpcError(res, 403, -32001, BINDING_REFUSED);
     if (session) this.track(session, req, res);
     if (req.method !== 'POST') {
       if (!session) return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
@@ -117,7 +139,7 @@ export class McpHttpEndpoint {
     if (refusal) return respondJson(res, 400, refusal);
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     this.makeRoom();
-    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http');
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding);
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
   }
@@ -168,8 +190,9 @@ export class McpHttpEndpoint {
     session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
-  private open(kind: 'http' | 'stdio'): McpSession {
-    const connectionId = `agent-${randomUUID()}`;
+  private open(kind: 'http' | 'stdio', binding?: { owner: string; agentName: string }): McpSession {
+    // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
+    const connectionId = binding?.owner ?? `agent-${randomUUID()}`;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
@@ -179,16 +202,17 @@ export class McpHttpEndpoint {
     const server = this.createServer({
       id: connectionId,
       transport: kind,
+      ...(binding ? { ownerName: binding.agentName } : {}),
       onInitialized: (client) =>
         this.agents.add({
           id: connectionId,
-          name: client.name,
+          name: binding?.agentName ?? client.name,
           version: client.version,
           transport: kind,
           connectedAt: Date.now(),
         }),
     });
-    const session: McpSession = { transport, server, connectionId, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
+    const session: McpSession = { transport, server, connectionId, boundTo: binding?.owner, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
     transport.onclose = () => {
       clearTimeout(session.idleTimer);
       const sid = transport.sessionId;

@@ -13,6 +13,8 @@ import {
   type SessionId,
 } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { ChatError } from '../acp/chat-session.js';
+import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
 
@@ -65,6 +67,8 @@ export interface PanelConnectionDeps {
    * flooding, those writes were 15% of the core's CPU).
    */
   socket?: Pick<Duplex, 'cork' | 'uncork'>;
+  /** The chats with ACP agents; without it the panel is told there are none and chat requests fail. */
+  chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed'>;
 }
 
 interface Viewer {
@@ -125,6 +129,18 @@ export class PanelConnection {
     );
     subscriptions.add(agents.onAdded((agent) => this.send({ type: 'agent.added', agent })));
     subscriptions.add(agents.onRemoved((agent) => this.send({ type: 'agent.removed', id: agent.id })));
+    const { chats } = deps;
+    if (chats) {
+      subscriptions.add(
+        chats.onOpened(({ info, origin }) => {
+          // The panel that asked hears of it with its requestId; the others just learn the chat exists.
+          const requestId = origin?.panel === this ? origin.requestId : undefined;
+          this.send(requestId === undefined ? { type: 'chat.opened', info } : { type: 'chat.opened', requestId, info });
+        }),
+      );
+      subscriptions.add(chats.onEvent(({ chatId, event }) => this.send({ type: 'chat.event', chatId, event })));
+      subscriptions.add(chats.onClosed((chatId) => this.send({ type: 'chat.closed', chatId })));
+    }
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
@@ -135,6 +151,8 @@ export class PanelConnection {
       instance: deps.instance,
       ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
     });
+    this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
+    this.sendAgents();
   }
 
   dispose(): void {
@@ -159,15 +177,54 @@ export class PanelConnection {
       return this.error('invalid_message', `invalid panel message: ${formatZodIssues(parsed.error)}`, requestIdOf(json));
     }
     const message = parsed.data;
+    const requestId = message.type === 'create' || message.type === 'chat.open' ? message.requestId : undefined;
     try {
       this.handle(message);
     } catch (error) {
-      this.replyWithError(error, message.type === 'create' ? message.requestId : undefined);
+      this.replyWithError(error, requestId);
+    }
+  }
+
+  /** The agents one can chat with, read afresh (agents.json may have changed). */
+  private sendAgents(): void {
+    const chats = this.deps.chats;
+    if (!chats) return this.send({ type: 'chat.agents', agents: [], configPath: '', configError: 'chats with ACP agents are not available in this ptydeck' });
+    chats.agents().then(
+      ({ agents, configPath, configError }) =>
+        this.send({
+          type: 'chat.agents',
+          agents: agents.map(({ name, command, args, origin }) => ({ name, command, args, origin })),
+          configPath,
+          configError,
+        }),
+      (error: unknown) => this.replyWithError(error),
+    );
+  }
+
+  private handleChat(message: Extract<PanelClientMessage, { type: `chat.${string}` }>): void {
+    const chats = this.deps.chats;
+    if (message.type === 'chat.refresh_agents') return this.sendAgents();
+    if (!chats) throw new ChatError('no_such_chat', 'chats with ACP agents are not available in this ptydeck');
+    switch (message.type) {
+      case 'chat.open':
+        chats.open(message.agent, message.cwd, { panel: this, requestId: message.requestId }).catch((error: unknown) => this.replyWithError(error, message.requestId));
+        return;
+      case 'chat.prompt':
+        return chats.prompt(message.chatId, message.text);
+      case 'chat.cancel':
+        chats.cancel(message.chatId).catch((error: unknown) => this.replyWithError(error));
+        return;
+      case 'chat.answer':
+        return chats.answer(message.chatId, message.questionId, message.optionId);
+      case 'chat.close':
+        chats.close(message.chatId).catch((error: unknown) => this.replyWithError(error));
+        return;
     }
   }
 
   private handle(message: PanelClientMessage): void {
     const { service } = this.deps;
+    if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
     switch (message.type) {
       case 'attach':
         return this.attach(message.id, message.cursor);
@@ -424,7 +481,7 @@ export class PanelConnection {
 
   /** Tells the panel a request failed. */
   private replyWithError(error: unknown, requestId?: string): void {
-    if (error instanceof PtyError) return this.error(error.code, error.message, requestId);
+    if (error instanceof PtyError || error instanceof ChatError) return this.error(error.code, error.message, requestId);
     this.error('internal', error instanceof Error ? error.message : String(error), requestId);
   }
 

@@ -18,7 +18,8 @@ import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
-import { PanelConnection } from './panel-connection.js';
+import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
+import type { ChatBindings } from '../acp/chat-bindings.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
@@ -80,6 +81,10 @@ export interface ServerCoreOptions {
   presentPanelLink?: (url: string) => string;
   /** Names the process at the other end of a /ticket request. Default: from Linux /proc. */
   judgePeer?: PeerJudge;
+  /** Chats with ACP agents, for the panels; the caller owns and disposes it. */
+  chats?: PanelConnectionDeps['chats'];
+  /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
+  chatBindings?: ChatBindings;
 }
 
 export interface ServerCore {
@@ -114,8 +119,11 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
   // Every session's pid, kept after it exits or is removed: its pid is also its POSIX
   // session id, which its leftover background processes still carry.
-  const sessionPids = new Set<number>(options.service.list().map((session) => session.pid));
-  const stopRecordingPids = options.service.on('pty.created', (event) => sessionPids.add(event.info.pid));
+  // A display-only session has pid 0: no process, so nothing to record.
+  const sessionPids = new Set<number>(options.service.list().flatMap((session) => (session.pid > 0 ? [session.pid] : [])));
+  const stopRecordingPids = options.service.on('pty.created', (event) => {
+    if (event.info.pid > 0) sessionPids.add(event.info.pid);
+  });
   const instance = randomUUID();
   const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
@@ -123,7 +131,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(options.service);
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
-  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions }) : undefined;
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
@@ -243,7 +251,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket });
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket, chats: options.chats });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

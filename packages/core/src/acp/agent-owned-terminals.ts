@@ -1,0 +1,87 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { SessionId } from '@ptydeck/contract';
+import { PtyError, type DisplaySession, type PtyService } from '../pty/types.js';
+import type { AgentTerminalReport } from './chat-events.js';
+
+export interface AgentOwnedTerminalsOptions {
+  /** The chat's owner id, on every display session. */
+  owner: string;
+  ownerName: string;
+  /** Where a terminal that names no (usable) cwd ran: the chat's. */
+  cwd: string;
+  /** Told when a terminal cannot be shown (the display limit), once per terminal. */
+  onRefused(terminalId: string, reason: string): void;
+}
+
+/**
+ * Terminals an agent runs itself and only streams to ptydeck (ACP v1's
+ * `_meta.terminal_*` convention, v2's agent-owned terminals), each shown as a
+ * display-only session in the PTY service: a read-only tab tagged with the
+ * agent. The agent names them; the names are its own, so they map to
+ * session ids here and nowhere else.
+ */
+export class AgentOwnedTerminals {
+  private readonly terminals = new Map<string, DisplaySession>();
+  private readonly refused = new Set<string>();
+
+  constructor(
+    private readonly service: PtyService,
+    private readonly options: AgentOwnedTerminalsOptions,
+  ) {}
+
+  /** The display session of the agent's terminal `terminalId`, if shown. */
+  sessionIdOf(terminalId: string): SessionId | undefined {
+    return this.terminals.get(terminalId)?.id;
+  }
+
+  apply(report: AgentTerminalReport): void {
+    // Output or an exit for a terminal never announced opens it too: v2 allows it, and nothing would show it otherwise.
+    const terminal = this.terminals.get(report.terminalId) ?? this.open(report.terminalId, report.kind === 'open' ? report : {});
+    if (!terminal) return;
+    if (report.kind === 'output') terminal.append(report.data);
+    else if (report.kind === 'exit') terminal.exit(report.exitCode, report.signal);
+  }
+
+  /** Ends every display still running: the agent that fed them is gone. */
+  endAll(): void {
+    for (const terminal of this.terminals.values()) terminal.exit(null, null);
+  }
+
+  private open(terminalId: string, details: { command?: string; cwd?: string }): DisplaySession | undefined {
+    if (this.refused.has(terminalId)) return undefined;
+    try {
+      const { session } = this.service.createDisplay({
+        source: 'agent',
+        owner: this.options.owner,
+        ownerName: this.options.ownerName,
+        command: details.command || undefined,
+        title: details.command ? oneLine(details.command) : `${this.options.ownerName} output`,
+        cwd: usableDir(details.cwd) ?? this.options.cwd,
+      });
+      this.terminals.set(terminalId, session);
+      return session;
+    } catch (error) {
+      this.refused.add(terminalId);
+      this.options.onRefused(terminalId, error instanceof PtyError || error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+}
+
+const TITLE_CHARS = 200;
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+/** The agent's claimed cwd, when it is an absolute existing directory (it is only shown, never used to run anything). */
+function usableDir(dir: string | undefined): string | undefined {
+  if (!dir || !path.isAbsolute(dir) || dir.includes('\0') || !existsSync(dir)) return undefined;
+  try {
+    return statSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}

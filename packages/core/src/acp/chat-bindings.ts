@@ -1,0 +1,43 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** The environment variable that hands a chat's binding to the `ptydeck mcp` it starts. */
+export const CHAT_BINDING_ENV = 'PTYDECK_CHAT_BINDING';
+
+/** Who an MCP connection presenting a binding speaks for. */
+export interface ChatBinding {
+  /** The chat's owner id: the connection's sessions get it, and the fence is drawn around it. */
+  owner: string;
+  /** The agent's name, on the sessions' badges. */
+  agentName: string;
+}
+
+/**
+ * Per-chat credentials for ptydeck's own MCP server, handed to the agent in
+ * session/new so every shell it opens through the terminal tool lands under
+ * its chat. Random, in memory only, revoked when the chat closes. Looked up
+ * by hash, so a lookup's timing says nothing about the stored secrets.
+ */
+export class ChatBindings {
+  private readonly byHash = new Map<string, ChatBinding>();
+
+  /** A fresh credential for `binding`. */
+  issue(binding: ChatBinding): string {
+    const secret = randomBytes(32).toString('base64url');
+    this.byHash.set(hash(secret), { ...binding });
+    return secret;
+  }
+
+  /** The chat a credential speaks for; undefined when unknown or revoked. */
+  resolve(secret: string): ChatBinding | undefined {
+    const found = this.byHash.get(hash(secret));
+    return found ? { ...found } : undefined;
+  }
+
+  revoke(secret: string): void {
+    this.byHash.delete(hash(secret));
+  }
+}
+
+function hash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+}

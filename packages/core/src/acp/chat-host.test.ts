@@ -1,0 +1,233 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChatEvent } from '@ptydeck/contract';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, readAll, waitForExit } from '../pty/test-kit.js';
+import { PtyError, type PtyService } from '../pty/types.js';
+import { ChatHost } from './chat-host.js';
+import { ChatError } from './chat-session.js';
+import { ChatEvents } from './testing/chat-waits.js';
+
+const DEMO_AGENT = fileURLToPath(new URL('./testing/demo-agent.mjs', import.meta.url));
+
+let dir: string;
+let configDir: string;
+let env: Record<string, string | undefined>;
+let service: PtyService;
+let host: ChatHost;
+const watchers: ChatEvents[] = [];
+
+beforeAll(() => {
+  env = isolatedEnv();
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-host-'));
+  configDir = join(dir, 'config');
+  mkdirSync(configDir);
+  writeFileSync(join(configDir, 'agents.json'), JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] }));
+  service = createPtyService({ env, killGraceMs: 1000 });
+  host = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000 });
+});
+afterEach(() => {
+  for (const watcher of watchers.splice(0)) watcher.dispose();
+});
+afterAll(async () => {
+  await host.dispose();
+  await service.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Opens a chat with the demo agent and waits until it is ready. */
+async function openChat(): Promise<{ id: string; owner: string; events: ChatEvents }> {
+  let id: string | undefined;
+  const events = new ChatEvents(host.onEvent, () => id);
+  watchers.push(events);
+  const info = await host.open('demo');
+  id = info.id;
+  expect(info).toMatchObject({ agentName: 'demo', state: 'starting', cwd: dir, error: null });
+  await events.state('ready');
+  return { id, owner: info.owner, events };
+}
+
+/** Sends a prompt and resolves with the state event that ends the turn. */
+async function turn(chat: { id: string; events: ChatEvents }, text: string, during?: (from: number) => Promise<void>) {
+  const from = chat.events.seen.length;
+  host.prompt(chat.id, text);
+  await chat.events.state('prompting', from);
+  await during?.(from);
+  return { end: await chat.events.state('ready', from), from };
+}
+
+const question = (from: number) => (event: ChatEvent) => event.type === 'question';
+
+describe('a chat with the demo agent', () => {
+  it('answers a plain prompt with a thought, a plan and its message in chunks', async () => {
+    const chat = await openChat();
+    const { end, from } = await turn(chat, 'hello there');
+    expect(end.stopReason).toBe('end_turn');
+    const events = chat.events.seen.slice(from);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'message', role: 'user', text: 'hello there' }));
+    expect(events).toContainEqual({ type: 'message', role: 'thought', text: 'Thinking about: hello there' });
+    expect(events.filter((e) => e.type === 'plan').at(-1)).toEqual({
+      type: 'plan',
+      entries: [
+        { content: 'Read the prompt', priority: 'high', status: 'completed' },
+        { content: 'Answer it', priority: 'medium', status: 'completed' },
+      ],
+    });
+    expect(chat.events.agentText(from)).toBe('You said: hello there');
+    // The replay log merged the chunks into one message.
+    const replay = host.list().find((c) => c.info.id === chat.id)!;
+    expect(replay.events.filter((e) => e.type === 'message' && e.role === 'agent')).toEqual([{ type: 'message', role: 'agent', text: 'You said: hello there' }]);
+    expect(replay.info.state).toBe('ready');
+  });
+
+  it('asks before running a command, runs it in a PTY under the chat, and shows the terminal in the card', async () => {
+    const chat = await openChat();
+    const { end, from } = await turn(chat, 'run echo ran-$((6*7)); exit 3', async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      expect(asked).toMatchObject({ title: 'Run echo ran-$((6*7)); exit 3', detail: 'echo ran-$((6*7)); exit 3', toolCallId: expect.any(String) });
+      expect(asked.options.map((o) => [o.id, o.kind])).toEqual([
+        ['allow', 'allow_once'],
+        ['reject', 'reject_once'],
+      ]);
+      expect(() => host.answer(chat.id, asked.questionId, 'nope')).toThrow(ChatError);
+      host.answer(chat.id, asked.questionId, 'allow');
+      expect(() => host.answer(chat.id, asked.questionId, 'allow')).toThrow(/no open question/);
+    });
+    expect(end.stopReason).toBe('end_turn');
+    const events = chat.events.seen.slice(from);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'answered', optionId: 'allow' }));
+    const terminal = events.flatMap((e) => (e.type === 'tool' ? (e.content ?? []) : [])).find((c) => c.type === 'terminal');
+    expect(terminal).toBeDefined();
+    const sessionId = (terminal as { sessionId: string }).sessionId;
+    expect(service.get(sessionId)).toMatchObject({ source: 'agent', owner: chat.owner, ownerName: 'demo', status: 'exited', exitCode: 3 });
+    // Released, yet its output stays readable for the card.
+    expect(readAll(service, sessionId).toString()).toContain('ran-42');
+    expect(chat.events.agentText(from)).toBe('Exit code 3');
+    expect(events.filter((e) => e.type === 'tool').at(-1)).toMatchObject({ status: 'completed' });
+  });
+
+  it('runs nothing when the developer rejects or dismisses', async () => {
+    const chat = await openChat();
+    const created: string[] = [];
+    const off = service.on('pty.created', (event) => created.push(event.info.id));
+    for (const answer of ['reject', null]) {
+      const { from } = await turn(chat, 'run touch should-not-exist', async (start) => {
+        const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+        host.answer(chat.id, asked.questionId, answer);
+      });
+      expect(chat.events.agentText(from)).toBe('Not run.');
+    }
+    off();
+    expect(created).toEqual([]);
+  });
+
+  it('cancel answers the open question as cancelled and ends the turn as cancelled', async () => {
+    const chat = await openChat();
+    const { end, from } = await turn(chat, 'run echo never', async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      await host.cancel(chat.id);
+      await chat.events.next((e) => e.type === 'answered' && e.questionId === asked.questionId && e.optionId === null, { from: start });
+    });
+    expect(end.stopReason).toBe('cancelled');
+    expect(chat.events.agentText(from)).toBe('Not run.');
+  });
+
+  it('a turn waiting on nothing ends only when cancelled', async () => {
+    const chat = await openChat();
+    const { end } = await turn(chat, 'wait', async () => {
+      expect(() => host.prompt(chat.id, 'again')).toThrow(/already running/);
+      await host.cancel(chat.id);
+    });
+    expect(end.stopReason).toBe('cancelled');
+  });
+
+  it('writes a file only once allowed, and remembers "allow for this chat"', async () => {
+    const chat = await openChat();
+    const file = join(dir, 'written.txt');
+    writeFileSync(file, 'before');
+    const first = await turn(chat, `write ${file} after`, async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      expect(asked.options).toEqual([
+        { id: 'allow_once', name: 'Allow', kind: 'allow_once' },
+        { id: 'allow_always', name: 'Allow for this chat', kind: 'allow_always' },
+        { id: 'reject_once', name: 'Reject', kind: 'reject_once' },
+      ]);
+      expect(readFileSync(file, 'utf8')).toBe('before');
+      host.answer(chat.id, asked.questionId, 'reject_once');
+    });
+    expect(chat.events.agentText(first.from)).toContain('the developer declined it');
+    expect(readFileSync(file, 'utf8')).toBe('before');
+    const diff = chat.events.seen.slice(first.from).find((e) => e.type === 'tool' && e.content?.[0]?.type === 'diff');
+    expect(diff).toMatchObject({ kind: 'edit', content: [{ type: 'diff', path: file, oldText: 'before', newText: 'after' }] });
+
+    await turn(chat, `write ${file} second`, async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      host.answer(chat.id, asked.questionId, 'allow_always');
+    });
+    expect(readFileSync(file, 'utf8')).toBe('second');
+    const third = await turn(chat, `write ${file} third`);
+    expect(chat.events.seen.slice(third.from).some((e) => e.type === 'question')).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('third');
+  });
+
+  it("shows a command the agent runs itself as a read-only tab tagged with the agent, which refuses input", async () => {
+    const chat = await openChat();
+    const { from } = await turn(chat, 'own printf "own-%s\\n" output; exit 5');
+    const card = chat.events.seen.slice(from).find((e) => e.type === 'tool' && e.content?.some((c) => c.type === 'terminal'));
+    const sessionId = (card as Extract<ChatEvent, { type: 'tool' }>).content!.find((c) => c.type === 'terminal')!;
+    const id = (sessionId as { sessionId: string }).sessionId;
+    await waitForExit(service, id);
+    expect(service.get(id)).toMatchObject({ readOnly: true, source: 'agent', owner: chat.owner, ownerName: 'demo', pid: 0, status: 'exited', exitCode: 5 });
+    expect(readAll(service, id).toString()).toBe('own-output\n');
+    expect(() => service.write(id, 'x')).toThrow(expect.objectContaining({ code: 'read_only' }) as unknown as PtyError);
+    expect(chat.events.agentText(from)).toBe('Exit code 5');
+  });
+
+  it('reports bad requests from the agent with JSON-RPC errors and keeps serving it', async () => {
+    const chat = await openChat();
+    const { from } = await turn(chat, 'bad');
+    const seen = JSON.parse(chat.events.agentText(from));
+    expect(seen.unknownSession).toMatchObject({ code: -32002 });
+    expect(seen.relativePath).toMatchObject({ code: -32602, message: expect.stringContaining('must be absolute') });
+    expect(seen.unknownTerminal).toMatchObject({ code: -32002, message: expect.stringContaining('Terminal not found') });
+    expect(seen.relativeCwd).toMatchObject({ code: -32602 });
+    expect(seen.missingCommand).toMatchObject({ code: -32602 });
+    expect(seen.unknownMethod).toMatchObject({ code: -32601 });
+    const again = await turn(chat, 'still there?');
+    expect(chat.events.agentText(again.from)).toBe('You said: still there?');
+  });
+
+  it('reports an agent that dies, with its last words, and ends its terminals', async () => {
+    const chat = await openChat();
+    const from = chat.events.seen.length;
+    host.prompt(chat.id, 'die');
+    const ended = await chat.events.state('ended', from);
+    expect(ended.info.error).toContain('exited with code 7');
+    expect(ended.info.error).toContain('demo agent: dying on request');
+    expect(chat.events.seen.slice(from)).toContainEqual(expect.objectContaining({ type: 'notice', level: 'error', text: expect.stringContaining('dying on request') }));
+    expect(() => host.prompt(chat.id, 'hello')).toThrow(/ended/);
+  });
+
+  it('refuses unknown agents and bad working directories with clear errors', async () => {
+    await expect(host.open('nobody')).rejects.toThrow(/no agent named 'nobody'; agents: 'demo'/);
+    await expect(host.open('demo', 'relative')).rejects.toThrow(/must be an absolute path/);
+    await expect(host.open('demo', join(dir, 'missing'))).rejects.toThrow(/not an existing directory/);
+  });
+
+  it('closing a chat ends its agent and forgets it', async () => {
+    const chat = await openChat();
+    const closed = new Promise<string>((resolve) => {
+      const off = host.onClosed((id) => {
+        off();
+        resolve(id);
+      });
+    });
+    await host.close(chat.id);
+    expect(await closed).toBe(chat.id);
+    expect(host.list().some((c) => c.info.id === chat.id)).toBe(false);
+    expect(() => host.prompt(chat.id, 'x')).toThrow(expect.objectContaining({ code: 'no_such_chat' }) as unknown as Error);
+  });
+});

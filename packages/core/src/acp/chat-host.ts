@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { McpServer } from '@agentclientprotocol/sdk';
+import { Emitter, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type McpLaunch, type OnEvent } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
+import { resolveConfigDir } from './agents-config.js';
+import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
+import { ChatError, ChatSession, type ChatSessionOptions } from './chat-session.js';
+
+export interface ChatHostOptions {
+  service: PtyService;
+  /** Where agents.json is read; default resolveConfigDir(env). */
+  configDir?: string;
+  /** A chat's cwd when the panel names none: the server's launch directory. Default process.cwd(). */
+  launchDir?: string;
+  /** Base environment of agent processes (and PATH for finding known agents). Default process.env. */
+  env?: Record<string, string | undefined>;
+  /**
+   * ptydeck's own MCP server, offered to every chat's agent in session/new
+   * with a credential binding it to the chat. Without it agents get none.
+   */
+  mcp?: {
+    launch: McpLaunch;
+    bindings: ChatBindings;
+    /** Added to the MCP server's environment, e.g. PTYDECK_STATE_DIR so it finds this server. */
+    env?: Record<string, string>;
+  };
+  version?: string;
+  terminals?: ChatSessionOptions['terminals'];
+  killGraceMs?: number;
+  onError?: ErrorReporter;
+}
+
+/** Who asked for a chat, handed back with onOpened so the asker can tell its own answer from news. */
+export interface ChatOrigin {
+  panel: unknown;
+  requestId: string;
+}
+
+export interface ChatOpened {
+  info: ChatInfo;
+  origin?: ChatOrigin;
+}
+
+/** The name ptydeck's MCP server has in an agent's session. */
+export const PTYDECK_MCP_NAME = 'ptydeck';
+
+/**
+ * Every chat with an ACP agent the server hosts: opens them (from agents.json
+ * or a known agent on PATH), routes the panel's requests to them, and hands
+ * their events to whoever listens (every panel). A chat lives here, not in a
+ * page, until it is closed or the host is disposed.
+ */
+export class ChatHost {
+  private readonly chats = new Map<string, { session: ChatSession; binding: string | undefined; started: Promise<void>; unsubscribe: () => void }>();
+  private readonly opened: Emitter<ChatOpened>;
+  private readonly events: Emitter<{ chatId: string; event: ChatEvent }>;
+  private readonly closed: Emitter<string>;
+  /** A chat was opened (its state 'starting'), with the origin its opener passed. */
+  readonly onOpened: OnEvent<ChatOpened>;
+  /** Something happened in a chat. */
+  readonly onEvent: OnEvent<{ chatId: string; event: ChatEvent }>;
+  /** A chat was closed and forgotten. */
+  readonly onClosed: OnEvent<string>;
+  private readonly report: ErrorReporter;
+  private readonly env: Record<string, string | undefined>;
+  private readonly configDir: string;
+  private disposed = false;
+
+  constructor(private readonly options: ChatHostOptions) {
+    this.report = options.onError ?? reportError;
+    this.env = options.env ?? process.env;
+    this.configDir = options.configDir ?? resolveConfigDir(this.env);
+    this.opened = new Emitter({ name: 'chat opened', onListenerError: this.report });
+    this.events = new Emitter({ name: 'chat event', onListenerError: this.report });
+    this.closed = new Emitter({ name: 'chat closed', onListenerError: this.report });
+    this.onOpened = this.opened.on;
+    this.onEvent = this.events.on;
+    this.onClosed = this.closed.on;
+  }
+
+  /** The agents one can start now (agents.json read afresh, PATH searched). */
+  agents(): Promise<AgentChoices> {
+    return loadAgentChoices(this.configDir, this.env.PATH);
+  }
+
+  /** Every chat with its events so far, for a panel that just connected. */
+  list(): { info: ChatInfo; events: ChatEvent[] }[] {
+    return [...this.chats.values()].map(({ session }) => ({ info: session.snapshot, events: session.events() }));
+  }
+
+  /**
+   * Opens a chat with the agent named `agentName` in `cwd` (absolute and
+   * existing; default the launch directory). Resolves once the chat exists,
+   * in state 'starting': the agent's start and its failure arrive as events.
+   */
+  async open(agentName: string, cwd?: string, origin?: ChatOrigin): Promise<ChatInfo> {
+    if (this.disposed) throw new ChatError('disposed', 'ptydeck is shutting down');
+    const dir = checkCwd(cwd ?? this.options.launchDir ?? process.cwd());
+    const choices = await this.agents();
+    const agent = choices.agents.find((choice) => choice.name === agentName);
+    if (!agent) {
+      const known = choices.agents.map((choice) => `'${choice.name}'`).join(', ') || 'none';
+      const why = choices.configError ? ` (${choices.configError})` : '';
+      throw new ChatError('no_such_agent', `no agent named '${agentName}'; agents: ${known}${why}`);
+    }
+    if (this.disposed) throw new ChatError('disposed', 'ptydeck is shutting down');
+    const owner = `chat-owner-${randomUUID()}`;
+    const mcp = this.options.mcp;
+    const binding = mcp?.bindings.issue({ owner, agentName: agent.name });
+    const mcpServers: McpServer[] =
+      mcp && binding
+        ? [
+            {
+              name: PTYDECK_MCP_NAME,
+              command: mcp.launch.command,
+              args: mcp.launch.args,
+              env: Object.entries({ ...mcp.env, [CHAT_BINDING_ENV]: binding }).map(([name, value]) => ({ name, value })),
+            },
+          ]
+        : [];
+    const { origin: _origin, ...config } = agent;
+    const session = new ChatSession({
+      service: this.options.service,
+      agent: config,
+      cwd: dir,
+      env: this.env,
+      owner,
+      mcpServers,
+      version: this.options.version,
+      terminals: this.options.terminals,
+      killGraceMs: this.options.killGraceMs,
+      onError: this.report,
+    });
+    const unsubscribe = session.onEvent((event) => this.events.fire({ chatId: session.id, event }));
+    const started = session.start().catch((error: unknown) => this.report(error, `starting chat ${session.id} failed`));
+    this.chats.set(session.id, { session, binding, started, unsubscribe });
+    this.opened.fire({ info: session.snapshot, ...(origin ? { origin } : {}) });
+    return session.snapshot;
+  }
+
+  prompt(chatId: string, text: string): void {
+    this.require(chatId).prompt(text);
+  }
+
+  cancel(chatId: string): Promise<void> {
+    return this.require(chatId).cancel();
+  }
+
+  answer(chatId: string, questionId: string, optionId: string | null): void {
+    this.require(chatId).answer(questionId, optionId);
+  }
+
+  /** Ends the chat's agent, revokes its MCP binding and forgets it. */
+  async close(chatId: string): Promise<void> {
+    const chat = this.chats.get(chatId);
+    if (!chat) throw new ChatError('no_such_chat', `no chat '${chatId}'`);
+    this.chats.delete(chatId);
+    if (chat.binding) this.options.mcp?.bindings.revoke(chat.binding);
+    try {
+      // A chat still starting ends its agent as soon as the start settles.
+      await Promise.all([chat.session.close(), chat.started]);
+    } finally {
+      chat.unsubscribe();
+      this.closed.fire(chatId);
+    }
+  }
+
+  /** Closes every chat: no agent process outlives the host. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await Promise.all([...this.chats.keys()].map((id) => this.close(id).catch((error: unknown) => this.report(error, `closing chat ${id} failed`))));
+    this.opened.clear();
+    this.events.clear();
+    this.closed.clear();
+  }
+
+  private require(chatId: string): ChatSession {
+    const chat = this.chats.get(chatId);
+    if (!chat) throw new ChatError('no_such_chat', `no chat '${chatId}' (closed, or from before ptydeck restarted)`);
+    return chat.session;
+  }
+}
+
+/** A chat's working directory must be absolute and exist: the agent's file paths are relative to nothing else. */
+function checkCwd(cwd: string): string {
+  if (!path.isAbsolute(cwd)) throw new ChatError('invalid_cwd', `cwd must be an absolute path, got '${cwd}'`);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw new ChatError('invalid_cwd', `cwd '${cwd}' is not an existing directory`);
+  return path.resolve(cwd);
+}

@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import type { McpServer, RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { DisposableStore, Emitter, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import type { WriteDecision } from './acp-client.js';
+import type { AcpTerminalsOptions } from './acp-terminals.js';
+import { startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
+import { AgentOwnedTerminals } from './agent-owned-terminals.js';
+import type { AgentConfig } from './agents-config.js';
+import { agentTerminalReports, toChatEvents } from './chat-events.js';
+import { ChatLog } from './chat-log.js';
+
+/** A chat request that cannot be served, with a code for the panel's `error` message. */
+export class ChatError extends Error {
+  override readonly name = 'ChatError';
+  constructor(
+    readonly code: 'no_such_chat' | 'no_such_agent' | 'invalid_cwd' | 'chat_busy' | 'chat_not_ready' | 'no_such_question' | 'invalid_option' | 'disposed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChatSessionOptions {
+  service: PtyService;
+  agent: AgentConfig;
+  /** Absolute, existing. */
+  cwd: string;
+  /** Base environment of the agent process. */
+  env?: Record<string, string | undefined>;
+  /** Owner id of every PTY session the chat's agent creates. */
+  owner: string;
+  /** ptydeck's own MCP server for this chat, passed in session/new. */
+  mcpServers?: McpServer[];
+  version?: string;
+  terminals?: Omit<AcpTerminalsOptions, 'owner' | 'ownerName' | 'cwdOf'>;
+  killGraceMs?: number;
+  onError?: ErrorReporter;
+}
+
+/** ptydeck's own answers to "may the agent write this file?", and what each means to the ACP client. */
+const WRITE_OPTIONS = [
+  { id: 'allow_once', name: 'Allow', kind: 'allow_once', decision: 'allow_once' },
+  { id: 'allow_always', name: 'Allow for this chat', kind: 'allow_always', decision: 'allow_for_session' },
+  { id: 'reject_once', name: 'Reject', kind: 'reject_once', decision: 'reject' },
+] as const;
+
+interface Question {
+  optionIds: Set<string>;
+  /** Settles the question with the chosen option, or null when dismissed or cancelled. */
+  settle(optionId: string | null): void;
+}
+
+/**
+ * One chat: an ACP agent process with one session, its questions to the
+ * developer, the terminals it runs itself, and the event log a reloaded
+ * panel replays. State moves starting → ready ⇄ prompting → ended, only
+ * through the methods here.
+ */
+export class ChatSession {
+  readonly id = `chat-${randomUUID()}`;
+  private info: ChatInfo;
+  private readonly log = new ChatLog();
+  private readonly emitter: Emitter<ChatEvent>;
+  /** Every event, in order, as it is also logged. */
+  readonly onEvent: OnEvent<ChatEvent>;
+  private readonly questions = new Map<string, Question>();
+  private readonly ownTerminals: AgentOwnedTerminals;
+  private readonly subscriptions: DisposableStore;
+  private readonly report: ErrorReporter;
+  private agent: AcpAgent | undefined;
+  private stopping = false;
+  /** Aborted by close(): ends the agent even while it starts. */
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly options: ChatSessionOptions) {
+    this.report = options.onError ?? reportError;
+    this.emitter = new Emitter({ name: 'chat event', onListenerError: this.report });
+    this.onEvent = this.emitter.on;
+    this.subscriptions = new DisposableStore(this.report);
+    this.info = {
+      id: this.id,
+      agentName: options.agent.name,
+      owner: options.owner,
+      cwd: options.cwd,
+      state: 'starting',
+      error: null,
+      createdAt: Date.now(),
+    };
+    this.ownTerminals = new AgentOwnedTerminals(options.service, {
+      owner: options.owner,
+      ownerName: options.agent.name,
+      cwd: options.cwd,
+      onRefused: (_terminalId, reason) => this.emit({ type: 'notice', level: 'error', text: `A terminal of the agent's is not shown: ${reason}` }),
+    });
+  }
+
+  get snapshot(): ChatInfo {
+    return { ...this.info };
+  }
+
+  events(): ChatEvent[] {
+    return this.log.events();
+  }
+
+  /** Starts the agent and opens its session; failures end the chat with the reason (never throws). */
+  async start(): Promise<void> {
+    const { agent: config, service, cwd } = this.options;
+    let agent: AcpAgent;
+    try {
+      agent = await startAcpAgent(config, {
+        service,
+        cwd,
+        env: this.options.env,
+        version: this.options.version,
+        mcpServers: this.options.mcpServers,
+        terminals: { ...this.options.terminals, owner: this.options.owner },
+        killGraceMs: this.options.killGraceMs,
+        signal: this.stopper.signal,
+        onError: this.report,
+        requestPermission: (request, signal) => this.askPermission(request, signal),
+        approveWrite: (path, _sessionId, signal) => this.askWrite(path, signal),
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (!this.stopping) this.emit({ type: 'notice', level: 'error', text: `The agent could not start: ${reason}` });
+      this.end(this.stopping ? null : reason);
+      return;
+    }
+    this.agent = agent;
+    if (this.stopping) {
+      await agent.stop();
+      return;
+    }
+    this.subscriptions.add(agent.onSessionUpdate(({ update }) => this.onUpdate(update)));
+    this.subscriptions.add(agent.onExit((exit) => this.onAgentExit(exit)));
+    this.setState('ready');
+  }
+
+  /** Starts a prompt turn; its end (or failure) arrives as events. */
+  prompt(text: string): void {
+    const agent = this.agent;
+    if (this.info.state === 'prompting') throw new ChatError('chat_busy', 'a prompt turn is already running in this chat; wait for it or cancel it');
+    if (this.info.state !== 'ready' || !agent) throw new ChatError('chat_not_ready', `the chat is ${this.info.state}, not ready for a prompt`);
+    this.emit({ type: 'message', role: 'user', messageId: `prompt-${randomUUID()}`, text });
+    this.setState('prompting');
+    agent.prompt(text).then(
+      (response) => {
+        if (this.info.state === 'prompting') this.setState('ready', response.stopReason);
+      },
+      (error: unknown) => {
+        // An agent that died says so through its exit; only a live agent's refusal is news here.
+        if (this.info.state !== 'prompting') return;
+        this.emit({ type: 'notice', level: 'error', text: `The prompt failed: ${error instanceof Error ? error.message : String(error)}` });
+        this.setState('ready', 'error');
+      },
+    );
+  }
+
+  /** Cancels the running turn: every open question is answered as cancelled, and the agent is sent session/cancel. */
+  async cancel(): Promise<void> {
+    if (this.info.state !== 'prompting' || !this.agent) return;
+    await this.agent.cancel();
+  }
+
+  answer(questionId: string, optionId: string | null): void {
+    const question = this.questions.get(questionId);
+    if (!question) throw new ChatError('no_such_question', `no open question '${questionId}' in this chat (answered already, or cancelled)`);
+    if (optionId !== null && !question.optionIds.has(optionId)) {
+      throw new ChatError('invalid_option', `'${optionId}' is not one of the question's options (${[...question.optionIds].join(', ')})`);
+    }
+    question.settle(optionId);
+  }
+
+  /** Ends the agent process and its terminals; resolves once they are gone. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    this.stopper.abort();
+    await this.agent?.stop();
+    this.ownTerminals.endAll();
+    this.subscriptions.dispose();
+    this.emitter.clear();
+  }
+
+  private onUpdate(update: unknown): void {
+    for (const report of agentTerminalReports(update)) this.ownTerminals.apply(report);
+    for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) this.emit(event);
+  }
+
+  /** A terminal id in a tool call's content: one of this chat's ACP terminals (their ids are the PTY sessions'), or one the agent runs itself. */
+  private sessionOf(terminalId: string): string | undefined {
+    const own = this.ownTerminals.sessionIdOf(terminalId);
+    if (own) return own;
+    return this.options.service.get(terminalId)?.owner === this.options.owner ? terminalId : undefined;
+  }
+
+  private onAgentExit(exit: AgentExit): void {
+    this.ownTerminals.endAll();
+    if (this.stopping) return this.end(null);
+    const how = exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
+    const tail = exit.stderr.trim().slice(-2000);
+    const reason = `The agent '${this.options.agent.name}' ${how}.${tail ? `\n${tail}` : ''}`;
+    this.emit({ type: 'notice', level: 'error', text: reason });
+    this.end(reason);
+  }
+
+  private end(error: string | null): void {
+    if (this.info.state === 'ended') return;
+    this.info.error = error;
+    this.setState('ended');
+  }
+
+  private askPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null> {
+    const { toolCall } = request;
+    const command = isRecord(toolCall.rawInput) && typeof toolCall.rawInput.command === 'string' ? toolCall.rawInput.command : undefined;
+    return this.ask(signal, {
+      toolCallId: toolCall.toolCallId,
+      title: toolCall.title ?? 'The agent asks for permission',
+      ...(command ? { detail: command } : {}),
+      options: request.options.map((option) => ({
+        id: option.optionId,
+        name: option.name,
+        kind: (['allow_once', 'allow_always', 'reject_once', 'reject_always'].includes(option.kind) ? option.kind : 'reject_once') as 'allow_once',
+      })),
+    });
+  }
+
+  private async askWrite(target: string, signal: AbortSignal): Promise<WriteDecision> {
+    const optionId = await this.ask(signal, {
+      title: `Allow the agent to write ${target}?`,
+      detail: target,
+      options: WRITE_OPTIONS.map(({ id, name, kind }) => ({ id, name, kind })),
+    });
+    return WRITE_OPTIONS.find((option) => option.id === optionId)?.decision ?? 'reject';
+  }
+
+  /** Emits a question and resolves with the developer's answer; an abort (cancel, the agent withdrew) answers null. */
+  private ask(signal: AbortSignal, question: Omit<Extract<ChatEvent, { type: 'question' }>, 'type' | 'questionId'>): Promise<string | null> {
+    const questionId = `q-${randomUUID()}`;
+    return new Promise((resolve) => {
+      const settle = (optionId: string | null) => {
+        if (!this.questions.delete(questionId)) return;
+        signal.removeEventListener('abort', onAbort);
+        this.emit({ type: 'answered', questionId, optionId });
+        resolve(optionId);
+      };
+      const onAbort = () => settle(null);
+      this.questions.set(questionId, { optionIds: new Set(question.options.map((option) => option.id)), settle });
+      this.emit({ type: 'question', questionId, ...question });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private setState(state: ChatInfo['state'], stopReason?: string): void {
+    this.info.state = state;
+    this.emit({ type: 'state', info: { ...this.info }, ...(stopReason ? { stopReason } : {}) });
+  }
+
+  private emit(event: ChatEvent): void {
+    this.log.append(event);
+    this.emitter.fire(event);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,203 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PanelServerMessage } from '@ptydeck/contract';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type WebSocket from 'ws';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { CHAT_BINDING_HEADER } from './bridge-header.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+import { openSocket, type MessageQueue } from './testing/http.js';
+
+const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
+
+let dir: string;
+let configDir: string;
+let service: PtyService;
+let server: LocalServer;
+
+const writeAgents = (content: string) => writeFileSync(join(configDir, 'agents.json'), content);
+const DEMO_CONFIG = JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-panel-'));
+  configDir = join(dir, 'config');
+  mkdirSync(configDir);
+  writeAgents(DEMO_CONFIG);
+  const env = isolatedEnv();
+  service = createPtyService({ env, killGraceMs: 1000 });
+  server = await startLocalServer({
+    service,
+    stateDir: join(dir, 'state'),
+    appDir: '/nonexistent',
+    configDir,
+    launchDir: dir,
+    agentEnv: env,
+    agentKillGraceMs: 1000,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  await service.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A panel socket whose every message is checked against the contract. */
+async function panel(): Promise<{ ws: WebSocket; messages: MessageQueue; send(message: object): void; next(predicate: (m: any) => boolean): Promise<any> }> {
+  const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
+  if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
+  const { ws, messages } = opened;
+  onTestFinished(() => ws.close());
+  let from = 0;
+  return {
+    ws,
+    messages,
+    send: (message) => ws.send(JSON.stringify(message)),
+    /** The next message after the last one this returned that satisfies `predicate`. */
+    next(predicate) {
+      let index = from;
+      return messages.waitFor((m) => {
+        const at = index++;
+        if (m.binary) return undefined;
+        const value = PanelServerMessage.parse(JSON.parse(m.data.toString('utf8')));
+        if (!predicate(value)) return undefined;
+        from = at + 1;
+        return value;
+      }, from);
+    },
+  };
+}
+
+describe('chats over the panel WebSocket', () => {
+  it('tells every panel the agents and chats after the snapshot, and refreshes on request', async () => {
+    const p = await panel();
+    const snapshot = await p.messages.json((m) => m.type === 'snapshot');
+    expect(snapshot.type).toBe('snapshot');
+    const list = await p.messages.json((m) => m.type === 'chat.list');
+    expect(Array.isArray(list.chats)).toBe(true);
+    const agents = await p.messages.json((m) => m.type === 'chat.agents');
+    expect(agents).toMatchObject({ configPath: join(configDir, 'agents.json'), configError: null });
+    expect(agents.agents[0]).toEqual({ name: 'demo', command: process.execPath, args: [DEMO_AGENT], origin: 'config' });
+
+    try {
+      writeAgents('{ "agents": [ not json');
+      const from = p.messages.all.length;
+      p.send({ type: 'chat.refresh_agents' });
+      const broken = await p.messages.json((m) => m.type === 'chat.agents', from);
+      expect(broken.configError).toMatch(/agents\.json: not valid JSON/);
+      expect(broken.agents.every((a: { origin: string }) => a.origin === 'path')).toBe(true);
+
+      writeAgents(JSON.stringify({ agents: [{ name: 'x', command: 'y', colour: 'red' }] }));
+      const from2 = p.messages.all.length;
+      p.send({ type: 'chat.refresh_agents' });
+      const wrong = await p.messages.json((m) => m.type === 'chat.agents', from2);
+      expect(wrong.configError).toMatch(/colour/);
+    } finally {
+      writeAgents(DEMO_CONFIG);
+    }
+  });
+
+  it('opens a chat, streams its events to every panel, replays them after a reload, and closes it', async () => {
+    const a = await panel();
+    const b = await panel();
+    a.send({ type: 'chat.open', requestId: 'r1', agent: 'demo' });
+    const opened = await a.next((m) => m.type === 'chat.opened');
+    expect(opened).toMatchObject({ requestId: 'r1', info: { agentName: 'demo', state: 'starting', cwd: dir } });
+    const chatId = opened.info.id;
+    const seenByB = await b.next((m) => m.type === 'chat.opened');
+    expect(seenByB.requestId).toBeUndefined();
+    await a.next((m) => m.type === 'chat.event' && m.chatId === chatId && m.event.type === 'state' && m.event.info.state === 'ready');
+
+    a.send({ type: 'chat.prompt', chatId, text: 'hi panel' });
+    const done = await b.next((m) => m.type === 'chat.event' && m.chatId === chatId && m.event.type === 'state' && m.event.stopReason === 'end_turn');
+    expect(done.event.info.state).toBe('ready');
+    const text = b.messages.all
+      .filter((m) => !m.binary)
+      .map((m) => JSON.parse(m.data.toString()))
+      .filter((m) => m.type === 'chat.event' && m.event.type === 'message' && m.event.role === 'agent')
+      .map((m) => m.event.text)
+      .join('');
+    expect(text).toBe('You said: hi panel');
+
+    const reloaded = await panel();
+    const list = await reloaded.next((m) => m.type === 'chat.list');
+    const chat = list.chats.find((c: any) => c.info.id === chatId);
+    expect(chat.info.state).toBe('ready');
+    expect(chat.events).toContainEqual({ type: 'message', role: 'agent', text: 'You said: hi panel' });
+
+    b.send({ type: 'chat.close', chatId });
+    await a.next((m) => m.type === 'chat.closed' && m.chatId === chatId);
+    a.send({ type: 'chat.prompt', chatId, text: 'anyone?' });
+    const error = await a.next((m) => m.type === 'error');
+    expect(error).toMatchObject({ code: 'no_such_chat' });
+  });
+
+  it('answers bad chat requests with errors naming the problem, and carries the requestId', async () => {
+    const p = await panel();
+    p.send({ type: 'chat.open', requestId: 'r2', agent: 'nobody' });
+    expect(await p.next((m) => m.type === 'error')).toMatchObject({ requestId: 'r2', code: 'no_such_agent', message: expect.stringContaining("'demo'") });
+    p.send({ type: 'chat.open', requestId: 'r3', agent: 'demo', cwd: 'not/absolute' });
+    expect(await p.next((m) => m.type === 'error')).toMatchObject({ requestId: 'r3', code: 'invalid_cwd' });
+    p.send({ type: 'chat.prompt', chatId: 'c', text: '' });
+    expect(await p.next((m) => m.type === 'error')).toMatchObject({ code: 'invalid_message' });
+    p.send({ type: 'chat.answer', chatId: 'nope', questionId: 'q', optionId: null });
+    expect(await p.next((m) => m.type === 'error')).toMatchObject({ code: 'no_such_chat' });
+  });
+
+  it("answers a question from the panel, and refuses input to an agent's read-only tab", async () => {
+    const p = await panel();
+    p.send({ type: 'chat.open', requestId: 'r4', agent: 'demo' });
+    const chatId = (await p.next((m) => m.type === 'chat.opened')).info.id;
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.info.state === 'ready');
+
+    p.send({ type: 'chat.prompt', chatId, text: 'run echo from-panel' });
+    const question = await p.next((m) => m.type === 'chat.event' && m.event.type === 'question');
+    p.send({ type: 'chat.answer', chatId, questionId: question.event.questionId, optionId: 'allow' });
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'answered' && m.event.optionId === 'allow');
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
+
+    p.send({ type: 'chat.prompt', chatId, text: 'own echo owned' });
+    const created = await p.next((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.readOnly === true);
+    expect(created.event.info).toMatchObject({ source: 'agent', ownerName: 'demo', pid: 0 });
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
+    p.send({ type: 'input', id: created.event.info.id, data: 'ls\r' });
+    expect(await p.next((m) => m.type === 'error')).toMatchObject({ code: 'read_only' });
+    p.send({ type: 'chat.close', chatId });
+    await p.next((m) => m.type === 'chat.closed');
+  });
+
+  it("gives the agent ptydeck's MCP server bound to the chat: its shells land under the chat's owner", async () => {
+    const p = await panel();
+    p.send({ type: 'chat.open', requestId: 'r5', agent: 'demo' });
+    const info = (await p.next((m) => m.type === 'chat.opened')).info;
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.info.state === 'ready');
+    p.send({ type: 'chat.prompt', chatId: info.id, text: 'mcp echo via-mcp' });
+    const created = await p.next((m) => m.type === 'event' && m.event.type === 'pty.created');
+    expect(created.event.info).toMatchObject({ source: 'agent', owner: info.owner, ownerName: 'demo' });
+    await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
+    const said = p.messages.all
+      .filter((m) => !m.binary)
+      .map((m) => JSON.parse(m.data.toString()))
+      .filter((m) => m.type === 'chat.event' && m.chatId === info.id && m.event.type === 'message' && m.event.role === 'agent')
+      .map((m) => m.event.text)
+      .join('');
+    expect(said).toBe(`MCP terminal ${created.event.info.id}: exit code 0`);
+    p.send({ type: 'chat.close', chatId: info.id });
+    await p.next((m) => m.type === 'chat.closed');
+  });
+
+  it('refuses an MCP connection presenting an unknown or revoked chat binding', async () => {
+    const client = new Client({ name: 'impostor', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${server.agentToken}`, [CHAT_BINDING_HEADER]: 'not-a-binding' } },
+    });
+    await expect(client.connect(transport)).rejects.toThrow(/chat binding is not valid/);
+    await client.close();
+  });
+});
