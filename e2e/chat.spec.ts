@@ -23,6 +23,11 @@ async function startDemoChat(page: Page): Promise<Locator> {
   return pane;
 }
 
+/** The text of the agent's latest message (without the name read out before it). */
+function lastAgentMessage(log: Locator): Locator {
+  return log.getByTestId('chat-message-agent').last().locator('.message-text');
+}
+
 async function send(pane: Locator, text: string): Promise<void> {
   const prompt = pane.getByRole('textbox', { name: 'Message demo' });
   await expect(prompt).toBeEnabled();
@@ -68,7 +73,7 @@ test.describe('with the demo agent', () => {
     // The card's terminal streams the command's output live.
     const terminal = card.getByTestId('tool-terminal');
     await expect(terminal.locator('.xterm-rows')).toContainText('chat-says-42');
-    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(/Exit code 0/);
+    await expect(lastAgentMessage(log)).toHaveText(/Exit code 0/);
     await expect(card).toHaveAttribute('data-status', 'completed');
 
     // The same session is a tab in the panel, with the agent's badge; the card's header opens it.
@@ -86,14 +91,14 @@ test.describe('with the demo agent', () => {
     const log = pane.getByRole('log', { name: 'Chat with demo' });
     await send(pane, 'run echo never');
     await pane.getByRole('alertdialog').getByRole('button', { name: 'Reject' }).click();
-    await expect(log.getByTestId('chat-message-agent').last()).toHaveText('Not run.');
+    await expect(lastAgentMessage(log)).toHaveText('Not run.');
     await expect(log.getByRole('article', { name: /^Run echo never/ })).toHaveAttribute('data-status', 'failed');
 
     await send(pane, 'run echo dismissed');
     await expect(pane.getByRole('alertdialog')).toBeVisible();
     await page.keyboard.press('Escape');
     await expect(pane.getByRole('alertdialog')).toBeHidden();
-    await expect(log.getByTestId('chat-message-agent').last()).toHaveText('Not run.');
+    await expect(lastAgentMessage(log)).toHaveText('Not run.');
     await expect(log.getByRole('article', { name: /^Run echo dismissed/ })).toHaveAttribute('data-status', 'failed');
   });
 
@@ -120,14 +125,14 @@ test.describe('with the demo agent', () => {
     const dialog = pane.getByRole('alertdialog');
     await expect(dialog.getByRole('button', { name: 'Allow for this chat' })).toBeVisible();
     await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
-    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(`Wrote ${target}`);
+    await expect(lastAgentMessage(log)).toHaveText(`Wrote ${target}`);
   });
 
   test('an agent\'s own command is a read-only tab tagged with the agent', async ({ panel: page }) => {
     const pane = await startDemoChat(page);
     await send(pane, 'own echo owned-$((2*21))');
     const log = pane.getByRole('log', { name: 'Chat with demo' });
-    await expect(log.getByTestId('chat-message-agent').last()).toHaveText(/Exit code 0/);
+    await expect(lastAgentMessage(log)).toHaveText(/Exit code 0/);
     const tab = panelRegion(page).getByRole('tab', { name: /^demo agent: .*read-only/ });
     await expect(tab.getByTestId('tab-read-only')).toBeVisible();
     await expect(tab.getByTestId('tab-agent-badge')).toHaveText('demo');

@@ -98,7 +98,7 @@ export function ChatView(props: { chat: Chat }) {
                     </Match>
                     <Match when={true}>
                       <div class={`message ${message().role}`} data-testid={`chat-message-${message().role}`}>
-                        <span class="visually-hidden">{message().role === 'user' ? 'You:' : `${info().agentName}:`}</span>
+                        <span class="visually-hidden">{message().role === 'user' ? 'You: ' : `${info().agentName}: `}</span>
                         <div class="message-text">{message().text}</div>
                       </div>
                     </Match>
