@@ -83,6 +83,9 @@ test.describe('with the demo agent', () => {
     await terminal.getByRole('button', { name: /in the panel$/ }).click();
     await expect(tab).toHaveAttribute('aria-selected', 'true');
     await expectScreen(page, sessionId, /^chat-says-42$/m);
+    // The overview lists the session under its chat, not as a disconnected agent's.
+    await expect(page.locator(`[data-testid="chat-agent"] [data-session-id="${sessionId}"]`)).toBeVisible();
+    await expect(page.getByTestId('disconnected-agent')).toHaveCount(0);
     await keepScreenshot(page, 'chat-tool-card');
   });
 
@@ -142,12 +145,13 @@ test.describe('with the demo agent', () => {
     const pane = await startDemoChat(page);
     await pane.getByRole('tab', { name: '+ New chat' }).click();
     await pane.getByRole('button', { name: 'Start' }).click();
-    await expect(pane.getByRole('tab', { name: /^demo chat/ })).toHaveCount(2);
-    await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
+    // Two chats with one agent: the second is numbered so the tabs differ.
+    await expect(pane.getByRole('tab', { name: /^demo( 2)? chat/ })).toHaveCount(2);
+    await expect(pane.getByRole('tab', { name: 'demo 2 chat, ready', selected: true })).toBeVisible();
     await send(pane, 'die');
     await expect(pane.getByTestId('chat-ended')).toContainText('The agent has ended.');
     await expect(pane.getByTestId('chat-ended')).toContainText('7');
-    await expect(pane.getByRole('tab', { name: 'demo chat, ended', selected: true })).toBeVisible();
+    await expect(pane.getByRole('tab', { name: 'demo 2 chat, ended', selected: true })).toBeVisible();
     await expect(pane.getByRole('textbox', { name: 'Message demo' })).toBeDisabled();
     // The other chat lives on.
     await pane.getByRole('tab', { name: 'demo chat, ready' }).click();

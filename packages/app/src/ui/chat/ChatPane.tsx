@@ -1,7 +1,8 @@
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { agentStyle } from '../agent-style.js';
-import { ChatView, CHAT_STATE_LABEL } from './ChatView.jsx';
+import { CHAT_STATE_LABEL, chatName } from './chat-labels.js';
+import { ChatView } from './ChatView.jsx';
 import { StartChat } from './StartChat.jsx';
 
 const WIDTH_KEY = 'ptydeck.chatPaneWidth';
@@ -98,14 +99,14 @@ export function ChatPane() {
                   aria-selected={selected()}
                   aria-controls="chat-body"
                   tabIndex={selected() ? 0 : -1}
-                  aria-label={`${item.info.agentName} chat, ${CHAT_STATE_LABEL[item.info.state]}${item.questions.length > 0 ? ', asks you' : ''}`}
+                  aria-label={`${chatName(item, chat.state.chats)} chat, ${CHAT_STATE_LABEL[item.info.state]}${item.questions.length > 0 ? ', asks you' : ''}`}
                   data-testid="chat-tab"
                   data-chat-id={item.info.id}
                   data-state={item.info.state}
                   onClick={() => chat.select(item.info.id)}
                 >
                   <span class={`chat-dot ${item.info.state}`} classList={{ asking: item.questions.length > 0 }} aria-hidden="true" />
-                  <span class="agent-badge" style={agentStyle(item.info.agentName)}>{item.info.agentName}</span>
+                  <span class="agent-badge" style={agentStyle(item.info.agentName)}>{chatName(item, chat.state.chats)}</span>
                 </button>
               );
             }}
@@ -135,7 +136,7 @@ export function ChatPane() {
           </div>
         )}
       </Show>
-      <div id="chat-body" class="chat-body" role="tabpanel" aria-label={chat.activeChat() ? `${chat.activeChat()!.info.agentName} chat` : 'New chat'}>
+      <div id="chat-body" class="chat-body" role="tabpanel" aria-label={chat.activeChat() ? `${chatName(chat.activeChat()!, chat.state.chats)} chat` : 'New chat'}>
         <Show when={chat.activeChat()} keyed fallback={<StartChat />}>
           {(active) => <ChatView chat={active} />}
         </Show>

@@ -1,18 +1,11 @@
 import { For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
-import type { ChatState } from '@ptydeck/contract';
 import { useChat } from '../../chat/chat-context.jsx';
 import type { Chat } from '../../chat/chat-state.js';
 import { agentStyle } from '../agent-style.js';
+import { CHAT_STATE_LABEL } from './chat-labels.js';
 import { PromptBox } from './PromptBox.jsx';
 import { QuestionDialog } from './QuestionDialog.jsx';
 import { ToolCard } from './ToolCard.jsx';
-
-export const CHAT_STATE_LABEL: Record<ChatState, string> = {
-  starting: 'starting',
-  ready: 'ready',
-  prompting: 'working',
-  ended: 'ended',
-};
 
 const STOP_LABEL: Record<string, string> = {
   cancelled: 'Turn cancelled.',
