@@ -1,8 +1,7 @@
 import { Terminal } from '@xterm/xterm';
 import { DisposableStore } from '@ptydeck/contract';
 import { TERMINAL_THEME } from '../terminal/terminal-view.js';
-import { WriteFlow } from '../terminal/write-flow.js';
-import type { StreamSink } from '../terminal/session-streams.js';
+import { TerminalFeed } from '../terminal/terminal-feed.js';
 
 export interface MiniTerminalOptions {
   /** The session's width: the mini-terminal wraps lines where the PTY does. */
@@ -18,10 +17,11 @@ export interface MiniTerminalOptions {
  * resizes the PTY (its tab owns the size). DOM renderer only: a chat can hold
  * many of these, and WebGL contexts are few.
  */
-export class MiniTerminal implements StreamSink {
+export class MiniTerminal {
   readonly element: HTMLDivElement;
   private readonly terminal: Terminal;
-  private readonly flow: WriteFlow;
+  /** Where the session's stream goes (see SessionStreams). */
+  readonly feed: TerminalFeed;
   private readonly disposables = new DisposableStore();
   private opened = false;
 
@@ -41,21 +41,7 @@ export class MiniTerminal implements StreamSink {
       theme: TERMINAL_THEME,
     });
     this.disposables.add(() => this.terminal.dispose());
-    this.flow = new WriteFlow({
-      write: (data, parsed) => this.terminal.write(data, parsed),
-      ack: (cursor) => options.onParsed(cursor),
-    });
-  }
-
-  write(data: Uint8Array, next: number): void {
-    this.flow.push(data, next);
-  }
-
-  /** RIS through the write queue, as TerminalView.restore does, so older queued output cannot land on it. */
-  restore(screen: string, cursor: number): void {
-    this.flow.restored(cursor);
-    this.terminal.write('\x1bc');
-    this.terminal.write(screen);
+    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
   }
 
   mount(parent: HTMLElement): void {

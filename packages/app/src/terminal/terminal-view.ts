@@ -6,7 +6,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { DisposableStore } from '@ptydeck/contract';
 import { matchShortcut } from './shortcuts.js';
-import { WriteFlow } from './write-flow.js';
+import { TerminalFeed } from './terminal-feed.js';
 
 export interface TerminalViewOptions {
   id: string;
@@ -71,7 +71,7 @@ export class TerminalView {
   private readonly searchAddon = new SearchAddon();
   private webgl: WebglAddon | null = null;
   private readonly disposables = new DisposableStore();
-  private readonly flow: WriteFlow;
+  private readonly feed: TerminalFeed;
   private opened = false;
   private exited = false;
   private offline = false;
@@ -98,10 +98,7 @@ export class TerminalView {
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
-    this.flow = new WriteFlow({
-      write: (data, parsed) => this.terminal.write(data, parsed),
-      ack: (cursor) => options.onParsed(cursor),
-    });
+    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.loadAddon(this.searchAddon);
     this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
@@ -115,23 +112,16 @@ export class TerminalView {
   }
 
   /**
-   * Output bytes, in arrival order, ending at cursor `next`; xterm.js joins
-   * UTF-8 sequences split across frames. What is parsed is acknowledged, so the
+   * Output bytes ending at cursor `next`. What is parsed is acknowledged, so the
    * server never has more than a window of output queued ahead of the screen.
    */
   write(data: Uint8Array, next: number): void {
-    this.flow.push(data, next);
+    this.feed.write(data, next);
   }
 
-  /**
-   * Replaces the screen with a server snapshot. RIS goes through the write
-   * queue (unlike `terminal.reset()`, which acts at once) so output still
-   * queued from before cannot land on top of the restored screen.
-   */
+  /** Replaces the screen with a server snapshot (see TerminalFeed.restore). */
   restore(screen: string, cursor: number): void {
-    this.flow.restored(cursor);
-    this.terminal.write('\x1bc');
-    this.terminal.write(screen);
+    this.feed.restore(screen, cursor);
   }
 
   /** Places the view in the panel; the first time, opens xterm.js there. */

@@ -2,6 +2,7 @@ import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
+import { followDrag } from './pointer-drag.js';
 import { TabBar } from './TabBar.jsx';
 import { TerminalHost } from './TerminalHost.jsx';
 
@@ -55,20 +56,11 @@ export function TerminalPanel() {
   });
 
   function startDrag(event: PointerEvent) {
-    if (event.button !== 0) return;
-    event.preventDefault();
-    const handle = event.currentTarget as HTMLElement;
-    handle.setPointerCapture(event.pointerId);
-    const move = (moveEvent: PointerEvent) => setHeight(clampHeight(window.innerHeight - moveEvent.clientY));
-    const end = () => {
-      handle.removeEventListener('pointermove', move);
-      handle.removeEventListener('pointerup', end);
-      handle.removeEventListener('pointercancel', end);
-      localStorage.setItem(HEIGHT_KEY, String(height()));
-    };
-    handle.addEventListener('pointermove', move);
-    handle.addEventListener('pointerup', end);
-    handle.addEventListener('pointercancel', end);
+    followDrag(
+      event,
+      (move) => setHeight(clampHeight(window.innerHeight - move.clientY)),
+      () => localStorage.setItem(HEIGHT_KEY, String(height())),
+    );
   }
 
   function resizeByKey(event: KeyboardEvent) {

@@ -1,6 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { agentStyle } from '../agent-style.js';
+import { followDrag } from '../pointer-drag.js';
 import { CHAT_STATE_LABEL, chatName } from './chat-labels.js';
 import { ChatView } from './ChatView.jsx';
 import { StartChat } from './StartChat.jsx';
@@ -31,20 +32,11 @@ export function ChatPane() {
   });
 
   function startDrag(event: PointerEvent) {
-    if (event.button !== 0) return;
-    event.preventDefault();
-    const handle = event.currentTarget as HTMLElement;
-    handle.setPointerCapture(event.pointerId);
-    const move = (moveEvent: PointerEvent) => setWidth(clampWidth(window.innerWidth - moveEvent.clientX));
-    const end = () => {
-      handle.removeEventListener('pointermove', move);
-      handle.removeEventListener('pointerup', end);
-      handle.removeEventListener('pointercancel', end);
-      localStorage.setItem(WIDTH_KEY, String(width()));
-    };
-    handle.addEventListener('pointermove', move);
-    handle.addEventListener('pointerup', end);
-    handle.addEventListener('pointercancel', end);
+    followDrag(
+      event,
+      (move) => setWidth(clampWidth(window.innerWidth - move.clientX)),
+      () => localStorage.setItem(WIDTH_KEY, String(width())),
+    );
   }
 
   function resizeByKey(event: KeyboardEvent) {

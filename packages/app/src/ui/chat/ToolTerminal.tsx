@@ -28,7 +28,7 @@ export function ToolTerminal(props: { sessionId: string }) {
       }
       mini = new MiniTerminal({ cols: session.cols, rows: MINI_ROWS, onParsed: (cursor) => subscription?.parsed(cursor) });
       mini.mount(host);
-      subscription = terminal.watch(props.sessionId, mini);
+      subscription = terminal.watch(props.sessionId, mini.feed);
     });
     onCleanup(() => {
       subscription?.dispose();
