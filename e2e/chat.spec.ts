@@ -7,16 +7,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { demoAgentsJson, expect, expectScreen, keepScreenshot, panelRegion, test } from './fixtures.js';
+import { demoAgentsJson, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
 
 function chatPane(page: Page): Locator {
   return page.getByRole('complementary', { name: 'Chats with agents' });
 }
 
+/** Shows the chat pane (its open state is remembered per origin, so it may be open already). */
+async function showChatPane(page: Page): Promise<Locator> {
+  const toggle = page.getByTestId('toggle-chat');
+  if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+  await expect(chatPane(page)).toBeVisible();
+  return chatPane(page);
+}
+
 /** Opens the pane and starts a chat with the demo agent; returns the pane once the agent is ready. */
 async function startDemoChat(page: Page): Promise<Locator> {
-  await page.getByTestId('toggle-chat').click();
-  const pane = chatPane(page);
+  const pane = await showChatPane(page);
   await expect(pane.getByTestId('chat-agent-select')).toHaveValue('demo');
   await pane.getByRole('button', { name: 'Start' }).click();
   await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
@@ -114,6 +121,51 @@ test.describe('with the demo agent', () => {
     await expect(pane.getByRole('tab', { name: 'demo chat, ready' })).toBeVisible();
   });
 
+  test('cancelling a turn answers its open question as cancelled and closes the dialog', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'run echo not-now');
+    await expect(pane.getByRole('alertdialog')).toBeVisible();
+    await pane.getByRole('button', { name: 'Cancel' }).click();
+    await expect(pane.getByRole('alertdialog')).toBeHidden();
+    await expect(pane.getByTestId('chat-turn-end')).toHaveText('Turn cancelled.');
+    await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByRole('article', { name: /^Run echo not-now/ })).toHaveAttribute('data-status', 'failed');
+  });
+
+  test('a question answered in another window closes here; a reload brings the chat back', async ({ panel: page, server }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'run echo from-elsewhere');
+    await expect(pane.getByRole('alertdialog')).toBeVisible();
+
+    const other = await page.context().newPage();
+    await other.goto(server.panelUrl());
+    const otherPane = await showChatPane(other);
+    await otherPane.getByRole('alertdialog').getByRole('button', { name: 'Allow' }).click();
+    await expect(pane.getByRole('alertdialog')).toBeHidden();
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    await expect(lastAgentMessage(log)).toHaveText(/Exit code 0/);
+    await other.close();
+
+    // The chat lives in the core: a reload gets its events again, tool card and terminal included.
+    await page.reload();
+    await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+    const again = chatPane(page);
+    await expect(again.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
+    const card = again.getByRole('log', { name: 'Chat with demo' }).getByRole('article', { name: /^Run echo from-elsewhere/ });
+    await expect(card).toHaveAttribute('data-status', 'completed');
+    await expect(card.getByTestId('tool-terminal').locator('.xterm-rows')).toContainText('from-elsewhere');
+  });
+
+  test('a start the core refuses says why beside the form', async ({ panel: page }) => {
+    const pane = await showChatPane(page);
+    await pane.getByRole('textbox', { name: /Working directory/ }).fill('relative/dir');
+    await pane.getByRole('button', { name: 'Start' }).click();
+    const error = pane.getByTestId('chat-start-error');
+    await expect(error).toContainText('Could not start demo.');
+    await expect(error).toContainText('absolute');
+    await error.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(error).toBeHidden();
+  });
+
   test('a write shows its diff and asks first', async ({ panel: page }) => {
     const pane = await startDemoChat(page);
     const target = test.info().outputPath('note.txt');
@@ -126,9 +178,36 @@ test.describe('with the demo agent', () => {
     await expect(diff.locator('del')).toHaveText(['old line']);
     await expect(diff.locator('ins')).toHaveText(['new line']);
     const dialog = pane.getByRole('alertdialog');
-    await expect(dialog.getByRole('button', { name: 'Allow for this chat' })).toBeVisible();
-    await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+    await expect(dialog).toContainText(target);
+    await dialog.getByRole('button', { name: 'Allow for this chat' }).click();
     await expect(lastAgentMessage(log)).toHaveText(`Wrote ${target}`);
+    await expect(card).toHaveAttribute('data-status', 'completed');
+
+    // Allowed for the chat: the next write goes ahead without asking.
+    await send(pane, `write ${target} second\n`);
+    await expect(log.getByRole('article', { name: /^Write / })).toHaveCount(2);
+    await expect(log.getByRole('article', { name: /^Write / }).last()).toHaveAttribute('data-status', 'completed');
+    await expect(pane.getByRole('alertdialog')).toHaveCount(0);
+  });
+
+  test('the card and the tab show one running session live, and what the developer types in the tab', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'run echo live-$((3*3)); read -r line; echo got-$line');
+    await pane.getByRole('alertdialog').getByRole('button', { name: 'Allow' }).click();
+    const card = pane.getByRole('log', { name: 'Chat with demo' }).getByRole('article', { name: /^Run echo live/ });
+    const terminal = card.getByTestId('tool-terminal');
+    // Output while the command still runs.
+    await expect(terminal.locator('.xterm-rows')).toContainText('live-9');
+    await expect(card).toHaveAttribute('data-status', 'in_progress');
+    const sessionId = (await terminal.getAttribute('data-session-id'))!;
+    await terminal.getByRole('button', { name: /in the panel$/ }).click();
+    await expectScreen(page, sessionId, /^live-9$/m);
+    await expect(terminalOf(page, sessionId).locator('textarea')).toBeFocused();
+    await page.keyboard.type('typed-in-tab');
+    await page.keyboard.press('Enter');
+    await expect(terminal.locator('.xterm-rows')).toContainText('got-typed-in-tab');
+    await expectScreen(page, sessionId, /^got-typed-in-tab$/m);
+    await expect(card).toHaveAttribute('data-status', 'completed');
   });
 
   test('an agent\'s own command is a read-only tab tagged with the agent', async ({ panel: page }) => {
