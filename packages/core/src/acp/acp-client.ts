@@ -20,6 +20,8 @@ export interface AcpClientCallbacks {
   requestPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null>;
   /** Asks before the agent writes `path` (absolute). `signal` aborts as above. */
   approveWrite(path: string, sessionId: string, signal: AbortSignal): Promise<WriteDecision>;
+  /** Told after a write reached the disk, so the developer hears of every change made. */
+  wrote?(path: string, sessionId: string): void;
 }
 
 export interface AcpClientOptions {
@@ -93,6 +95,7 @@ export class AcpClient {
         this.requireSession(params.sessionId);
         await this.approveWrite(params.path, params.sessionId, signal);
         await writeText(params.path, params.content);
+        this.callbacks.wrote?.(params.path, params.sessionId);
         return {};
       })
       .onRequest(client.terminal.create, ({ params }) => {

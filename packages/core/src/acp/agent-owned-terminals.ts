@@ -10,9 +10,13 @@ export interface AgentOwnedTerminalsOptions {
   ownerName: string;
   /** Where a terminal that names no (usable) cwd ran: the chat's. */
   cwd: string;
-  /** Told when a terminal cannot be shown (the display limit), once per terminal. */
+  /** Running terminals shown for this chat at once; past it a new one is not shown. Default 16, as for ACP terminals. */
+  maxRunning?: number;
+  /** Told when a terminal cannot be shown (a limit, a bad report), once per terminal. */
   onRefused(terminalId: string, reason: string): void;
 }
+
+const DEFAULT_MAX_RUNNING = 16;
 
 /**
  * Terminals an agent runs itself and only streams to ptydeck (ACP v1's
@@ -50,6 +54,13 @@ export class AgentOwnedTerminals {
 
   private open(terminalId: string, details: { command?: string; cwd?: string }): DisplaySession | undefined {
     if (this.refused.has(terminalId)) return undefined;
+    const max = this.options.maxRunning ?? DEFAULT_MAX_RUNNING;
+    const running = [...this.terminals.values()].filter((terminal) => this.service.get(terminal.id)?.status === 'running').length;
+    if (running >= max) {
+      this.refused.add(terminalId);
+      this.options.onRefused(terminalId, `the agent already shows ${max} running terminals of its own in this chat`);
+      return undefined;
+    }
     try {
       const { session } = this.service.createDisplay({
         source: 'agent',

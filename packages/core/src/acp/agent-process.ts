@@ -20,6 +20,12 @@ export interface StartAgentOptions extends AcpClientCallbacks {
   onError?: AcpClientOptions['onError'];
   /** MCP servers the agent should connect to for this session (ptydeck's own, bound to the chat). Default none. */
   mcpServers?: McpServer[];
+  /**
+   * Subscribed before the agent can send anything: an agent may send updates
+   * in the same read as its session/new answer (Claude's adapter sends its
+   * commands), before the returned AcpAgent could be subscribed to.
+   */
+  onSessionUpdate?: (notification: SessionNotification) => void;
   /** Aborting ends the agent, also while it starts (an agent that never answers initialize). */
   signal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL when ending the agent's processes. Default 3000 ms. */
@@ -66,7 +72,7 @@ const EXIT_AFTER_FAILURE_MS = 500;
  * the agent when it cannot start, or dies or fails before the session exists.
  */
 export async function startAcpAgent(config: AgentConfig, options: StartAgentOptions): Promise<AcpAgent> {
-  const { service, requestPermission, approveWrite } = options;
+  const { service, requestPermission, approveWrite, wrote } = options;
   const child = spawn(config.command, config.args, {
     cwd: options.cwd,
     env: { ...(options.env ?? process.env), ...config.env },
@@ -107,11 +113,13 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   // Set once 'spawn' has fired.
   const pid = child.pid ?? 0;
 
-  const client = new AcpClient(service, { requestPermission, approveWrite }, {
+  const client = new AcpClient(service, { requestPermission, approveWrite, ...(wrote ? { wrote } : {}) }, {
     agentName: config.name,
     terminals: options.terminals,
     onError: options.onError,
   });
+
+  if (options.onSessionUpdate) client.onSessionUpdate(options.onSessionUpdate);
 
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const connection = client.app.connect(stream);

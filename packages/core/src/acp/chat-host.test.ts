@@ -7,11 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, readAll, waitForExit } from '../pty/test-kit.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { ChatBindings } from './chat-bindings.js';
 import { ChatHost } from './chat-host.js';
 import { ChatError } from './chat-session.js';
 import { ChatEvents } from './testing/chat-waits.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('./testing/demo-agent.mjs', import.meta.url));
+const RAW_AGENT = fileURLToPath(new URL('./testing/raw-agent.mjs', import.meta.url));
 
 let dir: string;
 let configDir: string;
@@ -25,7 +27,12 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-host-'));
   configDir = join(dir, 'config');
   mkdirSync(configDir);
-  writeFileSync(join(configDir, 'agents.json'), JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] }));
+  writeFileSync(join(configDir, 'agents.json'), JSON.stringify({
+      agents: [
+        { name: 'demo', command: process.execPath, args: [DEMO_AGENT] },
+        { name: 'raw', command: process.execPath, args: [RAW_AGENT] },
+      ],
+    }),);
   service = createPtyService({ env, killGraceMs: 1000 });
   host = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000 });
 });
@@ -38,14 +45,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens a chat with the demo agent and waits until it is ready. */
-async function openChat(): Promise<{ id: string; owner: string; events: ChatEvents }> {
+/** Opens a chat with the demo agent (or another) and waits until it is ready. */
+async function openChat(agent = 'demo'): Promise<{ id: string; owner: string; events: ChatEvents }> {
   let id: string | undefined;
   const events = new ChatEvents(host.onEvent, () => id);
   watchers.push(events);
-  const info = await host.open('demo');
+  const info = await host.open(agent);
   id = info.id;
-  expect(info).toMatchObject({ agentName: 'demo', state: 'starting', cwd: dir, error: null });
+  expect(info).toMatchObject({ agentName: agent, state: 'starting', cwd: dir, error: null });
   await events.state('ready');
   return { id, owner: info.owner, events };
 }
@@ -59,7 +66,7 @@ async function turn(chat: { id: string; events: ChatEvents }, text: string, duri
   return { end: await chat.events.state('ready', from), from };
 }
 
-const question = (from: number) => (event: ChatEvent) => event.type === 'question';
+const isQuestion = (event: ChatEvent) => event.type === 'question';
 
 describe('a chat with the demo agent', () => {
   it('answers a plain prompt with a thought, a plan and its message in chunks', async () => {
@@ -86,7 +93,7 @@ describe('a chat with the demo agent', () => {
   it('asks before running a command, runs it in a PTY under the chat, and shows the terminal in the card', async () => {
     const chat = await openChat();
     const { end, from } = await turn(chat, 'run echo ran-$((6*7)); exit 3', async (start) => {
-      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       expect(asked).toMatchObject({ title: 'Run echo ran-$((6*7)); exit 3', detail: 'echo ran-$((6*7)); exit 3', toolCallId: expect.any(String) });
       expect(asked.options.map((o) => [o.id, o.kind])).toEqual([
         ['allow', 'allow_once'],
@@ -115,7 +122,7 @@ describe('a chat with the demo agent', () => {
     const off = service.on('pty.created', (event) => created.push(event.info.id));
     for (const answer of ['reject', null]) {
       const { from } = await turn(chat, 'run touch should-not-exist', async (start) => {
-        const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+        const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
         host.answer(chat.id, asked.questionId, answer);
       });
       expect(chat.events.agentText(from)).toBe('Not run.');
@@ -127,7 +134,7 @@ describe('a chat with the demo agent', () => {
   it('cancel answers the open question as cancelled and ends the turn as cancelled', async () => {
     const chat = await openChat();
     const { end, from } = await turn(chat, 'run echo never', async (start) => {
-      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       await host.cancel(chat.id);
       await chat.events.next((e) => e.type === 'answered' && e.questionId === asked.questionId && e.optionId === null, { from: start });
     });
@@ -149,13 +156,15 @@ describe('a chat with the demo agent', () => {
     const file = join(dir, 'written.txt');
     writeFileSync(file, 'before');
     const first = await turn(chat, `write ${file} after`, async (start) => {
-      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       expect(asked.options).toEqual([
         { id: 'allow_once', name: 'Allow', kind: 'allow_once' },
         { id: 'allow_always', name: 'Allow for this chat', kind: 'allow_always' },
         { id: 'reject_once', name: 'Reject', kind: 'reject_once' },
       ]);
       expect(readFileSync(file, 'utf8')).toBe('before');
+      const card = chat.events.seen.slice(start).find((e) => e.type === 'tool');
+      expect(asked).toMatchObject({ title: `Allow the agent to write ${file}?`, detail: file, toolCallId: (card as { toolCallId: string }).toolCallId });
       host.answer(chat.id, asked.questionId, 'reject_once');
     });
     expect(chat.events.agentText(first.from)).toContain('the developer declined it');
@@ -164,10 +173,11 @@ describe('a chat with the demo agent', () => {
     expect(diff).toMatchObject({ kind: 'edit', content: [{ type: 'diff', path: file, oldText: 'before', newText: 'after' }] });
 
     await turn(chat, `write ${file} second`, async (start) => {
-      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(question(start), { from: start });
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       host.answer(chat.id, asked.questionId, 'allow_always');
     });
     expect(readFileSync(file, 'utf8')).toBe('second');
+    expect(chat.events.seen).toContainEqual({ type: 'notice', level: 'info', text: `The agent wrote ${file}` });
     const third = await turn(chat, `write ${file} third`);
     expect(chat.events.seen.slice(third.from).some((e) => e.type === 'question')).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe('third');
@@ -200,7 +210,24 @@ describe('a chat with the demo agent', () => {
     expect(chat.events.agentText(again.from)).toBe('You said: still there?');
   });
 
-  it('reports an agent that dies, with its last words, and ends its terminals', async () => {
+  it('answers malformed JSON-RPC frames with JSON-RPC errors, and keeps the chat', async () => {
+    const chat = await openChat('raw');
+    const { from } = await turn(chat, 'probe');
+    const seen = JSON.parse(chat.events.agentText(from));
+    expect(seen).toMatchObject({
+      notJson: { code: -32700 },
+      notAnObject: expect.objectContaining({ code: expect.any(Number) }),
+      wrongParamTypes: { code: -32602 },
+      missingParams: { code: -32602 },
+      unknownMethod: { code: -32601 },
+      agentMethodSentToClient: { code: -32601 },
+      outputBeforeCreate: { code: -32002 },
+    });
+    const again = await turn(chat, 'probe');
+    expect(again.end.stopReason).toBe('end_turn');
+  });
+
+  it('reports an agent that dies, with its last words', async () => {
     const chat = await openChat();
     const from = chat.events.seen.length;
     host.prompt(chat.id, 'die');
@@ -211,10 +238,58 @@ describe('a chat with the demo agent', () => {
     expect(() => host.prompt(chat.id, 'hello')).toThrow(/ended/);
   });
 
+  it("ends the terminals of an agent that dies mid-command", async () => {
+    const chat = await openChat();
+    const from = chat.events.seen.length;
+    host.prompt(chat.id, 'die sleep 600');
+    const card = await chat.events.next((e) => e.type === 'tool' && e.content?.[0]?.type === 'terminal', { from });
+    const sessionId = ((card as Extract<ChatEvent, { type: 'tool' }>).content![0] as { sessionId: string }).sessionId;
+    await chat.events.state('ended', from);
+    expect(await waitForExit(service, sessionId)).toMatchObject({ exitCode: null, signal: 'SIGHUP' });
+    expect(service.get(sessionId)).toMatchObject({ owner: chat.owner, closeRequested: true });
+  });
+
+  it('bounds the chats open at once', async () => {
+    const small = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000, maxChats: 1 });
+    try {
+      const first = await small.open('demo');
+      await expect(small.open('demo')).rejects.toThrow(expect.objectContaining({ code: 'chat_limit' }) as unknown as Error);
+      await small.close(first.id);
+      await expect(small.open('demo')).resolves.toMatchObject({ state: 'starting' });
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('refuses unknown agents and bad working directories with clear errors', async () => {
     await expect(host.open('nobody')).rejects.toThrow(/no agent named 'nobody'; agents: 'demo'/);
     await expect(host.open('demo', 'relative')).rejects.toThrow(/must be an absolute path/);
     await expect(host.open('demo', join(dir, 'missing'))).rejects.toThrow(/not an existing directory/);
+  });
+
+  it("binds each chat's MCP server with a credential of its own, revoked when the chat closes", async () => {
+    const issued: string[] = [];
+    const bindings = new (class extends ChatBindings {
+      override issue(binding: Parameters<ChatBindings['issue']>[0]): string {
+        const secret = super.issue(binding);
+        issued.push(secret);
+        return secret;
+      }
+    })();
+    const bound = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000, mcp: { launch: { command: 'true', args: [] }, bindings } });
+    try {
+      const [first, second] = await Promise.all([bound.open('demo'), bound.open('demo')]);
+      expect(issued).toHaveLength(2);
+      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo' });
+      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo' });
+      expect(first!.owner).not.toBe(second!.owner);
+      await bound.close(first!.id);
+      expect(bindings.resolve(issued[0]!)).toBeUndefined();
+      expect(bindings.resolve(issued[1]!)).toBeDefined();
+    } finally {
+      await bound.dispose();
+    }
+    expect(bindings.resolve(issued[1]!)).toBeUndefined();
   });
 
   it('closing a chat ends its agent and forgets it', async () => {

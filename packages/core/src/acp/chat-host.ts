@@ -27,6 +27,8 @@ export interface ChatHostOptions {
     /** Added to the MCP server's environment, e.g. PTYDECK_STATE_DIR so it finds this server. */
     env?: Record<string, string>;
   };
+  /** Chats open at once, each an agent process; past it one must be closed first. Default 16. */
+  maxChats?: number;
   version?: string;
   terminals?: ChatSessionOptions['terminals'];
   killGraceMs?: number;
@@ -43,6 +45,8 @@ export interface ChatOpened {
   info: ChatInfo;
   origin?: ChatOrigin;
 }
+
+const DEFAULT_MAX_CHATS = 16;
 
 /** The name ptydeck's MCP server has in an agent's session. */
 export const PTYDECK_MCP_NAME = 'ptydeck';
@@ -99,6 +103,7 @@ export class ChatHost {
   async open(agentName: string, cwd?: string, origin?: ChatOrigin): Promise<ChatInfo> {
     if (this.disposed) throw new ChatError('disposed', 'ptydeck is shutting down');
     const dir = checkCwd(cwd ?? this.options.launchDir ?? process.cwd());
+    this.checkRoom();
     const choices = await this.agents();
     const agent = choices.agents.find((choice) => choice.name === agentName);
     if (!agent) {
@@ -107,6 +112,8 @@ export class ChatHost {
       throw new ChatError('no_such_agent', `no agent named '${agentName}'; agents: ${known}${why}`);
     }
     if (this.disposed) throw new ChatError('disposed', 'ptydeck is shutting down');
+    // Again after the file was read: another open may have taken the last place meanwhile.
+    this.checkRoom();
     const owner = `chat-owner-${randomUUID()}`;
     const mcp = this.options.mcp;
     const binding = mcp?.bindings.issue({ owner, agentName: agent.name });
@@ -176,6 +183,11 @@ export class ChatHost {
     this.opened.clear();
     this.events.clear();
     this.closed.clear();
+  }
+
+  private checkRoom(): void {
+    const max = this.options.maxChats ?? DEFAULT_MAX_CHATS;
+    if (this.chats.size >= max) throw new ChatError('chat_limit', `${max} chats are open, each with an agent process; close one first`);
   }
 
   private require(chatId: string): ChatSession {

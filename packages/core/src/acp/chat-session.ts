@@ -14,7 +14,7 @@ import { ChatLog } from './chat-log.js';
 export class ChatError extends Error {
   override readonly name = 'ChatError';
   constructor(
-    readonly code: 'no_such_chat' | 'no_such_agent' | 'invalid_cwd' | 'chat_busy' | 'chat_not_ready' | 'no_such_question' | 'invalid_option' | 'disposed',
+    readonly code: 'no_such_chat' | 'no_such_agent' | 'invalid_cwd' | 'chat_limit' | 'chat_busy' | 'chat_not_ready' | 'no_such_question' | 'invalid_option' | 'disposed',
     message: string,
   ) {
     super(message);
@@ -65,6 +65,8 @@ export class ChatSession {
   /** Every event, in order, as it is also logged. */
   readonly onEvent: OnEvent<ChatEvent>;
   private readonly questions = new Map<string, Question>();
+  /** The latest tool call showing a diff of each path: a write question about that path belongs on its card. */
+  private readonly editOf = new Map<string, string>();
   private readonly ownTerminals: AgentOwnedTerminals;
   private readonly subscriptions: DisposableStore;
   private readonly report: ErrorReporter;
@@ -120,6 +122,8 @@ export class ChatSession {
         onError: this.report,
         requestPermission: (request, signal) => this.askPermission(request, signal),
         approveWrite: (path, _sessionId, signal) => this.askWrite(path, signal),
+        wrote: (path) => this.emit({ type: 'notice', level: 'info', text: `The agent wrote ${path}` }),
+        onSessionUpdate: ({ update }) => this.onUpdate(update),
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -132,7 +136,6 @@ export class ChatSession {
       await agent.stop();
       return;
     }
-    this.subscriptions.add(agent.onSessionUpdate(({ update }) => this.onUpdate(update)));
     this.subscriptions.add(agent.onExit((exit) => this.onAgentExit(exit)));
     this.setState('ready');
   }
@@ -184,7 +187,10 @@ export class ChatSession {
 
   private onUpdate(update: unknown): void {
     for (const report of agentTerminalReports(update)) this.ownTerminals.apply(report);
-    for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) this.emit(event);
+    for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) {
+      if (event.type === 'tool') for (const content of event.content ?? []) if (content.type === 'diff') this.editOf.set(content.path, event.toolCallId);
+      this.emit(event);
+    }
   }
 
   /** A terminal id in a tool call's content: one of this chat's ACP terminals (their ids are the PTY sessions'), or one the agent runs itself. */
@@ -217,16 +223,14 @@ export class ChatSession {
       toolCallId: toolCall.toolCallId,
       title: toolCall.title ?? 'The agent asks for permission',
       ...(command ? { detail: command } : {}),
-      options: request.options.map((option) => ({
-        id: option.optionId,
-        name: option.name,
-        kind: (['allow_once', 'allow_always', 'reject_once', 'reject_always'].includes(option.kind) ? option.kind : 'reject_once') as 'allow_once',
-      })),
+      options: request.options.map((option) => ({ id: option.optionId, name: option.name, kind: optionKind(option.kind) })),
     });
   }
 
   private async askWrite(target: string, signal: AbortSignal): Promise<WriteDecision> {
+    const toolCallId = this.editOf.get(target);
     const optionId = await this.ask(signal, {
+      ...(toolCallId ? { toolCallId } : {}),
       title: `Allow the agent to write ${target}?`,
       detail: target,
       options: WRITE_OPTIONS.map(({ id, name, kind }) => ({ id, name, kind })),
@@ -261,6 +265,14 @@ export class ChatSession {
     this.log.append(event);
     this.emitter.fire(event);
   }
+}
+
+type OptionKind = Extract<ChatEvent, { type: 'question' }>['options'][number]['kind'];
+const OPTION_KINDS: readonly string[] = ['allow_once', 'allow_always', 'reject_once', 'reject_always'] satisfies OptionKind[];
+
+/** A kind from a newer ACP than ours is shown as the cautious one: the developer reads the option's name either way. */
+function optionKind(kind: string): OptionKind {
+  return OPTION_KINDS.includes(kind) ? (kind as OptionKind) : 'reject_once';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

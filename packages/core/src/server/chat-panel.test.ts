@@ -13,6 +13,7 @@ import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket, type MessageQueue } from './testing/http.js';
+import { descendantsOf, survivorsOf, until } from './testing/reliability.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
 
@@ -49,8 +50,8 @@ afterAll(async () => {
 });
 
 /** A panel socket whose every message is checked against the contract. */
-async function panel(): Promise<{ ws: WebSocket; messages: MessageQueue; send(message: object): void; next(predicate: (m: any) => boolean): Promise<any> }> {
-  const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
+async function panel(target: LocalServer = server): Promise<{ ws: WebSocket; messages: MessageQueue; send(message: object): void; next(predicate: (m: any) => boolean): Promise<any> }> {
+  const opened = await openSocket(target.port, { headers: { Origin: target.url }, protocols: [`ptydeck.token.${target.panelToken}`] });
   if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
   const { ws, messages } = opened;
   onTestFinished(() => ws.close());
@@ -199,5 +200,46 @@ describe('chats over the panel WebSocket', () => {
     });
     await expect(client.connect(transport)).rejects.toThrow(/chat binding is not valid/);
     await client.close();
+  });
+});
+
+describe('shutting down with chats open', () => {
+  it('ends every agent, what each started itself, and every shell they opened', async () => {
+    const own = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+    const local = await startLocalServer({
+      service: own,
+      stateDir: join(dir, 'state-shutdown'),
+      appDir: '/nonexistent',
+      configDir,
+      launchDir: dir,
+      agentEnv: isolatedEnv(),
+      agentKillGraceMs: 500,
+    });
+    const ptyPids: number[] = [];
+    own.on('pty.created', (event) => ptyPids.push(event.info.pid));
+    const p = await panel(local);
+    const open = async (requestId: string) => {
+      p.send({ type: 'chat.open', requestId, agent: 'demo' });
+      const info = (await p.next((m) => m.type === 'chat.opened' && m.requestId === requestId)).info;
+      return info.id as string;
+    };
+    const [a, b, c] = [await open('a'), await open('b'), await open('c')];
+    await until(() => local.chats.list().every((chat) => chat.info.state === 'ready'), 'every chat is ready');
+
+    // a: a client terminal mid-command; b: a command the agent runs itself; c: a shell through ptydeck's MCP server.
+    p.send({ type: 'chat.prompt', chatId: a, text: 'run sleep 600' });
+    const question = await p.next((m) => m.type === 'chat.event' && m.chatId === a && m.event.type === 'question');
+    p.send({ type: 'chat.answer', chatId: a, questionId: question.event.questionId, optionId: 'allow' });
+    p.send({ type: 'chat.prompt', chatId: b, text: 'own sleep 600' });
+    p.send({ type: 'chat.prompt', chatId: c, text: 'mcp sleep 600' });
+    await until(() => ptyPids.filter((pid) => pid > 0).length >= 2 && descendantsOf(process.pid).some((e) => e.comm === 'sleep'), 'the sleeps have started');
+    const agentPids = descendantsOf(process.pid)
+      .filter((entry) => entry.comm === 'node' && entry.sid === entry.pid)
+      .map((entry) => entry.pid);
+    expect(agentPids.length).toBeGreaterThanOrEqual(3);
+
+    await local.close();
+    await own.dispose();
+    expect(survivorsOf([...agentPids, ...ptyPids.filter((pid) => pid > 0)]), 'processes of any agent or shell still alive').toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 //   own <cmd>     runs <cmd> itself and streams it as Claude's adapter does (_meta.terminal_*)
 //   mcp <cmd>     runs <cmd> through ptydeck's MCP server given in session/new
 //   wait          a turn that ends only when cancelled
-//   die           exits with code 7
+//   die [<cmd>]   exits with code 7 (after starting <cmd> in a client terminal, when given)
 //   bad           sends the client bad requests and reports the errors it got
 //   anything else a thought, a plan and "You said: <text>"
 // Its stdout carries ACP only; diagnostics go to stderr.
@@ -190,7 +190,13 @@ const scenarios = {
     return 'end_turn';
   },
 
-  async die() {
+  async die({ rest: command, client, sessionId, updates }) {
+    if (command) {
+      // Left running on purpose: the client must end what a dead agent started.
+      const { terminalId } = await client.request(c.terminal.create, { sessionId, command: 'bash', args: ['-c', command] });
+      await updates.send({ sessionUpdate: 'tool_call', toolCallId: `die-${nextId++}`, title: command, kind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId }] });
+      await updates.flushed();
+    }
     process.stderr.write('demo agent: dying on request\n');
     process.exit(7);
   },
@@ -214,7 +220,7 @@ const scenarios = {
 function scenarioOf(text) {
   const [word] = text.split(/\s/, 1);
   const rest = text.slice(word.length).trim();
-  if (['run', 'write', 'own', 'mcp'].includes(word) && rest) return { name: word, rest };
+  if (['run', 'write', 'own', 'mcp', 'die'].includes(word) && rest) return { name: word, rest };
   if (['wait', 'die', 'bad'].includes(text.trim())) return { name: text.trim(), rest: '' };
   return { name: 'echo', rest: text };
 }

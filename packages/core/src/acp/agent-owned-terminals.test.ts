@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, readAll } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { AgentOwnedTerminals } from './agent-owned-terminals.js';
+
+let service: PtyService;
+let refused: string[];
+let terminals: AgentOwnedTerminals;
+
+beforeEach(() => {
+  service = createPtyService({ env: isolatedEnv() });
+  refused = [];
+  terminals = new AgentOwnedTerminals(service, {
+    owner: 'chat-owner-1',
+    ownerName: 'claude',
+    cwd: '/',
+    maxRunning: 2,
+    onRefused: (id, reason) => refused.push(`${id}: ${reason}`),
+  });
+});
+afterEach(async () => {
+  await service.dispose();
+});
+
+describe('AgentOwnedTerminals', () => {
+  it("shows an agent's command as a read-only session under the chat, with its output and exit", () => {
+    terminals.apply({ kind: 'open', terminalId: 'toolu_1', command: 'npm  test\n--watch', cwd: '/tmp' });
+    terminals.apply({ kind: 'output', terminalId: 'toolu_1', data: 'ok\n' });
+    terminals.apply({ kind: 'exit', terminalId: 'toolu_1', exitCode: 1, signal: null });
+    const id = terminals.sessionIdOf('toolu_1')!;
+    expect(service.get(id)).toMatchObject({
+      readOnly: true,
+      owner: 'chat-owner-1',
+      ownerName: 'claude',
+      title: 'npm test --watch',
+      cwd: '/tmp',
+      status: 'exited',
+      exitCode: 1,
+    });
+    expect(readAll(service, id).toString()).toBe('ok\n');
+  });
+
+  it('opens a terminal on its first output when it was never announced, and ignores a cwd that is not a directory', () => {
+    terminals.apply({ kind: 'output', terminalId: 'v2-term', data: new TextEncoder().encode('bytes') });
+    const id = terminals.sessionIdOf('v2-term')!;
+    expect(service.get(id)).toMatchObject({ title: 'claude output', cwd: '/', status: 'running' });
+    terminals.apply({ kind: 'open', terminalId: 'odd', cwd: 'relative/dir' });
+    expect(service.get(terminals.sessionIdOf('odd')!)).toMatchObject({ cwd: '/' });
+  });
+
+  it('refuses a third running terminal once, says why, and shows new ones again when one has exited', () => {
+    terminals.apply({ kind: 'open', terminalId: 'a' });
+    terminals.apply({ kind: 'open', terminalId: 'b' });
+    terminals.apply({ kind: 'open', terminalId: 'c' });
+    terminals.apply({ kind: 'output', terminalId: 'c', data: 'lost' });
+    expect(terminals.sessionIdOf('c')).toBeUndefined();
+    expect(refused).toEqual(['c: the agent already shows 2 running terminals of its own in this chat']);
+    terminals.apply({ kind: 'exit', terminalId: 'a', exitCode: 0, signal: null });
+    terminals.apply({ kind: 'open', terminalId: 'd' });
+    expect(terminals.sessionIdOf('d')).toBeDefined();
+  });
+
+  it('ends every terminal still running when the agent is gone', () => {
+    terminals.apply({ kind: 'open', terminalId: 'a' });
+    terminals.apply({ kind: 'open', terminalId: 'b' });
+    terminals.apply({ kind: 'exit', terminalId: 'b', exitCode: 3, signal: null });
+    terminals.endAll();
+    expect(service.get(terminals.sessionIdOf('a')!)).toMatchObject({ status: 'exited', exitCode: null, signal: null });
+    expect(service.get(terminals.sessionIdOf('b')!)).toMatchObject({ status: 'exited', exitCode: 3 });
+  });
+});
