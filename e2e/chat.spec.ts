@@ -218,6 +218,9 @@ test.describe('with the demo agent', () => {
     const tab = panelRegion(page).getByRole('tab', { name: /^demo agent: .*read-only/ });
     await expect(tab.getByTestId('tab-read-only')).toBeVisible();
     await expect(tab.getByTestId('tab-agent-badge')).toHaveText('demo');
+    // The card streams the same output.
+    const card = log.getByRole('article', { name: /^echo owned/ });
+    await expect(card.getByTestId('tool-terminal').locator('.xterm-rows')).toContainText('owned-42');
   });
 
   test('two chats at once, and an agent that dies is reported in its chat', async ({ panel: page }) => {
@@ -250,6 +253,16 @@ test.describe('with a broken agents.json', () => {
     await expect(error).toHaveAttribute('role', 'alert');
     await expect(error).toContainText('agents.json could not be used');
     await expect(error).toContainText('agents.json');
+    await expect(chatPane(page).getByTestId('agents-example')).toContainText('"agents"');
     await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+    await keepScreenshot(page, 'chat-broken-agents-json');
+  });
+});
+
+test.describe('without an agents.json', () => {
+  test('the pane says where to create one, with an example', async ({ panel: page }) => {
+    await page.getByTestId('toggle-chat').click();
+    await expect(chatPane(page).getByTestId('agents-empty')).toContainText('agents.json');
+    await expect(chatPane(page).getByTestId('agents-example')).toContainText('"agents"');
   });
 });

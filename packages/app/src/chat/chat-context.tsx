@@ -27,7 +27,7 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
   // No props of its own: it shares the terminal context's client.
   init: (_props: Record<string, unknown>) => {
     const terminal = useTerminal();
-    const client = terminal.client;
+    const client = terminal.chatChannel;
     const disposables = new DisposableStore();
     let state = initialChatsState;
     const [store, setStore] = createStore<ChatStore>({

@@ -15,6 +15,8 @@ import { SessionStreams, type StreamSink, type StreamSubscription } from './sess
 import { keyToInput, TypeAhead } from './type-ahead.js';
 import { TerminalView } from './terminal-view.js';
 
+export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
+
 export interface TerminalProviderProps extends Record<string, unknown> {
   /** Makes the protocol client; the provider starts it and disposes it with itself. */
   createClient: () => PanelClient;
@@ -425,8 +427,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       watch(id: string, sink: StreamSink): StreamSubscription {
         return streams.subscribe(id, sink);
       },
-      /** The client, for the chat context that shares the panel socket. */
-      client,
+      /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */
+      chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The xterm.js view of a tab, for the component that hosts it. */
       viewFor(id: string): TerminalView | undefined {
         return views.get(id);

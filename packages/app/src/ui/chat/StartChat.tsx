@@ -4,7 +4,11 @@ import { useChat } from '../../chat/chat-context.jsx';
 /** What agents.json looks like, for a developer who has none or a broken one. */
 const EXAMPLE = `{
   "agents": [
-    { "name": "gemini", "command": "gemini", "args": ["--experimental-acp"] }
+    {
+      "name": "gemini",
+      "command": "gemini",
+      "args": ["--experimental-acp"]
+    }
   ]
 }`;
 
@@ -40,16 +44,17 @@ export function StartChat() {
                 </div>
               )}
             </Show>
-            <Show
-              when={found().agents.length > 0}
-              fallback={
-                <div class="empty" data-testid="agents-empty">
-                  <p>No agents to start yet. Create <code>{found().configPath}</code> with the agents you use:</p>
-                  <pre class="snippet lang-json">{EXAMPLE}</pre>
-                  <p>Known ACP agents found on your PATH are offered here too.</p>
-                </div>
-              }
-            >
+            <Show when={found().agents.length === 0 && found().configError === null}>
+              <div class="empty" data-testid="agents-empty">
+                <p>No agents to start yet. Create <code>{found().configPath}</code> with the agents you use, like this:</p>
+              </div>
+            </Show>
+            {/* The example wherever the file is what stands in the way: missing, or broken. */}
+            <Show when={found().agents.length === 0 || found().configError !== null}>
+              <pre class="snippet lang-json" data-testid="agents-example">{EXAMPLE}</pre>
+              <p class="hint">Known ACP agents found on your PATH are offered here too.</p>
+            </Show>
+            <Show when={found().agents.length > 0}>
               <form class="start-form" onSubmit={submit}>
                 <label class="field">
                   <span>Agent</span>
