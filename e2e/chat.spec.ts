@@ -90,6 +90,13 @@ test.describe('with the demo agent', () => {
     await terminal.getByRole('button', { name: /in the panel$/ }).click();
     await expect(tab).toHaveAttribute('aria-selected', 'true');
     await expectScreen(page, sessionId, /^chat-says-42$/m);
+    // Closed, the tab comes back from the card with its screen; the card keeps streaming meanwhile.
+    await panelRegion(page).getByRole('button', { name: `Close ${await tab.locator('.tab-title').textContent()}` }).click();
+    await expect(tab).toHaveCount(0);
+    await terminal.getByRole('button', { name: /in the panel$/ }).click();
+    await expect(tab).toHaveAttribute('aria-selected', 'true');
+    await expectScreen(page, sessionId, /^chat-says-42$/m);
+    await expect(terminal.locator('.xterm-rows')).toContainText('chat-says-42');
     // The overview lists the session under its chat, not as a disconnected agent's.
     await expect(page.locator(`[data-testid="chat-agent"] [data-session-id="${sessionId}"]`)).toBeVisible();
     await expect(page.getByTestId('disconnected-agent')).toHaveCount(0);

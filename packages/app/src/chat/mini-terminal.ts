@@ -6,10 +6,14 @@ import { TerminalFeed } from '../terminal/terminal-feed.js';
 export interface MiniTerminalOptions {
   /** The session's width: the mini-terminal wraps lines where the PTY does. */
   cols: number;
-  rows: number;
+  /** Most rows it grows to; earlier output scrolls back. */
+  maxRows: number;
   /** Parsed output up to `cursor`: this view's share of the server's flow control. */
   onParsed(cursor: number): void;
 }
+
+/** Fewest rows: a command with one line of output still reads as a terminal. */
+const MIN_ROWS = 3;
 
 /**
  * A small, read-only xterm.js view of a session, for a chat card: it shows
@@ -30,7 +34,7 @@ export class MiniTerminal {
     this.element.className = 'mini-terminal-host';
     this.terminal = new Terminal({
       cols: options.cols,
-      rows: options.rows,
+      rows: MIN_ROWS,
       disableStdin: true,
       cursorBlink: false,
       cursorInactiveStyle: 'none',
@@ -42,6 +46,9 @@ export class MiniTerminal {
     });
     this.disposables.add(() => this.terminal.dispose());
     this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
+    // As tall as its output, up to maxRows: a card for `echo hi` is not ten empty rows.
+    const growth = this.terminal.onWriteParsed(() => this.fitRows(options.maxRows));
+    this.disposables.add(() => growth.dispose());
   }
 
   mount(parent: HTMLElement): void {
@@ -49,6 +56,13 @@ export class MiniTerminal {
     if (this.opened) return;
     this.opened = true;
     this.terminal.open(this.element);
+  }
+
+  private fitRows(maxRows: number): void {
+    const buffer = this.terminal.buffer.active;
+    const used = buffer.baseY + buffer.cursorY + 1;
+    const rows = Math.max(MIN_ROWS, Math.min(maxRows, used));
+    if (rows !== this.terminal.rows) this.terminal.resize(this.terminal.cols, rows);
   }
 
   /** Follows the session's width when its PTY is resized. */

@@ -3,8 +3,8 @@ import { MiniTerminal } from '../../chat/mini-terminal.js';
 import { exitLabel } from '../../terminal/tab-label.js';
 import { useTerminal } from '../../terminal/terminal-context.jsx';
 
-/** Rows a card's terminal shows; earlier output scrolls back. */
-const MINI_ROWS = 10;
+/** Rows a card's terminal grows to; earlier output scrolls back. */
+const MINI_MAX_ROWS = 12;
 
 /**
  * A tool call's terminal: the session streaming live in a mini-terminal, and a
@@ -26,7 +26,7 @@ export function ToolTerminal(props: { sessionId: string }) {
         mini.setCols(session.cols);
         return;
       }
-      mini = new MiniTerminal({ cols: session.cols, rows: MINI_ROWS, onParsed: (cursor) => subscription?.parsed(cursor) });
+      mini = new MiniTerminal({ cols: session.cols, maxRows: MINI_MAX_ROWS, onParsed: (cursor) => subscription?.parsed(cursor) });
       mini.mount(host);
       subscription = terminal.watch(props.sessionId, mini.feed);
     });
