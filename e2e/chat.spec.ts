@@ -73,9 +73,11 @@ test.describe('with the demo agent', () => {
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText('chat-says');
     await expect(dialog.getByRole('button', { name: 'Reject' })).toBeFocused();
+    await expect(card.getByTestId('tool-asking')).toBeVisible();
     await keepScreenshot(page, 'chat-permission');
     await dialog.getByRole('button', { name: 'Allow' }).click();
     await expect(dialog).toBeHidden();
+    await expect(card.getByTestId('tool-asking')).toHaveCount(0);
 
     // The card's terminal streams the command's output live.
     const terminal = card.getByTestId('tool-terminal');

@@ -1,5 +1,6 @@
 import { For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
+import { useTerminal } from '../../terminal/terminal-context.jsx';
 import type { Chat } from '../../chat/chat-state.js';
 import { agentStyle } from '../agent-style.js';
 import { CHAT_STATE_LABEL } from './chat-labels.js';
@@ -20,6 +21,7 @@ const FOLLOW_SLACK = 48;
 /** One chat: who and where, the plan, the transcript, the open question and the prompt box. */
 export function ChatView(props: { chat: Chat }) {
   const chat = useChat();
+  const terminal = useTerminal();
   const info = () => props.chat.info;
   let log!: HTMLDivElement;
   let prompt: HTMLTextAreaElement | undefined;
@@ -98,7 +100,9 @@ export function ChatView(props: { chat: Chat }) {
                   </Switch>
                 )}
               </Match>
-              <Match when={entry.kind === 'tool' && entry}>{(tool) => <ToolCard tool={tool()} />}</Match>
+              <Match when={entry.kind === 'tool' && entry}>
+                {(tool) => <ToolCard tool={tool()} asking={props.chat.questions.some((question) => question.toolCallId === tool().toolCallId)} />}
+              </Match>
               <Match when={entry.kind === 'notice' && entry}>
                 {(notice) => <div class={`chat-notice ${notice().level}`} data-testid="chat-notice" role={notice().level === 'error' ? 'alert' : undefined}>{notice().text}</div>}
               </Match>
@@ -123,6 +127,7 @@ export function ChatView(props: { chat: Chat }) {
         ref={(element) => (prompt = element)}
         agentName={info().agentName}
         state={info().state}
+        offline={terminal.offline()}
         onSend={(text) => chat.prompt(info().id, text)}
         onCancel={() => chat.cancel(info().id)}
       />

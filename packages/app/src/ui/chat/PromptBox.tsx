@@ -9,12 +9,14 @@ import { MAX_CHAT_PROMPT_CHARS, type ChatState } from '@ptydeck/contract';
 export function PromptBox(props: {
   agentName: string;
   state: ChatState;
+  /** Not connected: nothing typed here could be sent, and the state shown is the last known. */
+  offline: boolean;
   onSend(text: string): boolean;
   onCancel(): void;
   ref?: (element: HTMLTextAreaElement) => void;
 }) {
   const [text, setText] = createSignal('');
-  const canType = () => props.state === 'ready' || props.state === 'prompting';
+  const canType = () => !props.offline && (props.state === 'ready' || props.state === 'prompting');
   const canSend = () => props.state === 'ready' && text().trim() !== '';
 
   function send() {
@@ -34,6 +36,7 @@ export function PromptBox(props: {
   }
 
   const placeholder = () => {
+    if (props.offline) return 'Not connected to ptydeck: nothing can be sent until it is back.';
     switch (props.state) {
       case 'starting': return `${props.agentName} is starting…`;
       case 'ended': return 'This chat has ended.';

@@ -1,5 +1,6 @@
 import { createSignal, For, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
+import { useTerminal } from '../../terminal/terminal-context.jsx';
 
 /** What agents.json looks like, for a developer who has none or a broken one. */
 const EXAMPLE = `{
@@ -15,6 +16,7 @@ const EXAMPLE = `{
 /** Pick an agent, optionally a working directory, and start a chat; or learn how to add an agent. */
 export function StartChat() {
   const chat = useChat();
+  const terminal = useTerminal();
   const catalog = () => chat.state.catalog;
   const [agent, setAgent] = createSignal('');
   const [cwd, setCwd] = createSignal('');
@@ -79,7 +81,8 @@ export function StartChat() {
                     onInput={(event) => setCwd(event.currentTarget.value)}
                   />
                 </label>
-                <button type="submit" class="button" data-testid="chat-start">Start</button>
+                <button type="submit" class="button" data-testid="chat-start" disabled={terminal.offline()}
+                  title={terminal.offline() ? 'Not connected to ptydeck' : undefined}>Start</button>
               </form>
             </Show>
             <button type="button" class="button small ghost" data-testid="chat-refresh-agents" onClick={() => chat.refreshAgents()}>

@@ -13,7 +13,7 @@ const STATUS_LABEL: Record<ToolEntry['status'], string> = {
 };
 
 /** A tool call: what it is, how far it got, the files it touches, and what it produced. */
-export function ToolCard(props: { tool: ToolEntry }) {
+export function ToolCard(props: { tool: ToolEntry; /** A question about this call waits for the developer. */ asking: boolean }) {
   const tool = () => props.tool;
   return (
     <article
@@ -21,11 +21,15 @@ export function ToolCard(props: { tool: ToolEntry }) {
       data-testid="tool-card"
       data-kind={tool().toolKind}
       data-status={tool().status}
+      classList={{ asking: props.asking }}
       aria-label={`${tool().title} (${tool().toolKind}, ${STATUS_LABEL[tool().status]})`}
     >
       <header class="tool-head">
         <span class="tool-kind">{tool().toolKind.replace('_', ' ')}</span>
         <span class="tool-title">{tool().title}</span>
+        <Show when={props.asking}>
+          <span class="tool-asking" data-testid="tool-asking">asks you</span>
+        </Show>
         <span class={`tool-status ${tool().status}`} data-testid="tool-status">{STATUS_LABEL[tool().status]}</span>
       </header>
       <Show when={tool().locations.length > 0}>
