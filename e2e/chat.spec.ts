@@ -234,6 +234,8 @@ test.describe('with the demo agent', () => {
 
   test('two chats at once, and an agent that dies is reported in its chat', async ({ panel: page }) => {
     const pane = await startDemoChat(page);
+    // Typed and not sent: it waits in its chat while the developer is in another.
+    await pane.getByRole('textbox', { name: 'Message demo' }).fill('half-typed');
     await pane.getByRole('tab', { name: '+ New chat' }).click();
     await pane.getByRole('button', { name: 'Start' }).click();
     // Two chats with one agent: the second is numbered so the tabs differ.
@@ -246,6 +248,7 @@ test.describe('with the demo agent', () => {
     await expect(pane.getByRole('textbox', { name: 'Message demo' })).toBeDisabled();
     // The other chat lives on.
     await pane.getByRole('tab', { name: 'demo chat, ready' }).click();
+    await expect(pane.getByRole('textbox', { name: 'Message demo' })).toHaveValue('half-typed');
     await send(pane, 'still here');
     await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByTestId('chat-message-agent')).toContainText('You said: still here');
     await keepScreenshot(page, 'chat-two-chats');

@@ -14,6 +14,8 @@ interface ChatStore {
   paneOpen: boolean;
   /** The last thing that could not be sent (offline), shown in the pane; null when none. */
   problem: string | null;
+  /** What the developer has typed and not sent, per chat: switching chats keeps it. */
+  drafts: Record<string, string>;
 }
 
 /**
@@ -34,6 +36,7 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       chats: state,
       paneOpen: localStorage.getItem(PANE_OPEN_KEY) === 'true',
       problem: null,
+      drafts: {},
     });
 
     function dispatch(action: ChatAction): void {
@@ -41,6 +44,10 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       if (next === state) return;
       state = next;
       setStore('chats', reconcile(next, { key: 'key', merge: true }));
+      // A closed chat's draft goes with it.
+      const drafts = Object.entries(store.drafts);
+      const kept = drafts.filter(([id]) => next.chats.some((chat) => chat.info.id === id));
+      if (kept.length !== drafts.length) setStore('drafts', reconcile(Object.fromEntries(kept)));
     }
 
     disposables.add(
@@ -119,6 +126,12 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       /** null shows the start form. */
       select(chatId: string | null): void {
         dispatch({ type: 'select', chatId });
+      },
+      draftOf(chatId: string): string {
+        return store.drafts[chatId] ?? '';
+      },
+      setDraft(chatId: string, text: string): void {
+        setStore('drafts', chatId, text);
       },
       dismissProblem(): void {
         setStore('problem', null);

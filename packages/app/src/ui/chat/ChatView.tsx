@@ -128,6 +128,8 @@ export function ChatView(props: { chat: Chat }) {
         agentName={info().agentName}
         state={info().state}
         offline={terminal.offline()}
+        draft={chat.draftOf(info().id)}
+        onDraft={(text) => chat.setDraft(info().id, text)}
         onSend={(text) => chat.prompt(info().id, text)}
         onCancel={() => chat.cancel(info().id)}
       />

@@ -1,4 +1,3 @@
-import { createSignal } from 'solid-js';
 import { MAX_CHAT_PROMPT_CHARS, type ChatState } from '@ptydeck/contract';
 
 /**
@@ -11,11 +10,15 @@ export function PromptBox(props: {
   state: ChatState;
   /** Not connected: nothing typed here could be sent, and the state shown is the last known. */
   offline: boolean;
+  /** The unsent text, kept by the caller so it outlives this box. */
+  draft: string;
+  onDraft(text: string): void;
   onSend(text: string): boolean;
   onCancel(): void;
   ref?: (element: HTMLTextAreaElement) => void;
 }) {
-  const [text, setText] = createSignal('');
+  const text = () => props.draft;
+  const setText = (value: string) => props.onDraft(value);
   const canType = () => !props.offline && (props.state === 'ready' || props.state === 'prompting');
   const canSend = () => props.state === 'ready' && text().trim() !== '';
 

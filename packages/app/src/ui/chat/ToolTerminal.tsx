@@ -61,7 +61,8 @@ export function ToolTerminal(props: { sessionId: string }) {
           </button>
         </Show>
       </div>
-      <div ref={host} class="tool-terminal-screen" role="img" aria-label={`Live output of ${label()}`} />
+      {/* Not announced by the transcript's live region: a running command would never stop talking. */}
+      <div ref={host} class="tool-terminal-screen" role="img" aria-live="off" aria-label={`Live output of ${label()}`} />
     </div>
   );
 }
