@@ -48,7 +48,7 @@ export function ToolTerminal(props: { sessionId: string }) {
         </Show>
         <Show
           when={info()}
-          fallback={<span class="tool-terminal-gone">This terminal is gone.</span>}
+          fallback={<span class="tool-terminal-gone">Not available: ptydeck no longer has this terminal.</span>}
         >
           <button
             type="button"
