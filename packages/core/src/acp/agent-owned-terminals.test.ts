@@ -38,7 +38,12 @@ describe('AgentOwnedTerminals', () => {
       status: 'exited',
       exitCode: 1,
     });
-    expect(readAll(service, id).toString()).toBe('ok\n');
+    expect(readAll(service, id).toString()).toBe('ok\r\n');
+  });
+
+  it('ends lines with CR LF as a terminal would, however the chunks split them', () => {
+    for (const data of ['a\nb\r\n', 'c\r', '\nd\n\n', new TextEncoder().encode('e\n')]) terminals.apply({ kind: 'output', terminalId: 't', data });
+    expect(readAll(service, terminals.sessionIdOf('t')!).toString()).toBe('a\r\nb\r\nc\r\nd\r\n\r\ne\r\n');
   });
 
   it('opens a terminal on its first output when it was never announced, and ignores a cwd that is not a directory', () => {

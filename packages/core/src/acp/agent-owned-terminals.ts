@@ -27,6 +27,8 @@ const DEFAULT_MAX_RUNNING = 16;
  */
 export class AgentOwnedTerminals {
   private readonly terminals = new Map<string, DisplaySession>();
+  /** Terminals whose last byte so far was a CR, so a LF starting the next chunk needs none. */
+  private readonly endsInCr = new Set<string>();
   private readonly refused = new Set<string>();
 
   constructor(
@@ -43,8 +45,35 @@ export class AgentOwnedTerminals {
     // Output or an exit for a terminal never announced opens it too: v2 allows it, and nothing would show it otherwise.
     const terminal = this.terminals.get(report.terminalId) ?? this.open(report.terminalId, report.kind === 'open' ? report : {});
     if (!terminal) return;
-    if (report.kind === 'output') terminal.append(report.data);
+    if (report.kind === 'output') terminal.append(this.withCrs(report.terminalId, report.data));
     else if (report.kind === 'exit') terminal.exit(report.exitCode, report.signal);
+  }
+
+  /**
+   * An agent's own commands write to pipes, not a terminal, so their lines end
+   * in a bare LF, which a terminal screen shows as a staircase: a PTY's line
+   * discipline would have sent CR LF (ONLCR), so this adds the CRs.
+   */
+  private withCrs(terminalId: string, data: string | Uint8Array): Uint8Array {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let previousCr = this.endsInCr.has(terminalId);
+    let lfs = 0;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] === LF && (i > 0 ? bytes[i - 1] !== CR : !previousCr)) lfs++;
+    const out = lfs === 0 ? bytes : new Uint8Array(bytes.length + lfs);
+    if (lfs > 0) {
+      let j = 0;
+      for (let i = 0; i < bytes.length; i++) {
+        const byte = bytes[i]!;
+        if (byte === LF && !previousCr) out[j++] = CR;
+        out[j++] = byte;
+        previousCr = byte === CR;
+      }
+    }
+    if (bytes.length > 0) {
+      if (bytes[bytes.length - 1] === CR) this.endsInCr.add(terminalId);
+      else this.endsInCr.delete(terminalId);
+    }
+    return out;
   }
 
   /** Ends every display still running: the agent that fed them is gone. */
@@ -81,6 +110,8 @@ export class AgentOwnedTerminals {
 }
 
 const TITLE_CHARS = 200;
+const CR = 0x0d;
+const LF = 0x0a;
 
 function oneLine(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim();

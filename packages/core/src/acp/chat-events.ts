@@ -44,8 +44,7 @@ export function agentTerminalReports(update: unknown): AgentTerminalReport[] {
     const meta = isObject(update._meta) ? update._meta : {};
     const info = meta.terminal_info;
     if (isObject(info) && nonEmpty(info.terminal_id)) {
-      const rawInput = isObject(update.rawInput) ? update.rawInput : {};
-      const command = stringOr(info.command) ?? stringOr(rawInput.command) ?? stringOr(update.title);
+      const command = stringOr(info.command) ?? commandOf(update.rawInput) ?? stringOr(update.title);
       reports.push({ kind: 'open', terminalId: info.terminal_id, ...(command ? { command } : {}), ...(stringOr(info.cwd) ? { cwd: info.cwd as string } : {}) });
     }
     const output = meta.terminal_output;
@@ -91,6 +90,11 @@ export function toChatEvents(update: unknown, resolveTerminal: TerminalResolver)
     default:
       return [];
   }
+}
+
+/** The shell command in a tool call's rawInput, where an agent put one (`{command}`, as Claude's Bash and Codex's exec do). */
+export function commandOf(rawInput: unknown): string | undefined {
+  return isObject(rawInput) ? stringOr(rawInput.command) : undefined;
 }
 
 function message(role: 'user' | 'agent' | 'thought', update: Json): ChatEvent[] {

@@ -31,6 +31,8 @@ beforeAll(() => {
       agents: [
         { name: 'demo', command: process.execPath, args: [DEMO_AGENT] },
         { name: 'raw', command: process.execPath, args: [RAW_AGENT] },
+        { name: 'missing', command: '/nonexistent/acp-agent' },
+        { name: 'mute', command: process.execPath, args: ['-e', 'process.stderr.write("no ACP here\\n")'] },
       ],
     }),);
   service = createPtyService({ env, killGraceMs: 1000 });
@@ -95,6 +97,10 @@ describe('a chat with the demo agent', () => {
     const { end, from } = await turn(chat, 'run echo ran-$((6*7)); exit 3', async (start) => {
       const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
       expect(asked).toMatchObject({ title: 'Run echo ran-$((6*7)); exit 3', detail: 'echo ran-$((6*7)); exit 3', toolCallId: expect.any(String) });
+      // The card exists before its question.
+      const card = chat.events.seen.findIndex((e) => e.type === 'tool' && e.toolCallId === asked.toolCallId);
+      expect(card).toBeGreaterThanOrEqual(0);
+      expect(card).toBeLessThan(chat.events.seen.indexOf(asked));
       expect(asked.options.map((o) => [o.id, o.kind])).toEqual([
         ['allow', 'allow_once'],
         ['reject', 'reject_once'],
@@ -191,7 +197,7 @@ describe('a chat with the demo agent', () => {
     const id = (sessionId as { sessionId: string }).sessionId;
     await waitForExit(service, id);
     expect(service.get(id)).toMatchObject({ readOnly: true, source: 'agent', owner: chat.owner, ownerName: 'demo', pid: 0, status: 'exited', exitCode: 5 });
-    expect(readAll(service, id).toString()).toBe('own-output\n');
+    expect(readAll(service, id).toString()).toBe('own-output\r\n');
     expect(() => service.write(id, 'x')).toThrow(expect.objectContaining({ code: 'read_only' }) as unknown as PtyError);
     expect(chat.events.agentText(from)).toBe('Exit code 5');
   });
@@ -258,6 +264,22 @@ describe('a chat with the demo agent', () => {
       await expect(small.open('demo')).resolves.toMatchObject({ state: 'starting' });
     } finally {
       await small.dispose();
+    }
+  });
+
+  it('ends a chat whose agent cannot start, or exits before its session exists, saying why', async () => {
+    for (const [agent, why] of [
+      ['missing', /cannot start agent 'missing' \(\/nonexistent\/acp-agent\): spawn \/nonexistent\/acp-agent ENOENT/],
+      ['mute', /exited \(code 0\) during initialize: no ACP here/],
+    ] as const) {
+      let id: string | undefined;
+      const events = new ChatEvents(host.onEvent, () => id);
+      watchers.push(events);
+      id = (await host.open(agent)).id;
+      const ended = await events.state('ended');
+      expect(ended.info.error).toMatch(why);
+      expect(events.seen).toContainEqual(expect.objectContaining({ type: 'notice', level: 'error', text: expect.stringMatching(why) }));
+      await host.close(id);
     }
   });
 

@@ -48,6 +48,15 @@ export interface ChatOpened {
 
 const DEFAULT_MAX_CHATS = 16;
 
+interface OpenChat {
+  session: ChatSession;
+  /** Its MCP server's credential, revoked on close. */
+  binding: string | undefined;
+  /** Settles once the agent has started or failed to. */
+  started: Promise<void>;
+  unsubscribe: () => void;
+}
+
 /** The name ptydeck's MCP server has in an agent's session. */
 export const PTYDECK_MCP_NAME = 'ptydeck';
 
@@ -58,7 +67,7 @@ export const PTYDECK_MCP_NAME = 'ptydeck';
  * page, until it is closed or the host is disposed.
  */
 export class ChatHost {
-  private readonly chats = new Map<string, { session: ChatSession; binding: string | undefined; started: Promise<void>; unsubscribe: () => void }>();
+  private readonly chats = new Map<string, OpenChat>();
   private readonly opened: Emitter<ChatOpened>;
   private readonly events: Emitter<{ chatId: string; event: ChatEvent }>;
   private readonly closed: Emitter<string>;
@@ -142,9 +151,11 @@ export class ChatHost {
       onError: this.report,
     });
     const unsubscribe = session.onEvent((event) => this.events.fire({ chatId: session.id, event }));
-    const started = session.start().catch((error: unknown) => this.report(error, `starting chat ${session.id} failed`));
-    this.chats.set(session.id, { session, binding, started, unsubscribe });
+    const chat: OpenChat = { session, binding, unsubscribe, started: Promise.resolve() };
+    this.chats.set(session.id, chat);
+    // Announced before it starts, so its first event never reaches a panel that has not heard of it.
     this.opened.fire({ info: session.snapshot, ...(origin ? { origin } : {}) });
+    chat.started = session.start().catch((error: unknown) => this.report(error, `starting chat ${session.id} failed`));
     return session.snapshot;
   }
 

@@ -1,7 +1,10 @@
 import type { ChatEvent } from '@ptydeck/contract';
 
 export interface ChatLogOptions {
-  /** Characters of event JSON kept (approximately); the oldest events go first. Default 2 Mi. */
+  /**
+   * Characters of event JSON kept (approximately); the oldest events go first.
+   * Default 1 Mi: every panel gets every chat's log on connect, 16 chats at most.
+   */
   maxChars?: number;
   /** Events kept. Default 5000. */
   maxEvents?: number;
@@ -27,7 +30,7 @@ export class ChatLog {
   private readonly maxEvents: number;
 
   constructor(options: ChatLogOptions = {}) {
-    this.maxChars = options.maxChars ?? 2 * 1024 * 1024;
+    this.maxChars = options.maxChars ?? 1024 * 1024;
     this.maxEvents = options.maxEvents ?? 5000;
   }
 

@@ -7,7 +7,7 @@ import type { AcpTerminalsOptions } from './acp-terminals.js';
 import { startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import type { AgentConfig } from './agents-config.js';
-import { agentTerminalReports, toChatEvents } from './chat-events.js';
+import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
 import { ChatLog } from './chat-log.js';
 
 /** A chat request that cannot be served, with a code for the panel's `error` message. */
@@ -218,7 +218,9 @@ export class ChatSession {
 
   private askPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null> {
     const { toolCall } = request;
-    const command = isRecord(toolCall.rawInput) && typeof toolCall.rawInput.command === 'string' ? toolCall.rawInput.command : undefined;
+    // ACP's permission request carries a tool call update: the card shows it (and exists) before the question.
+    this.onUpdate({ ...toolCall, sessionUpdate: 'tool_call_update' });
+    const command = commandOf(toolCall.rawInput);
     return this.ask(signal, {
       toolCallId: toolCall.toolCallId,
       title: toolCall.title ?? 'The agent asks for permission',
@@ -273,8 +275,4 @@ const OPTION_KINDS: readonly string[] = ['allow_once', 'allow_always', 'reject_o
 /** A kind from a newer ACP than ours is shown as the cautious one: the developer reads the option's name either way. */
 function optionKind(kind: string): OptionKind {
   return OPTION_KINDS.includes(kind) ? (kind as OptionKind) : 'reject_once';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }

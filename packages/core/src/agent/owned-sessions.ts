@@ -42,6 +42,11 @@ export class OwnedSessions {
     for (const orphan of orphans.slice(0, Math.max(0, orphans.length - this.maxOrphanedLive))) this.removeQuietly(orphan.id);
   }
 
+  /** The owner is connected again (a chat's agent reconnecting under its chat's id): its sessions are no orphans. */
+  markReturned(owner: string): void {
+    this.departed.delete(owner);
+  }
+
   /** Ends the oldest live orphan so a connected agent can have its session; false when there is none. */
   async makeRoom(): Promise<boolean> {
     const orphan = this.liveOrphans()[0];

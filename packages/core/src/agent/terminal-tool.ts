@@ -71,6 +71,8 @@ export interface TerminalTool {
    * connected agent needs room.
    */
   ownerDisconnected(ownerId: string): void;
+  /** The owner connected again under the same id (a chat's agent): its sessions are its own again, not orphans. */
+  ownerReturned(ownerId: string): void;
   /** Stops following the service and removes the generated shell files; sessions stay in the service. */
   dispose(): void;
 }
@@ -367,6 +369,10 @@ class TerminalToolImpl implements TerminalTool {
 
   ownerDisconnected(ownerId: string): void {
     this.owned.markDeparted(ownerId);
+  }
+
+  ownerReturned(ownerId: string): void {
+    this.owned.markReturned(ownerId);
   }
 
   dispose(): void {

@@ -264,6 +264,13 @@ describe('ptydeck mcp', () => {
     await client.close();
   });
 
+  it("started for a chat, never runs an embedded core: the chat's shells would land where nobody sees them", () => {
+    const result = run(['mcp'], { PTYDECK_STATE_DIR: stateDir(), PTYDECK_CHAT_BINDING: 'a-binding' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('PTYDECK_CHAT_BINDING is set, but the ptydeck it belongs to is not running');
+  });
+
   it('exits 0 on stdin EOF', async () => {
     const { child, out } = rawMcp(stateDir());
     await firstLine(child, out);

@@ -38,6 +38,8 @@ Options:
 Environment:
   PTYDECK_STATE_DIR   Where server.json (url, agent token, pid) is kept
                       (default: $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck)
+  PTYDECK_CONFIG_DIR  Where agents.json (the ACP agents to chat with) is read
+                      (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
 `;
 
 export const SERVE_HELP = `Usage: ${SERVE_USAGE}
@@ -67,6 +69,10 @@ on stderr. Only protocol frames go to stdout; logs go to stderr.
 Options:
   --embedded   Always run an embedded core, even when a ptydeck is running
   -h, --help   Show this help
+
+ptydeck passes this command to the ACP agents it hosts in chats, with
+PTYDECK_CHAT_BINDING set so their sessions land under the chat; with it set,
+it only joins that ptydeck and never runs an embedded core.
 
 Configure an agent, e.g. Claude Code:
   claude mcp add ptydeck -- npx ptydeck mcp

@@ -159,7 +159,13 @@ describe('chats over the panel WebSocket', () => {
 
     p.send({ type: 'chat.prompt', chatId, text: 'run echo from-panel' });
     const question = await p.next((m) => m.type === 'chat.event' && m.event.type === 'question');
-    p.send({ type: 'chat.answer', chatId, questionId: question.event.questionId, optionId: 'allow' });
+    // A panel reloaded meanwhile gets the open question in its replay and can answer it.
+    const reloaded = await panel();
+    const replay = (await reloaded.next((m) => m.type === 'chat.list')).chats.find((c: any) => c.info.id === chatId);
+    expect(replay.info.state).toBe('prompting');
+    expect(replay.events).toContainEqual(question.event);
+    expect(replay.events.some((e: any) => e.type === 'answered')).toBe(false);
+    reloaded.send({ type: 'chat.answer', chatId, questionId: question.event.questionId, optionId: 'allow' });
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'answered' && m.event.optionId === 'allow');
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
 
@@ -169,6 +175,9 @@ describe('chats over the panel WebSocket', () => {
     await p.next((m) => m.type === 'chat.event' && m.event.type === 'state' && m.event.stopReason === 'end_turn');
     p.send({ type: 'input', id: created.event.info.id, data: 'ls\r' });
     expect(await p.next((m) => m.type === 'error')).toMatchObject({ code: 'read_only' });
+    // Its tab opens like any other: the screen restored from the log the agent's output went into.
+    p.send({ type: 'attach', id: created.event.info.id, cursor: null });
+    expect((await p.next((m) => m.type === 'resync' && m.id === created.event.info.id)).screen).toContain('owned');
     p.send({ type: 'chat.close', chatId });
     await p.next((m) => m.type === 'chat.closed');
   });
@@ -224,7 +233,9 @@ describe('shutting down with chats open', () => {
       return info.id as string;
     };
     const [a, b, c] = [await open('a'), await open('b'), await open('c')];
-    await until(() => local.chats.list().every((chat) => chat.info.state === 'ready'), 'every chat is ready');
+    for (const chatId of [a, b, c]) {
+      await p.messages.json((m) => m.type === 'chat.event' && m.chatId === chatId && m.event.type === 'state' && m.event.info.state === 'ready');
+    }
 
     // a: a client terminal mid-command; b: a command the agent runs itself; c: a shell through ptydeck's MCP server.
     p.send({ type: 'chat.prompt', chatId: a, text: 'run sleep 600' });
@@ -232,6 +243,7 @@ describe('shutting down with chats open', () => {
     p.send({ type: 'chat.answer', chatId: a, questionId: question.event.questionId, optionId: 'allow' });
     p.send({ type: 'chat.prompt', chatId: b, text: 'own sleep 600' });
     p.send({ type: 'chat.prompt', chatId: c, text: 'mcp sleep 600' });
+    // The process table has no events to wait on.
     await until(() => ptyPids.filter((pid) => pid > 0).length >= 2 && descendantsOf(process.pid).some((e) => e.comm === 'sleep'), 'the sleeps have started');
     const agentPids = descendantsOf(process.pid)
       .filter((entry) => entry.comm === 'node' && entry.sid === entry.pid)

@@ -50,6 +50,24 @@ export interface LocalServer {
 }
 
 /**
+ * How a chat's agent starts ptydeck's MCP server: this very runtime rather
+ * than whatever `node` the agent's PATH finds (an agent may pass only the
+ * variables it was given, and PATH is not among them).
+ */
+function chatMcpLaunch(): { command: string; args: string[] } {
+  return { command: process.execPath, args: mcpLaunchCommand().args };
+}
+
+function chatMcpEnv(stateDir: string): Record<string, string> {
+  return {
+    // Where `ptydeck mcp` finds this server's server.json.
+    PTYDECK_STATE_DIR: stateDir,
+    // In the desktop app the runtime is Electron's binary, which runs a script as Node only when told to.
+    ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+  };
+}
+
+/**
  * The local server `ptydeck serve` and the desktop app run: the panel (static
  * renderer and WebSocket) and MCP over Streamable HTTP at /mcp, each MCP
  * connection served by its own McpServer over one shared terminal tool.
@@ -69,7 +87,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     env: options.agentEnv,
     killGraceMs: options.agentKillGraceMs,
     // `ptydeck mcp` finds this server through server.json: without one, a chat's agent gets no MCP server.
-    ...((options.writeDiscovery ?? true) ? { mcp: { launch: mcpLaunchCommand(), bindings: chatBindings, env: { PTYDECK_STATE_DIR: stateDir } } } : {}),
+    ...((options.writeDiscovery ?? true) ? { mcp: { launch: chatMcpLaunch(), bindings: chatBindings, env: chatMcpEnv(stateDir) } } : {}),
   });
   let core;
   try {
@@ -101,7 +119,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const started = core;
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
-  const stopFollowingAgents = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
+  const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
+  const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));
+  const stopFollowingAgents = () => {
+    stopFollowingDepartures();
+    stopFollowingReturns();
+  };
   let closing: Promise<void> | undefined;
   return {
     url: started.url,

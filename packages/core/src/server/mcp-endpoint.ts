@@ -217,7 +217,8 @@ export class McpHttpEndpoint {
       clearTimeout(session.idleTimer);
       const sid = transport.sessionId;
       if (sid !== undefined) this.sessions.delete(sid);
-      this.agents.remove(connectionId);
+      // A chat's agent may hold more than one connection under its chat's id: it leaves with the last.
+      if (![...this.sessions.values()].some((other) => other.connectionId === connectionId)) this.agents.remove(connectionId);
     };
     // connect() only wires callbacks and starts a no-op; it settles synchronously enough for the first request.
     connectChecked(server, transport).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));

@@ -1,0 +1,97 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatBindings } from '../acp/chat-bindings.js';
+import { createAgentMcpServer } from '../agent/mcp-server.js';
+import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { CHAT_BINDING_HEADER } from './bridge-header.js';
+import { startServerCore, type ServerCore } from './server-core.js';
+
+let service: PtyService;
+let tool: TerminalTool;
+let core: ServerCore;
+const bindings = new ChatBindings();
+
+beforeAll(async () => {
+  service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+  tool = createTerminalTool(service);
+  core = await startServerCore({
+    service,
+    writeDiscovery: false,
+    appDir: '/nonexistent',
+    createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+    chatBindings: bindings,
+  });
+});
+afterAll(async () => {
+  await core.close();
+  tool.dispose();
+  await service.dispose();
+});
+
+async function connect(binding: string | undefined, name = 'adapter') {
+  const client = new Client({ name, version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', core.url), {
+    requestInit: { headers: { Authorization: `Bearer ${core.agentToken}`, ...(binding ? { [CHAT_BINDING_HEADER]: binding } : {}) } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;
+
+describe('an MCP connection bound to a chat', () => {
+  it("speaks for the chat: its sessions get the chat's owner and the agent's name, and the agent stays listed until its last connection leaves", async () => {
+    const secret = bindings.issue({ owner: 'chat-owner-test', agentName: 'claude' });
+    const first = await connect(secret, 'some-adapter-name');
+    const made = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }));
+    expect(service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude' });
+    expect(core.agents.list()).toContainEqual(expect.objectContaining({ id: 'chat-owner-test', name: 'claude' }));
+
+    // A second connection of the same chat sees the chat's sessions; an unbound one does not.
+    const second = await connect(secret);
+    expect(JSON.stringify(structured(await second.client.callTool({ name: 'terminal_list', arguments: {} })))).toContain(String(made.id));
+    const stranger = await connect(undefined, 'stranger');
+    expect(JSON.stringify(structured(await stranger.client.callTool({ name: 'terminal_list', arguments: {} })))).not.toContain(String(made.id));
+
+    await first.transport.terminateSession();
+    await first.client.close();
+    expect(core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(true);
+    await second.transport.terminateSession();
+    await second.client.close();
+    expect(core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(false);
+    await stranger.transport.terminateSession();
+    await stranger.client.close();
+  });
+
+  it('is cut off once its binding is revoked, and a session cannot switch chats midway', async () => {
+    const secret = bindings.issue({ owner: 'chat-owner-revoked', agentName: 'codex' });
+    const other = bindings.issue({ owner: 'chat-owner-other', agentName: 'codex' });
+    const { client, transport } = await connect(secret);
+    await client.listTools();
+    bindings.revoke(secret);
+    await expect(client.listTools()).rejects.toThrow(/chat binding is not valid/);
+    await client.close();
+
+    const unbound = await connect(undefined);
+    const sessionId = unbound.transport.sessionId!;
+    const switched = await fetch(new URL('/mcp', core.url), {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${core.agentToken}`,
+        [CHAT_BINDING_HEADER]: other,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(switched.status).toBe(403);
+    await unbound.transport.terminateSession();
+    await unbound.client.close();
+  });
+});
