@@ -162,6 +162,17 @@ test.describe('with the demo agent', () => {
     const card = again.getByRole('log', { name: 'Chat with demo' }).getByRole('article', { name: /^Run echo from-elsewhere/ });
     await expect(card).toHaveAttribute('data-status', 'completed');
     await expect(card.getByTestId('tool-terminal').locator('.xterm-rows')).toContainText('from-elsewhere');
+
+    // A question still open at a reload is asked again, and its answer counts.
+    await send(again, 'run echo after-reload');
+    await expect(again.getByRole('alertdialog')).toBeVisible();
+    await page.reload();
+    const dialog = chatPane(page).getByRole('alertdialog');
+    await expect(dialog).toContainText('after-reload');
+    await dialog.getByRole('button', { name: 'Allow' }).click();
+    const reloadedLog = chatPane(page).getByRole('log', { name: 'Chat with demo' });
+    await expect(reloadedLog.getByRole('article', { name: /^Run echo after-reload/ })).toHaveAttribute('data-status', 'completed');
+    await expect(reloadedLog.getByTestId('chat-message-agent').filter({ hasText: 'Exit code 0' })).toHaveCount(2);
   });
 
   test('a start the core refuses says why beside the form', async ({ panel: page }) => {
