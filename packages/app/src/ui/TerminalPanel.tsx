@@ -2,7 +2,7 @@ import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
-import { followDrag } from './pointer-drag.js';
+import { arrowResizeStep, followDrag } from './resize-edge.js';
 import { TabBar } from './TabBar.jsx';
 import { TerminalHost } from './TerminalHost.jsx';
 
@@ -64,11 +64,9 @@ export function TerminalPanel() {
   }
 
   function resizeByKey(event: KeyboardEvent) {
-    const step = event.shiftKey ? 96 : 24;
-    if (event.key === 'ArrowUp') setHeight((current) => clampHeight(current + step));
-    else if (event.key === 'ArrowDown') setHeight((current) => clampHeight(current - step));
-    else return;
-    event.preventDefault();
+    const step = arrowResizeStep(event, 'ArrowUp', 'ArrowDown');
+    if (step === null) return;
+    setHeight((current) => clampHeight(current + step));
     localStorage.setItem(HEIGHT_KEY, String(height()));
   }
 

@@ -1,7 +1,7 @@
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { agentStyle } from '../agent-style.js';
-import { followDrag } from '../pointer-drag.js';
+import { arrowResizeStep, followDrag } from '../resize-edge.js';
 import { CHAT_STATE_LABEL, chatName } from './chat-labels.js';
 import { ChatView } from './ChatView.jsx';
 import { StartChat } from './StartChat.jsx';
@@ -40,11 +40,10 @@ export function ChatPane() {
   }
 
   function resizeByKey(event: KeyboardEvent) {
-    const step = event.shiftKey ? 96 : 24;
-    if (event.key === 'ArrowLeft') setWidth((current) => clampWidth(current + step));
-    else if (event.key === 'ArrowRight') setWidth((current) => clampWidth(current - step));
-    else return;
-    event.preventDefault();
+    // The pane is docked right: its edge moves left to grow it.
+    const step = arrowResizeStep(event, 'ArrowLeft', 'ArrowRight');
+    if (step === null) return;
+    setWidth((current) => clampWidth(current + step));
     localStorage.setItem(WIDTH_KEY, String(width()));
   }
 

@@ -1,3 +1,5 @@
+/** What a resize edge (the panel's top, the chat pane's left) does with a pointer and with the keyboard. */
+
 /**
  * Follows a drag that starts on a handle (a resize edge): the pointer is
  * captured so the drag keeps going outside the handle, `onMove` gets every
@@ -18,4 +20,16 @@ export function followDrag(event: PointerEvent, onMove: (move: PointerEvent) => 
   handle.addEventListener('pointermove', onMove);
   handle.addEventListener('pointerup', end);
   handle.addEventListener('pointercancel', end);
+}
+
+/**
+ * The keyboard's way to move a resize edge: how far one arrow press moves it
+ * (Shift for a bigger step), signed toward `grow`; null for any other key,
+ * which the handle leaves alone.
+ */
+export function arrowResizeStep(event: KeyboardEvent, grow: string, shrink: string): number | null {
+  if (event.key !== grow && event.key !== shrink) return null;
+  event.preventDefault();
+  const step = event.shiftKey ? 96 : 24;
+  return event.key === grow ? step : -step;
 }
