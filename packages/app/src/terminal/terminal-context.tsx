@@ -66,7 +66,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const lingerMs = props.settings.lingerMs;
     const disposables = new DisposableStore();
     const views = new Map<string, TerminalView>();
-    /** Created before any view: it must see output before the panel's own listeners do. */
+    /** Subscribed to the client before the type-ahead listeners below: output reaches a terminal before keys held for it go. */
     const streams = new SessionStreams(client);
     /** Each tab view's share of its session's stream (none for a gone tab). */
     const viewStreams = new Map<string, StreamSubscription>();
@@ -146,8 +146,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         if (!view) {
           view = createView(tab, state);
           views.set(tab.id, view);
-          const target = view;
-          if (!tab.gone) viewStreams.set(tab.id, streams.subscribe(tab.id, { write: (data, next) => target.write(data, next), restore: (screen, cursor) => target.restore(screen, cursor) }));
+          if (!tab.gone) viewStreams.set(tab.id, streams.subscribe(tab.id, view));
         }
         view.setExited(tab.status === 'exited');
         view.setReadOnly(tab.readOnly);
