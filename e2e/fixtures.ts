@@ -2,6 +2,7 @@ import { test as base, expect, type Locator, type Page } from '@playwright/test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService, startLocalServer, type LocalServer } from '@ptydeck/core';
@@ -37,6 +38,16 @@ export async function connectAgent(server: LocalServer, name = AGENT_NAME): Prom
 interface Options {
   /** Linger of exited agent tabs, through the app's setting (localStorage 'ptydeck.settings'); null keeps the default. */
   lingerMs: number | null;
+  /** The text of the server's agents.json; null: there is none. */
+  agentsJson: string | null;
+}
+
+/** The scripted ACP agent the core ships for tests and demos (its prompt picks a scenario). */
+export const DEMO_AGENT = fileURLToPath(new URL('../packages/core/src/acp/testing/demo-agent.mjs', import.meta.url));
+
+/** An agents.json naming the demo agent "demo". */
+export function demoAgentsJson(): string {
+  return JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] });
 }
 
 /**
@@ -45,14 +56,26 @@ interface Options {
  * hanging ~/.bashrc, pyenv waiting 60 s on a stale rehash lock, leaves a terminal
  * without a prompt and would make the suite measure the dotfiles).
  */
-export async function launchServer(): Promise<{ server: LocalServer; dispose(): Promise<void> }> {
+export async function launchServer(options: { agentsJson?: string | null } = {}): Promise<{ server: LocalServer; dispose(): Promise<void> }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
+  // agents.json from the test, never the machine's (~/.config/ptydeck).
+  const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-config-'));
+  if (options.agentsJson != null) writeFileSync(join(configDir, 'agents.json'), options.agentsJson);
   // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
   writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
   const service = createPtyService({ env: { ...process.env, HOME: home } });
   // The e2e bundle: the production one has no test hook (app-dir.ts).
-  const server = await startLocalServer({ service, stateDir, port: 0, appDir: E2E_APP_DIR });
+  const server = await startLocalServer({
+    service,
+    stateDir,
+    port: 0,
+    appDir: E2E_APP_DIR,
+    configDir,
+    // Chats' agents, like the shells, start in the temporary HOME and never read the machine's.
+    launchDir: home,
+    agentEnv: { ...process.env, HOME: home },
+  });
   return {
     server,
     async dispose() {
@@ -60,14 +83,16 @@ export async function launchServer(): Promise<{ server: LocalServer; dispose(): 
       await service.dispose();
       rmSync(stateDir, { recursive: true, force: true });
       rmSync(home, { recursive: true, force: true });
+      rmSync(configDir, { recursive: true, force: true });
     },
   };
 }
 
 export const test = base.extend<Options & { server: LocalServer; agent: Agent; panel: Page }>({
   lingerMs: [null, { option: true }],
-  server: async ({}, use) => {
-    const launched = await launchServer();
+  agentsJson: [null, { option: true }],
+  server: async ({ agentsJson }, use) => {
+    const launched = await launchServer({ agentsJson });
     await use(launched.server);
     await launched.dispose();
   },

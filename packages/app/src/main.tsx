@@ -10,6 +10,7 @@ import { PanelClient } from './connection/panel-client.js';
 import { openBrowserSocket } from './connection/socket.js';
 import { openSafeLink } from './terminal/safe-link.js';
 import { parseSettings, SETTINGS_STORAGE_KEY } from './terminal/settings.js';
+import { ChatProvider } from './chat/chat-context.jsx';
 import { TerminalProvider } from './terminal/terminal-context.jsx';
 import { App } from './ui/App.jsx';
 import { NoCredential } from './ui/NoCredential.jsx';
@@ -62,7 +63,9 @@ async function start(): Promise<void> {
         notifier={createNotifier(bridge, window)}
         openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
       >
-        <App />
+        <ChatProvider>
+          <App />
+        </ChatProvider>
       </TerminalProvider>
     ),
     mount,

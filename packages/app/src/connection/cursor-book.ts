@@ -31,6 +31,11 @@ export class CursorBook {
     return [...this.cursors.keys()];
   }
 
+  /** Keeps tracking a session but resumes it from scratch: its next attach asks for the screen. */
+  forget(id: string): void {
+    if (this.cursors.has(id)) this.cursors.set(id, null);
+  }
+
   /** The server restored the screen; output continues from `cursor`. */
   resync(id: string, cursor: number): void {
     if (this.cursors.has(id)) this.cursors.set(id, cursor);

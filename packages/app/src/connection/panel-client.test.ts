@@ -299,3 +299,72 @@ describe('PanelClient', () => {
     client.dispose();
   });
 });
+
+describe('PanelClient chats', () => {
+  const chatInfo = { id: 'c1', agentName: 'demo', owner: 'chat:c1', cwd: '/w', state: 'starting' as const, error: null, createdAt: 1 };
+
+  it('sends chat messages only when connected, and hands on every chat message from the core', async () => {
+    const { latest, client } = await setup();
+    expect(client.openChat('demo')).toBeNull();
+    expect(client.sendChat({ type: 'chat.prompt', chatId: 'c1', text: 'hi' })).toBe(false);
+    const received: string[] = [];
+    client.onChat((message) => received.push(message.type));
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    latest().receive({ type: 'chat.agents', agents: [], configPath: '/c/agents.json', configError: null });
+    latest().receive({ type: 'chat.list', chats: [] });
+    const requestId = client.openChat('demo', '/w');
+    expect(requestId).not.toBeNull();
+    expect(client.sendChat({ type: 'chat.prompt', chatId: 'c1', text: 'hi' })).toBe(true);
+    expect(latest().sent).toEqual([
+      { type: 'chat.open', requestId, agent: 'demo', cwd: '/w' },
+      { type: 'chat.prompt', chatId: 'c1', text: 'hi' },
+    ]);
+    latest().receive({ type: 'chat.opened', requestId, info: chatInfo });
+    latest().receive({ type: 'chat.event', chatId: 'c1', event: { type: 'message', role: 'agent', text: 'x' } });
+    latest().receive({ type: 'chat.closed', chatId: 'c1' });
+    expect(received).toEqual(['chat.agents', 'chat.list', 'chat.opened', 'chat.event', 'chat.closed']);
+  });
+
+  it('routes the error answering its own chat.open to onChatOpenFailed, other errors to onError', async () => {
+    const { latest, client } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    const failed: string[] = [];
+    const errors: string[] = [];
+    client.onChatOpenFailed(({ requestId, message }) => failed.push(`${requestId}:${message}`));
+    client.onError((error) => errors.push(error.message));
+    const requestId = client.openChat('nope')!;
+    latest().receive({ type: 'error', code: 'no_such_agent', message: 'no agent named nope', requestId });
+    latest().receive({ type: 'error', code: 'x', message: 'other', requestId: 'create-99' });
+    expect(failed).toEqual([`${requestId}:no agent named nope`]);
+    expect(errors).toEqual(['other']);
+  });
+
+  it('fails a chat.open still unanswered when the connection drops', async () => {
+    const { latest, client } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    const failed: string[] = [];
+    client.onChatOpenFailed(({ requestId }) => failed.push(requestId));
+    const answered = client.openChat('demo')!;
+    const lost = client.openChat('demo')!;
+    latest().receive({ type: 'chat.opened', requestId: answered, info: chatInfo });
+    latest().drop();
+    expect(failed).toEqual([lost]);
+  });
+});
+
+describe('PanelClient refresh', () => {
+  it('asks an attached session for its screen again, or on the next connect when offline', async () => {
+    const { latest, client, timers } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    client.attach('a');
+    latest().output('a', 0, 'hello');
+    client.refresh('a');
+    expect(latest().sent.at(-1)).toEqual({ type: 'attach', id: 'a', cursor: null });
+    latest().drop();
+    client.refresh('a');
+    timers.runNext();
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+  });
+});

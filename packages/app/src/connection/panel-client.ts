@@ -5,6 +5,8 @@ import {
   reportError,
   type ErrorReporter,
   type AgentInfo,
+  type ChatClientMessage,
+  type ChatServerMessage,
   type McpLaunch,
   type PtyEvent,
   type SessionInfo,
@@ -59,6 +61,9 @@ export interface PanelError {
   requestId?: string;
 }
 
+/** A chat message for the core other than `chat.open` (which `openChat` sends, minting its request id). */
+export type ChatCommand = Exclude<ChatClientMessage, { type: 'chat.open' }>;
+
 export interface Timers {
   set(callback: () => void, ms: number): unknown;
   clear(handle: unknown): void;
@@ -104,6 +109,8 @@ export class PanelClient {
   private readonly resyncEmitter = new Emitter<ResyncEvent>({ name: 'resync' });
   private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>({ name: 'created' });
   private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
+  private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
+  private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -115,7 +122,12 @@ export class PanelClient {
   readonly onOutput = this.outputEmitter.on;
   readonly onResync = this.resyncEmitter.on;
   readonly onCreated = this.createdEmitter.on;
+  /** Errors, except the answers to this panel's `chat.open` requests (see onChatOpenFailed). */
   readonly onError = this.errorEmitter.on;
+  /** Every chat message from the core: agents, the list on connect, opened, events, closed. */
+  readonly onChat = this.chatEmitter.on;
+  /** The core refused one of this panel's `chat.open` requests. */
+  readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -124,6 +136,8 @@ export class PanelClient {
   private attempt = 0;
   private retryTimer: unknown = null;
   private requestSeq = 0;
+  /** This panel's `chat.open` requests still unanswered: their errors belong to the chat pane. */
+  private readonly chatOpens = new Set<string>();
   private disposed = false;
   private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0, cause: 'unknown' };
   private cause: DisconnectCause = 'unknown';
@@ -152,6 +166,17 @@ export class PanelClient {
     if (this.book.isAttached(id)) return;
     this.book.attach(id);
     if (this.ready) this.send({ type: 'attach', id, cursor: null });
+  }
+
+  /**
+   * Asks for a session's screen again, for a view that joins a stream already
+   * running: the server resyncs from its mirror. Offline, the reconnect's
+   * attach asks for it instead.
+   */
+  refresh(id: string): void {
+    if (!this.book.isAttached(id)) return this.attach(id);
+    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+    else this.book.forget(id);
   }
 
   /**
@@ -198,6 +223,22 @@ export class PanelClient {
     return true;
   }
 
+  /** Asks the core to start an agent and open a chat with it; returns the request id, or null when offline. */
+  openChat(agent: string, cwd?: string): string | null {
+    if (!this.ready) return null;
+    const requestId = `chat-open-${++this.requestSeq}`;
+    this.chatOpens.add(requestId);
+    this.send({ type: 'chat.open', requestId, agent, ...(cwd !== undefined ? { cwd } : {}) });
+    return requestId;
+  }
+
+  /** Sends a prompt, a cancel, an answer, a close or a refresh; false when offline (not queued, like input). */
+  sendChat(message: ChatCommand): boolean {
+    if (!this.ready) return false;
+    this.send(message);
+    return true;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -211,6 +252,7 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter,
     ]) emitter.clear();
   }
 
@@ -252,6 +294,7 @@ export class PanelClient {
       if (this.socket !== socket) return;
       this.socket = null;
       this.ready = false;
+      this.failChatOpens('the connection to ptydeck was lost before the answer came; if the agent started, its chat is listed');
       this.scheduleReconnect(reason || `socket closed (${code})`);
     });
   }
@@ -333,13 +376,34 @@ export class PanelClient {
       case 'created':
         this.createdEmitter.fire({ requestId: message.requestId, info: message.info });
         return;
+      case 'chat.opened':
+        if (message.requestId !== undefined) this.chatOpens.delete(message.requestId);
+        this.chatEmitter.fire(message);
+        return;
+      case 'chat.agents':
+      case 'chat.list':
+      case 'chat.event':
+      case 'chat.closed':
+        this.chatEmitter.fire(message);
+        return;
       case 'error': {
+        if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {
+          this.chatOpenFailedEmitter.fire({ requestId: message.requestId, message: message.message });
+          return;
+        }
         const error: PanelError = { code: message.code, message: message.message };
         if (message.requestId !== undefined) error.requestId = message.requestId;
         this.errorEmitter.fire(error);
         return;
       }
     }
+  }
+
+  /** Answers every unanswered `chat.open` with `reason`: their answers can no longer come. */
+  private failChatOpens(reason: string): void {
+    const pending = [...this.chatOpens];
+    this.chatOpens.clear();
+    for (const requestId of pending) this.chatOpenFailedEmitter.fire({ requestId, message: reason });
   }
 
   private send(message: PanelClientMessage): void {

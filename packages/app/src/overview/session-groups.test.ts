@@ -35,4 +35,12 @@ describe('groupSessions', () => {
     const groups = groupSessions([session('x', 'gone', { owner: null, ownerName: null })], []);
     expect(groups.disconnected).toEqual([expect.objectContaining({ owner: '', name: 'unknown agent' })]);
   });
+
+  it("puts a chat's agent's sessions under its chat, not among the disconnected", () => {
+    const sessions = [session('c1', 'chat:1'), session('g1', 'gone'), session('c2', 'chat:1', { status: 'exited', exitCode: 0 })];
+    const groups = groupSessions(sessions, [], ['chat:1', 'chat:2']);
+    expect(groups.byChat.get('chat:1')!.map((s) => s.id)).toEqual(['c1', 'c2']);
+    expect(groups.byChat.get('chat:2')).toEqual([]);
+    expect(groups.disconnected.map((group) => group.owner)).toEqual(['gone']);
+  });
 });

@@ -15,6 +15,8 @@ export interface DisconnectedAgent {
 export interface SessionGroups {
   /** Sessions of each connected agent, by agent id. */
   byAgent: Map<string, SessionInfo[]>;
+  /** Sessions of each chat's agent (ACP, hosted by ptydeck), by the chat's owner id. */
+  byChat: Map<string, SessionInfo[]>;
   /** Agents gone, in the order their first session was created. */
   disconnected: DisconnectedAgent[];
   /** The developer's own terminals. */
@@ -24,11 +26,18 @@ export interface SessionGroups {
 /**
  * Sorts the sessions the overview lists by who they belong to. An agent session
  * whose owner is not among the connected agents belongs to an agent that has
- * disconnected; one without an owner at all is grouped as an unknown agent.
+ * disconnected, unless it is a chat's (`chatOwners`): a chat's agent is not an
+ * MCP connection, and is not gone while its chat lasts. One without an owner
+ * at all is grouped as an unknown agent.
  */
-export function groupSessions(sessions: readonly SessionInfo[], agents: readonly AgentInfo[]): SessionGroups {
+export function groupSessions(
+  sessions: readonly SessionInfo[],
+  agents: readonly AgentInfo[],
+  chatOwners: readonly string[] = [],
+): SessionGroups {
   const connected = new Set(agents.map((agent) => agent.id));
   const byAgent = new Map<string, SessionInfo[]>(agents.map((agent) => [agent.id, []]));
+  const byChat = new Map<string, SessionInfo[]>(chatOwners.map((owner) => [owner, []]));
   const gone = new Map<string, DisconnectedAgent>();
   const user: SessionInfo[] = [];
   for (const session of sessions) {
@@ -41,6 +50,11 @@ export function groupSessions(sessions: readonly SessionInfo[], agents: readonly
       byAgent.get(owner)!.push(session);
       continue;
     }
+    const chat = byChat.get(owner);
+    if (chat) {
+      chat.push(session);
+      continue;
+    }
     let group = gone.get(owner);
     if (!group) {
       group = { owner, name: session.ownerName ?? 'unknown agent', sessions: [], running: [] };
@@ -49,5 +63,5 @@ export function groupSessions(sessions: readonly SessionInfo[], agents: readonly
     group.sessions.push(session);
     if (session.status === 'running') group.running.push(session);
   }
-  return { byAgent, disconnected: [...gone.values()], user };
+  return { byAgent, byChat, disconnected: [...gone.values()], user };
 }

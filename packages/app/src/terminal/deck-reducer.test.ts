@@ -65,6 +65,14 @@ describe('deckReducer: start-up', () => {
 });
 
 describe('deckReducer: agent sessions', () => {
+  it('marks a display-only session\'s tab read-only, and keeps it so on updates', () => {
+    const own = session('own', { readOnly: true });
+    let state = run(snapshot([]), created(own));
+    expect(state.tabs[0]!.readOnly).toBe(true);
+    state = deckReducer(state, event({ type: 'pty.updated', info: { ...own, title: 'renamed' } }));
+    expect(state.tabs[0]).toMatchObject({ readOnly: true, title: 'renamed' });
+  });
+
   it('adds, activates and opens the panel on pty.created from an agent', () => {
     const a = session('a');
     const state = run(snapshot([]), created(a));
@@ -72,7 +80,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null, readOnly: false,
     });
   });
 

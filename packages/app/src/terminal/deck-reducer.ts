@@ -113,6 +113,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     gone: false,
     unseen: false,
     attention: waitingFor(info),
+    readOnly: info.readOnly === true,
   };
 }
 
@@ -299,6 +300,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     signal: info.signal,
     closeRequested: info.closeRequested === true,
     attention: waitingFor(info),
+    readOnly: info.readOnly === true,
   };
 }
 

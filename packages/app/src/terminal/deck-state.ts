@@ -26,6 +26,8 @@ export interface Tab {
   unseen: boolean;
   /** What the session's program is waiting for the developer to answer, while it waits; null otherwise. */
   attention: Attention | null;
+  /** Display-only (an agent's own command, streamed to ptydeck): input is refused, so none is sent. */
+  readOnly: boolean;
 }
 
 export interface DeckState {

@@ -32,4 +32,8 @@ describe('exitLabel', () => {
     expect(endedBadly({ exitCode: 3 })).toBe(true);
     expect(endedBadly({ exitCode: 0 })).toBe(false);
   });
+
+  it('names a display-only tab read-only', () => {
+    expect(tabLabel({ source: 'agent', ownerName: 'demo', title: 'npm test', readOnly: true })).toBe('demo agent: npm test, read-only');
+  });
 });

@@ -2,11 +2,13 @@ import type { Tab } from './deck-state.js';
 
 /**
  * Accessible name of a tab: its title, for an agent's tab whose it is ("claude-code agent: bash"),
+ * for a display-only one that it is ("demo agent: npm test, read-only"),
  * and while its program waits for an answer, that it does ("codex agent: make build, waiting for input").
  */
-export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention'] }): string {
+export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention']; readOnly?: boolean }): string {
   const name = tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
-  return tab.attention ? `${name}, waiting for input` : name;
+  const shown = tab.readOnly ? `${name}, read-only` : name;
+  return tab.attention ? `${shown}, waiting for input` : shown;
 }
 
 /** How an exited tab says it ended: closed if someone asked, else the signal that killed it, else the exit code. */

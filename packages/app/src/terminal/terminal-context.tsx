@@ -11,8 +11,11 @@ import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
 import type { PanelSettings } from './settings.js';
 import { matchShortcut, shortcutLabels, type ShortcutMode } from './shortcuts.js';
+import { SessionStreams, type StreamSink, type StreamSubscription } from './session-streams.js';
 import { keyToInput, TypeAhead } from './type-ahead.js';
 import { TerminalView } from './terminal-view.js';
+
+export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
 
 export interface TerminalProviderProps extends Record<string, unknown> {
   /** Makes the protocol client; the provider starts it and disposes it with itself. */
@@ -63,6 +66,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const lingerMs = props.settings.lingerMs;
     const disposables = new DisposableStore();
     const views = new Map<string, TerminalView>();
+    /** Subscribed to the client before the type-ahead listeners below: output reaches a terminal before keys held for it go. */
+    const streams = new SessionStreams(client);
+    /** Each tab view's share of its session's stream (none for a gone tab). */
+    const viewStreams = new Map<string, StreamSubscription>();
     const lingerTimers = new Map<string, { since: number; handle: ReturnType<typeof setTimeout> }>();
     /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
     const ownRequests = new Set<string>();
@@ -131,16 +138,18 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         if (tabIds.has(id)) continue;
         views.delete(id);
         view.dispose();
-        client.detach(id);
+        viewStreams.get(id)?.dispose();
+        viewStreams.delete(id);
       }
       for (const tab of state.tabs) {
         let view = views.get(tab.id);
         if (!view) {
           view = createView(tab, state);
           views.set(tab.id, view);
-          if (!tab.gone) client.attach(tab.id);
+          if (!tab.gone) viewStreams.set(tab.id, streams.subscribe(tab.id, view));
         }
         view.setExited(tab.status === 'exited');
+        view.setReadOnly(tab.readOnly);
       }
     }
 
@@ -152,18 +161,25 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         rows: info?.rows ?? 24,
         onInput: (data) => {
           if (typeAhead.typedInto(tab.id, data)) return;
-          if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.input(tab.id, data);
+          if (takesInput(tab.id)) client.input(tab.id, data);
         },
         onResize: (cols, rows) => {
-          if (deck.tabs.find((candidate) => candidate.id === tab.id)?.status === 'running') client.resize(tab.id, cols, rows);
+          // A read-only session's size is its agent's, not ours to change.
+          if (takesInput(tab.id)) client.resize(tab.id, cols, rows);
         },
         onFocusChange: (focused) => {
           if (focused) dispatch({ type: 'terminal-focus', id: tab.id });
           else if (deck.focusedId === tab.id) dispatch({ type: 'terminal-focus', id: null });
         },
         onLink: props.openLink,
-        onParsed: (cursor) => client.ack(tab.id, cursor),
+        onParsed: (cursor) => viewStreams.get(tab.id)?.parsed(cursor),
       });
+    }
+
+    /** A running session that is not display-only: the server takes its input and its size. */
+    function takesInput(id: string): boolean {
+      const tab = deck.tabs.find((candidate) => candidate.id === id);
+      return tab !== undefined && tab.status === 'running' && !tab.readOnly;
     }
 
     /** A timer per lingering tab, deadline = linger start + lingerMs; the reducer decides what expiry means. */
@@ -244,7 +260,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       clearTimeout(typeAheadTimers.get(id));
       typeAheadTimers.delete(id);
       const data = typeAhead.release(id);
-      if (data !== '' && deck.tabs.find((tab) => tab.id === id)?.status === 'running') client.input(id, data);
+      if (data !== '' && takesInput(id)) client.input(id, data);
     }
 
     // Capture phase, before xterm.js: while a terminal is on its way, command-line keys are held for it
@@ -256,20 +272,14 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       event.preventDefault();
       event.stopPropagation();
       if (typeAhead.typed(data) || focusing === null) return;
-      if (!typeAhead.typedInto(focusing, data)) client.input(focusing, data);
+      if (!typeAhead.typedInto(focusing, data) && takesInput(focusing)) client.input(focusing, data);
     };
     window.addEventListener('keydown', holdTypedAhead, true);
     disposables.add(() => window.removeEventListener('keydown', holdTypedAhead, true));
 
+    disposables.add(client.onOutput(({ id }) => releaseTypeAhead(id)));
     disposables.add(
-      client.onOutput(({ id, data, next }) => {
-        views.get(id)?.write(data, next);
-        releaseTypeAhead(id);
-      }),
-    );
-    disposables.add(
-      client.onResync(({ id, screen, cursor }) => {
-        views.get(id)?.restore(screen, cursor);
+      client.onResync(({ id, screen }) => {
         if (screen !== '') releaseTypeAhead(id);
       }),
     );
@@ -298,9 +308,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       }),
     );
     disposables.add(() => {
+      streams.dispose();
       client.dispose();
       for (const view of views.values()) view.dispose();
       views.clear();
+      viewStreams.clear();
       for (const timer of lingerTimers.values()) clearTimeout(timer.handle);
       lingerTimers.clear();
       for (const timer of typeAheadTimers.values()) clearTimeout(timer);
@@ -407,6 +419,15 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       dismissNotice() {
         dispatch({ type: 'notice', message: null });
       },
+      /**
+       * Streams a session's output to another view of it (a chat card's
+       * terminal), beside its tab's; dispose the subscription with the view.
+       */
+      watch(id: string, sink: StreamSink): StreamSubscription {
+        return streams.subscribe(id, sink);
+      },
+      /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */
+      chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The xterm.js view of a tab, for the component that hosts it. */
       viewFor(id: string): TerminalView | undefined {
         return views.get(id);

@@ -6,7 +6,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { DisposableStore } from '@ptydeck/contract';
 import { matchShortcut } from './shortcuts.js';
-import { WriteFlow } from './write-flow.js';
+import { TerminalFeed } from './terminal-feed.js';
 
 export interface TerminalViewOptions {
   id: string;
@@ -71,10 +71,11 @@ export class TerminalView {
   private readonly searchAddon = new SearchAddon();
   private webgl: WebglAddon | null = null;
   private readonly disposables = new DisposableStore();
-  private readonly flow: WriteFlow;
+  private readonly feed: TerminalFeed;
   private opened = false;
   private exited = false;
   private offline = false;
+  private readOnly = false;
   /** Size the PTY was last told (or already had). */
   private reported: { cols: number; rows: number } | null;
 
@@ -97,10 +98,7 @@ export class TerminalView {
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
-    this.flow = new WriteFlow({
-      write: (data, parsed) => this.terminal.write(data, parsed),
-      ack: (cursor) => options.onParsed(cursor),
-    });
+    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.loadAddon(this.searchAddon);
     this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
@@ -114,23 +112,16 @@ export class TerminalView {
   }
 
   /**
-   * Output bytes, in arrival order, ending at cursor `next`; xterm.js joins
-   * UTF-8 sequences split across frames. What is parsed is acknowledged, so the
+   * Output bytes ending at cursor `next`. What is parsed is acknowledged, so the
    * server never has more than a window of output queued ahead of the screen.
    */
   write(data: Uint8Array, next: number): void {
-    this.flow.push(data, next);
+    this.feed.write(data, next);
   }
 
-  /**
-   * Replaces the screen with a server snapshot. RIS goes through the write
-   * queue (unlike `terminal.reset()`, which acts at once) so output still
-   * queued from before cannot land on top of the restored screen.
-   */
+  /** Replaces the screen with a server snapshot (see TerminalFeed.restore). */
   restore(screen: string, cursor: number): void {
-    this.flow.restored(cursor);
-    this.terminal.write('\x1bc');
-    this.terminal.write(screen);
+    this.feed.restore(screen, cursor);
   }
 
   /** Places the view in the panel; the first time, opens xterm.js there. */
@@ -200,8 +191,15 @@ export class TerminalView {
     this.applyInputState();
   }
 
+  /** A display-only session (an agent's own command) takes no keystrokes at all. */
+  setReadOnly(readOnly: boolean): void {
+    if (this.readOnly === readOnly) return;
+    this.readOnly = readOnly;
+    this.applyInputState();
+  }
+
   private applyInputState(): void {
-    const readOnly = this.exited || this.offline;
+    const readOnly = this.exited || this.offline || this.readOnly;
     this.terminal.options.disableStdin = readOnly;
     this.terminal.options.cursorBlink = !readOnly;
   }

@@ -1,6 +1,8 @@
 import { Match, Show, Switch } from 'solid-js';
 import type { DisconnectCause } from '../connection/panel-client.js';
+import { useChat } from '../chat/chat-context.jsx';
 import { useTerminal } from '../terminal/terminal-context.jsx';
+import { ChatPane } from './chat/ChatPane.jsx';
 import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
 import { TestHooks } from './test-hooks.js';
@@ -84,6 +86,21 @@ function Notice() {
   );
 }
 
+function ChatToggle() {
+  const chat = useChat();
+  const asking = () => chat.state.chats.filter((item) => item.questions.length > 0).length;
+  return (
+    <button type="button" class="button ghost" data-testid="toggle-chat" aria-pressed={chat.paneOpen()} onClick={() => chat.togglePane()}>
+      {chat.paneOpen() ? 'Hide chats' : 'Chats'}
+      <Show when={chat.state.chats.length > 0}>
+        <span class="count" classList={{ attention: asking() > 0 }} title={asking() > 0 ? `${asking()} waiting for your answer` : undefined}>
+          {chat.state.chats.length}
+        </span>
+      </Show>
+    </button>
+  );
+}
+
 export function App() {
   const terminal = useTerminal();
   const unseen = () => terminal.state.tabs.filter((tab) => tab.unseen).length;
@@ -96,6 +113,7 @@ export function App() {
         </div>
         <ConnectionStatus />
         <div class="topbar-actions">
+          <ChatToggle />
           <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
           </button>
@@ -118,8 +136,13 @@ export function App() {
         </div>
       </header>
       <ConnectionProblem />
-      <Overview />
-      <TerminalPanel />
+      <div class="main">
+        <div class="workspace">
+          <Overview />
+          <TerminalPanel />
+        </div>
+        <ChatPane />
+      </div>
       <Notice />
       <TestHooks />
     </div>

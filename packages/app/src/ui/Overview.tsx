@@ -3,6 +3,8 @@ import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
 import { agentInitials } from '../agents/agent-identity.js';
+import { useChat } from '../chat/chat-context.jsx';
+import { CHAT_STATE_LABEL, chatName } from './chat/chat-labels.js';
 import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
@@ -160,10 +162,61 @@ function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
   );
 }
 
+/** The chats' agents (ACP, hosted by ptydeck) with their shells; each card opens its chat. */
+function ChatAgents(props: { sessionsOf(owner: string): SessionInfo[] }) {
+  const chat = useChat();
+  return (
+    <Show when={chat.state.chats.length > 0}>
+      <section class="overview-section" aria-labelledby="chat-agents-heading">
+        <div class="section-head">
+          <h2 id="chat-agents-heading">Agents in chats</h2>
+          <span class="count">{chat.state.chats.length}</span>
+        </div>
+        <ul class="agent-list">
+          <For each={chat.state.chats}>
+            {(item) => (
+              <li class="agent-card" data-testid="chat-agent" data-chat-id={item.info.id}>
+                <div class="agent-head">
+                  <span class="agent-avatar" aria-hidden="true" style={agentStyle(item.info.agentName)}>{agentInitials(item.info.agentName)}</span>
+                  <div>
+                    <div class="agent-name">{chatName(item, chat.state.chats)}</div>
+                    <div class="agent-meta">chat · {CHAT_STATE_LABEL[item.info.state]} · started {timeFormat.format(item.info.createdAt)}</div>
+                  </div>
+                  <button
+                    type="button"
+                    class="button ghost small close-all"
+                    onClick={() => {
+                      chat.select(item.info.id);
+                      chat.setPaneOpen(true);
+                    }}
+                  >
+                    Open chat
+                  </button>
+                </div>
+                <Show when={props.sessionsOf(item.info.owner).length > 0} fallback={<p class="empty small">No shells yet.</p>}>
+                  <ul class="session-list">
+                    <For each={props.sessionsOf(item.info.owner)}>{(session) => <SessionRow session={session} />}</For>
+                  </ul>
+                </Show>
+              </li>
+            )}
+          </For>
+        </ul>
+      </section>
+    </Show>
+  );
+}
+
 /** Above the panel: who is connected, what they are running, and how to connect another agent. */
 export function Overview() {
   const terminal = useTerminal();
-  const groups = () => groupSessions(terminal.state.sessions, terminal.state.agents);
+  const chat = useChat();
+  const groups = () =>
+    groupSessions(
+      terminal.state.sessions,
+      terminal.state.agents,
+      chat.state.chats.map((item) => item.info.owner),
+    );
   const sessionsOf = (owner: string) => groups().byAgent.get(owner) ?? [];
 
   return (
@@ -212,6 +265,8 @@ export function Overview() {
           </ul>
         </Show>
       </section>
+
+      <ChatAgents sessionsOf={(owner) => groups().byChat.get(owner) ?? []} />
 
       <Show when={groups().disconnected.length > 0}>
         <section class="overview-section" aria-labelledby="disconnected-heading">

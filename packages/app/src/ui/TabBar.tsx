@@ -65,7 +65,7 @@ export function TabBar() {
             const active = () => terminal.state.activeId === tab.id;
             const exited = () => tab.status === 'exited';
             // Offline, typing reaches no one: no claim that the agent sees it.
-            const typing = () => tab.source === 'agent' && terminal.state.focusedId === tab.id && !terminal.offline();
+            const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
             return (
               <div
                 class="tab"
@@ -95,6 +95,9 @@ export function TabBar() {
                     <span class="agent-badge" data-testid="tab-agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
                   </Show>
                   <span class="tab-title">{tab.title}</span>
+                  <Show when={tab.readOnly}>
+                    <span class="read-only-marker" data-testid="tab-read-only" title="Read-only: the agent runs this itself; it takes no input">read-only</span>
+                  </Show>
                   <Show when={tab.attention}>
                     {(attention) => (
                       <span class="needs-input" data-testid="tab-needs-input" data-kind={attention().kind} title={`Waiting for your input: ${attention().prompt.trim()}`}>

@@ -10,7 +10,8 @@ export function TerminalHost(props: { id: string }) {
   const terminal = useTerminal();
   let container!: HTMLDivElement;
   const active = () => terminal.state.activeId === props.id;
-  const typing = () => terminal.state.focusedId === props.id && terminal.activeTab()?.source === 'agent' && !terminal.offline();
+  const typing = () =>
+    terminal.state.focusedId === props.id && terminal.activeTab()?.source === 'agent' && !terminal.activeTab()?.readOnly && !terminal.offline();
 
   onMount(() => {
     let frame = 0;

@@ -2,6 +2,7 @@ import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
+import { arrowResizeStep, followDrag } from './resize-edge.js';
 import { TabBar } from './TabBar.jsx';
 import { TerminalHost } from './TerminalHost.jsx';
 
@@ -55,28 +56,17 @@ export function TerminalPanel() {
   });
 
   function startDrag(event: PointerEvent) {
-    if (event.button !== 0) return;
-    event.preventDefault();
-    const handle = event.currentTarget as HTMLElement;
-    handle.setPointerCapture(event.pointerId);
-    const move = (moveEvent: PointerEvent) => setHeight(clampHeight(window.innerHeight - moveEvent.clientY));
-    const end = () => {
-      handle.removeEventListener('pointermove', move);
-      handle.removeEventListener('pointerup', end);
-      handle.removeEventListener('pointercancel', end);
-      localStorage.setItem(HEIGHT_KEY, String(height()));
-    };
-    handle.addEventListener('pointermove', move);
-    handle.addEventListener('pointerup', end);
-    handle.addEventListener('pointercancel', end);
+    followDrag(
+      event,
+      (move) => setHeight(clampHeight(window.innerHeight - move.clientY)),
+      () => localStorage.setItem(HEIGHT_KEY, String(height())),
+    );
   }
 
   function resizeByKey(event: KeyboardEvent) {
-    const step = event.shiftKey ? 96 : 24;
-    if (event.key === 'ArrowUp') setHeight((current) => clampHeight(current + step));
-    else if (event.key === 'ArrowDown') setHeight((current) => clampHeight(current - step));
-    else return;
-    event.preventDefault();
+    const step = arrowResizeStep(event, 'ArrowUp', 'ArrowDown');
+    if (step === null) return;
+    setHeight((current) => clampHeight(current + step));
     localStorage.setItem(HEIGHT_KEY, String(height()));
   }
 
@@ -130,7 +120,12 @@ export function TerminalPanel() {
           </div>
         </Show>
         {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
-        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && terminal.activeTab()?.id === terminal.state.focusedId}>
+        <Show when={terminal.activeTab()?.readOnly}>
+          <div class="read-only-banner" data-testid="read-only-banner" role="status">
+            Read-only: <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong> runs this itself; what you type goes nowhere.
+          </div>
+        </Show>
+        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && !terminal.activeTab()?.readOnly && terminal.activeTab()?.id === terminal.state.focusedId}>
           <div class="typing-banner" data-testid="typing-banner" role="status">
             You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
           </div>

@@ -1,0 +1,143 @@
+import { createStore, reconcile } from 'solid-js/store';
+import { onCleanup } from 'solid-js';
+import { DisposableStore, MAX_CHAT_PROMPT_CHARS } from '@ptydeck/contract';
+import { createSimpleContext } from '../lib/create-context.jsx';
+import { useTerminal } from '../terminal/terminal-context.jsx';
+import { chatReducer } from './chat-reducer.js';
+import { initialChatsState, type ChatAction, type ChatsState } from './chat-state.js';
+
+/** Whether the chat pane is shown, per origin like the panel's height: the developer's layout, not the window's. */
+const PANE_OPEN_KEY = 'ptydeck.chatPaneOpen';
+
+interface ChatStore {
+  chats: ChatsState;
+  paneOpen: boolean;
+  /** The last thing that could not be sent (offline), shown in the pane; null when none. */
+  problem: string | null;
+  /** What the developer has typed and not sent, per chat: switching chats keeps it. */
+  drafts: Record<string, string>;
+}
+
+/**
+ * The chat pane's state and actions: chats with ACP agents that the core
+ * hosts, over the panel's own socket (the terminal context's client). The
+ * state is the pure chat reducer's; this only wires messages in and actions
+ * out, and remembers whether the pane is open.
+ */
+export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
+  name: 'Chat',
+  // No props of its own: it shares the terminal context's client.
+  init: (_props: Record<string, unknown>) => {
+    const terminal = useTerminal();
+    const client = terminal.chatChannel;
+    const disposables = new DisposableStore();
+    let state = initialChatsState;
+    const [store, setStore] = createStore<ChatStore>({
+      chats: state,
+      paneOpen: localStorage.getItem(PANE_OPEN_KEY) === 'true',
+      problem: null,
+      drafts: {},
+    });
+
+    function dispatch(action: ChatAction): void {
+      const next = chatReducer(state, action);
+      if (next === state) return;
+      state = next;
+      setStore('chats', reconcile(next, { key: 'key', merge: true }));
+      // A closed chat's draft goes with it.
+      const drafts = Object.entries(store.drafts);
+      const kept = drafts.filter(([id]) => next.chats.some((chat) => chat.info.id === id));
+      if (kept.length !== drafts.length) setStore('drafts', reconcile(Object.fromEntries(kept)));
+    }
+
+    disposables.add(
+      client.onChat((message) => {
+        switch (message.type) {
+          case 'chat.agents':
+            return dispatch({ type: 'agents', catalog: { agents: message.agents, configPath: message.configPath, configError: message.configError } });
+          case 'chat.list':
+            return dispatch({ type: 'list', chats: message.chats });
+          case 'chat.opened':
+            return dispatch({ type: 'opened', info: message.info, ...(message.requestId !== undefined ? { requestId: message.requestId } : {}) });
+          case 'chat.event':
+            return dispatch({ type: 'event', chatId: message.chatId, event: message.event });
+          case 'chat.closed':
+            return dispatch({ type: 'closed', chatId: message.chatId });
+        }
+      }),
+    );
+    disposables.add(client.onChatOpenFailed(({ requestId, message }) => dispatch({ type: 'open-failed', requestId, message })));
+    onCleanup(() => disposables.dispose());
+
+    /** Sends, or says in the pane why it could not. */
+    function sent(ok: boolean, what: string): boolean {
+      setStore('problem', ok ? null : `Not connected to ptydeck: could not ${what}.`);
+      return ok;
+    }
+
+    function setPaneOpen(open: boolean): void {
+      setStore('paneOpen', open);
+      localStorage.setItem(PANE_OPEN_KEY, String(open));
+    }
+
+    const chatOf = (id: string) => store.chats.chats.find((chat) => chat.info.id === id);
+
+    return {
+      state: store.chats,
+      paneOpen: () => store.paneOpen,
+      problem: () => store.problem,
+      activeChat: () => (store.chats.activeId === null ? undefined : chatOf(store.chats.activeId)),
+      chatOf,
+      setPaneOpen,
+      togglePane() {
+        setPaneOpen(!store.paneOpen);
+      },
+      /** Starts `agent` in `cwd` (the server's launch directory when empty). */
+      start(agent: string, cwd: string): void {
+        const trimmed = cwd.trim();
+        const requestId = client.openChat(agent, trimmed === '' ? undefined : trimmed);
+        if (sent(requestId !== null, `start ${agent}`)) dispatch({ type: 'open-requested', requestId: requestId!, agent });
+      },
+      dismissOpening(requestId: string): void {
+        dispatch({ type: 'dismiss-opening', requestId });
+      },
+      /** Sends a prompt; false when there was nothing to send or it could not go. */
+      prompt(chatId: string, text: string): boolean {
+        if (text.trim() === '') return false;
+        if (text.length > MAX_CHAT_PROMPT_CHARS) {
+          setStore('problem', `That prompt is too long (over ${MAX_CHAT_PROMPT_CHARS} characters).`);
+          return false;
+        }
+        return sent(client.sendChat({ type: 'chat.prompt', chatId, text }), 'send the prompt');
+      },
+      cancel(chatId: string): void {
+        sent(client.sendChat({ type: 'chat.cancel', chatId }), 'cancel the turn');
+      },
+      /** null dismisses the question: the core answers it as cancelled. */
+      answer(chatId: string, questionId: string, optionId: string | null): void {
+        sent(client.sendChat({ type: 'chat.answer', chatId, questionId, optionId }), 'answer');
+      },
+      close(chatId: string): void {
+        sent(client.sendChat({ type: 'chat.close', chatId }), 'close the chat');
+      },
+      refreshAgents(): void {
+        sent(client.sendChat({ type: 'chat.refresh_agents' }), 'look for agents');
+      },
+      /** null shows the start form. */
+      select(chatId: string | null): void {
+        dispatch({ type: 'select', chatId });
+      },
+      draftOf(chatId: string): string {
+        return store.drafts[chatId] ?? '';
+      },
+      setDraft(chatId: string, text: string): void {
+        setStore('drafts', chatId, text);
+      },
+      dismissProblem(): void {
+        setStore('problem', null);
+      },
+    };
+  },
+});
+
+export type ChatContextValue = ReturnType<typeof useChat>;

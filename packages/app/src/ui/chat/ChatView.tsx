@@ -1,0 +1,138 @@
+import { For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
+import { useChat } from '../../chat/chat-context.jsx';
+import { useTerminal } from '../../terminal/terminal-context.jsx';
+import type { Chat } from '../../chat/chat-state.js';
+import { agentStyle } from '../agent-style.js';
+import { CHAT_STATE_LABEL } from './chat-labels.js';
+import { PromptBox } from './PromptBox.jsx';
+import { QuestionDialog } from './QuestionDialog.jsx';
+import { ToolCard } from './ToolCard.jsx';
+
+const STOP_LABEL: Record<string, string> = {
+  cancelled: 'Turn cancelled.',
+  max_tokens: 'The agent stopped: it reached its token limit.',
+  max_turn_requests: 'The agent stopped: it reached its limit of requests in one turn.',
+  refusal: 'The agent refused to continue.',
+};
+
+/** How close to the bottom (px) still counts as following the transcript. */
+const FOLLOW_SLACK = 48;
+
+/** One chat: who and where, the plan, the transcript, the open question and the prompt box. */
+export function ChatView(props: { chat: Chat }) {
+  const chat = useChat();
+  const terminal = useTerminal();
+  const info = () => props.chat.info;
+  let log!: HTMLDivElement;
+  let prompt: HTMLTextAreaElement | undefined;
+
+  onMount(() => {
+    // Follows new output while the developer is at the bottom; leaves them be when they scrolled up to read.
+    let following = true;
+    const onScroll = () => (following = log.scrollHeight - log.scrollTop - log.clientHeight <= FOLLOW_SLACK);
+    const observer = new MutationObserver(() => {
+      if (following) log.scrollTop = log.scrollHeight;
+    });
+    observer.observe(log, { childList: true, subtree: true, characterData: true });
+    log.addEventListener('scroll', onScroll);
+    log.scrollTop = log.scrollHeight;
+    onCleanup(() => {
+      observer.disconnect();
+      log.removeEventListener('scroll', onScroll);
+    });
+    if (info().state !== 'ended') prompt?.focus();
+  });
+
+  return (
+    <div class="chat-view" data-testid="chat-view" data-chat-id={info().id} data-state={info().state}>
+      <header class="chat-view-head">
+        <span class="agent-badge" style={agentStyle(info().agentName)} data-testid="chat-agent-badge">{info().agentName}</span>
+        <span class={`chat-state ${info().state}`} data-testid="chat-state" role="status">{CHAT_STATE_LABEL[info().state]}</span>
+        <span class="chat-cwd" title={info().cwd}>{info().cwd}</span>
+        <button type="button" class="button small ghost" data-testid="chat-close" onClick={() => chat.close(info().id)}
+          title={info().state === 'ended' ? 'Remove this chat' : 'Stop the agent and remove this chat'}>
+          Close chat
+        </button>
+      </header>
+      <Show when={info().state === 'ended'}>
+        <div class="chat-ended" role="alert" data-testid="chat-ended">
+          <strong>The agent has ended.</strong> {info().error ?? ''}
+        </div>
+      </Show>
+      <Show when={props.chat.plan.length > 0}>
+        <section class="plan" aria-label="Plan" data-testid="chat-plan">
+          <h3>Plan</h3>
+          <ol>
+            <For each={props.chat.plan}>
+              {(entry) => (
+                <li class={`plan-entry ${entry.status}`} data-status={entry.status}>
+                  <span class="plan-mark" aria-hidden="true">{entry.status === 'completed' ? '✓' : entry.status === 'in_progress' ? '▸' : '○'}</span>
+                  <span class="plan-text">{entry.content}</span>
+                  <span class="visually-hidden">({entry.status.replace('_', ' ')}, {entry.priority} priority)</span>
+                </li>
+              )}
+            </For>
+          </ol>
+        </section>
+      </Show>
+      <div ref={log} class="transcript" role="log" aria-live="polite" aria-label={`Chat with ${info().agentName}`} data-testid="chat-transcript" tabIndex={0}>
+        <Show when={props.chat.entries.length === 0 && info().state !== 'ended'}>
+          <p class="hint">{info().state === 'starting' ? `Starting ${info().agentName}…` : `Ask ${info().agentName} something.`}</p>
+        </Show>
+        <For each={props.chat.entries}>
+          {(entry) => (
+            <Switch>
+              <Match when={entry.kind === 'message' && entry}>
+                {(message) => (
+                  <Switch>
+                    <Match when={message().role === 'thought'}>
+                      <details class="thought" open data-testid="chat-thought">
+                        <summary>Thinking</summary>
+                        <div class="message-text">{message().text}</div>
+                      </details>
+                    </Match>
+                    <Match when={true}>
+                      <div class={`message ${message().role}`} data-testid={`chat-message-${message().role}`}>
+                        <span class="visually-hidden">{message().role === 'user' ? 'You: ' : `${info().agentName}: `}</span>
+                        <div class="message-text">{message().text}</div>
+                      </div>
+                    </Match>
+                  </Switch>
+                )}
+              </Match>
+              <Match when={entry.kind === 'tool' && entry}>
+                {(tool) => <ToolCard tool={tool()} asking={props.chat.questions.some((question) => question.toolCallId === tool().toolCallId)} />}
+              </Match>
+              <Match when={entry.kind === 'notice' && entry}>
+                {(notice) => <div class={`chat-notice ${notice().level}`} data-testid="chat-notice" role={notice().level === 'error' ? 'alert' : undefined}>{notice().text}</div>}
+              </Match>
+              <Match when={entry.kind === 'turn-end' && entry}>
+                {(end) => <div class="chat-notice info" data-testid="chat-turn-end">{STOP_LABEL[end().stopReason] ?? `Turn ended: ${end().stopReason}.`}</div>}
+              </Match>
+            </Switch>
+          )}
+        </For>
+      </div>
+      <Show when={props.chat.questions[0]} keyed>
+        {(question) => (
+          <QuestionDialog
+            question={question}
+            agentName={info().agentName}
+            onAnswer={(optionId) => chat.answer(info().id, question.questionId, optionId)}
+            onClosed={() => prompt?.focus()}
+          />
+        )}
+      </Show>
+      <PromptBox
+        ref={(element) => (prompt = element)}
+        agentName={info().agentName}
+        state={info().state}
+        offline={terminal.offline()}
+        draft={chat.draftOf(info().id)}
+        onDraft={(text) => chat.setDraft(info().id, text)}
+        onSend={(text) => chat.prompt(info().id, text)}
+        onCancel={() => chat.cancel(info().id)}
+      />
+    </div>
+  );
+}
