@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, readAll } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
+import { agentTerminalReports } from './chat-events.js';
+
+/** session/update payloads of a real adapter (see the fixture's _comment). */
+const claude = JSON.parse(readFileSync(new URL('./testing/fixtures/claude-agent-acp-0.23.1.json', import.meta.url), 'utf8')) as Record<string, unknown[]>;
 
 let service: PtyService;
 let refused: string[];
@@ -73,5 +78,28 @@ describe('AgentOwnedTerminals', () => {
     terminals.endAll();
     expect(service.get(terminals.sessionIdOf('a')!)).toMatchObject({ status: 'exited', exitCode: null, signal: null });
     expect(service.get(terminals.sessionIdOf('b')!)).toMatchObject({ status: 'exited', exitCode: 3 });
+  });
+
+  it("names the command Claude's adapter announces only after opening its terminal, and shows its output and exit", () => {
+    for (const update of claude.bashExit0!) for (const report of agentTerminalReports(update)) terminals.apply(report);
+    const id = terminals.sessionIdOf('toolu_mx7mekus1')!;
+    expect(service.get(id)).toMatchObject({ title: 'echo line1; echo line2', command: 'echo line1; echo line2', status: 'exited', exitCode: 0 });
+    expect(readAll(service, id).toString()).toBe('line1\r\nline2');
+  });
+
+  it('ends the terminal of a tool call that failed without reporting its exit (Claude, a command exiting non-zero)', () => {
+    for (const update of claude.bashExit3!) for (const report of agentTerminalReports(update)) terminals.apply(report);
+    const id = terminals.sessionIdOf('toolu_mx7mddko2')!;
+    expect(service.get(id)).toMatchObject({ title: 'echo hello-from-real-agent; exit 3', status: 'exited', exitCode: null, signal: null });
+  });
+
+  it('keeps a reported exit when the tool call settles in the same update, and ignores tool calls that opened no terminal', () => {
+    terminals.apply({ kind: 'open', terminalId: 'term-1', toolCallId: 'call-1', command: 'make' });
+    terminals.apply({ kind: 'exit', terminalId: 'term-1', exitCode: 2, signal: null });
+    terminals.apply({ kind: 'settled', toolCallId: 'call-1' });
+    terminals.apply({ kind: 'command', toolCallId: 'call-2', command: 'ls' });
+    terminals.apply({ kind: 'settled', toolCallId: 'call-2' });
+    expect(service.get(terminals.sessionIdOf('term-1')!)).toMatchObject({ title: 'make', exitCode: 2 });
+    expect(service.list()).toHaveLength(1);
   });
 });

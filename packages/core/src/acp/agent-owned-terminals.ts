@@ -30,6 +30,8 @@ export class AgentOwnedTerminals {
   /** Terminals whose last byte so far was a CR, so a LF starting the next chunk needs none. */
   private readonly endsInCr = new Set<string>();
   private readonly refused = new Set<string>();
+  /** The terminal each tool call opened, for the tool call's later updates that name no terminal. */
+  private readonly ofToolCall = new Map<string, string>();
 
   constructor(
     private readonly service: PtyService,
@@ -42,6 +44,14 @@ export class AgentOwnedTerminals {
   }
 
   apply(report: AgentTerminalReport): void {
+    if (report.kind === 'command' || report.kind === 'settled') {
+      const terminal = this.terminals.get(this.ofToolCall.get(report.toolCallId) ?? '');
+      if (report.kind === 'command') terminal?.describe(report.command, oneLine(report.command));
+      // Ends it (exit unknown) unless its exit was reported: a tab must not run on after its command is over.
+      else terminal?.exit(null, null);
+      return;
+    }
+    if (report.kind === 'open' && report.toolCallId) this.ofToolCall.set(report.toolCallId, report.terminalId);
     // Output or an exit for a terminal never announced opens it too: v2 allows it, and nothing would show it otherwise.
     const terminal = this.terminals.get(report.terminalId) ?? this.open(report.terminalId, report.kind === 'open' ? report : {});
     if (!terminal) return;
