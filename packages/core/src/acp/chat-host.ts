@@ -125,7 +125,7 @@ export class ChatHost {
     this.checkRoom();
     const owner = `chat-owner-${randomUUID()}`;
     const mcp = this.options.mcp;
-    const binding = mcp?.bindings.issue({ owner, agentName: agent.name });
+    const binding = mcp?.bindings.issue({ owner, agentName: agent.name, cwd: dir });
     const mcpServers: McpServer[] =
       mcp && binding
         ? [
