@@ -228,4 +228,18 @@ describe('an ACP agent process', () => {
       startAcpAgent({ name: 'quitter', command: 'bash', args: ['-c', 'echo "no API key" >&2; exit 7'], env: {} }, { ...refuseAll, service, cwd: dir, env }),
     ).rejects.toThrow(/agent 'quitter' \(bash\) exited \(code 7\) during initialize: no API key/);
   });
+
+  it("says what an agent's 'Internal error' carries in its data (Claude's adapter: why its CLI quit)", async () => {
+    // Answers initialize, then fails session/new as claude-agent-acp 0.23.1 does when the Claude CLI exits, and stays alive.
+    const script = [
+      "const rl = require('node:readline').createInterface({ input: process.stdin });",
+      "const send = (f) => process.stdout.write(JSON.stringify(f) + '\\n');",
+      "rl.on('line', (line) => { const m = JSON.parse(line);",
+      "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });",
+      "  else if (m.method === 'session/new') send({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'Internal error', data: { details: 'Query closed before response received' } } }); });",
+    ].join('\n');
+    await expect(startAcpAgent({ name: 'failing', command: process.execPath, args: ['-e', script], env: {} }, { ...refuseAll, service, cwd: dir, env })).rejects.toThrow(
+      "agent 'failing' (" + process.execPath + ') failed session/new: Internal error (Query closed before response received)',
+    );
+  });
 });

@@ -156,7 +156,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
         const exit = await Promise.race([exited, new Promise<null>((resolve) => (timer = setTimeout(resolve, EXIT_AFTER_FAILURE_MS, null)))]);
         clearTimeout(timer);
         if (exit) throw died(exit);
-        throw new Error(`${label} failed ${what}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`${label} failed ${what}: ${describeFailure(error)}`);
       }),
       exited.then((exit) => {
         throw died(exit);
@@ -208,6 +208,22 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     },
     stop,
   };
+}
+
+const DETAIL_CHARS = 500;
+
+/**
+ * A failed request's message with what its JSON-RPC `data` adds: agents put
+ * the reason there (Claude's adapter answers "Internal error" with
+ * `data.details`), and the message alone tells the developer nothing.
+ */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const data: unknown = (error as { data?: unknown }).data;
+  const detail =
+    typeof data === 'string' ? data : typeof data === 'object' && data !== null && typeof (data as { details?: unknown }).details === 'string' ? (data as { details: string }).details : '';
+  const shown = detail.trim().slice(0, DETAIL_CHARS);
+  return shown && !error.message.includes(shown) ? `${error.message} (${shown})` : error.message;
 }
 
 const REAP_POLL_MS = 20;
