@@ -8,7 +8,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { waitForExit } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
-import { startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
+import { lastWords, startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
 
 const FAKE_AGENT = fileURLToPath(new URL('./testing/fake-agent.mjs', import.meta.url));
 
@@ -241,5 +241,19 @@ describe('an ACP agent process', () => {
     await expect(startAcpAgent({ name: 'failing', command: process.execPath, args: ['-e', script], env: {} }, { ...refuseAll, service, cwd: dir, env })).rejects.toThrow(
       "agent 'failing' (" + process.execPath + ') failed session/new: Internal error (Query closed before response received)',
     );
+  });
+});
+
+describe('lastWords', () => {
+  it("keeps a dying agent's reason, not the stack trace after it", () => {
+    const codex = readFileSync(new URL('./testing/fixtures/codex-acp-0.16.0-config-error.stderr.txt', import.meta.url), 'utf8');
+    expect(lastWords(codex, 500)).toMatch(/Error: error loading config: CODEX_HOME points to "\/home\/dev\/.codex", but that path does not exist$/);
+    const node = 'file:///agent.js:3\n  throw new Error("no key");\n  ^\n\nError: no key\n    at main (file:///agent.js:3:9)\n    at file:///agent.js:5:1\n\nNode.js v20.20.2\n';
+    expect(lastWords(node, 500)).toMatch(/\^\n\nError: no key$/);
+  });
+
+  it('keeps plain stderr as it is, cut to its last characters, and a trace with nothing before it', () => {
+    expect(lastWords('starting\nno API key\n', 10)).toBe('no API key');
+    expect(lastWords('   0: main\n   1: start\n', 100)).toBe('0: main\n   1: start');
   });
 });

@@ -149,7 +149,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
    */
   const beforeExit = <T>(request: Promise<T>, what: string): Promise<T> => {
     const died = (exit: AgentExit) =>
-      new Error(`${label} exited (${exit.signal ?? `code ${exit.exitCode}`}) during ${what}${exit.stderr ? `: ${exit.stderr.trim().slice(-500)}` : ''}`);
+      new Error(`${label} exited (${exit.signal ?? `code ${exit.exitCode}`}) during ${what}${exit.stderr.trim() ? `: ${lastWords(exit.stderr, 500)}` : ''}`);
     return Promise.race([
       request.catch(async (error: unknown) => {
         let timer: NodeJS.Timeout | undefined;
@@ -208,6 +208,25 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     },
     stop,
   };
+}
+
+/** A stack trace's first line: a Rust panic's or anyhow's backtrace, a Go panic's goroutines. */
+const TRACE_START = /^(stack backtrace:|goroutine \d+ \[)/i;
+/** A frame of a stack trace (Node's `    at f (file:1:2)`, Rust's `   3: crate::f` and its `at file:1:2`), or Node's version line after it. */
+const TRACE_FRAME = /^\s+(at\s|\d+:\s)|^Node\.js v\d/;
+
+/**
+ * The end of what an agent wrote to stderr, at most `maxChars`, without the
+ * stack trace after its error: a dying Codex prints its reason and then a
+ * backtrace longer than any tail we show, so the tail alone hid the reason.
+ */
+export function lastWords(stderr: string, maxChars: number): string {
+  const lines = stderr.trimEnd().split('\n');
+  const start = lines.findIndex((line) => TRACE_START.test(line));
+  let end = start > 0 ? start : lines.length;
+  while (end > 0 && (TRACE_FRAME.test(lines[end - 1]!) || lines[end - 1]!.trim() === '')) end--;
+  const words = end > 0 ? lines.slice(0, end).join('\n') : stderr;
+  return words.trim().slice(-maxChars);
 }
 
 const DETAIL_CHARS = 500;

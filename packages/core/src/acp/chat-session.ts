@@ -4,7 +4,7 @@ import { DisposableStore, Emitter, reportError, type ChatEvent, type ChatInfo, t
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import type { AcpTerminalsOptions } from './acp-terminals.js';
-import { startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
+import { lastWords, startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import type { AgentConfig } from './agents-config.js';
 import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
@@ -204,7 +204,7 @@ export class ChatSession {
     this.ownTerminals.endAll();
     if (this.stopping) return this.end(null);
     const how = exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
-    const tail = exit.stderr.trim().slice(-2000);
+    const tail = lastWords(exit.stderr, 2000);
     const reason = `The agent '${this.options.agent.name}' ${how}.${tail ? `\n${tail}` : ''}`;
     this.emit({ type: 'notice', level: 'error', text: reason });
     this.end(reason);
