@@ -302,8 +302,8 @@ describe('a chat with the demo agent', () => {
     try {
       const [first, second] = await Promise.all([bound.open('demo'), bound.open('demo')]);
       expect(issued).toHaveLength(2);
-      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo' });
-      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo' });
+      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir });
+      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
       expect(first!.owner).not.toBe(second!.owner);
       await bound.close(first!.id);
       expect(bindings.resolve(issued[0]!)).toBeUndefined();
