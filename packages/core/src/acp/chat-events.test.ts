@@ -130,6 +130,27 @@ describe('agentTerminalReports', () => {
     expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_2', status: 'in_progress' })).toEqual([]);
   });
 
+  it("reports a settled tool call's rawOutput before its exit, so the terminal can still show it", () => {
+    const codexEnd = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_1',
+      status: 'failed',
+      rawOutput: { stdout: 'out\n', stderr: '', aggregated_output: 'out\n', exit_code: 3 },
+      _meta: { terminal_exit: { terminal_id: 'call_1', exit_code: 3, signal: null } },
+    };
+    expect(agentTerminalReports(codexEnd)).toEqual([
+      { kind: 'final_output', toolCallId: 'call_1', data: 'out\n' },
+      { kind: 'exit', terminalId: 'call_1', exitCode: 3, signal: null },
+      { kind: 'settled', toolCallId: 'call_1' },
+    ]);
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'completed', rawOutput: { stdout: 'a', stderr: 'b' } })[0]).toEqual({
+      kind: 'final_output',
+      toolCallId: 'c',
+      data: 'ab',
+    });
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'completed', rawOutput: { exit_code: 0 } })).toEqual([{ kind: 'settled', toolCallId: 'c' }]);
+  });
+
   it("reads v2's terminal_update and base64 terminal_output_chunk", () => {
     expect(agentTerminalReports({ sessionUpdate: 'terminal_update', terminalId: 't', command: 'make', cwd: '/w' })).toEqual([
       { kind: 'open', terminalId: 't', command: 'make', cwd: '/w' },
