@@ -11,7 +11,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-agent-choices-'));
   bin = join(dir, 'bin');
   mkdirSync(bin);
-  for (const name of ['codex-acp', 'gemini']) {
+  for (const name of ['claude-agent-acp', 'codex-acp', 'gemini']) {
     writeFileSync(join(bin, name), '#!/bin/sh\n');
     chmodSync(join(bin, name), 0o755);
   }
@@ -29,6 +29,7 @@ describe('loadAgentChoices', () => {
     expect(choices).toEqual({
       agents: [
         { name: 'codex-acp', command: '/opt/codex/codex-acp', args: ['--x'], env: {}, origin: 'config' },
+        { name: 'claude-agent-acp', command: 'claude-agent-acp', args: [], env: {}, origin: 'path' },
         { name: 'gemini', command: 'gemini', args: ['--experimental-acp'], env: {}, origin: 'path' },
       ],
       configPath: join(config, 'agents.json'),
@@ -42,6 +43,7 @@ describe('loadAgentChoices', () => {
     writeFileSync(join(config, 'agents.json'), '{"agents": [{"name": "a"}]}');
     const choices = await loadAgentChoices(config, bin);
     expect(choices.agents.map((a) => [a.name, a.origin])).toEqual([
+      ['claude-agent-acp', 'path'],
       ['codex-acp', 'path'],
       ['gemini', 'path'],
     ]);

@@ -5,8 +5,11 @@ import { loadAgentsConfig, type AgentConfig } from './agents-config.js';
 /**
  * ACP agents ptydeck offers when their program is on PATH and agents.json
  * names no agent of that name: the adapters Zed documents, run as it runs them.
+ * Claude's adapter was renamed: `claude-agent-acp` (@zed-industries/claude-agent-acp)
+ * is the current one, `claude-code-acp` the older package.
  */
 export const KNOWN_AGENTS: readonly AgentConfig[] = [
+  { name: 'claude-agent-acp', command: 'claude-agent-acp', args: [], env: {} },
   { name: 'claude-code-acp', command: 'claude-code-acp', args: [], env: {} },
   { name: 'codex-acp', command: 'codex-acp', args: [], env: {} },
   { name: 'gemini', command: 'gemini', args: ['--experimental-acp'], env: {} },

@@ -1,8 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, readAll } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
+import { agentTerminalReports } from './chat-events.js';
+
+/** session/update payloads of a real adapter (see the fixture's _comment). */
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./testing/fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown[]>;
+const claude = fixture('claude-agent-acp-0.23.1.json');
+const codex = fixture('codex-acp-0.16.0.json');
+const replay = (updates: unknown[]) => {
+  for (const update of updates) for (const report of agentTerminalReports(update)) terminals.apply(report);
+};
 
 let service: PtyService;
 let refused: string[];
@@ -73,5 +83,36 @@ describe('AgentOwnedTerminals', () => {
     terminals.endAll();
     expect(service.get(terminals.sessionIdOf('a')!)).toMatchObject({ status: 'exited', exitCode: null, signal: null });
     expect(service.get(terminals.sessionIdOf('b')!)).toMatchObject({ status: 'exited', exitCode: 3 });
+  });
+
+  it("names the command Claude's adapter announces only after opening its terminal, and shows its output and exit", () => {
+    replay(claude.bashExit0!);
+    const id = terminals.sessionIdOf('toolu_mx7mekus1')!;
+    expect(service.get(id)).toMatchObject({ title: 'echo line1; echo line2', command: 'echo line1; echo line2', status: 'exited', exitCode: 0 });
+    expect(readAll(service, id).toString()).toBe('line1\r\nline2');
+  });
+
+  it('ends the terminal of a tool call that failed without reporting its exit, showing its rawOutput (Claude, a command exiting non-zero)', () => {
+    replay(claude.bashExit3!);
+    const id = terminals.sessionIdOf('toolu_mx7mddko2')!;
+    expect(service.get(id)).toMatchObject({ title: 'echo hello-from-real-agent; exit 3', status: 'exited', exitCode: null, signal: null });
+    expect(readAll(service, id).toString()).toBe('Exit code 3\r\nhello-from-real-agent');
+  });
+
+  it("shows the output of a quick Codex command, reported only in the final update's rawOutput, before its exit", () => {
+    replay(codex.exit3!);
+    const id = terminals.sessionIdOf('call_mx7mpqdv2')!;
+    expect(service.get(id)).toMatchObject({ title: 'echo hello-from-real-agent; exit 3', cwd: '/', status: 'exited', exitCode: 3 });
+    expect(readAll(service, id).toString()).toBe('hello-from-real-agent\r\n');
+  });
+
+  it('keeps a reported exit when the tool call settles in the same update, and ignores tool calls that opened no terminal', () => {
+    terminals.apply({ kind: 'open', terminalId: 'term-1', toolCallId: 'call-1', command: 'make' });
+    terminals.apply({ kind: 'exit', terminalId: 'term-1', exitCode: 2, signal: null });
+    terminals.apply({ kind: 'settled', toolCallId: 'call-1' });
+    terminals.apply({ kind: 'command', toolCallId: 'call-2', command: 'ls' });
+    terminals.apply({ kind: 'settled', toolCallId: 'call-2' });
+    expect(service.get(terminals.sessionIdOf('term-1')!)).toMatchObject({ title: 'make', exitCode: 2 });
+    expect(service.list()).toHaveLength(1);
   });
 });

@@ -30,6 +30,10 @@ export class AgentOwnedTerminals {
   /** Terminals whose last byte so far was a CR, so a LF starting the next chunk needs none. */
   private readonly endsInCr = new Set<string>();
   private readonly refused = new Set<string>();
+  /** The terminal each tool call opened, for the tool call's later updates that name no terminal. */
+  private readonly ofToolCall = new Map<string, string>();
+  /** Terminals that were sent output: a tool call's final output would repeat it. */
+  private readonly fed = new Set<string>();
 
   constructor(
     private readonly service: PtyService,
@@ -42,11 +46,29 @@ export class AgentOwnedTerminals {
   }
 
   apply(report: AgentTerminalReport): void {
+    if (report.kind === 'command' || report.kind === 'settled' || report.kind === 'final_output') {
+      const terminalId = this.ofToolCall.get(report.toolCallId) ?? '';
+      const terminal = this.terminals.get(terminalId);
+      if (report.kind === 'command') terminal?.describe(report.command, oneLine(report.command));
+      else if (report.kind === 'final_output') {
+        if (terminal && !this.fed.has(terminalId)) this.feed(terminalId, terminal, report.data);
+      }
+      // Ends it (exit unknown) unless its exit was reported: a tab must not run on after its command is over.
+      else terminal?.exit(null, null);
+      return;
+    }
+    if (report.kind === 'open' && report.toolCallId) this.ofToolCall.set(report.toolCallId, report.terminalId);
     // Output or an exit for a terminal never announced opens it too: v2 allows it, and nothing would show it otherwise.
     const terminal = this.terminals.get(report.terminalId) ?? this.open(report.terminalId, report.kind === 'open' ? report : {});
     if (!terminal) return;
-    if (report.kind === 'output') terminal.append(this.withCrs(report.terminalId, report.data));
+    if (report.kind === 'output') this.feed(report.terminalId, terminal, report.data);
     else if (report.kind === 'exit') terminal.exit(report.exitCode, report.signal);
+  }
+
+  private feed(terminalId: string, terminal: DisplaySession, data: string | Uint8Array): void {
+    if (data.length === 0) return;
+    this.fed.add(terminalId);
+    terminal.append(this.withCrs(terminalId, data));
   }
 
   /**

@@ -8,7 +8,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { waitForExit } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
-import { startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
+import { lastWords, startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
 
 const FAKE_AGENT = fileURLToPath(new URL('./testing/fake-agent.mjs', import.meta.url));
 
@@ -227,5 +227,33 @@ describe('an ACP agent process', () => {
     await expect(
       startAcpAgent({ name: 'quitter', command: 'bash', args: ['-c', 'echo "no API key" >&2; exit 7'], env: {} }, { ...refuseAll, service, cwd: dir, env }),
     ).rejects.toThrow(/agent 'quitter' \(bash\) exited \(code 7\) during initialize: no API key/);
+  });
+
+  it("says what an agent's 'Internal error' carries in its data (Claude's adapter: why its CLI quit)", async () => {
+    // Answers initialize, then fails session/new as claude-agent-acp 0.23.1 does when the Claude CLI exits, and stays alive.
+    const script = [
+      "const rl = require('node:readline').createInterface({ input: process.stdin });",
+      "const send = (f) => process.stdout.write(JSON.stringify(f) + '\\n');",
+      "rl.on('line', (line) => { const m = JSON.parse(line);",
+      "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });",
+      "  else if (m.method === 'session/new') send({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'Internal error', data: { details: 'Query closed before response received' } } }); });",
+    ].join('\n');
+    await expect(startAcpAgent({ name: 'failing', command: process.execPath, args: ['-e', script], env: {} }, { ...refuseAll, service, cwd: dir, env })).rejects.toThrow(
+      "agent 'failing' (" + process.execPath + ') failed session/new: Internal error (Query closed before response received)',
+    );
+  });
+});
+
+describe('lastWords', () => {
+  it("keeps a dying agent's reason, not the stack trace after it", () => {
+    const codex = readFileSync(new URL('./testing/fixtures/codex-acp-0.16.0-config-error.stderr.txt', import.meta.url), 'utf8');
+    expect(lastWords(codex, 500)).toMatch(/Error: error loading config: CODEX_HOME points to "\/home\/dev\/.codex", but that path does not exist$/);
+    const node = 'file:///agent.js:3\n  throw new Error("no key");\n  ^\n\nError: no key\n    at main (file:///agent.js:3:9)\n    at file:///agent.js:5:1\n\nNode.js v20.20.2\n';
+    expect(lastWords(node, 500)).toMatch(/\^\n\nError: no key$/);
+  });
+
+  it('keeps plain stderr as it is, cut to its last characters, and a trace with nothing before it', () => {
+    expect(lastWords('starting\nno API key\n', 10)).toBe('no API key');
+    expect(lastWords('   0: main\n   1: start\n', 100)).toBe('0: main\n   1: start');
   });
 });

@@ -149,14 +149,14 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
    */
   const beforeExit = <T>(request: Promise<T>, what: string): Promise<T> => {
     const died = (exit: AgentExit) =>
-      new Error(`${label} exited (${exit.signal ?? `code ${exit.exitCode}`}) during ${what}${exit.stderr ? `: ${exit.stderr.trim().slice(-500)}` : ''}`);
+      new Error(`${label} exited (${exit.signal ?? `code ${exit.exitCode}`}) during ${what}${exit.stderr.trim() ? `: ${lastWords(exit.stderr, 500)}` : ''}`);
     return Promise.race([
       request.catch(async (error: unknown) => {
         let timer: NodeJS.Timeout | undefined;
         const exit = await Promise.race([exited, new Promise<null>((resolve) => (timer = setTimeout(resolve, EXIT_AFTER_FAILURE_MS, null)))]);
         clearTimeout(timer);
         if (exit) throw died(exit);
-        throw new Error(`${label} failed ${what}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`${label} failed ${what}: ${describeFailure(error)}`);
       }),
       exited.then((exit) => {
         throw died(exit);
@@ -208,6 +208,41 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
     },
     stop,
   };
+}
+
+/** A stack trace's first line: a Rust panic's or anyhow's backtrace, a Go panic's goroutines. */
+const TRACE_START = /^(stack backtrace:|goroutine \d+ \[)/i;
+/** A frame of a stack trace (Node's `    at f (file:1:2)`, Rust's `   3: crate::f` and its `at file:1:2`), or Node's version line after it. */
+const TRACE_FRAME = /^\s+(at\s|\d+:\s)|^Node\.js v\d/;
+
+/**
+ * The end of what an agent wrote to stderr, at most `maxChars`, without the
+ * stack trace after its error: a dying Codex prints its reason and then a
+ * backtrace longer than any tail we show, so the tail alone hid the reason.
+ */
+export function lastWords(stderr: string, maxChars: number): string {
+  const lines = stderr.trimEnd().split('\n');
+  const start = lines.findIndex((line) => TRACE_START.test(line));
+  let end = start > 0 ? start : lines.length;
+  while (end > 0 && (TRACE_FRAME.test(lines[end - 1]!) || lines[end - 1]!.trim() === '')) end--;
+  const words = end > 0 ? lines.slice(0, end).join('\n') : stderr;
+  return words.trim().slice(-maxChars);
+}
+
+const DETAIL_CHARS = 500;
+
+/**
+ * A failed request's message with what its JSON-RPC `data` adds: agents put
+ * the reason there (Claude's adapter answers "Internal error" with
+ * `data.details`), and the message alone tells the developer nothing.
+ */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const data: unknown = (error as { data?: unknown }).data;
+  const detail =
+    typeof data === 'string' ? data : typeof data === 'object' && data !== null && typeof (data as { details?: unknown }).details === 'string' ? (data as { details: string }).details : '';
+  const shown = detail.trim().slice(0, DETAIL_CHARS);
+  return shown && !error.message.includes(shown) ? `${error.message} (${shown})` : error.message;
 }
 
 const REAP_POLL_MS = 20;

@@ -9,6 +9,8 @@ export interface ChatBinding {
   owner: string;
   /** The agent's name, on the sessions' badges. */
   agentName: string;
+  /** The chat's directory: where the agent's shells start unless it names another (not the MCP server's, nor ptydeck's). */
+  cwd: string;
 }
 
 /**

@@ -107,16 +107,48 @@ describe('agentTerminalReports', () => {
         rawInput: { command: 'ls -la' },
         _meta: { claudeCode: { toolName: 'Bash' }, terminal_info: { terminal_id: 'toolu_1', cwd: '/work' } },
       }),
-    ).toEqual([{ kind: 'open', terminalId: 'toolu_1', command: 'ls -la', cwd: '/work' }]);
+    ).toEqual([{ kind: 'open', terminalId: 'toolu_1', command: 'ls -la', cwd: '/work', toolCallId: 'toolu_1' }]);
     expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_1', _meta: { terminal_output: { terminal_id: 'toolu_1', data: 'a\n' } } })).toEqual([
       { kind: 'output', terminalId: 'toolu_1', data: 'a\n' },
     ]);
     expect(
       agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_1', status: 'completed', _meta: { terminal_exit: { terminal_id: 'toolu_1', exit_code: 2, signal: null } } }),
-    ).toEqual([{ kind: 'exit', terminalId: 'toolu_1', exitCode: 2, signal: null }]);
+    ).toEqual([
+      { kind: 'exit', terminalId: 'toolu_1', exitCode: 2, signal: null },
+      { kind: 'settled', toolCallId: 'toolu_1' },
+    ]);
     expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'x', _meta: { terminal_exit: { terminal_id: 'x', exit_code: null, signal: 'SIGTERM' } } })).toEqual([
       { kind: 'exit', terminalId: 'x', exitCode: null, signal: 'SIGTERM' },
     ]);
+  });
+
+  it('reports a command named after the terminal opened, and the end of every tool call', () => {
+    expect(
+      agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_2', rawInput: { command: 'exit 3' }, title: 'exit 3', _meta: { claudeCode: { toolName: 'Bash' } } }),
+    ).toEqual([{ kind: 'command', toolCallId: 'toolu_2', command: 'exit 3' }]);
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_2', status: 'failed', content: [] })).toEqual([{ kind: 'settled', toolCallId: 'toolu_2' }]);
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'toolu_2', status: 'in_progress' })).toEqual([]);
+  });
+
+  it("reports a settled tool call's rawOutput before its exit, so the terminal can still show it", () => {
+    const codexEnd = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_1',
+      status: 'failed',
+      rawOutput: { stdout: 'out\n', stderr: '', aggregated_output: 'out\n', exit_code: 3 },
+      _meta: { terminal_exit: { terminal_id: 'call_1', exit_code: 3, signal: null } },
+    };
+    expect(agentTerminalReports(codexEnd)).toEqual([
+      { kind: 'final_output', toolCallId: 'call_1', data: 'out\n' },
+      { kind: 'exit', terminalId: 'call_1', exitCode: 3, signal: null },
+      { kind: 'settled', toolCallId: 'call_1' },
+    ]);
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'completed', rawOutput: { stdout: 'a', stderr: 'b' } })[0]).toEqual({
+      kind: 'final_output',
+      toolCallId: 'c',
+      data: 'ab',
+    });
+    expect(agentTerminalReports({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'completed', rawOutput: { exit_code: 0 } })).toEqual([{ kind: 'settled', toolCallId: 'c' }]);
   });
 
   it("reads v2's terminal_update and base64 terminal_output_chunk", () => {

@@ -14,9 +14,18 @@ import type { ChatEvent, PlanEntry, ToolContent } from '@ptydeck/contract';
 
 /** What an agent-owned terminal reported: v1's `_meta` convention (Claude's, Codex's adapters) or v2's updates. */
 export type AgentTerminalReport =
-  | { kind: 'open'; terminalId: string; command?: string; cwd?: string }
+  | { kind: 'open'; terminalId: string; command?: string; cwd?: string; toolCallId?: string }
   | { kind: 'output'; terminalId: string; data: string | Uint8Array }
-  | { kind: 'exit'; terminalId: string; exitCode: number | null; signal: string | null };
+  | { kind: 'exit'; terminalId: string; exitCode: number | null; signal: string | null }
+  /** A tool call named its shell command (in rawInput) in an update after the one that opened its terminal. */
+  | { kind: 'command'; toolCallId: string; command: string }
+  /**
+   * The whole output of a tool call's command, in its final update's rawOutput: what its terminal shows if no
+   * output was streamed to it (Codex streams none for a quick command, Claude none for a failing one).
+   */
+  | { kind: 'final_output'; toolCallId: string; data: string }
+  /** A tool call completed or failed: a terminal it opened has ended, whether or not the agent reported the exit. */
+  | { kind: 'settled'; toolCallId: string };
 
 /** An ACP terminal id (client-side or agent-owned) to the PTY session showing it, or undefined. */
 export type TerminalResolver = (terminalId: string) => string | undefined;
@@ -42,19 +51,35 @@ export function agentTerminalReports(update: unknown): AgentTerminalReport[] {
   const kind = update.sessionUpdate;
   if (kind === 'tool_call' || kind === 'tool_call_update') {
     const meta = isObject(update._meta) ? update._meta : {};
+    const toolCallId = nonEmpty(update.toolCallId) ? update.toolCallId : undefined;
     const info = meta.terminal_info;
-    if (isObject(info) && nonEmpty(info.terminal_id)) {
+    const opens = isObject(info) && nonEmpty(info.terminal_id);
+    if (opens) {
       const command = stringOr(info.command) ?? commandOf(update.rawInput) ?? stringOr(update.title);
-      reports.push({ kind: 'open', terminalId: info.terminal_id, ...(command ? { command } : {}), ...(stringOr(info.cwd) ? { cwd: info.cwd as string } : {}) });
+      reports.push({
+        kind: 'open',
+        terminalId: info.terminal_id as string,
+        ...(command ? { command } : {}),
+        ...(stringOr(info.cwd) ? { cwd: info.cwd as string } : {}),
+        ...(toolCallId ? { toolCallId } : {}),
+      });
     }
+    // Claude's adapter opens the terminal with `rawInput: {}` and names the command in the next update.
+    const command = commandOf(update.rawInput);
+    if (toolCallId && command && !opens) reports.push({ kind: 'command', toolCallId, command });
     const output = meta.terminal_output;
     if (isObject(output) && nonEmpty(output.terminal_id) && typeof output.data === 'string') {
       reports.push({ kind: 'output', terminalId: output.terminal_id, data: output.data });
     }
+    const settled = toolCallId !== undefined && (update.status === 'completed' || update.status === 'failed');
+    const final = settled ? outputOf(update.rawOutput) : undefined;
+    if (final) reports.push({ kind: 'final_output', toolCallId: toolCallId!, data: final });
     const exit = meta.terminal_exit;
     if (isObject(exit) && nonEmpty(exit.terminal_id)) {
       reports.push({ kind: 'exit', terminalId: exit.terminal_id, exitCode: intOrNull(exit.exit_code), signal: stringOr(exit.signal) ?? null });
     }
+    // After the exit in the same update, so a reported exit code wins. Claude's adapter reports none for a failed command.
+    if (settled) reports.push({ kind: 'settled', toolCallId: toolCallId! });
   } else if (kind === 'terminal_update' && nonEmpty(update.terminalId)) {
     const command = stringOr(update.command);
     const cwd = stringOr(update.cwd);
@@ -90,6 +115,18 @@ export function toChatEvents(update: unknown, resolveTerminal: TerminalResolver)
     default:
       return [];
   }
+}
+
+/**
+ * A finished command's output in a tool call's rawOutput: Codex's exec result
+ * (`aggregated_output`, else stdout and stderr), or Claude's Bash result (a string).
+ */
+function outputOf(rawOutput: unknown): string | undefined {
+  if (typeof rawOutput === 'string') return rawOutput || undefined;
+  if (!isObject(rawOutput)) return undefined;
+  const aggregated = stringOr(rawOutput.aggregated_output);
+  if (aggregated !== undefined) return aggregated || undefined;
+  return [stringOr(rawOutput.stdout), stringOr(rawOutput.stderr)].filter(Boolean).join('') || undefined;
 }
 
 /** The shell command in a tool call's rawInput, where an agent put one (`{command}`, as Claude's Bash and Codex's exec do). */

@@ -189,6 +189,27 @@ describe('a chat with the demo agent', () => {
     expect(readFileSync(file, 'utf8')).toBe('third');
   });
 
+  it("does not ask again for a write the developer allowed in the agent's own question about that edit", async () => {
+    const chat = await openChat();
+    const file = join(dir, 'edited.txt');
+    writeFileSync(file, 'before');
+    const allowed = await turn(chat, `edit ${file} after`, async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
+      expect(asked.title).toBe(`Write ${file}`);
+      host.answer(chat.id, asked.questionId, 'allow');
+    });
+    expect(chat.events.seen.slice(allowed.from).filter((e) => e.type === 'question')).toHaveLength(1);
+    expect(readFileSync(file, 'utf8')).toBe('after');
+
+    // The allowance was for that edit only: a plain write afterwards is asked about.
+    await turn(chat, `write ${file} later`, async (start) => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
+      expect(asked.title).toBe(`Allow the agent to write ${file}?`);
+      host.answer(chat.id, asked.questionId, 'reject_once');
+    });
+    expect(readFileSync(file, 'utf8')).toBe('after');
+  });
+
   it("shows a command the agent runs itself as a read-only tab tagged with the agent, which refuses input", async () => {
     const chat = await openChat();
     const { from } = await turn(chat, 'own printf "own-%s\\n" output; exit 5');
@@ -302,8 +323,8 @@ describe('a chat with the demo agent', () => {
     try {
       const [first, second] = await Promise.all([bound.open('demo'), bound.open('demo')]);
       expect(issued).toHaveLength(2);
-      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo' });
-      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo' });
+      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir });
+      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
       expect(first!.owner).not.toBe(second!.owner);
       await bound.close(first!.id);
       expect(bindings.resolve(issued[0]!)).toBeUndefined();

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type McpLaunch, type OnEvent } from '@ptydeck/contract';
-import type { PtyService } from '../pty/types.js';
+import { PtyError, type PtyService } from '../pty/types.js';
 import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
 import { resolveConfigDir } from './agents-config.js';
 import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
@@ -125,7 +125,7 @@ export class ChatHost {
     this.checkRoom();
     const owner = `chat-owner-${randomUUID()}`;
     const mcp = this.options.mcp;
-    const binding = mcp?.bindings.issue({ owner, agentName: agent.name });
+    const binding = mcp?.bindings.issue({ owner, agentName: agent.name, cwd: dir });
     const mcpServers: McpServer[] =
       mcp && binding
         ? [
@@ -171,7 +171,7 @@ export class ChatHost {
     this.require(chatId).answer(questionId, optionId);
   }
 
-  /** Ends the chat's agent, revokes its MCP binding and forgets it. */
+  /** Ends the chat's agent and every terminal it still runs, revokes its MCP binding and forgets it. */
   async close(chatId: string): Promise<void> {
     const chat = this.chats.get(chatId);
     if (!chat) throw new ChatError('no_such_chat', `no chat '${chatId}'`);
@@ -180,10 +180,28 @@ export class ChatHost {
     try {
       // A chat still starting ends its agent as soon as the start settles.
       await Promise.all([chat.session.close(), chat.started]);
+      await this.endSessionsOf(chat.session.snapshot.owner);
     } finally {
       chat.unsubscribe();
       this.closed.fire(chatId);
     }
+  }
+
+  /**
+   * Ends what the chat's agent still runs in the panel: the shells it opened
+   * through ptydeck's MCP server outlive their connection otherwise (as an
+   * MCP client's orphans do). Their tabs stay, readable, like its ACP terminals.
+   */
+  private async endSessionsOf(owner: string): Promise<void> {
+    const running = this.options.service.list().filter((info) => info.owner === owner && info.status === 'running');
+    await Promise.all(
+      running.map((info) =>
+        this.options.service.kill(info.id).catch((error: unknown) => {
+          // Gone meanwhile (removed by the developer, evicted): nothing left to end.
+          if (!(error instanceof PtyError && error.code === 'no_such_session')) this.report(error, `ending terminal ${info.id} of a closed chat failed`);
+        }),
+      ),
+    );
   }
 
   /** Closes every chat: no agent process outlives the host. */

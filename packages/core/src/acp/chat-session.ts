@@ -4,7 +4,7 @@ import { DisposableStore, Emitter, reportError, type ChatEvent, type ChatInfo, t
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import type { AcpTerminalsOptions } from './acp-terminals.js';
-import { startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
+import { lastWords, startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import type { AgentConfig } from './agents-config.js';
 import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
@@ -67,6 +67,12 @@ export class ChatSession {
   private readonly questions = new Map<string, Question>();
   /** The latest tool call showing a diff of each path: a write question about that path belongs on its card. */
   private readonly editOf = new Map<string, string>();
+  /**
+   * Tool calls the developer allowed in the agent's own permission question:
+   * the write that carries out such an edit is not asked about again (Gemini
+   * CLI and older Claude adapters ask, then write through fs/write_text_file).
+   */
+  private readonly allowedEdits = new Set<string>();
   private readonly ownTerminals: AgentOwnedTerminals;
   private readonly subscriptions: DisposableStore;
   private readonly report: ErrorReporter;
@@ -204,7 +210,7 @@ export class ChatSession {
     this.ownTerminals.endAll();
     if (this.stopping) return this.end(null);
     const how = exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
-    const tail = exit.stderr.trim().slice(-2000);
+    const tail = lastWords(exit.stderr, 2000);
     const reason = `The agent '${this.options.agent.name}' ${how}.${tail ? `\n${tail}` : ''}`;
     this.emit({ type: 'notice', level: 'error', text: reason });
     this.end(reason);
@@ -216,21 +222,27 @@ export class ChatSession {
     this.setState('ended');
   }
 
-  private askPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null> {
+  private async askPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null> {
     const { toolCall } = request;
     // ACP's permission request carries a tool call update: the card shows it (and exists) before the question.
     this.onUpdate({ ...toolCall, sessionUpdate: 'tool_call_update' });
     const command = commandOf(toolCall.rawInput);
-    return this.ask(signal, {
+    const optionId = await this.ask(signal, {
       toolCallId: toolCall.toolCallId,
       title: toolCall.title ?? 'The agent asks for permission',
       ...(command ? { detail: command } : {}),
       options: request.options.map((option) => ({ id: option.optionId, name: option.name, kind: optionKind(option.kind) })),
     });
+    const kind = request.options.find((option) => option.optionId === optionId)?.kind;
+    const showsDiff = [...this.editOf.values()].includes(toolCall.toolCallId);
+    if (showsDiff && (kind === 'allow_once' || kind === 'allow_always')) this.allowedEdits.add(toolCall.toolCallId);
+    return optionId;
   }
 
   private async askWrite(target: string, signal: AbortSignal): Promise<WriteDecision> {
     const toolCallId = this.editOf.get(target);
+    // Allowed once already, on the card that shows this very path's diff: one write, not another question.
+    if (toolCallId && this.allowedEdits.delete(toolCallId)) return 'allow_once';
     const optionId = await this.ask(signal, {
       ...(toolCallId ? { toolCallId } : {}),
       title: `Allow the agent to write ${target}?`,

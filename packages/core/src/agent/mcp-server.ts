@@ -14,6 +14,8 @@ export interface AgentConnection {
    * better than the client's own name (a chat's agent, from agents.json).
    */
   ownerName?: string;
+  /** Where its new shells start when a call names no cwd (a chat's directory). */
+  cwd?: string;
   /** Called once the client has completed initialize, with the name and version it gave. */
   onInitialized?: (client: { name: string; version: string | null }) => void;
 }
@@ -54,7 +56,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   };
   const owner = (): TerminalOwner => {
     const name = connection.ownerName ?? server.server.getClientVersion()?.name;
-    return name ? { id: connection.id, name } : { id: connection.id };
+    return { id: connection.id, ...(name ? { name } : {}), ...(connection.cwd ? { cwd: connection.cwd } : {}) };
   };
 
   server.registerTool(

@@ -50,7 +50,7 @@ export class ShellLauncher {
   /** Starts a session for `owner` within its quotas, and registers it. */
   async start(owner: TerminalOwner, input: z.output<typeof CreateInput>): Promise<AgentTerminal> {
     this.owned.checkRoom(owner.id);
-    const cwd = input.cwd === undefined ? undefined : checkCwd(input.cwd);
+    const cwd = input.cwd === undefined ? owner.cwd : checkCwd(input.cwd);
     const launch = this.launch(input.command, input.args);
     const create = () =>
       this.service.create({

@@ -22,6 +22,8 @@ export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResul
 export interface TerminalOwner {
   id: string;
   name?: string;
+  /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
+  cwd?: string;
 }
 
 export interface TerminalToolOptions {

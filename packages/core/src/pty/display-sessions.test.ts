@@ -30,6 +30,18 @@ function codeOf(run: () => unknown): string | undefined {
 }
 
 describe('display sessions', () => {
+  it('take the command their creator names later, once, with pty.updated, and not after removal', async () => {
+    const { info, session } = service.createDisplay({ source: 'agent', ownerName: 'claude', title: 'Terminal', cwd: '/' });
+    expect(info).toMatchObject({ command: '', title: 'Terminal' });
+    session.describe('ls -la', 'ls -la');
+    session.describe('ls -la', 'ls -la');
+    expect(service.get(info.id)).toMatchObject({ command: 'ls -la', title: 'ls -la' });
+    expect(events.filter((type) => type === 'pty.updated')).toHaveLength(1);
+    await service.remove(info.id);
+    session.describe('pwd', 'pwd');
+    expect(events.filter((type) => type === 'pty.updated')).toHaveLength(1);
+  });
+
   it('stream what their creator appends through the usual events, and exit with what it reports', async () => {
     const { info, session } = service.createDisplay({ source: 'agent', owner: 'chat-1', ownerName: 'claude', command: 'npm test', cwd: '/' });
     expect(info).toMatchObject({ readOnly: true, pid: 0, source: 'agent', owner: 'chat-1', ownerName: 'claude', command: 'npm test', title: 'npm test', cwd: '/', status: 'running' });

@@ -170,6 +170,13 @@ class PtyServiceImpl implements PtyService {
         if (chunk.length > 0) this.onData(session, chunk);
       },
       exit: (exitCode, signal) => this.endDisplay(session, exitCode, signal),
+      describe: (command, title) => {
+        if (!this.sessions.has(session.id) || (session.info.command === command && session.info.title === title)) return;
+        const checked = parseCreateInput({ source: session.info.source, command, title });
+        session.info.command = checked.command ?? '';
+        session.info.title = checked.title ?? session.info.title;
+        this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+      },
     };
     return { info: session.snapshot(), session: handle };
   }

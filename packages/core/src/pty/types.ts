@@ -80,6 +80,12 @@ export interface DisplaySession {
   append(data: string | Uint8Array): void;
   /** Marks it exited, with the exit code or signal the agent reported. */
   exit(exitCode: number | null, signal: string | null): void;
+  /**
+   * Names the command it shows, when the agent says so after opening it
+   * (Claude's adapter announces a terminal before the command is known);
+   * emits `pty.updated`. Ignored once it was removed.
+   */
+  describe(command: string, title: string): void;
 }
 
 export interface ReadOptions {

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,11 +45,14 @@ async function connect(binding: string | undefined, name = 'adapter') {
 const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;
 
 describe('an MCP connection bound to a chat', () => {
-  it("speaks for the chat: its sessions get the chat's owner and the agent's name, and the agent stays listed until its last connection leaves", async () => {
-    const secret = bindings.issue({ owner: 'chat-owner-test', agentName: 'claude' });
+  it("speaks for the chat: its sessions get the chat's owner, the agent's name and the chat's cwd, and the agent stays listed until its last connection leaves", async () => {
+    const secret = bindings.issue({ owner: 'chat-owner-test', agentName: 'claude', cwd: tmpdir() });
     const first = await connect(secret, 'some-adapter-name');
     const made = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }));
-    expect(service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude' });
+    expect(service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude', cwd: tmpdir() });
+    // A cwd the call names still wins.
+    const named = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'], cwd: '/' } }));
+    expect(service.get(String(named.id))?.cwd).toBe('/');
     expect(core.agents.list()).toContainEqual(expect.objectContaining({ id: 'chat-owner-test', name: 'claude' }));
 
     // A second connection of the same chat sees the chat's sessions; an unbound one does not.
@@ -68,8 +72,8 @@ describe('an MCP connection bound to a chat', () => {
   });
 
   it('is cut off once its binding is revoked, and a session cannot switch chats midway', async () => {
-    const secret = bindings.issue({ owner: 'chat-owner-revoked', agentName: 'codex' });
-    const other = bindings.issue({ owner: 'chat-owner-other', agentName: 'codex' });
+    const secret = bindings.issue({ owner: 'chat-owner-revoked', agentName: 'codex', cwd: '/' });
+    const other = bindings.issue({ owner: 'chat-owner-other', agentName: 'codex', cwd: '/' });
     const { client, transport } = await connect(secret);
     await client.listTools();
     bindings.revoke(secret);

@@ -198,8 +198,11 @@ describe('chats over the panel WebSocket', () => {
       .map((m) => m.event.text)
       .join('');
     expect(said).toBe(`MCP terminal ${created.event.info.id}: exit code 0`);
+    expect(service.get(created.event.info.id)?.status).toBe('running');
     p.send({ type: 'chat.close', chatId: info.id });
     await p.next((m) => m.type === 'chat.closed');
+    // Closing the chat ends its shells too, not only the agent: the tab stays, exited.
+    expect(service.get(created.event.info.id)?.status).toBe('exited');
   });
 
   it('refuses an MCP connection presenting an unknown or revoked chat binding', async () => {

@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ChatBindings } from '../acp/chat-bindings.js';
+import type { ChatBinding, ChatBindings } from '../acp/chat-bindings.js';
 import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
@@ -190,7 +190,7 @@ export class McpHttpEndpoint {
     session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
-  private open(kind: 'http' | 'stdio', binding?: { owner: string; agentName: string }): McpSession {
+  private open(kind: 'http' | 'stdio', binding?: ChatBinding): McpSession {
     // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
     const connectionId = binding?.owner ?? `agent-${randomUUID()}`;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -202,7 +202,7 @@ export class McpHttpEndpoint {
     const server = this.createServer({
       id: connectionId,
       transport: kind,
-      ...(binding ? { ownerName: binding.agentName } : {}),
+      ...(binding ? { ownerName: binding.agentName, cwd: binding.cwd } : {}),
       onInitialized: (client) =>
         this.agents.add({
           id: connectionId,

@@ -4,6 +4,7 @@
 // The prompt text picks what it does (see README "Chat with an ACP agent"):
 //   run <cmd>     asks permission, then runs <cmd> in a client terminal (terminal/*)
 //   write <path> <text>   writes <text> to <path> through fs/write_text_file
+//   edit <path> <text>    the same, after asking permission for the edit (as Gemini CLI and older Claude adapters do)
 //   own <cmd>     runs <cmd> itself and streams it as Claude's adapter does (_meta.terminal_*)
 //   mcp <cmd>     runs <cmd> through ptydeck's MCP server given in session/new
 //   wait          a turn that ends only when cancelled
@@ -91,7 +92,11 @@ const scenarios = {
     return 'end_turn';
   },
 
-  async write({ rest, client, sessionId, updates }) {
+  edit(context) {
+    return scenarios.write({ ...context, ask: true });
+  },
+
+  async write({ rest, client, sessionId, updates, ask = false }) {
     const space = rest.indexOf(' ');
     const path = space < 0 ? rest : rest.slice(0, space);
     const content = space < 0 ? '' : rest.slice(space + 1);
@@ -106,6 +111,21 @@ const scenarios = {
       content: [{ type: 'diff', path, oldText, newText: content }],
       locations: [{ path }],
     });
+    if (ask) {
+      const answer = await client.request(c.session.requestPermission, {
+        sessionId,
+        toolCall: { toolCallId, title: `Write ${path}`, kind: 'edit', content: [{ type: 'diff', path, oldText, newText: content }] },
+        options: [
+          { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+        ],
+      });
+      if (answer.outcome.outcome !== 'selected' || answer.outcome.optionId !== 'allow') {
+        await updates.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' });
+        await updates.message('Not written.');
+        return 'end_turn';
+      }
+    }
     try {
       await client.request(c.fs.writeTextFile, { sessionId, path, content });
     } catch (error) {
@@ -220,7 +240,7 @@ const scenarios = {
 function scenarioOf(text) {
   const [word] = text.split(/\s/, 1);
   const rest = text.slice(word.length).trim();
-  if (['run', 'write', 'own', 'mcp', 'die'].includes(word) && rest) return { name: word, rest };
+  if (['run', 'write', 'edit', 'own', 'mcp', 'die'].includes(word) && rest) return { name: word, rest };
   if (['wait', 'die', 'bad'].includes(text.trim())) return { name: text.trim(), rest: '' };
   return { name: 'echo', rest: text };
 }
