@@ -107,6 +107,8 @@ describe('terminal tool', () => {
       let waiting: ReturnType<TerminalTool['wait']>;
       try {
         await tool.send(owner, { id: created.id, text: 'exit 3\r', wait_ms: 0 });
+        // A wait that ends before the shell reads the line says so, rather than answer with `true`.
+        expect(await tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 50 })).toMatchObject({ reason: 'timeout', scope: 'process' });
         waiting = tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 20_000 });
       } finally {
         process.kill(created.pid, 'SIGCONT');

@@ -291,7 +291,8 @@ class TerminalToolImpl implements TerminalTool {
     }
     const running = tracker.running;
     // A shell back at its prompt has nothing left to finish: report its last command instead of waiting for the shell to exit.
-    const finished = !running && input.until === 'exit' && !session.exited ? tracker.lastFinished : null;
+    // Not while a sent line is still unread (the wait above timed out): that is a timeout, not the last command's end.
+    const finished = !running && input.until === 'exit' && !session.exited && !tracker.lineUnread ? tracker.lastFinished : null;
     if (finished) {
       await this.settle(session, deadline, hooks.signal);
       const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);
