@@ -320,19 +320,28 @@ describe('a chat with the demo agent', () => {
       }
     })();
     const bound = new ChatHost({ service, configDir, launchDir: dir, env, killGraceMs: 1000, mcp: { launch: { command: 'true', args: [] }, bindings } });
+    let secondSecret: string | undefined;
     try {
+      // Opened together: either chat may be issued its credential first.
       const [first, second] = await Promise.all([bound.open('demo'), bound.open('demo')]);
       expect(issued).toHaveLength(2);
-      expect(bindings.resolve(issued[0]!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir });
-      expect(bindings.resolve(issued[1]!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
       expect(first!.owner).not.toBe(second!.owner);
+      const credentialOf = (owner: string) => issued.filter((secret) => bindings.resolve(secret)?.owner === owner);
+      const [firstSecret] = credentialOf(first!.owner);
+      [secondSecret] = credentialOf(second!.owner);
+      // One each, and never the same one.
+      expect(credentialOf(first!.owner)).toHaveLength(1);
+      expect(credentialOf(second!.owner)).toHaveLength(1);
+      expect(bindings.resolve(firstSecret!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir });
+      expect(bindings.resolve(secondSecret!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
       await bound.close(first!.id);
-      expect(bindings.resolve(issued[0]!)).toBeUndefined();
-      expect(bindings.resolve(issued[1]!)).toBeDefined();
+      expect(bindings.resolve(firstSecret!)).toBeUndefined();
+      expect(bindings.resolve(secondSecret!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
     } finally {
       await bound.dispose();
     }
-    expect(bindings.resolve(issued[1]!)).toBeUndefined();
+    expect(secondSecret).toBeDefined();
+    expect(bindings.resolve(secondSecret!)).toBeUndefined();
   });
 
   it('closing a chat ends its agent and forgets it', async () => {

@@ -201,6 +201,8 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     const cursor = this.scanner.end;
     this.service.write(this.id, data);
     this.view.expectEcho(cursor, data);
+    // Only marks say when bash read a line: without them nothing would clear it.
+    if (this.executeStrategy?.kind === 'shell-marks' && /[\r\n]/.test(data)) this.tracker.lineEntered(cursor);
   }
 
   cursorOf(caller: string): number {

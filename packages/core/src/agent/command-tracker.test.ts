@@ -59,6 +59,33 @@ describe('CommandTracker', () => {
     expect(tracker.atPrompt).toBe(true);
   });
 
+  it('holds a line sent at the prompt as unread until the shell marks reading it', () => {
+    const ran = atPrompt();
+    ran.lineEntered(30);
+    expect(ran.lineUnread).toBe(true);
+    expect(ran.atPrompt).toBe(true);
+    ran.outputStarted(40, 46);
+    expect(ran.lineUnread).toBe(false);
+
+    // An empty line: only the bare done mark says bash read it.
+    const empty = atPrompt();
+    empty.lineEntered(30);
+    empty.commandFinished(31, 40, null);
+    expect(empty.lineUnread).toBe(false);
+
+    const exited = atPrompt();
+    exited.lineEntered(30);
+    exited.processExited(35);
+    expect(exited.lineUnread).toBe(false);
+
+    // Input to a running command is the command's, not a line for the shell.
+    const busy = atPrompt();
+    busy.commandTyped(30);
+    busy.outputStarted(40, 46);
+    busy.lineEntered(50);
+    expect(busy.lineUnread).toBe(false);
+  });
+
   it('ignores a prompt redrawn around a pasted line, and repeated prompt-end marks', () => {
     const tracker = atPrompt();
     tracker.commandTyped(40);

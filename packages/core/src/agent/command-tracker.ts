@@ -63,6 +63,7 @@ export class CommandTracker {
   private promptStart: number | null = null;
   private promptEnd: number | null = null;
   private typedAt: number | null = null;
+  private lineAt: number | null = null;
   private marksSeen = false;
 
   get phase(): ShellPhase {
@@ -81,6 +82,15 @@ export class CommandTracker {
   /** Cursor where the agent's pending command was typed, while its output has not started. */
   get typedCursor(): number | null {
     return this.current === 'typed' ? this.typedAt : null;
+  }
+
+  /**
+   * A line the agent sent as raw input (terminal_send) that the shell has not
+   * read yet: until its output-start or done mark, the prompt on screen is
+   * the one it was typed at, not the shell's answer to it.
+   */
+  get lineUnread(): boolean {
+    return this.lineAt !== null;
   }
 
   /** Commands finished so far. */
@@ -127,6 +137,17 @@ export class CommandTracker {
 
   // Transitions. Each names what the shell did.
 
+  /**
+   * The agent sent input ending a line at `cursor` while the shell waits for
+   * one (at, or about to draw, its prompt). The shell's next output-start or
+   * done mark says it read the line; a command holding the terminal reads
+   * input of its own, so that is not a line for the shell.
+   */
+  lineEntered(cursor: number): void {
+    if (this.current !== 'prompt' && this.current !== 'prompting' && this.current !== 'finished') return;
+    this.lineAt ??= cursor;
+  }
+
   promptStarted(at: number): void {
     this.marksSeen = true;
     // readline redrawing the prompt around a pasted line: the line is still on its way.
@@ -167,6 +188,7 @@ export class CommandTracker {
   outputStarted(echoEnd: number, outputStart: number): void {
     // Each command of a multi-command line emits one; the first starts the output.
     if (this.running) return;
+    this.lineAt = null;
     if (this.typedAt !== null) {
       // The echo of the agent's own line: from where it typed (or the prompt's end, if later).
       this.exclude(Math.max(this.typedAt, this.promptEnd ?? this.typedAt), echoEnd);
@@ -181,6 +203,8 @@ export class CommandTracker {
 
   /** The done mark of the running command, at [start, end). */
   commandFinished(start: number, end: number, exitCode: number | null): void {
+    // Bash reports every line it read with a done mark, one that ran nothing included.
+    this.lineAt = null;
     if (this.current === 'typed') {
       // A done mark before any output-start: the typed line ran nothing (empty, a comment).
       this.typedAt = null;
@@ -195,6 +219,7 @@ export class CommandTracker {
   processExited(end: number): void {
     if (this.running) this.finish(end, end, null);
     this.typedAt = null;
+    this.lineAt = null;
     this.current = 'exited';
   }
 

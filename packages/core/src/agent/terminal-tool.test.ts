@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { TerminalToolError } from './errors.js';
-import { createTerminalTool, type TerminalOwner } from './terminal-tool.js';
+import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
 
 /** The tool's own API with real PTYs: fallbacks, limits and retention the MCP tests do not reach. */
 
@@ -92,6 +92,33 @@ describe('terminal tool', () => {
     } finally {
       tool.dispose();
       await slow.dispose();
+    }
+  });
+
+  it('waits for the exit of a line sent with terminal_send that the shell has not read yet', async () => {
+    const tool = createTerminalTool(service);
+    const owner = { id: 'unread-line' };
+    try {
+      const created = await tool.create(owner, {});
+      expect(await tool.run(owner, { id: created.id, command: 'true' })).toMatchObject({ outcome: 'completed', exit_code: 0 });
+      // Bash stopped: the line sits unread in the terminal, the last prompt still on screen, exactly
+      // as when a wait is asked before a loaded machine schedules the shell.
+      process.kill(created.pid, 'SIGSTOP');
+      let waiting: ReturnType<TerminalTool['wait']>;
+      try {
+        await tool.send(owner, { id: created.id, text: 'exit 3\r', wait_ms: 0 });
+        // A wait that ends before the shell reads the line says so, rather than answer with `true`.
+        expect(await tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 50 })).toMatchObject({ reason: 'timeout', scope: 'process' });
+        waiting = tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 20_000 });
+      } finally {
+        process.kill(created.pid, 'SIGCONT');
+      }
+      const waited = await waiting;
+      // Not the earlier `true` at a prompt the shell was about to leave.
+      expect(waited).toMatchObject({ reason: 'exit', state: 'exited', process_exit_code: 3 });
+      expect(waited).not.toHaveProperty('exit_code');
+    } finally {
+      tool.dispose();
     }
   });
 

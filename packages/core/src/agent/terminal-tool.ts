@@ -284,13 +284,17 @@ class TerminalToolImpl implements TerminalTool {
     const started = Date.now();
     const deadline = started + input.timeout_ms;
     const { tracker } = session;
-    // A command typed by terminal_run whose output-start mark is still on its way.
-    if (input.until === 'exit' && (tracker.phase === 'typed' || session.runQueued)) {
-      await session.waitFor(() => !(tracker.phase === 'typed' || session.runQueued) || session.exited, input.timeout_ms, hooks.signal);
+    // A command typed by terminal_run whose output-start mark is still on its way, or a line sent
+    // with terminal_send (`exit 3\r`) the shell has not read yet: the prompt still on screen is not
+    // the shell's answer to it, so wait for what the line does before judging the shell idle.
+    const unread = () => tracker.phase === 'typed' || session.runQueued || tracker.lineUnread;
+    if (input.until === 'exit' && unread()) {
+      await session.waitFor(() => !unread() || session.exited, input.timeout_ms, hooks.signal);
     }
     const running = tracker.running;
     // A shell back at its prompt has nothing left to finish: report its last command instead of waiting for the shell to exit.
-    const finished = !running && input.until === 'exit' && !session.exited ? tracker.lastFinished : null;
+    // Not while a sent line is still unread (the wait above timed out): that is a timeout, not the last command's end.
+    const finished = !running && input.until === 'exit' && !session.exited && !tracker.lineUnread ? tracker.lastFinished : null;
     if (finished) {
       await this.settle(session, deadline, hooks.signal);
       const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);

@@ -1,3 +1,5 @@
+import { isContinuationByte, MAX_CONTINUATION_BYTES } from './utf8.js';
+
 /**
  * A session's output, addressed by absolute byte cursors (bytes since the
  * session started). Appends keep the chunk the PTY handed us (no copy);
@@ -19,14 +21,8 @@ export interface LogSlice {
 
 /** Compact the chunk array once this many dropped slots sit at its front. */
 const COMPACT_AFTER = 1024;
-/** A UTF-8 sequence is at most 4 bytes, so at most 3 continuation bytes follow a lead byte. */
-const MAX_CONTINUATION_BYTES = 3;
 
 const EMPTY = new Uint8Array(0);
-
-function isContinuationByte(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
-}
 
 export class OutputLog {
   private chunks: Uint8Array[] = [];

@@ -1,5 +1,6 @@
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
+import { incompleteTail } from '../pty/utf8.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenLostError } from './screen-lost-error.js';
@@ -111,6 +112,12 @@ export class SessionScreen implements BackgroundParse {
   private mirrorSize: { cols: number; rows: number };
   /** Cursor one past the last byte parsed. */
   private parsed = 0;
+  /**
+   * The last bytes parsed when they begin a character still incomplete (a PTY
+   * read ended inside it): the terminal holds them, its screen shows nothing
+   * of them yet, so a screen read reflects the log only up to their start.
+   */
+  private unfinished: Uint8Array = new Uint8Array(0);
   /** One past the newest byte known to be in the log. */
   private end = 0;
   /** A slice is being parsed: only one at a time may write to the terminal. */
@@ -191,8 +198,9 @@ export class SessionScreen implements BackgroundParse {
           } catch (error) {
             return reject(error);
           }
-          // Asked for now, synchronously: the screen answers as of what was written to it so far.
-          reader.read(screen, this.parsed).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
+          // Asked for now, synchronously: the screen answers as of what was written to it so far,
+          // and a viewer that continues from there starts with the whole of a character cut short.
+          reader.read(screen, this.parsed - this.unfinished.length).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
         },
       };
       // The screen went with its worker before it answered: wait again, for a new screen fed from the log.
@@ -285,6 +293,7 @@ export class SessionScreen implements BackgroundParse {
   private restart(): void {
     this.mirror?.dispose();
     this.mirror = undefined;
+    this.unfinished = new Uint8Array(0);
     try {
       this.parsed = this.deps.service.read(this.id, { maxBytes: 1 }).cursor;
     } catch {
@@ -324,6 +333,8 @@ export class SessionScreen implements BackgroundParse {
     this.end = Math.max(this.end, slice.end);
     // Before the write: a screen in the worker takes the bytes (the buffer is transferred, leaving slice.data empty).
     const empty = slice.data.length === 0;
+    // A skim draws nothing, so it leaves no character begun.
+    if (!empty) this.unfinished = skimTo !== undefined ? new Uint8Array(0) : unfinishedAfter(this.unfinished, slice.data);
     if (!empty) {
       this.busy = true;
       const screen = this.screen();
@@ -392,4 +403,11 @@ export class SessionScreen implements BackgroundParse {
     this.waiters = this.waiters.filter((w) => !due.includes(w));
     for (const waiter of due) waiter.settle();
   }
+}
+
+/** The bytes that begin a character still incomplete once `data` follows `before` (the same, from the last write). */
+function unfinishedAfter(before: Uint8Array, data: Uint8Array): Uint8Array {
+  // A character is at most four bytes: only the last four can hold an unfinished one.
+  const recent = data.length >= 4 ? data.subarray(data.length - 4) : Uint8Array.from([...before, ...data]);
+  return recent.slice(recent.length - incompleteTail(recent));
 }
