@@ -168,7 +168,7 @@ export class OutputLog {
         chunkStart -= this.chunks[index]!.length;
       }
     }
-    const out = new Uint8Array(to - from);
+    const out = uninitialized(to - from);
     let written = 0;
     for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
       const chunk = this.chunks[i]!;
@@ -183,4 +183,18 @@ export class OutputLog {
     }
     return out;
   }
+}
+
+/**
+ * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to the
+ * screen worker), not zero-filled: every byte is overwritten by the copy.
+ * `new Uint8Array(n)` zero-fills first: a second pass as long as the copy,
+ * on every frame a viewer is sent and every slice a screen parses, and the
+ * costlier of the two in a micro-benchmark. A plain Uint8Array, not the Buffer:
+ * a Buffer's slice() is a view, and a consumer taking `.slice()` for a copy
+ * must get one.
+ */
+function uninitialized(length: number): Uint8Array {
+  const buffer = Buffer.allocUnsafeSlow(length);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, length);
 }
