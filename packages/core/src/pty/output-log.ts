@@ -30,6 +30,12 @@ function isContinuationByte(byte: number): boolean {
 
 export class OutputLog {
   private chunks: Uint8Array[] = [];
+  /**
+   * Absolute cursor of each chunk's first byte, beside `chunks`, so a read
+   * finds its chunk by binary search: walking the list from the nearer end
+   * cost a step per chunk between, hundreds for a viewer a window behind.
+   */
+  private starts: number[] = [];
   /** Index of the oldest retained chunk in `chunks`. */
   private head = 0;
   private startCursor = 0;
@@ -55,6 +61,7 @@ export class OutputLog {
     const cursor = this.endCursor;
     if (chunk.length === 0) return cursor;
     this.chunks.push(chunk);
+    this.starts.push(cursor);
     this.endCursor += chunk.length;
     return cursor;
   }
@@ -79,6 +86,7 @@ export class OutputLog {
   clear(): number {
     const dropped = this.size;
     this.chunks = [];
+    this.starts = [];
     this.head = 0;
     this.startCursor = this.endCursor;
     return dropped;
@@ -121,53 +129,46 @@ export class OutputLog {
         chunkStart = chunkEnd;
         continue;
       }
-      if (chunkStart < cut) this.chunks[this.head] = chunk.subarray(cut - chunkStart);
+      if (chunkStart < cut) {
+        this.chunks[this.head] = chunk.subarray(cut - chunkStart);
+        this.starts[this.head] = cut;
+      }
       break;
     }
     this.startCursor = cut;
     if (this.head >= COMPACT_AFTER && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
+      this.starts = this.starts.slice(this.head);
       this.head = 0;
     }
     return dropped;
   }
 
-  /** The byte at an absolute cursor inside the log. Cheap near either end. */
+  /** The byte at an absolute cursor inside the log. */
   private byteAt(cursor: number): number {
-    if (cursor - this.startCursor <= this.endCursor - cursor) {
-      let chunkStart = this.startCursor;
-      for (let i = this.head; i < this.chunks.length; i++) {
-        const chunk = this.chunks[i]!;
-        if (cursor < chunkStart + chunk.length) return chunk[cursor - chunkStart]!;
-        chunkStart += chunk.length;
-      }
-    } else {
-      let chunkEnd = this.endCursor;
-      for (let i = this.chunks.length - 1; i >= this.head; i--) {
-        const chunk = this.chunks[i]!;
-        const chunkStart = chunkEnd - chunk.length;
-        if (cursor >= chunkStart) return chunk[cursor - chunkStart]!;
-        chunkEnd = chunkStart;
-      }
+    if (cursor < this.startCursor || cursor >= this.endCursor) {
+      throw new RangeError(`cursor ${cursor} is outside the log [${this.startCursor}, ${this.endCursor})`);
     }
-    throw new RangeError(`cursor ${cursor} is outside the log [${this.startCursor}, ${this.endCursor})`);
+    const index = this.chunkAt(cursor);
+    return this.chunks[index]![cursor - this.starts[index]!]!;
+  }
+
+  /** Index of the retained chunk holding `cursor` (start <= cursor < end): the last one starting at or before it. */
+  private chunkAt(cursor: number): number {
+    let low = this.head;
+    let high = this.chunks.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if (this.starts[mid]! <= cursor) low = mid;
+      else high = mid - 1;
+    }
+    return low;
   }
 
   private copyRange(from: number, to: number): Uint8Array {
     if (to <= from) return EMPTY;
-    // Readers that keep up ask for the newest bytes: find the first chunk from
-    // whichever end of the list is nearer, so a poll near the end of a log of
-    // many small chunks does not walk all of them.
-    let index = this.head;
-    let chunkStart = this.startCursor;
-    if (from - this.startCursor > this.endCursor - from) {
-      index = this.chunks.length;
-      chunkStart = this.endCursor;
-      while (index > this.head && chunkStart > from) {
-        index--;
-        chunkStart -= this.chunks[index]!.length;
-      }
-    }
+    const index = this.chunkAt(from);
+    let chunkStart = this.starts[index]!;
     const out = uninitialized(to - from);
     let written = 0;
     for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
