@@ -169,7 +169,7 @@ export class OutputLog {
     if (to <= from) return EMPTY;
     const index = this.chunkAt(from);
     let chunkStart = this.starts[index]!;
-    const out = uninitialized(to - from);
+    const out = allocateForCopy(to - from);
     let written = 0;
     for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
       const chunk = this.chunks[i]!;
@@ -186,16 +186,22 @@ export class OutputLog {
   }
 }
 
+/** Below this, a zero-filled array costs less than an uninitialized one (tiny ones live on V8's heap). */
+const UNINITIALIZED_FROM = 8 * 1024;
+
 /**
  * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to the
- * screen worker), not zero-filled: every byte is overwritten by the copy.
- * `new Uint8Array(n)` zero-fills first: a second pass as long as the copy,
- * on every frame a viewer is sent and every slice a screen parses, and the
- * costlier of the two in a micro-benchmark. A plain Uint8Array, not the Buffer:
- * a Buffer's slice() is a view, and a consumer taking `.slice()` for a copy
- * must get one.
+ * screen worker), for a copy that overwrites every byte. `new Uint8Array(n)`
+ * zero-fills first: for a frame or a worker slice (up to 64 KiB, on every one
+ * a viewer is sent and a screen parses) a second pass as long as the copy, and
+ * the costlier of the two in a micro-benchmark. Small reads (the one-byte
+ * probes of a viewer whose window is full, an echo) are cheaper zero-filled:
+ * an array of up to 64 bytes is allocated on V8's heap, with no backing store
+ * of its own. A plain Uint8Array, not the Buffer: a Buffer's slice() is a
+ * view, and a consumer taking `.slice()` for a copy must get one.
  */
-function uninitialized(length: number): Uint8Array {
+function allocateForCopy(length: number): Uint8Array {
+  if (length < UNINITIALIZED_FROM) return new Uint8Array(length);
   const buffer = Buffer.allocUnsafeSlow(length);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, length);
 }
