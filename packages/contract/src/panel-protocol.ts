@@ -155,5 +155,11 @@ export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
  * only 30-200 KB/s: Ctrl-C's prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s
  * with 256 KiB (2.3-3.7 s before acks). 128 KiB keeps the in-flight wait near
  * 64 KiB's while a fast reader on loopback still streams at tens of MB/s.
+ *
+ * It is the floor and the starting size of each viewer's window: the core
+ * widens the window for a viewer whose acks show it parses fast (up to what it
+ * parses in a target delay of tens of milliseconds, see the core's
+ * ViewerWindow) and narrows it back at once when its acks lag, so the bound
+ * above is on the wait, and a terminal as slow as that Chromium keeps this.
  */
 export const ACK_WINDOW = 128 * 1024;

@@ -95,4 +95,35 @@ describe('OutputLog', () => {
       expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
     }
   });
+
+  it('reads every range right through appends, trims in mid-chunk, compactions and clears (seeded, against a flat copy)', () => {
+    let seed = 13;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const log = new OutputLog();
+    const all: number[] = [];
+    let start = 0;
+    for (let step = 0; step < 8000; step++) {
+      const op = random(10);
+      if (step === 4000) {
+        start += log.clear();
+      } else if (op < 5) {
+        // ASCII only, so reads are never shortened to a character boundary.
+        const chunk = Uint8Array.from({ length: random(40) + 1 }, () => random(128));
+        all.push(...chunk);
+        log.append(chunk);
+      } else if (op < 8) {
+        start += log.trimBy(random(60));
+      } else {
+        const from = start + random(all.length - start + 1);
+        const max = random(200) + 1;
+        const slice = log.readFrom(from, max);
+        expect(slice.cursor).toBe(from);
+        expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
+      }
+      expect(log.start).toBe(start);
+    }
+  });
 });

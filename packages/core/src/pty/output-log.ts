@@ -26,6 +26,12 @@ const EMPTY = new Uint8Array(0);
 
 export class OutputLog {
   private chunks: Uint8Array[] = [];
+  /**
+   * Absolute cursor of each chunk's first byte, beside `chunks`, so a read
+   * finds its chunk by binary search: walking the list from the nearer end
+   * cost a step per chunk between, hundreds for a viewer a window behind.
+   */
+  private starts: number[] = [];
   /** Index of the oldest retained chunk in `chunks`. */
   private head = 0;
   private startCursor = 0;
@@ -51,6 +57,7 @@ export class OutputLog {
     const cursor = this.endCursor;
     if (chunk.length === 0) return cursor;
     this.chunks.push(chunk);
+    this.starts.push(cursor);
     this.endCursor += chunk.length;
     return cursor;
   }
@@ -75,6 +82,7 @@ export class OutputLog {
   clear(): number {
     const dropped = this.size;
     this.chunks = [];
+    this.starts = [];
     this.head = 0;
     this.startCursor = this.endCursor;
     return dropped;
@@ -117,54 +125,47 @@ export class OutputLog {
         chunkStart = chunkEnd;
         continue;
       }
-      if (chunkStart < cut) this.chunks[this.head] = chunk.subarray(cut - chunkStart);
+      if (chunkStart < cut) {
+        this.chunks[this.head] = chunk.subarray(cut - chunkStart);
+        this.starts[this.head] = cut;
+      }
       break;
     }
     this.startCursor = cut;
     if (this.head >= COMPACT_AFTER && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
+      this.starts = this.starts.slice(this.head);
       this.head = 0;
     }
     return dropped;
   }
 
-  /** The byte at an absolute cursor inside the log. Cheap near either end. */
+  /** The byte at an absolute cursor inside the log. */
   private byteAt(cursor: number): number {
-    if (cursor - this.startCursor <= this.endCursor - cursor) {
-      let chunkStart = this.startCursor;
-      for (let i = this.head; i < this.chunks.length; i++) {
-        const chunk = this.chunks[i]!;
-        if (cursor < chunkStart + chunk.length) return chunk[cursor - chunkStart]!;
-        chunkStart += chunk.length;
-      }
-    } else {
-      let chunkEnd = this.endCursor;
-      for (let i = this.chunks.length - 1; i >= this.head; i--) {
-        const chunk = this.chunks[i]!;
-        const chunkStart = chunkEnd - chunk.length;
-        if (cursor >= chunkStart) return chunk[cursor - chunkStart]!;
-        chunkEnd = chunkStart;
-      }
+    if (cursor < this.startCursor || cursor >= this.endCursor) {
+      throw new RangeError(`cursor ${cursor} is outside the log [${this.startCursor}, ${this.endCursor})`);
     }
-    throw new RangeError(`cursor ${cursor} is outside the log [${this.startCursor}, ${this.endCursor})`);
+    const index = this.chunkAt(cursor);
+    return this.chunks[index]![cursor - this.starts[index]!]!;
+  }
+
+  /** Index of the retained chunk holding `cursor` (start <= cursor < end): the last one starting at or before it. */
+  private chunkAt(cursor: number): number {
+    let low = this.head;
+    let high = this.chunks.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if (this.starts[mid]! <= cursor) low = mid;
+      else high = mid - 1;
+    }
+    return low;
   }
 
   private copyRange(from: number, to: number): Uint8Array {
     if (to <= from) return EMPTY;
-    // Readers that keep up ask for the newest bytes: find the first chunk from
-    // whichever end of the list is nearer, so a poll near the end of a log of
-    // many small chunks does not walk all of them.
-    let index = this.head;
-    let chunkStart = this.startCursor;
-    if (from - this.startCursor > this.endCursor - from) {
-      index = this.chunks.length;
-      chunkStart = this.endCursor;
-      while (index > this.head && chunkStart > from) {
-        index--;
-        chunkStart -= this.chunks[index]!.length;
-      }
-    }
-    const out = new Uint8Array(to - from);
+    const index = this.chunkAt(from);
+    let chunkStart = this.starts[index]!;
+    const out = allocateForCopy(to - from);
     let written = 0;
     for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
       const chunk = this.chunks[i]!;
@@ -179,4 +180,24 @@ export class OutputLog {
     }
     return out;
   }
+}
+
+/** Below this, a zero-filled array costs less than an uninitialized one (tiny ones live on V8's heap). */
+const UNINITIALIZED_FROM = 8 * 1024;
+
+/**
+ * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to the
+ * screen worker), for a copy that overwrites every byte. `new Uint8Array(n)`
+ * zero-fills first: for a frame or a worker slice (up to 64 KiB, on every one
+ * a viewer is sent and a screen parses) a second pass as long as the copy, and
+ * the costlier of the two in a micro-benchmark. Small reads (the one-byte
+ * probes of a viewer whose window is full, an echo) are cheaper zero-filled:
+ * an array of up to 64 bytes is allocated on V8's heap, with no backing store
+ * of its own. A plain Uint8Array, not the Buffer: a Buffer's slice() is a
+ * view, and a consumer taking `.slice()` for a copy must get one.
+ */
+function allocateForCopy(length: number): Uint8Array {
+  if (length < UNINITIALIZED_FROM) return new Uint8Array(length);
+  const buffer = Buffer.allocUnsafeSlow(length);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, length);
 }

@@ -255,9 +255,11 @@ class PtyServiceImpl implements PtyService {
     if (cursor !== undefined && cursor > log.end) {
       throw new PtyError('invalid_argument', `cursor ${cursor} is past the end of session ${id}'s output (${log.end})`);
     }
-    const slice = log.readFrom(cursor, maxBytes);
+    const { data, cursor: from, next, skipped } = log.readFrom(cursor, maxBytes);
     const { status, exitCode, signal } = session.info;
-    return { ...slice, end: log.end, status, exitCode, signal };
+    // Spelled out, not `...slice`: a viewer's pump reads once per chunk per session in a flood, and the
+    // spread was most of this method's time in figure 5's profile.
+    return { data, cursor: from, next, skipped, end: log.end, status, exitCode, signal };
   }
 
   on<K extends keyof PtyServiceEventMap>(event: K, listener: (event: PtyServiceEventMap[K]) => void): () => void {

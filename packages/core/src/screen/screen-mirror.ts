@@ -157,6 +157,11 @@ export class ScreenMirror {
     return Promise.resolve({ text: this.screenText(), altScreen: this.isAltScreen });
   }
 
+  /** Reads here see what is parsed so far: a write must be awaited before a read reflects it. */
+  get readsFollowWrites(): boolean {
+    return false;
+  }
+
   /** A terminal in this thread is never lost (one in a worker is, when the worker dies). */
   get lost(): boolean {
     return false;

@@ -79,6 +79,47 @@ describe('ScreenService', () => {
     }
   });
 
+  it('sends a read with the write it waits for when the screen answers in order, instead of after the write is answered', async () => {
+    const events: string[] = [];
+    /** A terminal that serves requests in order, as the worker does, and tells when each is asked for and answered. */
+    class OrderedMirror extends ScreenMirror {
+      override get readsFollowWrites(): boolean {
+        return true;
+      }
+      override write(data: string | Uint8Array): Promise<void> {
+        events.push('write');
+        const written = super.write(data);
+        void written.then(() => events.push('written'));
+        return written;
+      }
+      override text(): Promise<{ text: string; altScreen: boolean }> {
+        events.push('text');
+        return this.settled().then(() => super.text());
+      }
+    }
+    const local = new ScreenService(service, { createScreen: (options) => new OrderedMirror(options) });
+    try {
+      const info = service.create({ source: 'user', command: 'printf', args: ['one round trip'], cols: 30, rows: 4 });
+      // Asked as the output arrives, before anything parsed it.
+      const read = new Promise<{ text: string; cursor: number; end: number }>((resolve, reject) => {
+        const off = service.on('pty.data', (e) => {
+          if (e.id !== info.id) return;
+          off();
+          const end = e.cursor + e.data.length;
+          local.text(info.id).then(({ text, cursor }) => resolve({ text, cursor, end }), reject);
+        });
+      });
+      const { text, cursor, end } = await read;
+      expect(cursor).toBe(end);
+      expect('one round trip'.startsWith(text)).toBe(true);
+      const asked = events.indexOf('text');
+      expect(events.slice(asked - 1, asked + 2)).toEqual(['write', 'text', 'written']);
+      await service.remove(info.id);
+    } finally {
+      local.dispose();
+    }
+  });
+
   it('catches up in the background once a session goes quiet, so the first snapshot has nothing left to parse', async () => {
     // About 200 KiB: under the backlog that starts background parsing during output, so only quiet can start it.
     const info = service.create({

@@ -154,6 +154,11 @@ class RemoteScreen implements MirrorScreen {
     return this.isLost;
   }
 
+  /** The worker serves each screen's requests one after another, in the order posted. */
+  get readsFollowWrites(): boolean {
+    return true;
+  }
+
   /**
    * Hands `data` to the worker without copying it when `data` owns its whole
    * buffer, as a log read's copy does (PtyService.read): the buffer moves to

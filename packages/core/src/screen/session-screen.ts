@@ -62,6 +62,12 @@ export interface MirrorScreen {
   text(): Promise<{ text: string; altScreen: boolean }>;
   /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
   readonly lost: boolean;
+  /**
+   * Reads are answered after every write asked for before them, awaited or
+   * not (the worker serves a screen's requests in order), so a read can go
+   * out with the write it waits for instead of after its answer.
+   */
+  readonly readsFollowWrites: boolean;
   dispose(): void;
 }
 
@@ -136,7 +142,7 @@ export class SessionScreen implements BackgroundParse {
   private disposed = false;
   /** Size changes, applied when parsing reaches the log position where they happened. */
   private resizes: Array<{ at: number; cols: number; rows: number }> = [];
-  private waiters: Array<{ target: number; settle: () => void }> = [];
+  private waiters: Array<{ target: number; settle: (through: number) => void }> = [];
   /** The size most recently asked for (pty.updated also reports title changes). */
   private size: { cols: number; rows: number };
 
@@ -189,7 +195,8 @@ export class SessionScreen implements BackgroundParse {
     return new Promise((resolve, reject) => {
       const waiter = {
         target,
-        settle: () => {
+        /** `through`: the log position the screen reflects when the read reaches it. */
+        settle: (through: number) => {
           if (this.disposed) return resolve(reader.gone(this.parsed));
           if (this.mirror?.lost) return retry();
           let screen: MirrorScreen;
@@ -198,9 +205,10 @@ export class SessionScreen implements BackgroundParse {
           } catch (error) {
             return reject(error);
           }
-          // Asked for now, synchronously: the screen answers as of what was written to it so far,
-          // and a viewer that continues from there starts with the whole of a character cut short.
-          reader.read(screen, this.parsed - this.unfinished.length).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
+          // Asked for now, synchronously: the screen answers as of what was written to it so far
+          // (`through`: `unfinished` describes the end of the same write), and a viewer that
+          // continues from there starts with the whole of a character cut short.
+          reader.read(screen, through - this.unfinished.length).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
         },
       };
       // The screen went with its worker before it answered: wait again, for a new screen fed from the log.
@@ -339,7 +347,14 @@ export class SessionScreen implements BackgroundParse {
       this.busy = true;
       const screen = this.screen();
       try {
-        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data));
+        const written = skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data);
+        // The reads this slice completes go out with it, after a resize made where it ends: one round trip
+        // to the worker, not a write's and then a read's.
+        if (screen.readsFollowWrites) {
+          this.applyDueResizes(slice.next);
+          this.settleWaiters(false, slice.next);
+        }
+        await written;
       } catch (error) {
         // Nothing of the slice is anywhere: the next parse starts over on a new screen (see restart()).
         // Or the service is being disposed, and its worker with it: nothing to report.
@@ -380,8 +395,9 @@ export class SessionScreen implements BackgroundParse {
     }
   }
 
-  private applyDueResizes(): void {
-    while (this.resizes.length > 0 && this.resizes[0]!.at <= this.parsed) {
+  /** Applies the resizes made up to `through`, a position the screen has been given everything before. */
+  private applyDueResizes(through = this.parsed): void {
+    while (this.resizes.length > 0 && this.resizes[0]!.at <= through) {
       const { cols, rows } = this.resizes.shift()!;
       this.mirrorSize = { cols, rows };
       if (this.mirror && !this.disposed && (cols !== this.mirror.cols || rows !== this.mirror.rows)) this.mirror.resize(cols, rows);
@@ -396,12 +412,15 @@ export class SessionScreen implements BackgroundParse {
     }
   }
 
-  /** Settles the reads whose target has been parsed (all of them when `all`). */
-  private settleWaiters(all: boolean): void {
-    const due = this.waiters.filter((w) => all || w.target <= this.parsed);
+  /**
+   * Settles the reads whose target is reached once the screen reflects the
+   * log up to `through` (all of them when `all`).
+   */
+  private settleWaiters(all: boolean, through = this.parsed): void {
+    const due = this.waiters.filter((w) => all || w.target <= through);
     if (due.length === 0) return;
     this.waiters = this.waiters.filter((w) => !due.includes(w));
-    for (const waiter of due) waiter.settle();
+    for (const waiter of due) waiter.settle(through);
   }
 }
 

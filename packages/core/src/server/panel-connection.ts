@@ -1,7 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
-  ACK_WINDOW,
   DisposableStore,
   encodeOutputFrameHead,
   formatZodIssues,
@@ -17,10 +16,15 @@ import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
+import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
-/** A viewer whose acknowledged cursor trails the log's head by more than this is resynced instead of replayed. */
+/**
+ * A viewer whose acknowledged cursor trails the log's head by more than this,
+ * or by more than twice its window when that is larger, is resynced instead
+ * of replayed.
+ */
 export const LAG_LIMIT = 1024 * 1024;
 /**
  * Least time between two resyncs of a lagging viewer: each one makes the
@@ -77,6 +81,8 @@ interface Viewer {
   cursor: number;
   /** One past the last byte the viewer acknowledged as parsed; `cursor - acked` is in flight. */
   acked: number;
+  /** How much may be in flight: sized from the pace of its acks. */
+  window: ViewerWindow;
   /** When it was last resynced. */
   resyncedAt: number;
   /**
@@ -92,7 +98,8 @@ interface Viewer {
 /**
  * One panel WebSocket: the control stream of session events, per-session
  * output from each viewer's own cursor, and the input coming back. The PTY is
- * never paused for a viewer: each gets at most ACK_WINDOW bytes ahead of what
+ * never paused for a viewer: each gets at most its window (ViewerWindow:
+ * ACK_WINDOW or more, as much as it parses in TARGET_DELAY_MS) ahead of what
  * it acknowledged as parsed and, once too far behind the log, is handed the
  * mirrored screen and told what it skipped.
  */
@@ -274,6 +281,7 @@ export class PanelConnection {
       id,
       cursor: start,
       acked: start,
+      window: new ViewerWindow(start),
       resyncedAt: Number.NEGATIVE_INFINITY,
       ackedSinceResync: true,
       generation: (previous?.generation ?? 0) + 1,
@@ -325,6 +333,7 @@ export class PanelConnection {
     if (!viewer || cursor <= viewer.acked) return;
     // Never credit bytes that were not sent: a bogus ack cannot open the window wider.
     viewer.acked = Math.min(cursor, viewer.cursor);
+    viewer.window.ack(viewer.acked, performance.now());
     viewer.ackedSinceResync = true;
     this.pump(viewer);
   }
@@ -338,7 +347,8 @@ export class PanelConnection {
         this.stalled = true;
         return;
       }
-      const room = ACK_WINDOW - (viewer.cursor - viewer.acked);
+      const window = viewer.window.size;
+      const room = window - (viewer.cursor - viewer.acked);
       let slice;
       try {
         // A full window still reads one byte: where the log ends and whether it trimmed past us.
@@ -348,7 +358,7 @@ export class PanelConnection {
         return;
       }
       const trimmed = slice.skipped > 0;
-      const lagging = trimmed || slice.end - viewer.acked > LAG_LIMIT;
+      const lagging = trimmed || slice.end - viewer.acked > Math.max(LAG_LIMIT, 2 * window);
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
         this.resync(viewer, viewer.cursor, true);
@@ -357,6 +367,7 @@ export class PanelConnection {
       if (room <= 0 || slice.data.length === 0) return;
       this.sendFrame(encodeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }), slice.data);
       viewer.cursor = slice.next;
+      viewer.window.sent(slice.next, performance.now());
     }
   }
 
@@ -396,6 +407,7 @@ export class PanelConnection {
     this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
     viewer.cursor = snapshot.cursor;
     viewer.acked = snapshot.cursor;
+    viewer.window.restart(snapshot.cursor);
     viewer.state = 'live';
     this.pump(viewer);
   }
@@ -427,6 +439,7 @@ export class PanelConnection {
       viewer.cursor = seen;
       viewer.acked = Math.min(viewer.acked, seen);
     }
+    viewer.window.restart(viewer.acked);
     viewer.state = 'live';
     this.pump(viewer);
   }
