@@ -57,17 +57,11 @@ export interface CreateSessionInput {
 }
 
 /** A display session: no program runs, output comes from its creator. */
-export interface CreateDisplayInput {
+export interface CreateDisplayInput extends Pick<CreateSessionInput, 'cols' | 'rows' | 'title' | 'source' | 'owner' | 'ownerName'> {
   /** What the agent says it ran, shown as the tab's command. */
   command?: string;
   /** Where the agent says it ran it; must be an absolute existing directory when given. */
   cwd?: string;
-  cols?: number;
-  rows?: number;
-  title?: string;
-  source: SessionSource;
-  owner?: string;
-  ownerName?: string;
 }
 
 /**
