@@ -7,7 +7,7 @@
 //
 // argv: result file, ws module path, MCP SDK client path, SDK transport path,
 // the ptydeck launcher, then session ids that are not its own.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -73,8 +73,14 @@ for (const [name, argv] of [
   ['scrubbed environment', [...scrubbed, process.execPath, ptydeckBin, 'url']],
   ['setsid and scrubbed environment', ['setsid', '-w', ...scrubbed, process.execPath, ptydeckBin, 'url']],
 ]) {
-  const run = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 20_000 });
-  result.url.push({ name, status: run.status, stdout: run.stdout, stderr: run.stderr });
+  // Not spawnSync: a blocked loop keeps fetch's idle keep-alive sockets (from step 3) past the server's
+  // 5 s deadline, and step 5's first request then goes out on one the server has closed ("other side closed").
+  const run = await new Promise((resolve) => {
+    execFile(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 20_000 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+  result.url.push({ name, ...run });
 }
 
 // 5. The agent token over MCP: a connection of its own sees only its own sessions.
