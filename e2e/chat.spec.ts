@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { demoAgentsJson, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
+import { clickNotification, notifications, pretendFocus, recordNotifications } from './notification-recorder.js';
 
 function chatPane(page: Page): Locator {
   return page.getByRole('complementary', { name: 'Chats with agents' });
@@ -263,6 +264,44 @@ test.describe('with the demo agent', () => {
     await send(pane, 'still here');
     await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByTestId('chat-message-agent')).toContainText('You said: still here');
     await keepScreenshot(page, 'chat-two-chats');
+  });
+
+  test('a question while the window is elsewhere is a desktop notification; clicking it brings its chat forward', async ({ panel: page, context }) => {
+    await context.grantPermissions(['notifications']);
+    await recordNotifications(page, 'granted');
+    await page.reload();
+    const pane = await startDemoChat(page);
+    const dialog = pane.getByRole('alertdialog');
+
+    // Looked at: the dialog is enough.
+    await send(pane, 'run echo looked-at');
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByTestId('chat-message-agent').last()).toContainText('Not run.');
+
+    // Elsewhere: one notification naming the agent and what it asks.
+    await pretendFocus(page, false);
+    await send(pane, 'run echo from-afar');
+    await expect.poll(() => notifications(page)).toHaveLength(1);
+    const [shown] = await notifications(page);
+    expect(shown).toMatchObject({ title: 'demo asks' });
+    expect(shown!.body).toContain('from-afar');
+
+    // Meanwhile the developer moved to another chat and hid the pane.
+    await pane.getByRole('tab', { name: '+ New chat' }).click();
+    await pane.getByRole('button', { name: 'Start' }).click();
+    await expect(pane.getByRole('tab', { name: 'demo 2 chat, ready', selected: true })).toBeVisible();
+    await page.getByTestId('toggle-chat').click();
+    await expect(chatPane(page)).toBeHidden();
+
+    // The click brings the pane back on the chat that asks, with its question open.
+    await clickNotification(page, 0);
+    await expect(chatPane(page)).toBeVisible();
+    await expect(pane.getByRole('tab', { name: /^demo chat/, selected: true })).toBeVisible();
+    await expect(dialog).toContainText('from-afar');
+    await dialog.getByRole('button', { name: 'Allow' }).click();
+    await expect(pane.getByRole('log', { name: 'Chat with demo' }).getByTestId('chat-message-agent').last()).toContainText('Exit code 0');
+    expect(await notifications(page)).toHaveLength(1);
   });
 });
 

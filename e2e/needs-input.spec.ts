@@ -4,6 +4,7 @@
 // the tab. Answering in the tab clears it all.
 import type { Page } from '@playwright/test';
 import { AGENT_NAME, activeSessionId, expect, keepScreenshot, terminalOf, test, type Agent } from './fixtures.js';
+import { clickNotification, notifications, pretendFocus, recordNotifications } from './notification-recorder.js';
 
 const PROMPT_COMMAND = "printf 'Continue? [y/N] '; read x";
 
@@ -17,60 +18,6 @@ async function waitingShell(agent: Agent): Promise<string> {
 async function ask(agent: Agent, id: string): Promise<void> {
   const run = await agent.call<{ outcome: string }>('terminal_run', { id, command: PROMPT_COMMAND });
   expect(run.outcome).toBe('waiting_for_input');
-}
-
-interface RecordedNotification {
-  title: string;
-  body: string;
-  tag: string | undefined;
-}
-
-/**
- * Replaces window.Notification before the page loads with a recorder: every
- * construction is kept (and can be clicked), and permission requests are counted.
- */
-async function recordNotifications(page: Page, permission: NotificationPermission): Promise<void> {
-  await page.addInitScript((initial) => {
-    const shown: Array<{ title: string; body: string; tag: string | undefined; onclick: ((event: Event) => void) | null; closed: boolean }> = [];
-    // Kept across reloads, as a browser keeps a page's permission.
-    let current = (sessionStorage.getItem('recorded-permission') as NotificationPermission | null) ?? initial;
-    class RecordingNotification {
-      static get permission() {
-        return current;
-      }
-      static requestPermission() {
-        (window as unknown as { permissionRequests: number }).permissionRequests += 1;
-        current = 'granted';
-        sessionStorage.setItem('recorded-permission', current);
-        return Promise.resolve(current);
-      }
-      onclick: ((event: Event) => void) | null = null;
-      closed = false;
-      constructor(
-        readonly title: string,
-        options: NotificationOptions = {},
-      ) {
-        shown.push(Object.assign(this, { body: options.body ?? '', tag: options.tag }));
-      }
-      close() {
-        this.closed = true;
-      }
-    }
-    Object.assign(window, { shownNotifications: shown, permissionRequests: 0 });
-    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true, writable: true });
-  }, permission);
-}
-
-const notifications = (page: Page) =>
-  page.evaluate(() =>
-    (window as unknown as { shownNotifications: RecordedNotification[] }).shownNotifications.map(({ title, body, tag }) => ({ title, body, tag })),
-  );
-
-/** Whether the page believes it is looked at; Playwright's page always has focus otherwise. */
-async function pretendFocus(page: Page, focused: boolean): Promise<void> {
-  await page.evaluate((value) => {
-    document.hasFocus = () => value;
-  }, focused);
 }
 
 const tabOf = (page: Page, id: string) => page.locator(`[role="tab"][data-session-id="${id}"]`);
@@ -145,10 +92,7 @@ test('one desktop notification per prompt while the window is elsewhere; clickin
 
   // Clicking the first brings its tab forward, with the cursor in its terminal.
   expect(await activeSessionId(page)).toBe(own);
-  await page.evaluate(() => {
-    const shown = (window as unknown as { shownNotifications: Array<{ onclick: ((event: Event) => void) | null }> }).shownNotifications;
-    shown[0]!.onclick?.(new Event('click'));
-  });
+  await clickNotification(page, 0);
   await expect(tabOf(page, id)).toHaveAttribute('aria-selected', 'true');
   await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
   expect(await page.evaluate(() => (window as unknown as { shownNotifications: Array<{ closed: boolean }> }).shownNotifications[0]!.closed)).toBe(true);

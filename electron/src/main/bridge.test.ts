@@ -82,13 +82,13 @@ describe('registerBridge', () => {
 
   it('shows a notification the app asks for, with only the fields it knows', async () => {
     const { ipcMain, notify } = setup();
-    await ipcMain.invoke(bridgeChannels.notify, app, { title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1', icon: '/etc/passwd' });
-    expect(notify.mock.calls).toEqual([[{ title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1' }]]);
+    await ipcMain.invoke(bridgeChannels.notify, app, { title: 'codex needs input', body: 'make build: Continue? [y/N]', target: 'session:s-1', icon: '/etc/passwd' });
+    expect(notify.mock.calls).toEqual([[{ title: 'codex needs input', body: 'make build: Continue? [y/N]', target: 'session:s-1' }]]);
   });
 
   it('refuses a notification from any other sender, showing nothing', async () => {
     const { ipcMain, notify } = setup();
-    const request = { title: 't', body: 'b', sessionId: 's-1' };
+    const request = { title: 't', body: 'b', target: 'session:s-1' };
     for (const sender of [{ url: 'https://evil.example/' }, { url: `${appOrigin}/`, parent: {} }, null]) {
       await expect(ipcMain.invoke(bridgeChannels.notify, sender, request)).rejects.toThrow(/untrusted_sender/);
     }
@@ -100,11 +100,11 @@ describe('registerBridge', () => {
     const cases: Array<[unknown, RegExp]> = [
       [null, /expected an object, got null/],
       ['hello', /expected an object, got string/],
-      [{ title: 1, body: 'b', sessionId: 's' }, /title must be a string, got number/],
-      [{ title: '', body: 'b', sessionId: 's' }, /title must not be empty/],
-      [{ title: 't', body: 'b'.repeat(2000), sessionId: 's' }, /body is longer than/],
-      [{ title: 't', body: 'b' }, /sessionId must be a string, got undefined/],
-      [{ title: 't', body: 'b', sessionId: 'x'.repeat(200) }, /sessionId is longer than/],
+      [{ title: 1, body: 'b', target: 's' }, /title must be a string, got number/],
+      [{ title: '', body: 'b', target: 's' }, /title must not be empty/],
+      [{ title: 't', body: 'b'.repeat(2000), target: 's' }, /body is longer than/],
+      [{ title: 't', body: 'b' }, /target must be a string, got undefined/],
+      [{ title: 't', body: 'b', target: 'x'.repeat(200) }, /target is longer than/],
     ];
     for (const [input, message] of cases) {
       await expect(ipcMain.invoke(bridgeChannels.notify, app, input), JSON.stringify(input)?.slice(0, 40)).rejects.toThrow(message);

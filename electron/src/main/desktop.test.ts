@@ -134,7 +134,7 @@ describe('runDesktop', () => {
   it("shows the app's notifications; a click brings the window forward and names the session to its page", async () => {
     const t = setup();
     await runDesktop(t.deps);
-    const request = { title: 'codex needs input', body: 'make build: Continue? [y/N]', sessionId: 's-1' };
+    const request = { title: 'codex needs input', body: 'make build: Continue? [y/N]', target: 'session:s-1' };
     await t.ipcMain.invoke(bridgeChannels.notify, { url: `${url}/` }, request);
     await expect(t.ipcMain.invoke(bridgeChannels.notify, { url: 'http://127.0.0.1:4001/' }, request)).rejects.toThrow(/untrusted_sender/);
     expect(t.notifications.map((n) => [n.options, n.shown])).toEqual([[{ title: request.title, body: request.body }, true]]);
@@ -145,13 +145,13 @@ describe('runDesktop', () => {
     t.notifications[0]!.emit('click');
     expect(window.restore).toHaveBeenCalled();
     expect(window.focus).toHaveBeenCalled();
-    expect(window.webContents.send.mock.calls).toEqual([[bridgeChannels.notificationClick, 's-1']]);
+    expect(window.webContents.send.mock.calls).toEqual([[bridgeChannels.notificationClick, 'session:s-1']]);
   });
 
   it('a notification clicked after its window was closed tells no page', async () => {
     const t = setup({ platform: 'darwin' });
     await runDesktop(t.deps);
-    await t.ipcMain.invoke(bridgeChannels.notify, { url: `${url}/` }, { title: 't', body: 'b', sessionId: 's-1' });
+    await t.ipcMain.invoke(bridgeChannels.notify, { url: `${url}/` }, { title: 't', body: 'b', target: 'session:s-1' });
     t.windows[0]!.destroyed = true;
     t.notifications[0]!.emit('click');
     expect(t.windows[0]!.focus).not.toHaveBeenCalled();

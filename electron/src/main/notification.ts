@@ -1,8 +1,8 @@
 /**
  * Desktop notifications for the window: the renderer asks (an agent waits for input
  * while the window is elsewhere), main checks what it asked and shows Electron's
- * Notification. A click focuses the window and tells the renderer which session's tab
- * to bring forward.
+ * Notification. A click focuses the window and hands the renderer back the notification's
+ * target (which tab or chat to bring forward).
  */
 import type { DeskNotificationRequest } from '../shared/bridge.js';
 import { BridgeError } from './bridge-error.js';
@@ -10,15 +10,15 @@ import { BridgeError } from './bridge-error.js';
 /** Generous for a title and a prompt line; bounds what a hostile renderer can make main hold. */
 const MAX_TITLE = 256;
 const MAX_BODY = 1024;
-/** The contract's SessionId bound. */
-const MAX_SESSION_ID = 128;
+/** A session or chat id (the contract bounds both at 128) with the renderer's prefix. */
+const MAX_TARGET = 160;
 
 /** Checks a notification the renderer asked for; throws BridgeError('invalid_notification') naming the field. */
 export function parseNotification(input: unknown): DeskNotificationRequest {
   if (typeof input !== 'object' || input === null) {
     throw new BridgeError('invalid_notification', `notify: expected an object, got ${input === null ? 'null' : typeof input}`);
   }
-  const { title, body, sessionId } = input as Record<string, unknown>;
+  const { title, body, target } = input as Record<string, unknown>;
   const text = (name: string, value: unknown, max: number, allowEmpty: boolean): string => {
     if (typeof value !== 'string') throw new BridgeError('invalid_notification', `notify: ${name} must be a string, got ${typeof value}`);
     if (value.length > max) throw new BridgeError('invalid_notification', `notify: ${name} is longer than ${max} characters`);
@@ -28,7 +28,7 @@ export function parseNotification(input: unknown): DeskNotificationRequest {
   return {
     title: text('title', title, MAX_TITLE, false),
     body: text('body', body, MAX_BODY, true),
-    sessionId: text('sessionId', sessionId, MAX_SESSION_ID, false),
+    target: text('target', target, MAX_TARGET, false),
   };
 }
 
@@ -61,7 +61,7 @@ export function desktopNotifier(deps: DesktopNotifierDeps): (notification: DeskN
   // Electron drops a notification's click handler once the object is garbage-collected;
   // holding each until it is clicked or closed keeps the click working.
   const live = new Set<ShownNotification>();
-  return ({ title, body, sessionId }) => {
+  return ({ title, body, target }) => {
     const notification = deps.create({ title, body });
     live.add(notification);
     notification.on('close', () => live.delete(notification));
@@ -71,7 +71,7 @@ export function desktopNotifier(deps: DesktopNotifierDeps): (notification: DeskN
       if (window === null || window.isDestroyed()) return;
       if (window.isMinimized()) window.restore();
       window.focus();
-      window.webContents.send(deps.clickChannel, sessionId);
+      window.webContents.send(deps.clickChannel, target);
     });
     notification.show();
   };

@@ -24,9 +24,9 @@ const bridge: PtydeckBridge = {
   // Passed through too: main validates every field.
   notify: (notification: DeskNotificationRequest) => electron.ipcRenderer.invoke(channels.notify, notification),
   // The page gets the session id and nothing else: never the IPC event, whose sender reaches ipcRenderer.
-  onNotificationClick: (listener: (sessionId: string) => void) => {
-    const forward = (_event: unknown, sessionId: unknown) => {
-      if (typeof sessionId === 'string') listener(sessionId);
+  onNotificationClick: (listener: (target: string) => void) => {
+    const forward = (_event: unknown, target: unknown) => {
+      if (typeof target === 'string') listener(target);
     };
     electron.ipcRenderer.on(channels.notificationClick, forward);
     return () => {

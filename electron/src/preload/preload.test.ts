@@ -56,13 +56,13 @@ describe('preload', () => {
     expect(invoke.mock.calls).toEqual([[bridgeChannels.connection], [bridgeChannels.openExternal, 'https://example.com/']]);
   });
 
-  it('asks main for a notification and hands the page only the session id of a click', async () => {
+  it('asks main for a notification and hands the page only the target string of a click', async () => {
     const { exposed, invoke, ipcRenderer } = runPreload();
     const bridge = exposed.get('ptydeck') as {
       notify(notification: unknown): Promise<unknown>;
       onNotificationClick(listener: (...args: unknown[]) => void): () => void;
     };
-    const request = { title: 'codex needs input', body: 'make build: Continue?', sessionId: 's-1' };
+    const request = { title: 'codex needs input', body: 'make build: Continue?', target: 'session:s-1' };
     await bridge.notify(request);
     expect(invoke.mock.calls).toEqual([[bridgeChannels.notify, request]]);
 

@@ -24,8 +24,11 @@ export interface BridgeConnection {
 export interface DeskNotificationRequest {
   title: string;
   body: string;
-  /** The session whose tab a click on the notification brings forward. */
-  sessionId: string;
+  /**
+   * What a click on the notification brings forward, opaque to main: the renderer's
+   * own name for it (a session's tab or a chat), handed back to it on the click.
+   */
+  target: string;
 }
 
 /**
@@ -45,11 +48,11 @@ export interface PtydeckBridge {
   /**
    * Shows a desktop notification (Electron's Notification, in the main process). Main
    * checks the sender and the fields; clicking the notification focuses the window and
-   * calls the `onNotificationClick` listeners with its session id.
+   * calls the `onNotificationClick` listeners with its target.
    */
   notify(notification: DeskNotificationRequest): Promise<void>;
   /** Listens for clicks on the notifications this window showed; returns the unsubscribe. */
-  onNotificationClick(listener: (sessionId: string) => void): () => void;
+  onNotificationClick(listener: (target: string) => void): () => void;
 }
 
 /** The IPC channel of each bridge function; main and preload both hold a value of this type. */
@@ -57,7 +60,7 @@ export interface BridgeChannels {
   connection: 'ptydeck:connection';
   openExternal: 'ptydeck:open-external';
   notify: 'ptydeck:notify';
-  /** Main to renderer: a notification was clicked (its one argument is the session id). */
+  /** Main to renderer: a notification was clicked (its one argument is the notification's target). */
   notificationClick: 'ptydeck:notification-click';
 }
 

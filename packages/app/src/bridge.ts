@@ -21,11 +21,11 @@ export interface PtydeckBridge {
   /**
    * Optional: a desktop notification from the main process (an agent waits for input
    * while the window is not focused). Clicking it focuses the window, and
-   * `onNotificationClick` listeners get its session id.
+   * `onNotificationClick` listeners get its target (see attention/notify-target.ts).
    */
-  notify?(notification: { title: string; body: string; sessionId: string }): Promise<void>;
+  notify?(notification: { title: string; body: string; target: string }): Promise<void>;
   /** Optional: called with the session id of a clicked notification; returns the unsubscribe. */
-  onNotificationClick?(listener: (sessionId: string) => void): () => void;
+  onNotificationClick?(listener: (target: string) => void): () => void;
 }
 
 /** The bridge if this renderer runs inside ptydeck's Electron window. */

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { bridgeNotifier, webNotifier, type WebNotificationApi } from './desk-notifier.js';
 
-const notification = { key: 'input:s-1:10', sessionId: 's-1', title: 'codex needs input', body: 'make build: Continue? [y/N]' };
+const notification = { key: 'input:s-1:10', target: { kind: 'session', id: 's-1' } as const, title: 'codex needs input', body: 'make build: Continue? [y/N]' };
 
 function fakeWeb(permission: NotificationPermission) {
   const shown: Array<{ title: string; options?: NotificationOptions; onclick: (() => void) | null; close: ReturnType<typeof vi.fn> }> = [];
@@ -44,14 +44,14 @@ describe('webNotifier', () => {
   it('on a click, brings the window forward, closes the notification and names the session', () => {
     const web = fakeWeb('granted');
     const notifier = webNotifier(web.target);
-    const clicks: string[] = [];
-    notifier.onClick((id) => clicks.push(id));
+    const clicks: unknown[] = [];
+    notifier.onClick((target) => clicks.push(target));
     notifier.show(notification);
     expect(web.shown.map((n) => [n.title, n.options])).toEqual([[notification.title, { body: notification.body, tag: notification.key }]]);
     web.shown[0]!.onclick?.();
     expect(web.target.focus).toHaveBeenCalled();
     expect(web.shown[0]!.close).toHaveBeenCalled();
-    expect(clicks).toEqual(['s-1']);
+    expect(clicks).toEqual([{ kind: 'session', id: 's-1' }]);
   });
 });
 
@@ -71,11 +71,14 @@ describe('bridgeNotifier', () => {
     const notifier = bridgeNotifier(bridge);
     expect(notifier.permission()).toBe('granted');
     notifier.show(notification);
-    expect(bridge.notify.mock.calls).toEqual([[{ title: notification.title, body: notification.body, sessionId: 's-1' }]]);
-    const clicks: string[] = [];
-    notifier.onClick((id) => clicks.push(id));
+    expect(bridge.notify.mock.calls).toEqual([[{ title: notification.title, body: notification.body, target: 'session:s-1' }]]);
+    const clicks: unknown[] = [];
+    notifier.onClick((target) => clicks.push(target));
+    listener!('session:s-1');
+    listener!('chat:c-1');
+    // Not one this renderer made: nothing to bring forward.
     listener!('s-1');
-    expect(clicks).toEqual(['s-1']);
+    expect(clicks).toEqual([{ kind: 'session', id: 's-1' }, { kind: 'chat', id: 'c-1' }]);
     notifier.dispose();
     expect(unsubscribe).toHaveBeenCalled();
   });

@@ -1,6 +1,7 @@
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
 import type { PtydeckBridge } from '../bridge.js';
 import type { DeskNotification } from './notification-plan.js';
+import { decodeTarget, encodeTarget, type NotifyTarget } from './notify-target.js';
 
 /** Whether notifications reach the developer: the browser's permission, or 'unsupported'. */
 export type NotifyPermission = 'granted' | 'default' | 'denied' | 'unsupported';
@@ -11,8 +12,8 @@ export interface DeskNotifier {
   /** Asks the developer (browser only); call it only from their click, never on load. */
   requestPermission(): Promise<NotifyPermission>;
   show(notification: DeskNotification): void;
-  /** A notification was clicked: the id of the session to bring forward. */
-  readonly onClick: OnEvent<string>;
+  /** A notification was clicked: what to bring forward. */
+  readonly onClick: OnEvent<NotifyTarget>;
   dispose(): void;
 }
 
@@ -29,7 +30,7 @@ export interface WebNotificationApi {
  * click came from its own notification) and closes it.
  */
 export function webNotifier(target: Pick<Window, 'focus'> & { Notification?: WebNotificationApi }): DeskNotifier {
-  const clicks = new Emitter<string>({ name: 'notification click' });
+  const clicks = new Emitter<NotifyTarget>({ name: 'notification click' });
   const api = () => target.Notification;
   const permission = (): NotifyPermission => api()?.permission ?? 'unsupported';
   return {
@@ -40,7 +41,7 @@ export function webNotifier(target: Pick<Window, 'focus'> & { Notification?: Web
       if (Api.permission !== 'default') return Api.permission;
       return Api.requestPermission();
     },
-    show({ key, sessionId, title, body }) {
+    show({ key, target: brought, title, body }) {
       const Api = api();
       if (!Api || Api.permission !== 'granted') return;
       try {
@@ -49,7 +50,7 @@ export function webNotifier(target: Pick<Window, 'focus'> & { Notification?: Web
         notification.onclick = () => {
           target.focus();
           notification.close();
-          clicks.fire(sessionId);
+          clicks.fire(brought);
         };
       } catch (error) {
         // Some browsers allow notifications only from a service worker (Chrome on Android).
@@ -63,16 +64,20 @@ export function webNotifier(target: Pick<Window, 'focus'> & { Notification?: Web
 
 /**
  * The desktop app's notifications: shown by the main process (Electron's
- * Notification), which on a click focuses the window and names the session.
+ * Notification), which on a click focuses the window and hands back the
+ * target, as an opaque string (see notify-target.ts).
  */
 export function bridgeNotifier(bridge: Required<Pick<PtydeckBridge, 'notify' | 'onNotificationClick'>>): DeskNotifier {
-  const clicks = new Emitter<string>({ name: 'notification click' });
-  const unsubscribe = bridge.onNotificationClick((sessionId) => clicks.fire(sessionId));
+  const clicks = new Emitter<NotifyTarget>({ name: 'notification click' });
+  const unsubscribe = bridge.onNotificationClick((text) => {
+    const target = decodeTarget(text);
+    if (target) clicks.fire(target);
+  });
   return {
     permission: () => 'granted',
     requestPermission: () => Promise.resolve('granted'),
-    show({ sessionId, title, body }) {
-      bridge.notify({ title, body, sessionId }).catch((error: unknown) => reportError(error, 'could not show a notification'));
+    show({ target, title, body }) {
+      bridge.notify({ title, body, target: encodeTarget(target) }).catch((error: unknown) => reportError(error, 'could not show a notification'));
     },
     onClick: clicks.on,
     dispose() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Attention, SessionInfo } from '@ptydeck/contract';
-import { planNotifications, type NotificationContext } from './notification-plan.js';
+import type { Attention, ChatEvent, SessionInfo } from '@ptydeck/contract';
+import { planChatQuestion, planNotifications, type NotificationContext } from './notification-plan.js';
 import { DEFAULT_NOTIFICATION_SETTINGS } from './notification-settings.js';
 
 function session(id: string, overrides: Partial<SessionInfo> = {}): SessionInfo {
@@ -31,7 +31,7 @@ function replay(steps: Array<{ sessions: SessionInfo[]; focused?: boolean; failu
 describe('planNotifications: prompts', () => {
   it('names the agent and the prompt, and the session to bring forward', () => {
     const plan = planNotifications([session('a')], [session('a', { attention: prompt(10) })], away);
-    expect(plan.show).toEqual([{ key: 'input:a:10', sessionId: 'a', title: 'codex needs input', body: 'make build: Continue? [y/N]' }]);
+    expect(plan.show).toEqual([{ key: 'input:a:10', target: { kind: 'session', id: 'a' }, title: 'codex needs input', body: 'make build: Continue? [y/N]' }]);
   });
 
   it('notifies once per prompt, however often the same prompt is updated', () => {
@@ -89,7 +89,7 @@ describe('planNotifications: failures (optional)', () => {
 
   it("notifies once when an agent's session exits non-zero, not for a clean exit, a requested close or an old exit", () => {
     const plan = planNotifications([session('a')], [failed], { ...away, settings: { input: true, failures: true } });
-    expect(plan.show).toEqual([{ key: 'exit:a', sessionId: 'a', title: "codex's shell failed", body: 'make build: exit 2' }]);
+    expect(plan.show).toEqual([{ key: 'exit:a', target: { kind: 'session', id: 'a' }, title: "codex's shell failed", body: 'make build: exit 2' }]);
     const on = (steps: SessionInfo[][]) => replay(steps.map((sessions) => ({ sessions, failures: true })));
     expect(on([[session('a')], [failed], [failed]])).toEqual([[], ['exit:a'], []]);
     expect(on([[session('a')], [session('a', { status: 'exited', exitCode: 0 })]])).toEqual([[], []]);
@@ -100,5 +100,30 @@ describe('planNotifications: failures (optional)', () => {
 
   it('shows nothing while the developer is looking', () => {
     expect(replay([{ sessions: [session('a')] }, { sessions: [failed], failures: true, focused: true }])).toEqual([[], []]);
+  });
+});
+
+describe('planChatQuestion', () => {
+  const question: Extract<ChatEvent, { type: 'question' }> = {
+    type: 'question',
+    questionId: 'q-1',
+    title: 'Run make deploy',
+    detail: 'make deploy\n--prod',
+    options: [{ id: 'allow', name: 'Allow', kind: 'allow_once' }],
+  };
+  const chat = { id: 'c-1', agentName: 'claude' };
+
+  it('names the agent and what it asks, and brings its chat forward', () => {
+    expect(planChatQuestion(chat, question, away)).toEqual({
+      key: 'question:c-1:q-1',
+      target: { kind: 'chat', id: 'c-1' },
+      title: 'claude asks',
+      body: 'Run make deploy: make deploy --prod',
+    });
+  });
+
+  it('stays quiet while the developer looks, or with input notifications off', () => {
+    expect(planChatQuestion(chat, question, { ...away, focused: true })).toBeNull();
+    expect(planChatQuestion(chat, question, { ...away, settings: { input: false, failures: true } })).toBeNull();
   });
 });

@@ -1,13 +1,14 @@
-import type { SessionInfo } from '@ptydeck/contract';
+import type { ChatEvent, SessionInfo } from '@ptydeck/contract';
 import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import type { NotificationSettings } from './notification-settings.js';
+import type { NotifyTarget } from './notify-target.js';
 
-/** A desktop notification to show; clicking it brings `sessionId`'s tab to the front. */
+/** A desktop notification to show; clicking it brings `target` to the front. */
 export interface DeskNotification {
-  /** One per prompt (`input:<session>:<since>`) or per failed exit (`exit:<session>`). */
+  /** One per prompt (`input:<session>:<since>`), per failed exit (`exit:<session>`), per chat question (`question:<chat>:<id>`). */
   key: string;
-  sessionId: string;
+  target: NotifyTarget;
   title: string;
   body: string;
 }
@@ -53,7 +54,7 @@ export function planNotifications(
       const key = `input:${session.id}:${attention.since}`;
       handled.add(key);
       if (!context.handled.has(key) && !quiet && context.settings.input) {
-        show.push({ key, sessionId: session.id, title: `${agentName(session)} needs input`, body: `${session.title}: ${promptText(attention.prompt)}` });
+        show.push({ key, target: { kind: 'session', id: session.id }, title: `${agentName(session)} needs input`, body: `${session.title}: ${promptText(attention.prompt)}` });
       }
     }
     if (
@@ -66,13 +67,36 @@ export function planNotifications(
     ) {
       show.push({
         key: `exit:${session.id}`,
-        sessionId: session.id,
+        target: { kind: 'session', id: session.id },
         title: `${agentName(session)}'s shell failed`,
         body: `${session.title}: ${exitLabel(session)}`,
       });
     }
   }
   return { show, handled };
+}
+
+type QuestionEvent = Extract<ChatEvent, { type: 'question' }>;
+
+/**
+ * Whether a question an agent asks in a chat calls for a notification: only
+ * while the developer is not looking and wants to hear when an agent needs
+ * input (the same setting as a shell's prompt). Each question is asked once,
+ * so it needs no memory of its own; a reload's replay of the chats is not
+ * asking again and never comes through here.
+ */
+export function planChatQuestion(
+  chat: { id: string; agentName: string },
+  question: QuestionEvent,
+  context: Pick<NotificationContext, 'focused' | 'settings'>,
+): DeskNotification | null {
+  if (context.focused || !context.settings.input) return null;
+  return {
+    key: `question:${chat.id}:${question.questionId}`,
+    target: { kind: 'chat', id: chat.id },
+    title: `${chat.agentName} asks`,
+    body: question.detail ? `${question.title}: ${promptText(question.detail)}` : question.title,
+  };
 }
 
 function agentName(session: SessionInfo): string {

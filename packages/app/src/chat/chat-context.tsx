@@ -39,6 +39,8 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       drafts: {},
     });
 
+    const chatOf = (id: string) => store.chats.chats.find((chat) => chat.info.id === id);
+
     function dispatch(action: ChatAction): void {
       const next = chatReducer(state, action);
       if (next === state) return;
@@ -59,11 +61,24 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
             return dispatch({ type: 'list', chats: message.chats });
           case 'chat.opened':
             return dispatch({ type: 'opened', info: message.info, ...(message.requestId !== undefined ? { requestId: message.requestId } : {}) });
-          case 'chat.event':
-            return dispatch({ type: 'event', chatId: message.chatId, event: message.event });
+          case 'chat.event': {
+            const { chatId, event } = message;
+            dispatch({ type: 'event', chatId, event });
+            // Live only: a reload's chat.list replays open questions without asking again.
+            const chat = chatOf(chatId);
+            if (event.type === 'question' && chat) terminal.notifications.chatQuestion({ id: chatId, agentName: chat.info.agentName }, event);
+            return;
+          }
           case 'chat.closed':
             return dispatch({ type: 'closed', chatId: message.chatId });
         }
+      }),
+    );
+    disposables.add(
+      terminal.notifications.onChatClick((chatId) => {
+        if (!chatOf(chatId)) return; // closed since
+        setPaneOpen(true);
+        dispatch({ type: 'select', chatId });
       }),
     );
     disposables.add(client.onChatOpenFailed(({ requestId, message }) => dispatch({ type: 'open-failed', requestId, message })));
@@ -79,8 +94,6 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       setStore('paneOpen', open);
       localStorage.setItem(PANE_OPEN_KEY, String(open));
     }
-
-    const chatOf = (id: string) => store.chats.chats.find((chat) => chat.info.id === id);
 
     return {
       state: store.chats,

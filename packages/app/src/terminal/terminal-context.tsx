@@ -1,11 +1,11 @@
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
-import type { McpLaunch } from '@ptydeck/contract';
+import type { ChatEvent, McpLaunch } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
-import { DisposableStore } from '@ptydeck/contract';
+import { DisposableStore, Emitter } from '@ptydeck/contract';
 import type { DeskNotifier, NotifyPermission } from '../attention/desk-notifier.js';
-import { planNotifications } from '../attention/notification-plan.js';
+import { planChatQuestion, planNotifications } from '../attention/notification-plan.js';
 import { NOTIFICATION_SETTINGS_KEY, parseNotificationSettings, type NotificationSettings } from '../attention/notification-settings.js';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
@@ -82,6 +82,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const notifier = props.notifier;
     /** Prompts already notified or seen (planNotifications' memory). */
     let handledPrompts: ReadonlySet<string> = new Set();
+    /** Clicks on a chat's notification: the chat pane brings that chat forward. */
+    const chatClicks = new Emitter<string>({ name: 'chat notification click' });
     const [store, setStore] = createStore<TerminalStore>({
       deck,
       connection: client.status,
@@ -244,9 +246,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
     disposables.add(
-      notifier.onClick((id) => {
+      notifier.onClick((target) => {
         window.focus();
-        open(id);
+        if (target.kind === 'session') open(target.id);
+        else chatClicks.fire(target.id);
       }),
     );
     // Permission can change in the browser's site settings while the page runs; look again on return.
@@ -254,6 +257,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     window.addEventListener('focus', refreshPermission);
     disposables.add(() => window.removeEventListener('focus', refreshPermission));
     disposables.add(() => notifier.dispose());
+    disposables.add(() => chatClicks.clear());
     /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
     function releaseTypeAhead(id: string): void {
       if (!typeAhead.holds(id)) return;
@@ -388,6 +392,13 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           setStore('notifyPermission', permission);
         },
         set: setNotifications,
+        /** An agent asks the developer in a chat: a notification when they are not looking (and want them). */
+        chatQuestion(chat: { id: string; agentName: string }, question: Extract<ChatEvent, { type: 'question' }>): void {
+          const notification = planChatQuestion(chat, question, { focused: lookedAt(), settings: store.notifications });
+          if (notification) notifier.show(notification);
+        },
+        /** A chat's notification was clicked (the window is already brought forward). */
+        onChatClick: chatClicks.on,
       },
       focus(id: string) {
         dispatch({ type: 'focus', id });
