@@ -60,6 +60,15 @@ test.describe('with the demo agent', () => {
     await expect(pane.getByRole('tab', { name: 'demo chat, ready' })).toBeVisible();
     // The prompt box is empty again and takes the next prompt.
     await expect(pane.getByRole('textbox', { name: 'Message demo' })).toHaveValue('');
+
+    // Markdown's code reads as code; what looks like HTML stays text.
+    await send(pane, 'please `npm test` **now** <b>bold?</b>');
+    const answer = log.getByTestId('chat-message-agent').last();
+    await expect(answer).toContainText('You said: please npm test now <b>bold?</b>');
+    await expect(answer.locator('code.message-inline-code')).toHaveText('npm test');
+    await expect(answer.locator('strong')).toHaveText('now');
+    await expect(answer.locator('b')).toHaveCount(0);
+    await keepScreenshot(page, 'chat-markdown');
   });
 
   test('a command: permission dialog, a tool card with live output, its tab in the panel with the agent\'s badge', async ({ panel: page }) => {

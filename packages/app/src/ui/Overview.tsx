@@ -117,7 +117,7 @@ function NotificationControls() {
       <p class="notify-hint" data-testid="notify-hint">
         <Show
           when={blocked()}
-          fallback="Shown only while this window is not in front; clicking one brings you to the agent's shell."
+          fallback="Shown only while this window is not in front; clicking one brings you to the agent's shell or chat."
         >
           {notifications.permission() === 'denied'
             ? 'This browser blocks notifications from this page: allow them in its site settings.'

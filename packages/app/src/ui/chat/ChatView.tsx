@@ -1,3 +1,4 @@
+import { MessageText } from './MessageText.jsx';
 import { For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { useTerminal } from '../../terminal/terminal-context.jsx';
@@ -88,13 +89,15 @@ export function ChatView(props: { chat: Chat }) {
                     <Match when={message().role === 'thought'}>
                       <details class="thought" open data-testid="chat-thought">
                         <summary>Thinking</summary>
-                        <div class="message-text">{message().text}</div>
+                        <MessageText text={message().text} />
                       </details>
                     </Match>
                     <Match when={true}>
                       <div class={`message ${message().role}`} data-testid={`chat-message-${message().role}`}>
                         <span class="visually-hidden">{message().role === 'user' ? 'You: ' : `${info().agentName}: `}</span>
-                        <div class="message-text">{message().text}</div>
+                        <Show when={message().role === 'agent'} fallback={<div class="message-text">{message().text}</div>}>
+                          <MessageText text={message().text} />
+                        </Show>
                       </div>
                     </Match>
                   </Switch>
