@@ -140,6 +140,21 @@ test.describe('with the demo agent', () => {
     await expect(pane.getByRole('tab', { name: 'demo chat, ready' })).toBeVisible();
   });
 
+  test('closing a chat mid-turn asks first; Keep keeps it working', async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    await send(pane, 'wait');
+    await expect(pane.getByRole('tab', { name: 'demo chat, working' })).toBeVisible();
+    await pane.getByTestId('chat-close').click();
+    const confirm = pane.getByRole('group', { name: 'Close this chat?' });
+    await expect(confirm.getByRole('button', { name: 'Keep' })).toBeFocused();
+    await confirm.getByRole('button', { name: 'Keep' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(pane.getByRole('tab', { name: 'demo chat, working' })).toBeVisible();
+    await pane.getByTestId('chat-close').click();
+    await confirm.getByRole('button', { name: 'Stop and close' }).click();
+    await expect(pane.getByRole('tab', { name: /^demo chat/ })).toHaveCount(0);
+  });
+
   test('cancelling a turn answers its open question as cancelled and closes the dialog', async ({ panel: page }) => {
     const pane = await startDemoChat(page);
     await send(pane, 'run echo not-now');

@@ -1,5 +1,5 @@
 import { MessageText } from './MessageText.jsx';
-import { For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
+import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { useTerminal } from '../../terminal/terminal-context.jsx';
 import type { Chat } from '../../chat/chat-state.js';
@@ -26,6 +26,9 @@ export function ChatView(props: { chat: Chat }) {
   const info = () => props.chat.info;
   let log!: HTMLDivElement;
   let prompt: HTMLTextAreaElement | undefined;
+  const [confirmingClose, setConfirmingClose] = createSignal(false);
+  /** Closes at once unless a turn is running, which is asked about first. */
+  const requestClose = () => (info().state === 'prompting' ? setConfirmingClose(true) : chat.close(info().id));
 
   onMount(() => {
     // Follows new output while the developer is at the bottom; leaves them be when they scrolled up to read.
@@ -50,10 +53,23 @@ export function ChatView(props: { chat: Chat }) {
         <span class="agent-badge" style={agentStyle(info().agentName)} data-testid="chat-agent-badge">{info().agentName}</span>
         <span class={`chat-state ${info().state}`} data-testid="chat-state" role="status">{CHAT_STATE_LABEL[info().state]}</span>
         <span class="chat-cwd" title={info().cwd}>{info().cwd}</span>
-        <button type="button" class="button small ghost" data-testid="chat-close" onClick={() => chat.close(info().id)}
-          title={info().state === 'ended' ? 'Remove this chat' : 'Stop the agent and remove this chat'}>
-          Close chat
-        </button>
+        <Show
+          when={confirmingClose()}
+          fallback={
+            <button type="button" class="button small ghost" data-testid="chat-close" onClick={requestClose}
+              title={info().state === 'ended' ? 'Remove this chat' : 'Stop the agent and remove this chat'}>
+              Close chat
+            </button>
+          }
+        >
+          {/* Mid-turn, closing throws away work in progress: asked once, the safe answer focused. */}
+          <span class="chat-close-confirm" role="group" aria-label="Close this chat?" data-testid="chat-close-confirm"
+            onKeyDown={(event) => event.key === 'Escape' && setConfirmingClose(false)}>
+            <span>{info().agentName} is working. Stop it and close?</span>
+            <button type="button" class="button small danger" onClick={() => chat.close(info().id)}>Stop and close</button>
+            <button type="button" class="button small" ref={(button) => queueMicrotask(() => button.focus())} onClick={() => setConfirmingClose(false)}>Keep</button>
+          </span>
+        </Show>
       </header>
       <Show when={info().state === 'ended'}>
         <div class="chat-ended" role="alert" data-testid="chat-ended">
