@@ -11,7 +11,7 @@ const BASH = ['--norc', '--noprofile'];
 let service: PtyService;
 
 beforeEach(() => {
-  service = createPtyService();
+  service = createPtyService({ env: isolatedEnv() });
 });
 afterEach(async () => {
   await service.dispose();
@@ -134,7 +134,7 @@ describe('PtyService', () => {
     const shell = path.join(dir, 'fake-shell');
     writeFileSync(shell, '#!/bin/sh\necho "argv0=$0 args=$*"\n');
     chmodSync(shell, 0o755);
-    const svc = createPtyService({ env: { ...process.env, SHELL: shell } });
+    const svc = createPtyService({ env: { ...isolatedEnv(), SHELL: shell } });
     try {
       const info = svc.create({ source: 'user', args: ['-l', '--extra'] });
       expect(info.command).toBe(shell);
