@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { isExistingDirectory } from '../pty/validate.js';
 import path from 'node:path';
 import type { SessionId } from '@ptydeck/contract';
 import { PtyError, type DisplaySession, type PtyService } from '../pty/types.js';
@@ -142,10 +142,5 @@ function oneLine(command: string): string {
 
 /** The agent's claimed cwd, when it is an absolute existing directory (it is only shown, never used to run anything). */
 function usableDir(dir: string | undefined): string | undefined {
-  if (!dir || !path.isAbsolute(dir) || dir.includes('\0') || !existsSync(dir)) return undefined;
-  try {
-    return statSync(dir).isDirectory() ? dir : undefined;
-  } catch {
-    return undefined;
-  }
+  return dir && path.isAbsolute(dir) && !dir.includes('\0') && isExistingDirectory(dir) ? dir : undefined;
 }

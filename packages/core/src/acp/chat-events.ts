@@ -1,4 +1,4 @@
-import type { ChatEvent, PlanEntry, ToolContent } from '@ptydeck/contract';
+import { PlanEntry, ToolKind, ToolStatus, type ChatEvent, type ToolContent } from '@ptydeck/contract';
 
 /**
  * ACP's session/update notifications as the contract's chat events, and the
@@ -32,10 +32,11 @@ export type TerminalResolver = (terminalId: string) => string | undefined;
 
 type Json = Record<string, unknown>;
 
-const TOOL_KINDS = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
-const TOOL_STATUSES = new Set(['pending', 'in_progress', 'completed', 'failed']);
-const PRIORITIES = new Set(['high', 'medium', 'low']);
-const PLAN_STATUSES = new Set(['pending', 'in_progress', 'completed']);
+// The contract's own enums: a value the contract gains is recognised here without a second list.
+const TOOL_KINDS = new Set<string>(ToolKind.options);
+const TOOL_STATUSES = new Set<string>(ToolStatus.options);
+const PRIORITIES = new Set<string>(PlanEntry.shape.priority.options);
+const PLAN_STATUSES = new Set<string>(PlanEntry.shape.status.options);
 
 /**
  * The agent-owned terminal reports in one update, in the order to apply

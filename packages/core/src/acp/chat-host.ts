@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type McpLaunch, type OnEvent } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { isExistingDirectory } from '../pty/validate.js';
 import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
 import { resolveConfigDir } from './agents-config.js';
 import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
@@ -229,12 +229,6 @@ export class ChatHost {
 /** A chat's working directory must be absolute and exist: the agent's file paths are relative to nothing else. */
 function checkCwd(cwd: string): string {
   if (!path.isAbsolute(cwd)) throw new ChatError('invalid_cwd', `cwd must be an absolute path, got '${cwd}'`);
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(cwd).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isDirectory) throw new ChatError('invalid_cwd', `cwd '${cwd}' is not an existing directory`);
+  if (!isExistingDirectory(cwd)) throw new ChatError('invalid_cwd', `cwd '${cwd}' is not an existing directory`);
   return path.resolve(cwd);
 }

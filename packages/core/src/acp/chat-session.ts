@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer, RequestPermissionRequest } from '@agentclientprotocol/sdk';
-import { DisposableStore, Emitter, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
+import { DisposableStore, Emitter, QuestionOption, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import type { AcpTerminalsOptions } from './acp-terminals.js';
@@ -282,7 +282,7 @@ export class ChatSession {
 }
 
 type OptionKind = Extract<ChatEvent, { type: 'question' }>['options'][number]['kind'];
-const OPTION_KINDS: readonly string[] = ['allow_once', 'allow_always', 'reject_once', 'reject_always'] satisfies OptionKind[];
+const OPTION_KINDS: readonly string[] = QuestionOption.shape.kind.options;
 
 /** A kind from a newer ACP than ours is shown as the cautious one: the developer reads the option's name either way. */
 function optionKind(kind: string): OptionKind {

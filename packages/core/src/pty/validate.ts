@@ -38,6 +38,15 @@ function invalid(error: z.ZodError, what: string): PtyError {
   return new PtyError('invalid_argument', `invalid ${what}: ${formatZodIssues(error)}`);
 }
 
+/** Whether `dir` names a directory that exists now (a missing path, a file or an unreadable one: false). */
+export function isExistingDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Checks a create() input where it enters; throws invalid_argument naming every problem. */
 export function parseCreateInput(input: unknown): CreateSessionInput {
   const parsed = CreateInput.safeParse(input);

@@ -16,6 +16,8 @@ export interface McpConnection {
   transport: 'http' | 'stdio';
   /** Set for a connection bound to a chat: its agent's name. */
   ownerName?: string;
+  /** Set for a connection bound to a chat: the chat's directory, where its shells start. */
+  cwd?: string;
   onInitialized?: (client: { name: string; version: string | null }) => void;
 }
 
