@@ -42,10 +42,15 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
     const chatOf = (id: string) => store.chats.chats.find((chat) => chat.info.id === id);
 
     function dispatch(action: ChatAction): void {
-      const next = chatReducer(state, action);
-      if (next === state) return;
+      const previous = state;
+      const next = chatReducer(previous, action);
+      if (next === previous) return;
       state = next;
-      setStore('chats', reconcile(next, { key: 'key', merge: true }));
+      // A streamed chunk changes one chat: diff that chat only, not every transcript in the store.
+      const one = onlyChangedChat(previous, next);
+      if (one >= 0) setStore('chats', 'chats', one, reconcile(next.chats[one]!, { key: 'key', merge: true }));
+      else setStore('chats', reconcile(next, { key: 'key', merge: true }));
+      if (next.chats.length === previous.chats.length && one >= 0) return;
       // A closed chat's draft goes with it.
       const drafts = Object.entries(store.drafts);
       const kept = drafts.filter(([id]) => next.chats.some((chat) => chat.info.id === id));
@@ -154,3 +159,16 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
 });
 
 export type ChatContextValue = ReturnType<typeof useChat>;
+
+/** The index of the one chat that differs when nothing else in the state does; -1 otherwise. */
+function onlyChangedChat(previous: ChatsState, next: ChatsState): number {
+  if (previous.catalog !== next.catalog || previous.activeId !== next.activeId || previous.openings !== next.openings) return -1;
+  if (previous.chats.length !== next.chats.length) return -1;
+  let changed = -1;
+  for (let i = 0; i < next.chats.length; i++) {
+    if (previous.chats[i] === next.chats[i]) continue;
+    if (changed >= 0 || previous.chats[i]!.key !== next.chats[i]!.key) return -1;
+    changed = i;
+  }
+  return changed;
+}
