@@ -57,6 +57,10 @@ export interface PtyProcess {
   /** Queues input; false, with nothing queued, when the backlog would pass its bound. */
   write(data: string | Uint8Array): boolean;
   resize(cols: number, rows: number): void;
+  /** Stops reading the PTY (its writer blocks once the kernel's buffer is full); output already read still arrives. */
+  pause(): void;
+  /** Reads again. */
+  resume(): void;
 }
 
 /** Most bytes drained synchronously at close: bounds the loop if a background process keeps writing. */
@@ -128,6 +132,8 @@ export function spawnPtyProcess(
       if (input.closed) throw new Error('the terminal is closed');
       pty.resize(cols, rows);
     },
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
   };
 }
 

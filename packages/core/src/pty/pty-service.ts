@@ -4,6 +4,7 @@ import { reportError, type Attention, type SessionId, type SessionInfo } from '@
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
+import { DEFAULT_FLOOD_TURNS, FloodTurns } from './flood-turns.js';
 import { groupAlive, isSignalName, posixSessionMembers, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { PtySession } from './pty-session.js';
@@ -29,6 +30,7 @@ const DEFAULTS = {
   maxExitedTotal: 256,
   killGraceMs: 3000,
   maxDisplaySessions: 32,
+  floodReaders: DEFAULT_FLOOD_TURNS.readers,
 };
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
@@ -53,6 +55,7 @@ class PtyServiceImpl implements PtyService {
   private liveDisplayCount = 0;
   private totalBytes = 0;
   private disposed = false;
+  private readonly floods: FloodTurns;
 
   constructor(options: PtyServiceOptions) {
     this.config = { ...DEFAULTS };
@@ -66,6 +69,7 @@ class PtyServiceImpl implements PtyService {
     }
     this.baseEnv = options.env ?? process.env;
     this.events = new EventHub(options.onListenerError);
+    this.floods = new FloodTurns({ readers: this.config.floodReaders });
   }
 
   create(rawInput: CreateSessionInput): SessionInfo {
@@ -124,6 +128,7 @@ class PtyServiceImpl implements PtyService {
       throw new PtyError('spawn_failed', `cannot start '${input.command ?? file}': ${reason}`);
     }
     session.info.pid = session.process.pid;
+    session.floodTurn = this.floods.join(session.process);
     this.sessions.set(id, session);
     this.liveCount++;
     if (session.info.source === 'agent') this.liveAgentCount++;
@@ -268,6 +273,7 @@ class PtyServiceImpl implements PtyService {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.floods.dispose();
     await Promise.all([...this.sessions.values()].map((session) => this.terminate(session)));
   }
 
@@ -275,6 +281,7 @@ class PtyServiceImpl implements PtyService {
   private onData(session: PtySession, chunk: Buffer): void {
     const log = session.log;
     const cursor = log.append(chunk);
+    session.floodTurn?.read(chunk.length);
     this.totalBytes += chunk.length;
     if (log.size > this.config.sessionLogBytes) this.totalBytes -= log.trimTo(this.config.sessionLogBytes);
     if (this.totalBytes > this.config.totalLogBytes) this.trimGlobal();
@@ -289,6 +296,7 @@ class PtyServiceImpl implements PtyService {
   }
 
   private onExit(session: PtySession, exit: PtyExit): void {
+    session.floodTurn?.dispose();
     session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
     this.liveCount--;
     if (session.info.source === 'agent') this.liveAgentCount--;
@@ -388,6 +396,8 @@ class PtyServiceImpl implements PtyService {
       this.endDisplay(session, null, null);
       return Promise.resolve();
     }
+    // A flood waiting its turn reads again, so the end it is asked for is seen at once.
+    session.floodTurn?.dispose();
     session.termination ??= (async () => {
       const sid = session.info.pid;
       if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;

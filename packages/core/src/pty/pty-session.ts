@@ -1,5 +1,6 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import { OutputLog } from './output-log.js';
+import type { FloodTurn } from './flood-turns.js';
 import type { PtyProcess } from './pty-process.js';
 import { TitleTracker } from './title-tracker.js';
 
@@ -11,6 +12,8 @@ export class PtySession {
   readonly log = new OutputLog();
   readonly titles = new TitleTracker();
   process: PtyProcess | null = null;
+  /** Its place among floods taking turns (flood-turns.ts), while its process runs. */
+  floodTurn: FloodTurn | null = null;
   /** Set while a kill/remove/dispose is ending this session, so they share one escalation. */
   termination: Promise<void> | null = null;
   /** Whether a background process still held the terminal when the session's process exited. */

@@ -29,6 +29,13 @@ export interface PtyServiceOptions {
    * Default 32.
    */
   maxDisplaySessions?: number;
+  /**
+   * Flooding sessions read at once; past them a flood waits its turn (its
+   * writer blocks), so a hundred floods cannot keep the loop from a
+   * keystroke (see flood-turns.ts). 0: every session is always read.
+   * Default 4.
+   */
+  floodReaders?: number;
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
   /**

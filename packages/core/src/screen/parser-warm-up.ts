@@ -32,7 +32,7 @@ function sampleOutput(): string {
  * one piece, and a developer's first shell, opened at once, does not stop it.
  */
 export async function warmUpParser(whenIdle: () => Promise<void>): Promise<void> {
-  const mirror = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000 });
+  const mirror = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000, synchronous: true });
   try {
     const sample = new TextEncoder().encode(sampleOutput());
     for (let written = 0; written < WARM_UP_BYTES; written += sample.length) {

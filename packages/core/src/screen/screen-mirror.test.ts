@@ -61,4 +61,20 @@ describe('ScreenMirror', () => {
     await mirror.settled();
     expect(mirror.screenText()).toBe(`${' '.repeat(9)}x\n${' '.repeat(19)}y`);
   });
+
+  it('parses a write before write() returns when synchronous (the screen worker), and only then', () => {
+    // Pins xterm.js's writeSync: were it gone after an upgrade, the worker would silently parse on timers again.
+    mirror = new ScreenMirror({ cols: 20, rows: 3, synchronous: true });
+    expect(mirror.parsesSynchronously).toBe(true);
+    void mirror.write('now\r\n\x1b[1mbold');
+    mirror.resize(10, 2);
+    expect(mirror.screenText()).toBe('now\nbold');
+    expect([mirror.cols, mirror.rows]).toEqual([10, 2]);
+
+    const later = new ScreenMirror({ cols: 20, rows: 3 });
+    expect(later.parsesSynchronously).toBe(false);
+    void later.write('later');
+    expect(later.screenText()).toBe('');
+    later.dispose();
+  });
 });

@@ -30,6 +30,21 @@ export interface ScreenMirrorOptions {
   rows: number;
   /** Lines of history kept above the screen. Default 1000. */
   scrollback?: number;
+  /**
+   * Parse each write before write() returns, not in xterm.js's time slices:
+   * for the screen worker, whose thread has nothing else to do. xterm.js
+   * starts every write on a timer and yields every 12 ms so a page stays
+   * responsive; in the worker that only added a timer wake per write and let
+   * other screens' writes interleave with a read's, and a 64 KiB write took
+   * 14 ms (p50) to come back during a 100-session flood against 6 ms parsed
+   * at once. Default false: on the main thread a long parse must yield.
+   */
+  synchronous?: boolean;
+}
+
+/** xterm.js's own synchronous write, on its core (not in the public typings). */
+interface SynchronousCore {
+  _core?: { writeSync?: (data: string | Uint8Array) => void };
 }
 
 /**
@@ -48,6 +63,8 @@ export class ScreenMirror {
   private disposed = false;
   /** The size as of everything queued: the terminal's own lags until the queued resizes are reached. */
   private size: { cols: number; rows: number };
+  /** Set when options.synchronous and this xterm.js has writeSync. */
+  private readonly writeSync: ((data: string | Uint8Array) => void) | undefined;
 
   constructor(options: ScreenMirrorOptions) {
     const { Terminal, SerializeAddon } = loadXterm();
@@ -58,9 +75,13 @@ export class ScreenMirror {
       rows: options.rows,
       scrollback: options.scrollback ?? 1000,
       allowProposedApi: true,
+      // writeSync warns once through xterm.js's log that it is meant for tests; a mirror has no one to tell.
+      ...(options.synchronous ? { logLevel: 'off' as const } : {}),
     });
+    const core = (this.terminal as unknown as SynchronousCore)._core;
+    if (options.synchronous && typeof core?.writeSync === 'function') this.writeSync = core.writeSync.bind(core);
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same addon surface.
-    this.terminal.loadAddon(this.serializer as unknown as Parameters<typeof this.terminal.loadAddon>[0]);
+    this.terminal.loadAddon(this.serializer as unknown as Parameters<Terminal['loadAddon']>[0]);
   }
 
   /** Columns once everything queued so far is applied (the size last passed to resize()). */
@@ -157,6 +178,11 @@ export class ScreenMirror {
     return Promise.resolve({ text: this.screenText(), altScreen: this.isAltScreen });
   }
 
+  /** Whether writes are parsed before write() returns (options.synchronous, where xterm.js allows it). */
+  get parsesSynchronously(): boolean {
+    return this.writeSync !== undefined;
+  }
+
   /** Reads here see what is parsed so far: a write must be awaited before a read reflects it. */
   get readsFollowWrites(): boolean {
     return false;
@@ -169,6 +195,15 @@ export class ScreenMirror {
 
   /** Hands `data` to the parser; `parsed` runs once the parser reaches it (a throw rejects). */
   private queue(data: string | Uint8Array, parsed: () => void): Promise<void> {
+    if (this.writeSync) {
+      try {
+        this.writeSync(data);
+        parsed();
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     this.unparsed++;
     return new Promise((resolve, reject) => {
       const done = (): void => {

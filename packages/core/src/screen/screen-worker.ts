@@ -68,7 +68,7 @@ function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undef
 port.on('message', (message: ScreenRequest) => {
   if (message.type === 'open') {
     screens.set(message.screen, {
-      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback }),
+      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, synchronous: true }),
       chain: Promise.resolve(),
     });
     return;

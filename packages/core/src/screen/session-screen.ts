@@ -27,12 +27,15 @@ const READ_CHUNK = 1024 * 1024;
 /**
  * A screen this far behind its log skims ahead to the last SKIM_KEEP bytes
  * instead of drawing everything before them: a read then parses at most
- * this much (30 to 80 ms on the machine the bench runs on), however long a
- * flood ran. SKIM_KEEP holds the MIRROR_SCROLLBACK lines a resync restores
- * even for output colored word by word (about 250 bytes a line).
+ * SKIM_AFTER, however long a flood ran. Warm, xterm.js parses 30 to 45 MB/s
+ * here, but during a 100-session flood the worker's thread waited for a CPU
+ * longer than it ran, so a read's parse took three times its CPU time: at
+ * 768 KiB reads took up to 90 ms. SKIM_KEEP still holds the
+ * MIRROR_SCROLLBACK lines a resync restores for output colored word by word
+ * (about 250 bytes a line), and four times that of plain text.
  */
-const SKIM_AFTER = 768 * 1024;
-const SKIM_KEEP = 384 * 1024;
+const SKIM_AFTER = 512 * 1024;
+const SKIM_KEEP = 256 * 1024;
 /** Unparsed output a mirror tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPtyService } from './pty-service.js';
+import { isolatedEnv, waitForExit } from './test-kit.js';
+import type { PtyService } from './types.js';
+
+const MiB = 1024 * 1024;
+let service: PtyService;
+afterEach(async () => {
+  await service.dispose();
+});
+
+/** A program that prints `bytes` bytes as fast as the terminal takes them, then exits. */
+const floodOf = (bytes: number) => ({ command: 'head', args: ['-c', String(bytes), '/dev/zero'], source: 'user' as const });
+
+/** Creates the floods together and records which session each chunk came from, in order. */
+async function runFloods(floodReaders: number, count: number, bytes: number): Promise<{ order: string[]; ends: number[] }> {
+  service = createPtyService({ env: isolatedEnv(), floodReaders });
+  // Recorded once every flood has printed 512 KiB: before that, each reads side by side up to the 256 KiB
+  // that makes it a flood, in as many chunks as the kernel hands out.
+  const order: string[] = [];
+  const printed = new Map<string, number>();
+  service.on('pty.data', (event) => {
+    printed.set(event.id, (printed.get(event.id) ?? 0) + event.data.length);
+    if (printed.size === count && [...printed.values()].every((bytes) => bytes >= MiB / 2)) order.push(event.id);
+  });
+  const ids = Array.from({ length: count }, () => service.create(floodOf(bytes)).id);
+  await Promise.all(ids.map((id) => waitForExit(service, id)));
+  return { order, ends: ids.map((id) => service.read(id, { maxBytes: 1 }).end) };
+}
+
+/** How often consecutive chunks came from different sessions. */
+const switches = (order: string[]) => order.filter((id, i) => i > 0 && id !== order[i - 1]).length;
+
+describe('floods taking turns', () => {
+  it('reads floods past the readers in turns of a slice each, and every byte of each arrives', async () => {
+    const { order, ends } = await runFloods(1, 3, 4 * MiB);
+    expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
+    // Each flood reads in slices of 256 KiB while another waits: a few dozen
+    // switches over the last 10.5 MiB, where reading all three every turn
+    // switches on most of its 2600 or so chunks (the test below).
+    expect(switches(order)).toBeLessThan(300);
+  });
+
+  it('reads every flood on every turn with floodReaders 0 (the contrast for the test above)', async () => {
+    const { order, ends } = await runFloods(0, 3, 4 * MiB);
+    expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
+    expect(switches(order)).toBeGreaterThan(1000);
+  });
+
+  it('ends floods that wait their turn at once when they are removed', async () => {
+    service = createPtyService({ env: isolatedEnv(), floodReaders: 1 });
+    const endless = () => service.create({ command: 'cat', args: ['/dev/zero'], source: 'user' }).id;
+    const a = endless();
+    const b = endless();
+    // Both have had a turn: b got a's place after a's slice.
+    await new Promise<void>((resolve) => {
+      const off = service.on('pty.data', () => {
+        if (service.read(a, { maxBytes: 1 }).end < MiB || service.read(b, { maxBytes: 1 }).end < MiB) return;
+        off();
+        resolve();
+      });
+    });
+    await Promise.all([service.remove(a), service.remove(b)]);
+    expect(service.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FloodTurns, type FloodTurn } from './flood-turns.js';
+
+const KiB = 1024;
+
+/** A reader that records whether it is paused, on a clock the test moves. */
+function setup(options: { readers: number }) {
+  let clock = 0;
+  const turns = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock });
+  const sessions: Array<{ name: string; paused: boolean; turn: FloodTurn }> = [];
+  const join = (name: string) => {
+    const session = { name, paused: false, turn: undefined as unknown as FloodTurn };
+    session.turn = turns.join({ pause: () => (session.paused = true), resume: () => (session.paused = false) });
+    sessions.push(session);
+    return session;
+  };
+  /** `bytes` read from `session` in 4 KiB chunks, 1 ms apart (a flood), unless it is paused. */
+  const flood = (session: { paused: boolean; turn: FloodTurn }, bytes: number) => {
+    for (let read = 0; read < bytes && !session.paused; read += 4 * KiB) {
+      clock += 1;
+      session.turn.read(4 * KiB);
+    }
+  };
+  return { turns, join, flood, advance: (ms: number) => (clock += ms), sessions };
+}
+
+describe('FloodTurns', () => {
+  let turns: FloodTurns | undefined;
+  afterEach(() => turns?.dispose());
+
+  it('never holds back output that is not a flood, however many sessions print', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const shells = Array.from({ length: 10 }, (_, i) => t.join(`shell${i}`));
+    for (let round = 0; round < 100; round++) {
+      for (const shell of shells) {
+        t.advance(60); // a prompt, an echo: never 64 KiB without a pause
+        shell.turn.read(200);
+      }
+    }
+    expect(shells.some((s) => s.paused)).toBe(false);
+  });
+
+  it('lets floods up to the readers run, and pauses the next one until a reader gives way after its slice', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const a = t.join('a');
+    const b = t.join('b');
+    t.flood(a, 64 * KiB); // a is a flood and reads
+    t.flood(b, 64 * KiB); // b is a flood too: no reader's place is free
+    expect([a.paused, b.paused]).toEqual([false, true]);
+    expect(t.turns.waitingCount).toBe(1);
+    // a reads its slice (128 KiB from taking its place), then gives way to b.
+    t.flood(a, 256 * KiB);
+    expect([a.paused, b.paused]).toEqual([true, false]);
+    t.flood(b, 256 * KiB);
+    expect([a.paused, b.paused]).toEqual([false, true]);
+  });
+
+  it('runs one flood alone at full speed: with no one waiting, its slice never ends', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const a = t.join('a');
+    t.flood(a, 8 * 1024 * KiB);
+    expect(a.paused).toBe(false);
+  });
+
+  it('takes a place back from a reader that went quiet, for the next flood', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const a = t.join('a');
+    const b = t.join('b');
+    t.flood(a, 64 * KiB);
+    t.advance(50); // a's flood ended
+    t.flood(b, 64 * KiB);
+    expect(b.paused).toBe(false);
+  });
+
+  it('lets a session that ends while waiting read again, and gives an ending reader’s place to the next', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const a = t.join('a');
+    const b = t.join('b');
+    const c = t.join('c');
+    t.flood(a, 64 * KiB);
+    t.flood(b, 64 * KiB);
+    t.flood(c, 64 * KiB);
+    expect([a.paused, b.paused, c.paused]).toEqual([false, true, true]);
+    // b is killed while it waits: it must read again to see its end.
+    b.turn.dispose();
+    expect(b.paused).toBe(false);
+    expect(t.turns.waitingCount).toBe(1);
+    // a ends: c, next in line, reads.
+    a.turn.dispose();
+    expect(c.paused).toBe(false);
+    expect(t.turns.waitingCount).toBe(0);
+  });
+
+  it('with readers 0, never pauses anything', () => {
+    const t = setup({ readers: 0 });
+    turns = t.turns;
+    const floods = Array.from({ length: 5 }, (_, i) => t.join(`f${i}`));
+    for (const f of floods) t.flood(f, 1024 * KiB);
+    expect(floods.some((f) => f.paused)).toBe(false);
+  });
+});

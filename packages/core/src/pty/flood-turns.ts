@@ -1,0 +1,198 @@
+/**
+ * Floods take turns at the event loop.
+ *
+ * Every PTY with output waiting costs the main thread one read (at most
+ * 4095 bytes, the line discipline's limit) and its handling on every turn of
+ * the loop. With a hundred sessions flooding, a turn read all hundred before
+ * the loop came back to a keystroke, and the hundred writers, woken by every
+ * read, took the CPU the loop needed: on two cores the main thread waited
+ * for a CPU about twice as long as it ran (its schedstat during bench figure
+ * 5), and typing in a 101st session echoed in up to 60 ms.
+ *
+ * So only `readers` flooding sessions are read at once. A session counts as a
+ * flood once it has produced `floodBytes` without pausing for `quietMs`;
+ * past the readers already reading, it is paused (its socket stops reading,
+ * so the kernel blocks its writer, as a terminal that is not keeping up
+ * does) and queued. A reader gives its place to the next in the queue after
+ * `sliceBytes`, and goes to the back. Output that is not a flood (prompts,
+ * echoes, a build's log) is never held back, and one flood alone, or up to
+ * `readers` of them, runs exactly as without this. No byte is dropped: a
+ * paused session's output waits in the kernel, and a session that ends
+ * while paused is drained at its close (see pty-process.ts).
+ */
+export interface FloodTurnsOptions {
+  /** Flooding sessions read at once. */
+  readers: number;
+  /** Output without a pause of quietMs that makes a session a flood. */
+  floodBytes: number;
+  /** What a reader reads before it gives way to a waiting flood. */
+  sliceBytes: number;
+  /** A pause this long ends a flood. */
+  quietMs: number;
+  /** The clock (tests pass their own). */
+  now?: () => number;
+}
+
+/** What the turns hold back: a session's reading of its PTY. */
+export interface PausableReader {
+  pause(): void;
+  resume(): void;
+}
+
+/** A session's place in the turns; its owner reports each read and disposes it when the session ends. */
+export interface FloodTurn {
+  /** `bytes` were just read from the session's PTY. */
+  read(bytes: number): void;
+  /** The session is ending: it leaves the turns, and reads again if it was paused, so its last output is not held. */
+  dispose(): void;
+}
+
+export const DEFAULT_FLOOD_TURNS: FloodTurnsOptions = {
+  readers: 4,
+  floodBytes: 256 * 1024,
+  sliceBytes: 256 * 1024,
+  quietMs: 50,
+};
+
+type State = 'free' | 'reading' | 'waiting';
+
+class Turn implements FloodTurn {
+  state: State = 'free';
+  /** Bytes of the current run of output (reads less than quietMs apart). */
+  run = 0;
+  /** Bytes read since this session last got a reader's place. */
+  slice = 0;
+  lastReadAt = Number.NEGATIVE_INFINITY;
+  disposed = false;
+
+  constructor(
+    private readonly turns: FloodTurns,
+    readonly reader: PausableReader,
+  ) {}
+
+  read(bytes: number): void {
+    if (!this.disposed) this.turns.onRead(this, bytes);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.turns.leave(this);
+  }
+}
+
+export class FloodTurns {
+  private readonly options: Required<FloodTurnsOptions>;
+  private readonly reading = new Set<Turn>();
+  private readonly waiting: Turn[] = [];
+  /** While floods wait: looks for readers that went quiet, whose place would otherwise stay taken. */
+  private quietCheck: NodeJS.Timeout | undefined;
+
+  constructor(options: Partial<FloodTurnsOptions> = {}) {
+    this.options = { ...DEFAULT_FLOOD_TURNS, now: () => performance.now(), ...options };
+  }
+
+  /** A session to schedule; readers 0 means floods are never held back. */
+  join(reader: PausableReader): FloodTurn {
+    return new Turn(this, reader);
+  }
+
+  /** Sessions paused, waiting for a reader's place. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  /** @internal Called by Turn.read. */
+  onRead(turn: Turn, bytes: number): void {
+    const { readers, floodBytes, sliceBytes, quietMs, now } = this.options;
+    if (readers === 0) return;
+    const at = now();
+    if (at - turn.lastReadAt >= quietMs) turn.run = 0;
+    turn.lastReadAt = at;
+    turn.run += bytes;
+    switch (turn.state) {
+      case 'free':
+        if (turn.run < floodBytes) return;
+        if (this.reading.size >= readers) this.reclaimQuiet(at);
+        if (this.reading.size < readers) return this.startReading(turn);
+        return this.wait(turn);
+      case 'reading':
+        turn.slice += bytes;
+        if (turn.slice < sliceBytes || this.waiting.length === 0) return;
+        // Its slice is up and another flood waits: to the back of the queue.
+        this.reading.delete(turn);
+        this.wait(turn);
+        this.admit();
+        return;
+      case 'waiting':
+        // Bytes the socket had buffered before it stopped reading: already counted as a flood.
+        return;
+    }
+  }
+
+  /** @internal Called by Turn.dispose. */
+  leave(turn: Turn): void {
+    const wasWaiting = turn.state === 'waiting';
+    if (wasWaiting) this.waiting.splice(this.waiting.indexOf(turn), 1);
+    this.reading.delete(turn);
+    turn.state = 'free';
+    if (wasWaiting) turn.reader.resume();
+    this.admit();
+  }
+
+  dispose(): void {
+    clearTimeout(this.quietCheck);
+    this.quietCheck = undefined;
+    for (const turn of [...this.waiting]) this.leave(turn);
+  }
+
+  private startReading(turn: Turn): void {
+    turn.state = 'reading';
+    turn.slice = 0;
+    this.reading.add(turn);
+  }
+
+  private wait(turn: Turn): void {
+    turn.state = 'waiting';
+    this.waiting.push(turn);
+    turn.reader.pause();
+    this.armQuietCheck();
+  }
+
+  /** Gives free readers' places to waiting floods, oldest first. */
+  private admit(): void {
+    while (this.reading.size < this.options.readers && this.waiting.length > 0) {
+      const next = this.waiting.shift()!;
+      this.startReading(next);
+      // Its pause is not a quiet spell: the next read continues the flood.
+      next.lastReadAt = this.options.now();
+      next.reader.resume();
+    }
+    if (this.waiting.length === 0) {
+      clearTimeout(this.quietCheck);
+      this.quietCheck = undefined;
+    }
+  }
+
+  /** Readers whose flood ended (quiet for quietMs) give their places back. */
+  private reclaimQuiet(at: number): void {
+    for (const turn of [...this.reading]) {
+      if (at - turn.lastReadAt < this.options.quietMs) continue;
+      this.reading.delete(turn);
+      turn.state = 'free';
+      turn.run = 0;
+    }
+  }
+
+  /** A reader that stops producing never reads again to give its place away: this takes it back. */
+  private armQuietCheck(): void {
+    if (this.quietCheck) return;
+    this.quietCheck = setTimeout(() => {
+      this.quietCheck = undefined;
+      this.reclaimQuiet(this.options.now());
+      this.admit();
+      if (this.waiting.length > 0) this.armQuietCheck();
+    }, this.options.quietMs);
+    this.quietCheck.unref();
+  }
+}
