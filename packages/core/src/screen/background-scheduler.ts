@@ -11,12 +11,12 @@ export const MAIN_THREAD_BUDGET: BackgroundBudget = { duty: 0.2, minPauseMs: 5 }
 
 /**
  * In the screen worker: a slice costs the main thread only a log copy and a
- * message, so slices follow each other at once, except those a session
- * charges (a flood, see SessionScreen), which take at most a quarter of wall
- * time: on two cores, a worker parsing every flood at full speed took CPU
- * the flood's own delivery needed.
+ * message, so slices follow each other at once. A flood is not parsed in the
+ * background at all until it ends (SessionScreen): on two cores, a worker
+ * parsing floods, even for a quarter of the time, took CPU the flood's own
+ * delivery needed.
  */
-export const WORKER_BUDGET: BackgroundBudget = { duty: 0.25, minPauseMs: 0 };
+export const WORKER_BUDGET: BackgroundBudget = { duty: 1, minPauseMs: 0 };
 
 /** A session's screen as the scheduler sees it: something that parses one slice at a time. */
 export interface BackgroundParse {

@@ -197,6 +197,41 @@ describe('ScreenService', () => {
     }
   });
 
+  it('skims closer to the end for a read of the visible screen than for a snapshot, which keeps history to restore', async () => {
+    // About 590 KB each: past both skim limits.
+    const flood = () => service.create({ source: 'user', command: 'seq', args: ['1', '100000'], cols: 20, rows: 3 }).id;
+    const forText = flood();
+    const forSnapshot = flood();
+    await Promise.all([exited(forText), exited(forSnapshot)]);
+    const drawn = new Map<number, number>();
+    let made = 0;
+    const local = new ScreenService(service, {
+      createScreen: (options) => {
+        const screen = new ScreenMirror(options);
+        const index = made++;
+        const write = screen.write.bind(screen);
+        screen.write = (data) => {
+          drawn.set(index, (drawn.get(index) ?? 0) + data.length);
+          return write(data);
+        };
+        return screen;
+      },
+    });
+    try {
+      expect((await local.text(forText)).text).toBe('99999\n100000');
+      const snapshot = await local.snapshot(forSnapshot);
+      expect(snapshot.screen).toContain('100000');
+      const KiB = 1024;
+      // The text read drew its last 64 KiB or so; the snapshot its last 256 KiB, a thousand lines and more of history.
+      expect(drawn.get(0)).toBeLessThan(96 * KiB);
+      expect(drawn.get(1)).toBeGreaterThan(224 * KiB);
+      expect(drawn.get(1)).toBeLessThan(288 * KiB);
+    } finally {
+      local.dispose();
+      await Promise.all([service.remove(forText), service.remove(forSnapshot)]);
+    }
+  });
+
   it('moves on when the terminal rejects a write: reported once, snapshots resolve, later output is mirrored', async () => {
     const reports: string[] = [];
     let failures = 0;

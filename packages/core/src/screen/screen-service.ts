@@ -39,11 +39,13 @@ export interface ScreenServiceOptions {
 const SNAPSHOT: ScreenReader<ScreenSnapshot> = {
   read: async (screen, cursor) => ({ screen: await screen.snapshot(MIRROR_SCROLLBACK), cursor }),
   gone: (cursor) => ({ screen: '', cursor }),
+  history: true,
 };
 
 const TEXT: ScreenReader<ScreenText> = {
   read: async (screen, cursor) => ({ ...(await screen.text()), cursor }),
   gone: (cursor) => ({ text: '', altScreen: false, cursor }),
+  history: false,
 };
 
 /**
@@ -79,6 +81,7 @@ export class ScreenService {
       createScreen: inThread ?? ((screen) => worker!.createScreen(screen)),
       reportError: report,
       eager: worker !== undefined,
+      bulk: new Set(),
     };
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
     this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));

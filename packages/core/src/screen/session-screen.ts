@@ -36,6 +36,21 @@ const READ_CHUNK = 1024 * 1024;
  */
 const SKIM_AFTER = 512 * 1024;
 const SKIM_KEEP = 256 * 1024;
+/**
+ * The same for a read that wants only the visible screen (an agent's
+ * terminal_read mode "screen"): 64 KiB is hundreds of lines, and a parse of
+ * at most 192 KiB. With the history limits, reads during a 100-session flood
+ * parsed up to 455 KiB in 14 to 60 ms each and missed 50 ms at p99.
+ */
+const SCREEN_SKIM_AFTER = 192 * 1024;
+const SCREEN_SKIM_KEEP = 64 * 1024;
+/**
+ * Sessions whose bulk output is parsed as it arrives at once; when more
+ * flood together, none is. A hundred sessions flooding at once, each within
+ * LAZY_BACKLOG, kept the worker parsing 100 MiB eagerly on two cores that
+ * the floods already filled, and an agent's screen read waited behind it.
+ */
+const EAGER_FLOODS = 2;
 /** Unparsed output a mirror tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */
@@ -85,6 +100,12 @@ export interface SessionScreenDeps {
    * quiet: for screens in the worker, whose thread is otherwise idle.
    */
   eager: boolean;
+  /**
+   * The screens in a run of bulk output (more than a slice behind), shared
+   * by all of a service's screens: when more than EAGER_FLOODS of them
+   * flood at once, none of their floods is parsed eagerly (see floodRunsOn).
+   */
+  bulk: Set<SessionScreen>;
 }
 
 /** Reads what a caller wants off a screen, at the log position `cursor` it reflects. */
@@ -93,6 +114,11 @@ export interface ScreenReader<T> {
   read(screen: MirrorScreen, cursor: number): Promise<T>;
   /** What to answer once the session is gone. */
   gone(cursor: number): T;
+  /**
+   * Whether it reads the scrollback too (a resync's snapshot), so a screen
+   * far behind keeps SKIM_KEEP of it; otherwise it skims closer to the end.
+   */
+  readonly history: boolean;
 }
 
 /**
@@ -104,7 +130,10 @@ export interface ScreenReader<T> {
  * Where the terminal parses decides when. In the screen worker (the
  * default) a slice costs the main thread one log copy, handed over, so
  * output is parsed as it arrives: the worker's thread is otherwise idle and a
- * screen that is ready when a viewer or a model asks answers at once. On the
+ * screen that is ready when a viewer or a model asks answers at once. Past
+ * LAZY_BACKLOG of output without a pause (a flood), or when more than
+ * EAGER_FLOODS sessions flood at once, it stops until the session is quiet: the CPU is then the flood's, and a read parses what it
+ * needs, skimming the rest. On the
  * main thread (a ScreenService given createScreen) parsing is lazy because
  * it is costly: mirroring every byte as it arrived cut a `yes` flood's
  * throughput sixfold. The mirror then pulls from the session log: at full
@@ -129,7 +158,11 @@ export class SessionScreen implements BackgroundParse {
   private unfinished: Uint8Array = new Uint8Array(0);
   /** One past the newest byte known to be in the log. */
   private end = 0;
-  /** A slice is being parsed: only one at a time may write to the terminal. */
+  /**
+   * A slice is being parsed by a terminal in this thread: only one at a
+   * time may write to it. (One in the worker takes slices one after another
+   * by itself, see sendSlice.)
+   */
   private busy = false;
   /** A write already failed and was reported: later failures of this mirror are not reported again. */
   private failed = false;
@@ -139,13 +172,21 @@ export class SessionScreen implements BackgroundParse {
   private toEnd = false;
   /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
   private bulkFrom: number | undefined;
+  /**
+   * Eager parsing stopped for a flood (bulk past LAZY_BACKLOG, or bulk
+   * while more than EAGER_FLOODS sessions flood) until the session goes quiet: reads and resyncs during it parse what they need
+   * (at most SKIM_AFTER), and the quiet catch-up skims to the end.
+   */
+  private flooding = false;
+  /** No output since the session went quiet: its catch-up is not a flood. */
+  private afterQuiet = false;
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
   private lastOutputAt = 0;
   private quietTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   /** Size changes, applied when parsing reaches the log position where they happened. */
   private resizes: Array<{ at: number; cols: number; rows: number }> = [];
-  private waiters: Array<{ target: number; settle: (through: number) => void }> = [];
+  private waiters: Array<{ target: number; history: boolean; settle: (through: number) => void }> = [];
   /** The size most recently asked for (pty.updated also reports title changes). */
   private size: { cols: number; rows: number };
 
@@ -162,7 +203,8 @@ export class SessionScreen implements BackgroundParse {
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
-    if (this.deps.eager) {
+    this.afterQuiet = false;
+    if (this.deps.eager && !this.flooding) {
       this.toEnd = true;
       this.queueBackground();
       return;
@@ -171,7 +213,7 @@ export class SessionScreen implements BackgroundParse {
     this.lastOutputAt = performance.now();
     // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
     this.quietTimer ??= this.armQuietTimer(QUIET_MS);
-    if (this.end - this.parsed > LAZY_BACKLOG) this.queueBackground();
+    if (!this.deps.eager && this.end - this.parsed > LAZY_BACKLOG) this.queueBackground();
   }
 
   /** Cursor one past the last byte parsed. */
@@ -198,6 +240,7 @@ export class SessionScreen implements BackgroundParse {
     return new Promise((resolve, reject) => {
       const waiter = {
         target,
+        history: reader.history,
         /** `through`: the log position the screen reflects when the read reaches it. */
         settle: (through: number) => {
           if (this.disposed) return resolve(reader.gone(this.parsed));
@@ -235,33 +278,52 @@ export class SessionScreen implements BackgroundParse {
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
-    const charged = !this.deps.eager || this.chargedInWorker();
+    if (this.deps.eager && this.floodRunsOn()) {
+      // A flood: parsing it in the background, even at a quarter of the time, took CPU its delivery
+      // needed (bench figure 2, two cores), and a read during it skims most of it anyway.
+      this.flooding = true;
+      this.background = false;
+      this.lastOutputAt = performance.now();
+      this.quietTimer ??= this.armQuietTimer(QUIET_MS);
+      return null;
+    }
+    const charged = !this.deps.eager;
     const started = performance.now();
     await this.parseSlice(MIRROR_CHUNK);
-    // A read asked for while this slice was parsing found the mirror busy
-    // and left the catching up to whoever held it: that is us.
+    // A read asked for while this slice was parsing in this thread found the
+    // mirror busy and left the catching up to whoever held it: that is us.
     this.catchUp();
     return charged ? performance.now() - started : 0;
   }
 
   /**
-   * Eager parsing in the worker is free up to LAZY_BACKLOG of bulk output (a
-   * build's log, a reload's worth: ready when a viewer comes back), and
-   * charged past it (a flood, which the worker parsing at full speed slowed
-   * by taking the CPU its delivery needed). Output that fits a slice (a
-   * prompt, an echo) ends a run of bulk.
+   * Eager parsing in the worker goes on up to LAZY_BACKLOG of bulk output (a
+   * build's log, a reload's worth: ready when a viewer comes back) and stops
+   * past it, for a flood, until the session is quiet; so it does for every
+   * session in bulk while more than EAGER_FLOODS are. Output that fits a
+   * slice (a prompt, an echo) ends a run of bulk.
    */
-  private chargedInWorker(): boolean {
+  private floodRunsOn(): boolean {
+    const { bulk } = this.deps;
     if (this.end - this.parsed <= MIRROR_CHUNK) {
-      this.bulkFrom = undefined;
+      this.endBulk();
       return false;
     }
     this.bulkFrom ??= this.parsed;
-    return this.parsed - this.bulkFrom > LAZY_BACKLOG;
+    bulk.add(this);
+    // Catching up once quiet is not a flood, however many catch up together (skimming bounds each).
+    if (this.afterQuiet) return false;
+    return this.parsed - this.bulkFrom > LAZY_BACKLOG || bulk.size > EAGER_FLOODS;
+  }
+
+  private endBulk(): void {
+    this.bulkFrom = undefined;
+    this.deps.bulk.delete(this);
   }
 
   dispose(): void {
     this.disposed = true;
+    this.endBulk();
     clearTimeout(this.quietTimer);
     this.quietTimer = undefined;
     this.settleWaiters(true);
@@ -283,6 +345,10 @@ export class SessionScreen implements BackgroundParse {
         this.quietTimer = this.armQuietTimer(QUIET_MS - quietFor);
         return;
       }
+      // The flood is over: catch up (skimming most of it), with a run of bulk of its own.
+      this.flooding = false;
+      this.endBulk();
+      this.afterQuiet = true;
       if (this.end <= this.parsed) return;
       this.toEnd = true;
       this.queueBackground();
@@ -316,15 +382,19 @@ export class SessionScreen implements BackgroundParse {
   private catchUp(): void {
     if (this.busy || this.disposed) return;
     this.settleWaiters(false);
-    if (this.waiters.length === 0) return;
-    this.parseSlice(READ_CHUNK).then(
-      () => this.catchUp(),
-      (error: unknown) => {
+    while (this.waiters.length > 0) {
+      const from = this.parsed;
+      const parsing = this.parseSlice(READ_CHUNK).catch((error: unknown) => {
         // parseSlice handles a failed write itself; this is anything else. The waiting reads get what there is.
         this.deps.reportError(error, `the screen mirror of session ${this.id} failed`);
         this.settleWaiters(true);
-      },
-    );
+      });
+      // A screen that takes slices in order has this one already (sendSlice): the next one, a skim's
+      // rest say, goes out now rather than a round trip later. One in this thread is parsing it.
+      if (this.mirror?.readsFollowWrites && !this.mirror.lost && this.parsed > from) continue;
+      void parsing.then(() => this.catchUp());
+      return;
+    }
   }
 
   /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
@@ -347,27 +417,13 @@ export class SessionScreen implements BackgroundParse {
     // A skim draws nothing, so it leaves no character begun.
     if (!empty) this.unfinished = skimTo !== undefined ? new Uint8Array(0) : unfinishedAfter(this.unfinished, slice.data);
     if (!empty) {
-      this.busy = true;
       const screen = this.screen();
+      if (screen.readsFollowWrites) return this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined);
+      this.busy = true;
       try {
-        const written = skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data);
-        // The reads this slice completes go out with it, after a resize made where it ends: one round trip
-        // to the worker, not a write's and then a read's.
-        if (screen.readsFollowWrites) {
-          this.applyDueResizes(slice.next);
-          this.settleWaiters(false, slice.next);
-        }
-        await written;
+        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data));
       } catch (error) {
-        // Nothing of the slice is anywhere: the next parse starts over on a new screen (see restart()).
-        // Or the service is being disposed, and its worker with it: nothing to report.
-        if (screen.lost || this.disposed || error instanceof ScreenLostError) return;
-        // The slice cannot be fed again without doubling whatever part of it
-        // was parsed, so the mirror moves past it: its screen may be off until
-        // later output repaints it, which beats a mirror that never parses
-        // again and reads that never resolve.
-        if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
-        this.failed = true;
+        if (this.writeFailed(screen, error)) return;
       } finally {
         this.busy = false;
       }
@@ -379,6 +435,42 @@ export class SessionScreen implements BackgroundParse {
   }
 
   /**
+   * A slice for a screen that serves its requests in order (the worker's):
+   * it counts as parsed once sent, so the reads it completes go out right
+   * behind it (one round trip to the worker, not a write's and then a
+   * read's), after a resize made where it ends, and a read asked for while
+   * it is parsing goes out at once instead of waiting for its answer, a trip
+   * through a main loop that a flood keeps busy.
+   */
+  private async sendSlice(screen: MirrorScreen, data: Uint8Array, next: number, skim: boolean): Promise<void> {
+    const written = skim ? screen.skim(data) : screen.write(data);
+    this.parsed = next;
+    this.applyDueResizes();
+    this.settleWaiters(false);
+    try {
+      await written;
+    } catch (error) {
+      this.writeFailed(screen, error);
+    }
+  }
+
+  /**
+   * A slice the screen did not take. True when the screen is gone (its
+   * worker died, or the service is being disposed): nothing of the slice is
+   * anywhere and the next parse starts over on a new screen (see restart()).
+   * Otherwise the mirror moves past it, since it cannot be fed again without
+   * doubling whatever part was parsed: its screen may be off until later
+   * output repaints it, which beats a mirror that never parses again and
+   * reads that never resolve.
+   */
+  private writeFailed(screen: MirrorScreen, error: unknown): boolean {
+    if (screen.lost || this.disposed || error instanceof ScreenLostError) return true;
+    if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
+    this.failed = true;
+    return false;
+  }
+
+  /**
    * Where to skim to when more than SKIM_AFTER behind: the first line start
    * in the last SKIM_KEEP bytes (an escape sequence or a character never
    * spans a line feed), or a pending resize before that, which is applied
@@ -386,8 +478,10 @@ export class SessionScreen implements BackgroundParse {
    */
   private skimTarget(nextResize: number | undefined): number | undefined {
     const end = this.logEnd();
-    if (end - this.parsed <= SKIM_AFTER) return undefined;
-    const keepFrom = end - SKIM_KEEP;
+    // Background parsing keeps history for a resync to come; so does a read when any waiting read wants it.
+    const screenOnly = this.waiters.length > 0 && !this.waiters.some((waiter) => waiter.history);
+    if (end - this.parsed <= (screenOnly ? SCREEN_SKIM_AFTER : SKIM_AFTER)) return undefined;
+    const keepFrom = end - (screenOnly ? SCREEN_SKIM_KEEP : SKIM_KEEP);
     if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
     try {
       const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
