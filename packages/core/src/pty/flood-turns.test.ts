@@ -96,6 +96,25 @@ describe('FloodTurns', () => {
     expect(t.turns.waitingCount).toBe(0);
   });
 
+  it('lets a waiting flood that is typed into read at once, and counts it a flood again after floodBytes', () => {
+    const t = setup({ readers: 1 });
+    turns = t.turns;
+    const a = t.join('a');
+    const b = t.join('b');
+    t.flood(a, 64 * KiB);
+    t.flood(b, 64 * KiB);
+    expect(b.paused).toBe(true);
+    b.turn.input(); // Ctrl-C
+    expect(b.paused).toBe(false);
+    expect(t.turns.waitingCount).toBe(0);
+    // Typing into a reader changes nothing.
+    a.turn.input();
+    expect(a.paused).toBe(false);
+    // b prints on: after another floodBytes it waits again, a still reading.
+    t.flood(b, 128 * KiB);
+    expect([a.paused, b.paused]).toEqual([false, true]);
+  });
+
   it('with readers 0, never pauses anything', () => {
     const t = setup({ readers: 0 });
     turns = t.turns;

@@ -43,6 +43,13 @@ export interface PausableReader {
 export interface FloodTurn {
   /** `bytes` were just read from the session's PTY. */
   read(bytes: number): void;
+  /**
+   * Someone typed into the session: a flood waiting its turn reads at once,
+   * so what the input makes it print (the end of a Ctrl-C, a prompt) shows
+   * without waiting behind the other floods. Printing on, it is a flood again
+   * after floodBytes.
+   */
+  input(): void;
   /** The session is ending: it leaves the turns, and reads again if it was paused, so its last output is not held. */
   dispose(): void;
 }
@@ -72,6 +79,10 @@ class Turn implements FloodTurn {
 
   read(bytes: number): void {
     if (!this.disposed) this.turns.onRead(this, bytes);
+  }
+
+  input(): void {
+    if (!this.disposed && this.state === 'waiting') this.turns.leave(this);
   }
 
   dispose(): void {
@@ -130,12 +141,13 @@ export class FloodTurns {
     }
   }
 
-  /** @internal Called by Turn.dispose. */
+  /** @internal Called by Turn.dispose and Turn.input. */
   leave(turn: Turn): void {
     const wasWaiting = turn.state === 'waiting';
     if (wasWaiting) this.waiting.splice(this.waiting.indexOf(turn), 1);
     this.reading.delete(turn);
     turn.state = 'free';
+    turn.run = 0;
     if (wasWaiting) turn.reader.resume();
     this.admit();
   }

@@ -192,6 +192,7 @@ class PtyServiceImpl implements PtyService {
       throw new PtyError('read_only', `session '${id}' is display-only: it shows output an agent ran itself, and takes no input`);
     }
     const session = this.runningSession(id, 'write to');
+    session.floodTurn?.input();
     if (!session.process!.write(data)) {
       throw new PtyError(
         'input_backlog',
