@@ -148,7 +148,11 @@ export class SessionScreen implements BackgroundParse {
   private mirror: MirrorScreen | undefined;
   /** The mirror's size as of `parsed` (what it is made with, or resized to). */
   private mirrorSize: { cols: number; rows: number };
-  /** Cursor one past the last byte parsed. */
+  /**
+   * Cursor one past the last byte parsed: by a terminal in this thread, or
+   * handed to one in the worker, which parses a screen's slices in order
+   * before it answers any read asked for after them (see sendSlice).
+   */
   private parsed = 0;
   /**
    * The last bytes parsed when they begin a character still incomplete (a PTY
@@ -216,7 +220,7 @@ export class SessionScreen implements BackgroundParse {
     if (!this.deps.eager && this.end - this.parsed > LAZY_BACKLOG) this.queueBackground();
   }
 
-  /** Cursor one past the last byte parsed. */
+  /** Cursor one past the last byte parsed (for the worker's screens, handed to it to parse in order). */
   get parsedThrough(): number {
     return this.parsed;
   }
