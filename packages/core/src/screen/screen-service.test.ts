@@ -199,10 +199,12 @@ describe('ScreenService', () => {
 
   it('skims closer to the end for a read of the visible screen than for a snapshot, which keeps history to restore', async () => {
     // About 590 KB each: past both skim limits.
-    const flood = () => service.create({ source: 'user', command: 'seq', args: ['1', '100000'], cols: 20, rows: 3 }).id;
+    const flood = (cols = 20, rows = 3, last = 100_000) => service.create({ source: 'user', command: 'seq', args: ['1', String(last)], cols, rows }).id;
     const forText = flood();
     const forSnapshot = flood();
-    await Promise.all([exited(forText), exited(forSnapshot)]);
+    // A screen of 200 x 60 cells keeps 20 bytes a cell, 240 000 bytes, once four times that behind: 1.7 MB here.
+    const forLargeText = flood(200, 60, 250_000);
+    await Promise.all([exited(forText), exited(forSnapshot), exited(forLargeText)]);
     const drawn = new Map<number, number>();
     let made = 0;
     const local = new ScreenService(service, {
@@ -221,14 +223,18 @@ describe('ScreenService', () => {
       expect((await local.text(forText)).text).toBe('99999\n100000');
       const snapshot = await local.snapshot(forSnapshot);
       expect(snapshot.screen).toContain('100000');
+      expect((await local.text(forLargeText)).text.endsWith('249999\n250000')).toBe(true);
       const KiB = 1024;
-      // The text read drew its last 64 KiB or so; the snapshot its last 256 KiB, a thousand lines and more of history.
-      expect(drawn.get(0)).toBeLessThan(96 * KiB);
+      // The text read drew its last 32 KiB or so; the snapshot its last 256 KiB, a thousand lines and more of history.
+      expect(drawn.get(0)).toBeLessThan(48 * KiB);
       expect(drawn.get(1)).toBeGreaterThan(224 * KiB);
       expect(drawn.get(1)).toBeLessThan(288 * KiB);
+      // The larger screen's text read kept enough for all its cells.
+      expect(drawn.get(2)).toBeGreaterThan(230_000);
+      expect(drawn.get(2)).toBeLessThan(260_000);
     } finally {
       local.dispose();
-      await Promise.all([service.remove(forText), service.remove(forSnapshot)]);
+      await Promise.all([service.remove(forText), service.remove(forSnapshot), service.remove(forLargeText)]);
     }
   });
 

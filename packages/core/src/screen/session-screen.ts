@@ -38,12 +38,17 @@ const SKIM_AFTER = 512 * 1024;
 const SKIM_KEEP = 256 * 1024;
 /**
  * The same for a read that wants only the visible screen (an agent's
- * terminal_read mode "screen"): 64 KiB is hundreds of lines, and a parse of
- * at most 192 KiB. With the history limits, reads during a 100-session flood
- * parsed up to 455 KiB in 14 to 60 ms each and missed 50 ms at p99.
+ * terminal_read mode "screen"): it keeps enough to draw every cell of the
+ * screen in a color of its own (a truecolor escape and a character, about
+ * 20 bytes a cell), at least 32 KiB (hundreds of lines), and skims once
+ * four times that behind. With the history limits, reads during a
+ * 100-session flood parsed up to 455 KiB in 14 to 60 ms each and missed
+ * 50 ms at p99; keeping 64 KiB, p99 was under 50 ms in 3 runs of 6,
+ * keeping 32 KiB (80x24) in 6 of 6, run for run lower.
  */
-const SCREEN_SKIM_AFTER = 192 * 1024;
-const SCREEN_SKIM_KEEP = 64 * 1024;
+const SCREEN_SKIM_KEEP_MIN = 32 * 1024;
+const SCREEN_BYTES_PER_CELL = 20;
+const SCREEN_SKIM_FACTOR = 4;
 /**
  * Sessions whose bulk output is parsed as it arrives at once; when more
  * flood together, none is. A hundred sessions flooding at once, each within
@@ -484,8 +489,9 @@ export class SessionScreen implements BackgroundParse {
     const end = this.logEnd();
     // Background parsing keeps history for a resync to come; so does a read when any waiting read wants it.
     const screenOnly = this.waiters.length > 0 && !this.waiters.some((waiter) => waiter.history);
-    if (end - this.parsed <= (screenOnly ? SCREEN_SKIM_AFTER : SKIM_AFTER)) return undefined;
-    const keepFrom = end - (screenOnly ? SCREEN_SKIM_KEEP : SKIM_KEEP);
+    const keep = screenOnly ? Math.max(SCREEN_SKIM_KEEP_MIN, this.size.cols * this.size.rows * SCREEN_BYTES_PER_CELL) : SKIM_KEEP;
+    if (end - this.parsed <= (screenOnly ? keep * SCREEN_SKIM_FACTOR : SKIM_AFTER)) return undefined;
+    const keepFrom = end - keep;
     if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
     try {
       const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
