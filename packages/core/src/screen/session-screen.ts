@@ -137,11 +137,11 @@ export interface ScreenReader<T> {
  * output is parsed as it arrives: the worker's thread is otherwise idle and a
  * screen that is ready when a viewer or a model asks answers at once. Past
  * LAZY_BACKLOG of output without a pause (a flood), or when more than
- * EAGER_FLOODS sessions flood at once, it stops until the session is quiet: the CPU is then the flood's, and a read parses what it
- * needs, skimming the rest. On the
- * main thread (a ScreenService given createScreen) parsing is lazy because
- * it is costly: mirroring every byte as it arrived cut a `yes` flood's
- * throughput sixfold. The mirror then pulls from the session log: at full
+ * EAGER_FLOODS sessions flood at once, it stops until the session is quiet:
+ * the CPU is then the flood's, and a read parses what it needs, skimming
+ * the rest. On the main thread (a ScreenService given createScreen) parsing
+ * is lazy because it is costly: mirroring every byte as it arrived cut a
+ * `yes` flood's throughput sixfold. The mirror then pulls from the session log: at full
  * speed when its screen is read; otherwise in slices under a budget shared by
  * all mirrors, once over a megabyte is waiting or once the session has been
  * quiet for QUIET_MS. Either way, if the log trims past it during a flood it
@@ -183,8 +183,9 @@ export class SessionScreen implements BackgroundParse {
   private bulkFrom: number | undefined;
   /**
    * Eager parsing stopped for a flood (bulk past LAZY_BACKLOG, or bulk
-   * while more than EAGER_FLOODS sessions flood) until the session goes quiet: reads and resyncs during it parse what they need
-   * (at most SKIM_AFTER), and the quiet catch-up skims to the end.
+   * while more than EAGER_FLOODS sessions flood) until the session goes
+   * quiet: reads and resyncs during it parse what they need (at most
+   * SKIM_AFTER), and the quiet catch-up skims to the end.
    */
   private flooding = false;
   /** No output since the session went quiet: its catch-up is not a flood. */
@@ -318,10 +319,10 @@ export class SessionScreen implements BackgroundParse {
       this.endBulk();
       return false;
     }
-    this.bulkFrom ??= this.parsed;
-    bulk.add(this);
     // Catching up once quiet is not a flood, however many catch up together (skimming bounds each).
     if (this.afterQuiet) return false;
+    this.bulkFrom ??= this.parsed;
+    bulk.add(this);
     return this.parsed - this.bulkFrom > LAZY_BACKLOG || bulk.size > EAGER_FLOODS;
   }
 
