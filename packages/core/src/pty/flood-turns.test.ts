@@ -2,15 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FloodTurns, type FloodTurn } from './flood-turns.js';
 
 const KiB = 1024;
+/** The test's turns, disposed after it. */
+let turns: FloodTurns | undefined;
+afterEach(() => turns?.dispose());
 
 /** A reader that records whether it is paused, on a clock the test moves. */
 function setup(options: { readers: number }) {
   let clock = 0;
-  const turns = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock });
+  const made = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock });
+  turns = made;
   const sessions: Array<{ name: string; paused: boolean; turn: FloodTurn }> = [];
   const join = (name: string) => {
     const session = { name, paused: false, turn: undefined as unknown as FloodTurn };
-    session.turn = turns.join({ pause: () => (session.paused = true), resume: () => (session.paused = false) });
+    session.turn = made.join({ pause: () => (session.paused = true), resume: () => (session.paused = false) });
     sessions.push(session);
     return session;
   };
@@ -21,16 +25,12 @@ function setup(options: { readers: number }) {
       session.turn.read(4 * KiB);
     }
   };
-  return { turns, join, flood, advance: (ms: number) => (clock += ms), sessions };
+  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), sessions };
 }
 
 describe('FloodTurns', () => {
-  let turns: FloodTurns | undefined;
-  afterEach(() => turns?.dispose());
-
   it('never holds back output that is not a flood, however many sessions print', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const shells = Array.from({ length: 10 }, (_, i) => t.join(`shell${i}`));
     for (let round = 0; round < 100; round++) {
       for (const shell of shells) {
@@ -43,7 +43,6 @@ describe('FloodTurns', () => {
 
   it('lets floods up to the readers run, and pauses the next one until a reader gives way after its slice', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const a = t.join('a');
     const b = t.join('b');
     t.flood(a, 64 * KiB); // a is a flood and reads
@@ -59,7 +58,6 @@ describe('FloodTurns', () => {
 
   it('runs one flood alone at full speed: with no one waiting, its slice never ends', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const a = t.join('a');
     t.flood(a, 8 * 1024 * KiB);
     expect(a.paused).toBe(false);
@@ -67,7 +65,6 @@ describe('FloodTurns', () => {
 
   it('takes a place back from a reader that went quiet, for the next flood', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const a = t.join('a');
     const b = t.join('b');
     t.flood(a, 64 * KiB);
@@ -78,7 +75,6 @@ describe('FloodTurns', () => {
 
   it('lets a session that ends while waiting read again, and gives an ending reader’s place to the next', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const a = t.join('a');
     const b = t.join('b');
     const c = t.join('c');
@@ -98,7 +94,6 @@ describe('FloodTurns', () => {
 
   it('lets a waiting flood that is typed into read at once, and counts it a flood again after floodBytes', () => {
     const t = setup({ readers: 1 });
-    turns = t.turns;
     const a = t.join('a');
     const b = t.join('b');
     t.flood(a, 64 * KiB);
@@ -117,7 +112,6 @@ describe('FloodTurns', () => {
 
   it('with readers 0, never pauses anything', () => {
     const t = setup({ readers: 0 });
-    turns = t.turns;
     const floods = Array.from({ length: 5 }, (_, i) => t.join(`f${i}`));
     for (const f of floods) t.flood(f, 1024 * KiB);
     expect(floods.some((f) => f.paused)).toBe(false);

@@ -11,10 +11,10 @@ export const MAIN_THREAD_BUDGET: BackgroundBudget = { duty: 0.2, minPauseMs: 5 }
 
 /**
  * In the screen worker: a slice costs the main thread only a log copy and a
- * message, so slices follow each other at once. A flood is not parsed in the
- * background at all until it ends (SessionScreen): on two cores, a worker
- * parsing floods, even for a quarter of the time, took CPU the flood's own
- * delivery needed.
+ * message, so slices follow each other at once (a duty of 1 leaves no
+ * pause). A flood is not parsed in the background at all until it ends
+ * (SessionScreen): on two cores, a worker parsing floods, even for a
+ * quarter of the time, took CPU the flood's own delivery needed.
  */
 export const WORKER_BUDGET: BackgroundBudget = { duty: 1, minPauseMs: 0 };
 

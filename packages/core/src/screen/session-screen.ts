@@ -297,13 +297,12 @@ export class SessionScreen implements BackgroundParse {
       this.quietTimer ??= this.armQuietTimer(QUIET_MS);
       return null;
     }
-    const charged = !this.deps.eager;
     const started = performance.now();
     await this.parseSlice(MIRROR_CHUNK);
     // A read asked for while this slice was parsing in this thread found the
     // mirror busy and left the catching up to whoever held it: that is us.
     this.catchUp();
-    return charged ? performance.now() - started : 0;
+    return performance.now() - started;
   }
 
   /**
