@@ -11,6 +11,11 @@ export default defineConfig({
         find: /^\.\/screen-worker-url\.js$/,
         replacement: fileURLToPath(new URL('./packages/core/src/screen/testing/screen-worker-url.ts', import.meta.url)),
       },
+      // So does the PTY read thread.
+      {
+        find: /^\.\/read-thread-url\.js$/,
+        replacement: fileURLToPath(new URL('./packages/core/src/pty/testing/read-thread-url.ts', import.meta.url)),
+      },
     ],
   },
   test: {

@@ -30,6 +30,12 @@ describe('the CLI bundle', () => {
     expect(existsSync(join(dir, 'screen-worker.js'))).toBe(true);
   });
 
+  it('carries the PTY read thread beside the module that starts it', () => {
+    const starters = readdirSync(dir).filter((name) => name.endsWith('.js') && readFileSync(join(dir, name), 'utf8').includes('new URL("./read-thread-worker.js", import.meta.url)'));
+    expect(starters).toHaveLength(1);
+    expect(existsSync(join(dir, 'read-thread-worker.js'))).toBe(true);
+  });
+
   it('runs the bundled worker: a screen opened, written and read', async () => {
     const worker = new Worker(pathToFileURL(join(dir, 'screen-worker.js')));
     try {

@@ -81,8 +81,9 @@ async function startHost(script, args, workspace) {
   const child = fork(path.join(BENCH_DIR, 'lib', script), args, {
     env: workspace.env,
     cwd: workspace.home,
-    // BENCH_CPU_PROF=<dir> profiles the hosts (node --cpu-prof), to find where a missed target goes.
-    execArgv: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    // BENCH_CPU_PROF=<dir> profiles the hosts (node --cpu-prof), to find where a missed target goes;
+    // BENCH_HOST_FLAGS passes more node flags to them (say --trace-gc).
+    execArgv: ['--expose-gc', ...(process.env.BENCH_HOST_FLAGS ? process.env.BENCH_HOST_FLAGS.split(' ') : []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = deferred();

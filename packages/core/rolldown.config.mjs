@@ -15,6 +15,8 @@ export default {
     // The screen worker is started from its own file, which the bundle finds
     // beside itself (screen-worker-url.ts): an entry of its own, same name.
     'screen-worker': here('./dist/screen/screen-worker.js'),
+    // So is the PTY read thread (read-thread-url.ts).
+    'read-thread-worker': here('./dist/pty/read-thread-worker.js'),
   },
   platform: 'node',
   // node-pty loads its native addon relative to its own files; ws and the

@@ -12,24 +12,48 @@ afterEach(async () => {
 /** A program that prints `bytes` bytes as fast as the terminal takes them, then exits. */
 const floodOf = (bytes: number) => ({ command: 'head', args: ['-c', String(bytes), '/dev/zero'], source: 'user' as const });
 
-/** Creates the floods together and records which session each chunk came from, in order. */
-async function runFloods(floodReaders: number, count: number, bytes: number): Promise<{ order: string[]; ends: number[] }> {
-  service = createPtyService({ env: isolatedEnv(), floodReaders });
+/**
+ * Creates the floods together and records which session each chunk came from, in order.
+ * threadReadAfter 0 keeps every flood on the event loop, which reads about 4 KiB a chunk;
+ * the read thread hands on 64 KiB a chunk.
+ */
+async function runFloods(
+  floodReaders: number,
+  count: number,
+  bytes: number,
+  threadReadAfter = 0,
+): Promise<{ order: string[]; sizes: number[]; ends: number[] }> {
+  service = createPtyService({ env: isolatedEnv(), floodReaders, threadReadAfter });
   // Recorded once every flood has printed 512 KiB: before that, each reads side by side up to the 256 KiB
   // that makes it a flood, in as many chunks as the kernel hands out.
   const order: string[] = [];
+  const sizes: number[] = [];
   const printed = new Map<string, number>();
   service.on('pty.data', (event) => {
     printed.set(event.id, (printed.get(event.id) ?? 0) + event.data.length);
-    if (printed.size === count && [...printed.values()].every((bytes) => bytes >= MiB / 2)) order.push(event.id);
+    if (printed.size === count && [...printed.values()].every((bytes) => bytes >= MiB / 2)) {
+      order.push(event.id);
+      sizes.push(event.data.length);
+    }
   });
   const ids = Array.from({ length: count }, () => service.create(floodOf(bytes)).id);
   await Promise.all(ids.map((id) => waitForExit(service, id)));
-  return { order, ends: ids.map((id) => service.read(id, { maxBytes: 1 }).end) };
+  return { order, sizes, ends: ids.map((id) => service.read(id, { maxBytes: 1 }).end) };
 }
 
 /** How often consecutive chunks came from different sessions. */
 const switches = (order: string[]) => order.filter((id, i) => i > 0 && id !== order[i - 1]).length;
+
+/** The median of the bytes one session printed before another printed. */
+function medianRun(order: string[], sizes: number[]): number {
+  const runs: number[] = [];
+  order.forEach((id, i) => {
+    if (i > 0 && id === order[i - 1]) runs[runs.length - 1]! += sizes[i]!;
+    else runs.push(sizes[i]!);
+  });
+  runs.pop(); // the last run ends with the floods, not with a turn
+  return runs.sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? 0;
+}
 
 describe('floods taking turns', () => {
   it('reads floods past the readers in turns of a slice each, and every byte of each arrives', async () => {
@@ -45,6 +69,19 @@ describe('floods taking turns', () => {
     const { order, ends } = await runFloods(0, 3, 4 * MiB);
     expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
     expect(switches(order)).toBeGreaterThan(1000);
+  });
+
+  it('with the read thread too: a flood reads a slice before the next has its turn', async () => {
+    const { order, sizes, ends } = await runFloods(1, 3, 4 * MiB, 256 * 1024);
+    expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
+    // Turns of 256 KiB (a slice); the thread's chunks are up to 64 KiB, so a run can end a chunk early.
+    expect(medianRun(order, sizes)).toBeGreaterThanOrEqual(192 * 1024);
+  });
+
+  it('with the read thread and floodReaders 0, the thread reads all floods side by side (the contrast)', async () => {
+    const { order, sizes, ends } = await runFloods(0, 3, 4 * MiB, 256 * 1024);
+    expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
+    expect(medianRun(order, sizes)).toBeLessThanOrEqual(128 * 1024);
   });
 
   it('ends floods that wait their turn at once when they are removed', async () => {

@@ -2,6 +2,7 @@ import { readSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
 import { fillDescriptorGaps } from './fd-hygiene.js';
+import { MasterReading, type ThreadReading } from './master-reading.js';
 import { signalName } from './process-tree.js';
 
 /**
@@ -39,6 +40,8 @@ export interface PtyProcessOptions {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** Hands the terminal to the read thread while it floods; without it the event loop always reads. */
+  threadReading?: ThreadReading;
 }
 
 export interface PtyExit {
@@ -104,11 +107,14 @@ export function spawnPtyProcess(
 
   let terminalHeld = false;
   const input = new MasterInput(fd);
+  const reading = new MasterReading(socket, fd, onData, () => socket.destroy(), options.threadReading);
   const destroy = socket.destroy;
   socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
     if (!this.destroyed) {
       // Input not yet written is dropped before the fd number is freed for reuse.
       input.close();
+      // The read thread lets go of the fd, and hands on what it read, before anyone else reads it.
+      reading.close();
       // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
       while (this.read() !== null) {
         // emitted through the 'data' listener below
@@ -118,7 +124,7 @@ export function spawnPtyProcess(
     return destroy.call(this, error);
   } as Socket['destroy'];
 
-  (pty.onData as unknown as nodePty.IEvent<Buffer>)(onData);
+  (pty.onData as unknown as nodePty.IEvent<Buffer>)((chunk) => reading.fromLoop(chunk));
   pty.onExit(({ exitCode, signal }) => {
     const name = signalName(signal);
     onExit({ exitCode: name ? null : exitCode, signal: name, terminalHeld });
@@ -132,8 +138,8 @@ export function spawnPtyProcess(
       if (input.closed) throw new Error('the terminal is closed');
       pty.resize(cols, rows);
     },
-    pause: () => socket.pause(),
-    resume: () => socket.resume(),
+    pause: () => reading.pause(),
+    resume: () => reading.resume(),
   };
 }
 

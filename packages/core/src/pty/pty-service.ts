@@ -8,6 +8,7 @@ import { DEFAULT_FLOOD_TURNS, FloodTurns } from './flood-turns.js';
 import { groupAlive, isSignalName, posixSessionMembers, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { PtySession } from './pty-session.js';
+import { ReadThread } from './read-thread.js';
 import {
   PtyError,
   type CreateDisplayInput,
@@ -31,12 +32,15 @@ const DEFAULTS = {
   killGraceMs: 3000,
   maxDisplaySessions: 32,
   floodReaders: DEFAULT_FLOOD_TURNS.readers,
+  threadReadAfter: 256 * 1024,
 };
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 /** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
 const SIGKILL_WAIT_MS = 5000;
 const REAP_POLL_MS = 20;
+/** A read thread that died this often is not started again. */
+const MAX_READ_THREAD_DEATHS = 3;
 
 export function createPtyService(options: PtyServiceOptions = {}): PtyService {
   return new PtyServiceImpl(options);
@@ -56,6 +60,10 @@ class PtyServiceImpl implements PtyService {
   private totalBytes = 0;
   private disposed = false;
   private readonly floods: FloodTurns;
+  /** Started by the first flood; replaced if it dies, up to MAX_READ_THREAD_DEATHS times. */
+  private readThread: ReadThread | undefined;
+  private readThreadDeaths = 0;
+  private readonly threadReading = { thread: () => this.liveReadThread(), afterBytes: 0 };
 
   constructor(options: PtyServiceOptions) {
     this.config = { ...DEFAULTS };
@@ -70,6 +78,7 @@ class PtyServiceImpl implements PtyService {
     this.baseEnv = options.env ?? process.env;
     this.events = new EventHub(options.onListenerError);
     this.floods = new FloodTurns({ readers: this.config.floodReaders });
+    this.threadReading.afterBytes = this.config.threadReadAfter;
   }
 
   create(rawInput: CreateSessionInput): SessionInfo {
@@ -119,7 +128,7 @@ class PtyServiceImpl implements PtyService {
     });
     try {
       session.process = spawnPtyProcess(
-        { file, args, cwd, env, cols, rows },
+        { file, args, cwd, env, cols, rows, threadReading: this.threadReading },
         (chunk) => this.onData(session, chunk),
         (exit) => this.onExit(session, exit),
       );
@@ -276,6 +285,19 @@ class PtyServiceImpl implements PtyService {
     this.disposed = true;
     this.floods.dispose();
     await Promise.all([...this.sessions.values()].map((session) => this.terminate(session)));
+    this.readThread?.dispose();
+    this.readThread = undefined;
+  }
+
+  /** The read thread, started on first use; after it died MAX_READ_THREAD_DEATHS times, none (the loop reads everything). */
+  private liveReadThread(): ReadThread | undefined {
+    if (this.disposed) return undefined;
+    if (this.readThread && !this.readThread.alive) {
+      this.readThread = undefined;
+      this.readThreadDeaths++;
+    }
+    if (!this.readThread && this.readThreadDeaths < MAX_READ_THREAD_DEATHS) this.readThread = new ReadThread();
+    return this.readThread;
   }
 
   // The hot path: one append, one title scan, one event object per chunk.

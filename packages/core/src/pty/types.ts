@@ -36,6 +36,12 @@ export interface PtyServiceOptions {
    * Default 4.
    */
   floodReaders?: number;
+  /**
+   * Bytes of output without a 50 ms pause after which a session is read by
+   * the read thread instead of the event loop, until it is quiet (see
+   * read-thread.ts). 0: the event loop reads every session. Default 256 KiB.
+   */
+  threadReadAfter?: number;
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
   /**

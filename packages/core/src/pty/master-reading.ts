@@ -1,0 +1,133 @@
+import type { Socket } from 'node:net';
+import type { ReadThread, ThreadRead } from './read-thread.js';
+
+/**
+ * Who reads a terminal's master, and whether it is read at all.
+ *
+ * The event loop reads it through node-pty's socket, until the terminal
+ * floods: `afterBytes` without a pause of FLOOD_QUIET_MS. Then the loop stops
+ * and the read thread (read-thread.ts) reads it, until it is quiet again and
+ * comes back. Either reader can be held (a flood waiting its turn, see
+ * flood-turns.ts) and let go. Only one reader ever reads, and a handover waits
+ * for the last byte of the one before, so bytes reach `deliver` in order.
+ *
+ * Stopping the loop means stopping libuv's read at once: a paused Readable
+ * keeps reading until its buffer passes the high-water mark, and a chunk read
+ * after the thread's first would arrive out of order. So the socket's handle
+ * is stopped directly (what net.Socket.pause() itself does for sockets made
+ * with `onread`), and the socket's _read() is kept from restarting it.
+ */
+export interface ThreadReading {
+  /** The read thread, started on first use; undefined when it cannot run. */
+  thread(): ReadThread | undefined;
+  /** Bytes of one run of output after which the thread reads. */
+  afterBytes: number;
+}
+
+/** A pause this long ends a run of output (as for flood-turns.ts). */
+const FLOOD_QUIET_MS = 50;
+
+interface StreamHandle {
+  reading: boolean;
+  readStart(): number;
+  readStop(): number;
+}
+
+export class MasterReading {
+  private held = false;
+  private onThread: ThreadRead | undefined;
+  private closing = false;
+  private run = 0;
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly fd: number,
+    private readonly deliver: (chunk: Buffer) => void,
+    /** Called when the thread found the terminal closed: the owner closes it as libuv's EOF would. */
+    private readonly ended: () => void,
+    private readonly threadReading?: ThreadReading,
+  ) {
+    const read = socket._read;
+    const reading = this;
+    socket._read = function gatedRead(this: Socket, size: number) {
+      if (reading.held || reading.onThread) return;
+      read.call(this, size);
+    };
+  }
+
+  /** A chunk the event loop read. */
+  fromLoop(chunk: Buffer): void {
+    this.deliver(chunk);
+    const options = this.threadReading;
+    if (!options || options.afterBytes <= 0) return;
+    const now = performance.now();
+    if (now - this.lastReadAt >= FLOOD_QUIET_MS) this.run = 0;
+    this.lastReadAt = now;
+    this.run += chunk.length;
+    if (this.run >= options.afterBytes && !this.held && !this.closing && !this.onThread) this.toThread(options);
+  }
+
+  /** Stops reading (its writer blocks once the kernel's buffer is full); output already read still arrives. */
+  pause(): void {
+    if (this.held) return;
+    this.held = true;
+    if (this.onThread) this.onThread.hold();
+    else this.stopLoop();
+  }
+
+  resume(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (this.onThread) this.onThread.go();
+    else this.startLoop();
+  }
+
+  /** Before the fd closes: the thread lets go of it, and what it read is delivered first. */
+  close(): void {
+    this.closing = true;
+    const onThread = this.onThread;
+    this.onThread = undefined;
+    onThread?.release();
+  }
+
+  private toThread(options: ThreadReading): void {
+    const thread = options.thread();
+    if (!thread?.alive || this.socket.destroyed) return;
+    this.stopLoop();
+    this.run = 0;
+    this.onThread = thread.adopt(this.fd, {
+      data: (chunk) => this.deliver(chunk),
+      quiet: () => this.backToLoop(),
+      ended: () => {
+        // The terminal is done: no reader again, the owner closes it (unless it is already closing).
+        this.onThread = undefined;
+        if (!this.closing) this.ended();
+      },
+    });
+  }
+
+  private backToLoop(): void {
+    this.onThread = undefined;
+    if (!this.held && !this.closing) this.startLoop();
+  }
+
+  private handle(): StreamHandle | undefined {
+    return (this.socket as unknown as { _handle?: StreamHandle })._handle ?? undefined;
+  }
+
+  private stopLoop(): void {
+    const handle = this.handle();
+    if (!handle?.reading) return;
+    handle.reading = false;
+    handle.readStop();
+  }
+
+  private startLoop(): void {
+    const handle = this.handle();
+    if (this.socket.destroyed || !handle || handle.reading) return;
+    handle.reading = true;
+    const error = handle.readStart();
+    if (error) this.socket.destroy(new Error(`cannot read the terminal (libuv error ${error})`));
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * What the read thread (read-thread-worker.ts) and the main thread
+ * (read-thread.ts) share: the layout of their control words and the messages
+ * on their two ports. The main thread sends commands; the thread sends reports,
+ * in the order it read, on a port the main thread may also drain synchronously
+ * (receiveMessageOnPort) when it takes a terminal back.
+ */
+
+/** Indices into the shared Int32Array of control words. */
+export const CTL = {
+  /** Bumped (and notified) by the main thread after each command, so a sleeping thread wakes for it. */
+  wake: 0,
+  /** Bytes the thread posted that the main thread has not yet handed on; past MAX_OUTSTANDING_BYTES the thread stops reading. */
+  outstanding: 1,
+  /** The slot the thread last gave back on request; the main thread waits on it (Atomics.wait) while it takes a terminal back. */
+  released: 2,
+} as const;
+export const CTL_WORDS = 3;
+
+/** Bytes read and not yet handed on, across all terminals, before the thread waits for the main thread. */
+export const MAX_OUTSTANDING_BYTES = 4 * 1024 * 1024;
+/** One message carries up to this many bytes of one terminal (16 reads of the line discipline's 4095). */
+export const BATCH_BYTES = 64 * 1024;
+/** A terminal with nothing to read for this long goes back to the event loop, which waits for it at no cost. */
+export const QUIET_MS = 20;
+
+export type ReadThreadCommand =
+  /** Read `fd` (non-blocking, already open) as terminal `slot` until told otherwise. */
+  | { op: 'adopt'; slot: number; fd: number }
+  /** Stop reading the terminal for now (a flood waiting its turn); `go` reads again. */
+  | { op: 'hold'; slot: number }
+  | { op: 'go'; slot: number }
+  /** Post what was read, forget the terminal and store `slot` in CTL.released. */
+  | { op: 'release'; slot: number };
+
+export type ReadThreadReport =
+  | { slot: number; data: Uint8Array }
+  /** Nothing to read for QUIET_MS: the thread forgot the terminal; the event loop reads it again. */
+  | { slot: number; quiet: true }
+  /** read(2) failed: EIO once every process closed the terminal and its output is read. The thread forgot it. */
+  | { slot: number; end: string };

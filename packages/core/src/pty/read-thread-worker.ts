@@ -1,0 +1,137 @@
+/**
+ * The read thread: reads flooding terminals so their writers never wait on
+ * the main thread (see read-thread.ts for why).
+ *
+ * A loop of non-blocking read(2)s, one per terminal per pass so floods share
+ * the thread evenly. A read the line discipline has nothing for returns
+ * EAGAIN at once; when a whole pass read nothing the thread sleeps, briefly at
+ * first and then longer, and a command wakes it. Reads gather into batches of
+ * up to BATCH_BYTES per terminal, posted in order. The thread never closes a
+ * descriptor: the main thread owns every fd and takes it back (release)
+ * before it closes it.
+ */
+import { readSync } from 'node:fs';
+import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { BATCH_BYTES, CTL, MAX_OUTSTANDING_BYTES, QUIET_MS, type ReadThreadCommand, type ReadThreadReport } from './read-thread-protocol.js';
+
+interface Terminal {
+  readonly slot: number;
+  readonly fd: number;
+  held: boolean;
+  batch: Uint8Array;
+  used: number;
+  /** When a read last returned bytes (or the terminal was adopted or let go): QUIET_MS after it, it goes back. */
+  lastDataAt: number;
+}
+
+/** Sleeps after a pass that read nothing: short while a flood is only catching its breath, longer after. */
+const MIN_SLEEP_MS = 0.05;
+const MAX_SLEEP_MS = 2;
+
+const { ctlBuffer, commands, reports } = workerData as { ctlBuffer: SharedArrayBuffer; commands: MessagePort; reports: MessagePort };
+const ctl = new Int32Array(ctlBuffer);
+const terminals = new Map<number, Terminal>();
+
+function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
+  reports.postMessage(report, transfer);
+}
+
+function flush(terminal: Terminal): void {
+  if (terminal.used === 0) return;
+  const data = terminal.batch.subarray(0, terminal.used);
+  Atomics.add(ctl, CTL.outstanding, terminal.used);
+  terminal.batch = new Uint8Array(BATCH_BYTES);
+  terminal.used = 0;
+  post({ slot: terminal.slot, data }, [data.buffer as ArrayBuffer]);
+}
+
+function forget(terminal: Terminal, last: ReadThreadReport | undefined): void {
+  flush(terminal);
+  terminals.delete(terminal.slot);
+  if (last) post(last);
+}
+
+function obey(command: ReadThreadCommand): void {
+  const terminal = terminals.get(command.slot);
+  switch (command.op) {
+    case 'adopt':
+      terminals.set(command.slot, { slot: command.slot, fd: command.fd, held: false, batch: new Uint8Array(BATCH_BYTES), used: 0, lastDataAt: performance.now() });
+      return;
+    case 'hold':
+      if (terminal) {
+        flush(terminal);
+        terminal.held = true;
+      }
+      return;
+    case 'go':
+      if (terminal) {
+        terminal.held = false;
+        terminal.lastDataAt = performance.now();
+      }
+      return;
+    case 'release':
+      if (terminal) forget(terminal, undefined);
+      // Stored after the last batch is posted: once the main thread sees it, that batch is on its port.
+      Atomics.store(ctl, CTL.released, command.slot);
+      Atomics.notify(ctl, CTL.released);
+      return;
+  }
+}
+
+/** Reads one chunk of `terminal`; true if it had bytes. */
+function readOnce(terminal: Terminal): boolean {
+  let bytes: number;
+  try {
+    bytes = readSync(terminal.fd, terminal.batch, terminal.used, BATCH_BYTES - terminal.used, null);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    if (code === 'EAGAIN') {
+      // Caught up: what was gathered goes out now rather than waiting for a full batch.
+      flush(terminal);
+      if (performance.now() - terminal.lastDataAt >= QUIET_MS) forget(terminal, { slot: terminal.slot, quiet: true });
+      return false;
+    }
+    forget(terminal, { slot: terminal.slot, end: code });
+    return false;
+  }
+  if (bytes === 0) {
+    forget(terminal, { slot: terminal.slot, end: 'EOF' });
+    return false;
+  }
+  terminal.used += bytes;
+  terminal.lastDataAt = performance.now();
+  // The line discipline hands out at most 4095 bytes a read: a batch without room for one more goes out.
+  if (BATCH_BYTES - terminal.used < 4096) flush(terminal);
+  return true;
+}
+
+let sleepMs = MIN_SLEEP_MS;
+for (;;) {
+  const wake = Atomics.load(ctl, CTL.wake);
+  for (let message = receiveMessageOnPort(commands); message; message = receiveMessageOnPort(commands)) {
+    obey(message.message as ReadThreadCommand);
+  }
+  let readers = 0;
+  let read = false;
+  if (Atomics.load(ctl, CTL.outstanding) < MAX_OUTSTANDING_BYTES) {
+    for (const terminal of terminals.values()) {
+      if (terminal.held) continue;
+      readers++;
+      if (readOnce(terminal)) read = true;
+    }
+  } else {
+    // The main thread is behind: wait for it to take what was posted (it notifies as it does).
+    Atomics.wait(ctl, CTL.outstanding, Atomics.load(ctl, CTL.outstanding), MAX_SLEEP_MS);
+    continue;
+  }
+  if (read) {
+    sleepMs = MIN_SLEEP_MS;
+    continue;
+  }
+  // Nothing to read anywhere: sleep until a command, or (while some terminal may get output) a short while.
+  if (readers === 0) Atomics.wait(ctl, CTL.wake, wake);
+  else {
+    Atomics.wait(ctl, CTL.wake, wake, sleepMs);
+    sleepMs = Math.min(sleepMs * 2, MAX_SLEEP_MS);
+  }
+}

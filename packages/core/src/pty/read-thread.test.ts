@@ -1,0 +1,134 @@
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDescriptors } from '../server/testing/reliability.js';
+import { spawnPtyProcess, type PtyExit } from './pty-process.js';
+import { createPtyService } from './pty-service.js';
+import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
+import { READ_THREAD_URL } from './read-thread-url.js';
+import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
+import type { PtyService } from './types.js';
+
+/** A read thread that counts its handovers, and whose worker a test can reach. */
+function watchedThread() {
+  const watch = { adopted: 0, quiet: 0, worker: undefined as Worker | undefined };
+  const thread = new ReadThread({ spawn: (workerData, transferList) => (watch.worker = new Worker(READ_THREAD_URL, { workerData, transferList })) });
+  const adopt = thread.adopt.bind(thread);
+  thread.adopt = (fd: number, sink: ReadThreadSink): ThreadRead => {
+    watch.adopted++;
+    return adopt(fd, {
+      ...sink,
+      quiet: () => {
+        watch.quiet++;
+        sink.quiet();
+      },
+    });
+  };
+  threads.push(thread);
+  return { thread, watch };
+}
+
+/** What `seq from to` prints on a terminal (which turns each \n into \r\n). */
+const seqText = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${from + i}\r\n`).join('');
+
+let threads: ReadThread[] = [];
+let service: PtyService | undefined;
+afterEach(async () => {
+  await service?.dispose();
+  service = undefined;
+  for (const thread of threads) thread.dispose();
+  threads = [];
+});
+
+/** Runs `sh -c script` on a terminal the thread reads once 64 KiB flooded; resolves at exit with every chunk delivered before it. */
+function run(script: string, thread: ReadThread): Promise<{ output: string; exit: PtyExit; chunksAfterExit: number }> {
+  const chunks: Buffer[] = [];
+  let exit: PtyExit | undefined;
+  let chunksAfterExit = 0;
+  return new Promise((resolve) => {
+    spawnPtyProcess(
+      { file: 'sh', args: ['-c', script], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
+      (chunk) => {
+        if (exit) chunksAfterExit++;
+        chunks.push(chunk);
+      },
+      (reported) => {
+        exit = reported;
+        // Anything delivered after this would be a byte reported after the exit: counted, on the next turn.
+        setImmediate(() => resolve({ output: Buffer.concat(chunks).toString('latin1'), exit: reported, chunksAfterExit }));
+      },
+    );
+  });
+}
+
+describe('the read thread', () => {
+  it('reads a flood whole and in order, and the exit comes after its last byte', async () => {
+    const { thread, watch } = watchedThread();
+    const { output, exit, chunksAfterExit } = await run('seq 1 300000', thread);
+    expect(watch.adopted).toBe(1);
+    expect(output).toBe(seqText(1, 300000));
+    expect(exit.exitCode).toBe(0);
+    expect(chunksAfterExit).toBe(0);
+  });
+
+  it('gives a terminal back to the event loop when it is quiet, and takes it again when it floods again', async () => {
+    const { thread, watch } = watchedThread();
+    // The pause is what a quiet terminal is (QUIET_MS is 20 ms): the thread must give it back in it.
+    const { output } = await run('seq 1 100000; sleep 0.3; seq 100001 200000; sleep 0.3; printf end', thread);
+    expect(output).toBe(seqText(1, 200000) + 'end');
+    expect(watch.adopted).toBe(2);
+    expect(watch.quiet).toBe(2);
+  });
+
+  it('a session removed while the thread reads it: what it printed arrives in order, then the exit; its fd is closed', async () => {
+    service = createPtyService({ env: isolatedEnv() });
+    const before = openDescriptors();
+    const { id } = service.create({ command: 'seq', args: ['1', '100000000'], source: 'user' });
+    await new Promise<void>((resolve) => {
+      const off = service!.on('pty.data', () => {
+        if (service!.read(id, { maxBytes: 1 }).end < 8 * 1024 * 1024) return;
+        off();
+        resolve();
+      });
+    });
+    await service.kill(id, 'SIGKILL');
+    await waitForExit(service, id);
+    const output = readAll(service, id).toString('latin1');
+    // The log keeps the last 4 MiB: every line from the first whole one on, contiguous (the thread's
+    // last batch came before anything read after it was taken back).
+    const lines = output.split('\r\n');
+    lines.shift(); // the line the log's trim cut
+    lines.pop(); // the line the kill cut
+    const first = Number(lines[0]);
+    expect(first).toBeGreaterThan(1);
+    expect(lines.length).toBeGreaterThan(100_000);
+    expect(lines.findIndex((line, i) => line !== String(first + i))).toBe(-1);
+    await service.remove(id);
+    const after = openDescriptors();
+    const leaked = [...after].filter(([fd, target]) => before.get(fd) !== target && /ptmx|pts/.test(target));
+    expect(leaked).toEqual([]);
+  });
+
+  it('a read thread that dies gives its terminals back to the event loop, which reads them to the end', async () => {
+    const { thread, watch } = watchedThread();
+    let killed = false;
+    const chunks: Buffer[] = [];
+    const exited = new Promise<PtyExit>((resolve) => {
+      spawnPtyProcess(
+        { file: 'seq', args: ['1', '1000000'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
+        (chunk) => {
+          chunks.push(chunk);
+          if (!killed && watch.adopted > 0) {
+            killed = true;
+            void watch.worker!.terminate();
+          }
+        },
+        resolve,
+      );
+    });
+    const exit = await exited;
+    expect(exit.exitCode).toBe(0);
+    expect(thread.alive).toBe(false);
+    // The last line came through the event loop after the thread died.
+    expect(Buffer.concat(chunks).toString('latin1').endsWith('999999\r\n1000000\r\n')).toBe(true);
+  });
+});

@@ -1,0 +1,153 @@
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { CTL, CTL_WORDS, type ReadThreadCommand, type ReadThreadReport } from './read-thread-protocol.js';
+import { READ_THREAD_URL } from './read-thread-url.js';
+
+/**
+ * A thread that reads flooding terminals, so a flood runs at the speed its
+ * writer and the kernel allow, not at the main thread's.
+ *
+ * Why: a PTY master hands out at most 4095 bytes per read(2), and the writer
+ * (a `cat`) blocks as soon as the line discipline's small buffer is full. On
+ * the event loop, every byte of a flood waits for the loop to come back to
+ * that fd: between two reads the main thread also writes the previous output
+ * to the panel's socket (loopback TCP does the receiver's work inside the
+ * sender's call), runs the GC and serves everything else, and the writer sits
+ * blocked the whole time. perf showed a quarter of both cores idle while a
+ * flood reached a panel at 0.6 to 0.8 of the speed of a bare node-pty reader.
+ * Here a thread that does nothing else reads with non-blocking read(2)s and
+ * hands the main thread batches of up to 64 KiB in order, through a port.
+ *
+ * Only floods come here (pty-process.ts decides): a terminal with nothing to
+ * read for QUIET_MS goes back to the event loop, whose epoll waits for it at
+ * no cost, where this thread would have to poll. The main thread owns every
+ * fd: before it closes one it takes it back with release(), which returns
+ * only once the thread no longer reads it and its last batch was handed on.
+ */
+export interface ReadThreadSink {
+  /** Bytes read, in order. */
+  data(chunk: Buffer): void;
+  /** Nothing to read for a while: the terminal is the event loop's again. */
+  quiet(): void;
+  /** read(2) failed (EIO: every process closed the terminal and its output was read). */
+  ended(code: string): void;
+}
+
+/** A terminal the thread reads. */
+export interface ThreadRead {
+  /** Stops reading for now; bytes already read still arrive. */
+  hold(): void;
+  go(): void;
+  /** Takes the terminal back: when this returns, the thread no longer reads it and every byte it read was given to the sink. */
+  release(): void;
+}
+
+export interface ReadThreadOptions {
+  /** Starts the thread (tests pass their own). Default: read-thread-worker.js in a new Worker. */
+  spawn?: (workerData: unknown, transferList: MessagePort[]) => Worker;
+}
+
+/** Longest release() waits for the thread to let go of a terminal; only a thread that died takes this long. */
+const RELEASE_WAIT_MS = 2000;
+
+export class ReadThread {
+  private readonly ctl = new Int32Array(new SharedArrayBuffer(CTL_WORDS * Int32Array.BYTES_PER_ELEMENT));
+  private readonly commands: MessagePort;
+  private readonly reports: MessagePort;
+  private readonly worker: Worker;
+  private readonly sinks = new Map<number, ReadThreadSink>();
+  private nextSlot = 1;
+  private dead = false;
+
+  constructor(options: ReadThreadOptions = {}) {
+    const commands = new MessageChannel();
+    const reports = new MessageChannel();
+    this.commands = commands.port1;
+    this.reports = reports.port1;
+    const workerData = { ctlBuffer: this.ctl.buffer, commands: commands.port2, reports: reports.port2 };
+    const transfer = [commands.port2, reports.port2];
+    this.worker = options.spawn ? options.spawn(workerData, transfer) : new Worker(READ_THREAD_URL, { workerData, transferList: transfer });
+    // Neither the thread nor its ports keep the process alive: sessions do.
+    this.worker.unref();
+    this.reports.unref();
+    this.reports.on('message', (report: ReadThreadReport) => this.dispatch(report));
+    this.worker.on('error', () => this.die());
+    this.worker.on('exit', () => this.die());
+  }
+
+  /** False once the thread died or was disposed: terminals then stay on the event loop. */
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** Hands a terminal's non-blocking fd to the thread. The caller has stopped reading it and keeps it open until release(). */
+  adopt(fd: number, sink: ReadThreadSink): ThreadRead {
+    const slot = this.nextSlot++;
+    this.sinks.set(slot, sink);
+    this.command({ op: 'adopt', slot, fd });
+    return {
+      hold: () => this.command({ op: 'hold', slot }),
+      go: () => this.command({ op: 'go', slot }),
+      release: () => this.release(slot),
+    };
+  }
+
+  dispose(): void {
+    if (this.dead) return;
+    this.dead = true;
+    void this.worker.terminate();
+    this.commands.close();
+    this.reports.close();
+    this.sinks.clear();
+  }
+
+  private command(command: ReadThreadCommand): void {
+    if (this.dead || !this.sinks.has(command.slot)) return;
+    this.commands.postMessage(command);
+    Atomics.add(this.ctl, CTL.wake, 1);
+    Atomics.notify(this.ctl, CTL.wake);
+  }
+
+  private release(slot: number): void {
+    if (!this.sinks.has(slot)) return;
+    if (!this.dead) {
+      Atomics.store(this.ctl, CTL.released, 0);
+      this.command({ op: 'release', slot });
+      const deadline = performance.now() + RELEASE_WAIT_MS;
+      while (Atomics.load(this.ctl, CTL.released) !== slot) {
+        const left = deadline - performance.now();
+        if (left <= 0) {
+          this.die();
+          break;
+        }
+        Atomics.wait(this.ctl, CTL.released, 0, left);
+      }
+    }
+    // Everything the thread posted before it let go is on the port now: hand it on in order.
+    for (let message = receiveMessageOnPort(this.reports); message; message = receiveMessageOnPort(this.reports)) {
+      this.dispatch(message.message as ReadThreadReport);
+    }
+    this.sinks.delete(slot);
+  }
+
+  private dispatch(report: ReadThreadReport): void {
+    const sink = this.sinks.get(report.slot);
+    if ('data' in report) {
+      Atomics.sub(this.ctl, CTL.outstanding, report.data.byteLength);
+      Atomics.notify(this.ctl, CTL.outstanding);
+      sink?.data(Buffer.from(report.data.buffer, report.data.byteOffset, report.data.byteLength));
+      return;
+    }
+    this.sinks.delete(report.slot);
+    if ('quiet' in report) sink?.quiet();
+    else sink?.ended(report.end);
+  }
+
+  /** The thread is gone (a crash, or dispose): every terminal it read goes back to the event loop. */
+  private die(): void {
+    if (this.dead) return;
+    this.dead = true;
+    const sinks = [...this.sinks.values()];
+    this.sinks.clear();
+    for (const sink of sinks) sink.quiet();
+  }
+}
