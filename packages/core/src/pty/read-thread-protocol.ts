@@ -17,7 +17,11 @@ export const CTL = {
 } as const;
 export const CTL_WORDS = 3;
 
-/** Bytes read and not yet handed on, across all terminals, before the thread waits for the main thread. */
+/**
+ * Bytes read and not yet handed on, across all terminals, before the thread
+ * waits for the main thread: how far a flood may run ahead of the main
+ * thread's handling of it (read-thread.ts hands it on a slice per turn).
+ */
 export const MAX_OUTSTANDING_BYTES = 4 * 1024 * 1024;
 /** One message carries up to this many bytes of one terminal (16 reads of the line discipline's 4095). */
 export const BATCH_BYTES = 64 * 1024;

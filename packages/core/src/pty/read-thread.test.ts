@@ -79,6 +79,40 @@ describe('the read thread', () => {
     expect(watch.quiet).toBe(2);
   });
 
+  it('hands a flood on a slice per turn of the event loop, however far the thread read ahead', async () => {
+    const { thread, watch } = watchedThread();
+    // A main thread slower than the flood (2 ms a chunk): the thread reads ahead, up to 4 MiB.
+    let sinceTick = 0;
+    let mostPerTurn = 0;
+    let ticking = true;
+    const tick = () => {
+      mostPerTurn = Math.max(mostPerTurn, sinceTick);
+      sinceTick = 0;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const bytes = await new Promise<number>((resolve) => {
+      let total = 0;
+      spawnPtyProcess(
+        { file: 'head', args: ['-c', String(8 * 1024 * 1024), '/dev/zero'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
+        (chunk) => {
+          total += chunk.length;
+          sinceTick += chunk.length;
+          const until = performance.now() + 2;
+          while (performance.now() < until) {
+            // busy, as a main thread with more to do per chunk
+          }
+        },
+        () => resolve(total),
+      );
+    });
+    ticking = false;
+    expect(watch.adopted).toBe(1);
+    expect(bytes).toBe(8 * 1024 * 1024);
+    // 256 KiB a turn, plus the batch (up to 64 KiB) that crossed it.
+    expect(mostPerTurn).toBeLessThanOrEqual(320 * 1024);
+  });
+
   it('a session removed while the thread reads it: what it printed arrives in order, then the exit; its fd is closed', async () => {
     service = createPtyService({ env: isolatedEnv() });
     const before = openDescriptors();

@@ -12,6 +12,13 @@ describe('TitleTracker', () => {
     expect(tracker.feed(Buffer.from('plain \x1b[31mred\x1b[0m'))).toBeUndefined();
   });
 
+  it('takes a "]" for an OSC only right after ESC', () => {
+    const tracker = new TitleTracker();
+    expect(tracker.feed(Buffer.from('a[0] ]0;not\x07 \x1b[1m]2;nor\x07'))).toBeUndefined();
+    expect(tracker.feed(Buffer.from(']0;x\x07 arr[i]\x1b]2;this\x07 ]'))).toBe('this');
+    expect(feedAll(tracker, 'ok]', ']0;no\x07', '\x1b\x1b]0;yes\x07')).toEqual([undefined, undefined, 'yes']);
+  });
+
   it('ignores other OSC codes and oversized payloads', () => {
     const tracker = new TitleTracker();
     expect(tracker.feed(Buffer.from('\x1b]1;icon\x07\x1b]8;;http://x\x07link\x1b]8;;\x07'))).toBeUndefined();

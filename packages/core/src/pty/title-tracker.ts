@@ -1,11 +1,11 @@
 /**
  * Follows OSC 0 / OSC 2 ("set window title") in a PTY's output, across chunk
- * boundaries. Output without "ESC ]" costs one native indexOf per chunk.
+ * boundaries. Output without "]" costs one native indexOf per chunk.
  */
 const ESC = 0x1b;
 const BEL = 0x07;
 const BACKSLASH = 0x5c;
-const OSC_START = Buffer.from([ESC, 0x5d]);
+const OSC_BRACKET = 0x5d;
 /** Longer payloads are not titles anyone wants in a tab (OSC 52 clipboard data can be megabytes). */
 const MAX_TITLE_BYTES = 4096;
 
@@ -25,17 +25,20 @@ export class TitleTracker {
     while (i < length) {
       switch (this.state) {
         case 'ground': {
-          const at = chunk.indexOf(OSC_START, i);
+          // Searching for the "]" and looking behind it: a one-byte indexOf is a memchr, while
+          // the two-byte "ESC ]" took 1.4 ms a MiB of colored output, which is mostly ESCs.
+          const at = chunk.indexOf(OSC_BRACKET, i);
           if (at === -1) {
             if (chunk[length - 1] === ESC) this.state = 'escape';
             return title;
           }
-          this.startOsc();
-          i = at + 2;
+          // An ESC before i was part of something already read (or is the 'escape' state).
+          if (at > i && chunk[at - 1] === ESC) this.startOsc();
+          i = at + 1;
           break;
         }
         case 'escape':
-          if (chunk[i] === 0x5d) {
+          if (chunk[i] === OSC_BRACKET) {
             this.startOsc();
             i++;
           } else {
