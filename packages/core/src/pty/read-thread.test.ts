@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDescriptors } from '../server/testing/reliability.js';
@@ -140,6 +145,30 @@ describe('the read thread', () => {
     const after = openDescriptors();
     const leaked = [...after].filter(([fd, target]) => before.get(fd) !== target && /ptmx|pts/.test(target));
     expect(leaked).toEqual([]);
+  });
+
+  it('does not keep a process alive: one whose flood ended exits without disposing anything', () => {
+    // The built service (a worker thread cannot run TypeScript, and the thread is what is under test).
+    const service = fileURLToPath(new URL('../../dist/pty/pty-service.js', import.meta.url));
+    const script = `
+      const { createPtyService } = await import(${JSON.stringify(service)});
+      const service = createPtyService({ env: JSON.parse(process.env.TEST_ENV) });
+      const { id } = service.create({ command: 'head', args: ['-c', '4000000', '/dev/zero'], source: 'user' });
+      await new Promise((resolve) => service.on('pty.exited', (event) => event.id === id && resolve()));
+      console.log('ended at', service.read(id, { maxBytes: 1 }).end);
+    `;
+    // A file, not -e: a process evaluating -e exited even when the thread's port held its loop.
+    const file = join(mkdtempSync(join(tmpdir(), 'ptydeck-read-thread-')), 'flood.mjs');
+    writeFileSync(file, script);
+    const child = spawnSync(process.execPath, [file], {
+      env: { ...process.env, TEST_ENV: JSON.stringify(isolatedEnv()) },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(child.stdout).toContain('ended at 4000000');
+    // Killed by the timeout, a child reports a signal instead of a status.
+    expect(child.signal).toBeNull();
+    expect(child.status).toBe(0);
   });
 
   it('a read thread that dies gives its terminals back to the event loop, which reads them to the end', async () => {

@@ -71,10 +71,11 @@ export class ReadThread {
     const workerData = { ctlBuffer: this.ctl.buffer, commands: commands.port2, reports: reports.port2 };
     const transfer = [commands.port2, reports.port2];
     this.worker = options.spawn ? options.spawn(workerData, transfer) : new Worker(READ_THREAD_URL, { workerData, transferList: transfer });
-    // Neither the thread nor its ports keep the process alive: sessions do.
+    this.reports.on('message', (report: ReadThreadReport) => this.receive(report));
+    // Neither the thread nor its ports keep the process alive: sessions do. (After the listener:
+    // adding a 'message' listener refs a port again.)
     this.worker.unref();
     this.reports.unref();
-    this.reports.on('message', (report: ReadThreadReport) => this.receive(report));
     this.worker.on('error', () => this.die());
     this.worker.on('exit', () => this.die());
   }
