@@ -36,12 +36,25 @@ function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
   reports.postMessage(report, transfer);
 }
 
+/**
+ * Posts what the terminal gathered. A full batch goes as it is (transferred,
+ * and the terminal gets a new one); a small one goes as a copy of its bytes,
+ * and the batch is reused: a stream of a few KiB a millisecond, caught up on
+ * every pass, would otherwise hand the main thread a 64 KiB buffer per few KiB,
+ * and V8 starts a full GC per 64 MB of new buffers.
+ */
 function flush(terminal: Terminal): void {
-  if (terminal.used === 0) return;
-  const data = terminal.batch.subarray(0, terminal.used);
-  Atomics.add(ctl, CTL.outstanding, terminal.used);
-  terminal.batch = new Uint8Array(BATCH_BYTES);
+  const used = terminal.used;
+  if (used === 0) return;
+  Atomics.add(ctl, CTL.outstanding, used);
   terminal.used = 0;
+  if (used < BATCH_BYTES / 2) {
+    const data = terminal.batch.slice(0, used);
+    post({ slot: terminal.slot, data }, [data.buffer]);
+    return;
+  }
+  const data = terminal.batch.subarray(0, used);
+  terminal.batch = new Uint8Array(BATCH_BYTES);
   post({ slot: terminal.slot, data }, [data.buffer as ArrayBuffer]);
 }
 

@@ -84,6 +84,23 @@ describe('the read thread', () => {
     expect(watch.quiet).toBe(2);
   });
 
+  it('hands small batches on in buffers of their own size, not in a 64 KiB one each', async () => {
+    const { thread, watch } = watchedThread();
+    // A stream the thread catches up with on every pass: 8 KiB, a 2 ms pause, 300 times (no pause of 20 ms).
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve) => {
+      spawnPtyProcess(
+        { file: 'sh', args: ['-c', 'for i in $(seq 1 300); do head -c 8192 /dev/zero; sleep 0.002; done'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
+        (chunk) => chunks.push(chunk),
+        () => resolve(),
+      );
+    });
+    expect(watch.adopted).toBeGreaterThanOrEqual(1);
+    expect(chunks.reduce((sum, chunk) => sum + chunk.length, 0)).toBe(300 * 8192);
+    const oversized = chunks.filter((chunk) => chunk.buffer.byteLength > 2 * chunk.length);
+    expect(oversized.map((chunk) => `${chunk.length} in ${chunk.buffer.byteLength}`)).toEqual([]);
+  });
+
   it('hands a flood on a slice per turn of the event loop, however far the thread read ahead', async () => {
     const { thread, watch } = watchedThread();
     // A main thread slower than the flood (2 ms a chunk): the thread reads ahead, up to 4 MiB.
