@@ -122,8 +122,34 @@ describe('OutputLog', () => {
         const slice = log.readFrom(from, max);
         expect(slice.cursor).toBe(from);
         expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
+        const viewed = log.readFrom(from, max, true);
+        expect([...viewed.data]).toEqual([...slice.data]);
       }
       expect(log.start).toBe(start);
     }
+  });
+
+  it('reads a copy by default, and with view a view of the chunk when one chunk holds the range', () => {
+    const log = new OutputLog();
+    const first = bytes('abcdef');
+    log.append(first);
+    log.append(bytes('ghij'));
+    const copied = log.readFrom(1, 3).data;
+    const viewed = log.readFrom(1, 3, true).data;
+    expect(text(copied)).toBe('bcd');
+    expect(text(viewed)).toBe('bcd');
+    // The view shares the chunk's memory, the copy does not.
+    expect(viewed.buffer).toBe(first.buffer);
+    expect(viewed.byteOffset).toBe(1);
+    expect(copied.buffer).not.toBe(first.buffer);
+    // Across two chunks there is nothing to view: a copy.
+    const across = log.readFrom(4, 4, true).data;
+    expect(text(across)).toBe('efgh');
+    expect(across.buffer).not.toBe(first.buffer);
+    // After a trim in the middle of the first chunk, its retained tail still reads as a view.
+    log.trimBy(2);
+    const tail = log.readFrom(2, 2, true).data;
+    expect(text(tail)).toBe('cd');
+    expect(tail.buffer).toBe(first.buffer);
   });
 });

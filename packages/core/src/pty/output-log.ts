@@ -92,8 +92,10 @@ export class OutputLog {
    * Bytes from `cursor` (default: the oldest retained byte), at most
    * `maxBytes` of them. A limited read ends on a character boundary when it
    * can, so consumers decoding each read as text do not see split characters.
+   * The bytes are a copy the caller owns, unless `view` is set: then a range
+   * inside one chunk comes back as a view of it (see ReadOptions.view).
    */
-  readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY): LogSlice {
+  readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY, view = false): LogSlice {
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
     let to = Math.min(this.endCursor, from + maxBytes);
@@ -106,7 +108,17 @@ export class OutputLog {
       }
       if (boundary > from && !isContinuationByte(this.byteAt(boundary))) to = boundary;
     }
-    return { data: this.copyRange(from, to), cursor: from, next: to, skipped };
+    return { data: view ? this.viewRange(from, to) : this.copyRange(from, to), cursor: from, next: to, skipped };
+  }
+
+  /** The range as a view when one chunk holds it (chunks are never written after append); else a copy. */
+  private viewRange(from: number, to: number): Uint8Array {
+    if (to <= from) return EMPTY;
+    const index = this.chunkAt(from);
+    const chunkStart = this.starts[index]!;
+    const chunk = this.chunks[index]!;
+    if (to - chunkStart > chunk.length) return this.copyRange(from, to);
+    return chunk.subarray(from - chunkStart, to - chunkStart);
   }
 
   private dropBefore(target: number): number {

@@ -265,12 +265,12 @@ class PtyServiceImpl implements PtyService {
 
   read(id: SessionId, options?: ReadOptions): ReadResult {
     const session = this.requireSession(id);
-    const { cursor, maxBytes } = parseReadOptions(options);
+    const { cursor, maxBytes, view } = parseReadOptions(options);
     const log = session.log;
     if (cursor !== undefined && cursor > log.end) {
       throw new PtyError('invalid_argument', `cursor ${cursor} is past the end of session ${id}'s output (${log.end})`);
     }
-    const { data, cursor: from, next, skipped } = log.readFrom(cursor, maxBytes);
+    const { data, cursor: from, next, skipped } = log.readFrom(cursor, maxBytes, view);
     const { status, exitCode, signal } = session.info;
     // Spelled out, not `...slice`: a viewer's pump reads once per chunk per session in a flood, and the
     // spread was most of this method's time in figure 5's profile.

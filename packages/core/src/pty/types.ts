@@ -100,6 +100,12 @@ export interface ReadOptions {
   cursor?: number;
   /** Most bytes to return. Default: everything available. */
   maxBytes?: number;
+  /**
+   * The bytes may be a view of the log's own memory instead of a copy: no
+   * allocation when one chunk holds them (a panel's frame, sent and dropped).
+   * Read-only, and never to be transferred to another thread. Default false.
+   */
+  view?: boolean;
 }
 
 export interface ReadResult {

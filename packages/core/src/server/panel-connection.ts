@@ -356,7 +356,8 @@ export class PanelConnection {
       let slice;
       try {
         // A full window still reads one byte: where the log ends and whether it trimmed past us.
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1 });
+        // A view when one chunk holds the frame: no copy per frame (the socket only reads it).
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, view: true });
       } catch {
         this.viewers.delete(viewer.id);
         return;
