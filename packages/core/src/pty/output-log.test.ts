@@ -123,7 +123,9 @@ describe('OutputLog', () => {
         expect(slice.cursor).toBe(from);
         expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
         const viewed = log.readFrom(from, max, true);
-        expect([...viewed.data]).toEqual([...slice.data]);
+        expect(viewed.next).toBe(from + viewed.data.length);
+        expect([...viewed.data]).toEqual(all.slice(from, from + viewed.data.length));
+        if (from < all.length) expect(viewed.data.length).toBeGreaterThan(0);
       }
       expect(log.start).toBe(start);
     }
@@ -151,5 +153,36 @@ describe('OutputLog', () => {
     const tail = log.readFrom(2, 2, true).data;
     expect(text(tail)).toBe('cd');
     expect(tail.buffer).toBe(first.buffer);
+  });
+
+  it('with view, stops at the end of a large first chunk instead of copying across it', () => {
+    const log = new OutputLog();
+    const big = new Uint8Array(20 * 1024).fill(0x61);
+    const next = new Uint8Array(20 * 1024).fill(0x62);
+    log.append(big);
+    log.append(next);
+    const slice = log.readFrom(1024, 64 * 1024, true);
+    expect(slice.data.length).toBe(19 * 1024);
+    expect(slice.data.buffer).toBe(big.buffer);
+    expect(slice.next).toBe(20 * 1024);
+    // The next read starts on the next chunk: a view again.
+    expect(log.readFrom(slice.next, 64 * 1024, true).data.buffer).toBe(next.buffer);
+    // Without view, the whole range, copied.
+    expect(log.readFrom(1024, 64 * 1024).data.length).toBe(39 * 1024);
+    // Small chunks (the event loop's reads) are copied whole, not cut into a frame each.
+    const small = new OutputLog();
+    for (let i = 0; i < 8; i++) small.append(new Uint8Array(4096).fill(0x30 + i));
+    expect(small.readFrom(100, 64 * 1024, true).data.length).toBe(8 * 4096 - 100);
+  });
+
+  it('with view, a stop at a chunk end that would split a UTF-8 character backs off to its lead byte', () => {
+    const log = new OutputLog();
+    const first = new Uint8Array(20 * 1024).fill(0x61);
+    first.set([0xe6, 0x97], first.length - 2); // the first two bytes of 日 end the chunk
+    log.append(first);
+    log.append(Uint8Array.from([0xa5, 0x62]));
+    const slice = log.readFrom(0, 64 * 1024, true);
+    expect(slice.next).toBe(first.length - 2);
+    expect(text(log.readFrom(slice.next, 64 * 1024, true).data)).toBe('日b');
   });
 });

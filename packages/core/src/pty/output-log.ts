@@ -23,6 +23,8 @@ export interface LogSlice {
 const COMPACT_AFTER = 1024;
 
 const EMPTY = new Uint8Array(0);
+/** Least a view read returns when it stops at a chunk's end rather than copy across chunks. */
+const MIN_VIEW_BYTES = 16 * 1024;
 
 export class OutputLog {
   private chunks: Uint8Array[] = [];
@@ -99,6 +101,7 @@ export class OutputLog {
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
     let to = Math.min(this.endCursor, from + maxBytes);
+    if (view) to = this.firstChunkEnd(from, to);
     if (to < this.endCursor && to > from) {
       // Back off to the lead byte of a sequence the limit would cut, unless
       // that leaves nothing (a maxBytes smaller than one character).
@@ -109,6 +112,20 @@ export class OutputLog {
       if (boundary > from && !isContinuationByte(this.byteAt(boundary))) to = boundary;
     }
     return { data: view ? this.viewRange(from, to) : this.copyRange(from, to), cursor: from, next: to, skipped };
+  }
+
+  /**
+   * For a view: a range that crosses out of its first chunk stops at that
+   * chunk's end when that still leaves MIN_VIEW_BYTES, so it can be a view
+   * (the next read starts on the next chunk); ranges over small chunks (the
+   * event loop's reads of about 4 KiB) are copied whole instead of being cut
+   * into a frame per chunk.
+   */
+  private firstChunkEnd(from: number, to: number): number {
+    if (to <= from) return to;
+    const index = this.chunkAt(from);
+    const chunkEnd = this.starts[index]! + this.chunks[index]!.length;
+    return to > chunkEnd && chunkEnd - from >= MIN_VIEW_BYTES ? chunkEnd : to;
   }
 
   /** The range as a view when one chunk holds it (chunks are never written after append); else a copy. */
