@@ -101,7 +101,9 @@ export class OutputLog {
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
     let to = Math.min(this.endCursor, from + maxBytes);
-    if (view) to = this.firstChunkEnd(from, to);
+    // The chunk holding `from`, found once for both view helpers (-1: not a view read, or nothing to read).
+    const index = view && to > from ? this.chunkAt(from) : -1;
+    if (index >= 0) to = this.firstChunkEnd(index, from, to);
     if (to < this.endCursor && to > from) {
       // Back off to the lead byte of a sequence the limit would cut, unless
       // that leaves nothing (a maxBytes smaller than one character).
@@ -111,7 +113,7 @@ export class OutputLog {
       }
       if (boundary > from && !isContinuationByte(this.byteAt(boundary))) to = boundary;
     }
-    return { data: view ? this.viewRange(from, to) : this.copyRange(from, to), cursor: from, next: to, skipped };
+    return { data: index >= 0 ? this.viewRange(index, from, to) : this.copyRange(from, to), cursor: from, next: to, skipped };
   }
 
   /**
@@ -121,17 +123,14 @@ export class OutputLog {
    * event loop's reads of about 4 KiB) are copied whole instead of being cut
    * into a frame per chunk.
    */
-  private firstChunkEnd(from: number, to: number): number {
-    if (to <= from) return to;
-    const index = this.chunkAt(from);
+  private firstChunkEnd(index: number, from: number, to: number): number {
     const chunkEnd = this.starts[index]! + this.chunks[index]!.length;
     return to > chunkEnd && chunkEnd - from >= MIN_VIEW_BYTES ? chunkEnd : to;
   }
 
   /** The range as a view when one chunk holds it (chunks are never written after append); else a copy. */
-  private viewRange(from: number, to: number): Uint8Array {
+  private viewRange(index: number, from: number, to: number): Uint8Array {
     if (to <= from) return EMPTY;
-    const index = this.chunkAt(from);
     const chunkStart = this.starts[index]!;
     const chunk = this.chunks[index]!;
     if (to - chunkStart > chunk.length) return this.copyRange(from, to);

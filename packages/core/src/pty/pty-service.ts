@@ -32,7 +32,8 @@ const DEFAULTS = {
   killGraceMs: 3000,
   maxDisplaySessions: 32,
   floodReaders: DEFAULT_FLOOD_TURNS.readers,
-  threadReadAfter: 256 * 1024,
+  // A flood by the turns' measure is read by the thread.
+  threadReadAfter: DEFAULT_FLOOD_TURNS.floodBytes,
 };
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;

@@ -146,6 +146,10 @@ export class ReadThread {
    */
   private receive(report: ReadThreadReport): void {
     this.queue.push(report);
+    this.scheduleHandOn();
+  }
+
+  private scheduleHandOn(): void {
     this.handOn ??= setImmediate(() => {
       this.handOn = undefined;
       this.handOnSome(TURN_BYTES);
@@ -155,12 +159,7 @@ export class ReadThread {
   private handOnSome(budget: number): void {
     let bytes = 0;
     while (bytes < budget && this.queue.length > 0) bytes += this.dispatch(this.queue.shift()!);
-    if (this.queue.length > 0) {
-      this.handOn ??= setImmediate(() => {
-        this.handOn = undefined;
-        this.handOnSome(TURN_BYTES);
-      });
-    }
+    if (this.queue.length > 0) this.scheduleHandOn();
   }
 
   /** Takes everything off the port and hands every queued report on, now. */
