@@ -44,7 +44,8 @@ export class MasterReading {
   constructor(
     private readonly socket: Socket,
     private readonly fd: number,
-    private readonly deliver: (chunk: Buffer) => void,
+    /** `reusable`: a read thread batch, lent for the call (see OutputLog.appendReusable). */
+    private readonly deliver: (chunk: Buffer, reusable: boolean) => void,
     /** Called when the thread found the terminal closed: the owner closes it as libuv's EOF would. */
     private readonly ended: () => void,
     private readonly threadReading?: ThreadReading,
@@ -59,7 +60,7 @@ export class MasterReading {
 
   /** A chunk the event loop read. */
   fromLoop(chunk: Buffer): void {
-    this.deliver(chunk);
+    this.deliver(chunk, false);
     const options = this.threadReading;
     if (!options || options.afterBytes <= 0) return;
     const now = performance.now();
@@ -98,7 +99,7 @@ export class MasterReading {
     this.stopLoop();
     this.run = 0;
     this.onThread = thread.adopt(this.fd, {
-      data: (chunk) => this.deliver(chunk),
+      data: (chunk, reusable) => this.deliver(chunk, reusable),
       quiet: () => this.backToLoop(),
       ended: () => {
         // The terminal is done: no reader again, the owner closes it (unless it is already closing).

@@ -102,7 +102,13 @@ describe('OutputLog', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const log = new OutputLog();
+    // Chunks appended as reusable come back when trimmed or cleared, and are then scribbled over, as the read thread would.
+    const returned: ArrayBuffer[] = [];
+    const log = new OutputLog((buffer) => {
+      new Uint8Array(buffer).fill(0xff);
+      returned.push(buffer);
+    });
+    const target = new Uint8Array(150);
     const all: number[] = [];
     let start = 0;
     for (let step = 0; step < 8000; step++) {
@@ -113,7 +119,8 @@ describe('OutputLog', () => {
         // ASCII only, so reads are never shortened to a character boundary.
         const chunk = Uint8Array.from({ length: random(40) + 1 }, () => random(128));
         all.push(...chunk);
-        log.append(chunk);
+        if (op < 2) log.appendReusable(chunk);
+        else log.append(chunk);
       } else if (op < 8) {
         start += log.trimBy(random(60));
       } else {
@@ -122,67 +129,54 @@ describe('OutputLog', () => {
         const slice = log.readFrom(from, max);
         expect(slice.cursor).toBe(from);
         expect([...slice.data]).toEqual(all.slice(from, Math.min(all.length, from + max)));
-        const viewed = log.readFrom(from, max, true);
-        expect(viewed.next).toBe(from + viewed.data.length);
-        expect([...viewed.data]).toEqual(all.slice(from, from + viewed.data.length));
-        if (from < all.length) expect(viewed.data.length).toBeGreaterThan(0);
+        // Into a reused buffer, dirty from the last read and smaller than some reads: the same bytes, at most its length.
+        const into = log.readFrom(from, max, target);
+        expect(into.next).toBe(from + into.data.length);
+        expect([...into.data]).toEqual(all.slice(from, Math.min(all.length, from + max, from + target.length)));
+        if (into.data.length > 0) expect(into.data.buffer).toBe(target.buffer);
       }
       expect(log.start).toBe(start);
     }
+    expect(returned.length).toBeGreaterThan(100);
+    expect(new Set(returned).size).toBe(returned.length); // each buffer given back once
   });
 
-  it('reads a copy by default, and with view a view of the chunk when one chunk holds the range', () => {
+  it('reads a copy by default, or into a given array', () => {
     const log = new OutputLog();
     const first = bytes('abcdef');
     log.append(first);
     log.append(bytes('ghij'));
     const copied = log.readFrom(1, 3).data;
-    const viewed = log.readFrom(1, 3, true).data;
     expect(text(copied)).toBe('bcd');
-    expect(text(viewed)).toBe('bcd');
-    // The view shares the chunk's memory, the copy does not.
-    expect(viewed.buffer).toBe(first.buffer);
-    expect(viewed.byteOffset).toBe(1);
     expect(copied.buffer).not.toBe(first.buffer);
-    // Across two chunks there is nothing to view: a copy.
-    const across = log.readFrom(4, 4, true).data;
-    expect(text(across)).toBe('efgh');
-    expect(across.buffer).not.toBe(first.buffer);
-    // After a trim in the middle of the first chunk, its retained tail still reads as a view.
-    log.trimBy(2);
-    const tail = log.readFrom(2, 2, true).data;
-    expect(text(tail)).toBe('cd');
-    expect(tail.buffer).toBe(first.buffer);
+    const target = new Uint8Array(4).fill(0x7a);
+    const across = log.readFrom(4, 64, target);
+    // At most the target's length, from its start, across chunks.
+    expect(text(across.data)).toBe('efgh');
+    expect(across.data.buffer).toBe(target.buffer);
+    expect(across.next).toBe(8);
+    expect(text(log.readFrom(8, 64, target).data)).toBe('ij');
   });
 
-  it('with view, stops at the end of a large first chunk instead of copying across it', () => {
-    const log = new OutputLog();
-    const big = new Uint8Array(20 * 1024).fill(0x61);
-    const next = new Uint8Array(20 * 1024).fill(0x62);
-    log.append(big);
-    log.append(next);
-    const slice = log.readFrom(1024, 64 * 1024, true);
-    expect(slice.data.length).toBe(19 * 1024);
-    expect(slice.data.buffer).toBe(big.buffer);
-    expect(slice.next).toBe(20 * 1024);
-    // The next read starts on the next chunk: a view again.
-    expect(log.readFrom(slice.next, 64 * 1024, true).data.buffer).toBe(next.buffer);
-    // Without view, the whole range, copied.
-    expect(log.readFrom(1024, 64 * 1024).data.length).toBe(39 * 1024);
-    // Small chunks (the event loop's reads) are copied whole, not cut into a frame each.
-    const small = new OutputLog();
-    for (let i = 0; i < 8; i++) small.append(new Uint8Array(4096).fill(0x30 + i));
-    expect(small.readFrom(100, 64 * 1024, true).data.length).toBe(8 * 4096 - 100);
-  });
-
-  it('with view, a stop at a chunk end that would split a UTF-8 character backs off to its lead byte', () => {
-    const log = new OutputLog();
-    const first = new Uint8Array(20 * 1024).fill(0x61);
-    first.set([0xe6, 0x97], first.length - 2); // the first two bytes of 日 end the chunk
-    log.append(first);
-    log.append(Uint8Array.from([0xa5, 0x62]));
-    const slice = log.readFrom(0, 64 * 1024, true);
-    expect(slice.next).toBe(first.length - 2);
-    expect(text(log.readFrom(slice.next, 64 * 1024, true).data)).toBe('日b');
+  it('gives a reusable chunk back once trimmed or cleared, never while a byte of it is retained', () => {
+    const returned: Uint8Array[] = [];
+    const log = new OutputLog((buffer) => returned.push(new Uint8Array(buffer)));
+    const first = bytes('abcd');
+    const second = bytes('efgh');
+    log.appendReusable(first);
+    log.append(bytes('ij'));
+    log.appendReusable(second);
+    log.trimBy(3); // 'd' of the first chunk is still retained
+    expect(returned).toEqual([]);
+    log.trimBy(1);
+    expect(returned.map((b) => b.buffer)).toEqual([first.buffer]);
+    expect(text(log.readFrom().data)).toBe('ijefgh');
+    log.clear();
+    expect(returned.map((b) => b.buffer)).toEqual([first.buffer, second.buffer]);
+    // Without a taker, appendReusable keeps the chunk like append.
+    const plain = new OutputLog();
+    plain.appendReusable(bytes('kl'));
+    plain.clear();
+    expect(plain.size).toBe(0);
   });
 });

@@ -2,9 +2,12 @@ import { isContinuationByte, MAX_CONTINUATION_BYTES } from './utf8.js';
 
 /**
  * A session's output, addressed by absolute byte cursors (bytes since the
- * session started). Appends keep the chunk the PTY handed us (no copy);
+ * session started). Appends keep the chunk they are given (no copy);
  * trimming drops whole chunks from the front and, for the one chunk cut in
- * the middle, keeps a view of its tail, so both are O(1) amortized.
+ * the middle, keeps a view of its tail, so both are O(1) amortized. Reads
+ * copy: no view of a chunk leaves the log, so a chunk appended as reusable
+ * can go back to whoever lent it (the read thread, for its next batch) once
+ * it is trimmed.
  *
  * Trimming never leaves a UTF-8 continuation byte at the front: a reader that
  * starts at the oldest retained byte always starts on a character boundary.
@@ -23,8 +26,6 @@ export interface LogSlice {
 const COMPACT_AFTER = 1024;
 
 const EMPTY = new Uint8Array(0);
-/** Least a view read returns when it stops at a chunk's end rather than copy across chunks. */
-const MIN_VIEW_BYTES = 16 * 1024;
 
 export class OutputLog {
   private chunks: Uint8Array[] = [];
@@ -34,10 +35,15 @@ export class OutputLog {
    * cost a step per chunk between, hundreds for a viewer a window behind.
    */
   private starts: number[] = [];
+  /** Beside `chunks`: whether the chunk's buffer goes back through `reuse` once it is dropped. */
+  private reusable: boolean[] = [];
   /** Index of the oldest retained chunk in `chunks`. */
   private head = 0;
   private startCursor = 0;
   private endCursor = 0;
+
+  /** `reuse` takes back the buffer of a chunk appended with appendReusable() once the log no longer holds it. */
+  constructor(private readonly reuse?: (buffer: ArrayBuffer) => void) {}
 
   /** Absolute cursor of the oldest retained byte. */
   get start(): number {
@@ -56,10 +62,30 @@ export class OutputLog {
 
   /** Appends a chunk without copying it; the caller must not mutate it afterwards. Returns its cursor. */
   append(chunk: Uint8Array): number {
+    return this.push(chunk, false);
+  }
+
+  /**
+   * Appends a chunk that owns its whole buffer, which the log hands to the
+   * constructor's `reuse` once the chunk is trimmed or cleared: a flood's
+   * batches then go back to the read thread instead of being garbage (V8
+   * counts each new buffer against its heap limit, and a flood of them on a
+   * small heap ran a full GC every quarter second). Nothing else may keep the
+   * chunk after the call that handed it over. Returns its cursor.
+   */
+  appendReusable(chunk: Uint8Array): number {
+    return this.push(chunk, this.reuse !== undefined);
+  }
+
+  private push(chunk: Uint8Array, reusable: boolean): number {
     const cursor = this.endCursor;
-    if (chunk.length === 0) return cursor;
+    if (chunk.length === 0) {
+      if (reusable) this.reuse!(chunk.buffer as ArrayBuffer);
+      return cursor;
+    }
     this.chunks.push(chunk);
     this.starts.push(cursor);
+    this.reusable.push(reusable);
     this.endCursor += chunk.length;
     return cursor;
   }
@@ -83,8 +109,10 @@ export class OutputLog {
   /** Drops everything. Cursors keep counting from `end`. */
   clear(): number {
     const dropped = this.size;
+    for (let i = this.head; i < this.chunks.length; i++) this.release(i);
     this.chunks = [];
     this.starts = [];
+    this.reusable = [];
     this.head = 0;
     this.startCursor = this.endCursor;
     return dropped;
@@ -94,16 +122,13 @@ export class OutputLog {
    * Bytes from `cursor` (default: the oldest retained byte), at most
    * `maxBytes` of them. A limited read ends on a character boundary when it
    * can, so consumers decoding each read as text do not see split characters.
-   * The bytes are a copy the caller owns, unless `view` is set: then a range
-   * inside one chunk comes back as a view of it (see ReadOptions.view).
+   * The bytes are a copy the caller owns: in a new array, or at the start of
+   * `into` when given (at most its length; a panel's frames reuse theirs).
    */
-  readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY, view = false): LogSlice {
+  readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY, into?: Uint8Array): LogSlice {
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
-    let to = Math.min(this.endCursor, from + maxBytes);
-    // The chunk holding `from`, found once for both view helpers (-1: not a view read, or nothing to read).
-    const index = view && to > from ? this.chunkAt(from) : -1;
-    if (index >= 0) to = this.firstChunkEnd(index, from, to);
+    let to = Math.min(this.endCursor, from + Math.min(maxBytes, into?.length ?? Number.POSITIVE_INFINITY));
     if (to < this.endCursor && to > from) {
       // Back off to the lead byte of a sequence the limit would cut, unless
       // that leaves nothing (a maxBytes smaller than one character).
@@ -113,28 +138,8 @@ export class OutputLog {
       }
       if (boundary > from && !isContinuationByte(this.byteAt(boundary))) to = boundary;
     }
-    return { data: index >= 0 ? this.viewRange(index, from, to) : this.copyRange(from, to), cursor: from, next: to, skipped };
-  }
-
-  /**
-   * For a view: a range that crosses out of its first chunk stops at that
-   * chunk's end when that still leaves MIN_VIEW_BYTES, so it can be a view
-   * (the next read starts on the next chunk); ranges over small chunks (the
-   * event loop's reads of about 4 KiB) are copied whole instead of being cut
-   * into a frame per chunk.
-   */
-  private firstChunkEnd(index: number, from: number, to: number): number {
-    const chunkEnd = this.starts[index]! + this.chunks[index]!.length;
-    return to > chunkEnd && chunkEnd - from >= MIN_VIEW_BYTES ? chunkEnd : to;
-  }
-
-  /** The range as a view when one chunk holds it (chunks are never written after append); else a copy. */
-  private viewRange(index: number, from: number, to: number): Uint8Array {
-    if (to <= from) return EMPTY;
-    const chunkStart = this.starts[index]!;
-    const chunk = this.chunks[index]!;
-    if (to - chunkStart > chunk.length) return this.copyRange(from, to);
-    return chunk.subarray(from - chunkStart, to - chunkStart);
+    const data = to <= from ? EMPTY : this.copyRange(from, to, into ?? allocateForCopy(to - from));
+    return { data, cursor: from, next: to, skipped };
   }
 
   private dropBefore(target: number): number {
@@ -148,6 +153,7 @@ export class OutputLog {
       const chunk = this.chunks[this.head]!;
       const chunkEnd = chunkStart + chunk.length;
       if (chunkEnd <= cut) {
+        this.release(this.head);
         this.chunks[this.head] = EMPTY;
         this.head++;
         chunkStart = chunkEnd;
@@ -163,9 +169,17 @@ export class OutputLog {
     if (this.head >= COMPACT_AFTER && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.starts = this.starts.slice(this.head);
+      this.reusable = this.reusable.slice(this.head);
       this.head = 0;
     }
     return dropped;
+  }
+
+  /** The chunk at `index` is being dropped: a reusable one's buffer goes back. */
+  private release(index: number): void {
+    if (!this.reusable[index]) return;
+    this.reusable[index] = false;
+    this.reuse!(this.chunks[index]!.buffer as ArrayBuffer);
   }
 
   /** The byte at an absolute cursor inside the log. */
@@ -189,11 +203,10 @@ export class OutputLog {
     return low;
   }
 
-  private copyRange(from: number, to: number): Uint8Array {
-    if (to <= from) return EMPTY;
+  /** Copies [from, to) to the start of `out` (at least that long); returns the part written. */
+  private copyRange(from: number, to: number, out: Uint8Array): Uint8Array {
     const index = this.chunkAt(from);
     let chunkStart = this.starts[index]!;
-    const out = allocateForCopy(to - from);
     let written = 0;
     for (let i = index; i < this.chunks.length && chunkStart < to; i++) {
       const chunk = this.chunks[i]!;
@@ -206,7 +219,7 @@ export class OutputLog {
       }
       chunkStart = chunkEnd;
     }
-    return out;
+    return written === out.length ? out : out.subarray(0, written);
   }
 }
 

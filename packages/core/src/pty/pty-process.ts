@@ -78,7 +78,8 @@ interface UnixTerminalInternals {
 /** Spawns `file` on a new PTY. onData gets each chunk in order; onExit fires once, after the last chunk. */
 export function spawnPtyProcess(
   options: PtyProcessOptions,
-  onData: (chunk: Buffer) => void,
+  /** `reusable`: the chunk is a read thread batch, lent for the call (see OutputLog.appendReusable). */
+  onData: (chunk: Buffer, reusable: boolean) => void,
   onExit: (exit: PtyExit) => void,
 ): PtyProcess {
   const closeFillers = fillDescriptorGaps();
@@ -119,7 +120,7 @@ export function spawnPtyProcess(
       while (this.read() !== null) {
         // emitted through the 'data' listener below
       }
-      terminalHeld = drainMaster(fd, onData);
+      terminalHeld = drainMaster(fd, (chunk) => onData(chunk, false));
     }
     return destroy.call(this, error);
   } as Socket['destroy'];

@@ -206,7 +206,7 @@ describe('PtyService', () => {
     expectPtyError(() => service.read(bystander.id, { cursor: -1 }), 'invalid_argument', /cursor must not be negative/);
     expectPtyError(() => service.read(bystander.id, { cursor: 1e12 }), 'invalid_argument', /past the end/);
     expectPtyError(() => service.read(bystander.id, { maxBytes: 0 }), 'invalid_argument', /maxBytes/);
-    expectPtyError(() => service.read(bystander.id, { view: 'yes' as never }), 'invalid_argument', /view/);
+    expectPtyError(() => service.read(bystander.id, { into: 'yes' as never }), 'invalid_argument', /into must be a Uint8Array/);
     await expect(service.kill(bystander.id, 'SIGNOPE' as never)).rejects.toMatchObject({ code: 'invalid_argument' });
 
     expect(service.list().map((info) => info.id)).toEqual([bystander.id]);

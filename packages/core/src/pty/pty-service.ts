@@ -109,28 +109,31 @@ class PtyServiceImpl implements PtyService {
     }
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
-    const session = new PtySession({
-      id,
-      source: input.source,
-      owner: input.owner ?? null,
-      ownerName: input.ownerName ?? null,
-      title: input.title ?? path.basename(input.command ?? file),
-      command: input.command ?? file,
-      args,
-      cwd,
-      pid: 0,
-      cols,
-      rows,
-      status: 'running',
-      exitCode: null,
-      signal: null,
-      createdAt: Date.now(),
-      exitedAt: null,
-    });
+    const session = new PtySession(
+      {
+        id,
+        source: input.source,
+        owner: input.owner ?? null,
+        ownerName: input.ownerName ?? null,
+        title: input.title ?? path.basename(input.command ?? file),
+        command: input.command ?? file,
+        args,
+        cwd,
+        pid: 0,
+        cols,
+        rows,
+        status: 'running',
+        exitCode: null,
+        signal: null,
+        createdAt: Date.now(),
+        exitedAt: null,
+      },
+      this.reuseBatch,
+    );
     try {
       session.process = spawnPtyProcess(
         { file, args, cwd, env, cols, rows, threadReading: this.threadReading },
-        (chunk) => this.onData(session, chunk),
+        (chunk, reusable) => this.onData(session, chunk, reusable),
         (exit) => this.onExit(session, exit),
       );
     } catch (error) {
@@ -266,12 +269,12 @@ class PtyServiceImpl implements PtyService {
 
   read(id: SessionId, options?: ReadOptions): ReadResult {
     const session = this.requireSession(id);
-    const { cursor, maxBytes, view } = parseReadOptions(options);
+    const { cursor, maxBytes, into } = parseReadOptions(options);
     const log = session.log;
     if (cursor !== undefined && cursor > log.end) {
       throw new PtyError('invalid_argument', `cursor ${cursor} is past the end of session ${id}'s output (${log.end})`);
     }
-    const { data, cursor: from, next, skipped } = log.readFrom(cursor, maxBytes, view);
+    const { data, cursor: from, next, skipped } = log.readFrom(cursor, maxBytes, into);
     const { status, exitCode, signal } = session.info;
     // Spelled out, not `...slice`: a viewer's pump reads once per chunk per session in a flood, and the
     // spread was most of this method's time in figure 5's profile.
@@ -290,6 +293,9 @@ class PtyServiceImpl implements PtyService {
     this.readThread = undefined;
   }
 
+  /** Gives a batch the read thread lent a session's log back to the thread once the log let go of it. */
+  private readonly reuseBatch = (buffer: ArrayBuffer): void => this.readThread?.reuse(buffer);
+
   /** The read thread, started on first use; after it died MAX_READ_THREAD_DEATHS times, none (the loop reads everything). */
   private liveReadThread(): ReadThread | undefined {
     if (this.disposed) return undefined;
@@ -302,9 +308,10 @@ class PtyServiceImpl implements PtyService {
   }
 
   // The hot path: one append, one title scan, one event object per chunk.
-  private onData(session: PtySession, chunk: Buffer): void {
+  // A reusable chunk (a read thread batch) is the log's from here on, lent to the listeners for their call.
+  private onData(session: PtySession, chunk: Buffer, reusable = false): void {
     const log = session.log;
-    const cursor = log.append(chunk);
+    const cursor = reusable ? log.appendReusable(chunk) : log.append(chunk);
     session.floodTurn?.read(chunk.length);
     this.totalBytes += chunk.length;
     if (log.size > this.config.sessionLogBytes) this.totalBytes -= log.trimTo(this.config.sessionLogBytes);

@@ -9,7 +9,7 @@ import { TitleTracker } from './title-tracker.js';
  * on the way out), its output log, and its process while it runs.
  */
 export class PtySession {
-  readonly log = new OutputLog();
+  readonly log: OutputLog;
   readonly titles = new TitleTracker();
   process: PtyProcess | null = null;
   /** Its place among floods taking turns (flood-turns.ts), while its process runs. */
@@ -21,7 +21,12 @@ export class PtySession {
   readonly exited: Promise<void>;
   private markExited!: () => void;
 
-  constructor(readonly info: SessionInfo) {
+  /** `reuse` takes back the read thread's batches once the log has trimmed them (OutputLog.appendReusable). */
+  constructor(
+    readonly info: SessionInfo,
+    reuse?: (buffer: ArrayBuffer) => void,
+  ) {
+    this.log = new OutputLog(reuse);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });

@@ -25,6 +25,8 @@ export const CTL_WORDS = 3;
 export const MAX_OUTSTANDING_BYTES = 4 * 1024 * 1024;
 /** One message carries up to this many bytes of one terminal (16 reads of the line discipline's 4095). */
 export const BATCH_BYTES = 64 * 1024;
+/** Batch buffers the thread keeps for reuse; more come back only while floods outgrow them (each log holds its share). */
+export const MAX_SPARE_BATCHES = MAX_OUTSTANDING_BYTES / BATCH_BYTES;
 /** A terminal with nothing to read for this long goes back to the event loop, which waits for it at no cost. */
 export const QUIET_MS = 20;
 
@@ -35,10 +37,13 @@ export type ReadThreadCommand =
   | { op: 'hold'; slot: number }
   | { op: 'go'; slot: number }
   /** Post what was read, forget the terminal and store `slot` in CTL.released. */
-  | { op: 'release'; slot: number };
+  | { op: 'release'; slot: number }
+  /** Batches (whole BATCH_BYTES buffers) the main thread is done with, to be filled again. */
+  | { op: 'reuse'; buffers: ArrayBuffer[] };
 
 export type ReadThreadReport =
-  | { slot: number; data: Uint8Array }
+  /** `reusable`: `data` is the start of a whole batch buffer, to be handed back with a `reuse` command once used. */
+  | { slot: number; data: Uint8Array; reusable: boolean }
   /** Nothing to read for QUIET_MS: the thread forgot the terminal; the event loop reads it again. */
   | { slot: number; quiet: true }
   /** read(2) failed: EIO once every process closed the terminal and its output is read. The thread forgot it. */

@@ -12,7 +12,15 @@
  */
 import { readSync } from 'node:fs';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { BATCH_BYTES, CTL, MAX_OUTSTANDING_BYTES, QUIET_MS, type ReadThreadCommand, type ReadThreadReport } from './read-thread-protocol.js';
+import {
+  BATCH_BYTES,
+  CTL,
+  MAX_OUTSTANDING_BYTES,
+  MAX_SPARE_BATCHES,
+  QUIET_MS,
+  type ReadThreadCommand,
+  type ReadThreadReport,
+} from './read-thread-protocol.js';
 
 interface Terminal {
   readonly slot: number;
@@ -31,6 +39,16 @@ const MAX_SLEEP_MS = 2;
 const { ctlBuffer, commands, reports } = workerData as { ctlBuffer: SharedArrayBuffer; commands: MessagePort; reports: MessagePort };
 const ctl = new Int32Array(ctlBuffer);
 const terminals = new Map<number, Terminal>();
+/** Batch buffers the main thread gave back, filled again before any new one is made. */
+const spare: Uint8Array[] = [];
+
+function newBatch(): Uint8Array {
+  return spare.pop() ?? new Uint8Array(BATCH_BYTES);
+}
+
+function keepSpare(batch: Uint8Array): void {
+  if (batch.byteLength === BATCH_BYTES && spare.length < MAX_SPARE_BATCHES) spare.push(batch);
+}
 
 function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
   reports.postMessage(report, transfer);
@@ -38,10 +56,11 @@ function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
 
 /**
  * Posts what the terminal gathered. A full batch goes as it is (transferred,
- * and the terminal gets a new one); a small one goes as a copy of its bytes,
- * and the batch is reused: a stream of a few KiB a millisecond, caught up on
- * every pass, would otherwise hand the main thread a 64 KiB buffer per few KiB,
- * and V8 starts a full GC per 64 MB of new buffers.
+ * lent: the main thread gives the buffer back once the session's log trims
+ * it, see ReadThread.reuse) and the terminal takes a spare one; a small one
+ * goes as a copy of its bytes, and the batch stays: a stream of a few KiB a
+ * millisecond, caught up on every pass, would otherwise hand the main thread
+ * a 64 KiB buffer per few KiB.
  */
 function flush(terminal: Terminal): void {
   const used = terminal.used;
@@ -50,25 +69,30 @@ function flush(terminal: Terminal): void {
   terminal.used = 0;
   if (used < BATCH_BYTES / 2) {
     const data = terminal.batch.slice(0, used);
-    post({ slot: terminal.slot, data }, [data.buffer]);
+    post({ slot: terminal.slot, data, reusable: false }, [data.buffer]);
     return;
   }
   const data = terminal.batch.subarray(0, used);
-  terminal.batch = new Uint8Array(BATCH_BYTES);
-  post({ slot: terminal.slot, data }, [data.buffer as ArrayBuffer]);
+  terminal.batch = newBatch();
+  post({ slot: terminal.slot, data, reusable: true }, [data.buffer as ArrayBuffer]);
 }
 
 function forget(terminal: Terminal, last: ReadThreadReport | undefined): void {
   flush(terminal);
+  keepSpare(terminal.batch);
   terminals.delete(terminal.slot);
   if (last) post(last);
 }
 
 function obey(command: ReadThreadCommand): void {
+  if (command.op === 'reuse') {
+    for (const buffer of command.buffers) keepSpare(new Uint8Array(buffer));
+    return;
+  }
   const terminal = terminals.get(command.slot);
   switch (command.op) {
     case 'adopt':
-      terminals.set(command.slot, { slot: command.slot, fd: command.fd, held: false, batch: new Uint8Array(BATCH_BYTES), used: 0, lastDataAt: performance.now() });
+      terminals.set(command.slot, { slot: command.slot, fd: command.fd, held: false, batch: newBatch(), used: 0, lastDataAt: performance.now() });
       return;
     case 'hold':
       if (terminal) {

@@ -88,7 +88,8 @@ export class TitleTracker {
       this.payload = [];
       return;
     }
-    this.payload.push(chunk.subarray(from, to));
+    // A copy: the chunk is lent for this call only (a flood's go back to the read thread).
+    this.payload.push(Buffer.from(chunk.subarray(from, to)));
   }
 
   private finishOsc(): string | undefined {

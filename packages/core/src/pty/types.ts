@@ -101,11 +101,12 @@ export interface ReadOptions {
   /** Most bytes to return. Default: everything available. */
   maxBytes?: number;
   /**
-   * The bytes may be a view of the log's own memory instead of a copy: no
-   * allocation when one chunk holds them (a panel's frame, sent and dropped).
-   * Read-only, and never to be transferred to another thread. Default false.
+   * Copy into this array instead of a new one: at most its length, from its
+   * start (`data` is then a view of it). For a reader that reuses its buffers,
+   * such as a panel connection's frames: a flood read into new arrays was a
+   * new buffer per frame for V8 to count and collect.
    */
-  view?: boolean;
+  into?: Uint8Array;
 }
 
 export interface ReadResult {
@@ -130,7 +131,12 @@ export interface PtyDataEvent {
   id: SessionId;
   /** Absolute cursor of data[0]. */
   cursor: number;
-  /** The chunk as stored in the session's log (not a copy): read it, never mutate it. */
+  /**
+   * The chunk as it entered the session's log (not a copy): read it, never
+   * mutate it, and copy what you keep. It is lent for the listener's call
+   * only: a flood's chunks go back to the read thread to be filled again once
+   * the log lets go of them.
+   */
   data: Uint8Array;
 }
 

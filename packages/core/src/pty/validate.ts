@@ -32,7 +32,7 @@ const CreateInput = z.object({
 const ReadInput = z.object({
   cursor: z.number().int('cursor must be an integer').min(0, 'cursor must not be negative').optional(),
   maxBytes: z.number().int('maxBytes must be an integer').min(1, 'maxBytes must be at least 1').optional(),
-  view: z.boolean().optional(),
+  into: z.instanceof(Uint8Array, { message: 'into must be a Uint8Array' }).optional(),
 });
 
 function invalid(error: z.ZodError, what: string): PtyError {
@@ -74,11 +74,11 @@ export function parseCreateInput(input: unknown): CreateSessionInput {
 export function parseReadOptions(options: unknown): ReadOptions {
   if (options === undefined) return {};
   if (typeof options === 'object' && options !== null) {
-    const { cursor, maxBytes, view } = options as { cursor?: unknown; maxBytes?: unknown; view?: unknown };
+    const { cursor, maxBytes, into } = options as { cursor?: unknown; maxBytes?: unknown; into?: unknown };
     const cursorOk = cursor === undefined || (Number.isInteger(cursor) && (cursor as number) >= 0);
     const maxBytesOk = maxBytes === undefined || (Number.isInteger(maxBytes) && (maxBytes as number) >= 1);
-    const viewOk = view === undefined || typeof view === 'boolean';
-    if (cursorOk && maxBytesOk && viewOk) return { cursor: cursor as number | undefined, maxBytes: maxBytes as number | undefined, view: view as boolean | undefined };
+    const intoOk = into === undefined || into instanceof Uint8Array;
+    if (cursorOk && maxBytesOk && intoOk) return { cursor: cursor as number | undefined, maxBytes: maxBytes as number | undefined, into: into as Uint8Array | undefined };
   }
   const parsed = ReadInput.safeParse(options);
   if (!parsed.success) throw invalid(parsed.error, 'read options');

@@ -16,6 +16,7 @@ import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
+import { FrameBuffers } from './frame-buffers.js';
 import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */
@@ -36,6 +37,8 @@ const RESYNC_GAP_MS = 200;
 const HIGH_WATER = 1024 * 1024;
 /** Backlog under which a stalled socket resumes. */
 const LOW_WATER = 256 * 1024;
+/** Frame buffers kept for reuse: as many as fit the backlog streaming stops at, and a few being filled. */
+const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
 /**
  * Control messages are never dropped, so a client that stops reading while
  * they pile up (or floods requests without reading the replies) is cut off
@@ -106,6 +109,7 @@ interface Viewer {
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
   private readonly subscriptions = new DisposableStore();
+  private readonly frames = new FrameBuffers(FRAME_BYTES, SPARE_FRAMES);
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
@@ -353,12 +357,14 @@ export class PanelConnection {
       }
       const window = viewer.window.size;
       const room = window - (viewer.cursor - viewer.acked);
+      // A full window still reads one byte: where the log ends and whether it trimmed past us.
+      // Otherwise the frame is copied into a buffer of its own, reused once the socket wrote it.
+      const frame = room > 0 ? this.frames.take() : undefined;
       let slice;
       try {
-        // A full window still reads one byte: where the log ends and whether it trimmed past us.
-        // A view when one chunk holds the frame: no copy per frame (the socket only reads it).
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, view: true });
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, into: frame });
       } catch {
+        if (frame) this.frames.give(frame);
         this.viewers.delete(viewer.id);
         return;
       }
@@ -366,11 +372,15 @@ export class PanelConnection {
       const lagging = trimmed || slice.end - viewer.acked > Math.max(LAG_LIMIT, 2 * window);
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
+        if (frame) this.frames.give(frame);
         this.resync(viewer, viewer.cursor, true);
         return;
       }
-      if (room <= 0 || slice.data.length === 0) return;
-      this.sendFrame(encodeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }), slice.data);
+      if (!frame || slice.data.length === 0) {
+        if (frame) this.frames.give(frame);
+        return;
+      }
+      this.sendFrame(encodeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }), slice.data, frame);
       viewer.cursor = slice.next;
       viewer.window.sent(slice.next, performance.now());
     }
@@ -485,11 +495,20 @@ export class PanelConnection {
    * can come between the two sends: they are synchronous, and corked into
    * one socket write.
    */
-  private sendFrame(head: Uint8Array, payload: Uint8Array): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+  /** Sends one output frame; `frame` (the buffer `payload` is in) is reused once the socket is done with it. */
+  private sendFrame(head: Uint8Array, payload: Uint8Array, frame: Uint8Array): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) {
+      this.frames.give(frame);
+      return;
+    }
     this.corked(() => {
       this.ws.send(head, { binary: true, fin: false });
-      this.ws.send(payload, { binary: true, fin: true }, (error) => (error ? this.dispose() : this.onDrained()));
+      this.ws.send(payload, { binary: true, fin: true }, (error) => {
+        // The write is done or failed: nothing reads the buffer any more.
+        this.frames.give(frame);
+        if (error) this.dispose();
+        else this.onDrained();
+      });
     });
   }
 
