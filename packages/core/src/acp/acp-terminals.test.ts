@@ -85,6 +85,23 @@ describe('AcpTerminals', () => {
     expect(output.output.endsWith('998,999,1000')).toBe(true);
   });
 
+  it("keeps its own copy of a flood's output: the service lends its chunks, and reuses them once its log trims them", async () => {
+    const t = terminals({ maxOutputBytes: 16 * 1024 * 1024 });
+    // About 21 MB: past the session log's 4 MiB, so the service hands its oldest chunks back to be
+    // filled again while this terminal still keeps 8 MiB.
+    const { terminalId } = t.create({ sessionId: 's1', command: 'seq', args: ['1', '3000000'], outputByteLimit: 8 * 1024 * 1024 });
+    await t.waitForExit({ sessionId: 's1', terminalId });
+    const { output, truncated } = t.output({ sessionId: 's1', terminalId });
+    expect(truncated).toBe(true);
+    const lines = output.split(/\r?\n/);
+    lines.shift(); // cut by the truncation
+    expect(lines.pop()).toBe('');
+    const first = Number(lines[0]);
+    expect(lines.length).toBeGreaterThan(800_000);
+    expect(lines.findIndex((line, i) => line !== String(first + i))).toBe(-1);
+    expect(lines.at(-1)).toBe('3000000');
+  });
+
   it('kill ends the command and leaves its output readable; release frees the id and keeps the card', async () => {
     const t = terminals();
     const { terminalId } = t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'echo started; sleep 600'] });

@@ -164,6 +164,47 @@ describe('the read thread', () => {
     expect(leaked).toEqual([]);
   });
 
+  it("a flood's batches go back to the thread once the log trims them, and the log stays whole while they are filled again", async () => {
+    const given: ArrayBuffer[] = [];
+    const reuse = ReadThread.prototype.reuse;
+    ReadThread.prototype.reuse = function (this: ReadThread, buffer: ArrayBuffer) {
+      given.push(buffer);
+      reuse.call(this, buffer);
+    };
+    try {
+      service = createPtyService({ env: isolatedEnv() });
+      const { id } = service.create({ command: 'seq', args: ['1', '3000000'], source: 'user' });
+      // Mid-flood, every 2 MiB: the retained log is contiguous lines (a batch handed back while the
+      // log still held it would be filled with later output and break the sequence).
+      let checked = 0;
+      let broken = '';
+      const checkLog = () => {
+        const lines = readAll(service!, id).toString('latin1').split('\r\n');
+        lines.shift();
+        lines.pop();
+        const first = Number(lines[0]);
+        const bad = lines.findIndex((line, i) => line !== String(first + i));
+        if (bad !== -1) broken ||= `after line ${lines[bad - 1]}: ${JSON.stringify(lines[bad]?.slice(0, 40))}`;
+      };
+      const off = service.on('pty.data', (event) => {
+        if (event.id !== id || event.cursor + event.data.length < (checked + 1) * 2 * 1024 * 1024) return;
+        checked++;
+        checkLog();
+      });
+      await waitForExit(service, id);
+      off();
+      checkLog();
+      expect(broken).toBe('');
+      expect(checked).toBeGreaterThan(5);
+      // About 20 MiB through a 4 MiB log: most batches were handed back, each once.
+      expect(given.length).toBeGreaterThan(100);
+      expect(new Set(given).size).toBe(given.length);
+      expect(readAll(service, id).toString('latin1').endsWith('2999999\r\n3000000\r\n')).toBe(true);
+    } finally {
+      ReadThread.prototype.reuse = reuse;
+    }
+  });
+
   it('does not keep a process alive: one whose flood ended exits without disposing anything', () => {
     // The built service (a worker thread cannot run TypeScript, and the thread is what is under test).
     const service = fileURLToPath(new URL('../../dist/pty/pty-service.js', import.meta.url));

@@ -19,6 +19,14 @@ describe('TitleTracker', () => {
     expect(feedAll(tracker, 'ok]', ']0;no\x07', '\x1b\x1b]0;yes\x07')).toEqual([undefined, undefined, 'yes']);
   });
 
+  it('keeps a copy of a title cut across chunks: a chunk is lent for the call and may be filled again after it', () => {
+    const tracker = new TitleTracker();
+    const first = Buffer.from('x\x1b]0;hel');
+    expect(tracker.feed(first)).toBeUndefined();
+    first.fill(0x7a); // the read thread reuses the buffer
+    expect(tracker.feed(Buffer.from('lo\x07'))).toBe('hello');
+  });
+
   it('ignores other OSC codes and oversized payloads', () => {
     const tracker = new TitleTracker();
     expect(tracker.feed(Buffer.from('\x1b]1;icon\x07\x1b]8;;http://x\x07link\x1b]8;;\x07'))).toBeUndefined();

@@ -1,0 +1,98 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ACK_WINDOW } from '@ptydeck/contract';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { AgentRegistry } from './agent-registry.js';
+import { PanelConnection } from './panel-connection.js';
+
+const FRAME = 64 * 1024;
+
+/**
+ * A WebSocket whose writes finish when the test says so, as a socket whose
+ * kernel buffer is full keeps a frame's bytes until it can write them.
+ * Records each output frame's payload (the array sent, read later) and a
+ * copy of its bytes as they were when sent.
+ */
+class HeldSocket extends EventEmitter {
+  readonly OPEN = 1;
+  readonly readyState = 1;
+  readonly bufferedAmount = 0;
+  readonly frames: { payload: Uint8Array; sentAs: Uint8Array }[] = [];
+  private held: (() => void)[] = [];
+
+  send(data: string | Uint8Array, options?: unknown, callback?: (error?: Error) => void): void {
+    const done = typeof options === 'function' ? (options as (error?: Error) => void) : callback;
+    if (typeof data === 'string') {
+      done?.();
+      return;
+    }
+    if ((options as { fin?: boolean }).fin === false) return; // a frame's head
+    this.frames.push({ payload: data, sentAs: Uint8Array.from(data) });
+    if (done) this.held.push(() => done());
+  }
+
+  /** Every write so far finishes. */
+  finishWrites(): void {
+    const held = this.held;
+    this.held = [];
+    for (const done of held) done();
+  }
+
+  terminate(): void {}
+
+  fromPanel(message: unknown): void {
+    this.emit('message', Buffer.from(JSON.stringify(message)), false);
+  }
+}
+
+let service: PtyService | undefined;
+afterEach(async () => {
+  await service?.dispose();
+  service = undefined;
+});
+
+/** `bytes` of output whose every 8-byte word names its own offset from `from`, so any overwrite shows. */
+function numbered(from: number, bytes: number): Buffer {
+  let text = '';
+  for (let at = from; at < from + bytes; at += 8) text += `${String(at).padStart(7, '0')}\n`;
+  return Buffer.from(text);
+}
+
+describe("a panel connection's frame buffers", () => {
+  it('are reused only once the socket has written the frame that carried them', async () => {
+    service = createPtyService({ env: isolatedEnv() });
+    const { session } = service.createDisplay({ source: 'agent', title: 'frames' });
+    const ws = new HeldSocket();
+    const connection = new PanelConnection(ws as never, {
+      service,
+      agents: new AgentRegistry(),
+      screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
+      instance: 'test',
+    });
+    try {
+      ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
+      session.append(numbered(0, ACK_WINDOW + FRAME));
+      // The window lets the first ACK_WINDOW out; their writes are still in progress.
+      await vi.waitFor(() => expect(ws.frames.length).toBe(ACK_WINDOW / FRAME));
+      ws.fromPanel({ type: 'ack', id: session.id, cursor: ACK_WINDOW });
+      await vi.waitFor(() => expect(ws.frames.length).toBe(ACK_WINDOW / FRAME + 1));
+      // A frame sent while the others are still being written is in a buffer of its own: none was overwritten.
+      const inFlight = ws.frames.map((frame) => frame.payload.buffer);
+      expect(new Set(inFlight).size).toBe(inFlight.length);
+      for (const frame of ws.frames) expect(Buffer.from(frame.payload).equals(frame.sentAs)).toBe(true);
+
+      // Once written, the buffers are used again, and what they carry next is the right output.
+      ws.finishWrites();
+      session.append(numbered(ACK_WINDOW + FRAME, FRAME));
+      ws.fromPanel({ type: 'ack', id: session.id, cursor: ACK_WINDOW + FRAME });
+      await vi.waitFor(() => expect(ws.frames.length).toBe(ACK_WINDOW / FRAME + 2));
+      expect(inFlight).toContain(ws.frames.at(-1)!.payload.buffer);
+      const delivered = Buffer.concat(ws.frames.map((frame) => frame.sentAs));
+      expect(delivered.equals(numbered(0, ACK_WINDOW + 2 * FRAME))).toBe(true);
+    } finally {
+      connection.dispose();
+    }
+  });
+});
