@@ -18,27 +18,46 @@ export interface OutputFrame extends OutputFrameHeader {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * Room before a payload that always holds a frame's head (the length prefix
+ * and the header): a SessionId of up to 128 characters, each at most 6 bytes
+ * JSON-escaped, and a cursor of up to 16 digits.
+ */
+export const OUTPUT_FRAME_HEAD_ROOM = 1024;
+
+/** Scratch for a header's JSON: a sender writes one per frame, and this allocates nothing per frame. */
+const headScratch = new Uint8Array(OUTPUT_FRAME_HEAD_ROOM);
+
 export function encodeOutputFrame(header: OutputFrameHeader, data: Uint8Array): Uint8Array {
-  const head = encodeOutputFrameHead(header);
-  const frame = new Uint8Array(head.length + data.length);
-  frame.set(head, 0);
-  frame.set(data, head.length);
+  const payloadStart = 2 + encodeHeader(header).length;
+  const frame = new Uint8Array(payloadStart + data.length);
+  writeOutputFrameHead(header, frame, payloadStart);
+  frame.set(data, payloadStart);
   return frame;
 }
 
 /**
- * A frame's bytes before its payload: the length prefix and the header. A
- * sender can write these and the payload as they are, without copying the
- * payload into one buffer (a WebSocket message may go in fragments).
+ * Writes a frame's head into `frame` so that it ends at `payloadStart`, where
+ * the sender has put (or will put) the payload; returns the frame's first
+ * byte. A sender that keeps OUTPUT_FRAME_HEAD_ROOM free before its payloads
+ * sends each frame as one message, without copying the payload again.
  */
-export function encodeOutputFrameHead(header: OutputFrameHeader): Uint8Array {
-  const json = encoder.encode(JSON.stringify(header));
-  if (json.length > 0xffff) throw new RangeError('output frame header too large');
-  const head = new Uint8Array(2 + json.length);
-  head[0] = json.length >>> 8;
-  head[1] = json.length & 0xff;
-  head.set(json, 2);
-  return head;
+export function writeOutputFrameHead(header: OutputFrameHeader, frame: Uint8Array, payloadStart: number): number {
+  const json = encodeHeader(header);
+  const start = payloadStart - 2 - json.length;
+  if (start < 0) throw new RangeError(`no room for the output frame header: ${json.length + 2} bytes before ${payloadStart}`);
+  frame[start] = json.length >>> 8;
+  frame[start + 1] = json.length & 0xff;
+  frame.set(json, start + 2);
+  return start;
+}
+
+/** The header's JSON, in the scratch array (valid until the next call). */
+function encodeHeader(header: OutputFrameHeader): Uint8Array {
+  const text = JSON.stringify(header);
+  const { read, written } = encoder.encodeInto(text, headScratch);
+  if (read !== text.length) throw new RangeError('output frame header too large');
+  return headScratch.subarray(0, written);
 }
 
 /** Decodes and validates a frame; throws a descriptive Error when it is malformed. */

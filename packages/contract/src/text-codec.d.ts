@@ -3,6 +3,7 @@
 // Declaring the slice we use keeps the contract free of DOM and Node types.
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
 }
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean });

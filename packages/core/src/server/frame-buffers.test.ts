@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ACK_WINDOW } from '@ptydeck/contract';
+import { ACK_WINDOW, decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
@@ -12,8 +12,8 @@ const FRAME = 64 * 1024;
 /**
  * A WebSocket whose writes finish when the test says so, as a socket whose
  * kernel buffer is full keeps a frame's bytes until it can write them.
- * Records each output frame's payload (the array sent, read later) and a
- * copy of its bytes as they were when sent.
+ * Records each output frame's payload (a view of the message sent, read
+ * later) and a copy of its bytes as they were when sent.
  */
 class HeldSocket extends EventEmitter {
   readonly OPEN = 1;
@@ -28,8 +28,8 @@ class HeldSocket extends EventEmitter {
       done?.();
       return;
     }
-    if ((options as { fin?: boolean }).fin === false) return; // a frame's head
-    this.frames.push({ payload: data, sentAs: Uint8Array.from(data) });
+    const { data: payload } = decodeOutputFrame(data);
+    this.frames.push({ payload, sentAs: Uint8Array.from(payload) });
     if (done) this.held.push(() => done());
   }
 

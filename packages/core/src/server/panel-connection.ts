@@ -2,10 +2,11 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
   DisposableStore,
-  encodeOutputFrameHead,
   formatZodIssues,
+  OUTPUT_FRAME_HEAD_ROOM,
   PanelClientMessage,
   reportError,
+  writeOutputFrameHead,
   type ErrorReporter,
   type McpLaunch,
   type PanelServerMessage,
@@ -109,7 +110,7 @@ interface Viewer {
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
   private readonly subscriptions = new DisposableStore();
-  private readonly frames = new FrameBuffers(FRAME_BYTES, SPARE_FRAMES);
+  private readonly frames = new FrameBuffers(OUTPUT_FRAME_HEAD_ROOM + FRAME_BYTES, SPARE_FRAMES);
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
@@ -358,11 +359,12 @@ export class PanelConnection {
       const window = viewer.window.size;
       const room = window - (viewer.cursor - viewer.acked);
       // A full window still reads one byte: where the log ends and whether it trimmed past us.
-      // Otherwise the frame is copied into a buffer of its own, reused once the socket wrote it.
+      // Otherwise the output is copied into a frame buffer, after room for the frame's head, and the
+      // buffer is reused once the socket wrote it.
       const frame = room > 0 ? this.frames.take() : undefined;
       let slice;
       try {
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, into: frame });
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, into: frame?.subarray(OUTPUT_FRAME_HEAD_ROOM) });
       } catch {
         if (frame) this.frames.give(frame);
         this.viewers.delete(viewer.id);
@@ -380,7 +382,8 @@ export class PanelConnection {
         if (frame) this.frames.give(frame);
         return;
       }
-      this.sendFrame(encodeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }), slice.data, frame);
+      const start = writeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }, frame, OUTPUT_FRAME_HEAD_ROOM);
+      this.sendFrame(frame.subarray(start, OUTPUT_FRAME_HEAD_ROOM + slice.data.length), frame);
       viewer.cursor = slice.next;
       viewer.window.sent(slice.next, performance.now());
     }
@@ -495,20 +498,21 @@ export class PanelConnection {
    * can come between the two sends: they are synchronous, and corked into
    * one socket write.
    */
-  /** Sends one output frame; `frame` (the buffer `payload` is in) is reused once the socket is done with it. */
-  private sendFrame(head: Uint8Array, payload: Uint8Array, frame: Uint8Array): void {
+  /**
+   * Sends one output frame, head and payload in one message (a message in two
+   * fragments cost the receiver a copy to join them); `buffer`, which holds
+   * it, is reused once the socket is done with it.
+   */
+  private sendFrame(message: Uint8Array, buffer: Uint8Array): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) {
-      this.frames.give(frame);
+      this.frames.give(buffer);
       return;
     }
-    this.corked(() => {
-      this.ws.send(head, { binary: true, fin: false });
-      this.ws.send(payload, { binary: true, fin: true }, (error) => {
-        // The write is done or failed: nothing reads the buffer any more.
-        this.frames.give(frame);
-        if (error) this.dispose();
-        else this.onDrained();
-      });
+    this.ws.send(message, { binary: true }, (error) => {
+      // The write is done or failed: nothing reads the buffer any more.
+      this.frames.give(buffer);
+      if (error) this.dispose();
+      else this.onDrained();
     });
   }
 

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { decodeOutputFrame, encodeOutputFrame, OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead } from './output-frame.js';
+
+const payload = new TextEncoder().encode('hello\r\n');
+
+describe('output frames', () => {
+  it('a head written before a payload in place decodes as the frame encodeOutputFrame makes', () => {
+    const buffer = new Uint8Array(OUTPUT_FRAME_HEAD_ROOM + payload.length).fill(0xee);
+    buffer.set(payload, OUTPUT_FRAME_HEAD_ROOM);
+    const header = { id: 'a1b2c3d4-0000-4000-8000-000000000000', cursor: 2 ** 53 - 1 };
+    const start = writeOutputFrameHead(header, buffer, OUTPUT_FRAME_HEAD_ROOM);
+    const frame = buffer.subarray(start);
+    expect([...frame]).toEqual([...encodeOutputFrame(header, payload)]);
+    expect(decodeOutputFrame(frame)).toEqual({ ...header, data: payload });
+  });
+
+  it('the head room holds the longest header a session id allows, and a head that does not fit is refused', () => {
+    // 128 characters that JSON escapes to 6 bytes each: the worst case.
+    const id = '\u0001'.repeat(128);
+    const buffer = new Uint8Array(OUTPUT_FRAME_HEAD_ROOM);
+    const start = writeOutputFrameHead({ id, cursor: 2 ** 53 - 1 }, buffer, OUTPUT_FRAME_HEAD_ROOM);
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(decodeOutputFrame(buffer.subarray(start)).id).toBe(id);
+    expect(() => writeOutputFrameHead({ id: 'x', cursor: 0 }, buffer, 10)).toThrow(RangeError);
+  });
+});
