@@ -3,7 +3,7 @@
 // raw node-pty onData in this process. Run with the server-side screen mirror
 // as shipped, and without it (same PanelConnection, stub mirror), which
 // isolates what the mirror costs.
-import { median, MiB, now, row, withDeadline } from './lib/harness.mjs';
+import { cpuClock, median, MiB, now, row, stealPercent, withDeadline } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { spawnRaw } from './lib/raw-pty.mjs';
@@ -37,13 +37,16 @@ export async function run(ctx) {
         const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length]);
         const result = {};
         for (const variant of order) {
+          const clock = cpuClock();
           result[variant] = variant === 'raw' ? await rawDelivery(file, workspace) : await panelDelivery(hosts[variant], clients[variant], file, workspace);
+          result[variant].steal = stealPercent(clock, cpuClock());
         }
         runs.push(result);
+        const steal = VARIANTS.map((variant) => result[variant].steal?.toFixed(0) ?? '?').join(' / ');
         ctx.log(
           `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)}, without ${result.noMirror.mbps.toFixed(1)} MB/s;` +
             ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)}, core ${result.mirror.cpuMsPerMB.toFixed(1)} / ${result.noMirror.cpuMsPerMB.toFixed(1)};` +
-            ` frames ${result.mirror.frames} / ${result.noMirror.frames}`,
+            ` frames ${result.mirror.frames} / ${result.noMirror.frames}; host steal ${steal}%`,
         );
       }
       details[key] = { fileBytes: file.bytes, ptyBytes: file.ptyBytes, runs };
@@ -81,6 +84,13 @@ export async function run(ctx) {
           value: median(runs.map((r) => r.noMirror.cpuMsPerMB)),
           baseline: median(runs.map((r) => r.raw.cpuMsPerMB)),
           note: 'baseline: raw reader CPU per MB',
+        }),
+        row({
+          figure: '2',
+          metric: `  host steal time during the deliveries (% of CPU time)`,
+          value: median(runs.map((r) => r.mirror.steal)),
+          baseline: median(runs.map((r) => r.raw.steal)),
+          note: 'the VM host running other guests: a measure of noise',
         }),
       );
       // Lost means unaccounted for: a byte neither delivered in order nor reported skipped by a resync.

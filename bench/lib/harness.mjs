@@ -168,6 +168,30 @@ export function machineInfo() {
   };
 }
 
+/**
+ * The machine's CPU time so far, from the first line of /proc/stat (in
+ * clock ticks): all of it, and the part stolen (time this VM's vCPUs were
+ * ready to run while the hypervisor ran something else). Null off Linux.
+ */
+export function cpuClock() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of CPU time stolen by the host between two cpuClock() readings,
+ * in percent: on a VM, what a throughput measurement lost to other guests. A
+ * repetition with a lot of it measures the host, not the code.
+ */
+export function stealPercent(from, to) {
+  if (!from || !to || to.total <= from.total) return null;
+  return (100 * (to.steal - from.steal)) / (to.total - from.total);
+}
+
 export function loadAverage() {
   return os.loadavg().map((v) => Math.round(v * 100) / 100);
 }
