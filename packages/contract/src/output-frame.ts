@@ -29,10 +29,10 @@ export const OUTPUT_FRAME_HEAD_ROOM = 1024;
 const headScratch = new Uint8Array(OUTPUT_FRAME_HEAD_ROOM);
 
 export function encodeOutputFrame(header: OutputFrameHeader, data: Uint8Array): Uint8Array {
-  const payloadStart = 2 + encodeHeader(header).length;
-  const frame = new Uint8Array(payloadStart + data.length);
-  writeOutputFrameHead(header, frame, payloadStart);
-  frame.set(data, payloadStart);
+  const json = encodeHeader(header);
+  const frame = new Uint8Array(2 + json.length + data.length);
+  putHead(frame, 0, json);
+  frame.set(data, 2 + json.length);
   return frame;
 }
 
@@ -46,10 +46,15 @@ export function writeOutputFrameHead(header: OutputFrameHeader, frame: Uint8Arra
   const json = encodeHeader(header);
   const start = payloadStart - 2 - json.length;
   if (start < 0) throw new RangeError(`no room for the output frame header: ${json.length + 2} bytes before ${payloadStart}`);
+  putHead(frame, start, json);
+  return start;
+}
+
+/** The length prefix and the header's JSON, at `start`. */
+function putHead(frame: Uint8Array, start: number, json: Uint8Array): void {
   frame[start] = json.length >>> 8;
   frame[start + 1] = json.length & 0xff;
   frame.set(json, start + 2);
-  return start;
 }
 
 /** The header's JSON, in the scratch array (valid until the next call). */

@@ -229,8 +229,8 @@ const UNINITIALIZED_FROM = 8 * 1024;
 /**
  * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to the
  * screen worker), for a copy that overwrites every byte. `new Uint8Array(n)`
- * zero-fills first: for a frame or a worker slice (up to 64 KiB, on every one
- * a viewer is sent and a screen parses) a second pass as long as the copy, and
+ * zero-fills first: for a worker slice (up to 64 KiB, on every one a screen
+ * parses) or a large read an agent asks for, a second pass as long as the copy, and
  * the costlier of the two in a micro-benchmark. Small reads (the one-byte
  * probes of a viewer whose window is full, an echo) are cheaper zero-filled:
  * an array of up to 64 bytes is allocated on V8's heap, with no backing store

@@ -12,6 +12,7 @@
  */
 import { readSync } from 'node:fs';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { BufferPool } from './buffer-pool.js';
 import {
   BATCH_BYTES,
   CTL,
@@ -39,16 +40,8 @@ const MAX_SLEEP_MS = 2;
 const { ctlBuffer, commands, reports } = workerData as { ctlBuffer: SharedArrayBuffer; commands: MessagePort; reports: MessagePort };
 const ctl = new Int32Array(ctlBuffer);
 const terminals = new Map<number, Terminal>();
-/** Batch buffers the main thread gave back, filled again before any new one is made. */
-const spare: Uint8Array[] = [];
-
-function newBatch(): Uint8Array {
-  return spare.pop() ?? new Uint8Array(BATCH_BYTES);
-}
-
-function keepSpare(batch: Uint8Array): void {
-  if (batch.byteLength === BATCH_BYTES && spare.length < MAX_SPARE_BATCHES) spare.push(batch);
-}
+/** Batch buffers: the ones the main thread gave back are filled again before any new one is made. */
+const batches = new BufferPool(BATCH_BYTES, MAX_SPARE_BATCHES);
 
 function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
   reports.postMessage(report, transfer);
@@ -73,26 +66,26 @@ function flush(terminal: Terminal): void {
     return;
   }
   const data = terminal.batch.subarray(0, used);
-  terminal.batch = newBatch();
+  terminal.batch = batches.take();
   post({ slot: terminal.slot, data, reusable: true }, [data.buffer as ArrayBuffer]);
 }
 
 function forget(terminal: Terminal, last: ReadThreadReport | undefined): void {
   flush(terminal);
-  keepSpare(terminal.batch);
+  batches.give(terminal.batch);
   terminals.delete(terminal.slot);
   if (last) post(last);
 }
 
 function obey(command: ReadThreadCommand): void {
   if (command.op === 'reuse') {
-    for (const buffer of command.buffers) keepSpare(new Uint8Array(buffer));
+    for (const buffer of command.buffers) batches.give(new Uint8Array(buffer));
     return;
   }
   const terminal = terminals.get(command.slot);
   switch (command.op) {
     case 'adopt':
-      terminals.set(command.slot, { slot: command.slot, fd: command.fd, held: false, batch: newBatch(), used: 0, lastDataAt: performance.now() });
+      terminals.set(command.slot, { slot: command.slot, fd: command.fd, held: false, batch: batches.take(), used: 0, lastDataAt: performance.now() });
       return;
     case 'hold':
       if (terminal) {

@@ -12,12 +12,12 @@ import {
   type PanelServerMessage,
   type SessionId,
 } from '@ptydeck/contract';
+import { BufferPool } from '../pty/buffer-pool.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
-import { FrameBuffers } from './frame-buffers.js';
 import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */
@@ -38,7 +38,12 @@ const RESYNC_GAP_MS = 200;
 const HIGH_WATER = 1024 * 1024;
 /** Backlog under which a stalled socket resumes. */
 const LOW_WATER = 256 * 1024;
-/** Frame buffers kept for reuse: as many as fit the backlog streaming stops at, and a few being filled. */
+/**
+ * Frame buffers kept for reuse (see BufferPool): as many as fit the backlog
+ * streaming stops at, and a few being filled. A frame's buffer goes back in
+ * the socket's write callback, which fires once the kernel has the bytes or
+ * the write failed.
+ */
 const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -110,7 +115,7 @@ interface Viewer {
 export class PanelConnection {
   private readonly viewers = new Map<SessionId, Viewer>();
   private readonly subscriptions = new DisposableStore();
-  private readonly frames = new FrameBuffers(OUTPUT_FRAME_HEAD_ROOM + FRAME_BYTES, SPARE_FRAMES);
+  private readonly frames = new BufferPool(OUTPUT_FRAME_HEAD_ROOM + FRAME_BYTES, SPARE_FRAMES);
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
