@@ -26,6 +26,11 @@ export interface StartAgentOptions extends AcpClientCallbacks {
    * commands), before the returned AcpAgent could be subscribed to.
    */
   onSessionUpdate?: (notification: SessionNotification) => void;
+  /**
+   * Called with the agent's pid as soon as its process exists, before it can
+   * send or start anything: whatever it starts counts as the chat's from then on.
+   */
+  onSpawned?: (pid: number) => void;
   /** Aborting ends the agent, also while it starts (an agent that never answers initialize). */
   signal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL when ending the agent's processes. Default 3000 ms. */
@@ -112,6 +117,7 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   child.on('error', (error) => (options.onError ?? reportError)(error, `${label} failed`));
   // Set once 'spawn' has fired.
   const pid = child.pid ?? 0;
+  options.onSpawned?.(pid);
 
   const client = new AcpClient(service, { requestPermission, approveWrite, ...(wrote ? { wrote } : {}) }, {
     agentName: config.name,

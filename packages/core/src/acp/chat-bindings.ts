@@ -2,6 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** The environment variable that hands a chat's binding to the `ptydeck mcp` it starts. */
 export const CHAT_BINDING_ENV = 'PTYDECK_CHAT_BINDING';
+/**
+ * Set in a chat's agent's environment (the chat's id, no secret): the server
+ * knows the agent's processes for a chat's by it, as PTYDECK_SESSION_ID marks a session's.
+ */
+export const CHAT_ID_ENV = 'PTYDECK_CHAT_ID';
 
 /** Who an MCP connection presenting a binding speaks for. */
 export interface ChatBinding {
@@ -11,12 +16,20 @@ export interface ChatBinding {
   agentName: string;
   /** The chat's directory: where the agent's shells start unless it names another (not the MCP server's, nor ptydeck's). */
   cwd: string;
+  /**
+   * The chat's agent process, once started. The credential travels in the
+   * environment of the MCP server the agent starts, where every process of the
+   * developer's can read it, so it is honoured only from this process's
+   * descendants (McpHttpEndpoint asks the kernel).
+   */
+  agentPid?: number;
 }
 
 /**
  * Per-chat credentials for ptydeck's own MCP server, handed to the agent in
  * session/new so every shell it opens through the terminal tool lands under
- * its chat. Random, in memory only, revoked when the chat closes. Looked up
+ * its chat. Random, revoked when the chat closes, and bound to the chat's
+ * agent process (see agentPid). Looked up
  * by hash, so a lookup's timing says nothing about the stored secrets.
  */
 export class ChatBindings {
@@ -27,6 +40,12 @@ export class ChatBindings {
     const secret = randomBytes(32).toString('base64url');
     this.byHash.set(hash(secret), { ...binding });
     return secret;
+  }
+
+  /** Records the chat's agent process: only it and what it starts may present the credential. */
+  attachProcess(secret: string, pid: number): void {
+    const found = this.byHash.get(hash(secret));
+    if (found) found.agentPid = pid;
   }
 
   /** The chat a credential speaks for; undefined when unknown or revoked. */

@@ -11,6 +11,7 @@ import { ChatBindings } from './chat-bindings.js';
 import { ChatHost } from './chat-host.js';
 import { ChatError } from './chat-session.js';
 import { ChatEvents } from './testing/chat-waits.js';
+import { until } from '../server/testing/reliability.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('./testing/demo-agent.mjs', import.meta.url));
 const RAW_AGENT = fileURLToPath(new URL('./testing/raw-agent.mjs', import.meta.url));
@@ -332,11 +333,14 @@ describe('a chat with the demo agent', () => {
       // One each, and never the same one.
       expect(credentialOf(first!.owner)).toHaveLength(1);
       expect(credentialOf(second!.owner)).toHaveLength(1);
-      expect(bindings.resolve(firstSecret!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir });
-      expect(bindings.resolve(secondSecret!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
+      // Each bound to its own agent process, once that started.
+      await until(() => bindings.resolve(firstSecret!)?.agentPid !== undefined && bindings.resolve(secondSecret!)?.agentPid !== undefined, 'both agents have started');
+      expect(bindings.resolve(firstSecret!)).toEqual({ owner: first!.owner, agentName: 'demo', cwd: dir, agentPid: expect.any(Number) });
+      expect(bindings.resolve(secondSecret!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir, agentPid: expect.any(Number) });
+      expect(bindings.resolve(firstSecret!)!.agentPid).not.toBe(bindings.resolve(secondSecret!)!.agentPid);
       await bound.close(first!.id);
       expect(bindings.resolve(firstSecret!)).toBeUndefined();
-      expect(bindings.resolve(secondSecret!)).toEqual({ owner: second!.owner, agentName: 'demo', cwd: dir });
+      expect(bindings.resolve(secondSecret!)).toMatchObject({ owner: second!.owner, agentName: 'demo', cwd: dir });
     } finally {
       await bound.dispose();
     }

@@ -71,12 +71,18 @@ export class ChatHost {
   private readonly opened: Emitter<ChatOpened>;
   private readonly events: Emitter<{ chatId: string; event: ChatEvent }>;
   private readonly closed: Emitter<string>;
+  private readonly agentProcesses: Emitter<number>;
   /** A chat was opened (its state 'starting'), with the origin its opener passed. */
   readonly onOpened: OnEvent<ChatOpened>;
   /** Something happened in a chat. */
   readonly onEvent: OnEvent<{ chatId: string; event: ChatEvent }>;
   /** A chat was closed and forgotten. */
   readonly onClosed: OnEvent<string>;
+  /**
+   * A chat's agent process started, with its pid: it and everything it starts
+   * are the chat's, semi-trusted as a session's processes are (no panel link).
+   */
+  readonly onAgentProcess: OnEvent<number>;
   private readonly report: ErrorReporter;
   private readonly env: Record<string, string | undefined>;
   private readonly configDir: string;
@@ -89,9 +95,11 @@ export class ChatHost {
     this.opened = new Emitter({ name: 'chat opened', onListenerError: this.report });
     this.events = new Emitter({ name: 'chat event', onListenerError: this.report });
     this.closed = new Emitter({ name: 'chat closed', onListenerError: this.report });
+    this.agentProcesses = new Emitter({ name: 'chat agent process', onListenerError: this.report });
     this.onOpened = this.opened.on;
     this.onEvent = this.events.on;
     this.onClosed = this.closed.on;
+    this.onAgentProcess = this.agentProcesses.on;
   }
 
   /** The agents one can start now (agents.json read afresh, PATH searched). */
@@ -148,6 +156,10 @@ export class ChatHost {
       version: this.options.version,
       terminals: this.options.terminals,
       killGraceMs: this.options.killGraceMs,
+      onAgentSpawned: (pid) => {
+        if (binding) mcp?.bindings.attachProcess(binding, pid);
+        this.agentProcesses.fire(pid);
+      },
       onError: this.report,
     });
     const unsubscribe = session.onEvent((event) => this.events.fire({ chatId: session.id, event }));
@@ -212,6 +224,7 @@ export class ChatHost {
     this.opened.clear();
     this.events.clear();
     this.closed.clear();
+    this.agentProcesses.clear();
   }
 
   private checkRoom(): void {

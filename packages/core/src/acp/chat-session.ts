@@ -7,6 +7,7 @@ import type { AcpTerminalsOptions } from './acp-terminals.js';
 import { lastWords, startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import type { AgentConfig } from './agents-config.js';
+import { CHAT_ID_ENV } from './chat-bindings.js';
 import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
 import { ChatLog } from './chat-log.js';
 
@@ -35,6 +36,8 @@ export interface ChatSessionOptions {
   version?: string;
   terminals?: Omit<AcpTerminalsOptions, 'owner' | 'ownerName' | 'cwdOf'>;
   killGraceMs?: number;
+  /** The agent's process exists (see StartAgentOptions.onSpawned). */
+  onAgentSpawned?: (pid: number) => void;
   onError?: ErrorReporter;
 }
 
@@ -119,7 +122,9 @@ export class ChatSession {
       agent = await startAcpAgent(config, {
         service,
         cwd,
-        env: this.options.env,
+        // Marks the agent and all it starts as this chat's: no panel link for them (see peer-process.ts).
+        env: { ...(this.options.env ?? process.env), [CHAT_ID_ENV]: this.id },
+        onSpawned: this.options.onAgentSpawned,
         version: this.options.version,
         mcpServers: this.options.mcpServers,
         terminals: { ...this.options.terminals, owner: this.options.owner },

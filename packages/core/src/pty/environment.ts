@@ -2,6 +2,9 @@ import type { SessionId } from '@ptydeck/contract';
 
 export type EnvLike = Record<string, string | undefined>;
 
+/** Set in every session's environment: programs find their tab by it, and the server knows them for a session's. */
+export const SESSION_ID_ENV = 'PTYDECK_SESSION_ID';
+
 /**
  * Variables dropped from the inherited environment: they describe the
  * terminal ptydeck itself runs in, not the session's terminal, and stale
@@ -24,6 +27,6 @@ export function buildSessionEnv(inherited: EnvLike, callerEnv: Record<string, st
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   if (!env.LANG) env.LANG = 'C.UTF-8';
-  env.PTYDECK_SESSION_ID = id;
+  env[SESSION_ID_ENV] = id;
   return env;
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -42,11 +43,18 @@ async function connect(binding: string | undefined, name = 'adapter') {
   return { client, transport };
 }
 
+/** A binding whose chat agent is this test process, as if it were the agent's own MCP server. */
+function issueForThisProcess(binding: Parameters<ChatBindings['issue']>[0]): string {
+  const secret = bindings.issue(binding);
+  bindings.attachProcess(secret, process.pid);
+  return secret;
+}
+
 const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;
 
 describe('an MCP connection bound to a chat', () => {
   it("speaks for the chat: its sessions get the chat's owner, the agent's name and the chat's cwd, and the agent stays listed until its last connection leaves", async () => {
-    const secret = bindings.issue({ owner: 'chat-owner-test', agentName: 'claude', cwd: tmpdir() });
+    const secret = issueForThisProcess({ owner: 'chat-owner-test', agentName: 'claude', cwd: tmpdir() });
     const first = await connect(secret, 'some-adapter-name');
     const made = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }));
     expect(service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude', cwd: tmpdir() });
@@ -72,8 +80,8 @@ describe('an MCP connection bound to a chat', () => {
   });
 
   it('is cut off once its binding is revoked, and a session cannot switch chats midway', async () => {
-    const secret = bindings.issue({ owner: 'chat-owner-revoked', agentName: 'codex', cwd: '/' });
-    const other = bindings.issue({ owner: 'chat-owner-other', agentName: 'codex', cwd: '/' });
+    const secret = issueForThisProcess({ owner: 'chat-owner-revoked', agentName: 'codex', cwd: '/' });
+    const other = issueForThisProcess({ owner: 'chat-owner-other', agentName: 'codex', cwd: '/' });
     const { client, transport } = await connect(secret);
     await client.listTools();
     bindings.revoke(secret);
@@ -97,5 +105,19 @@ describe('an MCP connection bound to a chat', () => {
     expect(switched.status).toBe(403);
     await unbound.transport.terminateSession();
     await unbound.client.close();
+  });
+
+  it("is honoured only from the chat's agent and its descendants, and not before the agent exists", async () => {
+    const early = bindings.issue({ owner: 'chat-owner-early', agentName: 'claude', cwd: '/' });
+    await expect(connect(early)).rejects.toThrow(/only valid from the processes of the chat's own agent/);
+    // Another process is the agent: this one, not started by it, is refused.
+    const agent = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      bindings.attachProcess(early, agent.pid!);
+      await expect(connect(early)).rejects.toThrow(/only valid from the processes of the chat's own agent/);
+      expect(core.agents.list().some((entry) => entry.id === 'chat-owner-early')).toBe(false);
+    } finally {
+      agent.kill();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +14,10 @@ import { CHAT_BINDING_HEADER } from './bridge-header.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket, type MessageQueue } from './testing/http.js';
 import { descendantsOf, survivorsOf, until } from './testing/reliability.js';
+import { readAll, waitForExit } from '../pty/test-kit.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
 
 let dir: string;
 let configDir: string;
@@ -214,6 +216,81 @@ describe('chats over the panel WebSocket', () => {
     await client.close();
   });
 });
+
+describe("a chat's processes are semi-trusted, as a session's are", () => {
+  /** Opens a chat with the demo agent on `p` and waits until it is ready. */
+  async function readyChat(p: Awaited<ReturnType<typeof panel>>, requestId: string): Promise<{ id: string; owner: string }> {
+    p.send({ type: 'chat.open', requestId, agent: 'demo' });
+    const info = (await p.next((m) => m.type === 'chat.opened' && m.requestId === requestId)).info;
+    await p.next((m) => m.type === 'chat.event' && m.chatId === info.id && m.event.type === 'state' && m.event.info.state === 'ready');
+    return info;
+  }
+
+  it('gives no panel link to a command the agent runs itself, plain, with a scrubbed environment or in a session of its own', async () => {
+    const p = await panel();
+    const chat = await readyChat(p, 'link');
+    const url = `${process.execPath} ${BIN} url`;
+    const stateDir = join(dir, 'state');
+    const script = [
+      `PTYDECK_STATE_DIR=${stateDir} ${url}; echo "plain=$?"`,
+      `env -i PTYDECK_STATE_DIR=${stateDir} setsid -w ${url}; echo "scrubbed=$?"`,
+    ].join('; ');
+    p.send({ type: 'chat.prompt', chatId: chat.id, text: `own ${script}` });
+    const created = await p.next((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.owner === chat.owner);
+    await waitForExit(service, created.event.info.id);
+    const output = readAll(service, created.event.info.id).toString();
+    expect(output).not.toContain('#ticket=');
+    expect(output).toMatch(/plain=1/);
+    expect(output).toMatch(/scrubbed=1/);
+    expect(output).toMatch(/refused: process \d+ (is a process ptydeck started for a session or a chat|is in the POSIX session|carries PTYDECK_CHAT_ID)/);
+    p.send({ type: 'chat.close', chatId: chat.id });
+    await p.next((m) => m.type === 'chat.closed' && m.chatId === chat.id);
+  });
+
+  it("refuses the chat's MCP binding, read from its MCP server's environment, to a process of another session", async () => {
+    const p = await panel();
+    const chat = await readyChat(p, 'steal');
+    // The agent's MCP server stays up while its terminal_run waits on the sleep.
+    p.send({ type: 'chat.prompt', chatId: chat.id, text: 'mcp sleep 60' });
+    await p.next((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.owner === chat.owner);
+    const binding = findEnvironValue('PTYDECK_CHAT_BINDING');
+    expect(binding, "the chat's MCP server is running with its binding").toBeDefined();
+
+    // What any shell of the developer's user can do: present the binding with the agent token from server.json.
+    const attempt = `
+      const res = await fetch(${JSON.stringify(new URL('/mcp', server.url).href)}, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer ${server.agentToken}', ${JSON.stringify(CHAT_BINDING_HEADER)}: process.env.STOLEN, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'thief', version: '1' } } }),
+      });
+      console.log('status=' + res.status, await res.text());`;
+    const thief = service.create({ source: 'user', command: process.execPath, args: ['--input-type=module', '-e', attempt], env: { STOLEN: binding! } });
+    await waitForExit(service, thief.id);
+    const answer = readAll(service, thief.id).toString();
+    expect(answer).toContain('status=403');
+    expect(answer).toContain("only valid from the processes of the chat's own agent");
+    expect(server.agents.list().some((agent) => agent.name === 'thief')).toBe(false);
+
+    p.send({ type: 'chat.close', chatId: chat.id });
+    await p.next((m) => m.type === 'chat.closed' && m.chatId === chat.id);
+  });
+});
+
+/** The value of `name` in the environment of the first process of this user that carries it. */
+function findEnvironValue(name: string): string | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    const found = environ.split('\0').find((variable) => variable.startsWith(`${name}=`));
+    if (found) return found.slice(name.length + 1);
+  }
+  return undefined;
+}
 
 describe('shutting down with chats open', () => {
   it('ends every agent, what each started itself, and every shell they opened', async () => {

@@ -7,6 +7,7 @@ import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ChatBinding, ChatBindings } from '../acp/chat-bindings.js';
 import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
+import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 
@@ -68,11 +69,17 @@ export interface McpEndpointLimits {
    * agent started) speaks for that chat. Without it such a connection is refused.
    */
   bindings?: ChatBindings;
+  /** Whether a bound connection comes from its chat's agent. Default: asks Linux /proc. */
+  chatPeers?: ChatPeerCheck;
 }
 
 /** What a connection with a revoked or unknown binding is told. */
 const BINDING_REFUSED =
   "Forbidden: this MCP server was started for a ptydeck chat that has closed (or for another ptydeck), so its chat binding is not valid. Start a new chat in ptydeck's panel.";
+
+/** What a connection presenting a valid binding from outside its chat's agent is told. */
+const BINDING_FOREIGN =
+  "Forbidden: this chat binding is only valid from the processes of the chat's own agent (the ptydeck MCP server it started); this connection comes from another process.";
 
 /**
  * MCP over Streamable HTTP at /mcp, stateful: each initialize opens an MCP
@@ -88,6 +95,7 @@ export class McpHttpEndpoint {
   private readonly idleMs: number;
   private readonly maxSessions: number;
   private readonly bindings: ChatBindings | undefined;
+  private readonly chatPeers: ChatPeerCheck;
 
   constructor(
     private readonly createServer: McpServerFactory,
@@ -98,6 +106,7 @@ export class McpHttpEndpoint {
     this.idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
     this.maxSessions = limits.maxSessions ?? MAX_MCP_SESSIONS;
     this.bindings = limits.bindings;
+    this.chatPeers = limits.chatPeers ?? new ChatPeerCheck();
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -105,6 +114,7 @@ export class McpHttpEndpoint {
     const presented = headerValue(req, CHAT_BINDING_HEADER);
     const binding = presented === undefined ? undefined : this.bindings?.resolve(presented);
     if (presented !== undefined && !binding) return jsonRpcError(res, 403, -32001, BINDING_REFUSED);
+    if (binding && !this.chatPeers.fromAgent(req.socket, binding.agentPid)) return jsonRpcError(res, 403, -32001, BINDING_FOREIGN);
     const sessionId = headerValue(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
     if (sessionId !== undefined && !session) {

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import { endianness } from 'node:os';
+import { CHAT_ID_ENV } from '../acp/chat-bindings.js';
+import { SESSION_ID_ENV } from '../pty/environment.js';
 
 /**
  * Who is at the other end of a loopback TCP connection, and whether it runs
@@ -11,10 +13,10 @@ import { endianness } from 'node:os';
  * The connection's client socket is found in /proc/net/tcp{,6} (its uid and
  * inode), the processes holding that inode through the /proc/<pid>/fd links
  * this user can read, then each holder and every ancestor up the ppid chain
- * is checked: not a session's process, not in a session's POSIX session (node-pty
- * starts every session with setsid, so a session's pid is also its sid), and
- * no PTYDECK_SESSION_ID in its environment (buildSessionEnv sets it in every
- * session). A process that leaves on purpose (setsid, a double fork that
+ * is checked: not a process ptydeck started for a session or a chat, not in
+ * such a process's POSIX session (node-pty starts every session with setsid, and
+ * a chat's agent is started detached, so their pid is also their sid), and no
+ * PTYDECK_SESSION_ID or PTYDECK_CHAT_ID in its environment. A process that leaves on purpose (setsid, a double fork that
  * reparents it to init, a scrubbed environment) passes; see the README's
  * threat model for why that is accepted.
  */
@@ -35,15 +37,56 @@ export type PeerVerdict =
   /** This system cannot name the asker (no /proc): the caller must not hand it a link. */
   | { kind: 'unknown'; reason: string };
 
-/** Decides about one connection, given the pids of every session the server started. */
+/** Decides about one connection, given the pid of every session and chat agent the server started. */
 export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => PeerVerdict;
 
-/** The variable buildSessionEnv sets in every session. */
-const SESSION_ENV_PREFIX = 'PTYDECK_SESSION_ID=';
+/**
+ * Variables that mark a process as started by ptydeck for something semi-trusted:
+ * buildSessionEnv sets the first in every session, a chat sets the second in its
+ * agent's environment. Children inherit them unless they scrub their environment.
+ */
+const INSIDE_ENV_PREFIXES = [`${SESSION_ID_ENV}=`, `${CHAT_ID_ENV}=`];
 /** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
 const MAX_ANCESTRY = 256;
 
 export const judgePeerFromProc: PeerJudge = (socket, sessionPids) => {
+  const found = peerHolders(socket);
+  if (found.kind !== 'found') return found;
+  for (const pid of found.pids) {
+    const inside = sessionAncestry(pid, sessionPids);
+    if (inside) return { kind: 'refused', reason: inside };
+  }
+  return { kind: 'outside', pids: found.pids };
+};
+
+export type LineageVerdict =
+  /** Every process holding the connection descends from the root. */
+  | { kind: 'descends'; pids: number[] }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'unknown'; reason: string };
+
+/** Whether the process at the other end of a connection was started, directly or not, by process `root`. */
+export type LineageJudge = (socket: PeerSocket, root: number) => LineageVerdict;
+
+/**
+ * Descent from `root`: `root` is on the holder's ppid chain, or the holder is in
+ * `root`'s POSIX session (root was started with setsid, so a child that was
+ * reparented to init still carries its session id). Nothing the holder can read
+ * or forge decides it: the kernel keeps both.
+ */
+export const peerDescendsFromProc: LineageJudge = (socket, root) => {
+  const found = peerHolders(socket);
+  if (found.kind !== 'found') return found;
+  for (const pid of found.pids) {
+    if (!descendsFrom(pid, root)) return { kind: 'refused', reason: `process ${pid} was not started by process ${root}` };
+  }
+  return { kind: 'descends', pids: found.pids };
+};
+
+type Holders = { kind: 'found'; pids: number[] } | { kind: 'refused'; reason: string } | { kind: 'unknown'; reason: string };
+
+/** The processes of this user holding the client end of the connection. */
+function peerHolders(socket: PeerSocket): Holders {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
@@ -54,34 +97,41 @@ export const judgePeerFromProc: PeerJudge = (socket, sessionPids) => {
   if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
   const uid = process.getuid?.();
   if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
-  const holders = pidsHoldingSocket(client.inode);
-  if (holders.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
-  for (const pid of holders) {
-    const inside = sessionAncestry(pid, sessionPids);
-    if (inside) return { kind: 'refused', reason: inside };
-  }
-  return { kind: 'outside', pids: holders };
-};
+  const pids = pidsHoldingSocket(client.inode);
+  if (pids.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
+  return { kind: 'found', pids };
+}
 
-/** Why `pid` counts as inside a session, or undefined when neither it nor any ancestor does. */
+/** Why `pid` counts as inside a session or a chat, or undefined when neither it nor any ancestor does. */
 function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): string | undefined {
   let current = pid;
   for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
     // The server itself is no session; its own ancestry (the developer's terminal) is not ours to judge.
     if (current === process.pid) return undefined;
-    if (sessionPids.has(current)) return `process ${current} is a ptydeck session's process`;
+    if (sessionPids.has(current)) return `process ${current} is a process ptydeck started for a session or a chat`;
     const stat = readStat(current);
     // A process that exited while we looked cannot be vouched for.
     if (!stat) return `process ${current} could not be inspected`;
-    if (sessionPids.has(stat.sid)) return `process ${current} is in a ptydeck session's POSIX session (${stat.sid})`;
+    if (sessionPids.has(stat.sid)) return `process ${current} is in the POSIX session of a process ptydeck started for a session or a chat (${stat.sid})`;
     const environ = readOptional(`/proc/${current}/environ`);
     if (environ === undefined) return `process ${current}'s environment could not be read`;
-    if (environ.split('\0').some((entry) => entry.startsWith(SESSION_ENV_PREFIX))) {
-      return `process ${current} carries PTYDECK_SESSION_ID`;
-    }
+    const marker = environ.split('\0').find((entry) => INSIDE_ENV_PREFIXES.some((prefix) => entry.startsWith(prefix)));
+    if (marker) return `process ${current} carries ${marker.slice(0, marker.indexOf('='))}`;
     current = stat.ppid;
   }
   return undefined;
+}
+
+function descendsFrom(pid: number, root: number): boolean {
+  let current = pid;
+  for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
+    if (current === root) return true;
+    const stat = readStat(current);
+    if (!stat) return false;
+    if (stat.sid === root) return true;
+    current = stat.ppid;
+  }
+  return false;
 }
 
 function readStat(pid: number): { ppid: number; sid: number } | undefined {

@@ -20,6 +20,7 @@ import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
 import type { ChatBindings } from '../acp/chat-bindings.js';
+import type { ChatHost } from '../acp/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
@@ -81,8 +82,8 @@ export interface ServerCoreOptions {
   presentPanelLink?: (url: string) => string;
   /** Names the process at the other end of a /ticket request. Default: from Linux /proc. */
   judgePeer?: PeerJudge;
-  /** Chats with ACP agents, for the panels; the caller owns and disposes it. */
-  chats?: PanelConnectionDeps['chats'];
+  /** Chats with ACP agents, for the panels (and their agents' pids, for /ticket); the caller owns and disposes it. */
+  chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
   /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
   chatBindings?: ChatBindings;
 }
@@ -117,13 +118,18 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const agentToken = generateSecret();
   const panelToken = generateSecret();
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
-  // Every session's pid, kept after it exits or is removed: its pid is also its POSIX
-  // session id, which its leftover background processes still carry.
+  // Every session's pid and every chat agent's, kept after it exits or is removed: its pid is
+  // also its POSIX session id, which its leftover background processes still carry.
   // A display-only session has pid 0: no process, so nothing to record.
   const sessionPids = new Set<number>(options.service.list().flatMap((session) => (session.pid > 0 ? [session.pid] : [])));
-  const stopRecordingPids = options.service.on('pty.created', (event) => {
+  const stopRecordingSessions = options.service.on('pty.created', (event) => {
     if (event.info.pid > 0) sessionPids.add(event.info.pid);
   });
+  const stopRecordingAgents = options.chats?.onAgentProcess((pid) => sessionPids.add(pid));
+  const stopRecordingPids = () => {
+    stopRecordingSessions();
+    stopRecordingAgents?.();
+  };
   const instance = randomUUID();
   const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
