@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpClient, type AcpClientCallbacks } from './acp-client.js';
@@ -71,7 +71,7 @@ describe('AcpClient', () => {
   it('asks before each write unless the session was allowed, and remembers that per session', async () => {
     const asked: string[] = [];
     const { agent } = connect({
-      approveWrite: async (path, sessionId) => {
+      approveWrite: async ({ path, sessionId }) => {
         asked.push(`${sessionId}:${path}`);
         return sessionId === 'trusted' ? 'allow_for_session' : 'allow_once';
       },
@@ -85,6 +85,29 @@ describe('AcpClient', () => {
     expect(readFileSync(file, 'utf8')).toBe('4');
     expect(asked).toEqual([`trusted:${file}`, `other:${file}`, `other:${file}`]);
     expect(await rpcError(agent.request(methods.fs.writeTextFile, { sessionId: 'trusted', path: 'rel.txt', content: '' }))).toMatchObject({ code: -32602 });
+  });
+
+  it('writes where the developer was shown, and refuses a write whose path was redirected while they looked', async () => {
+    const swap = join(dir, 'swap');
+    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-acp-outside-'));
+    mkdirSync(swap);
+    const shown: string[] = [];
+    const { agent } = connect({
+      approveWrite: async (write) => {
+        shown.push(write.target);
+        // A link swapped in for the directory while the question is open.
+        renameSync(swap, join(dir, 'swapped-away'));
+        symlinkSync(outside, swap);
+        return 'allow_once';
+      },
+    });
+    const target = join(swap, 'file.txt');
+    expect(await rpcError(agent.request(methods.fs.writeTextFile, { sessionId: 's', path: target, content: 'x' }))).toMatchObject({
+      message: expect.stringContaining(`now leads to '${join(outside, 'file.txt')}'`),
+    });
+    expect(shown).toEqual([target]);
+    expect(existsSync(join(outside, 'file.txt'))).toBe(false);
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it('treats a chosen option the agent did not offer, or a failing prompt, as cancelled', async () => {
@@ -110,15 +133,15 @@ describe('AcpClient', () => {
   });
 
   it('cancel(sessionId) answers only that session’s pending questions, and late answers are ignored', async () => {
-    const signals: AbortSignal[] = [];
+    const signals = new Map<string, AbortSignal>();
     const late: ((value: 'allow_once') => void)[] = [];
     const { client, agent } = connect({
-      requestPermission: (_request, signal) => {
-        signals.push(signal);
+      requestPermission: (request, signal) => {
+        signals.set(`permission ${request.sessionId}`, signal);
         return new Promise(() => {});
       },
-      approveWrite: (_path, _sessionId, signal) => {
-        signals.push(signal);
+      approveWrite: (write, signal) => {
+        signals.set(`write ${write.sessionId}`, signal);
         return new Promise((resolve) => late.push(resolve));
       },
     });
@@ -128,12 +151,12 @@ describe('AcpClient', () => {
     const a = question('a');
     const write = agent.request(methods.fs.writeTextFile, { sessionId: 'a', path: file, content: 'x' });
     const b = question('b');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(signals.size).toBe(3));
     client.cancel('a');
     expect(await a).toEqual({ outcome: { outcome: 'cancelled' } });
     expect(await rpcError(write)).toMatchObject({ message: expect.stringContaining('cancelled before the developer answered') });
     late[0]?.('allow_once');
-    expect(signals.map((signal) => signal.aborted)).toEqual([true, true, false]);
+    expect(Object.fromEntries([...signals].map(([what, signal]) => [what, signal.aborted]))).toEqual({ 'permission a': true, 'write a': true, 'permission b': false });
     client.cancel();
     expect(await b).toEqual({ outcome: { outcome: 'cancelled' } });
     expect(() => readFileSync(file)).toThrow();

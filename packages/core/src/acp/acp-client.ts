@@ -1,13 +1,25 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { RequestPermissionOutcome, RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, type AcpTerminalsOptions } from './acp-terminals.js';
+import { isWithin, resolveWriteTarget, writeResolved } from './write-target.js';
 
 /** The developer's answer to "may the agent write this file?". */
 export type WriteDecision = 'allow_once' | 'allow_for_session' | 'reject';
+
+/** A write the agent asks for. */
+export interface WriteRequest {
+  sessionId: string;
+  /** The path as the agent named it (absolute). */
+  path: string;
+  /** Where it would land: `path` with `..` and symbolic links resolved. This is what is written. */
+  target: string;
+  content: string;
+}
 
 /** Where the client asks the developer; the UI implements these. */
 export interface AcpClientCallbacks {
@@ -18,10 +30,10 @@ export interface AcpClientCallbacks {
    * prompt can close.
    */
   requestPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<string | null>;
-  /** Asks before the agent writes `path` (absolute). `signal` aborts as above. */
-  approveWrite(path: string, sessionId: string, signal: AbortSignal): Promise<WriteDecision>;
-  /** Told after a write reached the disk, so the developer hears of every change made. */
-  wrote?(path: string, sessionId: string): void;
+  /** Asks before the agent writes a file. `signal` aborts as above. */
+  approveWrite(write: WriteRequest, signal: AbortSignal): Promise<WriteDecision>;
+  /** Told after a write reached the disk (at `target`, resolved), so the developer hears of every change made. */
+  wrote?(target: string, sessionId: string): void;
 }
 
 export interface AcpClientOptions {
@@ -61,8 +73,12 @@ export class AcpClient {
   private readonly report: ErrorReporter;
   /** Working directory per ACP session, the default for its terminals. */
   private readonly sessionCwds = new Map<string, string>();
-  /** Sessions whose writes the developer allowed for the rest of the session. */
-  private readonly writesAllowed = new Set<string>();
+  /**
+   * Sessions whose writes the developer allowed for the rest of the session,
+   * each with the real path of its directory: the allowance covers writes that
+   * land inside it, not a path reached through `..` or a link pointing out.
+   */
+  private readonly writesAllowed = new Map<string, string>();
   private readonly pending = new Set<PendingDecision>();
 
   constructor(
@@ -93,9 +109,16 @@ export class AcpClient {
       })
       .onRequest(client.fs.writeTextFile, async ({ params, signal }) => {
         this.requireSession(params.sessionId);
-        await this.approveWrite(params.path, params.sessionId, signal);
-        await writeText(params.path, params.content);
-        this.callbacks.wrote?.(params.path, params.sessionId);
+        requireAbsolute(params.path);
+        const write = { sessionId: params.sessionId, path: params.path, target: await targetOf(params.path), content: params.content };
+        await this.approveWrite(write, signal);
+        // A link swapped in while the developer looked would send the approved content elsewhere.
+        const now = await targetOf(params.path);
+        if (now !== write.target) {
+          throw new acp.RequestError(-32603, `Write refused: '${params.path}' now leads to '${now}', not to '${write.target}' as the developer was shown.`, { path: params.path });
+        }
+        await writeText(write.target, params.content);
+        this.callbacks.wrote?.(write.target, params.sessionId);
         return {};
       })
       .onRequest(client.terminal.create, ({ params }) => {
@@ -167,16 +190,15 @@ export class AcpClient {
   }
 
   /** Resolves once the developer allowed the write; throws a JSON-RPC error otherwise. */
-  private async approveWrite(target: string, sessionId: string, requestSignal: AbortSignal): Promise<void> {
-    requireAbsolute(target);
-    if (this.writesAllowed.has(sessionId)) return;
-    const decision = await this.decide<WriteDecision | 'cancelled'>(sessionId, requestSignal, 'cancelled', (signal) =>
-      this.callbacks.approveWrite(target, sessionId, signal),
-    );
-    if (decision === 'allow_for_session') this.writesAllowed.add(sessionId);
+  private async approveWrite(write: WriteRequest, requestSignal: AbortSignal): Promise<void> {
+    const { sessionId } = write;
+    const allowedDir = this.writesAllowed.get(sessionId);
+    if (allowedDir !== undefined && isWithin(write.target, allowedDir)) return;
+    const decision = await this.decide<WriteDecision | 'cancelled'>(sessionId, requestSignal, 'cancelled', (signal) => this.callbacks.approveWrite(write, signal));
+    if (decision === 'allow_for_session') this.writesAllowed.set(sessionId, realDirectory(this.sessionCwds.get(sessionId)!));
     if (decision === 'allow_once' || decision === 'allow_for_session') return;
     const why = decision === 'reject' ? 'the developer declined it' : 'the request was cancelled before the developer answered';
-    throw new acp.RequestError(-32603, `Write refused: '${target}' was not written because ${why}.`, { path: target });
+    throw new acp.RequestError(-32603, `Write refused: '${write.target}' was not written because ${why}.`, { path: write.path });
   }
 
   /**
@@ -236,13 +258,30 @@ async function readText(target: string, line?: number | null, limit?: number | n
     .join('\n');
 }
 
-/** fs/write_text_file, once allowed: creates missing parent directories, as an editor saving a new file would. */
+/** Where a write would land, or a JSON-RPC error saying why that cannot be told. */
+async function targetOf(requested: string): Promise<string> {
+  try {
+    return await resolveWriteTarget(requested);
+  } catch (error) {
+    throw acp.RequestError.invalidParams({ path: requested }, `cannot write '${requested}': ${(error as Error).message}`);
+  }
+}
+
+/** fs/write_text_file, once allowed, at the resolved target. */
 async function writeText(target: string, content: string): Promise<void> {
   try {
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content, 'utf8');
+    await writeResolved(target, content);
   } catch (error) {
     throw acp.RequestError.internalError({ path: target }, `cannot write '${target}': ${(error as Error).message}`);
+  }
+}
+
+/** A session directory's real path (it existed when the chat opened; if it went since, its name is all there is). */
+function realDirectory(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
   }
 }
 

@@ -92,7 +92,7 @@ describe('an ACP agent process', () => {
     const created: string[] = [];
     const offCreated = service.on('pty.created', (event) => created.push(event.info.id));
     const agent = await start({
-      approveWrite: async (path): Promise<WriteDecision> => {
+      approveWrite: async ({ path }): Promise<WriteDecision> => {
         approvals.push({ path, contentWhenAsked: readFileSync(file, 'utf8') });
         // Answer late: a write that did not wait would already be on disk.
         await new Promise((resolve) => setTimeout(resolve, 100));

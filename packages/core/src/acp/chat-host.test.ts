@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChatEvent } from '@ptydeck/contract';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, readAll, waitForExit } from '../pty/test-kit.js';
 import { PtyError, type PtyService } from '../pty/types.js';
@@ -209,6 +209,112 @@ describe('a chat with the demo agent', () => {
       host.answer(chat.id, asked.questionId, 'reject_once');
     });
     expect(readFileSync(file, 'utf8')).toBe('after');
+  });
+
+  describe('an edit allowed in the agent\'s own question covers exactly what its card showed', () => {
+    type Question = Extract<ChatEvent, { type: 'question' }>;
+    const allowOptions = [
+      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ];
+
+    /**
+     * Plays a scripted edit (see demo-agent.mjs), answers the agent's question with
+     * `choose`, then answers each of ptydeck's own write questions with Reject.
+     * Resolves with the titles of ptydeck's questions and what the agent reported.
+     */
+    async function scripted(plan: object, choose: string) {
+      const chat = await openChat();
+      onTestFinished(() => host.close(chat.id));
+      const asked: string[] = [];
+      const { from } = await turn(chat, `script ${JSON.stringify(plan)}`, async (start) => {
+        const agentsQuestion = await chat.events.next<Question>(isQuestion, { from: start });
+        host.answer(chat.id, agentsQuestion.questionId, choose);
+        let seen = chat.events.seen.indexOf(agentsQuestion) + 1;
+        // ptydeck's questions, until the agent reports (the turn's last message).
+        for (;;) {
+          const next = await chat.events.next((event) => isQuestion(event) || (event.type === 'message' && event.role === 'agent'), { from: seen });
+          seen = chat.events.seen.indexOf(next) + 1;
+          if (next.type !== 'question') return;
+          asked.push(`${next.title} | ${next.detail}`);
+          host.answer(chat.id, next.questionId, 'reject_once');
+        }
+      });
+      return { asked, report: JSON.parse(chat.events.agentText(from)) as { selected: string; writes: string[] } };
+    }
+
+    it('writes the shown path with the shown content without asking again, once', async () => {
+      const file = join(dir, 'script-shown.txt');
+      const { asked, report } = await scripted({ show: [{ path: file, text: 'A' }], options: allowOptions, write: [{ path: file, text: 'A' }, { path: file, text: 'A' }] }, 'allow');
+      expect(report.writes[0]).toBe('ok');
+      // The same write again is a second write: asked about.
+      expect(asked).toEqual([`Allow the agent to write ${file}? | ${file}`]);
+      expect(readFileSync(file, 'utf8')).toBe('A');
+    });
+
+    it('asks about a diff added to the card after the answer, and about other content than shown', async () => {
+      const shown = join(dir, 'script-a.txt');
+      const sneaked = join(dir, 'script-sneaked.txt');
+      const { asked, report } = await scripted(
+        { show: [{ path: shown, text: 'A' }], options: allowOptions, after: [{ path: sneaked, text: 'B' }], write: [{ path: sneaked, text: 'B' }, { path: shown, text: 'EVIL' }] },
+        'allow',
+      );
+      expect(asked).toEqual([`Allow the agent to write ${sneaked}? | ${sneaked}`, `Allow the agent to write ${shown}? | ${shown}`]);
+      expect(report.writes.every((outcome) => outcome.includes('the developer declined it'))).toBe(true);
+      expect(existsSync(sneaked)).toBe(false);
+      expect(existsSync(shown)).toBe(false);
+    });
+
+    it('asks when the option chosen says one thing in its label and another in its kind', async () => {
+      const file = join(dir, 'script-mislabelled.txt');
+      const { asked, report } = await scripted(
+        {
+          show: [{ path: file, text: 'A' }],
+          options: [
+            { optionId: 'sly', name: 'Reject', kind: 'allow_once' },
+            { optionId: 'allow', name: 'Allow', kind: 'reject_once' },
+          ],
+          write: [{ path: file, text: 'A' }],
+        },
+        'sly',
+      );
+      expect(report.selected).toBe('sly');
+      expect(asked).toEqual([`Allow the agent to write ${file}? | ${file}`]);
+      expect(existsSync(file)).toBe(false);
+    });
+  });
+
+  it('keeps "allow for this chat" to the chat\'s directory, and asks about a path that leads elsewhere showing where', async () => {
+    const chat = await openChat();
+    onTestFinished(() => host.close(chat.id));
+    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-chat-outside-'));
+    const link = join(dir, 'link-out');
+    symlinkSync(outside, link);
+    const allowOnce = (from: number) => async () => {
+      const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from });
+      host.answer(chat.id, asked.questionId, 'allow_always');
+    };
+    await turn(chat, `write ${join(dir, 'inside.txt')} one`, (start) => allowOnce(start)());
+    // Inside the directory: no question any more.
+    const inside = await turn(chat, `write ${join(dir, 'sub', 'inside.txt')} two`);
+    expect(chat.events.seen.slice(inside.from).some(isQuestion)).toBe(false);
+    expect(readFileSync(join(dir, 'sub', 'inside.txt'), 'utf8')).toBe('two');
+
+    // Out through `..` and through a link: asked, with the resolved path.
+    const viaDots = `${dir}/../${basename(outside)}/dots.txt`;
+    const viaLink = join(link, 'linked.txt');
+    for (const [named, resolved] of [
+      [viaDots, join(outside, 'dots.txt')],
+      [viaLink, join(outside, 'linked.txt')],
+    ] as const) {
+      await turn(chat, `write ${named} out`, async (start) => {
+        const asked = await chat.events.next<Extract<ChatEvent, { type: 'question' }>>(isQuestion, { from: start });
+        expect(asked).toMatchObject({ title: `Allow the agent to write ${resolved}?`, detail: `${resolved} (the agent named ${named})` });
+        host.answer(chat.id, asked.questionId, 'reject_once');
+      });
+      expect(existsSync(resolved)).toBe(false);
+    }
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it("shows a command the agent runs itself as a read-only tab tagged with the agent, which refuses input", async () => {

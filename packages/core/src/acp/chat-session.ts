@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer, RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { DisposableStore, Emitter, QuestionOption, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import type { WriteDecision } from './acp-client.js';
+import type { WriteDecision, WriteRequest } from './acp-client.js';
+import { ApprovedEdits, optionAllows } from './approved-edits.js';
 import type { AcpTerminalsOptions } from './acp-terminals.js';
 import { lastWords, startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
@@ -68,14 +69,8 @@ export class ChatSession {
   /** Every event, in order, as it is also logged. */
   readonly onEvent: OnEvent<ChatEvent>;
   private readonly questions = new Map<string, Question>();
-  /** The latest tool call showing a diff of each path: a write question about that path belongs on its card. */
-  private readonly editOf = new Map<string, string>();
-  /**
-   * Tool calls the developer allowed in the agent's own permission question:
-   * the write that carries out such an edit is not asked about again (Gemini
-   * CLI and older Claude adapters ask, then write through fs/write_text_file).
-   */
-  private readonly allowedEdits = new Set<string>();
+  /** The diffs the tool cards show, and the edits the developer allowed on them. */
+  private readonly edits = new ApprovedEdits();
   private readonly ownTerminals: AgentOwnedTerminals;
   private readonly subscriptions: DisposableStore;
   private readonly report: ErrorReporter;
@@ -132,7 +127,7 @@ export class ChatSession {
         signal: this.stopper.signal,
         onError: this.report,
         requestPermission: (request, signal) => this.askPermission(request, signal),
-        approveWrite: (path, _sessionId, signal) => this.askWrite(path, signal),
+        approveWrite: (write, signal) => this.askWrite(write, signal),
         wrote: (path) => this.emit({ type: 'notice', level: 'info', text: `The agent wrote ${path}` }),
         onSessionUpdate: ({ update }) => this.onUpdate(update),
       });
@@ -199,7 +194,7 @@ export class ChatSession {
   private onUpdate(update: unknown): void {
     for (const report of agentTerminalReports(update)) this.ownTerminals.apply(report);
     for (const event of toChatEvents(update, (terminalId) => this.sessionOf(terminalId))) {
-      if (event.type === 'tool') for (const content of event.content ?? []) if (content.type === 'diff') this.editOf.set(content.path, event.toolCallId);
+      if (event.type === 'tool') this.edits.track(event);
       this.emit(event);
     }
   }
@@ -232,26 +227,28 @@ export class ChatSession {
     // ACP's permission request carries a tool call update: the card shows it (and exists) before the question.
     this.onUpdate({ ...toolCall, sessionUpdate: 'tool_call_update' });
     const command = commandOf(toolCall.rawInput);
+    // What the card shows as the question is asked is what the developer answers about.
+    const shown = this.edits.shownOn(toolCall.toolCallId);
     const optionId = await this.ask(signal, {
       toolCallId: toolCall.toolCallId,
       title: toolCall.title ?? 'The agent asks for permission',
       ...(command ? { detail: command } : {}),
       options: request.options.map((option) => ({ id: option.optionId, name: option.name, kind: optionKind(option.kind) })),
     });
-    const kind = request.options.find((option) => option.optionId === optionId)?.kind;
-    const showsDiff = [...this.editOf.values()].includes(toolCall.toolCallId);
-    if (showsDiff && (kind === 'allow_once' || kind === 'allow_always')) this.allowedEdits.add(toolCall.toolCallId);
+    const chosen = request.options.find((option) => option.optionId === optionId);
+    if (chosen && optionAllows(chosen)) this.edits.allow(shown);
     return optionId;
   }
 
-  private async askWrite(target: string, signal: AbortSignal): Promise<WriteDecision> {
-    const toolCallId = this.editOf.get(target);
-    // Allowed once already, on the card that shows this very path's diff: one write, not another question.
-    if (toolCallId && this.allowedEdits.delete(toolCallId)) return 'allow_once';
+  private async askWrite(write: WriteRequest, signal: AbortSignal): Promise<WriteDecision> {
+    // Allowed already, in the agent's question about exactly this edit: one write, not another question.
+    if (this.edits.take(write)) return 'allow_once';
+    const toolCallId = this.edits.cardShowing(write.target);
     const optionId = await this.ask(signal, {
       ...(toolCallId ? { toolCallId } : {}),
-      title: `Allow the agent to write ${target}?`,
-      detail: target,
+      title: `Allow the agent to write ${write.target}?`,
+      // Where the name the agent gave leads elsewhere, both are shown: the question is about where it lands.
+      detail: write.target === write.path ? write.target : `${write.target} (the agent named ${write.path})`,
       options: WRITE_OPTIONS.map(({ id, name, kind }) => ({ id, name, kind })),
     });
     return WRITE_OPTIONS.find((option) => option.id === optionId)?.decision ?? 'reject';
@@ -276,6 +273,7 @@ export class ChatSession {
   }
 
   private setState(state: ChatInfo['state'], stopReason?: string): void {
+    if (state !== 'prompting') this.edits.endTurn();
     this.info.state = state;
     this.emit({ type: 'state', info: { ...this.info }, ...(stopReason ? { stopReason } : {}) });
   }

@@ -5,6 +5,10 @@
 //   run <cmd>     asks permission, then runs <cmd> in a client terminal (terminal/*)
 //   write <path> <text>   writes <text> to <path> through fs/write_text_file
 //   edit <path> <text>    the same, after asking permission for the edit (as Gemini CLI and older Claude adapters do)
+//   script <json>  an edit played as given, as a careless or hostile agent might: {"show":[{path,text}],
+//                 "options":[{optionId,name,kind}], "after":[{path,text}], "write":[{path,text}]}: the card
+//                 shows `show`, the question offers `options`, `after` is added to the card once answered,
+//                 then each of `write` is written; reports the option chosen and each write's outcome
 //   own <cmd>     runs <cmd> itself and streams it as Claude's adapter does (_meta.terminal_*)
 //   mcp <cmd>     runs <cmd> through ptydeck's MCP server given in session/new
 //   wait          a turn that ends only when cancelled
@@ -94,6 +98,26 @@ const scenarios = {
 
   edit(context) {
     return scenarios.write({ ...context, ask: true });
+  },
+
+  async script({ rest, client, sessionId, updates }) {
+    const plan = JSON.parse(rest);
+    const toolCallId = `script-${nextId++}`;
+    const diffs = (list = []) => list.map(({ path, text }) => ({ type: 'diff', path, oldText: null, newText: text }));
+    await updates.send({ sessionUpdate: 'tool_call', toolCallId, title: 'Scripted edit', kind: 'edit', status: 'pending', content: diffs(plan.show) });
+    const answer = await client.request(c.session.requestPermission, {
+      sessionId,
+      toolCall: { toolCallId, title: 'Scripted edit', kind: 'edit', content: diffs(plan.show) },
+      options: plan.options,
+    });
+    const selected = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : null;
+    if (plan.after?.length) await updates.send({ sessionUpdate: 'tool_call_update', toolCallId, content: diffs([...plan.show, ...plan.after]) });
+    const writes = [];
+    for (const { path, text } of plan.write ?? []) {
+      writes.push(await client.request(c.fs.writeTextFile, { sessionId, path, content: text }).then(() => 'ok', (error) => failure(error).message));
+    }
+    await updates.message(JSON.stringify({ selected, writes }));
+    return 'end_turn';
   },
 
   async write({ rest, client, sessionId, updates, ask = false }) {
@@ -240,7 +264,7 @@ const scenarios = {
 function scenarioOf(text) {
   const [word] = text.split(/\s/, 1);
   const rest = text.slice(word.length).trim();
-  if (['run', 'write', 'edit', 'own', 'mcp', 'die'].includes(word) && rest) return { name: word, rest };
+  if (['run', 'write', 'edit', 'script', 'own', 'mcp', 'die'].includes(word) && rest) return { name: word, rest };
   if (['wait', 'die', 'bad'].includes(text.trim())) return { name: text.trim(), rest: '' };
   return { name: 'echo', rest: text };
 }
