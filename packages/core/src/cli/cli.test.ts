@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
@@ -229,6 +230,26 @@ describe('ptydeck mcp', () => {
     await client.close();
     // The session stays in the running ptydeck; the agent leaves the panel.
     expect(server.service.get(made.structuredContent.id)?.status).toBe('running');
+  });
+
+  it('stops with one line naming both host protocols when the running host speaks another, and starts nothing', async () => {
+    const dir = stateDir();
+    server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const record = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8'));
+    // A host from before the protocol existed: its discovery file says nothing of one.
+    delete record.protocol;
+    writeDiscovery(record, dir);
+    // Not spawnSync: the server answering the proof runs in this very process.
+    const child = spawn(process.execPath, [bin, 'mcp'], { env: envOf(dir), stdio: ['pipe', 'pipe', 'pipe'] });
+    const result = { stdout: '', stderr: '' };
+    child.stdout!.on('data', (d: Buffer) => (result.stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (result.stderr += d.toString()));
+    expect(await exitOf(child)).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `ptydeck: the running ptydeck host (pid ${process.pid}) speaks host protocol 0, this ptydeck speaks ${HOST_PROTOCOL_VERSION}: run \`ptydeck stop\` (it ends the sessions in it), then try again\n`,
+    );
+    expect(processesOf(dir)).toEqual([]);
   });
 
   it('answers with a clear error, not a hang, when the ptydeck it joined goes away', async () => {

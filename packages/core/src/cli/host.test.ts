@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,8 +34,8 @@ function sandbox(extra: Record<string, string> = {}): HostSandbox {
 }
 
 /** An agent on stdio through `ptydeck mcp`, as Claude Code or Codex start it. */
-async function agent(box: HostSandbox, name = 'host-test-agent') {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe' });
+async function agent(box: HostSandbox, name = 'host-test-agent', cwd?: string) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe', ...(cwd ? { cwd } : {}) });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name, version: '1' });
@@ -78,10 +78,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function create(client: Client, args: Record<string, unknown>): Promise<{ id: string; pid: number }> {
+async function create(client: Client, args: Record<string, unknown>): Promise<{ id: string; pid: number; cwd: string }> {
   const made = await client.callTool({ name: 'terminal_create', arguments: args });
   expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
-  return made.structuredContent as { id: string; pid: number };
+  return made.structuredContent as { id: string; pid: number; cwd: string };
 }
 
 describe('one ptydeck host per state directory', () => {
@@ -117,8 +117,12 @@ describe('one ptydeck host per state directory', () => {
 
   it("an agent's session outlives the agent: another client sees it; `ptydeck stop` refuses while it runs (and from inside a session), --force ends it all", async () => {
     const box = sandbox();
-    const first = await agent(box, 'sleeper-agent');
+    // Where the agent works, not where the host started (the home directory), is where its shells start.
+    const project = join(box.home, 'project ü');
+    mkdirSync(project);
+    const first = await agent(box, 'sleeper-agent', project);
     const sleeper = await create(first.client, { command: 'sleep', args: ['300'] });
+    expect(sleeper).toMatchObject({ cwd: project });
     const hostPid = discovery(box).pid;
     await first.client.close();
     expect(isAlive(sleeper.pid)).toBe(true);

@@ -7,7 +7,7 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
+import { BRIDGE_HEADER, CHAT_BINDING_HEADER, CLIENT_CWD_HEADER } from '../server/bridge-header.js';
 import { HostLink, type HostTarget } from './host-link.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
@@ -52,6 +52,8 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   const stdio = new StdioJsonRpcTransport(stdin, options.stdout ?? process.stdout);
   const headers: Record<string, string> = {
     [BRIDGE_HEADER]: 'stdio',
+    // The host starts in the home directory; the agent's shells belong where the agent works.
+    [CLIENT_CWD_HEADER]: encodeURIComponent(process.cwd()),
     ...(options.chatBinding ? { [CHAT_BINDING_HEADER]: options.chatBinding } : {}),
   };
   /** The agent's initialize and initialized, replayed to a new host. */
