@@ -7,11 +7,15 @@ import { readDiscovery, resolveStateDir, type DiscoveryRecord } from '../server/
 import { newChallenge, PROOF_PATH, proofHolds } from '../server/server-proof.js';
 import { ptydeckLauncher } from '../server/mcp-launch.js';
 import { hostLockHolder } from '../host/host-lock.js';
+import { STOP_PATH } from '../host/stop-protocol.js';
+import { waitForExit } from '../server/process-identity.js';
 
 const PROBE_MS = 1500;
 /** Start-up of a host takes well under a second; a shutting-down one may take the kill grace (3 s) plus reaping. */
 const DEFAULT_DEADLINE_MS = 15_000;
 const POLL_MS = 50;
+/** An idle host stops at once: it has no session to end. */
+const RETIRE_WAIT_MS = 5000;
 /** host.log is rotated once past this, at a start. */
 const LOG_ROTATE_BYTES = 1024 * 1024;
 
@@ -58,8 +62,13 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
     if (found.status === 'live' && !unproven.has(key)) {
       const proof = await proveHost(found.record);
       if (proof === true) {
-        checkProtocol(found.record);
-        return { record: found.record, started: child !== undefined };
+        if (found.record.protocol === HOST_PROTOCOL_VERSION) return { record: found.record, started: child !== undefined };
+        // An older host nobody would miss steps aside; any other mismatch is the one line that says what to do.
+        if (!(options.start !== false && found.record.protocol < HOST_PROTOCOL_VERSION && (await retireIdleHost(found.record)))) {
+          throw protocolMismatch(found.record);
+        }
+        options.log(`ptydeck: stopped an older ptydeck host (pid ${found.record.pid}, host protocol ${found.record.protocol}) that ran nothing`);
+        continue;
       }
       // A wrong answer is final; silence may be a host too busy to answer in time, asked again next round.
       if (proof.answered) unproven.add(key);
@@ -104,13 +113,27 @@ export async function proveHost(record: Pick<DiscoveryRecord, 'url' | 'token'>):
   }
 }
 
-function checkProtocol(record: DiscoveryRecord): void {
-  if (record.protocol === HOST_PROTOCOL_VERSION) return;
+/**
+ * Asks an older host to stop if nothing runs in it (no session, no chat), and
+ * waits for it to be gone. False when it runs something, refuses, or predates
+ * /stop: then it is left alone.
+ */
+async function retireIdleHost(record: DiscoveryRecord): Promise<boolean> {
+  try {
+    const response = await fetch(new URL(`${STOP_PATH}?ifIdle=1`, record.url), { method: 'POST', signal: AbortSignal.timeout(PROBE_MS) });
+    await response.body?.cancel();
+    return response.ok && (await waitForExit(record.pid, RETIRE_WAIT_MS));
+  } catch {
+    return false;
+  }
+}
+
+function protocolMismatch(record: DiscoveryRecord): HostProtocolError {
   const fix =
     record.protocol < HOST_PROTOCOL_VERSION
       ? 'run `ptydeck stop` (it ends the sessions in it), then try again'
       : 'use the newer ptydeck that started it, or run `ptydeck stop` (it ends the sessions in it) and try again';
-  throw new HostProtocolError(
+  return new HostProtocolError(
     `the running ptydeck host (pid ${record.pid}) speaks host protocol ${record.protocol}, this ptydeck speaks ${HOST_PROTOCOL_VERSION}: ${fix}`,
   );
 }

@@ -177,6 +177,34 @@ describe('one ptydeck host per state directory', () => {
     expect(await create(client, {})).toMatchObject({ id: expect.any(String) });
   });
 
+  it('a newer client stops an older host that runs nothing, and leaves one that runs something, saying what to do', async () => {
+    const box = sandbox();
+    /** Rewrites server.json as a host from before the host protocol would have written it. */
+    const pretendOlder = () => {
+      const { protocol: _dropped, ...older } = JSON.parse(readFileSync(join(box.stateDir, 'server.json'), 'utf8'));
+      writeDiscovery(older, box.stateDir);
+    };
+    const first = await agent(box, 'busy-agent');
+    const sleeper = await create(first.client, { command: 'sleep', args: ['300'] });
+    const older = discovery(box);
+    pretendOlder();
+    const refused = await cli(box, ['mcp']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `ptydeck: the running ptydeck host (pid ${older.pid}) speaks host protocol 0, this ptydeck speaks ${HOST_PROTOCOL_VERSION}: run \`ptydeck stop\` (it ends the sessions in it), then try again\n`,
+    );
+    expect(isAlive(older.pid)).toBe(true);
+
+    expect((await first.client.callTool({ name: 'terminal_close', arguments: { id: sleeper.id } })).isError).toBeFalsy();
+    const { client, stderr } = await agent(box);
+    expect((await client.callTool({ name: 'terminal_list', arguments: {} })).isError).toBeFalsy();
+    expect(stderr()).toContain(`stopped an older ptydeck host (pid ${older.pid}, host protocol 0) that ran nothing`);
+    expect(isAlive(older.pid)).toBe(false);
+    const newer = discovery(box);
+    expect(newer).toMatchObject({ protocol: HOST_PROTOCOL_VERSION });
+    expect(hostsOf(box)).toEqual([newer.pid]);
+  });
+
   it('`ptydeck` starts a host and prints a panel link, and `ptydeck serve` then refuses, pointing at `ptydeck url`', async () => {
     const box = sandbox();
     const opened = await cli(box, []);

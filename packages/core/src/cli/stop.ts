@@ -1,5 +1,5 @@
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
-import { isProcessAlive } from '../server/process-identity.js';
+import { waitForExit } from '../server/process-identity.js';
 import { STOP_PATH, StopAnswer } from '../host/stop-protocol.js';
 import type { CliIo } from './main.js';
 import { EXIT_FAILURE, EXIT_OK } from './usage.js';
@@ -33,19 +33,9 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
     return EXIT_FAILURE;
   }
   if ('error' in answer) throw new Error(answer.error);
-  const gone = await exited(answer.pid);
+  const gone = await waitForExit(answer.pid, EXIT_WAIT_MS);
   const chats = answer.chats > 0 ? ` and ${answer.chats} chat(s)` : '';
   io.stdout.write(`Stopped the ptydeck host (pid ${answer.pid}); ended ${answer.sessions} running session(s)${chats}.\n`);
   if (!gone) io.stderr.write(`ptydeck: the host (pid ${answer.pid}) is still shutting down\n`);
   return EXIT_OK;
-}
-
-/** Resolves once the pid is gone, or false after EXIT_WAIT_MS. */
-async function exited(pid: number): Promise<boolean> {
-  const giveUpAt = Date.now() + EXIT_WAIT_MS;
-  while (isProcessAlive(pid)) {
-    if (Date.now() > giveUpAt) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
 }

@@ -59,6 +59,9 @@ describe('POST /stop', () => {
       body: { error: expect.stringContaining('1 agent session(s) are running'), agentSessions: [{ id: 'a1', ownerName: 'claude-code', command: 'sleep' }] },
     });
     expect(host.stops).toEqual([]);
+    // How a newer client retires an older host: only when nothing runs in it.
+    expect(await host.post('?ifIdle=1&force=1')).toEqual({ status: 409, body: { error: 'not idle: 2 running session(s), 1 chat(s)' } });
+    expect(host.stops).toEqual([]);
     expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1 } });
     expect(host.stops).toHaveLength(1);
   });

@@ -30,10 +30,13 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
       return answer(res, 403, { error: `refused: ${why}. Only a process outside every ptydeck session may stop ptydeck; run \`ptydeck stop\` in a terminal of your own, or end pid ${process.pid}.` });
     }
     const running = deps.sessions().filter((session) => session.status === 'running');
+    if (flag(req, 'ifIdle') && (running.length > 0 || deps.chatCount() > 0)) {
+      return answer(res, 409, { error: `not idle: ${running.length} running session(s), ${deps.chatCount()} chat(s)` });
+    }
     const agentSessions: AgentSessionSummary[] = running
       .filter((session) => session.source === 'agent')
       .map((session) => ({ id: session.id, ownerName: session.ownerName, command: session.command }));
-    if (agentSessions.length > 0 && !isForced(req)) {
+    if (agentSessions.length > 0 && !flag(req, 'force')) {
       return answer(res, 409, { error: `${agentSessions.length} agent session(s) are running; stop with --force to end them too`, agentSessions });
     }
     if (!stopping) {
@@ -45,8 +48,8 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
   };
 }
 
-function isForced(req: IncomingMessage): boolean {
-  return new URL(req.url ?? '/', 'http://placeholder').searchParams.get('force') === '1';
+function flag(req: IncomingMessage, name: 'force' | 'ifIdle'): boolean {
+  return new URL(req.url ?? '/', 'http://placeholder').searchParams.get(name) === '1';
 }
 
 /** Writes the answer; true, because the route handled the request. */

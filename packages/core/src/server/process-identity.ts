@@ -39,6 +39,16 @@ export function isProcessAlive(pid: number): boolean {
   return stateOf(pid) !== 'Z';
 }
 
+/** Resolves true once the pid is gone, or false after `ms`. */
+export async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const giveUpAt = Date.now() + ms;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > giveUpAt) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
 function startTimeOf(pid: number): string | undefined {
   // Field 3 (state) is the first after comm, so field 22 (starttime) is the twentieth.
   return statFields(pid)?.[19];
