@@ -7,7 +7,8 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { BRIDGE_HEADER, CHAT_BINDING_HEADER, CLIENT_CWD_HEADER } from '../server/bridge-header.js';
+import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
+import { CLIENT_CWD_HEADER } from '../server/client-cwd.js';
 import { HostLink, type HostTarget } from './host-link.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 

@@ -10,11 +10,3 @@ export const BRIDGE_HEADER = 'x-ptydeck-bridge';
  * environment), so the connection's sessions land under that chat.
  */
 export const CHAT_BINDING_HEADER = 'x-ptydeck-chat-binding';
-
-/**
- * Header carrying the working directory of the agent that started `ptydeck
- * mcp` (URI-encoded: a path may hold any byte, a header only Latin-1), so its
- * shells start where the agent works rather than where the host happened to
- * start. It grants nothing: the agent may name any directory in terminal_create.
- */
-export const CLIENT_CWD_HEADER = 'x-ptydeck-client-cwd';

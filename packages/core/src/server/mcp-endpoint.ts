@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAbsolute } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ChatBinding, ChatBindings } from '../acp/chat-bindings.js';
-import { BRIDGE_HEADER, CHAT_BINDING_HEADER, CLIENT_CWD_HEADER } from './bridge-header.js';
+import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
+import { clientCwdOf } from './client-cwd.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -143,7 +142,7 @@ export class McpHttpEndpoint {
     if (refusal) return respondJson(res, 400, refusal);
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     this.makeRoom();
-    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwd(req));
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req));
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
   }
@@ -227,18 +226,6 @@ export class McpHttpEndpoint {
     // connect() only wires callbacks and starts a no-op; it settles synchronously enough for the first request.
     connectChecked(server, transport).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
     return session;
-  }
-}
-
-/** The bridged agent's working directory, when it names an existing directory; else the host's own is used. */
-function clientCwd(req: IncomingMessage): string | undefined {
-  const encoded = headerValue(req, CLIENT_CWD_HEADER);
-  if (encoded === undefined) return undefined;
-  try {
-    const path = decodeURIComponent(encoded);
-    return isAbsolute(path) && statSync(path).isDirectory() ? path : undefined;
-  } catch {
-    return undefined;
   }
 }
 
