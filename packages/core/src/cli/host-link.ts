@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
@@ -71,7 +72,7 @@ export class HostLink {
 
   /** Opens the MCP session as the agent once did, answering nothing to the agent. */
   async initialize(request: JSONRPCRequest): Promise<void> {
-    const id = `ptydeck-bridge-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const id = `ptydeck-bridge-${randomUUID()}`;
     const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
       this.own.set(id, resolve);
       setTimeout(() => reject(new Error('the new host did not answer initialize')), INITIALIZE_MS).unref();

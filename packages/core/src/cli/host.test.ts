@@ -177,6 +177,26 @@ describe('one ptydeck host per state directory', () => {
     expect(await create(client, {})).toMatchObject({ id: expect.any(String) });
   });
 
+  it('SIGKILL of the host during a call: the call ends with the error instead of waiting for an answer that cannot come', async () => {
+    const box = sandbox();
+    const { client } = await agent(box);
+    const shell = await create(client, {});
+    const killed = discovery(box).pid;
+    const waiting = client
+      .callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'sleep 120', timeout_ms: 100_000 } }, undefined, { timeout: 110_000 })
+      .then(
+        (result) => `no error: ${JSON.stringify(result.content)}`,
+        (failure: Error) => failure.message,
+      );
+    await until(() => processesOf(box.stateDir).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\x00120\x00'), 'the command runs');
+    process.kill(killed, 'SIGKILL');
+    expect(await waiting).toMatch(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it`));
+    // It was told: the next call goes straight to a new host.
+    const after = await client.callTool({ name: 'terminal_list', arguments: {} });
+    expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
+    expect(discovery(box).pid).not.toBe(killed);
+  });
+
   it('a newer client stops an older host that runs nothing, and leaves one that runs something, saying what to do', async () => {
     const box = sandbox();
     /** Rewrites server.json as a host from before the host protocol would have written it. */

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -72,7 +73,7 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   const openLink = (target: HostTarget): HostLink => {
     const link: HostLink = new HostLink(target, headers, {
       onmessage: (message) => {
-        if ((isJSONRPCResultResponse(message) || 'error' in message) && 'id' in message && message.id !== undefined) {
+        if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
           pending.delete(String(message.id));
           if (initializeId !== undefined && message.id === initializeId && isJSONRPCResultResponse(message)) {
             link.useProtocolVersion(message.result);
