@@ -178,6 +178,8 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.service.write(this.id, strategy.commandInput(command));
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
+    // Running from now: its echo, output and done mark may all come in one chunk, never showing it run.
+    this.publishActivity();
   }
 
   /**
