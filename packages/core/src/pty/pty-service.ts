@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { reportError, type Attention, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -238,6 +238,15 @@ class PtyServiceImpl implements PtyService {
     const current = session.info.attention ?? null;
     if (current === attention || (current && attention && current.since === attention.since && current.prompt === attention.prompt)) return;
     session.info.attention = attention;
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
+  setShellActivity(id: SessionId, shell: ShellActivity | null): void {
+    const session = this.sessions.get(id);
+    if (!session?.running) return;
+    const current = session.info.shell ?? null;
+    if (current?.state === shell?.state && current?.lastExitCode === shell?.lastExitCode) return;
+    session.info.shell = shell && { ...shell };
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionId } from '@ptydeck/contract';
+import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from './types.js';
 
 /**
@@ -50,6 +50,24 @@ export function waitForExit(service: PtyService, id: SessionId, timeoutMs = 30_0
       clearTimeout(timer);
       off();
       resolve({ exitCode: event.exitCode, signal: event.signal });
+    });
+  });
+}
+
+/** Resolves with the session's info once `holds` is true of it: now, or at a later `pty.updated`. */
+export function waitForInfo(service: PtyService, id: SessionId, holds: (info: SessionInfo) => boolean, timeoutMs = 20_000): Promise<SessionInfo> {
+  return new Promise((resolve, reject) => {
+    const current = service.get(id);
+    if (current && holds(current)) return resolve(current);
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`session ${id}'s info did not change as expected within ${timeoutMs} ms; it is ${JSON.stringify(service.get(id))}`));
+    }, timeoutMs);
+    const off = service.on('pty.updated', (event) => {
+      if (event.info.id !== id || !holds(event.info)) return;
+      clearTimeout(timer);
+      off();
+      resolve(event.info);
     });
   });
 }
