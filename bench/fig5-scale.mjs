@@ -183,7 +183,7 @@ async function floodCore(ctx, screens) {
     let ids = [];
     let floodDone = false;
     const samples = [];
-    // Keys sent while createMany runs wait for n synchronous spawns: counted apart (the raw baseline spawns before its keys).
+    // Keys sent while the sessions are created are counted apart (the raw baseline spawns before its keys).
     const spawningSamples = [];
     let spawned = false;
     const keys = (async () => {
@@ -194,7 +194,8 @@ async function floodCore(ctx, screens) {
       }
     })();
     const spawnStarted = now();
-    ids = await host.request('createMany', {
+    // As agents' and panels' requests are served: creations take turns with everything else (figure 9).
+    ids = await host.request('createTaking', {
       inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
     });
     spawned = true;

@@ -19,6 +19,7 @@ import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
 import { ViewerWindow } from './viewer-window.js';
+import { spawnTurnsOf } from '../pty/spawn-turns.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
@@ -254,11 +255,15 @@ export class PanelConnection {
         return service.write(message.id, message.data);
       case 'resize':
         return this.resize(message.id, message.cols, message.rows);
-      case 'create': {
-        // Always the user's own shell: the renderer never chooses what runs.
-        const info = service.create({ source: 'user', cols: message.cols, rows: message.rows });
-        return this.send({ type: 'created', requestId: message.requestId, info });
-      }
+      case 'create':
+        // Always the user's own shell: the renderer never chooses what runs. Spawned in its turn (spawn-turns.ts).
+        spawnTurnsOf(service)
+          .run(() => service.create({ source: 'user', cols: message.cols, rows: message.rows }))
+          .then(
+            (info) => this.send({ type: 'created', requestId: message.requestId, info }),
+            (error: unknown) => this.replyWithError(error, message.requestId),
+          );
+        return;
       case 'close': {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
