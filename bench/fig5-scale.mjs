@@ -168,12 +168,8 @@ async function floodCore(ctx, screens) {
   let client;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
-    const [echoFile, echoArgs] = ECHO_PROGRAM;
-    const echoId = await host.request('create', { input: { command: echoFile, args: echoArgs, cwd: workspace.home } });
-    client.attach(echoId, 0);
+    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
     const echoStream = client.stream(echoId);
-    await client.until(() => echoStream.bytes >= 1, 10_000, 'echo program ready');
-    for (let i = 0; i < WARMUP_KEYS; i++) await client.echoLatency(echoId, i);
 
     const ends = new Map();
     const offExit = host.onExited((event) => ends.set(event.id, event.end));

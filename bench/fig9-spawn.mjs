@@ -12,7 +12,6 @@
 import { row, summarize } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
-import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
 
 const ECHO_MAX_TARGET_MS = 100;
 const WARMUP_KEYS = 20;
@@ -24,13 +23,8 @@ export async function run(ctx) {
   let client;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
-    const [echoFile, echoArgs] = ECHO_PROGRAM;
-    const echoId = await host.request('create', { input: { command: echoFile, args: echoArgs, cwd: workspace.home } });
-    client.attach(echoId, 0);
-    const echo = client.stream(echoId);
-    await client.until(() => echo.bytes >= 1, 10_000, 'echo program ready');
-    let keys = 0;
-    for (; keys < WARMUP_KEYS; keys++) await client.echoLatency(echoId, keys);
+    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
+    let keys = WARMUP_KEYS;
 
     const inputs = Array.from({ length: n }, () => ({ command: workspace.bash, args: ['--norc', '--noprofile', '-i'], cwd: workspace.home }));
     const burst = async (op) => {

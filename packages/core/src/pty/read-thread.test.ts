@@ -10,7 +10,7 @@ import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
-import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
+import { busy, isolatedEnv, readAll, turnMeter, waitForExit } from './test-kit.js';
 import type { PtyService } from './types.js';
 
 /** A read thread that counts its handovers, and whose worker a test can reach. */
@@ -107,31 +107,20 @@ describe('the read thread', () => {
   it('hands a flood on a slice per turn of the event loop, however far the thread read ahead', async () => {
     const { thread, watch } = watchedThread();
     // A main thread slower than the flood (2 ms a chunk): the thread reads ahead, up to 4 MiB.
-    let sinceTick = 0;
-    let mostPerTurn = 0;
-    let ticking = true;
-    const tick = () => {
-      mostPerTurn = Math.max(mostPerTurn, sinceTick);
-      sinceTick = 0;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const meter = turnMeter();
     const bytes = await new Promise<number>((resolve) => {
       let total = 0;
       spawnPtyProcess(
         { file: 'head', args: ['-c', String(8 * 1024 * 1024), '/dev/zero'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
         (chunk) => {
           total += chunk.length;
-          sinceTick += chunk.length;
-          const until = performance.now() + 2;
-          while (performance.now() < until) {
-            // busy, as a main thread with more to do per chunk
-          }
+          meter.add(chunk.length);
+          busy(2);
         },
         () => resolve(total),
       );
     });
-    ticking = false;
+    const { mostPerTurn } = meter.stop();
     // Once at least (a writer stalled past QUIET_MS on a loaded machine is handed back and taken again).
     expect(watch.adopted).toBeGreaterThanOrEqual(1);
     expect(bytes).toBe(8 * 1024 * 1024);
@@ -143,15 +132,7 @@ describe('the read thread', () => {
     const { thread } = watchedThread();
     // A main thread far slower than the flood (8 ms a chunk), so the thread is up to 4 MiB ahead when the
     // writer is killed and node-pty closes the terminal (at most 200 ms after the exit).
-    let sinceTick = 0;
-    let mostPerTurn = 0;
-    let ticking = true;
-    const tick = () => {
-      mostPerTurn = Math.max(mostPerTurn, sinceTick);
-      sinceTick = 0;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const meter = turnMeter();
     let total = 0;
     let afterExit = 0;
     let killed = false;
@@ -162,15 +143,12 @@ describe('the read thread', () => {
         (chunk) => {
           if (exited) afterExit++;
           total += chunk.length;
-          sinceTick += chunk.length;
+          meter.add(chunk.length);
           if (!killed && total >= 1024 * 1024) {
             killed = true;
             process.kill(child.pid, 'SIGKILL');
           }
-          const until = performance.now() + 8;
-          while (performance.now() < until) {
-            // busy, as a main thread with much more to do per chunk
-          }
+          busy(8);
         },
         (reported) => {
           exited = reported;
@@ -178,7 +156,7 @@ describe('the read thread', () => {
         },
       );
     });
-    ticking = false;
+    const { mostPerTurn } = meter.stop();
     expect(exit.signal).toBe('SIGKILL');
     expect(afterExit).toBe(0);
     // The thread had read well ahead when the terminal closed, and that was handed on in slices.

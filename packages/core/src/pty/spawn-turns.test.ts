@@ -1,46 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { SpawnTurns } from './spawn-turns.js';
-
-/** Holds the thread as a synchronous spawn does. */
-function busy(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // a fork and a terminal's set-up
-  }
-}
+import { busy, turnMeter } from './test-kit.js';
 
 describe('SpawnTurns', () => {
   it('runs creations in order, a few per turn of the loop, so the loop turns between them', async () => {
     const turns = new SpawnTurns(8);
     const ran: number[] = [];
-    let sinceTick = 0;
-    let mostPerTurn = 0;
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks++;
-      mostPerTurn = Math.max(mostPerTurn, sinceTick);
-      sinceTick = 0;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const meter = turnMeter();
     const created = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         turns.run(() => {
           busy(3);
           ran.push(i);
-          sinceTick++;
+          meter.add(1);
           return `s${i}`;
         }),
       ),
     );
-    ticking = false;
+    const { mostPerTurn, turns: loopTurns } = meter.stop();
     expect(created).toEqual(Array.from({ length: 40 }, (_, i) => `s${i}`));
     expect(ran).toEqual(Array.from({ length: 40 }, (_, i) => i));
     // 8 ms of 3 ms spawns: at most three a turn (the third starts before the budget runs out).
     expect(mostPerTurn).toBeGreaterThanOrEqual(1);
     expect(mostPerTurn).toBeLessThanOrEqual(3);
-    expect(ticks).toBeGreaterThanOrEqual(40 / 3);
+    expect(loopTurns).toBeGreaterThanOrEqual(40 / 3);
   });
 
   it('settles each creation with what it threw, and goes on with the others', async () => {
