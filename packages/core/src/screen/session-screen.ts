@@ -409,13 +409,17 @@ export class SessionScreen implements BackgroundParse {
   /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
   private async parseSlice(chunk: number): Promise<void> {
     if (this.mirror?.lost) this.restart();
+    // Where the slice begins: the log may have trimmed past the mirror during a flood. Counted from
+    // there, a limit meant to end at a skim's target ends there: counted from `parsed`, a read that
+    // starts at the oldest byte kept ran past the target by all that was trimmed, and skimmed the
+    // very end (a prompt after Ctrl-C) instead of drawing it.
+    const from = this.readFrom();
     const nextResize = this.resizes[0]?.at;
-    const skimTo = this.skimTarget(nextResize);
-    const limit =
-      skimTo !== undefined ? skimTo - this.parsed : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - this.parsed));
+    const skimTo = this.skimTarget(from, nextResize);
+    const limit = skimTo !== undefined ? skimTo - from : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - from));
     let slice;
     try {
-      slice = this.deps.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
+      slice = this.deps.service.read(this.id, { cursor: from, maxBytes: limit });
     } catch {
       this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
       return;
@@ -480,19 +484,19 @@ export class SessionScreen implements BackgroundParse {
   }
 
   /**
-   * Where to skim to when more than SKIM_AFTER behind: the first line start
+   * Where a slice from `from` skims to when more than SKIM_AFTER behind: the first line start
    * in the last SKIM_KEEP bytes (an escape sequence or a character never
    * spans a line feed), or a pending resize before that, which is applied
    * where it happened before skimming on. Undefined: parse, do not skim.
    */
-  private skimTarget(nextResize: number | undefined): number | undefined {
+  private skimTarget(from: number, nextResize: number | undefined): number | undefined {
     const end = this.logEnd();
     // Background parsing keeps history for a resync to come; so does a read when any waiting read wants it.
     const screenOnly = this.waiters.length > 0 && !this.waiters.some((waiter) => waiter.history);
     const keep = screenOnly ? Math.max(SCREEN_SKIM_KEEP_MIN, this.size.cols * this.size.rows * SCREEN_BYTES_PER_CELL) : SKIM_KEEP;
-    if (end - this.parsed <= (screenOnly ? keep * SCREEN_SKIM_FACTOR : SKIM_AFTER)) return undefined;
+    if (end - from <= (screenOnly ? keep * SCREEN_SKIM_FACTOR : SKIM_AFTER)) return undefined;
     const keepFrom = end - keep;
-    if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
+    if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > from ? nextResize : undefined;
     try {
       const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
       const lineFeed = probe.data.indexOf(0x0a);
@@ -508,6 +512,15 @@ export class SessionScreen implements BackgroundParse {
       const { cols, rows } = this.resizes.shift()!;
       this.mirrorSize = { cols, rows };
       if (this.mirror && !this.disposed && (cols !== this.mirror.cols || rows !== this.mirror.rows)) this.mirror.resize(cols, rows);
+    }
+  }
+
+  /** The first byte the next slice can read: `parsed`, or the oldest byte the log keeps once it trimmed past it. */
+  private readFrom(): number {
+    try {
+      return Math.max(this.parsed, this.deps.service.read(this.id, { maxBytes: 1 }).cursor);
+    } catch {
+      return this.parsed; // removed meanwhile; the slice's read says so
     }
   }
 
