@@ -517,18 +517,19 @@ export class SessionScreen implements BackgroundParse {
 
   /** The first byte the next slice can read: `parsed`, or the oldest byte the log keeps once it trimmed past it. */
   private readFrom(): number {
-    try {
-      return Math.max(this.parsed, this.deps.service.read(this.id, { maxBytes: 1 }).cursor);
-    } catch {
-      return this.parsed; // removed meanwhile; the slice's read says so
-    }
+    return Math.max(this.parsed, this.logBounds()?.cursor ?? this.parsed);
   }
 
   private logEnd(): number {
+    return this.logBounds()?.end ?? this.parsed;
+  }
+
+  /** The oldest byte the log keeps and one past its newest; undefined once the session is gone. */
+  private logBounds(): { cursor: number; end: number } | undefined {
     try {
-      return this.deps.service.read(this.id, { maxBytes: 1 }).end;
+      return this.deps.service.read(this.id, { maxBytes: 1 });
     } catch {
-      return this.parsed;
+      return undefined;
     }
   }
 
