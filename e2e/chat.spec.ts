@@ -171,7 +171,7 @@ test.describe('with the demo agent', () => {
     await expect(pane.getByRole('alertdialog')).toBeVisible();
 
     const other = await page.context().newPage();
-    await other.goto(server.panelUrl());
+    await other.goto(await server.panelUrl());
     const otherPane = await showChatPane(other);
     await otherPane.getByRole('alertdialog').getByRole('button', { name: 'Allow' }).click();
     await expect(pane.getByRole('alertdialog')).toBeHidden();

@@ -41,7 +41,7 @@ test('two ptydecks in one browser both stay connected, across reloads', async ({
   const second = await launchServer();
   try {
     const other = await context.newPage();
-    await other.goto(second.server.panelUrl());
+    await other.goto(await second.server.panelUrl());
     await expect(other.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
     // The ticket left both address bars.
     expect(panel.url()).toBe(`${server.url}/`);
@@ -56,12 +56,12 @@ test('two ptydecks in one browser both stay connected, across reloads', async ({
     expect(await other.evaluate(() => sessionStorage.getItem('ptydeck.panelToken'))).toBe(second.server.panelToken);
 
     // Each is live on its own server: a terminal opened in each shows up on that server only.
-    const before = [server.service.list().length, second.server.service.list().length];
+    const before = [(await server.sessions()).length, (await second.server.sessions()).length];
     await panel.getByTestId('new-terminal').click();
-    await expect.poll(() => server.service.list().length).toBe(before[0]! + 1);
+    await expect.poll(async () => (await server.sessions()).length).toBe(before[0]! + 1);
     await other.getByTestId('new-terminal').click();
-    await expect.poll(() => second.server.service.list().length).toBe(before[1]! + 1);
-    expect(server.service.list().length).toBe(before[0]! + 1);
+    await expect.poll(async () => (await second.server.sessions()).length).toBe(before[1]! + 1);
+    expect((await server.sessions()).length).toBe(before[0]! + 1);
   } finally {
     await second.dispose();
   }
@@ -74,7 +74,7 @@ test('a page without a credential says how to get in, and a spent link says it w
   await expect(bare.getByTestId('connection-status')).toHaveCount(0);
 
   // The link the panel fixture opened was traded once already.
-  const link = server.panelUrl();
+  const link = await server.panelUrl();
   const first = await context.newPage();
   await first.goto(link);
   await expect(first.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');

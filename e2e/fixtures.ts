@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createPtyService, startLocalServer, type LocalServer } from '@ptydeck/core';
 import { E2E_APP_DIR } from './app-dir.js';
+import { startServerProcess, type E2eServer } from './server-harness.js';
+
+export type { E2eServer } from './server-harness.js';
 
 /** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
 export interface Agent {
@@ -17,7 +19,7 @@ export interface Agent {
 
 export const AGENT_NAME = 'e2e-agent';
 
-export async function connectAgent(server: LocalServer, name = AGENT_NAME): Promise<Agent> {
+export async function connectAgent(server: Pick<E2eServer, 'url' | 'agentToken'>, name = AGENT_NAME): Promise<Agent> {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
     requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
@@ -51,12 +53,15 @@ export function demoAgentsJson(): string {
 }
 
 /**
- * A real local server with a PTY service of its own: a temporary state dir, and a
- * HOME of its own, which keeps every shell off the machine's rc files (a slow or
- * hanging ~/.bashrc, pyenv waiting 60 s on a stale rehash lock, leaves a terminal
- * without a prompt and would make the suite measure the dotfiles).
+ * A real local server with a PTY service of its own, in a process of its own
+ * (server-harness.ts), as the product runs it: a flood it reads never competes
+ * with the test runner's event loop, which drives the browser. A temporary
+ * state dir, and a HOME of its own, which keeps every shell off the machine's
+ * rc files (a slow or hanging ~/.bashrc, pyenv waiting 60 s on a stale rehash
+ * lock, leaves a terminal without a prompt and would make the suite measure
+ * the dotfiles).
  */
-export async function launchServer(options: { agentsJson?: string | null } = {}): Promise<{ server: LocalServer; dispose(): Promise<void> }> {
+export async function launchServer(options: { agentsJson?: string | null } = {}): Promise<{ server: E2eServer; dispose(): Promise<void> }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
   // agents.json from the test, never the machine's (~/.config/ptydeck).
@@ -64,31 +69,28 @@ export async function launchServer(options: { agentsJson?: string | null } = {})
   if (options.agentsJson != null) writeFileSync(join(configDir, 'agents.json'), options.agentsJson);
   // A plain, recognisable prompt; the login shell reads ~/.profile, agent shells our rcfile then ~/.profile.
   writeFileSync(join(home, '.profile'), "PS1='e2e\\$ '\n");
-  const service = createPtyService({ env: { ...process.env, HOME: home } });
-  // The e2e bundle: the production one has no test hook (app-dir.ts).
-  const server = await startLocalServer({
-    service,
-    stateDir,
-    port: 0,
-    appDir: E2E_APP_DIR,
-    configDir,
-    // Chats' agents, like the shells, start in the temporary HOME and never read the machine's.
-    launchDir: home,
-    agentEnv: { ...process.env, HOME: home },
-  });
+  const removeDirs = () => {
+    for (const dir of [stateDir, home, configDir]) rmSync(dir, { recursive: true, force: true });
+  };
+  let started;
+  try {
+    // The e2e bundle: the production one has no test hook (app-dir.ts).
+    started = await startServerProcess({ stateDir, home, configDir, appDir: E2E_APP_DIR });
+  } catch (error) {
+    removeDirs();
+    throw error;
+  }
+  const { server, stop } = started;
   return {
     server,
     async dispose() {
-      await server.close();
-      await service.dispose();
-      rmSync(stateDir, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
-      rmSync(configDir, { recursive: true, force: true });
+      await stop();
+      removeDirs();
     },
   };
 }
 
-export const test = base.extend<Options & { server: LocalServer; agent: Agent; panel: Page }>({
+export const test = base.extend<Options & { server: E2eServer; agent: Agent; panel: Page }>({
   lingerMs: [null, { option: true }],
   agentsJson: [null, { option: true }],
   server: async ({ agentsJson }, use) => {
@@ -106,7 +108,7 @@ export const test = base.extend<Options & { server: LocalServer; agent: Agent; p
     if (lingerMs !== null) {
       await page.addInitScript((ms) => localStorage.setItem('ptydeck.settings', JSON.stringify({ lingerMs: ms })), lingerMs);
     }
-    await page.goto(server.panelUrl());
+    await page.goto(await server.panelUrl());
     await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
     await use(page);
   },

@@ -91,9 +91,8 @@ function attackScript(target: string, rebound: string): string {
 }
 
 test('a page from another origin cannot open the panel socket, call /mcp or learn the token, even with the panel open beside it', async ({ panel, server, context }) => {
-  const createdBefore = server.service.list().length;
-  let created = 0;
-  const off = server.service.on('pty.created', () => created++);
+  const sessionsBefore = (await server.sessions()).length;
+  const createdBefore = await server.created();
   // The developer's panel is open and connected in this browser, and it left no cookie a
   // server on another port of this host could receive.
   const panelSockets: string[] = [];
@@ -127,9 +126,9 @@ test('a page from another origin cannot open the panel socket, call /mcp or lear
     const everything = JSON.stringify(results) + JSON.stringify(hostile.seen);
     for (const secret of secrets) expect(everything).not.toContain(secret);
     expect(hostile.seen.some((s) => s.url === '/report')).toBe(true);
-    expect(created, 'sessions created by the hostile page').toBe(0);
-    expect(server.service.list().length).toBe(createdBefore);
-    expect(server.agents.list()).toEqual([]);
+    expect((await server.created()) - createdBefore, 'sessions created by the hostile page').toBe(0);
+    expect((await server.sessions()).length).toBe(sessionsBefore);
+    expect(await server.agents()).toEqual([]);
 
     // The developer's own panel, meanwhile: the ticket left its URL, the agent token never reached
     // it, and the panel token sits only in its own origin's session storage, never in a socket URL.
@@ -140,7 +139,6 @@ test('a page from another origin cannot open the panel socket, call /mcp or lear
     for (const url of panelSockets) for (const secret of secrets) expect(url).not.toContain(secret);
     await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   } finally {
-    off();
     // The hostile page's keep-alive connections (its favicon request may still
     // be in flight) would hold close() open until the test times out.
     hostile.server.closeAllConnections();

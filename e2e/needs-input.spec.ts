@@ -37,8 +37,8 @@ test('the tab and the overview say an agent waits for input, until the developer
   await keepScreenshot(page, 'needs-input-badge-and-overview');
 
   await page.getByTestId('new-terminal').click();
-  const own = await activeSessionId(page);
-  expect(own).not.toBe(id);
+  // The new tab is selected once the server answers the request for it.
+  await expect.poll(() => activeSessionId(page)).not.toBe(id);
   await waiting.getByRole('button').click();
   await expect(tab).toHaveAttribute('aria-selected', 'true');
   await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
@@ -59,7 +59,7 @@ test('one desktop notification per prompt while the window is elsewhere; clickin
 }) => {
   await context.grantPermissions(['notifications']);
   await recordNotifications(page, 'granted');
-  await page.goto(server.panelUrl());
+  await page.goto(await server.panelUrl());
   await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   await expect(page.getByTestId('notify-input')).toBeChecked();
 
@@ -81,6 +81,7 @@ test('one desktop notification per prompt while the window is elsewhere; clickin
   const other = await agent.call<{ id: string }>('terminal_create', { title: 'other' });
   await expect(tabOf(page, other.id)).toBeVisible();
   await page.getByTestId('new-terminal').click();
+  await expect.poll(async () => [id, other.id].includes(await activeSessionId(page))).toBe(false);
   const own = await activeSessionId(page);
   await expect(terminalOf(page, own).locator('textarea')).toBeFocused();
   // A second prompt, in the other shell: exactly one more.
@@ -101,7 +102,7 @@ test('one desktop notification per prompt while the window is elsewhere; clickin
 
 test('the browser is asked for permission only from the overview control, and turning notifications off is kept', async ({ page, server, agent }) => {
   await recordNotifications(page, 'default');
-  await page.goto(server.panelUrl());
+  await page.goto(await server.panelUrl());
   await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   const control = page.getByRole('checkbox', { name: 'Notify me when an agent needs input' });
   await expect(control).not.toBeChecked();

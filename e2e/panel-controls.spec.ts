@@ -6,8 +6,8 @@ test('dragging the panel taller resizes the agent\'s PTY to the rows on screen',
   const created = await agent.call<{ id: string }>('terminal_create', { title: 'sized', cols: 120, rows: 32 });
   await expectScreen(page, created.id, /^e2e#/m);
   // The panel fits the terminal to itself and tells the PTY.
-  await expect.poll(() => server.service.get(created.id)?.cols).not.toBe(120);
-  const before = server.service.get(created.id)!;
+  await expect.poll(async () => (await server.session(created.id))?.cols).not.toBe(120);
+  const before = (await server.session(created.id))!;
 
   const handle = page.getByTestId('panel-resize-handle');
   const box = (await handle.boundingBox())!;
@@ -22,13 +22,13 @@ test('dragging the panel taller resizes the agent\'s PTY to the rows on screen',
   await expect
     .poll(async () => {
       const shown = await screenSize();
-      const pty = server.service.get(created.id)!;
+      const pty = (await server.session(created.id))!;
       return shown !== null && shown.rows > before.rows
         && shown.fitting?.rows === shown.rows && shown.fitting.cols === shown.cols
         && pty.rows === shown.rows && pty.cols === shown.cols;
     }, { message: 'the PTY takes the size of the taller terminal on screen' })
     .toBe(true);
-  const after = server.service.get(created.id)!;
+  const after = (await server.session(created.id))!;
   expect(after.cols).toBe(before.cols);
 
   // What programs in the shell see is the size on screen.

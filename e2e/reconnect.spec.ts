@@ -10,7 +10,7 @@ test('a dropped panel socket reconnects and resumes without losing or repeating 
     routes.push(ws);
     ws.connectToServer();
   });
-  await page.goto(server.panelUrl());
+  await page.goto(await server.panelUrl());
   const status = page.getByTestId('connection-status');
   await expect(status).toHaveAttribute('data-state', 'connected');
 

@@ -12,19 +12,7 @@ test(`${RELOADS} reloads in a row: each reconnects and restores the screen, and 
   await expectScreen(page, created.id, /^start-42$/m);
 
   // Count the service subscriptions panels make from now on: a panel the server never let go would keep its own.
-  const service = server.service;
-  const realOn = service.on.bind(service);
-  let live = 0;
-  service.on = ((event: Parameters<typeof realOn>[0], listener: Parameters<typeof realOn>[1]) => {
-    live++;
-    const off = realOn(event, listener);
-    let done = false;
-    return () => {
-      if (!done) live--;
-      done = true;
-      off();
-    };
-  }) as typeof service.on;
+  const mark = await server.markSubscriptions();
 
   // (Playwright does not report the close of a socket torn down by navigation: the server side is checked instead.)
   const sockets: Array<{ url: string }> = [];
@@ -38,16 +26,15 @@ test(`${RELOADS} reloads in a row: each reconnects and restores the screen, and 
     // The command line echoes `$((i+0))`; only its output reads `reload-i-done`.
     await agent.call('terminal_run', { id: created.id, command: `echo reload-$((${i}+0))-done` });
     await expectScreen(page, created.id, new RegExp(`^reload-${i}-done$`, 'm'));
-    if (i === 1) perPanel = live;
+    if (i === 1) perPanel = await server.liveSubscriptionsSince(mark);
   }
   expect(perPanel, 'a connected panel subscribes to the service').toBeGreaterThan(0);
   // Every earlier panel is gone on the server, only the current one remains.
-  await expect.poll(() => live, { message: 'live panel subscriptions after the reloads' }).toBe(perPanel);
+  await expect.poll(() => server.liveSubscriptionsSince(mark), { message: 'live panel subscriptions after the reloads' }).toBe(perPanel);
   expect(sockets.length).toBeGreaterThanOrEqual(RELOADS);
   for (const s of sockets) expect(s.url).not.toContain(server.panelToken);
 
   // The session went through all of it untouched.
-  expect(server.service.list()).toEqual([expect.objectContaining({ id: created.id, status: 'running' })]);
+  expect(await server.sessions()).toEqual([expect.objectContaining({ id: created.id, status: 'running' })]);
   await expectScreen(page, created.id, new RegExp(`^reload-${RELOADS - 1}-done$`, 'm'));
-  service.on = realOn as typeof service.on;
 });

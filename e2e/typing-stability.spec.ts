@@ -13,7 +13,7 @@ test('the typing banner does not change the agent terminal\'s size', async ({ pa
   // Settled: the terminal fills its pane and the PTY has that size.
   await expect.poll(async () => {
     const shown = await size();
-    const pty = server.service.get(created.id)!;
+    const pty = (await server.session(created.id))!;
     return shown?.fitting?.rows === shown?.rows && pty.rows === shown?.rows && pty.cols === shown?.cols;
   }).toBe(true);
   const before = (await size())!;
@@ -27,7 +27,7 @@ test('the typing banner does not change the agent terminal\'s size', async ({ pa
   await page.getByTestId('overview').click({ position: { x: 5, y: 5 } });
   await expect(page.getByTestId('typing-banner')).toHaveCount(0);
   expect((await size())!.fitting).toEqual({ cols: before.cols, rows: before.rows });
-  const pty = server.service.get(created.id)!;
+  const pty = (await server.session(created.id))!;
   expect({ cols: pty.cols, rows: pty.rows }).toEqual({ cols: before.cols, rows: before.rows });
 });
 

@@ -55,8 +55,8 @@ test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ 
   // The flood reaches the screen: rows of "y".
   await expectScreen(page, id, /^y\ny\ny$/m);
   // And keeps coming: the PTY is not paused for the viewer.
-  const before = server.service.read(id, { maxBytes: 1 }).end;
-  await expect.poll(() => server.service.read(id, { maxBytes: 1 }).end).toBeGreaterThan(before + 64 * 1024);
+  const before = await server.logEnd(id);
+  await expect.poll(() => server.logEnd(id)).toBeGreaterThan(before + 64 * 1024);
 
   await page.keyboard.press('Control+C');
   // The prompt is back, right under the ^C, and the shell runs the next command.
@@ -120,7 +120,7 @@ test('keys typed right after asking for a terminal reach its shell once, in orde
     for (const message of held) toPage!(message);
     held = [];
   };
-  await page.goto(server.panelUrl());
+  await page.goto(await server.panelUrl());
   await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
   const countOf = (text: string, part: string) => text.split(part).length - 1;
 

@@ -6,7 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
-import { waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
 
 let service: PtyService;
 let screens: ScreenService;
@@ -194,6 +194,30 @@ describe('ScreenService', () => {
       await service.remove(info.id);
     } finally {
       local.dispose();
+    }
+  });
+
+  it('skims a flood the log has trimmed past it to the end it keeps, not past the end: the last lines are drawn', async () => {
+    // A flood of about 3.4 MB into a 1 MiB log, as `yes` trims a viewer's mirror before Ctrl-C brings the prompt back.
+    const small = createPtyService({ env: isolatedEnv(), sessionLogBytes: 1024 * 1024 });
+    // Made after the output: its screens start at cursor 0, which the log has trimmed.
+    const local = new ScreenService(small);
+    try {
+      const info = small.create({ source: 'user', command: 'seq', args: ['1', '500000'], cols: 20, rows: 3 });
+      await new Promise<void>((resolve) => {
+        const off = small.on('pty.exited', (e) => {
+          if (e.id === info.id) resolve(off());
+        });
+      });
+      const log = small.read(info.id, { maxBytes: 1 });
+      expect(log.cursor).toBeGreaterThan(2_000_000);
+      const snapshot = await local.snapshot(info.id);
+      expect(snapshot.cursor).toBe(log.end);
+      expect(snapshot.screen).toContain('499999\r\n500000');
+      expect((await local.text(info.id)).text).toBe('499999\n500000');
+    } finally {
+      local.dispose();
+      await small.dispose();
     }
   });
 

@@ -238,13 +238,17 @@ export class SessionScreen implements BackgroundParse {
   /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
   private async parseSlice(chunk: number): Promise<void> {
     if (this.mirror?.lost) this.restart();
+    // Where the slice begins: the log may have trimmed past the mirror during a flood. Counted from
+    // there, a limit meant to end at a skim's target ends there: counted from `parsed`, a read that
+    // starts at the oldest byte kept ran past the target by all that was trimmed, and skimmed the
+    // very end (a prompt after Ctrl-C) instead of drawing it.
+    const from = this.readFrom();
     const nextResize = this.resizes[0]?.at;
-    const skimTo = this.skimTarget(nextResize);
-    const limit =
-      skimTo !== undefined ? skimTo - this.parsed : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - this.parsed));
+    const skimTo = this.skimTarget(from, nextResize);
+    const limit = skimTo !== undefined ? skimTo - from : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - from));
     let slice;
     try {
-      slice = this.deps.service.read(this.id, { cursor: this.parsed, maxBytes: limit });
+      slice = this.deps.service.read(this.id, { cursor: from, maxBytes: limit });
     } catch {
       this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
       return;
@@ -308,12 +312,12 @@ export class SessionScreen implements BackgroundParse {
     return false;
   }
 
-  /** Where to skim to (see skimTarget), or undefined to parse. */
-  private skimTarget(nextResize: number | undefined): number | undefined {
+  /** Where a slice from `from` skims to (see skimTarget), or undefined to parse. */
+  private skimTarget(from: number, nextResize: number | undefined): number | undefined {
     const end = this.logEnd();
     // Background parsing keeps history for a resync to come; so does a read when any waiting read wants it.
     const screenOnly = this.waiters.length > 0 && !this.waiters.some((waiter) => waiter.history);
-    return skimTarget({ parsed: this.parsed, end, nextResize, screenOnly, ...this.size }, (cursor, maxBytes) =>
+    return skimTarget({ parsed: from, end, nextResize, screenOnly, ...this.size }, (cursor, maxBytes) =>
       this.deps.service.read(this.id, { cursor, maxBytes }),
     );
   }
@@ -327,11 +331,21 @@ export class SessionScreen implements BackgroundParse {
     }
   }
 
+  /** The first byte the next slice can read: `parsed`, or the oldest byte the log keeps once it trimmed past it. */
+  private readFrom(): number {
+    return Math.max(this.parsed, this.logBounds()?.cursor ?? this.parsed);
+  }
+
   private logEnd(): number {
+    return this.logBounds()?.end ?? this.parsed;
+  }
+
+  /** The oldest byte the log keeps and one past its newest; undefined once the session is gone. */
+  private logBounds(): { cursor: number; end: number } | undefined {
     try {
-      return this.deps.service.read(this.id, { maxBytes: 1 }).end;
+      return this.deps.service.read(this.id, { maxBytes: 1 });
     } catch {
-      return this.parsed;
+      return undefined;
     }
   }
 

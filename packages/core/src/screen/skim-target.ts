@@ -35,7 +35,7 @@ const SCREEN_SKIM_FACTOR = 4;
 
 /** Where a screen stands against its log when it is about to parse. */
 export interface SkimPosition {
-  /** Cursor one past the last byte parsed. */
+  /** Where the next slice starts: one past the last byte parsed, or the oldest byte the log keeps once it trimmed past that. */
   parsed: number;
   /** One past the newest byte in the log. */
   end: number;

@@ -1,0 +1,116 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+
+/** Where the server process lives, for server-process.mjs. */
+export interface ServerDirs {
+  stateDir: string;
+  home: string;
+  configDir: string;
+  appDir: string;
+}
+
+/**
+ * A real local server in a Node process of its own, as `ptydeck serve` runs
+ * it: the specs reach it as clients do (the panel URL, the agent token) and,
+ * for what no client sees, through these calls.
+ */
+export interface E2eServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  port: number;
+  agentToken: string;
+  panelToken: string;
+  /** The panel URL with a fresh one-time ticket. */
+  panelUrl(): Promise<string>;
+  sessions(): Promise<SessionInfo[]>;
+  session(id: string): Promise<SessionInfo | null>;
+  /** One past the newest byte of a session's output. */
+  logEnd(id: string): Promise<number>;
+  /** MCP clients connected right now. */
+  agents(): Promise<AgentInfo[]>;
+  /** Sessions created since the server started, removed ones included. */
+  created(): Promise<number>;
+  /** A mark to count the PTY service's subscriptions from (each connected panel holds some). */
+  markSubscriptions(): Promise<number>;
+  /** Subscriptions to the PTY service made after `mark` and not yet undone. */
+  liveSubscriptionsSince(mark: number): Promise<number>;
+  /** Stops serving and disposes the sessions; the process then waits to be ended. */
+  close(): Promise<void>;
+}
+
+const SERVER_PROCESS = fileURLToPath(new URL('./server-process.mjs', import.meta.url));
+
+interface Ready {
+  type: 'ready';
+  url: string;
+  port: number;
+  agentToken: string;
+  panelToken: string;
+}
+type Reply = { id: number; result: unknown } | { id: number; error: string };
+
+/** Starts the server process; resolves once it serves. */
+export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2eServer; stop(): Promise<void> }> {
+  const child = fork(SERVER_PROCESS, [JSON.stringify(dirs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 0;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => {
+    for (const call of pending.values()) call.reject(new Error('the e2e server process exited'));
+    pending.clear();
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`the e2e server process exited before serving (${signal ?? code})`)));
+    child.on('message', (message: Ready | Reply) => {
+      if ('type' in message) return resolve(message);
+      const call = pending.get(message.id);
+      pending.delete(message.id);
+      if ('error' in message) call?.reject(new Error(message.error));
+      else call?.resolve(message.result);
+    });
+  });
+  const call = <T>(method: string, ...args: unknown[]): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (!child.connected) return reject(new Error('the e2e server process is gone'));
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ id, method, args });
+    });
+  const server: E2eServer = {
+    url: ready.url,
+    port: ready.port,
+    agentToken: ready.agentToken,
+    panelToken: ready.panelToken,
+    panelUrl: () => call('panelUrl'),
+    sessions: () => call('sessions'),
+    session: (id) => call('session', id),
+    logEnd: (id) => call('logEnd', id),
+    agents: () => call('agents'),
+    created: () => call('created'),
+    markSubscriptions: () => call('markSubscriptions'),
+    liveSubscriptionsSince: (mark) => call('liveSubscriptionsSince', mark),
+    close: () => call('close'),
+  };
+  return {
+    server,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        await server.close().catch(() => {});
+        // Disconnecting tells the process to exit (server-process.mjs); SIGKILL if it does not.
+        if (child.connected) child.disconnect();
+        await Promise.race([exited, delay(5000).then(() => killed(child))]);
+      }
+      await exited;
+    },
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function killed(child: ChildProcess): void {
+  child.kill('SIGKILL');
+}
