@@ -1,14 +1,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MCP_USAGE, ROOT_USAGE, SERVE_USAGE, URL_USAGE, UsageError } from './usage.js';
+import { ATTACH_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
-  | { kind: 'help'; topic: 'root' | 'serve' | 'mcp' | 'url' }
+  | { kind: 'help'; topic: HelpTopic }
   | { kind: 'version' }
   | { kind: 'serve'; port: number; host: string }
   | { kind: 'mcp'; embedded: boolean }
-  | { kind: 'url' };
+  | { kind: 'url' }
+  | { kind: 'ls'; json: boolean }
+  | { kind: 'attach'; target: string; write: boolean };
 
-const COMMANDS = ['serve', 'mcp', 'url'] as const;
+const COMMANDS = ['serve', 'mcp', 'url', 'ls', 'attach'] as const;
+export type HelpTopic = 'root' | (typeof COMMANDS)[number];
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
 export function parseCommand(argv: string[]): Command {
@@ -24,6 +27,11 @@ export function parseCommand(argv: string[]): Command {
     const values = parse(rest, { help: { type: 'boolean', short: 'h' } }, 'ptydeck url', URL_USAGE);
     return values.help ? { kind: 'help', topic: 'url' } : { kind: 'url' };
   }
+  if (first === 'ls') {
+    const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck ls', LS_USAGE);
+    return values.help ? { kind: 'help', topic: 'ls' } : { kind: 'ls', json: Boolean(values.json) };
+  }
+  if (first === 'attach') return parseAttach(rest);
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }
@@ -31,7 +39,7 @@ export function parseCommand(argv: string[]): Command {
 }
 
 function helpFor(topic: string): Command {
-  if (topic === 'serve' || topic === 'mcp' || topic === 'url') return { kind: 'help', topic };
+  if ((COMMANDS as readonly string[]).includes(topic)) return { kind: 'help', topic: topic as HelpTopic };
   throw new UsageError(`no help for '${topic}'; expected one of: ${COMMANDS.join(', ')}`, 'ptydeck', ROOT_USAGE);
 }
 
@@ -55,6 +63,21 @@ function parseMcp(args: string[]): Command {
   const values = parse(args, { embedded: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
   if (values.help) return { kind: 'help', topic: 'mcp' };
   return { kind: 'mcp', embedded: Boolean(values.embedded) };
+}
+
+function parseAttach(args: string[]): Command {
+  const options = { write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck attach', ATTACH_USAGE);
+  }
+  if (parsed.values.help) return { kind: 'help', topic: 'attach' };
+  const [target, ...extra] = parsed.positionals;
+  if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck attach', ATTACH_USAGE);
+  if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck attach', ATTACH_USAGE);
+  return { kind: 'attach', target, write: Boolean(parsed.values.write) };
 }
 
 function parse(

@@ -21,6 +21,8 @@ export const ROOT_USAGE = 'ptydeck <command> [options]';
 export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H]';
 export const MCP_USAGE = 'ptydeck mcp [--embedded]';
 export const URL_USAGE = 'ptydeck url';
+export const LS_USAGE = 'ptydeck ls [--json]';
+export const ATTACH_USAGE = 'ptydeck attach [--write] <id or unique prefix>';
 
 export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
@@ -30,6 +32,8 @@ Commands:
   serve     Run ptydeck headless: the panel in a browser and MCP over HTTP at /mcp
   mcp       A stdio MCP server for agents; joins a running ptydeck if there is one
   url       Print a fresh one-time link to the running ptydeck's panel
+  ls        List every session: yours and your agents'
+  attach    Watch a session in this terminal, or type into it with --write
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
@@ -90,6 +94,39 @@ link in the terminal running \`ptydeck serve\` (or brings its window forward)
 and this command says where to look.
 
 Options:
+  -h, --help   Show this help
+`;
+
+export const LS_HELP = `Usage: ${LS_USAGE}
+
+Lists the running ptydeck's sessions (found through server.json): short id,
+source (agent or user), owner (the agent's name, or "you"), title, state
+(running, waiting_for_input, exited), working directory and age.
+
+Like \`ptydeck url\`, it is refused inside a ptydeck session: run it in a
+terminal of your own.
+
+Options:
+  --json       An array of objects: id, source, owner, title, state, pid, cwd,
+               exit_code, signal, command, cols, rows, created_at, prompt
+  -h, --help   Show this help
+`;
+
+export const ATTACH_HELP = `Usage: ${ATTACH_USAGE}
+
+Shows a session in this terminal: its current screen at once, then its output
+live. Read-only unless --write: your keys go nowhere but the detach key.
+
+  Ctrl-\\ d    Detach: the session keeps running (Ctrl-\\ twice sends one Ctrl-\\)
+
+With --write, keys (Ctrl-C included) go to the session, and this terminal's
+size becomes the session's while you are the latest to type; attaching to a
+full-screen program asks it to redraw. A read-only attach never resizes.
+When the session ends, attach says how and exits with its exit code (128+N
+for signal N); 1 if ptydeck goes away. Refused inside a ptydeck session.
+
+Options:
+  --write      Send keys and this terminal's size to the session
   -h, --help   Show this help
 `;
 

@@ -1,0 +1,275 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { startLocalServer, type LocalServer } from '../server/local-server.js';
+import { TmuxServer, type TmuxPane } from './testing/tmux.js';
+
+/**
+ * Issue 23: `ptydeck ls` and `ptydeck attach`, the real CLI against a real
+ * server, driven through tmux as a person at a terminal would.
+ */
+
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = resolve(packageRoot, '..', '..');
+const DETACH = '\x1cd';
+
+let stateDir: string;
+let binDir: string;
+let env: Record<string, string>;
+let service: PtyService;
+let server: LocalServer;
+let tmux: TmuxServer;
+
+beforeAll(async () => {
+  // The launcher runs the built CLI: build it as the real package would be.
+  const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], { cwd: repoRoot, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-state-'));
+  // `ptydeck` on PATH, for the panes' shells and the sessions' alike.
+  binDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-bin-'));
+  writeFileSync(join(binDir, 'ptydeck'), `#!/bin/sh\nexec "${process.execPath}" "${join(packageRoot, 'bin', 'ptydeck.js')}" "$@"\n`);
+  chmodSync(join(binDir, 'ptydeck'), 0o755);
+  const base = Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && !['PTYDECK_SESSION_ID', 'TMUX', 'TMUX_PANE', 'NO_COLOR', 'FORCE_COLOR'].includes(entry[0])));
+  env = { ...base, PATH: `${binDir}:${process.env.PATH ?? ''}`, PTYDECK_STATE_DIR: stateDir, PS1: 'sh$ ', TERM: 'xterm-256color' };
+  service = createPtyService({ env, killGraceMs: 500 });
+  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+  tmux = new TmuxServer(env);
+}, 120_000);
+
+afterAll(async () => {
+  tmux?.kill();
+  await server?.close();
+  await service?.dispose();
+});
+
+function shellSession(): string {
+  return service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 80, rows: 24 }).id;
+}
+
+/** A pane with a shell of its own: what a developer's terminal is before and after attach. */
+async function shellPane(): Promise<TmuxPane> {
+  const pane = tmux.pane("env 'PS1=sh$ ' bash --norc --noprofile");
+  await pane.waitFor('sh$');
+  // The shell's own terminal settings, to compare with after attach ends.
+  pane.type('S0=$(stty -g)');
+  return pane;
+}
+
+/** The terminal as attach found it: cooked mode, main screen, cursor shown, no mouse, normal keys. */
+async function expectRestored(pane: TmuxPane): Promise<void> {
+  pane.type('[ "$(stty -g)" = "$S0" ] && echo "tty-$((1+1))-same" || echo tty-changed');
+  await pane.waitFor(/tty-2-same|tty-changed/);
+  expect(pane.screen()).toContain('tty-2-same');
+  expect(pane.format('#{alternate_on} #{cursor_flag} #{keypad_cursor_flag} #{mouse_any_flag}')).toBe('0 1 0 0');
+}
+
+describe('ptydeck ls', () => {
+  it('lists every session as a table and as JSON; no running ptydeck is one line and a non-zero exit', async () => {
+    const mine = shellSession();
+    await waitForOutput(service, mine, 'sh$');
+    // Not spawnSync: the server answering it runs in this process.
+    const run = (args: string[], extra: Record<string, string> = {}) =>
+      promisify(execFile)('ptydeck', args, { encoding: 'utf8', env: { ...env, ...extra } }).then(
+        ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({ status: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+      );
+
+    const table = await run(['ls']);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+CWD\s+AGE/);
+    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running`));
+
+    const json = await run(['ls', '--json']);
+    expect(json.status, json.stderr).toBe(0);
+    const entries = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    const entry = entries.find((e) => e.id === mine)!;
+    expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null });
+    expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
+
+    const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
+    expect(none.status).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck found/)]);
+  });
+
+  it('ls and attach are refused inside a ptydeck session, saying so', async () => {
+    const inside = shellSession();
+    await waitForOutput(service, inside, 'sh$');
+    const target = shellSession();
+    service.write(inside, `ptydeck ls; echo "ls-rc=$?"; ptydeck attach ${target}; echo "attach-rc=$?"\r`);
+    const output = await waitForOutput(service, inside, /attach-rc=\d/);
+    expect(output).toMatch(/ls-rc=1/);
+    expect(output).toMatch(/attach-rc=1/);
+    expect(output).toMatch(/`ptydeck ls` is refused inside a ptydeck session/);
+    expect(output).toMatch(/`ptydeck attach` is refused inside a ptydeck session/);
+  });
+});
+
+describe('ptydeck attach', () => {
+  it('draws the current screen at once, then live output; read-only: typed keys reach nothing; Ctrl-\\ d detaches, the session runs on, the terminal is restored', async () => {
+    const id = shellSession();
+    service.write(id, 'echo "before-$((6*7))"\r');
+    await waitForOutput(service, id, 'before-42');
+    const pane = await shellPane();
+    pane.type(`ptydeck attach ${id.slice(0, 6)}; echo "attach-rc=$?"`);
+    const first = await pane.waitFor('before-42');
+    expect(first).toMatch(/attached to .* read-only .* Ctrl-\\ d detaches/);
+
+    service.write(id, 'echo "live-$((2*3))"\r');
+    await pane.waitFor('live-6');
+
+    pane.type('echo typed-$((5*5))');
+    pane.keys(['C-c']);
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+    expect(pane.screen()).toMatch(/detached from/);
+    // Whatever attach had sent is in before the marker's echo: the typed line never reached the shell.
+    service.write(id, 'echo "marker-$((3*3))"\r');
+    await waitForOutput(service, id, 'marker-9');
+    expect(readAll(service, id).toString('utf8')).not.toContain('typed-');
+    expect(service.get(id)!.status).toBe('running');
+    await expectRestored(pane);
+  });
+
+  it('--write runs a command and sends Ctrl-C; the session exit code is attach\'s, and the terminal is restored', async () => {
+    const id = shellSession();
+    await waitForOutput(service, id, 'sh$');
+    const pane = await shellPane();
+    pane.type(`ptydeck attach --write ${id}; echo "attach-rc=$?"`);
+    await pane.waitFor(/attached to .* writing/);
+    pane.type('echo "written-$((3*4))"');
+    await waitForOutput(service, id, 'written-12');
+    await pane.waitFor('written-12');
+    // A writer's size is the session's.
+    expect(service.get(id)).toMatchObject({ cols: 100, rows: 30 });
+
+    pane.type('sleep 100; echo not-interrupted');
+    await waitForOutput(service, id, /sleep 100; echo not-interrupted\r\n/);
+    pane.keys(['C-c']);
+    pane.type('echo "after-$((1+1))"');
+    await waitForOutput(service, id, 'after-2');
+    pane.type('exit 7');
+    await pane.waitFor(/attach-rc=7/);
+    expect(pane.screen()).toMatch(/ended: exit code 7/);
+    expect(readAll(service, id).toString('utf8')).not.toMatch(/\nnot-interrupted/);
+    await expectRestored(pane);
+  });
+
+  it('exits with the session\'s exit code (pane_dead_status), also for a session that already ended', async () => {
+    const id = shellSession();
+    await waitForOutput(service, id, 'sh$');
+    const live = tmux.pane(`ptydeck attach ${id}`);
+    await live.waitFor('read-only');
+    service.write(id, 'exit 3\r');
+    expect(await live.exitStatus()).toBe(3);
+    await waitForExit(service, id);
+    const ended = tmux.pane(`ptydeck attach ${id}`);
+    expect(await ended.exitStatus(), ended.screen()).toBe(3);
+    expect(ended.screen()).toMatch(/ended: exit code 3/);
+  });
+
+  it('SIGTERM, SIGHUP and a lost ptydeck each end attach with the terminal restored and the session untouched', async () => {
+    const id = shellSession();
+    await waitForOutput(service, id, 'sh$');
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      const pane = await shellPane();
+      pane.type(`ptydeck attach ${id}; echo "attach-rc=$?"`);
+      await pane.waitFor('read-only');
+      const attach = attachPidIn(pane);
+      process.kill(attach, signal);
+      await pane.waitFor(/attach-rc=\d+/);
+      expect(pane.screen()).toMatch(signal === 'SIGTERM' ? /attach-rc=143/ : /attach-rc=129/);
+      await expectRestored(pane);
+    }
+    expect(service.get(id)!.status).toBe('running');
+
+    // A second ptydeck of its own, so closing it leaves the others' server alone.
+    const otherState = mkdtempSync(join(tmpdir(), 'ptydeck-attach-lost-'));
+    const otherService = createPtyService({ env, killGraceMs: 500 });
+    const other = await startLocalServer({ service: otherService, stateDir: otherState, appDir: '/nonexistent' });
+    try {
+      const otherId = otherService.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'] }).id;
+      const pane = await shellPane();
+      pane.type(`PTYDECK_STATE_DIR=${otherState} ptydeck attach ${otherId}; echo "attach-rc=$?"`);
+      await pane.waitFor('read-only');
+      await other.close();
+      await pane.waitFor(/attach-rc=1/);
+      expect(pane.screen()).toMatch(/lost ptydeck/);
+      await expectRestored(pane);
+    } finally {
+      await other.close();
+      await otherService.dispose();
+    }
+  });
+
+  it('a full-screen program comes back whole; a writer makes it redraw at its size', async () => {
+    const script = join(mkdtempSync(join(tmpdir(), 'ptydeck-attach-fullscreen-')), 'fullscreen.mjs');
+    writeFileSync(
+      script,
+      `let redraws = 0;
+const draw = () => {
+  const { columns, rows } = process.stdout;
+  process.stdout.write('\\x1b[?1h\\x1b[2J\\x1b[1;1HTOP-LINE redraws=' + redraws++ + '\\x1b[' + Math.floor(rows / 2) + ';20HMIDDLE-LINE\\x1b[' + rows + ';1HBOTTOM-LINE ' + columns + 'x' + rows);
+};
+process.stdout.write('\\x1b[?1049h\\x1b[?25l');
+draw();
+process.stdout.on('resize', draw);
+process.stdin.setRawMode(true);
+process.stdin.on('data', () => {});
+`,
+    );
+    const id = service.create({ source: 'user', command: process.execPath, args: [script], cols: 80, rows: 24 }).id;
+    await waitForOutput(service, id, 'BOTTOM-LINE 80x24');
+
+    const reader = await shellPane();
+    reader.type(`ptydeck attach ${id}; echo "attach-rc=$?"`);
+    const screen = await reader.waitFor('BOTTOM-LINE 80x24');
+    const lines = screen.split('\n');
+    expect(lines[0]).toContain('TOP-LINE redraws=0');
+    expect(lines[11]).toContain('MIDDLE-LINE');
+    expect(lines[23]).toContain('BOTTOM-LINE 80x24');
+    expect(reader.format('#{alternate_on} #{keypad_cursor_flag}')).toBe('1 1');
+    reader.keys([DETACH], true);
+    await reader.waitFor(/attach-rc=0/);
+    await expectRestored(reader);
+    expect(service.get(id)).toMatchObject({ cols: 80, rows: 24 });
+
+    const writer = await shellPane();
+    writer.type(`ptydeck attach --write ${id}; echo "attach-rc=$?"`);
+    const redrawn = await writer.waitFor('BOTTOM-LINE 100x30');
+    expect(redrawn.split('\n')[29]).toContain('BOTTOM-LINE 100x30');
+    expect(redrawn).toMatch(/TOP-LINE redraws=[1-9]/);
+    writer.keys([DETACH], true);
+    await writer.waitFor(/attach-rc=0/);
+    await expectRestored(writer);
+  });
+
+  it('keeps up with a flood: the end of the output arrives and attach stays attached', async () => {
+    const id = shellSession();
+    await waitForOutput(service, id, 'sh$');
+    const pane = await shellPane();
+    pane.type(`ptydeck attach ${id}; echo "attach-rc=$?"`);
+    await pane.waitFor('read-only');
+    service.write(id, 'seq 1 300000; echo "flood-$((4*5))-done"\r');
+    await pane.waitFor('flood-20-done', 60_000);
+    expect(pane.screen()).not.toMatch(/attach-rc/);
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+  }, 90_000);
+});
+
+/** The attach process running in a pane's shell. */
+function attachPidIn(pane: TmuxPane): number {
+  const shell = pane.format('#{pane_pid}');
+  const children = spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+  // The `ptydeck` wrapper execs node, so the shell's child is attach itself.
+  if (children.length !== 1) throw new Error(`expected one child of the pane's shell, found ${children.join(', ') || 'none'}`);
+  return Number(children[0]);
+}
