@@ -93,6 +93,12 @@ describe('ptydeck ls', () => {
     expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null });
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
 
+    const unknown = await run(['attach', 'zzz']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(new RegExp(`no session matches 'zzz'; sessions: .*${mine.slice(0, 8)}`));
+    const ambiguous = await run(['attach', '']);
+    expect(ambiguous.status).toBe(2);
+
     const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
     expect(none.status).toBe(1);
     expect(none.stdout).toBe('');
@@ -168,7 +174,7 @@ describe('ptydeck attach', () => {
     const live = tmux.pane(`ptydeck attach ${id}`);
     await live.waitFor('read-only');
     service.write(id, 'exit 3\r');
-    expect(await live.exitStatus()).toBe(3);
+    expect(await live.exitStatus(), live.screen()).toBe(3);
     await waitForExit(service, id);
     const ended = tmux.pane(`ptydeck attach ${id}`);
     expect(await ended.exitStatus(), ended.screen()).toBe(3);

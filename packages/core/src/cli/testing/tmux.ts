@@ -83,10 +83,15 @@ export class TmuxPane {
   /** The exit status of the pane's program once it ended. */
   async exitStatus(timeoutMs = 20_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
-    while (this.format('#{pane_dead}') !== '1') {
+    for (;;) {
+      const [dead, status, signal] = this.format('#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}').split('/');
+      if (dead === '1' && status !== '') return Number(status);
+      if (dead === '1' && signal !== '') throw new Error(`pane ${this.id}'s program was killed by signal ${signal}; screen:\n${this.screen()}`);
+      // tmux marks a pane dead when its terminal closes, before it reaps the program. It sometimes
+      // misses that SIGCHLD (tmux 3.3a, the program left a zombie): another child's exit reaps it.
+      if (dead === '1') this.server.tmux('run-shell', 'true');
       if (Date.now() > deadline) throw new Error(`pane ${this.id} did not end; screen:\n${this.screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return Number(this.format('#{pane_dead_status}'));
   }
 }
