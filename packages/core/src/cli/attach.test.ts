@@ -96,8 +96,7 @@ describe('ptydeck ls', () => {
     const unknown = await run(['attach', 'zzz']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(new RegExp(`no session matches 'zzz'; sessions: .*${mine.slice(0, 8)}`));
-    const ambiguous = await run(['attach', '']);
-    expect(ambiguous.status).toBe(2);
+    expect((await run(['attach', ''])).status).toBe(2);
 
     const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
     expect(none.status).toBe(1);
@@ -255,6 +254,16 @@ process.stdin.on('data', () => {});
     writer.keys([DETACH], true);
     await writer.waitFor(/attach-rc=0/);
     await expectRestored(writer);
+
+    // At the writer's own size no resize is due: attach nudges the program to redraw all the same.
+    const sameSize = service.create({ source: 'user', command: process.execPath, args: [script], cols: 100, rows: 30 }).id;
+    await waitForOutput(service, sameSize, 'BOTTOM-LINE 100x30');
+    const nudged = await shellPane();
+    nudged.type(`ptydeck attach --write ${sameSize}; echo "attach-rc=$?"`);
+    await nudged.waitFor(/TOP-LINE redraws=2[\s\S]*BOTTOM-LINE 100x30/);
+    expect(service.get(sameSize)).toMatchObject({ cols: 100, rows: 30 });
+    nudged.keys([DETACH], true);
+    await nudged.waitFor(/attach-rc=0/);
   });
 
   it('keeps up with a flood: the end of the output arrives and attach stays attached', async () => {

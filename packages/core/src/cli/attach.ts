@@ -23,6 +23,8 @@ export interface AttachOptions {
  * restarts the wait, so a flood's tail is never cut.
  */
 const EXIT_SETTLE_MS = 150;
+/** Longest a redraw nudge waits for the program to answer its first size change. */
+const NUDGE_MS = 300;
 /** What a serialized screen starts its alternate screen with. */
 const ALT_SCREEN_ON = '\x1b[?1049h';
 
@@ -66,6 +68,7 @@ class Attachment {
   private sessionSize: TerminalSize;
   private exit: { exitCode: number | null; signal: string | null } | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
+  private nudgeTimer: NodeJS.Timeout | undefined;
   private finished = false;
   private resolve!: (code: number) => void;
 
@@ -112,7 +115,7 @@ class Attachment {
     const mode = this.writer ? 'writing: your keys go to the session' : 'read-only (attach --write to type)';
     const local = this.terminal.size();
     const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · the session is ${info.cols}x${info.rows}, larger than this terminal` : '';
-    return `ptydeck: attached to ${this.short} "${info.title}" of ${ownerOf(info, this.panel.snapshot.agents)} · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
+    return `ptydeck: attached to ${this.short} "${info.title}", owner ${ownerOf(info, this.panel.snapshot.agents)} · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
   }
 
   private onControl(message: PanelServerMessage): void {
@@ -151,6 +154,7 @@ class Attachment {
     if (end <= this.through) return;
     const data = frame.cursor < this.through ? frame.data.subarray(this.through - frame.cursor) : frame.data;
     this.write(data, end);
+    this.endNudge();
     if (this.exit) this.settle();
   }
 
@@ -174,18 +178,27 @@ class Attachment {
 
   /**
    * A writer's size applies to the session. A program whose screen was
-   * restored at another size redraws on the SIGWINCH this sends; one on the
-   * alternate screen at the same size is nudged (one row less, then back),
-   * as dtach and abduco do, since a serialized screen cannot replay what the
-   * program keeps only in its own state.
+   * restored at another size redraws on the SIGWINCH this sends. One on the
+   * alternate screen at the same size is nudged: one row less, then back
+   * once it answered with output (or after NUDGE_MS), since a serialized
+   * screen cannot replay what the program keeps only in its own state. Both
+   * changes at once could reach it as one SIGWINCH with no size change.
    */
   private takeSize(nudge: boolean): void {
     const local = this.localSize();
     if (!local) return;
-    if (nudge && local.cols === this.sessionSize.cols && local.rows === this.sessionSize.rows) {
-      this.sendSize({ cols: local.cols, rows: local.rows > MIN_ROWS ? local.rows - 1 : local.rows + 1 });
-    }
-    this.applySize(local);
+    if (!nudge || local.cols !== this.sessionSize.cols || local.rows !== this.sessionSize.rows) return this.applySize(local);
+    this.sendSize({ cols: local.cols, rows: local.rows > MIN_ROWS ? local.rows - 1 : local.rows + 1 });
+    this.nudgeTimer = setTimeout(() => this.endNudge(), NUDGE_MS);
+  }
+
+  /** Back to this terminal's size after a nudge. */
+  private endNudge(): void {
+    if (this.nudgeTimer === undefined) return;
+    clearTimeout(this.nudgeTimer);
+    this.nudgeTimer = undefined;
+    const local = this.localSize();
+    if (local) this.applySize(local);
   }
 
   private applySize(size: TerminalSize): void {
@@ -232,6 +245,7 @@ class Attachment {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.settleTimer);
+    clearTimeout(this.nudgeTimer);
     this.disposables.dispose();
     this.terminal.restore();
     this.panel.close();
