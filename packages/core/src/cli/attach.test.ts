@@ -125,7 +125,7 @@ describe('ptydeck attach', () => {
     const pane = await shellPane();
     pane.type(`ptydeck attach ${id.slice(0, 6)}; echo "attach-rc=$?"`);
     const first = await pane.waitFor('before-42');
-    expect(first).toMatch(/attached to .* read-only .* Ctrl-\\ d detaches/);
+    expect(first).toMatch(/attached to [\s\S]* read-only [\s\S]* Ctrl-\\ d detaches/);
 
     service.write(id, 'echo "live-$((2*3))"\r');
     await pane.waitFor('live-6');

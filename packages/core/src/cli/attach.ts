@@ -112,10 +112,11 @@ class Attachment {
 
   private statusLine(): string {
     const { info } = this;
-    const mode = this.writer ? 'writing: your keys go to the session' : 'read-only (attach --write to type)';
+    const mode = this.writer ? 'writing' : 'read-only (--write to type)';
     const local = this.terminal.size();
-    const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · the session is ${info.cols}x${info.rows}, larger than this terminal` : '';
-    return `ptydeck: attached to ${this.short} "${info.title}", owner ${ownerOf(info, this.panel.snapshot.agents)} · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
+    const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · session is ${info.cols}x${info.rows}, larger than here` : '';
+    const title = info.title.length > 24 ? `${info.title.slice(0, 23)}…` : info.title;
+    return `ptydeck: attached to ${this.short} "${title}" (${ownerOf(info, this.panel.snapshot.agents)}) · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
   }
 
   private onControl(message: PanelServerMessage): void {
