@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * A private tmux server for tests that drive a program the way a person in a
@@ -31,9 +33,10 @@ export class TmuxServer {
     return new TmuxPane(this, id);
   }
 
-  /** Ends the server and every pane's program. */
+  /** Ends the server and every pane's program, and removes its socket (tmux leaves it behind). */
   kill(): void {
     spawnSync('tmux', ['-L', this.socket, 'kill-server'], { env: this.env, stdio: 'ignore' });
+    rmSync(join(this.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
   }
 }
 
