@@ -132,6 +132,8 @@ describe('ptydeck attach', () => {
 
     pane.type('echo typed-$((5*5))');
     pane.keys(['C-c']);
+    // A read-only attach never resizes the session, whatever its own window does.
+    tmux.tmux('resize-window', '-t', pane.id, '-x', '90', '-y', '25');
     pane.keys([DETACH], true);
     await pane.waitFor(/attach-rc=0/);
     expect(pane.screen()).toMatch(/detached from/);
@@ -139,6 +141,7 @@ describe('ptydeck attach', () => {
     service.write(id, 'echo "marker-$((3*3))"\r');
     await waitForOutput(service, id, 'marker-9');
     expect(readAll(service, id).toString('utf8')).not.toContain('typed-');
+    expect(service.get(id)).toMatchObject({ cols: 80, rows: 24 });
     expect(service.get(id)!.status).toBe('running');
     await expectRestored(pane);
   });
@@ -152,8 +155,14 @@ describe('ptydeck attach', () => {
     pane.type('echo "written-$((3*4))"');
     await waitForOutput(service, id, 'written-12');
     await pane.waitFor('written-12');
-    // A writer's size is the session's.
+    // A writer's size is the session's: on attach, when its window changes, and again when it types after another client resized.
     expect(service.get(id)).toMatchObject({ cols: 100, rows: 30 });
+    tmux.tmux('resize-window', '-t', pane.id, '-x', '90', '-y', '25');
+    await sessionSize(id, 90, 25);
+    service.resize(id, 70, 20);
+    pane.type('echo "typed-$((2*4))"');
+    await waitForOutput(service, id, 'typed-8');
+    expect(service.get(id)).toMatchObject({ cols: 90, rows: 25 });
 
     pane.type('sleep 100; echo not-interrupted');
     await waitForOutput(service, id, /sleep 100; echo not-interrupted\r\n/);
@@ -288,6 +297,24 @@ process.stdin.on('data', () => {});
     expect(await pane.exitStatus()).toBe(0);
   }, 120_000);
 });
+
+/** Resolves once the session has this size (a pty.updated event), at once if it has it already. */
+function sessionSize(id: string, cols: number, rows: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const has = () => service.get(id)?.cols === cols && service.get(id)?.rows === rows;
+    if (has()) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`session ${id} is ${service.get(id)?.cols}x${service.get(id)?.rows}, not ${cols}x${rows}`));
+    }, 20_000);
+    const off = service.on('pty.updated', () => {
+      if (!has()) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
 
 /** The attach process running in a pane's shell. */
 function attachPidIn(pane: TmuxPane): number {
