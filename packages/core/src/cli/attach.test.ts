@@ -97,6 +97,11 @@ describe('ptydeck ls', () => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(new RegExp(`no session matches 'zzz'; sessions: .*${mine.slice(0, 8)}`));
     expect((await run(['attach', ''])).status).toBe(2);
+    for (const command of ['ls', 'attach']) {
+      const help = await run([command, '--help']);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: ptydeck ${command}`));
+    }
 
     const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
     expect(none.status).toBe(1);
