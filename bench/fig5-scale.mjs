@@ -168,12 +168,8 @@ async function floodCore(ctx, screens) {
   let client;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
-    const [echoFile, echoArgs] = ECHO_PROGRAM;
-    const echoId = await host.request('create', { input: { command: echoFile, args: echoArgs, cwd: workspace.home } });
-    client.attach(echoId, 0);
+    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
     const echoStream = client.stream(echoId);
-    await client.until(() => echoStream.bytes >= 1, 10_000, 'echo program ready');
-    for (let i = 0; i < WARMUP_KEYS; i++) await client.echoLatency(echoId, i);
 
     const ends = new Map();
     const offExit = host.onExited((event) => ends.set(event.id, event.end));
@@ -183,7 +179,7 @@ async function floodCore(ctx, screens) {
     let ids = [];
     let floodDone = false;
     const samples = [];
-    // Keys sent while createMany runs wait for n synchronous spawns: counted apart (the raw baseline spawns before its keys).
+    // Keys sent while the sessions are created are counted apart (the raw baseline spawns before its keys).
     const spawningSamples = [];
     let spawned = false;
     const keys = (async () => {
@@ -194,7 +190,8 @@ async function floodCore(ctx, screens) {
       }
     })();
     const spawnStarted = now();
-    ids = await host.request('createMany', {
+    // As agents' and panels' requests are served: creations take turns with everything else (figure 9).
+    ids = await host.request('createTaking', {
       inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
     });
     spawned = true;

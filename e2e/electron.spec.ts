@@ -1,7 +1,8 @@
-// The first panel scenario inside the real Electron window: the app starts the core
-// in-process, an agent finds it through the discovery file (as `ptydeck mcp` would),
-// creates a session, and the window's panel opens on the agent's tab. Quitting the app
-// must end the session's process and remove the discovery file.
+// The first panel scenario inside the real Electron window: the app starts the user's
+// ptydeck host (on Linux; elsewhere the core in-process), an agent finds it through the
+// discovery file (as `ptydeck mcp` would), creates a session, and the window's panel opens
+// on the agent's tab. Quitting the app leaves the host and the session running on Linux,
+// and ends them where the core ran in-process.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,7 +31,7 @@ function alive(pid: number): boolean {
   }
 }
 
-test('an agent session opens the panel in the Electron window, and quitting reaps it', async () => {
+test('an agent session opens the panel in the Electron window; quitting leaves the host and its sessions', async () => {
   if (!binary.found) return;
   expect(existsSync(join(root, 'electron/dist/main/main.js')), 'build first: npm run build').toBe(true);
 
@@ -41,7 +42,7 @@ test('an agent session opens the panel in the Electron window, and quitting reap
     // Chromium refuses to run its process sandbox as root; the renderer's JS sandbox
     // (webPreferences.sandbox) is unaffected by this switch.
     args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), join(root, 'electron')],
-    env: { ...process.env, PTYDECK_STATE_DIR: stateDir },
+    env: { ...process.env, PTYDECK_STATE_DIR: stateDir, HOME: stateDir },
   });
   let client: Client | undefined;
   try {
@@ -86,13 +87,25 @@ test('an agent session opens the panel in the Electron window, and quitting reap
     await client.close();
     client = undefined;
     await app.close();
-    // Quitting closed the server first: the shell is gone and so is the discovery file.
-    // Polled: a killed child may linger as a zombie until its new parent reaps it.
-    await expect.poll(() => alive(pid), { message: `session process ${pid} survived the quit` }).toBe(false);
-    expect(existsSync(discoveryFile), 'discovery file left behind').toBe(false);
+    if (process.platform === 'linux') {
+      // A client of the host: the host and the shell run on, and the discovery file still names the host.
+      expect(alive(pid), `session process ${pid} ended with the app`).toBe(true);
+      expect(JSON.parse(readFileSync(discoveryFile, 'utf8')).url).toBe(discovery.url);
+    } else {
+      // The core ran in-process: quitting closed it first, the shell is gone and so is the discovery file.
+      // Polled: a killed child may linger as a zombie until its new parent reaps it.
+      await expect.poll(() => alive(pid), { message: `session process ${pid} survived the quit` }).toBe(false);
+      expect(existsSync(discoveryFile), 'discovery file left behind').toBe(false);
+    }
   } finally {
     await client?.close().catch(() => {});
     await app.close().catch(() => {});
+    // The host outlives the app by design: end it, and every session in it.
+    if (existsSync(discoveryFile)) {
+      const { pid } = JSON.parse(readFileSync(discoveryFile, 'utf8')) as { pid: number };
+      if (pid !== process.pid && alive(pid)) process.kill(pid, 'SIGTERM');
+      await expect.poll(() => alive(pid), { timeout: 15_000 }).toBe(false);
+    }
     rmSync(stateDir, { recursive: true, force: true });
   }
 });

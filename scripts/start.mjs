@@ -1,6 +1,8 @@
 // `npm start`: build if needed, then open the desktop window. Without an Electron binary
 // (offline install, or a machine like CI where its download never ran) say so in one line
-// and run web mode instead: `ptydeck serve`, which prints the URL to open in a browser.
+// and run web mode instead: `ptydeck`, which makes sure the user's host runs (starting it
+// detached, or joining the one an agent's `ptydeck mcp` started) and prints a one-time link
+// to open in a browser. (`npm start -- serve` runs the host in this terminal instead.)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -33,7 +35,7 @@ function launch(electron) {
   process.stderr.write(
     `ptydeck: Electron's binary is not installed (${electron.reason}); running web mode instead: open the URL below.\n`,
   );
-  return spawn(process.execPath, [join(root, 'packages/core/bin/ptydeck.js'), 'serve', ...process.argv.slice(2)], {
+  return spawn(process.execPath, [join(root, 'packages/core/bin/ptydeck.js'), ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
   });
@@ -44,8 +46,8 @@ const electron = findElectronBinary();
 buildIfNeeded(electron.found ? electronOutputs : webOutputs);
 const child = launch(electron);
 
-// The child owns the sessions and reaps their processes when it quits, so a signal to
-// `npm start` goes to it rather than ending this wrapper and orphaning it.
+// A signal to `npm start` goes to the child (the window, or a foreground host) rather than
+// ending this wrapper and orphaning it.
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const forward = (signal) => {
   if (child.exitCode === null && child.signalCode === null) child.kill(signal);

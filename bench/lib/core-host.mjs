@@ -19,6 +19,7 @@ import { PANEL_WS_PATH } from '@ptydeck/contract';
 import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from '@ptydeck/core';
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
+import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
 import { send, serveOps } from './host-rpc.mjs';
 
 const { values } = parseArgs({
@@ -72,7 +73,10 @@ function watchEnds() {
 
 const ops = {
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
+  /** Every creation in the turn the request arrived in: how the core served a burst before spawns took turns. */
   createMany: ({ inputs }) => inputs.map((input) => service.create({ source: 'user', ...input }).id),
+  /** As the product serves a burst of requests (terminal_create, a panel's create, terminal/create): through the spawn queue. */
+  createTaking: ({ inputs }) => Promise.all(inputs.map((input) => spawnTurnsOf(service).run(() => service.create({ source: 'user', ...input }).id))),
   end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
   /** How far the session's screen has parsed its log: where a slow resync's time went. */
   parsedThrough: ({ id }) => screens?.parsedThrough(id) ?? null,
@@ -121,6 +125,10 @@ const ops = {
   memory: ({ gc }) => {
     if (gc && global.gc) global.gc();
     return process.memoryUsage();
+  },
+  remove: async ({ id }) => {
+    await service.remove(id);
+    return true;
   },
   removeAll: async () => {
     await Promise.all(service.list().map((info) => service.remove(info.id)));

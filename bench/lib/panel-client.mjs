@@ -4,7 +4,7 @@
 import WebSocket from 'ws';
 import { ACK_WINDOW, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import { deferred, now, withDeadline } from './harness.mjs';
-import { keyFor } from './raw-pty.mjs';
+import { ECHO_PROGRAM, keyFor } from './raw-pty.mjs';
 
 /**
  * The core sends each viewer a window (ACK_WINDOW) of output past its last
@@ -135,6 +135,20 @@ export class PanelClient {
     this.send({ type: 'input', id, data: keyFor(i) });
     await this.until(() => s.next >= target, 10_000, 'keystroke echo');
     return now() - started;
+  }
+
+  /**
+   * Starts the echo program in `host` (a core host), attaches to it and warms
+   * it up with `warmupKeys` round trips; resolves with its session id.
+   */
+  async startEcho(host, cwd, warmupKeys) {
+    const [file, args] = ECHO_PROGRAM;
+    const id = await host.request('create', { input: { command: file, args, cwd } });
+    this.attach(id, 0);
+    const stream = this.stream(id);
+    await this.until(() => stream.bytes >= 1, 10_000, 'echo program ready');
+    for (let i = 0; i < warmupKeys; i++) await this.echoLatency(id, i);
+    return id;
   }
 
   async close() {

@@ -1,6 +1,7 @@
 /**
- * The desktop app's wiring: start the core's local server in-process, lock down every
- * web contents and the session, expose the bridge, open the window, and close the server
+ * The desktop app's wiring: reach the sessions (a client of the user's ptydeck host, or
+ * the core in-process where that cannot be: host-connection.ts), lock down every web
+ * contents and the session, expose the bridge, open the window, and close what is ours
  * before quitting. Electron and the server come in as parameters so the whole sequence
  * runs in a unit test with fakes; main.ts passes the real ones.
  */
@@ -12,7 +13,7 @@ import { desktopNotifier, type NotifiedWindow, type ShownNotification } from './
 import { closeBeforeQuit, quitOnSignals } from './quit.js';
 import { originOf } from './origin.js';
 
-/** The part of the core's LocalServer (from '@ptydeck/core') the desktop app uses. */
+/** What the desktop app uses of the sessions' server: the host it joined, or a LocalServer it runs. */
 export interface DesktopServer {
   /** `http://127.0.0.1:PORT` */
   url: string;
@@ -21,6 +22,7 @@ export interface DesktopServer {
    * renderer through the bridge. (The agent token in server.json does not open the panel.)
    */
   panelToken: string;
+  /** Before quitting: a host client lets go (the host runs on); an in-process core ends its sessions. */
   close(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export interface DesktopDeps {
   createWindow: (url: string) => Pick<BrowserWindow, 'isMinimized' | 'restore' | 'focus' | 'isDestroyed'> & NotifiedWindow;
   /** A desktop notification, not yet shown; `new Notification(options)` in production. */
   createNotification: (options: { title: string; body: string }) => ShownNotification;
-  /** Starts the core's server; startLocalServer in production. */
+  /** Joins the host, or starts the core in-process (host-connection.ts's connectDesktop in production). */
   startServer: (hooks: DesktopServerHooks) => Promise<DesktopServer>;
   platform?: NodeJS.Platform;
   processLike?: Pick<NodeJS.Process, 'on' | 'off'>;
@@ -63,8 +65,8 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
   // Every renderer sandboxed, whatever a future window forgets to set.
   app.enableSandbox();
   app.setName('ptydeck');
-  // A second instance would start a second server and overwrite the discovery file, and
-  // agents would land in whichever window started last. One app, one server.
+  // One window per user: a second launch brings the first forward (and an in-process core
+  // must not be started twice, overwriting the discovery file).
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return null;
@@ -118,9 +120,9 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
     current.focus();
   };
   app.on('second-instance', focusWindow);
-  // The server (and every agent's shell) lives in this process, so closing the last window
-  // quits and closes the sessions. macOS keeps apps running without windows; the Dock icon
-  // brings the window back.
+  // Closing the last window quits the app: a host client leaves the host and its sessions
+  // running (the next launch, or a browser, shows them again); an in-process core ends them.
+  // macOS keeps apps running without windows; the Dock icon brings the window back.
   if ((deps.platform ?? process.platform) === 'darwin') {
     app.on('activate', focusWindow);
     // Without a listener Electron quits when the last window closes; with one it does not.

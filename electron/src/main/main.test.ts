@@ -1,15 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { joinHostAsPanel } from '@ptydeck/core';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { hostSandbox, processesOf, reap } from '../../../packages/core/src/cli/testing/host-sandbox.js';
 import { FakeApp, FakeIpcMain, FakeSession } from './testing/fakes.js';
 
 // main.ts wired to the real core: Electron is faked (its binary is not needed to check
-// the wiring), the local server is real, with its discovery file in a temporary state dir.
-const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-electron-main-'));
-vi.stubEnv('PTYDECK_STATE_DIR', stateDir);
+// the wiring), the host is real, started detached in a state directory and HOME of this test's own.
+const sandbox = hostSandbox();
+for (const [name, value] of Object.entries(sandbox.env)) vi.stubEnv(name, value);
 
 const fakes = vi.hoisted(() => ({ windows: [] as Array<{ options: Record<string, unknown>; url: string | null }> }));
 vi.mock('electron', async () => {
@@ -53,7 +54,8 @@ const electron = (await import('electron')) as unknown as {
 
 afterAll(() => {
   vi.unstubAllEnvs();
-  rmSync(stateDir, { recursive: true, force: true });
+  // The host outlives the app by design: this test ends it, and everything it started.
+  reap(sandbox);
 });
 
 /** Whether a process with this pid still exists (a zombie counts until it is reaped). */
@@ -67,19 +69,23 @@ function alive(pid: number): boolean {
 }
 
 describe('main', () => {
-  it('serves the window from the real core, and quitting ends its sessions and removes the discovery file', async () => {
+  it.runIf(process.platform === 'linux')('opens the window on the user\'s host, and quitting leaves the host and its sessions running', async () => {
     await import('./main.js');
     await vi.waitFor(() => expect(fakes.windows).toHaveLength(1), { timeout: 20_000 });
     const window = fakes.windows[0]!;
     expect(window.options).toMatchObject({ webPreferences: { sandbox: true, preload: expect.stringMatching(/preload[\\/]preload\.cjs$/) } });
-    expect(existsSync(join(stateDir, 'server.json'))).toBe(true);
+    const record = JSON.parse(readFileSync(join(sandbox.stateDir, 'server.json'), 'utf8')) as { token: string; pid: number; url: string };
+    // The sessions' server is a host of its own, not this process.
+    expect(record.pid).not.toBe(process.pid);
 
     const connection = (await electron.ipcMain.invoke('ptydeck:connection', { url: window.url! })) as { url: string; token: string };
     // No ticket in the window's URL: the bridge hands the renderer the panel token.
     expect(window.url).toBe(`${connection.url}/`);
+    expect(connection.url).toBe(record.url);
     expect(connection.token.length).toBeGreaterThanOrEqual(43);
-    const record = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as { token: string };
     expect(record.token).not.toBe(connection.token);
+    const panelAccess = (token: string) => fetch(`${connection.url}/panel/access`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await panelAccess(connection.token)).toBe(204);
 
     // The two scopes stay apart: /mcp takes the agent token from server.json, not the panel token.
     const mcp = (token: string) =>
@@ -92,7 +98,7 @@ describe('main', () => {
     expect((await mcp(connection.token)).status).toBe(401);
     expect((await mcp(record.token)).status).toBe(200);
 
-    // An agent's shell, created the way an agent does, must not outlive the app.
+    // An agent's shell, created the way an agent does, outlives the app.
     const client = new Client({ name: 'main-test-agent', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL('/mcp', connection.url), {
@@ -107,7 +113,12 @@ describe('main', () => {
 
     electron.app.quit();
     await vi.waitFor(() => expect(electron.app.quitted).toBe(true), { timeout: 20_000 });
-    expect(existsSync(join(stateDir, 'server.json'))).toBe(false);
-    await vi.waitFor(() => expect(alive(pid), `shell ${pid} outlived the quit`).toBe(false), { timeout: 20_000 });
+    expect(alive(pid), 'the shell outlives the app').toBe(true);
+    expect(alive(record.pid), 'the host outlives the app').toBe(true);
+    expect(processesOf(sandbox.stateDir)).toContain(record.pid);
+    // The next launch joins the same host, with panel scope again.
+    const again = await joinHostAsPanel({ log: () => {} });
+    expect(again).toMatchObject({ url: record.url, pid: record.pid });
+    expect(await panelAccess(again.panelToken)).toBe(204);
   });
 });

@@ -1,12 +1,14 @@
 /**
- * Electron main entry: the real Electron modules and the core's server, handed to
+ * Electron main entry: the real Electron modules and the user's ptydeck host (or, where
+ * the host cannot give this process panel scope, the core in-process), handed to
  * runDesktop. Everything with a decision in it lives in the sibling modules and is unit-tested.
  */
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, ipcMain, Notification, session, shell } from 'electron';
-import { startLocalServer } from '@ptydeck/core';
+import { joinHostAsPanel, startLocalServer } from '@ptydeck/core';
+import { connectDesktop } from './host-connection.js';
 import { runDesktop } from './desktop.js';
 import { raiseFdLimit } from './fd-limit.js';
 import { createMainWindow } from './window.js';
@@ -25,10 +27,15 @@ runDesktop({
   browserSession: () => session.defaultSession,
   createWindow: (url) => createMainWindow({ preloadPath, url }),
   createNotification: (options) => new Notification(options),
-  // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
-  // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
-  // A desktop launch's cwd is often `/`: a chat's agent starts in the home directory instead.
-  startServer: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink, launchDir: homedir() }),
+  startServer: connectDesktop({
+    platform: process.platform,
+    // The host's log says what it did; the app's own stderr says whether it had to start one.
+    joinHost: () => joinHostAsPanel({ log: (line) => console.error(line) }),
+    // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
+    // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
+    // A desktop launch's cwd is often `/`: a chat's agent starts in the home directory instead.
+    startInProcess: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink, launchDir: homedir() }),
+  }),
 }).catch((error: unknown) => {
   console.error(`ptydeck: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   // quit(), not exit(): if the server did start, before-quit still closes its sessions.

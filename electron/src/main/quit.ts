@@ -1,8 +1,8 @@
 /**
- * Quitting ends every session and reaps every child.
- *
- * The core runs inside this process, so its shells would outlive the window as orphans
- * if Electron exited first. The first `before-quit` is held (preventDefault) until the
+ * Quitting closes what the app holds before it exits: where the core runs inside this
+ * process (no host, see host-connection.ts), every session ends and every child is reaped,
+ * since its shells would outlive the window as orphans if Electron exited first; a host
+ * client only lets go. The first `before-quit` is held (preventDefault) until the
  * server has closed; then the quit is re-issued and allowed through. A close that never
  * settles must not leave an unkillable app either, so a deadline forces the exit.
  */

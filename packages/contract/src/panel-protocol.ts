@@ -129,6 +129,14 @@ export const PANEL_ACCESS_PATH = '/panel/access';
 /** Path of MCP over Streamable HTTP on the local server. */
 export const MCP_PATH = '/mcp';
 /**
+ * What a ptydeck host and its clients (`ptydeck mcp`, `ptydeck stop`, the
+ * window) must agree on: the discovery file, the routes they call and what
+ * they mean. Not the release version: raise it only when a client of one
+ * number cannot work with a host of another, so that a mismatch is one clear
+ * line instead of a hang or a garbled screen. A discovery file without one is 0.
+ */
+export const HOST_PROTOCOL_VERSION = 1;
+/**
  * A panel authenticates by offering the subprotocol `TOKEN_SUBPROTOCOL_PREFIX +
  * panel token` (browsers cannot set headers on a WebSocket). The panel token
  * lives only in the server's memory; the agent token in server.json does not

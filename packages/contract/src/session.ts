@@ -39,6 +39,19 @@ export const Attention = z.object({
 });
 export type Attention = z.infer<typeof Attention>;
 
+/**
+ * What a shell that reports its commands (an agent's bash, through its
+ * shell-integration marks) is doing: sitting at its prompt or running a
+ * command line, and how its newest finished command ended. Waiting for a
+ * person's answer is `attention`; the shell process's own end is `status`.
+ */
+export const ShellActivity = z.object({
+  state: z.enum(['idle', 'running']),
+  /** Exit code of the newest finished command; null before any finished, or when the shell did not say. */
+  lastExitCode: z.number().int().nullable(),
+});
+export type ShellActivity = z.infer<typeof ShellActivity>;
+
 export const SessionInfo = z.object({
   id: SessionId,
   source: SessionSource,
@@ -73,6 +86,12 @@ export const SessionInfo = z.object({
   readOnly: z.boolean().optional(),
   /** Set while the session's program waits for input from a person; absent or null otherwise. */
   attention: Attention.nullable().optional(),
+  /**
+   * Set for a shell whose commands the core follows (an agent's bash with
+   * integration, once its first prompt is drawn); absent or null for every other
+   * program, whose process running says nothing about a command.
+   */
+  shell: ShellActivity.nullable().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

@@ -8,6 +8,7 @@ export * from './agent/index.js';
 export { startLocalServer, type LocalServer, type LocalServerOptions } from './server/local-server.js';
 export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './server/discovery.js';
 export { main as runCli } from './cli/main.js';
+export { joinHostAsPanel, type HostPanel } from './host/panel-access.js';
 export { ChatHost, type ChatHostOptions } from './acp/chat-host.js';
 export { ChatError } from './acp/chat-session.js';
 export { loadAgentsConfig, resolveConfigDir, type AgentConfig, type AgentsLoad } from './acp/agents-config.js';

@@ -1,19 +1,22 @@
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
-import type { ChatEvent, McpLaunch } from '@ptydeck/contract';
+import type { McpLaunch } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
-import { DisposableStore, Emitter } from '@ptydeck/contract';
+import { DisposableStore } from '@ptydeck/contract';
 import type { DeskNotifier, NotifyPermission } from '../attention/desk-notifier.js';
-import { planChatQuestion, planNotifications } from '../attention/notification-plan.js';
-import { NOTIFICATION_SETTINGS_KEY, parseNotificationSettings, type NotificationSettings } from '../attention/notification-settings.js';
-import { deckReducer, lingeringTabs } from './deck-reducer.js';
-import { initialDeckState, type DeckAction, type DeckState, type Tab } from './deck-state.js';
+import type { NotificationSettings } from '../attention/notification-settings.js';
+import { createDeckNotifications, storedNotificationSettings } from './deck-notifications.js';
+import { deckReducer } from './deck-reducer.js';
+import { initialDeckState, type DeckAction, type DeckState } from './deck-state.js';
+import { storeDeck, storedActiveTab, storedPins } from './deck-storage.js';
+import { LingerTimers } from './linger-timers.js';
 import type { PanelSettings } from './settings.js';
-import { matchShortcut, shortcutLabels, type ShortcutMode } from './shortcuts.js';
+import { shortcutLabels, type ShortcutMode } from './shortcuts.js';
 import { SessionStreams, type StreamSink, type StreamSubscription } from './session-streams.js';
-import { keyToInput, TypeAhead } from './type-ahead.js';
-import { TerminalView } from './terminal-view.js';
+import { TabViews } from './tab-views.js';
+import type { TerminalView } from './terminal-view.js';
+import { TypeAheadKeys } from './type-ahead-keys.js';
 
 export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
 
@@ -27,21 +30,6 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   shortcutMode: ShortcutMode;
   /** Shows desktop notifications (the web API, or the desktop app's main process); the provider disposes it. */
   notifier: DeskNotifier;
-}
-
-const ACTIVE_TAB_KEY = 'ptydeck.activeTab';
-/** Pinned tabs of this window, so a reload keeps them (sessionStorage: per window, per origin). */
-const PINNED_TABS_KEY = 'ptydeck.pinnedTabs';
-/** A new shell that prints nothing this long gets what was typed ahead anyway. */
-const TYPE_AHEAD_MAX_MS = 2_000;
-
-function storedPins(): string[] {
-  try {
-    const value: unknown = JSON.parse(sessionStorage.getItem(PINNED_TABS_KEY) ?? '[]');
-    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 interface TerminalStore {
@@ -65,31 +53,44 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const client = props.createClient();
     const lingerMs = props.settings.lingerMs;
     const disposables = new DisposableStore();
-    const views = new Map<string, TerminalView>();
     /** Subscribed to the client before the type-ahead listeners below: output reaches a terminal before keys held for it go. */
     const streams = new SessionStreams(client);
-    /** Each tab view's share of its session's stream (none for a gone tab). */
-    const viewStreams = new Map<string, StreamSubscription>();
-    const lingerTimers = new Map<string, { since: number; handle: ReturnType<typeof setTimeout> }>();
     /** Requests this window made, so it focuses the terminal it asked for (and not one another window asked for). */
     const ownRequests = new Set<string>();
-    /** Keys typed for a terminal this window asked for, before its shell can take them. */
-    const typeAhead = new TypeAhead();
-    const typeAheadTimers = new Map<string, ReturnType<typeof setTimeout>>();
-    /** A terminal this window asked for that exists but has not taken focus yet (it does on the next frame). */
-    let focusing: string | null = null;
     let deck = initialDeckState;
-    const notifier = props.notifier;
-    /** Prompts already notified or seen (planNotifications' memory). */
-    let handledPrompts: ReadonlySet<string> = new Set();
-    /** Clicks on a chat's notification: the chat pane brings that chat forward. */
-    const chatClicks = new Emitter<string>({ name: 'chat notification click' });
     const [store, setStore] = createStore<TerminalStore>({
       deck,
       connection: client.status,
       mcpLaunch: null,
-      notifications: parseNotificationSettings(localStorage.getItem(NOTIFICATION_SETTINGS_KEY)),
-      notifyPermission: notifier.permission(),
+      notifications: storedNotificationSettings(),
+      notifyPermission: props.notifier.permission(),
+    });
+    /** Keys typed for a terminal this window asked for, before its shell can take them. */
+    const typeAhead = new TypeAheadKeys(client, takesInput);
+    const views = new TabViews({
+      streams,
+      openLink: props.openLink,
+      onInput: (id, data) => {
+        if (typeAhead.typedInto(id, data)) return;
+        if (takesInput(id)) client.input(id, data);
+      },
+      onResize: (id, cols, rows) => {
+        // A read-only session's size is its agent's, not ours to change.
+        if (takesInput(id)) client.resize(id, cols, rows);
+      },
+      onFocusChange: (id, focused) => {
+        if (focused) dispatch({ type: 'terminal-focus', id });
+        else if (deck.focusedId === id) dispatch({ type: 'terminal-focus', id: null });
+      },
+    });
+    const lingerTimers = new LingerTimers(lingerMs, (id) => dispatch({ type: 'linger-expired', id }));
+    const notifications = createDeckNotifications({
+      notifier: props.notifier,
+      settings: () => store.notifications,
+      permission: () => store.notifyPermission,
+      setSettings: (settings) => setStore('notifications', settings),
+      setPermission: (permission) => setStore('notifyPermission', permission),
+      openSession: (id) => open(id),
     });
 
     function dispatch(action: DeckAction): void {
@@ -97,85 +98,12 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (next === deck) return;
       const previous = deck;
       deck = next;
-      if (next.sessions !== previous.sessions) notifyAbout(previous, next);
+      if (next.sessions !== previous.sessions) notifications.sessionsChanged(previous, next);
       // Views first: rendering the store mounts hosts that look their view up.
-      syncViews(next);
+      views.sync(next);
       setStore('deck', reconcile(next, { key: 'id' }));
-      syncLingerTimers(next);
-      // Per window (sessionStorage): a reload comes back to the tab it left.
-      if (next.activeId === null) sessionStorage.removeItem(ACTIVE_TAB_KEY);
-      else sessionStorage.setItem(ACTIVE_TAB_KEY, next.activeId);
-      // Not before the first snapshot: it is what reads them back.
-      if (next.instance !== null) {
-        sessionStorage.setItem(PINNED_TABS_KEY, JSON.stringify(next.tabs.filter((tab) => tab.pinned).map((tab) => tab.id)));
-      }
-    }
-
-    /** The developer is looking at the panel: its window has focus and is not hidden. */
-    function lookedAt(): boolean {
-      return document.hasFocus() && document.visibilityState === 'visible';
-    }
-
-    function notifyAbout(previous: DeckState, next: DeckState): void {
-      const plan = planNotifications(previous.sessions, next.sessions, {
-        focused: lookedAt(),
-        settings: store.notifications,
-        handled: handledPrompts,
-      });
-      handledPrompts = plan.handled;
-      for (const notification of plan.show) notifier.show(notification);
-    }
-
-    function setNotifications(change: Partial<NotificationSettings>): void {
-      const settings = { ...store.notifications, ...change };
-      setStore('notifications', settings);
-      // Per origin, like the panel's height: the choice is the developer's, not the window's.
-      localStorage.setItem(NOTIFICATION_SETTINGS_KEY, JSON.stringify(settings));
-    }
-
-    /** One view per tab, attached while the tab exists and its session does (a gone tab's is removed). */
-    function syncViews(state: DeckState): void {
-      const tabIds = new Set(state.tabs.map((tab) => tab.id));
-      for (const [id, view] of views) {
-        if (tabIds.has(id)) continue;
-        views.delete(id);
-        view.dispose();
-        viewStreams.get(id)?.dispose();
-        viewStreams.delete(id);
-      }
-      for (const tab of state.tabs) {
-        let view = views.get(tab.id);
-        if (!view) {
-          view = createView(tab, state);
-          views.set(tab.id, view);
-          if (!tab.gone) viewStreams.set(tab.id, streams.subscribe(tab.id, view));
-        }
-        view.setExited(tab.status === 'exited');
-        view.setReadOnly(tab.readOnly);
-      }
-    }
-
-    function createView(tab: Tab, state: DeckState): TerminalView {
-      const info = state.sessions.find((session) => session.id === tab.id);
-      return new TerminalView({
-        id: tab.id,
-        cols: info?.cols ?? 80,
-        rows: info?.rows ?? 24,
-        onInput: (data) => {
-          if (typeAhead.typedInto(tab.id, data)) return;
-          if (takesInput(tab.id)) client.input(tab.id, data);
-        },
-        onResize: (cols, rows) => {
-          // A read-only session's size is its agent's, not ours to change.
-          if (takesInput(tab.id)) client.resize(tab.id, cols, rows);
-        },
-        onFocusChange: (focused) => {
-          if (focused) dispatch({ type: 'terminal-focus', id: tab.id });
-          else if (deck.focusedId === tab.id) dispatch({ type: 'terminal-focus', id: null });
-        },
-        onLink: props.openLink,
-        onParsed: (cursor) => viewStreams.get(tab.id)?.parsed(cursor),
-      });
+      lingerTimers.sync(next);
+      storeDeck(next);
     }
 
     /** A running session that is not display-only: the server takes its input and its size. */
@@ -184,30 +112,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       return tab !== undefined && tab.status === 'running' && !tab.readOnly;
     }
 
-    /** A timer per lingering tab, deadline = linger start + lingerMs; the reducer decides what expiry means. */
-    function syncLingerTimers(state: DeckState): void {
-      const lingering = new Map(lingeringTabs(state).map((entry) => [entry.id, entry.since]));
-      for (const [id, timer] of lingerTimers) {
-        if (lingering.get(id) === timer.since) continue;
-        clearTimeout(timer.handle);
-        lingerTimers.delete(id);
-      }
-      for (const [id, since] of lingering) {
-        if (lingerTimers.has(id)) continue;
-        const start = since > 0 ? since : Date.now();
-        const handle = setTimeout(() => {
-          lingerTimers.delete(id);
-          dispatch({ type: 'linger-expired', id });
-        }, Math.max(0, start + lingerMs - Date.now()));
-        lingerTimers.set(id, { since, handle });
-      }
-    }
-
     function focusTerminalSoon(id: string | null): void {
       if (id === null) return;
       // After Solid has shown the tab's host: a hidden textarea cannot take focus.
       requestAnimationFrame(() => {
-        if (focusing === id) focusing = null;
+        typeAhead.focused(id);
         const view = views.get(id);
         if (!view) return;
         view.fit();
@@ -219,7 +128,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       client.onStatus((status) => {
         setStore('connection', reconcile(status));
         const offline = status.state !== 'connected';
-        for (const view of views.values()) view.setOffline(offline);
+        for (const view of views.all()) view.setOffline(offline);
       }),
     );
     disposables.add(
@@ -232,11 +141,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           instance: snapshot.instance,
           now: Date.now(),
           lingerMs,
-          preferredActiveId: sessionStorage.getItem(ACTIVE_TAB_KEY),
+          preferredActiveId: storedActiveTab(),
           pinnedIds: storedPins(),
         });
         // The PTYs may have another size now (another window, a restart): report ours on the next fit.
-        for (const view of views.values()) {
+        for (const view of views.all()) {
           view.forgetReportedSize();
           view.fit();
         }
@@ -245,55 +154,20 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
-    disposables.add(
-      notifier.onClick((target) => {
-        window.focus();
-        if (target.kind === 'session') open(target.id);
-        else chatClicks.fire(target.id);
-      }),
-    );
-    // Permission can change in the browser's site settings while the page runs; look again on return.
-    const refreshPermission = () => setStore('notifyPermission', notifier.permission());
-    window.addEventListener('focus', refreshPermission);
-    disposables.add(() => window.removeEventListener('focus', refreshPermission));
-    disposables.add(() => notifier.dispose());
-    disposables.add(() => chatClicks.clear());
-    /** The new shell printed something: its line editor is up, so what was typed ahead goes now, once. */
-    function releaseTypeAhead(id: string): void {
-      if (!typeAhead.holds(id)) return;
-      clearTimeout(typeAheadTimers.get(id));
-      typeAheadTimers.delete(id);
-      const data = typeAhead.release(id);
-      if (data !== '' && takesInput(id)) client.input(id, data);
-    }
-
-    // Capture phase, before xterm.js: while a terminal is on its way, command-line keys are held for it
-    // instead of reaching the terminal focused before (or nothing at all).
-    const holdTypedAhead = (event: KeyboardEvent) => {
-      if ((!typeAhead.waiting && focusing === null) || event.isComposing || matchShortcut(event) !== null) return;
-      const data = keyToInput(event);
-      if (data === null) return;
-      event.preventDefault();
-      event.stopPropagation();
-      if (typeAhead.typed(data) || focusing === null) return;
-      if (!typeAhead.typedInto(focusing, data) && takesInput(focusing)) client.input(focusing, data);
-    };
-    window.addEventListener('keydown', holdTypedAhead, true);
-    disposables.add(() => window.removeEventListener('keydown', holdTypedAhead, true));
-
-    disposables.add(client.onOutput(({ id }) => releaseTypeAhead(id)));
+    disposables.add(notifications.dispose);
+    disposables.add(() => typeAhead.dispose());
+    disposables.add(client.onOutput(({ id }) => typeAhead.release(id)));
     disposables.add(
       client.onResync(({ id, screen }) => {
-        if (screen !== '') releaseTypeAhead(id);
+        if (screen !== '') typeAhead.release(id);
       }),
     );
     disposables.add(
       client.onCreated(({ requestId, info }) => {
         typeAhead.created(requestId, info.id);
-        if (typeAhead.holds(info.id)) typeAheadTimers.set(info.id, setTimeout(() => releaseTypeAhead(info.id), TYPE_AHEAD_MAX_MS));
         dispatch({ type: 'created', requestId, info });
         if (ownRequests.delete(requestId)) {
-          focusing = info.id;
+          typeAhead.focusingOn(info.id);
           focusTerminalSoon(info.id);
         }
       }),
@@ -314,13 +188,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(() => {
       streams.dispose();
       client.dispose();
-      for (const view of views.values()) view.dispose();
-      views.clear();
-      viewStreams.clear();
-      for (const timer of lingerTimers.values()) clearTimeout(timer.handle);
-      lingerTimers.clear();
-      for (const timer of typeAheadTimers.values()) clearTimeout(timer);
-      typeAheadTimers.clear();
+      views.dispose();
+      lingerTimers.dispose();
     });
     onCleanup(() => disposables.dispose());
     client.start();
@@ -335,7 +204,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         return;
       }
       ownRequests.add(requestId);
-      typeAhead.expect(requestId);
+      typeAhead.requested(requestId);
       dispatch({ type: 'create-requested', requestId });
     }
 
@@ -381,25 +250,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         }
         dispatch({ type: 'close-sessions', ids });
       },
-      /** Desktop notifications: what the developer chose, and whether the browser lets them show. */
-      notifications: {
-        settings: () => store.notifications,
-        permission: () => store.notifyPermission,
-        /** From the developer's click only: asks the browser's permission if it was never asked. */
-        async enableInput(): Promise<void> {
-          setNotifications({ input: true });
-          const permission = await notifier.requestPermission();
-          setStore('notifyPermission', permission);
-        },
-        set: setNotifications,
-        /** An agent asks the developer in a chat: a notification when they are not looking (and want them). */
-        chatQuestion(chat: { id: string; agentName: string }, question: Extract<ChatEvent, { type: 'question' }>): void {
-          const notification = planChatQuestion(chat, question, { focused: lookedAt(), settings: store.notifications });
-          if (notification) notifier.show(notification);
-        },
-        /** A chat's notification was clicked (the window is already brought forward). */
-        onChatClick: chatClicks.on,
-      },
+      notifications: notifications.api,
       focus(id: string) {
         dispatch({ type: 'focus', id });
         focusTerminalSoon(id);

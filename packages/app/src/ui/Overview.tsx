@@ -2,11 +2,11 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
+import { sessionStatus, type SessionStatus } from '../overview/session-status.js';
 import { agentInitials } from '../agents/agent-identity.js';
 import { useChat } from '../chat/chat-context.jsx';
 import { CHAT_STATE_LABEL, chatName } from './chat/chat-labels.js';
 import { waitingFor } from '../terminal/deck-reducer.js';
-import { endedBadly, exitLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
@@ -15,17 +15,28 @@ const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute:
 
 function SessionRow(props: { session: SessionInfo }) {
   const terminal = useTerminal();
-  const exited = () => props.session.status === 'exited';
-  // While disconnected, a running session's state is what it was, not what it is.
-  const running = () => !exited() && !terminal.offline();
+  const status = () => sessionStatus(props.session, terminal.offline());
+  const is = (state: SessionStatus['state']) => status().state === state;
   return (
-    <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status}>
+    <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status} data-state={status().state}>
       <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}`}>
-        <span class="status-dot" classList={{ running: running(), failed: exited() && endedBadly(props.session) }} aria-hidden="true" />
+        <span
+          class="status-dot"
+          classList={{ running: is('running') || is('needs-input'), idle: is('idle'), failed: is('exited') && status().failed }}
+          aria-hidden="true"
+        />
         <span class="session-title">{props.session.title}</span>
         <span class="session-cwd">{props.session.cwd}</span>
-        <span class="session-status" classList={{ exited: exited() || !running() }} data-testid="overview-session-status">
-          {exited() ? exitLabel(props.session) : running() ? 'running' : 'unknown'}
+        <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input') }} data-testid="overview-session-status">
+          {status().label}
+          <Show when={status().lastExit}>
+            {(lastExit) => (
+              <>
+                {' · '}
+                <span class="last-exit" classList={{ failed: status().failed }}>{lastExit()}</span>
+              </>
+            )}
+          </Show>
         </span>
       </button>
     </li>

@@ -51,7 +51,7 @@ const sleeper = (sessionId: string) => ({ sessionId, command: 'sleep', args: ['6
 describe('AcpTerminals', () => {
   it('runs a command line in an agent PTY session owned by the ACP session, with its output and exit status', async () => {
     const t = terminals();
-    const { terminalId } = t.create({ sessionId: 's1', command: "bash -c 'echo hi; exit 3'" });
+    const { terminalId } = await t.create({ sessionId: 's1', command: "bash -c 'echo hi; exit 3'" });
     expect(service.get(terminalId)).toMatchObject({ source: 'agent', owner: 's1', ownerName: 'fake agent' });
     expect(await t.waitForExit({ sessionId: 's1', terminalId })).toEqual({ exitCode: 3, signal: null });
     const output = t.output({ sessionId: 's1', terminalId });
@@ -63,10 +63,10 @@ describe('AcpTerminals', () => {
     const work = mkdtempSync(join(dir, 'work-'));
     const t = terminals({ cwdOf: () => work });
     const script = 'printf "%s:%s" "$GREETING" "$PWD"';
-    const a = t.create({ sessionId: 's1', command: 'bash', args: ['-c', script], env: [{ name: 'GREETING', value: 'hello there' }], cwd: dir });
+    const a = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', script], env: [{ name: 'GREETING', value: 'hello there' }], cwd: dir });
     await t.waitForExit({ sessionId: 's1', terminalId: a.terminalId });
     expect(t.output({ sessionId: 's1', terminalId: a.terminalId }).output).toBe(`hello there:${dir}`);
-    const b = t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'printf %s "$PWD"'] });
+    const b = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'printf %s "$PWD"'] });
     await t.waitForExit({ sessionId: 's1', terminalId: b.terminalId });
     expect(t.output({ sessionId: 's1', terminalId: b.terminalId }).output).toBe(work);
   });
@@ -74,10 +74,10 @@ describe('AcpTerminals', () => {
   it('truncates from the start on a character boundary and caps outputByteLimit', async () => {
     const t = terminals({ maxOutputBytes: 64 });
     // 'é' is two bytes: an odd limit would start mid-character without the boundary rule.
-    const odd = t.create({ sessionId: 's1', command: 'bash', args: ['-c', "for i in $(seq 500); do printf 'é'; done"], outputByteLimit: 41 });
+    const odd = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', "for i in $(seq 500); do printf 'é'; done"], outputByteLimit: 41 });
     await t.waitForExit({ sessionId: 's1', terminalId: odd.terminalId });
     expect(t.output({ sessionId: 's1', terminalId: odd.terminalId })).toMatchObject({ output: 'é'.repeat(20), truncated: true });
-    const capped = t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'seq -s , 1000 | tr -d "\\n"'], outputByteLimit: 1_000_000 });
+    const capped = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'seq -s , 1000 | tr -d "\\n"'], outputByteLimit: 1_000_000 });
     await t.waitForExit({ sessionId: 's1', terminalId: capped.terminalId });
     const output = t.output({ sessionId: 's1', terminalId: capped.terminalId });
     expect(output.truncated).toBe(true);
@@ -89,7 +89,7 @@ describe('AcpTerminals', () => {
     const t = terminals({ maxOutputBytes: 16 * 1024 * 1024 });
     // About 21 MB: past the session log's 4 MiB, so the service hands its oldest chunks back to be
     // filled again while this terminal still keeps 8 MiB.
-    const { terminalId } = t.create({ sessionId: 's1', command: 'seq', args: ['1', '3000000'], outputByteLimit: 8 * 1024 * 1024 });
+    const { terminalId } = await t.create({ sessionId: 's1', command: 'seq', args: ['1', '3000000'], outputByteLimit: 8 * 1024 * 1024 });
     await t.waitForExit({ sessionId: 's1', terminalId });
     const { output, truncated } = t.output({ sessionId: 's1', terminalId });
     expect(truncated).toBe(true);
@@ -104,7 +104,7 @@ describe('AcpTerminals', () => {
 
   it('kill ends the command and leaves its output readable; release frees the id and keeps the card', async () => {
     const t = terminals();
-    const { terminalId } = t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'echo started; sleep 600'] });
+    const { terminalId } = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'echo started; sleep 600'] });
     await waitForOutput(service, terminalId, 'started');
     await t.kill({ sessionId: 's1', terminalId });
     const afterKill = t.output({ sessionId: 's1', terminalId });
@@ -120,7 +120,7 @@ describe('AcpTerminals', () => {
 
   it('release ends a running command', async () => {
     const t = terminals();
-    const { terminalId } = t.create(sleeper('s1'));
+    const { terminalId } = await t.create(sleeper('s1'));
     await t.release({ sessionId: 's1', terminalId });
     expect(service.get(terminalId)?.status).toBe('exited');
     expect(t.snapshot('s1', terminalId)?.exitStatus).not.toBeNull();
@@ -128,7 +128,7 @@ describe('AcpTerminals', () => {
 
   it('answers an unknown id, or another session’s, with a clear not-found error', async () => {
     const t = terminals();
-    const { terminalId } = t.create(sleeper('s1'));
+    const { terminalId } = await t.create(sleeper('s1'));
     for (const call of [() => t.output({ sessionId: 's2', terminalId }), () => t.kill({ sessionId: 's1', terminalId: 'nope' })]) {
       const error = await rpcError(call);
       expect(error.code).toBe(-32002);
@@ -141,7 +141,7 @@ describe('AcpTerminals', () => {
   it('accepts a command line longer than a tab title may be, and titles the tab with its start', async () => {
     const t = terminals();
     const word = 'x'.repeat(5000);
-    const { terminalId } = t.create({ sessionId: 's1', command: `bash -c 'printf %s ${word} | wc -c'` });
+    const { terminalId } = await t.create({ sessionId: 's1', command: `bash -c 'printf %s ${word} | wc -c'` });
     await t.waitForExit({ sessionId: 's1', terminalId });
     expect(t.output({ sessionId: 's1', terminalId }).output.trim()).toBe('5000');
     const title = service.get(terminalId)?.title ?? '';
@@ -157,7 +157,7 @@ describe('AcpTerminals', () => {
 
   it('stops waiting for exit when the request is cancelled', async () => {
     const t = terminals();
-    const { terminalId } = t.create(sleeper('s1'));
+    const { terminalId } = await t.create(sleeper('s1'));
     const abort = new AbortController();
     const waiting = t.waitForExit({ sessionId: 's1', terminalId }, abort.signal);
     abort.abort();
@@ -166,16 +166,16 @@ describe('AcpTerminals', () => {
 
   it('enforces the live, unreleased and retained limits per ACP session', async () => {
     const t = terminals({ maxLive: 2, maxUnreleased: 3, maxRetained: 2 });
-    const first = t.create(sleeper('s1'));
-    t.create(sleeper('s1'));
+    const first = await t.create(sleeper('s1'));
+    await t.create(sleeper('s1'));
     const live = await rpcError(() => t.create(sleeper('s1')));
     expect(live.code).toBe(TERMINAL_LIMIT_CODE);
     expect(live.message).toContain('2 running terminals per session');
     // Another session has its own allowance.
-    t.create(sleeper('s2'));
+    await t.create(sleeper('s2'));
 
     await t.kill({ sessionId: 's1', terminalId: first.terminalId });
-    t.create(sleeper('s1'));
+    await t.create(sleeper('s1'));
     const unreleased = await rpcError(() => t.create(sleeper('s1')));
     expect(unreleased.message).toContain('3 unreleased terminals per session');
 
@@ -184,6 +184,6 @@ describe('AcpTerminals', () => {
     for (const terminalId of ids) await t.release({ sessionId: 's1', terminalId });
     expect(t.snapshot('s1', first.terminalId)).toBeUndefined();
     for (const terminalId of ids) expect(t.snapshot('s1', terminalId)?.released).toBe(true);
-    t.create(sleeper('s1'));
+    await t.create(sleeper('s1'));
   });
 });

@@ -14,6 +14,7 @@ import type {
 import { reportError, type SessionId, type Unsubscribe } from '@ptydeck/contract';
 import { OutputLog } from '../pty/output-log.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { spawnTurnsOf } from '../pty/spawn-turns.js';
 
 export interface AcpTerminalsOptions {
   /** Running terminals one ACP session may hold. Default 16. */
@@ -159,7 +160,12 @@ export class AcpTerminals {
    * 'echo hi'`) is a command line, as agents written for editors send it: it
    * runs through /bin/sh -c. Otherwise command and args run as given.
    */
-  create(params: CreateTerminalRequest): CreateTerminalResponse {
+  create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
+    // Checks and spawn in one turn of the spawn queue: two queued creations never both pass a limit.
+    return spawnTurnsOf(this.service).run(() => this.createNow(params));
+  }
+
+  private createNow(params: CreateTerminalRequest): CreateTerminalResponse {
     const { sessionId } = params;
     const own = [...this.terminals.values()].filter((t) => t.sessionId === sessionId);
     if (own.length >= this.config.maxUnreleased) {

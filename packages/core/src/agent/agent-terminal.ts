@@ -1,4 +1,4 @@
-import { Emitter, reportError, type Attention, type SessionId } from '@ptydeck/contract';
+import { Emitter, reportError, type Attention, type SessionId, type ShellActivity } from '@ptydeck/contract';
 import type { PtyDataEvent, PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
@@ -38,6 +38,9 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private readonly watch: InputWatch;
   /** Per caller, the `since` of the last input wait a result told it about. */
   private readonly toldAttention = new Map<string, number>();
+  /** The shell activity the service was last given: checked per chunk, so the service hears only of changes. */
+  private shownState: ShellActivity['state'] | null = null;
+  private shownExit: number | null = null;
 
   constructor(
     private readonly service: PtyService,
@@ -146,6 +149,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
         else this.executeStrategy?.applyOsc(ev.payload, ev.start, ev.end, this.tracker);
       }
     }
+    this.publishActivity();
     this.emit();
   }
 
@@ -164,6 +168,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   /** Startup files replaced our hooks: follow commands with nonce marks from now on. */
   fallBackToNonce(): void {
     if (this.executeStrategy?.kind === 'shell-marks') this.executeStrategy = new NonceStrategy();
+    this.publishActivity();
   }
 
   /** Types a command line for the agent now. Throws the service's error (input backlog, exited) with nothing typed. */
@@ -173,6 +178,8 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.service.write(this.id, strategy.commandInput(command));
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
+    // Running from now: its echo, output and done mark may all come in one chunk, never showing it run.
+    this.publishActivity();
   }
 
   /**
@@ -279,6 +286,23 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private requireStrategy(): ExecuteStrategy {
     if (!this.executeStrategy) throw new Error(`session ${this.id} is not a shell`);
     return this.executeStrategy;
+  }
+
+  /**
+   * Gives the panel what the shell is doing when that changed: its marks say
+   * whether it sits at its prompt or runs a line (the agent's or one the
+   * developer typed), and how the last line ended. Nonce runs say nothing of
+   * the developer's commands, so nothing is claimed for a shell without marks.
+   */
+  private publishActivity(): void {
+    const followed = this.executeStrategy?.kind === 'shell-marks' && this.tracker.integrationSeen && !this.hasExited;
+    const phase = this.tracker.phase;
+    const state = !followed ? null : phase === 'typed' || phase === 'running' ? 'running' : 'idle';
+    const lastExit = followed ? (this.tracker.lastFinished?.exitCode ?? null) : null;
+    if (state === this.shownState && lastExit === this.shownExit) return;
+    this.shownState = state;
+    this.shownExit = lastExit;
+    this.service.setShellActivity(this.id, state === null ? null : { state, lastExitCode: lastExit });
   }
 
   private emit(): void {

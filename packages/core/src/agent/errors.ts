@@ -3,7 +3,8 @@ import { PtyError } from '../pty/types.js';
 /**
  * Failures of the agent terminal tool. Each carries a code and a message
  * written for a model: what went wrong and what to do instead. The MCP layer
- * turns them into isError results; nothing here is a protocol error.
+ * turns them into isError results that carry the message as their text (the
+ * code is for ptydeck's own callers); nothing here is a protocol error.
  */
 export type TerminalToolErrorCode =
   | 'no_such_terminal'

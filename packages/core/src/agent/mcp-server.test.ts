@@ -6,6 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
+import { TerminalToolError } from './errors.js';
 import { createAgentMcpServer } from './mcp-server.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
 
@@ -27,16 +28,22 @@ let dir: string;
 const clients: Client[] = [];
 const initialized: Array<{ id: string; name: string }> = [];
 
-async function connect(name: string): Promise<{ client: Client; call: (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>; id: string }> {
+async function connect(
+  name: string,
+  withTool: TerminalTool = tool,
+): Promise<{ client: Client; call: (tool: string, args?: Record<string, unknown>) => Promise<ToolResult>; id: string }> {
   const id = `conn-${name}-${clients.length}`;
   const server = createAgentMcpServer({
-    tool,
+    tool: withTool,
     connection: { id, transport: 'stdio', onInitialized: (client) => initialized.push({ id, name: client.name }) },
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(clientTransport);
+  // Listing the tools is what makes callTool check every result against its tool's output
+  // schema, as opencode and MCP Inspector do: a result that fails it never reaches the model.
+  await client.listTools();
   clients.push(client);
   const call = async (toolName: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name: toolName, arguments: args })) as ToolResult;
@@ -318,6 +325,34 @@ describe('agent MCP server', () => {
     expect(errorText(await call('terminal_create', { command: 'definitely-not-a-program-xyz' }))).toMatch(/definitely-not-a-program-xyz/);
     // Nothing was lost: the shell still runs commands.
     expect(await ok(call, 'terminal_run', { id: shell.id, command: 'echo still fine' })).toMatchObject({ exit_code: 0, output: 'still fine\n' });
+  });
+
+  it('hands a validating client each tool\'s error as actionable text, with no structured content against its schema', async () => {
+    const { call } = await connect('validating');
+    const failures: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['terminal_create', { command: 'definitely-not-a-program-xyz' }, /Could not start the program: .*definitely-not-a-program-xyz.*Check the command name/],
+      ['terminal_run', { id: 'nope', command: 'true' }, /^No such terminal: "nope"\..*terminal_list.*terminal_create/],
+      ['terminal_send', { id: 'nope', text: 'x' }, /^No such terminal: "nope"/],
+      ['terminal_read', { id: 'nope' }, /^No such terminal: "nope"/],
+      ['terminal_wait', { id: 'nope', until: 'exit' }, /^No such terminal: "nope"/],
+      ['terminal_close', { id: 'nope' }, /^No such terminal: "nope"/],
+    ];
+    for (const [name, args, text] of failures) {
+      const result = await call(name, args);
+      expect(result.structuredContent, name).toBeUndefined();
+      expect(errorText(result), name).toMatch(text);
+    }
+    // terminal_list has no failure of its own to provoke: one from inside the tool reaches the client the same way.
+    for (const failure of [new TerminalToolError('invalid_input', 'Listing failed: try again.'), new Error('list broke')]) {
+      const failing: TerminalTool = Object.assign(Object.create(tool) as TerminalTool, {
+        list: () => {
+          throw failure;
+        },
+      });
+      const result = await (await connect('validating-list', failing)).call('terminal_list');
+      expect(result.structuredContent).toBeUndefined();
+      expect(errorText(result)).toMatch(/^(Listing failed: try again\.|Internal error: list broke)$/);
+    }
   });
 
   it('refuses a run while another command holds the shell', async () => {

@@ -243,16 +243,20 @@ function withOutput(head: string, output: string): string {
   return output === '' ? head : `${head}\n${output}`;
 }
 
-/** Runs a tool operation; its failures become isError results a model can act on. */
+/**
+ * Runs a tool operation; its failures become isError results a model can act on.
+ * A failure carries its message as text only: SDK-based clients (opencode, MCP
+ * Inspector) check any structuredContent against the tool's output schema, even
+ * on an error, and would replace the message with a schema complaint. Without
+ * structuredContent every client hands the model the text.
+ */
 async function respond(operation: () => Promise<[object, string]>): Promise<CallToolResult> {
   try {
     const [structured, text] = await operation();
     return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
   } catch (error) {
-    if (error instanceof TerminalToolError) {
-      return { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { error: error.code, message: error.message } };
-    }
     const message = error instanceof Error ? error.message : String(error);
-    return { isError: true, content: [{ type: 'text', text: `Internal error: ${message}` }] };
+    const text = error instanceof TerminalToolError ? message : `Internal error: ${message}`;
+    return { isError: true, content: [{ type: 'text', text }] };
   }
 }

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
-import type { SessionInfo } from '@ptydeck/contract';
 import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
+import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions } from './owned-sessions.js';
@@ -52,34 +52,38 @@ export class ShellLauncher {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? owner.cwd : checkCwd(input.cwd);
     const launch = this.launch(input.command, input.args);
+    // Quota check, spawn and registration in one turn of the spawn queue: creations queued
+    // together never both pass a quota the first one's session fills.
     const create = () =>
-      this.service.create({
-        command: launch.command,
-        args: launch.args,
-        cwd,
-        env: { ...AGENT_ENV, ...this.options.env, ...input.env },
-        cols: input.cols ?? this.options.cols ?? 120,
-        rows: input.rows ?? this.options.rows ?? 32,
-        title: input.title,
-        source: 'agent',
-        owner: owner.id,
-        ownerName: owner.name,
+      spawnTurnsOf(this.service).run(() => {
+        this.owned.checkRoom(owner.id);
+        const info = this.service.create({
+          command: launch.command,
+          args: launch.args,
+          cwd,
+          env: { ...AGENT_ENV, ...this.options.env, ...input.env },
+          cols: input.cols ?? this.options.cols ?? 120,
+          rows: input.rows ?? this.options.rows ?? 32,
+          title: input.title,
+          source: 'agent',
+          owner: owner.id,
+          ownerName: owner.name,
+        });
+        const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
+        this.owned.add(session);
+        return session;
       });
-    let info: SessionInfo;
     try {
-      info = create();
+      return await create();
     } catch (error) {
       // The agents' share is full: a disconnected agent's oldest session makes room for a connected one.
       if (!(error instanceof PtyError && error.code === 'session_limit') || !(await this.owned.makeRoom())) throw fromPtyError(error);
       try {
-        info = create();
+        return await create();
       } catch (retryError) {
         throw fromPtyError(retryError);
       }
     }
-    const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
-    this.owned.add(session);
-    return session;
   }
 
   /** `command` and `args` as the agent gave them; without a command, an interactive shell. */

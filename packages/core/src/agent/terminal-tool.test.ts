@@ -141,6 +141,22 @@ describe('terminal tool', () => {
     }
   });
 
+  it('holds the cap when the creations arrive together and wait for their turns to spawn', async () => {
+    const tool = createTerminalTool(service, { maxLivePerOwner: 3 });
+    const owner = { id: 'together' };
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => tool.create(owner, { command: 'cat' })));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(refused.map((r) => (r.reason as TerminalToolError).code)).toEqual(['limit', 'limit', 'limit']);
+      expect(tool.list(owner).terminals).toHaveLength(3);
+      expect(service.list().filter((info) => info.owner === 'together')).toHaveLength(3);
+    } finally {
+      await tool.closeOwner('together');
+      tool.dispose();
+    }
+  });
+
   it('keeps the most recent exited terminals per owner and evicts the oldest', async () => {
     const tool = createTerminalTool(service, { maxExitedPerOwner: 2 });
     const owner = { id: 'evictor' };

@@ -20,6 +20,7 @@ function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; 
     },
     write: (_id: string, data: string) => written.push(data),
     get: () => undefined,
+    setShellActivity: () => undefined,
   } as unknown as PtyService;
   const session = new AgentTerminal(service, 's1', 'owner', new ShellMarksStrategy(), '/');
   const emit = (text: string) => {

@@ -14,7 +14,8 @@ function usageErrorOf(argv: string[]): UsageError {
 
 describe('parseCommand', () => {
   it('parses help and version at every level', () => {
-    expect(parseCommand([])).toEqual({ kind: 'help', topic: 'root' });
+    expect(parseCommand([])).toEqual({ kind: 'open' });
+    expect(parseCommand(['help', 'stop'])).toEqual({ kind: 'help', topic: 'stop' });
     expect(parseCommand(['--help'])).toEqual({ kind: 'help', topic: 'root' });
     expect(parseCommand(['help', 'mcp'])).toEqual({ kind: 'help', topic: 'mcp' });
     expect(parseCommand(['serve', '--help'])).toEqual({ kind: 'help', topic: 'serve' });
@@ -26,6 +27,10 @@ describe('parseCommand', () => {
     expect(parseCommand(['serve'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1' });
     expect(parseCommand(['serve', '--port', '8123', '--host', '::1'])).toEqual({ kind: 'serve', port: 8123, host: '::1' });
     expect(parseCommand(['serve', '--port=0'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1' });
+    expect(parseCommand(['host', '--idle-exit', '30'])).toEqual({ kind: 'host', port: 0, host: '127.0.0.1', idleExitSeconds: 30 });
+    expect(parseCommand(['serve', '--idle-exit=0'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1', idleExitSeconds: 0 });
+    expect(parseCommand(['stop'])).toEqual({ kind: 'stop', force: false });
+    expect(parseCommand(['stop', '--force'])).toEqual({ kind: 'stop', force: true });
     expect(parseCommand(['mcp'])).toEqual({ kind: 'mcp', embedded: false });
     expect(parseCommand(['mcp', '--embedded'])).toEqual({ kind: 'mcp', embedded: true });
   });
@@ -34,17 +39,18 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['serve', '--port', 'abc']).message).toBe("--port expects an integer from 0 to 65535, received 'abc'");
     expect(usageErrorOf(['serve', '--port', '70000']).message).toContain("received '70000'");
     expect(usageErrorOf(['serve', '--port']).message).toBe('--port expects a value, received nothing');
-    expect(usageErrorOf(['serve', '--bogus']).message).toBe("unknown option '--bogus'; expected one of: --port, --host, --help");
+    expect(usageErrorOf(['serve', '--bogus']).message).toBe("unknown option '--bogus'; expected one of: --port, --host, --idle-exit, --help");
+    expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, mcp, url, ls, attach");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, ls, attach");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 
   it('formats a usage error with the usage line and a pointer to --help', () => {
     const text = formatUsageError(usageErrorOf(['serve', '--port', 'x']));
     expect(text).toBe(
-      "ptydeck serve: --port expects an integer from 0 to 65535, received 'x'\nUsage: ptydeck serve [--port N] [--host H]\nRun 'ptydeck serve --help' for more.\n",
+      "ptydeck serve: --port expects an integer from 0 to 65535, received 'x'\nUsage: ptydeck serve [--port N] [--host H] [--idle-exit S]\nRun 'ptydeck serve --help' for more.\n",
     );
   });
 });

@@ -1,28 +1,37 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ATTACH_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, URL_USAGE, UsageError } from './usage.js';
+import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
   | { kind: 'version' }
-  | { kind: 'serve'; port: number; host: string }
+  /** No command: make sure a host runs, then print a panel link. */
+  | { kind: 'open' }
+  | { kind: 'serve' | 'host'; port: number; host: string; idleExitSeconds?: number }
   | { kind: 'mcp'; embedded: boolean }
   | { kind: 'url' }
+  | { kind: 'stop'; force: boolean }
   | { kind: 'ls'; json: boolean }
   | { kind: 'attach'; target: string; write: boolean };
 
-const COMMANDS = ['serve', 'mcp', 'url', 'ls', 'attach'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'ls', 'attach'] as const;
 export type HelpTopic = 'root' | (typeof COMMANDS)[number];
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
 export function parseCommand(argv: string[]): Command {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+  if (first === undefined) return { kind: 'open' };
+  if (first === '-h' || first === '--help' || first === 'help') {
     if (first === 'help' && rest[0] !== undefined) return helpFor(rest[0]);
     return { kind: 'help', topic: 'root' };
   }
   if (first === '-v' || first === '--version') return { kind: 'version' };
-  if (first === 'serve') return parseServe(rest);
+  if (first === 'serve') return parseServe(rest, 'serve', SERVE_USAGE);
+  if (first === 'host') return parseServe(rest, 'host', HOST_USAGE);
   if (first === 'mcp') return parseMcp(rest);
+  if (first === 'stop') {
+    const values = parse(rest, { force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck stop', STOP_USAGE);
+    return values.help ? { kind: 'help', topic: 'stop' } : { kind: 'stop', force: Boolean(values.force) };
+  }
   if (first === 'url') {
     const values = parse(rest, { help: { type: 'boolean', short: 'h' } }, 'ptydeck url', URL_USAGE);
     return values.help ? { kind: 'help', topic: 'url' } : { kind: 'url' };
@@ -43,20 +52,28 @@ function helpFor(topic: string): Command {
   throw new UsageError(`no help for '${topic}'; expected one of: ${COMMANDS.join(', ')}`, 'ptydeck', ROOT_USAGE);
 }
 
-function parseServe(args: string[]): Command {
-  const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck serve', SERVE_USAGE);
-  if (values.help) return { kind: 'help', topic: 'serve' };
+/** `serve` and `host` take the same options: they are the same host, in a terminal or for a service manager. */
+function parseServe(args: string[], kind: 'serve' | 'host', usage: string): Command {
+  const name = `ptydeck ${kind}`;
+  const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, 'idle-exit': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, name, usage);
+  if (values.help) return { kind: 'help', topic: kind };
   let port = 0;
   if (values.port !== undefined) {
     const text = String(values.port);
     if (!/^\d+$/.test(text) || Number(text) > 65535) {
-      throw new UsageError(`--port expects an integer from 0 to 65535, received '${text}'`, 'ptydeck serve', SERVE_USAGE);
+      throw new UsageError(`--port expects an integer from 0 to 65535, received '${text}'`, name, usage);
     }
     port = Number(text);
   }
   const host = values.host === undefined ? '127.0.0.1' : String(values.host);
-  if (host.trim() === '') throw new UsageError(`--host expects an address such as 127.0.0.1, received ''`, 'ptydeck serve', SERVE_USAGE);
-  return { kind: 'serve', port, host };
+  if (host.trim() === '') throw new UsageError(`--host expects an address such as 127.0.0.1, received ''`, name, usage);
+  let idleExitSeconds: number | undefined;
+  if (values['idle-exit'] !== undefined) {
+    const text = String(values['idle-exit']);
+    if (!/^\d+(\.\d+)?$/.test(text)) throw new UsageError(`--idle-exit expects a number of seconds (0: never), received '${text}'`, name, usage);
+    idleExitSeconds = Number(text);
+  }
+  return { kind, port, host, ...(idleExitSeconds !== undefined ? { idleExitSeconds } : {}) };
 }
 
 function parseMcp(args: string[]): Command {

@@ -1,17 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { writeDiscovery } from '../server/discovery.js';
 import { exchangeTicket, openSocket } from '../server/testing/http.js';
+import { until } from '../server/testing/reliability.js';
+import { hostSandbox, processesOf, reap, type HostSandbox } from './testing/host-sandbox.js';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(packageRoot, 'bin', 'ptydeck.js');
@@ -48,9 +50,29 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/**
+ * A state directory and HOME of the test's own: `ptydeck mcp` starts a detached
+ * host when none answers, and every process of it is reaped after the test.
+ */
+const sandboxes = new Map<string, HostSandbox>();
 function stateDir(): string {
-  return mkdtempSync(join(tmpdir(), 'ptydeck-cli-'));
+  const sandbox = hostSandbox();
+  sandboxes.set(sandbox.stateDir, sandbox);
+  return sandbox.stateDir;
 }
+
+/** The environment a CLI child runs with for the state directory `dir`. */
+function envOf(dir: string): Record<string, string> {
+  return sandboxes.get(dir)?.env ?? envOf(dir);
+}
+
+afterEach(async () => {
+  for (const sandbox of [...sandboxes.values()]) {
+    reap(sandbox);
+    await until(() => processesOf(sandbox.stateDir).length === 0, `no process of ${sandbox.stateDir} is left`);
+  }
+  sandboxes.clear();
+});
 
 describe('ptydeck CLI conventions', () => {
   it('colours follow the capability module: FORCE_COLOR turns them on for a pipe, NO_COLOR wins otherwise', () => {
@@ -84,7 +106,7 @@ describe('ptydeck CLI conventions', () => {
 
 /** Starts `ptydeck serve` and resolves once it printed its panel URL. */
 async function startServe(dir: string): Promise<{ child: ChildProcess; panelUrl: string; stdout: () => string; stderr: () => string }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve'], { env: envOf(dir), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -157,7 +179,7 @@ describe('ptydeck serve', () => {
 
 /** `ptydeck mcp` driven by hand: one initialize request, stdout collected. */
 function rawMcp(dir: string) {
-  const child = spawn(process.execPath, [bin, 'mcp'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'mcp'], { env: envOf(dir), stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   const out = { text: '' };
   child.stdout!.on('data', (d: Buffer) => (out.text += d.toString()));
@@ -182,11 +204,11 @@ describe('ptydeck mcp', () => {
     server = undefined;
   });
 
-  function stdioClient(dir: string) {
+  function stdioClient(dir: string, args: string[] = []) {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [bin, 'mcp'],
-      env: { ...baseEnv, PTYDECK_STATE_DIR: dir },
+      args: [bin, 'mcp', ...args],
+      env: envOf(dir),
       stderr: 'pipe',
     });
     let stderr = '';
@@ -208,6 +230,26 @@ describe('ptydeck mcp', () => {
     await client.close();
     // The session stays in the running ptydeck; the agent leaves the panel.
     expect(server.service.get(made.structuredContent.id)?.status).toBe('running');
+  });
+
+  it('stops with one line naming both host protocols when the running host speaks another, and starts nothing', async () => {
+    const dir = stateDir();
+    server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
+    const record = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8'));
+    // A host from before the protocol existed: its discovery file says nothing of one.
+    delete record.protocol;
+    writeDiscovery(record, dir);
+    // Not spawnSync: the server answering the proof runs in this very process.
+    const child = spawn(process.execPath, [bin, 'mcp'], { env: envOf(dir), stdio: ['pipe', 'pipe', 'pipe'] });
+    const result = { stdout: '', stderr: '' };
+    child.stdout!.on('data', (d: Buffer) => (result.stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (result.stderr += d.toString()));
+    expect(await exitOf(child)).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `ptydeck: the running ptydeck host (pid ${process.pid}) speaks host protocol 0, this ptydeck speaks ${HOST_PROTOCOL_VERSION}: run \`ptydeck stop\` (it ends the sessions in it), then try again\n`,
+    );
+    expect(processesOf(dir)).toEqual([]);
   });
 
   it('answers with a clear error, not a hang, when the ptydeck it joined goes away', async () => {
@@ -242,7 +284,8 @@ describe('ptydeck mcp', () => {
       await client.connect(transport);
       await client.listTools();
       expect(stderr()).toContain('did not prove it is the ptydeck');
-      expect(stderr()).toContain('running an embedded core');
+      // It started a host of its own instead, which took over the discovery file.
+      expect(stderr()).toContain('no ptydeck host was running; started one');
       await client.close();
       // One challenge, nothing else: no token, no MCP traffic.
       expect(seen).toHaveLength(1);
@@ -254,14 +297,15 @@ describe('ptydeck mcp', () => {
     }
   });
 
-  it('runs an embedded core when no ptydeck runs, says so on stderr, and exits 0 on stdin EOF', async () => {
+  it('with --embedded, runs an embedded core even though it could start a host, says so on stderr, and exits 0 on stdin EOF', async () => {
     const dir = stateDir();
-    const { transport, client, stderr } = stdioClient(dir);
+    const { transport, client, stderr } = stdioClient(dir, ['--embedded']);
     await client.connect(transport);
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['terminal_create', 'terminal_run', 'terminal_close']));
-    expect(stderr()).toContain('running an embedded core');
+    expect(stderr()).toContain('running an embedded core (--embedded)');
     await client.close();
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
   });
 
   it("started for a chat, never runs an embedded core: the chat's shells would land where nobody sees them", () => {
@@ -290,7 +334,7 @@ describe('ptydeck mcp', () => {
 /** `ptydeck mcp` spoken to line by line, as an agent would: every stdout line is kept, parsed or not. */
 function lineMcp(dir: string, args: string[]) {
   const child = spawn(process.execPath, [bin, 'mcp', ...args], {
-    env: { ...baseEnv, PTYDECK_STATE_DIR: dir, HOME: stateDir() },
+    env: envOf(dir),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -334,7 +378,7 @@ describe('ptydeck mcp JSON-RPC errors', () => {
 
   it.each([
     ['embedded, with --embedded', ['--embedded'], false],
-    ['embedded, when no ptydeck runs', [], false],
+    ['bridged to a host it started, when none runs', [], false],
     ['bridged to a running ptydeck', [], true],
   ])('%s: a bad line gets its JSON-RPC error on stdout and the next line still works', async (_name, args, bridged) => {
     const dir = stateDir();
@@ -342,7 +386,8 @@ describe('ptydeck mcp JSON-RPC errors', () => {
     const mcp = lineMcp(dir, args);
     mcp.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lines', version: '1' } } }));
     expect((await mcp.next()).result.serverInfo.name).toBe('ptydeck');
-    expect(mcp.stderr()).toContain(bridged ? 'connected to the running ptydeck' : 'running an embedded core');
+    expect(mcp.stderr()).toContain(args.length > 0 ? 'running an embedded core' : 'connected to the running ptydeck');
+    if (!bridged && args.length === 0) expect(mcp.stderr()).toContain('no ptydeck host was running; started one');
     mcp.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
 
     mcp.send('this is not json');
@@ -383,7 +428,7 @@ describe('ptydeck url', () => {
 
     const server = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
     try {
-      const result = spawn(process.execPath, [bin, 'url'], { env: { ...baseEnv, PTYDECK_STATE_DIR: dir } });
+      const result = spawn(process.execPath, [bin, 'url'], { env: envOf(dir) });
       let out = '';
       result.stdout.on('data', (d: Buffer) => (out += d.toString()));
       expect(await exitOf(result)).toBe(0);
@@ -400,15 +445,15 @@ describe('ptydeck url', () => {
 });
 
 describe('a state directory other users can write', () => {
-  it('is refused by serve, mcp and url, with the path and the fix, before anything runs', () => {
+  it('is refused by every command, with the path and the fix, before anything runs', () => {
     const dir = stateDir();
     // A record planted by another user, pointing at their server.
     writeDiscovery({ url: 'http://127.0.0.1:9', token: 'planted', pid: process.pid, instance: 'planted' }, dir);
     chmodSync(dir, 0o777);
-    for (const args of [['serve', '--port', '0'], ['mcp'], ['url']]) {
+    for (const args of [['serve', '--port', '0'], ['host'], [], ['mcp'], ['url'], ['stop']]) {
       const result = spawnSync(process.execPath, [bin, ...args], {
         encoding: 'utf8',
-        env: { ...baseEnv, PTYDECK_STATE_DIR: dir },
+        env: envOf(dir),
         input: '', // mcp would otherwise wait on stdin
         timeout: 20_000,
       });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { StreamLike } from '../capability/terminal-capability.js';
 import { parseCommand } from './args.js';
 import { styleFor } from './style.js';
-import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, URL_HELP, UsageError } from './usage.js';
+import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & StreamLike;
@@ -24,14 +24,19 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, mcp: MCP_HELP, url: URL_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
         return EXIT_OK;
       case 'version':
         io.stdout.write(`ptydeck ${packageVersion()}\n`);
         return EXIT_OK;
+      case 'open':
+        return await (await import('./open.js')).runOpen(io);
       case 'serve':
+      case 'host':
         // Loaded on demand so --help and --version stay instant.
-        return await (await import('./serve.js')).runServe(command, io);
+        return await (await import('./host.js')).runHost(command, io);
+      case 'stop':
+        return await (await import('./stop.js')).runStop(command, io);
       case 'url': {
         const answer = await (await import('./url.js')).freshPanelLink();
         if ('url' in answer) io.stdout.write(`${answer.url}\n`);

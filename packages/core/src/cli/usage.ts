@@ -17,10 +17,12 @@ export const EXIT_USAGE = 2;
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 
-export const ROOT_USAGE = 'ptydeck <command> [options]';
-export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H]';
+export const ROOT_USAGE = 'ptydeck [<command>] [options]';
+export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H] [--idle-exit S]';
+export const HOST_USAGE = 'ptydeck host [--port N] [--host H] [--idle-exit S]';
 export const MCP_USAGE = 'ptydeck mcp [--embedded]';
 export const URL_USAGE = 'ptydeck url';
+export const STOP_USAGE = 'ptydeck stop [--force]';
 export const LS_USAGE = 'ptydeck ls [--json]';
 export const ATTACH_USAGE = 'ptydeck attach [--write] <id or unique prefix>';
 
@@ -28,11 +30,17 @@ export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
 A terminal panel in which AI coding agents' shells run live, beside your own.
 
+One ptydeck host per user (per state directory) owns every shell; everything
+else is its client. With no command, ptydeck starts the host if none runs and
+prints a one-time link to its panel.
+
 Commands:
-  serve     Run ptydeck headless: the panel in a browser and MCP over HTTP at /mcp
-  mcp       A stdio MCP server for agents; joins a running ptydeck if there is one
-  url       Print a fresh one-time link to the running ptydeck's panel
-  ls        List every session: yours and your agents'
+  serve     Run the host in this terminal, printing its panel link (Ctrl-C ends it)
+  host      Run the host in the foreground for a service manager, logging only
+  mcp       A stdio MCP server for agents; joins the host, starting it if needed
+  url       Print a fresh one-time link to the host's panel
+  stop      End the host and every session in it
+  ls        List every session of the host: yours and your agents'
   attach    Watch a session in this terminal, or type into it with --write
 
 Options:
@@ -40,43 +48,79 @@ Options:
   -v, --version   Print the version
 
 Environment:
-  PTYDECK_STATE_DIR   Where server.json (url, agent token, pid) is kept
-                      (default: $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck)
+  PTYDECK_STATE_DIR   Where server.json (url, agent token, pid), host.lock and
+                      host.log are kept (default: $XDG_STATE_HOME/ptydeck,
+                      else ~/.local/state/ptydeck)
+  PTYDECK_IDLE_EXIT   Seconds an unused host waits before it exits (0: never;
+                      default 600 for a host, never for \`ptydeck serve\`)
   PTYDECK_CONFIG_DIR  Where agents.json (the ACP agents to chat with) is read
                       (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
 `;
 
+const HOST_OPTIONS = `Options:
+  --port N        TCP port (default 0: any free port)
+  --host H        Interface to bind (default 127.0.0.1; anything else exposes ptydeck
+                  beyond this machine's loopback: only when you mean it)
+  --idle-exit S   Exit after S seconds with no running session, chat, panel or
+                  agent connected (0: never; default $PTYDECK_IDLE_EXIT, else %DEFAULT%)
+  -h, --help      Show this help`;
+
 export const SERVE_HELP = `Usage: ${SERVE_USAGE}
 
-Serves the panel and MCP over Streamable HTTP on 127.0.0.1 and prints a
-one-time link that opens the panel in a browser. Agents use
-Authorization: Bearer <token> on /mcp; that agent token is in server.json
-(mode 0600) in the state directory, never printed, and does not open the
-panel. The panel's own token stays in this process's memory.
+Runs the ptydeck host in this terminal: the panel and MCP over Streamable
+HTTP on 127.0.0.1, and prints a one-time link that opens the panel in a
+browser. Agents use Authorization: Bearer <token> on /mcp; that agent token
+is in server.json (mode 0600) in the state directory, never printed, and does
+not open the panel. The panel's own token stays in this process's memory.
+Refuses to start while a host already runs for the state directory.
 
-Options:
-  --port N     TCP port (default 0: any free port)
-  --host H     Interface to bind (default 127.0.0.1; anything else exposes ptydeck
-               beyond this machine's loopback: only when you mean it)
-  -h, --help   Show this help
+${HOST_OPTIONS.replace('%DEFAULT%', 'never')}
 
 Stops on SIGINT or SIGTERM, ending every session and removing server.json.
 `;
 
-export const MCP_HELP = `Usage: ${MCP_USAGE}
+export const HOST_HELP = `Usage: ${HOST_USAGE}
 
-A stdio MCP server exposing the terminal_* tools. When a ptydeck is running
-(found through server.json), it forwards to that ptydeck so the agent's
-sessions appear in its panel; otherwise it runs an embedded core and says so
-on stderr. Only protocol frames go to stdout; logs go to stderr.
+Runs the ptydeck host in the foreground for a service manager (a systemd user
+unit, launchd): what \`ptydeck serve\` runs, printing no link, only a log on
+stderr. Clients (\`ptydeck\`, \`ptydeck mcp\`) start it detached by themselves
+when none runs, logging to host.log in the state directory. Exactly one host
+runs per state directory; a second one exits at once, naming the first.
+
+${HOST_OPTIONS.replace('%DEFAULT%', '600')}
+
+Stops on SIGINT, SIGTERM or \`ptydeck stop\`, ending every session.
+`;
+
+export const STOP_HELP = `Usage: ${STOP_USAGE}
+
+Ends the ptydeck host and every session in it, and says how many it ended.
+While agents' sessions are running it lists them and ends nothing, unless
+--force is given. Only a process outside every ptydeck session may stop the
+host (as with \`ptydeck url\`): run it in a terminal of your own.
 
 Options:
-  --embedded   Always run an embedded core, even when a ptydeck is running
+  --force      End the host even while agents' sessions are running
+  -h, --help   Show this help
+`;
+
+export const MCP_HELP = `Usage: ${MCP_USAGE}
+
+A stdio MCP server exposing the terminal_* tools. It forwards to the ptydeck
+host (found through server.json), starting the host if none runs, so the
+agent's sessions appear in its panel and outlive this process. If the host
+dies, the agent's next call gets an error saying its sessions are gone, and
+the call after it goes to a new host. Only protocol frames go to stdout;
+logs go to stderr.
+
+Options:
+  --embedded   Run an embedded core in this process instead: its sessions end
+               with it and no panel shows them
   -h, --help   Show this help
 
 ptydeck passes this command to the ACP agents it hosts in chats, with
 PTYDECK_CHAT_BINDING set so their sessions land under the chat; with it set,
-it only joins that ptydeck and never runs an embedded core.
+it only joins that ptydeck and never starts a host or an embedded core.
 
 Configure an agent, e.g. Claude Code:
   claude mcp add ptydeck -- npx ptydeck mcp

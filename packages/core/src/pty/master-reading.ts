@@ -53,7 +53,8 @@ export class MasterReading {
     const read = socket._read;
     const reading = this;
     socket._read = function gatedRead(this: Socket, size: number) {
-      if (reading.held || reading.onThread) return;
+      // Closing: the fd is the closer's until it is closed (the thread may still be handing on what it read).
+      if (reading.held || reading.onThread || reading.closing) return;
       read.call(this, size);
     };
   }
@@ -85,12 +86,16 @@ export class MasterReading {
     else this.startLoop();
   }
 
-  /** Before the fd closes: the thread lets go of it, and what it read is delivered first. */
-  close(): void {
+  /**
+   * Before the fd closes: the thread lets go of it at once, and what it had
+   * read is delivered first, in turns; the promise settles after the last of
+   * it (undefined: nothing was pending, the fd may close now).
+   */
+  close(): Promise<void> | undefined {
     this.closing = true;
     const onThread = this.onThread;
     this.onThread = undefined;
-    onThread?.release();
+    return onThread?.release();
   }
 
   private toThread(options: ThreadReading): void {

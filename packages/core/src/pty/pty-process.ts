@@ -110,19 +110,25 @@ export function spawnPtyProcess(
   const input = new MasterInput(fd);
   const reading = new MasterReading(socket, fd, onData, () => socket.destroy(), options.threadReading);
   const destroy = socket.destroy;
-  socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
-    if (!this.destroyed) {
-      // Input not yet written is dropped before the fd number is freed for reuse.
-      input.close();
-      // The read thread lets go of the fd, and hands on what it read, before anyone else reads it.
-      reading.close();
-      // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
-      while (this.read() !== null) {
-        // emitted through the 'data' listener below
-      }
-      terminalHeld = drainMaster(fd, (chunk) => onData(chunk, false));
+  let closing = false;
+  const drainAndDestroy = (error?: Error) => {
+    // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
+    while (socket.read() !== null) {
+      // emitted through the 'data' listener below
     }
-    return destroy.call(this, error);
+    terminalHeld = drainMaster(fd, (chunk) => onData(chunk, false));
+    destroy.call(socket, error);
+  };
+  socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
+    if (this.destroyed || closing) return this;
+    closing = true;
+    // Input not yet written is dropped before the fd number is freed for reuse.
+    input.close();
+    // The read thread lets go of the fd; what it read is handed on (in turns, it may be MiBs) before anyone else reads it.
+    const handedOn = reading.close();
+    if (handedOn) void handedOn.then(() => drainAndDestroy(error));
+    else drainAndDestroy(error);
+    return this;
   } as Socket['destroy'];
 
   (pty.onData as unknown as nodePty.IEvent<Buffer>)((chunk) => reading.fromLoop(chunk));

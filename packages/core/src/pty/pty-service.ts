@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { reportError, type Attention, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
-import { DEFAULT_FLOOD_TURNS, FloodTurns } from './flood-turns.js';
-import { groupAlive, isSignalName, posixSessionMembers, signalPosixSession } from './process-tree.js';
+import { FloodTurns } from './flood-turns.js';
+import { LogRetention } from './log-retention.js';
+import { isSignalName, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { PtySession } from './pty-session.js';
-import { ReadThread } from './read-thread.js';
+import { serviceConfig, type ServiceConfig } from './service-config.js';
+import { SessionQuota } from './session-quota.js';
+import { endSessionProcesses, waitFor } from './session-termination.js';
+import { SharedReadThread } from './shared-read-thread.js';
 import {
   PtyError,
   type CreateDisplayInput,
@@ -22,79 +26,39 @@ import {
 } from './types.js';
 import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from './validate.js';
 
-const DEFAULTS = {
-  maxLiveSessions: 32,
-  reservedUserSessions: 8,
-  sessionLogBytes: 4 * 1024 * 1024,
-  totalLogBytes: 64 * 1024 * 1024,
-  maxExitedSessions: 32,
-  maxExitedTotal: 256,
-  killGraceMs: 3000,
-  maxDisplaySessions: 32,
-  floodReaders: DEFAULT_FLOOD_TURNS.readers,
-  // A flood by the turns' measure is read by the thread.
-  threadReadAfter: DEFAULT_FLOOD_TURNS.floodBytes,
-};
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
-/** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
-const SIGKILL_WAIT_MS = 5000;
-const REAP_POLL_MS = 20;
-/** A read thread that died this often is not started again. */
-const MAX_READ_THREAD_DEATHS = 3;
 
 export function createPtyService(options: PtyServiceOptions = {}): PtyService {
   return new PtyServiceImpl(options);
 }
 
 class PtyServiceImpl implements PtyService {
-  private readonly config: typeof DEFAULTS;
+  private readonly config: ServiceConfig;
   private readonly baseEnv: Record<string, string | undefined>;
   private readonly events: EventHub<PtyServiceEventMap>;
   /** Insertion order is creation order. */
   private readonly sessions = new Map<SessionId, PtySession>();
-  /** Exited sessions, oldest exit first: retention evicts and the global cap trims from the front. */
-  private exitedOrder: PtySession[] = [];
-  private liveCount = 0;
-  private liveAgentCount = 0;
-  private liveDisplayCount = 0;
-  private totalBytes = 0;
+  private readonly quota: SessionQuota;
+  private readonly retention: LogRetention;
   private disposed = false;
   private readonly floods: FloodTurns;
-  /** Started by the first flood; replaced if it dies, up to MAX_READ_THREAD_DEATHS times. */
-  private readThread: ReadThread | undefined;
-  private readThreadDeaths = 0;
-  private readonly threadReading = { thread: () => this.liveReadThread(), afterBytes: 0 };
+  private readonly readThread: SharedReadThread;
 
   constructor(options: PtyServiceOptions) {
-    this.config = { ...DEFAULTS };
-    for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
-      const value = options[key];
-      if (value === undefined) continue;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-        throw new PtyError('invalid_argument', `option ${key} must be a non-negative integer`);
-      }
-      this.config[key] = value;
-    }
+    this.config = serviceConfig(options);
     this.baseEnv = options.env ?? process.env;
     this.events = new EventHub(options.onListenerError);
     this.floods = new FloodTurns({ readers: this.config.floodReaders });
-    this.threadReading.afterBytes = this.config.threadReadAfter;
+    this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed);
+    this.quota = new SessionQuota(this.config);
+    this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));
   }
 
   create(rawInput: CreateSessionInput): SessionInfo {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput(rawInput);
-    if (this.liveCount >= this.config.maxLiveSessions) {
-      throw new PtyError('session_limit', `too many running sessions (limit ${this.config.maxLiveSessions}); close one first`);
-    }
-    const agentShare = Math.max(0, this.config.maxLiveSessions - this.config.reservedUserSessions);
-    if (input.source === 'agent' && this.liveAgentCount >= agentShare) {
-      throw new PtyError(
-        'session_limit',
-        `agents hold all ${agentShare} running sessions they may have (${this.config.reservedUserSessions} of ${this.config.maxLiveSessions} are kept for the developer); close one first`,
-      );
-    }
+    this.quota.checkSpawn(input.source);
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
     const env = buildSessionEnv(this.baseEnv, input.env, id);
@@ -128,11 +92,11 @@ class PtyServiceImpl implements PtyService {
         createdAt: Date.now(),
         exitedAt: null,
       },
-      this.reuseBatch,
+      this.readThread.reuse,
     );
     try {
       session.process = spawnPtyProcess(
-        { file, args, cwd, env, cols, rows, threadReading: this.threadReading },
+        { file, args, cwd, env, cols, rows, threadReading: this.readThread },
         (chunk, reusable) => this.onData(session, chunk, reusable),
         (exit) => this.onExit(session, exit),
       );
@@ -143,8 +107,7 @@ class PtyServiceImpl implements PtyService {
     session.info.pid = session.process.pid;
     session.floodTurn = this.floods.join(session.process);
     this.sessions.set(id, session);
-    this.liveCount++;
-    if (session.info.source === 'agent') this.liveAgentCount++;
+    this.quota.spawned(session.info.source);
     this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
     return session.snapshot();
   }
@@ -152,9 +115,7 @@ class PtyServiceImpl implements PtyService {
   createDisplay(rawInput: CreateDisplayInput): { info: SessionInfo; session: DisplaySession } {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput({ ...rawInput });
-    if (this.liveDisplayCount >= this.config.maxDisplaySessions) {
-      throw new PtyError('session_limit', `too many display-only sessions open (limit ${this.config.maxDisplaySessions}); end one first`);
-    }
+    this.quota.checkDisplay();
     const command = input.command ?? '';
     const session = new PtySession({
       id: randomUUID(),
@@ -177,7 +138,7 @@ class PtyServiceImpl implements PtyService {
       readOnly: true,
     });
     this.sessions.set(session.id, session);
-    this.liveDisplayCount++;
+    this.quota.displayOpened();
     this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
     const handle: DisplaySession = {
       id: session.id,
@@ -241,6 +202,15 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
+  setShellActivity(id: SessionId, shell: ShellActivity | null): void {
+    const session = this.sessions.get(id);
+    if (!session?.running) return;
+    const current = session.info.shell ?? null;
+    if (current?.state === shell?.state && current?.lastExitCode === shell?.lastExitCode) return;
+    session.info.shell = shell && { ...shell };
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
@@ -289,22 +259,7 @@ class PtyServiceImpl implements PtyService {
     this.disposed = true;
     this.floods.dispose();
     await Promise.all([...this.sessions.values()].map((session) => this.terminate(session)));
-    this.readThread?.dispose();
-    this.readThread = undefined;
-  }
-
-  /** Gives a batch the read thread lent a session's log back to the thread once the log let go of it. */
-  private readonly reuseBatch = (buffer: ArrayBuffer): void => this.readThread?.reuse(buffer);
-
-  /** The read thread, started on first use; after it died MAX_READ_THREAD_DEATHS times, none (the loop reads everything). */
-  private liveReadThread(): ReadThread | undefined {
-    if (this.disposed) return undefined;
-    if (this.readThread && !this.readThread.alive) {
-      this.readThread = undefined;
-      this.readThreadDeaths++;
-    }
-    if (!this.readThread && this.readThreadDeaths < MAX_READ_THREAD_DEATHS) this.readThread = new ReadThread();
-    return this.readThread;
+    this.readThread.dispose();
   }
 
   // The hot path: one append, one title scan, one event object per chunk.
@@ -313,9 +268,7 @@ class PtyServiceImpl implements PtyService {
     const log = session.log;
     const cursor = reusable ? log.appendReusable(chunk) : log.append(chunk);
     session.floodTurn?.read(chunk.length);
-    this.totalBytes += chunk.length;
-    if (log.size > this.config.sessionLogBytes) this.totalBytes -= log.trimTo(this.config.sessionLogBytes);
-    if (this.totalBytes > this.config.totalLogBytes) this.trimGlobal();
+    this.retention.appended(session, chunk.length);
     if (this.events.has('pty.data')) {
       this.events.emit('pty.data', { type: 'pty.data', id: session.id, cursor, data: chunk });
     }
@@ -329,8 +282,7 @@ class PtyServiceImpl implements PtyService {
   private onExit(session: PtySession, exit: PtyExit): void {
     session.floodTurn?.dispose();
     session.finish(exit.exitCode, exit.signal, exit.terminalHeld);
-    this.liveCount--;
-    if (session.info.source === 'agent') this.liveAgentCount--;
+    this.quota.exited(session.info.source);
     this.afterExit(session);
   }
 
@@ -338,12 +290,12 @@ class PtyServiceImpl implements PtyService {
   private endDisplay(session: PtySession, exitCode: number | null, signal: string | null): void {
     if (!session.running) return;
     session.finish(exitCode, signal, false);
-    this.liveDisplayCount--;
+    this.quota.displayEnded();
     this.afterExit(session);
   }
 
   private afterExit(session: PtySession): void {
-    if (this.sessions.has(session.id)) this.exitedOrder.push(session);
+    if (this.sessions.has(session.id)) this.retention.exited(session);
     this.events.emit('pty.exited', {
       type: 'pty.exited',
       id: session.id,
@@ -351,23 +303,7 @@ class PtyServiceImpl implements PtyService {
       signal: session.info.signal,
       info: session.snapshot(),
     });
-    this.enforceRetention(retentionKey(session));
-  }
-
-  /**
-   * Exited sessions are kept per owner, so one owner's churn never evicts
-   * another's history; a global bound, past which the owner holding the most
-   * gives up its oldest, keeps many owners from adding up without end.
-   */
-  private enforceRetention(key: string): void {
-    const own = this.exitedOrder.filter((session) => retentionKey(session) === key);
-    for (const session of own.slice(0, Math.max(0, own.length - this.config.maxExitedSessions))) this.evict(session);
-    while (this.exitedOrder.length > this.config.maxExitedTotal) {
-      const counts = new Map<string, number>();
-      for (const session of this.exitedOrder) counts.set(retentionKey(session), (counts.get(retentionKey(session)) ?? 0) + 1);
-      const [largest] = [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a));
-      this.evict(this.exitedOrder.find((session) => retentionKey(session) === largest)!);
-    }
+    this.retention.enforce(session);
   }
 
   private evict(session: PtySession): void {
@@ -376,48 +312,17 @@ class PtyServiceImpl implements PtyService {
     this.forget(session);
   }
 
-  /**
-   * Trims until under the global cap: the oldest exited sessions first, then
-   * the running session retaining the most bytes. Largest, not oldest: during
-   * a flood the oldest running session is often an interactive shell holding a
-   * few KiB, and trimming it forced its viewer to resync on every trim (45
-   * times in bench figure 5) while the flooding sessions kept megabytes.
-   */
-  private trimGlobal(): void {
-    for (const session of this.exitedOrder) {
-      if (this.totalBytes <= this.config.totalLogBytes) return;
-      this.totalBytes -= session.log.trimBy(this.totalBytes - this.config.totalLogBytes);
-    }
-    while (this.totalBytes > this.config.totalLogBytes) {
-      // A scan per trim: at most a few dozen live sessions, against a chunk append that already costs more.
-      let largest: PtySession | undefined;
-      for (const session of this.sessions.values()) {
-        if (session.running && session.log.size > (largest?.log.size ?? 0)) largest = session;
-      }
-      // trimBy drops at least one byte of a non-empty log, so this ends.
-      if (!largest) return;
-      this.totalBytes -= largest.log.trimBy(this.totalBytes - this.config.totalLogBytes);
-    }
-  }
-
   private forget(session: PtySession): void {
     if (!this.sessions.delete(session.id)) return;
-    this.totalBytes -= session.log.clear();
-    this.exitedOrder = this.exitedOrder.filter((other) => other !== session);
+    this.retention.forgotten(session);
     this.events.emit('pty.removed', { type: 'pty.removed', id: session.id });
   }
 
   /**
    * Ends the session and everything in its session/process group: SIGHUP
    * (plus SIGCONT so stopped jobs see it), then SIGKILL after the grace
-   * period for what survives. Resolves once the session has exited and none
-   * of its processes is alive.
-   *
-   * An exited session whose terminal was closed by everyone at exit and whose
-   * process group is empty has nothing left to end; skipping the process-table
-   * scan keeps remove() and retention eviction cheap. (A job that detached
-   * from the terminal entirely, like `nohup cmd >/dev/null 2>&1 &` in another
-   * process group, is left alone, as closing a terminal window would.)
+   * period for what survives (endSessionProcesses). Resolves once the
+   * session has exited and none of its processes is alive.
    */
   private terminate(session: PtySession): Promise<void> {
     // Before the signal, so the exit event it causes says the close was asked for.
@@ -429,18 +334,7 @@ class PtyServiceImpl implements PtyService {
     }
     // A flood waiting its turn reads again, so the end it is asked for is seen at once.
     session.floodTurn?.dispose();
-    session.termination ??= (async () => {
-      const sid = session.info.pid;
-      if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
-      const gone = () => !session.running && posixSessionMembers(sid).length === 0;
-      if (gone()) return;
-      signalPosixSession(sid, 'SIGHUP');
-      signalPosixSession(sid, 'SIGCONT');
-      if (await waitFor(gone, session.exited, this.config.killGraceMs)) return;
-      signalPosixSession(sid, 'SIGKILL');
-      await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
-    })();
-    return session.termination;
+    return endSessionProcesses(session, this.config.killGraceMs);
   }
 
   private requireSession(id: SessionId): PtySession {
@@ -455,34 +349,5 @@ class PtyServiceImpl implements PtyService {
       throw new PtyError('not_running', `cannot ${action} session '${id}': it has exited`);
     }
     return session;
-  }
-}
-
-/** Whose history an exited session counts against: its agent connection, or the developer. */
-function retentionKey(session: PtySession): string {
-  return session.info.owner ?? `source:${session.info.source}`;
-}
-
-/**
- * Waits until `done()` holds or `timeoutMs` passes. `exited` wakes it as soon
- * as the session's process exits; processes left in the session can only be
- * observed by polling, since they are not our children.
- */
-async function waitFor(done: () => boolean, exited: Promise<void>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
-  });
-  await Promise.race([exited, expired]);
-  try {
-    while (!done()) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(REAP_POLL_MS, remaining)));
-    }
-    return true;
-  } finally {
-    clearTimeout(timer);
   }
 }

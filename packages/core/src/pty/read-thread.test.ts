@@ -10,7 +10,7 @@ import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
-import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
+import { busy, isolatedEnv, readAll, turnMeter, waitForExit } from './test-kit.js';
 import type { PtyService } from './types.js';
 
 /** A read thread that counts its handovers, and whose worker a test can reach. */
@@ -69,7 +69,7 @@ describe('the read thread', () => {
   it('reads a flood whole and in order, and the exit comes after its last byte', async () => {
     const { thread, watch } = watchedThread();
     const { output, exit, chunksAfterExit } = await run('seq 1 300000', thread);
-    expect(watch.adopted).toBe(1);
+    expect(watch.adopted).toBeGreaterThanOrEqual(1);
     expect(output).toBe(seqText(1, 300000));
     expect(exit.exitCode).toBe(0);
     expect(chunksAfterExit).toBe(0);
@@ -80,8 +80,11 @@ describe('the read thread', () => {
     // The pause is what a quiet terminal is (QUIET_MS is 20 ms): the thread must give it back in it.
     const { output } = await run('seq 1 100000; sleep 0.3; seq 100001 200000; sleep 0.3; printf end', thread);
     expect(output).toBe(seqText(1, 200000) + 'end');
-    expect(watch.adopted).toBe(2);
-    expect(watch.quiet).toBe(2);
+    // Each seq is a flood the thread takes, and each pause gives it back. On a loaded machine a
+    // seq can itself stall past QUIET_MS, which is one more handover each way: what is checked is
+    // that every adoption ended with the terminal back on the loop.
+    expect(watch.adopted).toBeGreaterThanOrEqual(2);
+    expect(watch.quiet).toBe(watch.adopted);
   });
 
   it('hands small batches on in buffers of their own size, not in a 64 KiB one each', async () => {
@@ -104,34 +107,60 @@ describe('the read thread', () => {
   it('hands a flood on a slice per turn of the event loop, however far the thread read ahead', async () => {
     const { thread, watch } = watchedThread();
     // A main thread slower than the flood (2 ms a chunk): the thread reads ahead, up to 4 MiB.
-    let sinceTick = 0;
-    let mostPerTurn = 0;
-    let ticking = true;
-    const tick = () => {
-      mostPerTurn = Math.max(mostPerTurn, sinceTick);
-      sinceTick = 0;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const meter = turnMeter();
     const bytes = await new Promise<number>((resolve) => {
       let total = 0;
       spawnPtyProcess(
         { file: 'head', args: ['-c', String(8 * 1024 * 1024), '/dev/zero'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
         (chunk) => {
           total += chunk.length;
-          sinceTick += chunk.length;
-          const until = performance.now() + 2;
-          while (performance.now() < until) {
-            // busy, as a main thread with more to do per chunk
-          }
+          meter.add(chunk.length);
+          busy(2);
         },
         () => resolve(total),
       );
     });
-    ticking = false;
-    expect(watch.adopted).toBe(1);
+    const { mostPerTurn } = meter.stop();
+    // Once at least (a writer stalled past QUIET_MS on a loaded machine is handed back and taken again).
+    expect(watch.adopted).toBeGreaterThanOrEqual(1);
     expect(bytes).toBe(8 * 1024 * 1024);
     // 256 KiB a turn, plus the batch (up to 64 KiB) that crossed it.
+    expect(mostPerTurn).toBeLessThanOrEqual(320 * 1024);
+  });
+
+  it('a terminal that ends with MiBs read ahead hands them on a slice per turn too, then exits after the last', async () => {
+    const { thread } = watchedThread();
+    // A main thread far slower than the flood (8 ms a chunk), so the thread is up to 4 MiB ahead when the
+    // writer is killed and node-pty closes the terminal (at most 200 ms after the exit).
+    const meter = turnMeter();
+    let total = 0;
+    let afterExit = 0;
+    let killed = false;
+    const exit = await new Promise<PtyExit>((resolve) => {
+      let exited: PtyExit | undefined;
+      const child = spawnPtyProcess(
+        { file: 'head', args: ['-c', String(64 * 1024 * 1024), '/dev/zero'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 64 * 1024 } },
+        (chunk) => {
+          if (exited) afterExit++;
+          total += chunk.length;
+          meter.add(chunk.length);
+          if (!killed && total >= 1024 * 1024) {
+            killed = true;
+            process.kill(child.pid, 'SIGKILL');
+          }
+          busy(8);
+        },
+        (reported) => {
+          exited = reported;
+          setImmediate(() => resolve(reported));
+        },
+      );
+    });
+    const { mostPerTurn } = meter.stop();
+    expect(exit.signal).toBe('SIGKILL');
+    expect(afterExit).toBe(0);
+    // The thread had read well ahead when the terminal closed, and that was handed on in slices.
+    expect(total).toBeGreaterThan(1024 * 1024);
     expect(mostPerTurn).toBeLessThanOrEqual(320 * 1024);
   });
 

@@ -21,7 +21,8 @@ import { READ_THREAD_URL } from './read-thread-url.js';
  * read for QUIET_MS goes back to the event loop, whose epoll waits for it at
  * no cost, where this thread would have to poll. The main thread owns every
  * fd: before it closes one it takes it back with release(), which returns
- * only once the thread no longer reads it and its last batch was handed on.
+ * only once the thread no longer reads it, and settles once its last batch
+ * was handed on.
  */
 export interface ReadThreadSink {
   /**
@@ -41,8 +42,14 @@ export interface ThreadRead {
   /** Stops reading for now; bytes already read still arrive. */
   hold(): void;
   go(): void;
-  /** Takes the terminal back: when this returns, the thread no longer reads it and every byte it read was given to the sink. */
-  release(): void;
+  /**
+   * Takes the terminal back: when this returns, the thread no longer reads it.
+   * What it had read and not yet handed on still goes to the sink in turns,
+   * as before (a flood that ends leaves up to 4 MiB queued, and handing that on
+   * at once held the loop): the promise settles after the last of it, and
+   * undefined means nothing was left.
+   */
+  release(): Promise<void> | undefined;
 }
 
 export interface ReadThreadOptions {
@@ -63,6 +70,8 @@ export class ReadThread {
   private readonly sinks = new Map<number, ReadThreadSink>();
   /** Reports taken off the port and not yet handed on, oldest first. */
   private readonly queue: ReadThreadReport[] = [];
+  /** Terminals taken back whose queued reports are still being handed on: settled after their last one. */
+  private readonly releasing = new Map<number, () => void>();
   private handOn: NodeJS.Immediate | undefined;
   /** Batch buffers given back, sent to the thread together once a turn. */
   private returned: ArrayBuffer[] = [];
@@ -127,6 +136,10 @@ export class ReadThread {
 
   dispose(): void {
     if (this.dead) return;
+    // Terminals being released get what was read for them, now, so their close can go on.
+    if (this.releasing.size > 0) this.handOnAll();
+    for (const settle of this.releasing.values()) settle();
+    this.releasing.clear();
     this.dead = true;
     void this.worker.terminate();
     clearImmediate(this.handOn);
@@ -145,8 +158,8 @@ export class ReadThread {
     Atomics.notify(this.ctl, CTL.wake);
   }
 
-  private release(slot: number): void {
-    if (!this.sinks.has(slot)) return;
+  private release(slot: number): Promise<void> | undefined {
+    if (!this.sinks.has(slot)) return undefined;
     if (!this.dead) {
       Atomics.store(this.ctl, CTL.released, 0);
       this.command({ op: 'release', slot });
@@ -160,9 +173,14 @@ export class ReadThread {
         Atomics.wait(this.ctl, CTL.released, 0, left);
       }
     }
-    // Everything the thread posted before it let go is on the port now: hand it all on, in order.
-    this.handOnAll();
-    this.sinks.delete(slot);
+    // Everything the thread posted before it let go is on the port now: queued, in order, and handed on in turns.
+    this.takeFromPort();
+    if (!this.queue.some((report) => report.slot === slot)) {
+      this.sinks.delete(slot);
+      return undefined;
+    }
+    this.scheduleHandOn();
+    return new Promise((resolve) => this.releasing.set(slot, resolve));
   }
 
   /**
@@ -192,16 +210,35 @@ export class ReadThread {
     if (this.queue.length > 0) this.scheduleHandOn();
   }
 
-  /** Takes everything off the port and hands every queued report on, now. */
+  /** Takes everything off the port and hands every queued report on, now: only for a thread that died. */
   private handOnAll(): void {
+    this.takeFromPort();
+    this.handOnSome(Infinity);
+  }
+
+  private takeFromPort(): void {
     for (let message = receiveMessageOnPort(this.reports); message; message = receiveMessageOnPort(this.reports)) {
       this.queue.push(message.message as ReadThreadReport);
     }
-    this.handOnSome(Infinity);
+  }
+
+  /** A released terminal's last queued report was handed on: it is the caller's alone now. */
+  private settleRelease(slot: number): void {
+    const settle = this.releasing.get(slot);
+    if (!settle || this.queue.some((report) => report.slot === slot)) return;
+    this.releasing.delete(slot);
+    this.sinks.delete(slot);
+    settle();
   }
 
   /** Hands one report to its terminal; returns the bytes it carried. */
   private dispatch(report: ReadThreadReport): number {
+    const bytes = this.deliver(report);
+    if (this.releasing.size > 0) this.settleRelease(report.slot);
+    return bytes;
+  }
+
+  private deliver(report: ReadThreadReport): number {
     const sink = this.sinks.get(report.slot);
     if ('data' in report) {
       Atomics.sub(this.ctl, CTL.outstanding, report.data.byteLength);
@@ -211,6 +248,8 @@ export class ReadThread {
       else if (report.reusable) this.reuse(chunk.buffer as ArrayBuffer);
       return report.data.byteLength;
     }
+    // A terminal being released is no longer the thread's: it goes nowhere else but to its closer.
+    if (this.releasing.has(report.slot)) return 0;
     this.sinks.delete(report.slot);
     if ('quiet' in report) sink?.quiet();
     else sink?.ended(report.end);
@@ -226,6 +265,7 @@ export class ReadThread {
     if (this.dead) return;
     this.dead = true;
     this.handOnAll();
+    for (const slot of [...this.releasing.keys()]) this.settleRelease(slot);
     const sinks = [...this.sinks.values()];
     this.sinks.clear();
     for (const sink of sinks) sink.quiet();

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionId } from '@ptydeck/contract';
+import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from './types.js';
 
 /**
@@ -54,6 +54,24 @@ export function waitForExit(service: PtyService, id: SessionId, timeoutMs = 30_0
   });
 }
 
+/** Resolves with the session's info once `holds` is true of it: now, or at a later `pty.updated`. */
+export function waitForInfo(service: PtyService, id: SessionId, holds: (info: SessionInfo) => boolean, timeoutMs = 20_000): Promise<SessionInfo> {
+  return new Promise((resolve, reject) => {
+    const current = service.get(id);
+    if (current && holds(current)) return resolve(current);
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`session ${id}'s info did not change as expected within ${timeoutMs} ms; it is ${JSON.stringify(service.get(id))}`));
+    }, timeoutMs);
+    const off = service.on('pty.updated', (event) => {
+      if (event.info.id !== id || !holds(event.info)) return;
+      clearTimeout(timer);
+      off();
+      resolve(event.info);
+    });
+  });
+}
+
 /** Every retained byte of the session's output, as bytes. */
 export function readAll(service: PtyService, id: SessionId): Buffer {
   const result = service.read(id, { cursor: 0 });
@@ -81,4 +99,40 @@ export function isolatedEnv(): Record<string, string | undefined> {
     PTYDECK_STATE_DIR: undefined,
     PTYDECK_CONFIG_DIR: undefined,
   };
+}
+
+/**
+ * Counts what a test hands on between turns of the event loop (setImmediate
+ * ticks): the most in any one turn, and how many turns passed. Stop it once
+ * the work is done; the turn in progress is counted then.
+ */
+export function turnMeter(): { add(amount: number): void; stop(): { mostPerTurn: number; turns: number } } {
+  let sinceTick = 0;
+  let mostPerTurn = 0;
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    mostPerTurn = Math.max(mostPerTurn, sinceTick);
+    sinceTick = 0;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    add: (amount) => {
+      sinceTick += amount;
+    },
+    stop: () => {
+      ticking = false;
+      return { mostPerTurn: Math.max(mostPerTurn, sinceTick), turns };
+    },
+  };
+}
+
+/** Holds the thread for `ms`, as a main thread with more to do per chunk, or a synchronous spawn, does. */
+export function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
 }

@@ -1,4 +1,4 @@
-import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
+import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -160,6 +160,12 @@ export interface PtyService {
    * viewer shows the same thing. Ignored for a session that has exited.
    */
   setAttention(id: SessionId, attention: Attention | null): void;
+  /**
+   * Says what the session's shell is doing, as the agent tool follows it
+   * through the shell's marks (null: nobody knows); emits `pty.updated` on a
+   * change. Ignored for a session that has exited.
+   */
+  setShellActivity(id: SessionId, shell: ShellActivity | null): void;
   /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.

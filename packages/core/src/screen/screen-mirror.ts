@@ -167,7 +167,7 @@ export class ScreenMirror {
   }
 
   /**
-   * The MirrorScreen reads (see session-screen.ts), which a screen in another
+   * The MirrorScreen reads (see mirror-screen.ts), which a screen in another
    * thread can only answer later: the same as serialize() and screenText().
    */
   snapshot(scrollback: number): Promise<string> {

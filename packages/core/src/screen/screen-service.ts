@@ -3,9 +3,10 @@ import type { PtyService } from '../pty/types.js';
 import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenWorker, type ScreenWorkerOptions } from './screen-worker-host.js';
-import { MIRROR_SCROLLBACK, SessionScreen, type MirrorScreen, type ScreenReader, type SessionScreenDeps } from './session-screen.js';
+import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader } from './mirror-screen.js';
+import { SessionScreen, type SessionScreenDeps } from './session-screen.js';
 
-export type { MirrorScreen } from './session-screen.js';
+export type { MirrorScreen } from './mirror-screen.js';
 
 export interface ScreenSnapshot {
   /** Serialized screen and scrollback, to be written into a reset terminal. */

@@ -4,7 +4,7 @@ import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
 import { ScreenLostError } from './screen-lost-error.js';
-import type { MirrorScreen } from './session-screen.js';
+import type { MirrorScreen } from './mirror-screen.js';
 
 
 /**

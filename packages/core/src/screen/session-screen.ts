@@ -2,21 +2,12 @@ import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../pty/utf8.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
+import { BackgroundPacing, MIRROR_CHUNK } from './background-pacing.js';
+import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader } from './mirror-screen.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenLostError } from './screen-lost-error.js';
+import { skimTarget } from './skim-target.js';
 
-/**
- * Scrollback kept in each mirror; a resync restores this much history. Not
- * 10 000: serializing 10 000 lines took 215 to 300 ms of CPU and 934 KiB of
- * resync message (as much as replaying the log), against 20 to 110 ms and
- * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
- */
-export const MIRROR_SCROLLBACK = 1000;
-/**
- * Largest slice fed to a mirror at once in the background: small, so a read
- * waits behind little of another session's output.
- */
-const MIRROR_CHUNK = 64 * 1024;
 /**
  * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
  * because each slice is a round trip to the worker through the main loop,
@@ -24,75 +15,6 @@ const MIRROR_CHUNK = 64 * 1024;
  * ms in slices of MIRROR_CHUNK).
  */
 const READ_CHUNK = 1024 * 1024;
-/**
- * A screen this far behind its log skims ahead to the last SKIM_KEEP bytes
- * instead of drawing everything before them: a read then parses at most
- * SKIM_AFTER, however long a flood ran. Warm, xterm.js parses 30 to 45 MB/s
- * here, but during a 100-session flood the worker's thread waited for a CPU
- * longer than it ran, so a read's parse took three times its CPU time: at
- * 768 KiB reads took up to 90 ms. SKIM_KEEP still holds the
- * MIRROR_SCROLLBACK lines a resync restores for output colored word by word
- * (about 250 bytes a line), and four times that of plain text.
- */
-const SKIM_AFTER = 512 * 1024;
-const SKIM_KEEP = 256 * 1024;
-/**
- * The same for a read that wants only the visible screen (an agent's
- * terminal_read mode "screen"): it keeps enough to draw every cell of the
- * screen in a color of its own (a truecolor escape and a character, about
- * 20 bytes a cell), at least 32 KiB (hundreds of lines), and skims once
- * four times that behind. With the history limits, reads during a
- * 100-session flood parsed up to 455 KiB in 14 to 60 ms each and missed
- * 50 ms at p99; keeping 64 KiB, p99 was under 50 ms in 3 runs of 6,
- * keeping 32 KiB (80x24) in 6 of 6, run for run lower.
- */
-const SCREEN_SKIM_KEEP_MIN = 32 * 1024;
-const SCREEN_BYTES_PER_CELL = 20;
-const SCREEN_SKIM_FACTOR = 4;
-/**
- * Sessions whose bulk output is parsed as it arrives at once; when more
- * flood together, none is. A hundred sessions flooding at once, each within
- * LAZY_BACKLOG, kept the worker parsing 100 MiB eagerly on two cores that
- * the floods already filled, and an agent's screen read waited behind it.
- */
-const EAGER_FLOODS = 2;
-/** Unparsed output a mirror tolerates before it starts catching up in the background. */
-const LAZY_BACKLOG = 1024 * 1024;
-/** Background catch-up stops once the backlog is this small again. */
-const LAZY_RESUME = 256 * 1024;
-/** A session this long without output counts as quiet: its mirror then catches up in the background. */
-const QUIET_MS = 100;
-
-/**
- * A session's headless terminal as a session's screen uses it: a ScreenMirror
- * in this thread, or one in the screen worker (ScreenWorker). Reads are
- * promises because the worker answers later; a read asked for after a write
- * reflects that write, and nothing written after the read.
- */
-export interface MirrorScreen {
-  /** The size as of everything queued so far. */
-  readonly cols: number;
-  readonly rows: number;
-  /** Resolves once these bytes are parsed; rejects when they could not be (ScreenLostError when the terminal is gone). */
-  write(data: Uint8Array): Promise<void>;
-  /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
-  skim(data: Uint8Array): Promise<void>;
-  /** Applies after everything written before it. */
-  resize(cols: number, rows: number): void;
-  /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal. */
-  snapshot(scrollback: number): Promise<string>;
-  /** The visible screen as text, and whether the alternate screen is on. */
-  text(): Promise<{ text: string; altScreen: boolean }>;
-  /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
-  readonly lost: boolean;
-  /**
-   * Reads are answered after every write asked for before them, awaited or
-   * not (the worker serves a screen's requests in order), so a read can go
-   * out with the write it waits for instead of after its answer.
-   */
-  readonly readsFollowWrites: boolean;
-  dispose(): void;
-}
 
 export interface SessionScreenDeps {
   service: PtyService;
@@ -107,23 +29,11 @@ export interface SessionScreenDeps {
   eager: boolean;
   /**
    * The screens in a run of bulk output (more than a slice behind), shared
-   * by all of a service's screens: when more than EAGER_FLOODS of them
-   * flood at once, none of their floods is parsed eagerly (see floodRunsOn).
+   * by all of a service's screens, each by its BackgroundPacing: when more
+   * than EAGER_FLOODS of them flood at once, none of their floods is parsed
+   * eagerly.
    */
-  bulk: Set<SessionScreen>;
-}
-
-/** Reads what a caller wants off a screen, at the log position `cursor` it reflects. */
-export interface ScreenReader<T> {
-  /** Asked for the moment the screen reflects the log up to `cursor`, before any later output is written to it. */
-  read(screen: MirrorScreen, cursor: number): Promise<T>;
-  /** What to answer once the session is gone. */
-  gone(cursor: number): T;
-  /**
-   * Whether it reads the scrollback too (a resync's snapshot), so a screen
-   * far behind keeps SKIM_KEEP of it; otherwise it skims closer to the end.
-   */
-  readonly history: boolean;
+  bulk: Set<BackgroundPacing>;
 }
 
 /**
@@ -175,24 +85,8 @@ export class SessionScreen implements BackgroundParse {
   private busy = false;
   /** A write already failed and was reported: later failures of this mirror are not reported again. */
   private failed = false;
-  /** Queued with the background scheduler. */
-  private background = false;
-  /** The background catch-up goes all the way to the end (the session is quiet), not just under LAZY_RESUME. */
-  private toEnd = false;
-  /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
-  private bulkFrom: number | undefined;
-  /**
-   * Eager parsing stopped for a flood (bulk past LAZY_BACKLOG, or bulk
-   * while more than EAGER_FLOODS sessions flood) until the session goes
-   * quiet: reads and resyncs during it parse what they need (at most
-   * SKIM_AFTER), and the quiet catch-up skims to the end.
-   */
-  private flooding = false;
-  /** No output since the session went quiet: its catch-up is not a flood. */
-  private afterQuiet = false;
-  /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
-  private lastOutputAt = 0;
-  private quietTimer: NodeJS.Timeout | undefined;
+  /** When this screen parses in the background (see BackgroundPacing). */
+  private readonly pacing: BackgroundPacing;
   private disposed = false;
   /** Size changes, applied when parsing reaches the log position where they happened. */
   private resizes: Array<{ at: number; cols: number; rows: number }> = [];
@@ -208,22 +102,19 @@ export class SessionScreen implements BackgroundParse {
   ) {
     this.mirrorSize = { cols, rows };
     this.size = { cols, rows };
+    this.pacing = new BackgroundPacing({
+      eager: deps.eager,
+      bulk: deps.bulk,
+      parsed: () => this.parsed,
+      end: () => this.end,
+      request: () => deps.scheduler.request(this),
+    });
   }
 
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
-    this.afterQuiet = false;
-    if (this.deps.eager && !this.flooding) {
-      this.toEnd = true;
-      this.queueBackground();
-      return;
-    }
-    this.toEnd = false; // not quiet any more
-    this.lastOutputAt = performance.now();
-    // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
-    this.quietTimer ??= this.armQuietTimer(QUIET_MS);
-    if (!this.deps.eager && this.end - this.parsed > LAZY_BACKLOG) this.queueBackground();
+    this.pacing.grew();
   }
 
   /** Cursor one past the last byte parsed (for the worker's screens, handed to it to parse in order). */
@@ -283,20 +174,12 @@ export class SessionScreen implements BackgroundParse {
    * spent, or null once the backlog is small again (or the mirror is gone).
    */
   async backgroundSlice(): Promise<number | null> {
-    if (this.disposed || this.end - this.parsed <= (this.toEnd ? 0 : LAZY_RESUME)) {
-      this.background = false;
+    if (this.disposed || this.pacing.caughtUp()) {
+      this.pacing.stopped();
       return null;
     }
     if (this.busy) return 0; // a read is catching up; it gets there first
-    if (this.deps.eager && this.floodRunsOn()) {
-      // A flood: parsing it in the background, even at a quarter of the time, took CPU its delivery
-      // needed (bench figure 2, two cores), and a read during it skims most of it anyway.
-      this.flooding = true;
-      this.background = false;
-      this.lastOutputAt = performance.now();
-      this.quietTimer ??= this.armQuietTimer(QUIET_MS);
-      return null;
-    }
+    if (this.pacing.holdsForFlood()) return null;
     const started = performance.now();
     await this.parseSlice(MIRROR_CHUNK);
     // A read asked for while this slice was parsing in this thread found the
@@ -305,65 +188,11 @@ export class SessionScreen implements BackgroundParse {
     return performance.now() - started;
   }
 
-  /**
-   * Eager parsing in the worker goes on up to LAZY_BACKLOG of bulk output (a
-   * build's log, a reload's worth: ready when a viewer comes back) and stops
-   * past it, for a flood, until the session is quiet; so it does for every
-   * session in bulk while more than EAGER_FLOODS are. Output that fits a
-   * slice (a prompt, an echo) ends a run of bulk.
-   */
-  private floodRunsOn(): boolean {
-    const { bulk } = this.deps;
-    if (this.end - this.parsed <= MIRROR_CHUNK) {
-      this.endBulk();
-      return false;
-    }
-    // Catching up once quiet is not a flood, however many catch up together (skimming bounds each).
-    if (this.afterQuiet) return false;
-    this.bulkFrom ??= this.parsed;
-    bulk.add(this);
-    return this.parsed - this.bulkFrom > LAZY_BACKLOG || bulk.size > EAGER_FLOODS;
-  }
-
-  private endBulk(): void {
-    this.bulkFrom = undefined;
-    this.deps.bulk.delete(this);
-  }
-
   dispose(): void {
     this.disposed = true;
-    this.endBulk();
-    clearTimeout(this.quietTimer);
-    this.quietTimer = undefined;
+    this.pacing.dispose();
     this.settleWaiters(true);
     this.mirror?.dispose();
-  }
-
-  private queueBackground(): void {
-    if (this.background || this.disposed) return;
-    this.background = true;
-    this.deps.scheduler.request(this);
-  }
-
-  private armQuietTimer(ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.quietTimer = undefined;
-      if (this.disposed) return;
-      const quietFor = performance.now() - this.lastOutputAt;
-      if (quietFor < QUIET_MS) {
-        this.quietTimer = this.armQuietTimer(QUIET_MS - quietFor);
-        return;
-      }
-      // The flood is over: catch up (skimming most of it), with a run of bulk of its own.
-      this.flooding = false;
-      this.endBulk();
-      this.afterQuiet = true;
-      if (this.end <= this.parsed) return;
-      this.toEnd = true;
-      this.queueBackground();
-    }, ms);
-    timer.unref();
-    return timer;
   }
 
   private screen(): MirrorScreen {
@@ -479,27 +308,14 @@ export class SessionScreen implements BackgroundParse {
     return false;
   }
 
-  /**
-   * Where to skim to when more than SKIM_AFTER behind: the first line start
-   * in the last SKIM_KEEP bytes (an escape sequence or a character never
-   * spans a line feed), or a pending resize before that, which is applied
-   * where it happened before skimming on. Undefined: parse, do not skim.
-   */
+  /** Where to skim to (see skimTarget), or undefined to parse. */
   private skimTarget(nextResize: number | undefined): number | undefined {
     const end = this.logEnd();
     // Background parsing keeps history for a resync to come; so does a read when any waiting read wants it.
     const screenOnly = this.waiters.length > 0 && !this.waiters.some((waiter) => waiter.history);
-    const keep = screenOnly ? Math.max(SCREEN_SKIM_KEEP_MIN, this.size.cols * this.size.rows * SCREEN_BYTES_PER_CELL) : SKIM_KEEP;
-    if (end - this.parsed <= (screenOnly ? keep * SCREEN_SKIM_FACTOR : SKIM_AFTER)) return undefined;
-    const keepFrom = end - keep;
-    if (nextResize !== undefined && nextResize <= keepFrom) return nextResize > this.parsed ? nextResize : undefined;
-    try {
-      const probe = this.deps.service.read(this.id, { cursor: keepFrom, maxBytes: 4096 });
-      const lineFeed = probe.data.indexOf(0x0a);
-      return lineFeed < 0 ? probe.cursor : probe.cursor + lineFeed + 1;
-    } catch {
-      return undefined; // removed meanwhile
-    }
+    return skimTarget({ parsed: this.parsed, end, nextResize, screenOnly, ...this.size }, (cursor, maxBytes) =>
+      this.deps.service.read(this.id, { cursor, maxBytes }),
+    );
   }
 
   /** Applies the resizes made up to `through`, a position the screen has been given everything before. */

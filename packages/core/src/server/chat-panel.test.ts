@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket, type MessageQueue } from './testing/http.js';
-import { descendantsOf, survivorsOf, until } from './testing/reliability.js';
+import { descendantsOf, environValue, survivorsOf, until } from './testing/reliability.js';
 import { readAll, waitForExit } from '../pty/test-kit.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
@@ -253,7 +253,7 @@ describe("a chat's processes are semi-trusted, as a session's are", () => {
     // The agent's MCP server stays up while its terminal_run waits on the sleep.
     p.send({ type: 'chat.prompt', chatId: chat.id, text: 'mcp sleep 60' });
     await p.next((m) => m.type === 'event' && m.event.type === 'pty.created' && m.event.info.owner === chat.owner);
-    const binding = findEnvironValue('PTYDECK_CHAT_BINDING');
+    const binding = environValue('PTYDECK_CHAT_BINDING');
     expect(binding, "the chat's MCP server is running with its binding").toBeDefined();
 
     // What any shell of the developer's user can do: present the binding with the agent token from server.json.
@@ -275,22 +275,6 @@ describe("a chat's processes are semi-trusted, as a session's are", () => {
     await p.next((m) => m.type === 'chat.closed' && m.chatId === chat.id);
   });
 });
-
-/** The value of `name` in the environment of the first process of this user that carries it. */
-function findEnvironValue(name: string): string | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
-    const found = environ.split('\0').find((variable) => variable.startsWith(`${name}=`));
-    if (found) return found.slice(name.length + 1);
-  }
-  return undefined;
-}
 
 describe('shutting down with chats open', () => {
   it('ends every agent, what each started itself, and every shell they opened', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { assertPrivateState, readDiscovery, removeDiscovery, resolveStateDir, UnsafeStateError, writeDiscovery } from './discovery.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'ptydeck-discovery-'));
-const record = (pid = process.pid, instance = 'a') => ({ url: 'http://127.0.0.1:1234', token: 't'.repeat(43), pid, instance });
+const record = (pid = process.pid, instance = 'a') => ({ url: 'http://127.0.0.1:1234', token: 't'.repeat(43), pid, instance, protocol: 1 });
 
 describe('resolveStateDir', () => {
   it('prefers PTYDECK_STATE_DIR, then XDG_STATE_HOME/ptydeck, then ~/.local/state/ptydeck', () => {
@@ -23,6 +23,13 @@ describe('discovery file', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(stateDir)).toEqual(['server.json']);
     expect(readDiscovery(stateDir)).toEqual({ status: 'live', record: record(), path });
+  });
+
+  it('reads a file from before the host protocol as protocol 0', () => {
+    const stateDir = dir();
+    const { protocol: _dropped, ...old } = record();
+    writeDiscovery(old, stateDir);
+    expect(readDiscovery(stateDir)).toMatchObject({ status: 'live', record: { ...old, protocol: 0 } });
   });
 
   it('is reported stale when its pid is dead', () => {

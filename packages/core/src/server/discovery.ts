@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { isProcessAlive } from './process-identity.js';
 
 /** What a running ptydeck publishes so `ptydeck mcp` and agents can find it. */
 export const DiscoveryRecord = z.object({
@@ -10,6 +11,8 @@ export const DiscoveryRecord = z.object({
   token: z.string().min(1),
   pid: z.number().int().positive(),
   instance: z.string().min(1),
+  /** HOST_PROTOCOL_VERSION of the host that wrote it; a file from before there was one says nothing, read as 0. */
+  protocol: z.number().int().nonnegative().default(0),
 });
 export type DiscoveryRecord = z.infer<typeof DiscoveryRecord>;
 
@@ -84,7 +87,7 @@ function assertPrivateStateDir(stateDir: string, uid: number | undefined): void 
  * not even for the instant between create and chmod. A directory it creates
  * is 0700; an existing one must pass assertPrivateState.
  */
-export function writeDiscovery(record: DiscoveryRecord, stateDir: string = resolveStateDir()): string {
+export function writeDiscovery(record: z.input<typeof DiscoveryRecord>, stateDir: string = resolveStateDir()): string {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   // The file is about to be replaced, so only the directory's own safety matters here.
   assertPrivateStateDir(stateDir, process.getuid?.());
@@ -147,16 +150,6 @@ export function removeDiscovery(instance: string, stateDir: string = resolveStat
   if (found.status !== 'invalid' && found.record.instance !== instance) return;
   if (found.status === 'invalid') return;
   rmSync(found.path, { force: true });
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function statOrUndefined(stat: () => Stats): Stats | undefined {

@@ -43,6 +43,8 @@ export interface LocalServer {
   agents: AgentRegistry;
   /** Chats with ACP agents. */
   chats: ChatHost;
+  /** Panel sockets open right now. */
+  panelCount(): number;
   /** The panel URL with a fresh one-time ticket, for a browser. */
   panelUrl(): string;
   /** Stops serving, removes the discovery file and disposes the sessions if it created the service. */
@@ -108,6 +110,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,
+      route: options.route,
       chats,
       chatBindings,
     });
@@ -137,6 +140,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     tool,
     agents: started.agents,
     chats,
+    panelCount: () => started.panelCount(),
     panelUrl: () => started.panelUrl(),
     close: () =>
       (closing ??= (async () => {

@@ -10,6 +10,7 @@ import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
+import { clientCwdOf } from './client-cwd.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -151,7 +152,7 @@ export class McpHttpEndpoint {
     if (refusal) return respondJson(res, 400, refusal);
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     this.makeRoom();
-    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding);
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req));
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
   }
@@ -202,7 +203,7 @@ export class McpHttpEndpoint {
     session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
-  private open(kind: 'http' | 'stdio', binding?: ChatBinding): McpSession {
+  private open(kind: 'http' | 'stdio', binding?: ChatBinding, cwd?: string): McpSession {
     // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
     const connectionId = binding?.owner ?? `agent-${randomUUID()}`;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -214,7 +215,7 @@ export class McpHttpEndpoint {
     const server = this.createServer({
       id: connectionId,
       transport: kind,
-      ...(binding ? { ownerName: binding.agentName, cwd: binding.cwd } : {}),
+      ...(binding ? { ownerName: binding.agentName, cwd: binding.cwd } : cwd ? { cwd } : {}),
       onInitialized: (client) =>
         this.agents.add({
           id: connectionId,

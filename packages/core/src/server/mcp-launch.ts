@@ -7,7 +7,11 @@ import type { McpLaunch } from '@ptydeck/contract';
  * else's package): the panel's set-up snippets name this checkout's launcher.
  */
 export function mcpLaunchCommand(): McpLaunch {
-  // dist/server/mcp-launch.js → packages/core/bin/ptydeck.js
-  const launcher = fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
-  return { command: 'node', args: [launcher, 'mcp'] };
+  return { command: 'node', args: [ptydeckLauncher(), 'mcp'] };
+}
+
+/** This checkout's `ptydeck` launcher, absolute. */
+export function ptydeckLauncher(): string {
+  // dist/server/mcp-launch.js (and dist/bundle/*.js) → packages/core/bin/ptydeck.js
+  return fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
 }

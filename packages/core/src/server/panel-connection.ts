@@ -3,67 +3,27 @@ import type { WebSocket, RawData } from 'ws';
 import {
   DisposableStore,
   formatZodIssues,
-  OUTPUT_FRAME_HEAD_ROOM,
   PanelClientMessage,
   reportError,
-  writeOutputFrameHead,
   type ErrorReporter,
   type McpLaunch,
   type PanelServerMessage,
   type SessionId,
 } from '@ptydeck/contract';
-import { BufferPool } from '../pty/buffer-pool.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
-import { ViewerWindow } from './viewer-window.js';
+import type { ScreenService } from '../screen/screen-service.js';
+import { ViewerStreams } from './viewer-streams.js';
+import { spawnTurnsOf } from '../pty/spawn-turns.js';
 
-/** Output bytes per binary frame. */
-const FRAME_BYTES = 64 * 1024;
-/**
- * A viewer whose acknowledged cursor trails the log's head by more than this,
- * or by more than twice its window when that is larger, is resynced instead
- * of replayed.
- */
-export const LAG_LIMIT = 1024 * 1024;
-/**
- * Least time between two resyncs of a lagging viewer: each one makes the
- * session's mirror parse everything up to the head at full speed, which a
- * flood cannot afford on every ack.
- */
-const RESYNC_GAP_MS = 200;
-/** Socket backlog at which streaming to all viewers stops until it drains (control messages, many sessions). */
-const HIGH_WATER = 1024 * 1024;
-/** Backlog under which a stalled socket resumes. */
-const LOW_WATER = 256 * 1024;
-/**
- * Frame buffers kept for reuse (see BufferPool): as many as fit the backlog
- * streaming stops at, and a few being filled. A frame's buffer goes back in
- * the socket's write callback, which fires once the kernel has the bytes or
- * the write failed.
- */
-const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
 /**
  * Control messages are never dropped, so a client that stops reading while
  * they pile up (or floods requests without reading the replies) is cut off
  * here; it reconnects and resumes from its cursors.
  */
 const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
-/**
- * Output that arrives within this long of the previous send waits for the
- * next one, so a flood goes out in frames of up to FRAME_BYTES instead of one
- * frame (and one socket write) per PTY read of about 4 KiB: those writes were
- * most of the core's CPU while delivering a flood.
- */
-const COALESCE_MS = 2;
-/**
- * A chunk smaller than this is interactive output (an echo, a prompt), sent
- * at once whatever else streams: only a reader falling behind a writer gets
- * full reads (up to 4095 bytes), so only floods wait.
- */
-const INTERACTIVE_CHUNK = 1024;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -84,66 +44,41 @@ export interface PanelConnectionDeps {
   chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed'>;
 }
 
-interface Viewer {
-  id: SessionId;
-  /** Next byte to send this viewer. */
-  cursor: number;
-  /** One past the last byte the viewer acknowledged as parsed; `cursor - acked` is in flight. */
-  acked: number;
-  /** How much may be in flight: sized from the pace of its acks. */
-  window: ViewerWindow;
-  /** When it was last resynced. */
-  resyncedAt: number;
-  /**
-   * Whether it acknowledged output since its last resync for lag: one that
-   * never acks is resynced once, then left alone, not resynced on a loop.
-   */
-  ackedSinceResync: boolean;
-  /** Bumped on every attach/resync so a late snapshot for an old one is dropped. */
-  generation: number;
-  state: 'live' | 'resyncing';
-}
-
 /**
  * One panel WebSocket: the control stream of session events, per-session
- * output from each viewer's own cursor, and the input coming back. The PTY is
- * never paused for a viewer: each gets at most its window (ViewerWindow:
- * ACK_WINDOW or more, as much as it parses in TARGET_DELAY_MS) ahead of what
- * it acknowledged as parsed and, once too far behind the log, is handed the
- * mirrored screen and told what it skipped.
+ * output (ViewerStreams: each viewer from its own cursor, within its window),
+ * and the requests and input coming back.
  */
 export class PanelConnection {
-  private readonly viewers = new Map<SessionId, Viewer>();
   private readonly subscriptions = new DisposableStore();
-  private readonly frames = new BufferPool(OUTPUT_FRAME_HEAD_ROOM + FRAME_BYTES, SPARE_FRAMES);
-  private stalled = false;
+  private readonly streams: ViewerStreams;
   private closed = false;
-  /** When output was last pumped, and the viewers waiting for the next pump. */
-  private lastPump = Number.NEGATIVE_INFINITY;
-  private readonly due = new Set<Viewer>();
-  private pumpTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly deps: PanelConnectionDeps,
   ) {
     const { service, agents } = deps;
+    this.streams = new ViewerStreams({
+      ws,
+      service,
+      screens: deps.screens,
+      ...(deps.socket ? { socket: deps.socket } : {}),
+      send: (message) => this.send(message),
+      onWriteError: () => this.dispose(),
+      report: (error, context) => this.report(error, context),
+    });
     const subscriptions = this.subscriptions;
     subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
     subscriptions.add(
       service.on('pty.removed', (event) => {
-        this.viewers.delete(event.id);
+        this.streams.detach(event.id);
         this.send({ type: 'event', event });
       }),
     );
-    subscriptions.add(
-      service.on('pty.data', (event) => {
-        const viewer = this.viewers.get(event.id);
-        if (viewer) this.schedulePump(viewer, event.data.length);
-      }),
-    );
+    subscriptions.add(service.on('pty.data', (event) => this.streams.output(event.id, event.data.length)));
     subscriptions.add(agents.onAdded((agent) => this.send({ type: 'agent.added', agent })));
     subscriptions.add(agents.onRemoved((agent) => this.send({ type: 'agent.removed', id: agent.id })));
     const { chats } = deps;
@@ -175,10 +110,8 @@ export class PanelConnection {
   dispose(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.pumpTimer);
-    this.due.clear();
     this.subscriptions.dispose();
-    this.viewers.clear();
+    this.streams.dispose();
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -244,21 +177,24 @@ export class PanelConnection {
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
     switch (message.type) {
       case 'attach':
-        return this.attach(message.id, message.cursor);
+        return this.streams.attach(message.id, message.cursor);
       case 'detach':
-        this.viewers.delete(message.id);
-        return;
+        return this.streams.detach(message.id);
       case 'ack':
-        return this.ack(message.id, message.cursor);
+        return this.streams.ack(message.id, message.cursor);
       case 'input':
         return service.write(message.id, message.data);
       case 'resize':
         return this.resize(message.id, message.cols, message.rows);
-      case 'create': {
-        // Always the user's own shell: the renderer never chooses what runs.
-        const info = service.create({ source: 'user', cols: message.cols, rows: message.rows });
-        return this.send({ type: 'created', requestId: message.requestId, info });
-      }
+      case 'create':
+        // Always the user's own shell: the renderer never chooses what runs. Spawned in its turn (spawn-turns.ts).
+        spawnTurnsOf(service)
+          .run(() => service.create({ source: 'user', cols: message.cols, rows: message.rows }))
+          .then(
+            (info) => this.send({ type: 'created', requestId: message.requestId, info }),
+            (error: unknown) => this.replyWithError(error, message.requestId),
+          );
+        return;
       case 'close': {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
@@ -282,209 +218,6 @@ export class PanelConnection {
     }
   }
 
-  private attach(id: SessionId, cursor: number | null): void {
-    const { service } = this.deps;
-    if (!service.get(id)) throw new PtyError('no_such_session', `no such session: ${id}`);
-    const previous = this.viewers.get(id);
-    const start = cursor ?? 0;
-    const viewer: Viewer = {
-      id,
-      cursor: start,
-      acked: start,
-      window: new ViewerWindow(start),
-      resyncedAt: Number.NEGATIVE_INFINITY,
-      ackedSinceResync: true,
-      generation: (previous?.generation ?? 0) + 1,
-      state: 'live',
-    };
-    this.viewers.set(id, viewer);
-    // Without a cursor (first open, reload), or with one this log cannot serve, restore the screen first.
-    // Probe without a cursor: it reports the oldest retained byte and the end.
-    const probe = service.read(id, { maxBytes: 1 });
-    if (cursor === null || cursor > probe.end || cursor < probe.cursor) {
-      this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
-      return;
-    }
-    this.pump(viewer);
-  }
-
-  /** Pumps interactive output and output after a quiet spell at once; during a flood, at most every COALESCE_MS. */
-  private schedulePump(viewer: Viewer, chunkBytes: number): void {
-    if (chunkBytes < INTERACTIVE_CHUNK) {
-      this.pump(viewer);
-      return;
-    }
-    if (this.pumpTimer !== undefined) {
-      this.due.add(viewer);
-      return;
-    }
-    const now = performance.now();
-    const wait = this.lastPump + COALESCE_MS - now;
-    if (wait <= 0) {
-      this.lastPump = now;
-      this.pump(viewer);
-      return;
-    }
-    this.due.add(viewer);
-    this.pumpTimer = setTimeout(() => {
-      this.pumpTimer = undefined;
-      this.lastPump = performance.now();
-      const due = [...this.due];
-      this.due.clear();
-      this.corked(() => {
-        for (const v of due) this.pump(v);
-      });
-    }, wait);
-  }
-
-  /** Credits the viewer with what it parsed; acks for another session, or older than known, change nothing. */
-  private ack(id: SessionId, cursor: number): void {
-    const viewer = this.viewers.get(id);
-    if (!viewer || cursor <= viewer.acked) return;
-    const blocked = viewer.cursor - viewer.acked >= viewer.window.size;
-    // Never credit bytes that were not sent: a bogus ack cannot open the window wider.
-    viewer.acked = Math.min(cursor, viewer.cursor);
-    viewer.window.ack(viewer.acked, performance.now());
-    viewer.ackedSinceResync = true;
-    // Only a viewer the window held back has output waiting for this ack. Pumping on every ack sent
-    // whatever a flood had added since the last frame, between the coalesced ones: frames of 24 KiB
-    // on average instead of up to FRAME_BYTES, each a socket write on loopback TCP.
-    if (blocked) this.pump(viewer);
-  }
-
-  /** Streams from the viewer's cursor while its window has room and the socket keeps up. */
-  private pump(viewer: Viewer): void {
-    if (this.closed || viewer.state !== 'live' || this.viewers.get(viewer.id) !== viewer) return;
-    const { service } = this.deps;
-    for (;;) {
-      if (this.ws.bufferedAmount >= HIGH_WATER) {
-        this.stalled = true;
-        return;
-      }
-      const window = viewer.window.size;
-      const room = window - (viewer.cursor - viewer.acked);
-      // A full window still reads one byte: where the log ends and whether it trimmed past us.
-      // Otherwise the output is copied into a frame buffer, after room for the frame's head, and the
-      // buffer is reused once the socket wrote it.
-      const frame = room > 0 ? this.frames.take() : undefined;
-      let slice;
-      try {
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, into: frame?.subarray(OUTPUT_FRAME_HEAD_ROOM) });
-      } catch {
-        if (frame) this.frames.give(frame);
-        this.viewers.delete(viewer.id);
-        return;
-      }
-      const trimmed = slice.skipped > 0;
-      const lagging = trimmed || slice.end - viewer.acked > Math.max(LAG_LIMIT, 2 * window);
-      // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
-      if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
-        if (frame) this.frames.give(frame);
-        this.resync(viewer, viewer.cursor, true);
-        return;
-      }
-      if (!frame || slice.data.length === 0) {
-        if (frame) this.frames.give(frame);
-        return;
-      }
-      const start = writeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }, frame, OUTPUT_FRAME_HEAD_ROOM);
-      this.sendFrame(frame.subarray(start, OUTPUT_FRAME_HEAD_ROOM + slice.data.length), frame);
-      viewer.cursor = slice.next;
-      viewer.window.sent(slice.next, performance.now());
-    }
-  }
-
-  private mayResync(viewer: Viewer): boolean {
-    return viewer.ackedSinceResync && performance.now() - viewer.resyncedAt >= RESYNC_GAP_MS;
-  }
-
-  /**
-   * Hands the viewer the mirrored screen and continues from where that screen
-   * ends, with a fresh window. Frames already in flight still arrive first and
-   * are covered by the screen. `seen` is where the viewer's own output ends
-   * (null when it has none). If the mirror cannot produce the screen, the
-   * viewer continues from the log instead (replayLog): either way it leaves
-   * 'resyncing'.
-   */
-  private resync(viewer: Viewer, seen: number | null, forLag = false): void {
-    viewer.state = 'resyncing';
-    viewer.resyncedAt = performance.now();
-    if (forLag) viewer.ackedSinceResync = false;
-    const generation = viewer.generation;
-    const current = () => !this.closed && this.viewers.get(viewer.id) === viewer && viewer.generation === generation;
-    new Promise<ScreenSnapshot>((resolve) => resolve(this.deps.screens.snapshot(viewer.id)))
-      .then(
-        (snapshot) => {
-          if (current()) this.restore(viewer, seen, snapshot);
-        },
-        (error: unknown) => {
-          this.report(error, `restoring the screen of session ${viewer.id} failed; replaying its log instead`);
-          if (current()) this.replayLog(viewer, seen);
-        },
-      )
-      .catch((error: unknown) => this.report(error, `resyncing session ${viewer.id} failed`));
-  }
-
-  private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
-    const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
-    this.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
-    viewer.cursor = snapshot.cursor;
-    viewer.acked = snapshot.cursor;
-    viewer.window.restart(snapshot.cursor);
-    viewer.state = 'live';
-    this.pump(viewer);
-  }
-
-  /**
-   * The fallback when the mirror cannot produce a screen: the log itself. A
-   * viewer whose own output the log still continues carries on from where it
-   * ends, its screen intact and nothing skipped. One with no output yet, or
-   * whose cursor the log has trimmed past, is reset (an empty screen) and
-   * replayed from the oldest byte the log keeps, told that everything before
-   * it was skipped. The snapshot is not retried at once: it would most likely
-   * fail the same way, at the cost of a full-speed parse each time, while the
-   * log is always there; a viewer that falls behind again is resynced again,
-   * no sooner than RESYNC_GAP_MS later, which is the retry.
-   */
-  private replayLog(viewer: Viewer, seen: number | null): void {
-    let oldest: number;
-    try {
-      oldest = this.deps.service.read(viewer.id, { maxBytes: 1 }).cursor;
-    } catch {
-      this.viewers.delete(viewer.id); // removed meanwhile
-      return;
-    }
-    if (seen === null || seen < oldest) {
-      this.send({ type: 'resync', id: viewer.id, cursor: oldest, skipped: oldest - (seen ?? 0), screen: '' });
-      viewer.cursor = oldest;
-      viewer.acked = oldest;
-    } else {
-      viewer.cursor = seen;
-      viewer.acked = Math.min(viewer.acked, seen);
-    }
-    viewer.window.restart(viewer.acked);
-    viewer.state = 'live';
-    this.pump(viewer);
-  }
-
-  private onDrained(): void {
-    if (!this.stalled || this.ws.bufferedAmount > LOW_WATER) return;
-    this.stalled = false;
-    this.corked(() => {
-      for (const viewer of [...this.viewers.values()]) this.pump(viewer);
-    });
-  }
-
-  private corked(sendAll: () => void): void {
-    const { socket } = this.deps;
-    socket?.cork();
-    try {
-      sendAll();
-    } finally {
-      socket?.uncork();
-    }
-  }
-
   private send(message: PanelServerMessage): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
     if (this.ws.bufferedAmount > CONTROL_BACKLOG_LIMIT) {
@@ -493,32 +226,7 @@ export class PanelConnection {
       this.dispose();
       return;
     }
-    this.ws.send(JSON.stringify(message), (error) => (error ? this.dispose() : this.onDrained()));
-  }
-
-  /**
-   * One output frame as one WebSocket message in two fragments, head and
-   * payload, so the payload is not copied again to join them (that copy and
-   * its garbage were a tenth of the core's CPU delivering a flood). Nothing
-   * can come between the two sends: they are synchronous, and corked into
-   * one socket write.
-   */
-  /**
-   * Sends one output frame, head and payload in one message (a message in two
-   * fragments cost the receiver a copy to join them); `buffer`, which holds
-   * it, is reused once the socket is done with it.
-   */
-  private sendFrame(message: Uint8Array, buffer: Uint8Array): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) {
-      this.frames.give(buffer);
-      return;
-    }
-    this.ws.send(message, { binary: true }, (error) => {
-      // The write is done or failed: nothing reads the buffer any more.
-      this.frames.give(buffer);
-      if (error) this.dispose();
-      else this.onDrained();
-    });
+    this.ws.send(JSON.stringify(message), (error) => (error ? this.dispose() : this.streams.drained()));
   }
 
   private error(code: string, message: string, requestId?: string): void {

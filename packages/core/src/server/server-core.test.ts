@@ -2,6 +2,7 @@ import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { newChallenge, proofHolds } from './server-proof.js';
 import { startServerCore, type ServerCore } from './server-core.js';
@@ -58,13 +59,13 @@ afterEach(async () => {
 });
 
 describe('discovery file', () => {
-  it('is written 0600 with url, token, pid and instance, and removed on close', async () => {
+  it('is written 0600 with url, token, pid, instance and the host protocol, and removed on close', async () => {
     const file = join(stateDir, 'server.json');
     expect(core.discoveryFile).toBe(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const record = JSON.parse(readFileSync(file, 'utf8'));
     // The agent token only: the panel token is never written anywhere.
-    expect(record).toEqual({ url: core.url, token: core.agentToken, pid: process.pid, instance: core.instance });
+    expect(record).toEqual({ url: core.url, token: core.agentToken, pid: process.pid, instance: core.instance, protocol: HOST_PROTOCOL_VERSION });
     expect(readFileSync(file, 'utf8')).not.toContain(core.panelToken);
     await core.close();
     expect(existsSync(file)).toBe(false);

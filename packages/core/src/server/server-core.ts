@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
 import {
+  HOST_PROTOCOL_VERSION,
   MCP_PATH,
   PANEL_ACCESS_PATH,
   PANEL_SUBPROTOCOL,
@@ -25,7 +26,14 @@ import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
-import { judgePeerFromProc, type PeerJudge } from './peer-process.js';
+import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
+
+/**
+ * A route the core does not know (the host's /stop), tried after the core's
+ * own and before static files, with the Host/Origin checks already passed.
+ * `judge` names the asking process as /ticket does. Answers whether it handled the request.
+ */
+export type ServerRoute = (req: IncomingMessage, res: ServerResponse, asker: { pathname: string; judge(): PeerVerdict }) => boolean;
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -86,6 +94,8 @@ export interface ServerCoreOptions {
   chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
   /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
   chatBindings?: ChatBindings;
+  /** One more route, e.g. the host's /stop. */
+  route?: ServerRoute;
 }
 
 export interface ServerCore {
@@ -103,6 +113,8 @@ export interface ServerCore {
   agents: AgentRegistry;
   /** Path of the discovery file written, if any. */
   discoveryFile: string | undefined;
+  /** Panel sockets open right now. */
+  panelCount(): number;
   panelUrl(): string;
   close(): Promise<void>;
 }
@@ -206,6 +218,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       res.end();
       return;
     }
+    if (options.route?.(req, res, { pathname: url.pathname, judge: () => judgePeer(req.socket, sessionPids) })) return;
     // Static files carry no secret: the page asks for credentials itself.
     files.serve(req, res, url.pathname, hostHeader);
   };
@@ -285,7 +298,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   let discoveryFile: string | undefined;
   if (options.writeDiscovery ?? true) {
     try {
-      discoveryFile = writeDiscovery({ url, token: agentToken, pid: process.pid, instance }, stateDir);
+      discoveryFile = writeDiscovery({ url, token: agentToken, pid: process.pid, instance, protocol: HOST_PROTOCOL_VERSION }, stateDir);
     } catch (error) {
       server.close();
       bounds.dispose();
@@ -324,6 +337,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     instance,
     agents,
     discoveryFile,
+    panelCount: () => panels.size,
     panelUrl,
     close,
   };

@@ -62,6 +62,21 @@ function processTable(): ProcessEntry[] {
   return entries;
 }
 
+/** The value of `name` in the environment of the first live process (readable to us) that carries it. */
+export function environValue(name: string): string | undefined {
+  for (const { pid } of processTable()) {
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue; // another user's, or gone
+    }
+    const found = environ.split('\0').find((variable) => variable.startsWith(`${name}=`));
+    if (found) return found.slice(name.length + 1);
+  }
+  return undefined;
+}
+
 /**
  * Live processes that belong to any of the given sessions: node-pty starts
  * each child with setsid(), so a session's pid is its session id and the id

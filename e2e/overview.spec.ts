@@ -1,0 +1,30 @@
+// The overview's agent cards say what each shell is doing: a persistent shell
+// back at its prompt is idle, with how its last command ended, never "running"
+// under the title of a command that has finished.
+import { expect, keepScreenshot, test } from './fixtures.js';
+
+interface Run { id: string; outcome: string; exit_code: number | null }
+
+test("an agent's shell at its prompt reads as idle with its last command's exit code, and as running only while a command runs", async ({ panel: page, agent }) => {
+  const first = await agent.call<Run>('terminal_run', { command: 'ls /; false' });
+  expect(first).toMatchObject({ outcome: 'completed', exit_code: 1 });
+  const row = page.locator(`[data-testid="agent"] [data-testid="overview-session"][data-session-id="${first.id}"]`);
+  const status = row.getByTestId('overview-session-status');
+  await expect(row).toHaveAttribute('data-state', 'idle');
+  await expect(status).toHaveText('idle · last exit 1');
+  await expect(row).not.toContainText('running');
+  await keepScreenshot(page, 'overview-idle-shell');
+
+  // A command still running when the call returns: the card says so.
+  const slow = await agent.call<Run>('terminal_run', { id: first.id, command: 'sleep 30', timeout_ms: 200 });
+  expect(slow.outcome).toBe('running');
+  await expect(row).toHaveAttribute('data-state', 'running');
+  await expect(status).toHaveText('running');
+  await keepScreenshot(page, 'overview-running-shell');
+
+  // Interrupted, the shell is back at its prompt with the interrupted command's code; a command that succeeds says 0.
+  await agent.call('terminal_send', { id: first.id, keys: ['Ctrl-C'] });
+  await expect(status).toHaveText('idle · last exit 130');
+  await agent.call<Run>('terminal_run', { id: first.id, command: 'true' });
+  await expect(status).toHaveText('idle · last exit 0');
+});

@@ -1,0 +1,254 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
+import { writeDiscovery } from '../server/discovery.js';
+import { until } from '../server/testing/reliability.js';
+import { bin, buildCore, hostSandbox, lockedPid, processesOf, reap, type HostSandbox } from './testing/host-sandbox.js';
+
+/**
+ * One ptydeck host per state directory, with real processes: `ptydeck mcp`
+ * started by the official MCP SDK client over stdio, a detached `ptydeck host`,
+ * `ptydeck stop`, and the process table read from /proc. Every test has a
+ * state directory and HOME of its own, and leaves no process behind.
+ */
+beforeAll(buildCore, 120_000);
+
+const sandboxes: HostSandbox[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const sandbox of sandboxes.splice(0)) {
+    reap(sandbox);
+    await until(() => processesOf(sandbox.stateDir).length === 0, `no process of ${sandbox.stateDir} is left`);
+  }
+});
+
+function sandbox(extra: Record<string, string> = {}): HostSandbox {
+  const made = hostSandbox(extra);
+  sandboxes.push(made);
+  return made;
+}
+
+/** An agent on stdio through `ptydeck mcp`, as Claude Code or Codex start it. */
+async function agent(box: HostSandbox, name = 'host-test-agent', cwd?: string) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe', ...(cwd ? { cwd } : {}) });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name, version: '1' });
+  clients.push(client);
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+function discovery(box: HostSandbox): { url: string; pid: number; protocol: number } {
+  return JSON.parse(readFileSync(join(box.stateDir, 'server.json'), 'utf8'));
+}
+
+/** Runs the CLI to its end. */
+function cli(box: HostSandbox, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child: ChildProcess = spawn(process.execPath, [bin, ...args], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Live `ptydeck host` processes of a sandbox. */
+function hostsOf(box: HostSandbox): number[] {
+  return processesOf(box.stateDir).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, 3).join(' ') === `${bin} host`;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Alive and not a zombie. */
+function isAlive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
+}
+
+async function create(client: Client, args: Record<string, unknown>): Promise<{ id: string; pid: number; cwd: string }> {
+  const made = await client.callTool({ name: 'terminal_create', arguments: args });
+  expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
+  return made.structuredContent as { id: string; pid: number; cwd: string };
+}
+
+describe('one ptydeck host per state directory', () => {
+  it('five concurrent `ptydeck mcp` starters end with one host, which all of them joined', async () => {
+    const box = sandbox();
+    const agents = await Promise.all([1, 2, 3, 4, 5].map((n) => agent(box, `starter-${n}`)));
+    for (const { client } of agents) expect((await client.callTool({ name: 'terminal_list', arguments: {} })).isError).toBeFalsy();
+    const record = discovery(box);
+    expect(record.protocol).toBe(HOST_PROTOCOL_VERSION);
+    expect(hostsOf(box)).toEqual([record.pid]);
+    expect(lockedPid(box.stateDir)).toBe(record.pid);
+    for (const { stderr } of agents) expect(stderr()).toContain(`connected to the running ptydeck at ${record.url}`);
+    expect(statSync(join(box.stateDir, 'host.log')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a discovery file and lock left by a dead host are replaced at once', async () => {
+    const box = sandbox();
+    const dead = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['-e', '']);
+      child.once('exit', () => resolve(child.pid!));
+    });
+    writeDiscovery({ url: 'http://127.0.0.1:9', token: 'old', pid: dead, instance: 'old', protocol: HOST_PROTOCOL_VERSION }, box.stateDir);
+    symlinkSync(`${dead}:1`, join(box.stateDir, 'host.lock'));
+    const { client, stderr } = await agent(box);
+    expect((await client.callTool({ name: 'terminal_list', arguments: {} })).isError).toBeFalsy();
+    const record = discovery(box);
+    expect(record.pid).not.toBe(dead);
+    expect(hostsOf(box)).toEqual([record.pid]);
+    expect(readlinkSync(join(box.stateDir, 'host.lock'))).toMatch(new RegExp(`^${record.pid}:\\d+$`));
+    expect(stderr()).toContain('started one');
+    expect(readFileSync(join(box.stateDir, 'host.log'), 'utf8')).toContain(`replaced a stale ${join(box.stateDir, 'server.json')} (pid ${dead} is gone)`);
+  });
+
+  it("an agent's session outlives the agent: another client sees it; `ptydeck stop` refuses while it runs (and from inside a session), --force ends it all", async () => {
+    const box = sandbox();
+    // Where the agent works, not where the host started (the home directory), is where its shells start.
+    const project = join(box.home, 'project ü');
+    mkdirSync(project);
+    const first = await agent(box, 'sleeper-agent', project);
+    const sleeper = await create(first.client, { command: 'sleep', args: ['300'] });
+    expect(sleeper).toMatchObject({ cwd: project });
+    const hostPid = discovery(box).pid;
+    await first.client.close();
+    expect(isAlive(sleeper.pid)).toBe(true);
+
+    const refused = await cli(box, ['stop']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("agents' sessions are running");
+    expect(refused.stderr).toContain(sleeper.id);
+    expect(refused.stderr).toContain('sleeper-agent');
+    expect(isAlive(sleeper.pid)).toBe(true);
+
+    // A process in a session (here an agent's shell) may not stop the host, even with --force.
+    const second = await agent(box, 'shell-agent');
+    const shell = await create(second.client, {});
+    const inside = await second.client.callTool({
+      name: 'terminal_run',
+      arguments: { id: shell.id, command: `'${process.execPath}' '${bin}' stop --force; echo "exit=$?"`, timeout_ms: 20_000 },
+    });
+    const insideText = JSON.stringify(inside.structuredContent);
+    expect(insideText).toContain('exit=1');
+    expect(insideText).toContain('refused');
+    expect(isAlive(hostPid)).toBe(true);
+    await second.client.close();
+
+    const stopped = await cli(box, ['stop', '--force']);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 2 running session(s)`);
+    expect(isAlive(hostPid)).toBe(false);
+    expect(processesOf(box.stateDir)).toEqual([]);
+  });
+
+  it("SIGKILL of the host: the agent's next call gets a clear error within 2 s, and the call after it works against a new host", async () => {
+    const box = sandbox();
+    const { client, stderr } = await agent(box);
+    await create(client, { command: 'sleep', args: ['300'] });
+    const killed = discovery(box).pid;
+    process.kill(killed, 'SIGKILL');
+    // The SDK's own timeout bounds the wait: a hang would fail with "Request timed out".
+    const error = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 }).then(
+      (result) => `no error: ${JSON.stringify(result.content)}`,
+      (failure: Error) => failure.message,
+    );
+    expect(error).toMatch(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it.*Call again`));
+    const after = await client.callTool({ name: 'terminal_list', arguments: {} });
+    expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
+    // A new host, a new MCP session: the old terminals are not there.
+    expect((after.structuredContent as { terminals: unknown[] }).terminals).toEqual([]);
+    const record = discovery(box);
+    expect(record.pid).not.toBe(killed);
+    expect(hostsOf(box)).toEqual([record.pid]);
+    expect(stderr()).toContain(`joined the ptydeck host at ${record.url} (pid ${record.pid}) with a new session`);
+    expect(await create(client, {})).toMatchObject({ id: expect.any(String) });
+  });
+
+  it('SIGKILL of the host during a call: the call ends with the error instead of waiting for an answer that cannot come', async () => {
+    const box = sandbox();
+    const { client } = await agent(box);
+    const shell = await create(client, {});
+    const killed = discovery(box).pid;
+    const waiting = client
+      .callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'sleep 120', timeout_ms: 100_000 } }, undefined, { timeout: 110_000 })
+      .then(
+        (result) => `no error: ${JSON.stringify(result.content)}`,
+        (failure: Error) => failure.message,
+      );
+    await until(() => processesOf(box.stateDir).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\x00120\x00'), 'the command runs');
+    process.kill(killed, 'SIGKILL');
+    expect(await waiting).toMatch(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it`));
+    // It was told: the next call goes straight to a new host.
+    const after = await client.callTool({ name: 'terminal_list', arguments: {} });
+    expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
+    expect(discovery(box).pid).not.toBe(killed);
+  });
+
+  it('a newer client stops an older host that runs nothing, and leaves one that runs something, saying what to do', async () => {
+    const box = sandbox();
+    /** Rewrites server.json as a host from before the host protocol would have written it. */
+    const pretendOlder = () => {
+      const { protocol: _dropped, ...older } = JSON.parse(readFileSync(join(box.stateDir, 'server.json'), 'utf8'));
+      writeDiscovery(older, box.stateDir);
+    };
+    const first = await agent(box, 'busy-agent');
+    const sleeper = await create(first.client, { command: 'sleep', args: ['300'] });
+    const older = discovery(box);
+    pretendOlder();
+    const refused = await cli(box, ['mcp']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `ptydeck: the running ptydeck host (pid ${older.pid}) speaks host protocol 0, this ptydeck speaks ${HOST_PROTOCOL_VERSION}: run \`ptydeck stop\` (it ends the sessions in it), then try again\n`,
+    );
+    expect(isAlive(older.pid)).toBe(true);
+
+    expect((await first.client.callTool({ name: 'terminal_close', arguments: { id: sleeper.id } })).isError).toBeFalsy();
+    const { client, stderr } = await agent(box);
+    expect((await client.callTool({ name: 'terminal_list', arguments: {} })).isError).toBeFalsy();
+    expect(stderr()).toContain(`stopped an older ptydeck host (pid ${older.pid}, host protocol 0) that ran nothing`);
+    expect(isAlive(older.pid)).toBe(false);
+    const newer = discovery(box);
+    expect(newer).toMatchObject({ protocol: HOST_PROTOCOL_VERSION });
+    expect(hostsOf(box)).toEqual([newer.pid]);
+  });
+
+  it('`ptydeck` starts a host and prints a panel link, and `ptydeck serve` then refuses, pointing at `ptydeck url`', async () => {
+    const box = sandbox();
+    const opened = await cli(box, []);
+    expect(opened.code, opened.stderr).toBe(0);
+    const record = discovery(box);
+    expect(opened.stdout).toContain(`ptydeck started at ${record.url} (pid ${record.pid})`);
+    expect(opened.stdout).toMatch(new RegExp(`Open the panel \\(one-time link\\): ${record.url}/#ticket=\\S+`));
+    const again = await cli(box, []);
+    expect(again.stdout).toContain(`ptydeck is running at ${record.url} (pid ${record.pid})`);
+
+    const serve = await cli(box, ['serve']);
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain(`a ptydeck host already runs for ${box.stateDir} (pid ${record.pid}`);
+    expect(serve.stderr).toContain('`ptydeck url`');
+    expect(hostsOf(box)).toEqual([record.pid]);
+  });
+
+  it('an unused host exits by itself after its idle period', async () => {
+    const box = sandbox({ PTYDECK_IDLE_EXIT: '1' });
+    const opened = await cli(box, []);
+    expect(opened.code, opened.stderr).toBe(0);
+    const { pid } = discovery(box);
+    await until(() => !isAlive(pid), 'the unused host exits by itself');
+    expect(readFileSync(join(box.stateDir, 'host.log'), 'utf8')).toContain('no sessions, chats or clients for 1 s: stopping');
+    expect(processesOf(box.stateDir)).toEqual([]);
+  });
+});

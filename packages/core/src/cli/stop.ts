@@ -1,0 +1,41 @@
+import { readDiscovery, resolveStateDir } from '../server/discovery.js';
+import { waitForExit } from '../server/process-identity.js';
+import { STOP_PATH, StopAnswer } from '../host/stop-protocol.js';
+import type { CliIo } from './main.js';
+import { EXIT_FAILURE, EXIT_OK } from './usage.js';
+
+/** The host's own bound on ending its sessions (8 s) plus a margin. */
+const EXIT_WAIT_MS = 12_000;
+
+/**
+ * `ptydeck stop`: asks the host to end itself and every session in it, then
+ * waits for its process to be gone. It presents no secret: the host decides by
+ * which process asks, as for `ptydeck url`.
+ */
+export async function runStop(command: { force: boolean }, io: CliIo, stateDir: string = resolveStateDir()): Promise<number> {
+  const found = readDiscovery(stateDir);
+  if (found.status !== 'live') {
+    io.stderr.write(`ptydeck: no ptydeck host is running for ${stateDir}\n`);
+    return EXIT_FAILURE;
+  }
+  const { url, pid } = found.record;
+  const target = new URL(STOP_PATH, url);
+  if (command.force) target.searchParams.set('force', '1');
+  const response = await fetch(target, { method: 'POST', signal: AbortSignal.timeout(5000) }).catch((error: Error) => {
+    throw new Error(`the ptydeck host at ${url} is not answering (${error.message}); end it with \`kill ${pid}\``);
+  });
+  const parsed = StopAnswer.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) throw new Error(`the ptydeck host at ${url} answered ${response.status} without saying why`);
+  const answer = parsed.data;
+  if ('agentSessions' in answer) {
+    const list = answer.agentSessions.map((s) => `  ${s.id}  ${s.ownerName ?? 'agent'}  ${s.command}`).join('\n');
+    io.stderr.write(`ptydeck: not stopping: agents' sessions are running:\n${list}\nStop anyway (ending them) with \`ptydeck stop --force\`.\n`);
+    return EXIT_FAILURE;
+  }
+  if ('error' in answer) throw new Error(answer.error);
+  const gone = await waitForExit(answer.pid, EXIT_WAIT_MS);
+  const chats = answer.chats > 0 ? ` and ${answer.chats} chat(s)` : '';
+  io.stdout.write(`Stopped the ptydeck host (pid ${answer.pid}); ended ${answer.sessions} running session(s)${chats}.\n`);
+  if (!gone) io.stderr.write(`ptydeck: the host (pid ${answer.pid}) is still shutting down\n`);
+  return EXIT_OK;
+}

@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isolatedHome } from '../../server/testing/reliability.js';
+
+/**
+ * A state directory and HOME of a test's own, for tests that run the real
+ * `ptydeck` CLI and so may start a detached host: no test joins or starts a
+ * host in the real state directory, and `reap` leaves no process behind that
+ * a sandbox's host or its sessions started (every one carries the sandbox's
+ * PTYDECK_STATE_DIR in its environment). Test-only.
+ */
+export interface HostSandbox {
+  stateDir: string;
+  home: string;
+  /** The environment a CLI child runs with: this sandbox's HOME and state directory, no colour, not inside a session. */
+  env: Record<string, string>;
+}
+
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const bin = join(packageRoot, 'bin', 'ptydeck.js');
+const repoRoot = resolve(packageRoot, '..', '..');
+
+/** Builds the core as the launcher runs it (dist); for a beforeAll. */
+export function buildCore(): void {
+  const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], { cwd: repoRoot, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+}
+
+export function hostSandbox(extra: Record<string, string> = {}): HostSandbox {
+  const home = isolatedHome();
+  const stateDir = join(home, 'state');
+  mkdirSync(stateDir, { mode: 0o700 });
+  const env: Record<string, string> = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        (entry): entry is [string, string] =>
+          entry[1] !== undefined && !['FORCE_COLOR', 'CLICOLOR_FORCE', 'PTYDECK_SESSION_ID', 'PTYDECK_CHAT_BINDING', 'PTYDECK_IDLE_EXIT', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'].includes(entry[0]),
+      ),
+    ),
+    HOME: home,
+    HISTFILE: join(home, '.bash_history'),
+    PTYDECK_STATE_DIR: stateDir,
+    PTYDECK_CONFIG_DIR: join(home, 'config'),
+    NO_COLOR: '1',
+    ...extra,
+  };
+  return { stateDir, home, env };
+}
+
+/** Pids of live processes (not zombies) whose environment names this state directory. */
+export function processesOf(stateDir: string): number[] {
+  const marker = Buffer.from(`\0PTYDECK_STATE_DIR=${stateDir}\0`);
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (/^\S+ \(.*\) [ZX] /s.test(stat)) continue;
+      // A leading NUL so the first variable matches like every other.
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${name}/environ`)]);
+      if (environ.includes(marker)) found.push(Number(name));
+    } catch {
+      // Gone while we looked, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/** The pid in the host lock, alive or not. */
+export function lockedPid(stateDir: string): number | undefined {
+  try {
+    return Number(readlinkSync(join(stateDir, 'host.lock')).split(':')[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Kills every process carrying the sandbox's state directory (its host, that
+ * host's sessions, its CLI children) and answers which were alive. The host
+ * has it because a client starts it with PTYDECK_STATE_DIR, and its sessions inherit it.
+ */
+export function reap(sandbox: HostSandbox): number[] {
+  const pids = processesOf(sandbox.stateDir);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * POST without credentials, from a process outside every session (`ptydeck
+ * stop`), as /ticket is: ends the host and every session in it. `?force=1`
+ * also when agents' sessions are running; without it they are listed instead.
+ * `?ifIdle=1` only when nothing runs in it (no running session, no chat): how a
+ * newer client retires an older host that nobody would miss.
+ * Node built-ins and zod only, so the CLI can load it without the server.
+ */
+export const STOP_PATH = '/stop';
+
+export const AgentSessionSummary = z.object({
+  id: z.string(),
+  ownerName: z.string().nullable(),
+  command: z.string(),
+});
+export type AgentSessionSummary = z.infer<typeof AgentSessionSummary>;
+
+export const StopAnswer = z.union([
+  /** 200: the host is stopping; `sessions` running sessions and `chats` chats end with it. */
+  z.object({ stopping: z.literal(true), pid: z.number().int(), sessions: z.number().int(), chats: z.number().int() }),
+  /** 409: agents' sessions are running and force was not asked for. */
+  z.object({ error: z.string(), agentSessions: z.array(AgentSessionSummary) }),
+  /** 403, 409 for ifIdle with something running, and other refusals. */
+  z.object({ error: z.string() }),
+]);
+export type StopAnswer = z.infer<typeof StopAnswer>;

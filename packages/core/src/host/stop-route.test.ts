@@ -1,0 +1,74 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionInfo } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { startServerCore, type ServerCore } from '../server/server-core.js';
+import type { PeerVerdict } from '../server/peer-process.js';
+import { STOP_PATH } from './stop-protocol.js';
+import { stopRoute } from './stop-route.js';
+
+/** The route through the real HTTP core; the sessions are plain records and the asker's verdict is chosen per test. */
+const idleService = { list: () => [], get: () => undefined, on: () => () => {} } as unknown as PtyService;
+
+function session(id: string, source: 'agent' | 'user', status: 'running' | 'exited' = 'running'): SessionInfo {
+  return { id, source, status, ownerName: source === 'agent' ? 'claude-code' : null, command: 'sleep' } as SessionInfo;
+}
+
+let core: ServerCore | undefined;
+afterEach(async () => {
+  await core?.close();
+  core = undefined;
+});
+
+async function serve(verdict: PeerVerdict, sessions: SessionInfo[]) {
+  const stops: number[] = [];
+  core = await startServerCore({
+    service: idleService,
+    stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-stop-')),
+    writeDiscovery: false,
+    appDir: '/nonexistent',
+    judgePeer: () => verdict,
+    route: stopRoute({ sessions: () => sessions, chatCount: () => 1, onStop: () => stops.push(Date.now()) }),
+  });
+  const url = core.url;
+  const post = async (query = '', headers: Record<string, string> = {}) => {
+    const response = await fetch(`${url}${STOP_PATH}${query}`, { method: 'POST', headers });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return { post, stops, url };
+}
+
+describe('POST /stop', () => {
+  it('is refused to a process inside a session, to a system that cannot name the asker, and to web pages', async () => {
+    const inside = await serve({ kind: 'refused', reason: 'the asker runs inside session abc' }, []);
+    expect(await inside.post()).toEqual({ status: 403, body: { error: expect.stringMatching(/^refused: the asker runs inside session abc\. Only a process outside/) } });
+    expect(await inside.post('', { Origin: inside.url })).toMatchObject({ status: 403 });
+    await core!.close();
+    const unknown = await serve({ kind: 'unknown', reason: 'no /proc' }, []);
+    expect(await unknown.post('?force=1')).toMatchObject({ status: 403, body: { error: expect.stringContaining('cannot tell who is asking') } });
+    expect(unknown.stops).toEqual([]);
+  });
+
+  it("lists agents' running sessions instead of ending them, unless forced; then answers how many end and stops", async () => {
+    const sessions = [session('a1', 'agent'), session('u1', 'user'), session('a2', 'agent', 'exited')];
+    const host = await serve({ kind: 'outside', pids: [1] }, sessions);
+    expect(await host.post()).toEqual({
+      status: 409,
+      body: { error: expect.stringContaining('1 agent session(s) are running'), agentSessions: [{ id: 'a1', ownerName: 'claude-code', command: 'sleep' }] },
+    });
+    expect(host.stops).toEqual([]);
+    // How a newer client retires an older host: only when nothing runs in it.
+    expect(await host.post('?ifIdle=1&force=1')).toEqual({ status: 409, body: { error: 'not idle: 2 running session(s), 1 chat(s)' } });
+    expect(host.stops).toEqual([]);
+    expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1 } });
+    expect(host.stops).toHaveLength(1);
+  });
+
+  it('stops without --force when only the developer\'s sessions run', async () => {
+    const host = await serve({ kind: 'outside', pids: [1] }, [session('u1', 'user')]);
+    expect(await host.post()).toMatchObject({ status: 200, body: { sessions: 1 } });
+    expect(host.stops).toHaveLength(1);
+  });
+});

@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SessionInfo } from '@ptydeck/contract';
+import type { ServerRoute } from '../server/server-core.js';
+import { STOP_PATH, type AgentSessionSummary, type StopAnswer } from './stop-protocol.js';
+
+export interface StopRouteDeps {
+  /** The host's sessions now. */
+  sessions(): readonly SessionInfo[];
+  /** Chats running now. */
+  chatCount(): number;
+  /** Called once the answer is on its way: ends the host. */
+  onStop(): void;
+}
+
+/**
+ * The host's /stop. Stopping ends every session, the developer's included, so
+ * it is guarded like a panel link: only a process outside every ptydeck session
+ * may ask, and a web page never. Agents' running sessions are listed rather than
+ * ended unless the asker insists.
+ */
+export function stopRoute(deps: StopRouteDeps): ServerRoute {
+  let stopping = false;
+  return (req, res, asker) => {
+    if (asker.pathname !== STOP_PATH) return false;
+    if (req.method !== 'POST') return answer(res, 405, { error: 'use POST' });
+    if (req.headers.origin !== undefined) return answer(res, 403, { error: 'web pages cannot stop ptydeck' });
+    const verdict = asker.judge();
+    if (verdict.kind !== 'outside') {
+      const why = verdict.kind === 'refused' ? verdict.reason : `this system cannot tell who is asking (${verdict.reason})`;
+      return answer(res, 403, { error: `refused: ${why}. Only a process outside every ptydeck session may stop ptydeck; run \`ptydeck stop\` in a terminal of your own, or end pid ${process.pid}.` });
+    }
+    const running = deps.sessions().filter((session) => session.status === 'running');
+    if (flag(req, 'ifIdle') && (running.length > 0 || deps.chatCount() > 0)) {
+      return answer(res, 409, { error: `not idle: ${running.length} running session(s), ${deps.chatCount()} chat(s)` });
+    }
+    const agentSessions: AgentSessionSummary[] = running
+      .filter((session) => session.source === 'agent')
+      .map((session) => ({ id: session.id, ownerName: session.ownerName, command: session.command }));
+    if (agentSessions.length > 0 && !flag(req, 'force')) {
+      return answer(res, 409, { error: `${agentSessions.length} agent session(s) are running; stop with --force to end them too`, agentSessions });
+    }
+    if (!stopping) {
+      stopping = true;
+      // After the answer is written: closing the server would cut this very connection.
+      res.once('finish', () => deps.onStop());
+    }
+    return answer(res, 200, { stopping: true, pid: process.pid, sessions: running.length, chats: deps.chatCount() });
+  };
+}
+
+function flag(req: IncomingMessage, name: 'force' | 'ifIdle'): boolean {
+  return new URL(req.url ?? '/', 'http://placeholder').searchParams.get(name) === '1';
+}
+
+/** Writes the answer; true, because the route handled the request. */
+function answer(res: ServerResponse, status: number, body: StopAnswer): true {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+  return true;
+}

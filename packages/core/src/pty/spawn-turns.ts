@@ -1,0 +1,59 @@
+import type { PtyService } from './types.js';
+
+/**
+ * Spawns take turns at the event loop, as floods do (flood-turns.ts).
+ *
+ * node-pty spawns synchronously: the fork, the terminal's set-up and the fd
+ * hygiene before it take 3 to 7 ms a session here, more on a loaded machine.
+ * Requests that arrive together (a hundred agents' terminal_create, a panel
+ * restoring its tabs) were each served in the turn they arrived in, so one
+ * turn could hold a hundred spawns, and every running session's echo waited
+ * for all of them (bench figure 5: up to 2 s). Here a creation waits in a
+ * queue, and each turn of the loop runs queued creations for at most
+ * TURN_MS (at least one), so keystrokes and output of the running sessions
+ * are served between them.
+ *
+ * A creation is queued whole, with the checks that decide whether it may
+ * happen (quotas), so that two queued ones never both pass a check that the
+ * first one's session would have failed.
+ */
+export class SpawnTurns {
+  private readonly queue: Array<() => void> = [];
+  private scheduled: NodeJS.Immediate | undefined;
+
+  constructor(private readonly turnMs = TURN_MS) {}
+
+  /** Runs `create` in a later turn, within that turn's budget; settles with what it returned or threw. */
+  run<T>(create: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push(() => {
+        try {
+          resolve(create());
+        } catch (error) {
+          reject(error);
+        }
+      });
+      this.scheduled ??= setImmediate(() => this.turn());
+    });
+  }
+
+  private turn(): void {
+    this.scheduled = undefined;
+    const until = performance.now() + this.turnMs;
+    do this.queue.shift()!();
+    while (this.queue.length > 0 && performance.now() < until);
+    if (this.queue.length > 0) this.scheduled = setImmediate(() => this.turn());
+  }
+}
+
+/** Spawning time a turn of the loop may spend: well under a frame, a few sessions' worth. */
+export const TURN_MS = 8;
+
+const turnsByService = new WeakMap<PtyService, SpawnTurns>();
+
+/** The spawn queue every creator of sessions in `service` shares: turns are fair only if all wait in one. */
+export function spawnTurnsOf(service: PtyService): SpawnTurns {
+  let turns = turnsByService.get(service);
+  if (!turns) turnsByService.set(service, (turns = new SpawnTurns()));
+  return turns;
+}

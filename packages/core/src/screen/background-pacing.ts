@@ -1,0 +1,171 @@
+/**
+ * When a session's screen parses in the background, apart from reads: in the
+ * worker (eager) as output arrives, until a flood (a run of bulk output past
+ * LAZY_BACKLOG, or more than EAGER_FLOODS sessions in bulk at once) holds it
+ * until the session is quiet; on the main thread (lazy) once over
+ * LAZY_BACKLOG is waiting or the session has been quiet for QUIET_MS. The
+ * policy and its quiet timer, for one screen; SessionScreen does the parsing.
+ */
+
+/**
+ * Largest slice fed to a mirror at once in the background: small, so a read
+ * waits behind little of another session's output.
+ */
+export const MIRROR_CHUNK = 64 * 1024;
+/**
+ * Sessions whose bulk output is parsed as it arrives at once; when more
+ * flood together, none is. A hundred sessions flooding at once, each within
+ * LAZY_BACKLOG, kept the worker parsing 100 MiB eagerly on two cores that
+ * the floods already filled, and an agent's screen read waited behind it.
+ */
+const EAGER_FLOODS = 2;
+/** Unparsed output a mirror tolerates before it starts catching up in the background. */
+const LAZY_BACKLOG = 1024 * 1024;
+/** Background catch-up stops once the backlog is this small again. */
+const LAZY_RESUME = 256 * 1024;
+/** A session this long without output counts as quiet: its mirror then catches up in the background. */
+const QUIET_MS = 100;
+
+export interface BackgroundPacingDeps {
+  /** Parse output as it arrives (see SessionScreenDeps.eager). */
+  eager: boolean;
+  /**
+   * The pacings of screens in a run of bulk output (more than a slice
+   * behind), shared by all of a service's screens: when more than
+   * EAGER_FLOODS of them flood at once, none of their floods is parsed
+   * eagerly (see floodRunsOn).
+   */
+  bulk: Set<BackgroundPacing>;
+  /** Cursor one past the last byte the screen parsed. */
+  parsed(): number;
+  /** One past the newest byte known to be in the log. */
+  end(): number;
+  /** Queues the screen with the background scheduler. */
+  request(): void;
+}
+
+/** The background parsing of one session's screen: when it is queued, and when it stops. */
+export class BackgroundPacing {
+  /** Queued with the background scheduler. */
+  private background = false;
+  /** The background catch-up goes all the way to the end (the session is quiet), not just under LAZY_RESUME. */
+  private toEnd = false;
+  /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
+  private bulkFrom: number | undefined;
+  /**
+   * Eager parsing stopped for a flood (bulk past LAZY_BACKLOG, or bulk
+   * while more than EAGER_FLOODS sessions flood) until the session goes
+   * quiet: reads and resyncs during it parse what they need (at most
+   * SKIM_AFTER), and the quiet catch-up skims to the end.
+   */
+  private flooding = false;
+  /** No output since the session went quiet: its catch-up is not a flood. */
+  private afterQuiet = false;
+  /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
+  private lastOutputAt = 0;
+  private quietTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(private readonly deps: BackgroundPacingDeps) {}
+
+  /** Output entered the log (end() has moved). */
+  grew(): void {
+    this.afterQuiet = false;
+    if (this.deps.eager && !this.flooding) {
+      this.toEnd = true;
+      this.queue();
+      return;
+    }
+    this.toEnd = false; // not quiet any more
+    this.lastOutputAt = performance.now();
+    // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
+    this.quietTimer ??= this.armQuietTimer(QUIET_MS);
+    if (!this.deps.eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
+  }
+
+  /** The backlog is small enough again (none at all once the session is quiet): background parsing may stop. */
+  caughtUp(): boolean {
+    return this.deps.end() - this.deps.parsed() <= (this.toEnd ? 0 : LAZY_RESUME);
+  }
+
+  /** The scheduler has dropped the screen: the next output or quiet spell queues it again. */
+  stopped(): void {
+    this.background = false;
+  }
+
+  /**
+   * Whether the next background slice waits for the session to go quiet:
+   * a flood in the worker. Parsing it in the background, even at a quarter
+   * of the time, took CPU its delivery needed (bench figure 2, two cores),
+   * and a read during it skims most of it anyway. True: the screen has been
+   * dropped from the scheduler until then.
+   */
+  holdsForFlood(): boolean {
+    if (!(this.deps.eager && this.floodRunsOn())) return false;
+    this.flooding = true;
+    this.background = false;
+    this.lastOutputAt = performance.now();
+    this.quietTimer ??= this.armQuietTimer(QUIET_MS);
+    return true;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.endBulk();
+    clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
+  }
+
+  /**
+   * Eager parsing in the worker goes on up to LAZY_BACKLOG of bulk output (a
+   * build's log, a reload's worth: ready when a viewer comes back) and stops
+   * past it, for a flood, until the session is quiet; so it does for every
+   * session in bulk while more than EAGER_FLOODS are. Output that fits a
+   * slice (a prompt, an echo) ends a run of bulk.
+   */
+  private floodRunsOn(): boolean {
+    const { bulk } = this.deps;
+    const parsed = this.deps.parsed();
+    if (this.deps.end() - parsed <= MIRROR_CHUNK) {
+      this.endBulk();
+      return false;
+    }
+    // Catching up once quiet is not a flood, however many catch up together (skimming bounds each).
+    if (this.afterQuiet) return false;
+    this.bulkFrom ??= parsed;
+    bulk.add(this);
+    return parsed - this.bulkFrom > LAZY_BACKLOG || bulk.size > EAGER_FLOODS;
+  }
+
+  private endBulk(): void {
+    this.bulkFrom = undefined;
+    this.deps.bulk.delete(this);
+  }
+
+  private queue(): void {
+    if (this.background || this.disposed) return;
+    this.background = true;
+    this.deps.request();
+  }
+
+  private armQuietTimer(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.quietTimer = undefined;
+      if (this.disposed) return;
+      const quietFor = performance.now() - this.lastOutputAt;
+      if (quietFor < QUIET_MS) {
+        this.quietTimer = this.armQuietTimer(QUIET_MS - quietFor);
+        return;
+      }
+      // The flood is over: catch up (skimming most of it), with a run of bulk of its own.
+      this.flooding = false;
+      this.endBulk();
+      this.afterQuiet = true;
+      if (this.deps.end() <= this.deps.parsed()) return;
+      this.toEnd = true;
+      this.queue();
+    }, ms);
+    timer.unref();
+    return timer;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The headless terminal a session's screen parses into, as SessionScreen and
+ * the screen service see it (MirrorScreen: a ScreenMirror in this thread or a
+ * RemoteScreen in the worker), and what a read takes off it (ScreenReader).
+ * Types only, plus the scrollback every mirror is made with.
+ */
+
+/**
+ * Scrollback kept in each mirror; a resync restores this much history. Not
+ * 10 000: serializing 10 000 lines took 215 to 300 ms of CPU and 934 KiB of
+ * resync message (as much as replaying the log), against 20 to 110 ms and
+ * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
+ */
+export const MIRROR_SCROLLBACK = 1000;
+
+/**
+ * A session's headless terminal as a session's screen uses it: a ScreenMirror
+ * in this thread, or one in the screen worker (ScreenWorker). Reads are
+ * promises because the worker answers later; a read asked for after a write
+ * reflects that write, and nothing written after the read.
+ */
+export interface MirrorScreen {
+  /** The size as of everything queued so far. */
+  readonly cols: number;
+  readonly rows: number;
+  /** Resolves once these bytes are parsed; rejects when they could not be (ScreenLostError when the terminal is gone). */
+  write(data: Uint8Array): Promise<void>;
+  /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
+  skim(data: Uint8Array): Promise<void>;
+  /** Applies after everything written before it. */
+  resize(cols: number, rows: number): void;
+  /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal. */
+  snapshot(scrollback: number): Promise<string>;
+  /** The visible screen as text, and whether the alternate screen is on. */
+  text(): Promise<{ text: string; altScreen: boolean }>;
+  /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
+  readonly lost: boolean;
+  /**
+   * Reads are answered after every write asked for before them, awaited or
+   * not (the worker serves a screen's requests in order), so a read can go
+   * out with the write it waits for instead of after its answer.
+   */
+  readonly readsFollowWrites: boolean;
+  dispose(): void;
+}
+
+/** Reads what a caller wants off a screen, at the log position `cursor` it reflects. */
+export interface ScreenReader<T> {
+  /** Asked for the moment the screen reflects the log up to `cursor`, before any later output is written to it. */
+  read(screen: MirrorScreen, cursor: number): Promise<T>;
+  /** What to answer once the session is gone. */
+  gone(cursor: number): T;
+  /**
+   * Whether it reads the scrollback too (a resync's snapshot), so a screen
+   * far behind keeps SKIM_KEEP of it (see skimTarget); otherwise it skims closer to the end.
+   */
+  readonly history: boolean;
+}
