@@ -106,7 +106,7 @@ describe('ptydeck ls', () => {
     const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
     expect(none.status).toBe(1);
     expect(none.stdout).toBe('');
-    expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck found/)]);
+    expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
   });
 
   it('ls and attach are refused inside a ptydeck session, saying so', async () => {

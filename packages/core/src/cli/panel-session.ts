@@ -7,19 +7,19 @@ import {
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   PanelServerMessage,
-  TICKET_EXCHANGE_PATH,
-  TICKET_FRAGMENT_KEY,
   TOKEN_SUBPROTOCOL_PREFIX,
   type OnEvent,
   type OutputFrame,
   type PanelClientMessage,
 } from '@ptydeck/contract';
-import { readDiscovery, resolveStateDir } from '../server/discovery.js';
-import { TICKET_PATH } from '../server/server-core.js';
+import { resolveStateDir, UnsafeStateError } from '../server/discovery.js';
+import { PanelLinkRefused, panelToken } from '../host/panel-access.js';
+import { ensureHost, HostProtocolError } from './ensure-host.js';
 
 type SnapshotMessage = Extract<PanelServerMessage, { type: 'snapshot' }>;
 
-const REQUEST_TIMEOUT_MS = 3000;
+/** How long the panel socket's handshake may take. */
+const HANDSHAKE_TIMEOUT_MS = 3000;
 
 /**
  * A CLI's panel connection to the running ptydeck (`ls`, `attach`): the
@@ -53,22 +53,29 @@ export class PanelSession {
   }
 
   /**
-   * Connects to the ptydeck that server.json in `stateDir` names and waits for
-   * its snapshot. Throws an Error with a one-line message when there is none,
-   * it does not answer, or it refuses this process (inside a ptydeck session).
+   * Connects to the running host of `stateDir` (found through server.json and
+   * proven, never started: there is nothing to list or attach to in a new
+   * one) and waits for its snapshot. Throws an Error with a one-line message
+   * when none runs, it speaks another host protocol, or it refuses this
+   * process (one inside a ptydeck session).
    */
   static async connect(command: string, stateDir: string = resolveStateDir()): Promise<PanelSession> {
-    const server = findServer();
-    function findServer(): string {
-      const found = readDiscovery(stateDir);
-      if (found.status === 'live') return found.record.url;
-      const why = found.status === 'stale' ? `${found.path} is stale (pid ${found.record.pid} is gone)` : found.status === 'missing' ? `no ${found.path}` : `${found.path}: ${found.reason}`;
-      throw new Error(`no running ptydeck found (${why}); start one with \`ptydeck serve\``);
-    }
-    const token = await panelToken(server, command);
+    const { record } = await ensureHost({ stateDir, start: false, log: () => undefined }).catch((error: Error) => {
+      // A host of another protocol, or a state directory others could write, say themselves what to do.
+      throw error instanceof HostProtocolError || error instanceof UnsafeStateError ? error : new Error(`${error.message}; start one with \`ptydeck\``);
+    });
+    const server = record.url;
+    const token = await panelToken(server).catch((error: unknown) => {
+      if (error instanceof PanelLinkRefused && error.inside) {
+        throw new Error(
+          `\`${command}\` is refused inside a ptydeck session (an agent's shell, or a tab of the panel): it needs the panel's scope, which ptydeck gives only to a terminal of your own. Run it outside ptydeck.`,
+        );
+      }
+      throw error;
+    });
     const ws = new (loadWs())(new URL(PANEL_WS_PATH, server.replace(/^http/, 'ws')), [PANEL_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + token], {
       perMessageDeflate: false,
-      handshakeTimeout: REQUEST_TIMEOUT_MS,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
     });
     const snapshot = await new Promise<SnapshotMessage>((resolve, reject) => {
       const fail = (why: string) => {
@@ -113,46 +120,6 @@ export class PanelSession {
     }
     this.outputEmitter.fire(frame);
   }
-}
-
-/**
- * Panel scope, the way `ptydeck url` gets it: POST /ticket with no credential
- * (the server asks the kernel who is calling and refuses a process inside any
- * ptydeck session), then trade the one-time ticket for the panel token as the
- * panel's page does, with the server's own Origin.
- */
-async function panelToken(server: string, command: string): Promise<string> {
-  const minted = await postJson(server, TICKET_PATH, undefined, {});
-  if (minted.status === 403 && /^refused: /.test(String(minted.body.error))) {
-    throw new Error(
-      `\`${command}\` is refused inside a ptydeck session (an agent's shell, or a tab of the panel): it needs the panel's scope, which ptydeck gives only to a terminal of your own. Run it outside ptydeck.`,
-    );
-  }
-  if (minted.status !== 200 || typeof minted.body.url !== 'string') {
-    const why = typeof minted.body.shownIn === 'string'
-      ? 'this system cannot tell ptydeck which process is asking, so it gives panel access only through the panel itself'
-      : typeof minted.body.error === 'string' ? minted.body.error : `HTTP ${minted.status}`;
-    throw new Error(`ptydeck at ${server} gave no panel access: ${why}`);
-  }
-  const ticket = new URLSearchParams(new URL(minted.body.url).hash.slice(1)).get(TICKET_FRAGMENT_KEY);
-  const exchanged = await postJson(server, TICKET_EXCHANGE_PATH, new URL(server).origin, { ticket });
-  if (exchanged.status !== 200 || typeof exchanged.body.token !== 'string') {
-    throw new Error(`ptydeck at ${server} did not take its own ticket: ${String(exchanged.body.error ?? `HTTP ${exchanged.status}`)}`);
-  }
-  return exchanged.body.token;
-}
-
-async function postJson(server: string, path: string, origin: string | undefined, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(new URL(path, server), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(origin === undefined ? {} : { Origin: origin }) },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  }).catch((error: Error) => {
-    throw new Error(`ptydeck at ${server} is not answering (${error.message})`);
-  });
-  const json = (await response.json().catch(() => ({}))) as unknown;
-  return { status: response.status, body: json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {} };
 }
 
 function parseControl(data: RawData): PanelServerMessage | undefined {

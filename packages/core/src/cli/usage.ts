@@ -143,9 +143,10 @@ Options:
 
 export const LS_HELP = `Usage: ${LS_USAGE}
 
-Lists the running ptydeck's sessions (found through server.json): short id,
-source (agent or user), owner (the agent's name, or "you"), title, state
-(running, waiting_for_input, exited), working directory and age.
+Lists the sessions of the running ptydeck host (found through server.json;
+none is started): short id, source (agent or user), owner (the agent's name,
+or "you"), title, state (running, waiting_for_input, exited), working
+directory and age.
 
 Like \`ptydeck url\`, it is refused inside a ptydeck session: run it in a
 terminal of your own.
