@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
+import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { TmuxServer, type TmuxPane } from './testing/tmux.js';
 
@@ -26,6 +29,7 @@ let env: Record<string, string>;
 let service: PtyService;
 let server: LocalServer;
 let tmux: TmuxServer;
+let agent: Client | undefined;
 
 beforeAll(async () => {
   // The launcher runs the built CLI: build it as the real package would be.
@@ -44,6 +48,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await agent?.close();
   tmux?.kill();
   await server?.close();
   await service?.dispose();
@@ -74,6 +79,12 @@ describe('ptydeck ls', () => {
   it('lists every session as a table and as JSON; no running ptydeck is one line and a non-zero exit', async () => {
     const mine = shellSession();
     await waitForOutput(service, mine, 'sh$');
+    // An agent's shell, over MCP: its owner is the agent's name, and its shell integration says when it sits at its prompt.
+    agent = new Client({ name: 'ls-test-agent', version: '1' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } } }));
+    const ran = await agent.callTool({ name: 'terminal_run', arguments: { command: 'false' } });
+    const agentSession = (ran.structuredContent as { id: string }).id;
+    await sessionMatches(agentSession, (info) => info.shell?.state === 'idle');
     // Not spawnSync: the server answering it runs in this process.
     const run = (args: string[], extra: Record<string, string> = {}) =>
       promisify(execFile)('ptydeck', args, { encoding: 'utf8', env: { ...env, ...extra } }).then(
@@ -92,6 +103,7 @@ describe('ptydeck ls', () => {
     const entry = entries.find((e) => e.id === mine)!;
     expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null });
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
+    expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1 });
 
     const unknown = await run(['attach', 'zzz']);
     expect(unknown.status).toBe(1);
@@ -165,6 +177,9 @@ describe('ptydeck attach', () => {
     tmux.tmux('resize-window', '-t', pane.id, '-x', '90', '-y', '25');
     await sessionSize(id, 90, 25);
     service.resize(id, 70, 20);
+    // Output after the resize reaches attach behind its event, on the same socket: attach knows of it once this shows.
+    service.write(id, 'echo "resized-$((7*7))"\r');
+    await pane.waitFor('resized-49');
     pane.type('echo "typed-$((2*4))"');
     await waitForOutput(service, id, 'typed-8');
     expect(service.get(id)).toMatchObject({ cols: 90, rows: 25 });
@@ -305,12 +320,20 @@ process.stdin.on('data', () => {});
 
 /** Resolves once the session has this size (a pty.updated event), at once if it has it already. */
 function sessionSize(id: string, cols: number, rows: number): Promise<void> {
+  return sessionMatches(id, (info) => info.cols === cols && info.rows === rows);
+}
+
+/** Resolves once the session's info satisfies `holds` (a pty.updated event), at once if it does already. */
+function sessionMatches(id: string, holds: (info: SessionInfo) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
-    const has = () => service.get(id)?.cols === cols && service.get(id)?.rows === rows;
+    const has = () => {
+      const info = service.get(id);
+      return info !== undefined && holds(info);
+    };
     if (has()) return resolve();
     const timer = setTimeout(() => {
       off();
-      reject(new Error(`session ${id} is ${service.get(id)?.cols}x${service.get(id)?.rows}, not ${cols}x${rows}`));
+      reject(new Error(`session ${id} never got there: ${JSON.stringify(service.get(id))}`));
     }, 20_000);
     const off = service.on('pty.updated', () => {
       if (!has()) return;

@@ -31,6 +31,9 @@ describe('session-list', () => {
     expect(sessionState(session({}))).toBe('running');
     expect(sessionState(session({ attention: { kind: 'confirm', prompt: 'Continue? [y/N] ', since: 1 } }))).toBe('waiting_for_input');
     expect(sessionState(session({ status: 'exited', exitCode: 0 }))).toBe('exited');
+    expect(sessionState(session({ shell: { state: 'idle', lastExitCode: 1 } }))).toBe('idle_at_prompt');
+    expect(sessionState(session({ shell: { state: 'running', lastExitCode: null } }))).toBe('running');
+    expect(listEntry(session({ shell: { state: 'idle', lastExitCode: 1 } }), []).last_exit_code).toBe(1);
   });
 
   it('names the owner: "you" for your sessions, the agent otherwise', () => {

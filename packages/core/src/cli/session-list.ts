@@ -2,9 +2,10 @@ import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
 
 /**
  * What `ptydeck ls` says of a session, pure so it is tested without a server.
- * `idle_at_prompt` needs shell integration the panel protocol does not carry
- * (only the agent tool reads it), and `lost` comes with sessions that outlive
- * their host; both are in the type so scripts can match on them already.
+ * `idle_at_prompt` is known only of a shell whose commands the core follows
+ * (an agent's bash with integration); any other running program is
+ * `running`. `lost` comes with sessions that outlive their host; it is in the
+ * type so scripts can match on it already.
  */
 export type SessionState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'exited' | 'lost';
 
@@ -27,6 +28,8 @@ export interface SessionListEntry {
   created_at: number;
   /** What the program waits for, with state waiting_for_input. */
   prompt: string | null;
+  /** Exit code of the shell's newest finished command, where the core follows its commands. */
+  last_exit_code: number | null;
 }
 
 /** Characters of an id shown in the table: enough to be unique among a person's sessions, short to type. */
@@ -34,7 +37,8 @@ export const SHORT_ID_LENGTH = 8;
 
 export function sessionState(info: SessionInfo): SessionState {
   if (info.status === 'exited') return 'exited';
-  return info.attention ? 'waiting_for_input' : 'running';
+  if (info.attention) return 'waiting_for_input';
+  return info.shell?.state === 'idle' ? 'idle_at_prompt' : 'running';
 }
 
 export function ownerOf(info: SessionInfo, agents: readonly AgentInfo[]): string {
@@ -58,6 +62,7 @@ export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): Sess
     rows: info.rows,
     created_at: info.createdAt,
     prompt: info.attention?.prompt ?? null,
+    last_exit_code: info.shell?.lastExitCode ?? null,
   };
 }
 

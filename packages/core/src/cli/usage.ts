@@ -145,15 +145,16 @@ export const LS_HELP = `Usage: ${LS_USAGE}
 
 Lists the sessions of the running ptydeck host (found through server.json;
 none is started): short id, source (agent or user), owner (the agent's name,
-or "you"), title, state (running, waiting_for_input, exited), working
-directory and age.
+or "you"), title, state (running, idle_at_prompt, waiting_for_input,
+exited), working directory and age.
 
 Like \`ptydeck url\`, it is refused inside a ptydeck session: run it in a
 terminal of your own.
 
 Options:
   --json       An array of objects: id, source, owner, title, state, pid, cwd,
-               exit_code, signal, command, cols, rows, created_at, prompt
+               exit_code, signal, command, cols, rows, created_at, prompt,
+               last_exit_code
   -h, --help   Show this help
 `;
 
