@@ -20,7 +20,6 @@ import { TmuxServer, type TmuxPane } from './testing/tmux.js';
  */
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const repoRoot = resolve(packageRoot, '..', '..');
 const DETACH = '\x1cd';
 
 let stateDir: string;
@@ -32,9 +31,7 @@ let tmux: TmuxServer;
 let agent: Client | undefined;
 
 beforeAll(async () => {
-  // The launcher runs the built CLI: build it as the real package would be.
-  const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/core'], { cwd: repoRoot, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  // The launcher runs the built CLI, which vitest's global setup builds.
   stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-state-'));
   // `ptydeck` on PATH, for the panes' shells and the sessions' alike.
   binDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-bin-'));
@@ -45,7 +42,7 @@ beforeAll(async () => {
   service = createPtyService({ env, killGraceMs: 500 });
   server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
   tmux = new TmuxServer(env);
-}, 120_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -70,7 +67,8 @@ async function shellPane(): Promise<TmuxPane> {
 /** The terminal as attach found it: cooked mode, main screen, cursor shown, no mouse, normal keys. */
 async function expectRestored(pane: TmuxPane): Promise<void> {
   pane.type('[ "$(stty -g)" = "$S0" ] && echo "tty-$((1+1))-same" || echo tty-changed');
-  await pane.waitFor(/tty-2-same|tty-changed/);
+  // At a line's start: the command line typed holds both words too.
+  await pane.waitFor(/^(tty-2-same|tty-changed)$/m);
   expect(pane.screen()).toContain('tty-2-same');
   expect(pane.format('#{alternate_on} #{cursor_flag} #{keypad_cursor_flag} #{mouse_any_flag}')).toBe('0 1 0 0');
 }
