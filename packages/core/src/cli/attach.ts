@@ -20,7 +20,7 @@ export interface AttachOptions {
  * How long output may keep arriving after the session's exit event: the
  * server sends the event at once, while the last frames may still wait for
  * its coalescing timer (milliseconds) or this client's acks. Every frame
- * restarts the wait, so a flood's tail is never cut.
+ * restarts the wait, so a tail that keeps coming is not cut.
  */
 const EXIT_SETTLE_MS = 150;
 /** Longest a redraw nudge waits for the program to answer its first size change. */
