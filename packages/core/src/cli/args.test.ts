@@ -43,7 +43,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, ls, attach");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 
@@ -52,5 +52,24 @@ describe('parseCommand', () => {
     expect(text).toBe(
       "ptydeck serve: --port expects an integer from 0 to 65535, received 'x'\nUsage: ptydeck serve [--port N] [--host H] [--idle-exit S]\nRun 'ptydeck serve --help' for more.\n",
     );
+  });
+});
+
+describe('parseCommand: ls and attach', () => {
+  it('parses ls [--json] and attach [--write] <id>, with help for each', () => {
+    expect(parseCommand(['ls'])).toEqual({ kind: 'ls', json: false });
+    expect(parseCommand(['ls', '--json'])).toEqual({ kind: 'ls', json: true });
+    expect(parseCommand(['attach', '3f2a'])).toEqual({ kind: 'attach', target: '3f2a', write: false });
+    expect(parseCommand(['attach', '--write', '3f2a'])).toEqual({ kind: 'attach', target: '3f2a', write: true });
+    expect(parseCommand(['attach', '3f2a', '--write'])).toEqual({ kind: 'attach', target: '3f2a', write: true });
+    expect(parseCommand(['help', 'attach'])).toEqual({ kind: 'help', topic: 'attach' });
+    expect(parseCommand(['ls', '-h'])).toEqual({ kind: 'help', topic: 'ls' });
+  });
+
+  it('attach wants exactly one session', () => {
+    expect(usageErrorOf(['attach']).message).toContain('expected a session id or a unique prefix of one');
+    expect(usageErrorOf(['attach', 'a', 'b']).message).toBe('expected one session, received 2: a b');
+    expect(usageErrorOf(['attach', '--force', 'a']).message).toBe("unknown option '--force'; expected one of: --write, --help");
+    expect(usageErrorOf(['ls', 'x']).message).toContain("unexpected argument 'x'");
   });
 });

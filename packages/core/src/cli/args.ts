@@ -1,7 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { HOST_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
-
-export type HelpTopic = 'root' | 'serve' | 'host' | 'mcp' | 'url' | 'stop';
+import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -11,9 +9,12 @@ export type Command =
   | { kind: 'serve' | 'host'; port: number; host: string; idleExitSeconds?: number }
   | { kind: 'mcp'; embedded: boolean }
   | { kind: 'url' }
-  | { kind: 'stop'; force: boolean };
+  | { kind: 'stop'; force: boolean }
+  | { kind: 'ls'; json: boolean }
+  | { kind: 'attach'; target: string; write: boolean };
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'ls', 'attach'] as const;
+export type HelpTopic = 'root' | (typeof COMMANDS)[number];
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
 export function parseCommand(argv: string[]): Command {
@@ -35,6 +36,11 @@ export function parseCommand(argv: string[]): Command {
     const values = parse(rest, { help: { type: 'boolean', short: 'h' } }, 'ptydeck url', URL_USAGE);
     return values.help ? { kind: 'help', topic: 'url' } : { kind: 'url' };
   }
+  if (first === 'ls') {
+    const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck ls', LS_USAGE);
+    return values.help ? { kind: 'help', topic: 'ls' } : { kind: 'ls', json: Boolean(values.json) };
+  }
+  if (first === 'attach') return parseAttach(rest);
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }
@@ -74,6 +80,21 @@ function parseMcp(args: string[]): Command {
   const values = parse(args, { embedded: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
   if (values.help) return { kind: 'help', topic: 'mcp' };
   return { kind: 'mcp', embedded: Boolean(values.embedded) };
+}
+
+function parseAttach(args: string[]): Command {
+  const options = { write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck attach', ATTACH_USAGE);
+  }
+  if (parsed.values.help) return { kind: 'help', topic: 'attach' };
+  const [target, ...extra] = parsed.positionals;
+  if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck attach', ATTACH_USAGE);
+  if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck attach', ATTACH_USAGE);
+  return { kind: 'attach', target, write: Boolean(parsed.values.write) };
 }
 
 function parse(

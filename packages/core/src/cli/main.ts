@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { StreamLike } from '../capability/terminal-capability.js';
 import { parseCommand } from './args.js';
 import { styleFor } from './style.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & StreamLike;
@@ -24,7 +24,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP }[command.topic]);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
         return EXIT_OK;
       case 'version':
         io.stdout.write(`ptydeck ${packageVersion()}\n`);
@@ -44,6 +44,10 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         else io.stderr.write(`ptydeck: this system cannot tell ptydeck who is asking, so the new link is in ${answer.shownIn}\n`);
         return EXIT_OK;
       }
+      case 'ls':
+        return await (await import('./ls.js')).runLs(command, io);
+      case 'attach':
+        return await (await import('./attach.js')).runAttach(command, io);
       case 'mcp':
         // stdout belongs to the protocol: nothing else may be written there.
         return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));

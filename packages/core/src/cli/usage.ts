@@ -23,6 +23,8 @@ export const HOST_USAGE = 'ptydeck host [--port N] [--host H] [--idle-exit S]';
 export const MCP_USAGE = 'ptydeck mcp [--embedded]';
 export const URL_USAGE = 'ptydeck url';
 export const STOP_USAGE = 'ptydeck stop [--force]';
+export const LS_USAGE = 'ptydeck ls [--json]';
+export const ATTACH_USAGE = 'ptydeck attach [--write] <id or unique prefix>';
 
 export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
@@ -38,6 +40,8 @@ Commands:
   mcp       A stdio MCP server for agents; joins the host, starting it if needed
   url       Print a fresh one-time link to the host's panel
   stop      End the host and every session in it
+  ls        List every session of the host: yours and your agents'
+  attach    Watch a session in this terminal, or type into it with --write
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
@@ -134,6 +138,41 @@ link in the terminal running \`ptydeck serve\` (or brings its window forward)
 and this command says where to look.
 
 Options:
+  -h, --help   Show this help
+`;
+
+export const LS_HELP = `Usage: ${LS_USAGE}
+
+Lists the sessions of the running ptydeck host (found through server.json;
+none is started): short id, source (agent or user), owner (the agent's name,
+or "you"), title, state (running, idle_at_prompt, waiting_for_input,
+exited), working directory and age.
+
+Like \`ptydeck url\`, it is refused inside a ptydeck session: run it in a
+terminal of your own.
+
+Options:
+  --json       An array of objects: id, source, owner, title, state, pid, cwd,
+               exit_code, signal, command, cols, rows, created_at, prompt,
+               last_exit_code
+  -h, --help   Show this help
+`;
+
+export const ATTACH_HELP = `Usage: ${ATTACH_USAGE}
+
+Shows a session in this terminal: its current screen at once, then its output
+live. Read-only unless --write: your keys go nowhere but the detach key.
+
+  Ctrl-\\ d    Detach: the session keeps running (Ctrl-\\ twice sends one Ctrl-\\)
+
+With --write, keys (Ctrl-C included) go to the session, and this terminal's
+size becomes the session's while you are the latest to type; attaching to a
+full-screen program asks it to redraw. A read-only attach never resizes.
+When the session ends, attach says how and exits with its exit code (128+N
+for signal N); 1 if ptydeck goes away. Refused inside a ptydeck session.
+
+Options:
+  --write      Send keys and this terminal's size to the session
   -h, --help   Show this help
 `;
 

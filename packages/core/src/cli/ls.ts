@@ -1,0 +1,18 @@
+import { homedir } from 'node:os';
+import type { CliIo } from './main.js';
+import { PanelSession } from './panel-session.js';
+import { formatTable, listEntry } from './session-list.js';
+import { EXIT_OK } from './usage.js';
+
+/** `ptydeck ls`: every session of the running ptydeck, as a table or (--json) an array. */
+export async function runLs(command: { json: boolean }, io: CliIo): Promise<number> {
+  const panel = await PanelSession.connect('ptydeck ls');
+  try {
+    const { sessions, agents } = panel.snapshot;
+    const entries = sessions.map((info) => listEntry(info, agents));
+    io.stdout.write(command.json ? `${JSON.stringify(entries, null, 2)}\n` : formatTable(entries, Date.now(), homedir()));
+    return EXIT_OK;
+  } finally {
+    panel.close();
+  }
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionInfo } from '@ptydeck/contract';
+import { formatAge, formatTable, listEntry, matchSession, sessionState } from './session-list.js';
+
+function session(overrides: Partial<SessionInfo>): SessionInfo {
+  return {
+    id: '3f2a1b4c-0000-4000-8000-000000000001',
+    source: 'user',
+    owner: null,
+    ownerName: null,
+    title: 'bash',
+    command: 'bash',
+    args: [],
+    cwd: '/home/dev/project',
+    pid: 4242,
+    cols: 80,
+    rows: 24,
+    status: 'running',
+    exitCode: null,
+    signal: null,
+    createdAt: 1_000_000,
+    exitedAt: null,
+    ...overrides,
+  };
+}
+
+const agent = { id: 'conn-1', name: 'claude-code', version: '1', transport: 'http' as const, connectedAt: 0 };
+
+describe('session-list', () => {
+  it('maps what a session carries to a state', () => {
+    expect(sessionState(session({}))).toBe('running');
+    expect(sessionState(session({ attention: { kind: 'confirm', prompt: 'Continue? [y/N] ', since: 1 } }))).toBe('waiting_for_input');
+    expect(sessionState(session({ status: 'exited', exitCode: 0 }))).toBe('exited');
+    expect(sessionState(session({ shell: { state: 'idle', lastExitCode: 1 } }))).toBe('idle_at_prompt');
+    expect(sessionState(session({ shell: { state: 'running', lastExitCode: null } }))).toBe('running');
+    expect(listEntry(session({ shell: { state: 'idle', lastExitCode: 1 } }), []).last_exit_code).toBe(1);
+  });
+
+  it('names the owner: "you" for your sessions, the agent otherwise', () => {
+    expect(listEntry(session({}), []).owner).toBe('you');
+    expect(listEntry(session({ source: 'agent', owner: 'conn-1', ownerName: null }), [agent]).owner).toBe('claude-code');
+    expect(listEntry(session({ source: 'agent', owner: 'gone', ownerName: 'codex' }), []).owner).toBe('codex');
+    expect(listEntry(session({ status: 'exited', exitCode: 2 }), [])).toMatchObject({ state: 'exited', exit_code: 2, pid: 4242 });
+  });
+
+  it('prints a table with short ids, ~ for home, ages, and control characters flattened', () => {
+    const entries = [
+      listEntry(session({ createdAt: 1_000_000 - 90_000, title: 'evil\x1b]0;x\x07' }), []),
+      listEntry(session({ id: 'abcdef12-ffff', source: 'agent', ownerName: 'codex', status: 'exited', exitCode: 1, cwd: '/tmp' }), []),
+    ];
+    const lines = formatTable(entries, 1_000_000 + 5_000, '/home/dev').split('\n');
+    expect(lines[0]).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+CWD\s+AGE$/);
+    expect(lines[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+evil ]0;x \s+running\s+~\/project\s+1m$/);
+    expect(lines[2]).toMatch(/^abcdef12\s+agent\s+codex\s+bash\s+exited \(1\)\s+\/tmp\s+5s$/);
+    expect(formatTable([], 0, '/')).toBe('no sessions\n');
+    expect([formatAge(59_999), formatAge(3_600_000), formatAge(2 * 86_400_000)]).toEqual(['59s', '1h', '2d']);
+  });
+
+  it('finds a session by id or unique prefix, and lists the candidates of an ambiguous one', () => {
+    const a = session({ id: 'abc-1' });
+    const b = session({ id: 'abd-2' });
+    const exact = session({ id: 'ab' });
+    expect(matchSession([a, b], 'abc')).toEqual({ kind: 'found', info: a });
+    expect(matchSession([a, b], 'ab')).toEqual({ kind: 'ambiguous', candidates: [a, b] });
+    expect(matchSession([a, b, exact], 'ab')).toEqual({ kind: 'found', info: exact });
+    expect(matchSession([a, b], 'x')).toEqual({ kind: 'none' });
+    expect(matchSession([a, b], '')).toEqual({ kind: 'none' });
+  });
+});

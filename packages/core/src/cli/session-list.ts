@@ -1,0 +1,118 @@
+import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+
+/**
+ * What `ptydeck ls` says of a session, pure so it is tested without a server.
+ * `idle_at_prompt` is known only of a shell whose commands the core follows
+ * (an agent's bash with integration); any other running program is
+ * `running`. `lost` comes with sessions that outlive their host; it is in the
+ * type so scripts can match on it already.
+ */
+export type SessionState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'exited' | 'lost';
+
+/** One session as `ptydeck ls --json` prints it: snake_case, stable keys. */
+export interface SessionListEntry {
+  id: string;
+  source: SessionInfo['source'];
+  /** The agent's name, or "you" for the developer's own sessions. */
+  owner: string;
+  title: string;
+  state: SessionState;
+  pid: number;
+  cwd: string;
+  exit_code: number | null;
+  signal: string | null;
+  command: string;
+  cols: number;
+  rows: number;
+  /** Epoch milliseconds. */
+  created_at: number;
+  /** What the program waits for, with state waiting_for_input. */
+  prompt: string | null;
+  /** Exit code of the shell's newest finished command, where the core follows its commands. */
+  last_exit_code: number | null;
+}
+
+/** Characters of an id shown in the table: enough to be unique among a person's sessions, short to type. */
+export const SHORT_ID_LENGTH = 8;
+
+export function sessionState(info: SessionInfo): SessionState {
+  if (info.status === 'exited') return 'exited';
+  if (info.attention) return 'waiting_for_input';
+  return info.shell?.state === 'idle' ? 'idle_at_prompt' : 'running';
+}
+
+export function ownerOf(info: SessionInfo, agents: readonly AgentInfo[]): string {
+  if (info.source === 'user') return 'you';
+  return info.ownerName ?? agents.find((agent) => agent.id === info.owner)?.name ?? 'agent';
+}
+
+export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): SessionListEntry {
+  return {
+    id: info.id,
+    source: info.source,
+    owner: ownerOf(info, agents),
+    title: info.title,
+    state: sessionState(info),
+    pid: info.pid,
+    cwd: info.cwd,
+    exit_code: info.exitCode,
+    signal: info.signal,
+    command: info.command,
+    cols: info.cols,
+    rows: info.rows,
+    created_at: info.createdAt,
+    prompt: info.attention?.prompt ?? null,
+    last_exit_code: info.shell?.lastExitCode ?? null,
+  };
+}
+
+/** The human table: a header, one row per session, oldest first; `home` is shortened to ~. */
+export function formatTable(entries: readonly SessionListEntry[], now: number, home: string): string {
+  if (entries.length === 0) return 'no sessions\n';
+  const rows = [
+    ['ID', 'SOURCE', 'OWNER', 'TITLE', 'STATE', 'CWD', 'AGE'],
+    ...[...entries]
+      .sort((a, b) => a.created_at - b.created_at)
+      .map((entry) => [
+        entry.id.slice(0, SHORT_ID_LENGTH),
+        entry.source,
+        entry.owner,
+        clip(entry.title, 32),
+        entry.state === 'exited' ? `exited (${entry.signal ?? entry.exit_code ?? '?'})` : entry.state,
+        clip(tildePath(entry.cwd, home), 40),
+        formatAge(now - entry.created_at),
+      ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n') + '\n';
+}
+
+/** 42s, 5m, 3h, 2d: the largest unit that is at least one. */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+export type SessionMatch = { kind: 'found'; info: SessionInfo } | { kind: 'none' } | { kind: 'ambiguous'; candidates: SessionInfo[] };
+
+/** The session whose id is `query` or starts with it; an exact id wins over longer ones it prefixes. */
+export function matchSession(sessions: readonly SessionInfo[], query: string): SessionMatch {
+  const exact = sessions.find((info) => info.id === query);
+  if (exact) return { kind: 'found', info: exact };
+  const candidates = query.length === 0 ? [] : sessions.filter((info) => info.id.startsWith(query));
+  if (candidates.length === 1) return { kind: 'found', info: candidates[0]! };
+  return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/[\x00-\x1f\x7f]/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function tildePath(path: string, home: string): string {
+  if (home.length > 1 && (path === home || path.startsWith(`${home}/`))) return `~${path.slice(home.length)}`;
+  return path;
+}
