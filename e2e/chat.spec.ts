@@ -5,7 +5,7 @@
 // with the agent's badge; a turn cancelled; an agent that dies; a broken
 // agents.json explained.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { demoAgentsJson, expect, expectScreen, keepScreenshot, panelRegion, terminalOf, test } from './fixtures.js';
 import { clickNotification, notifications, pretendFocus, recordNotifications } from './notification-recorder.js';
@@ -23,9 +23,11 @@ async function showChatPane(page: Page): Promise<Locator> {
 }
 
 /** Opens the pane and starts a chat with the demo agent; returns the pane once the agent is ready. */
-async function startDemoChat(page: Page): Promise<Locator> {
+/** Starts a chat with the demo agent, in `cwd` when given (else the server's launch directory). */
+async function startDemoChat(page: Page, cwd?: string): Promise<Locator> {
   const pane = await showChatPane(page);
   await expect(pane.getByTestId('chat-agent-select')).toHaveValue('demo');
+  if (cwd !== undefined) await pane.getByTestId('chat-cwd').fill(cwd);
   await pane.getByRole('button', { name: 'Start' }).click();
   await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
   return pane;
@@ -212,9 +214,10 @@ test.describe('with the demo agent', () => {
   });
 
   test('a write shows its diff and asks first', async ({ panel: page }) => {
-    const pane = await startDemoChat(page);
     const target = test.info().outputPath('note.txt');
     mkdirSync(dirname(target), { recursive: true });
+    // The chat works in the file's directory: "Allow for this chat" covers writes inside it.
+    const pane = await startDemoChat(page, dirname(target));
     writeFileSync(target, 'first line\nold line\n');
     await send(pane, `write ${target} first line\nnew line\n`);
     const log = pane.getByRole('log', { name: 'Chat with demo' });
@@ -228,11 +231,17 @@ test.describe('with the demo agent', () => {
     await expect(lastAgentMessage(log)).toHaveText(`Wrote ${target}`);
     await expect(card).toHaveAttribute('data-status', 'completed');
 
-    // Allowed for the chat: the next write goes ahead without asking.
+    // Allowed for the chat: the next write inside its directory goes ahead without asking.
     await send(pane, `write ${target} second\n`);
     await expect(log.getByRole('article', { name: /^Write / })).toHaveCount(2);
     await expect(log.getByRole('article', { name: /^Write / }).last()).toHaveAttribute('data-status', 'completed');
     await expect(pane.getByRole('alertdialog')).toHaveCount(0);
+    // One outside it is asked about, however it was allowed before.
+    const outside = join(dirname(dirname(target)), `outside-${test.info().testId}.txt`);
+    await send(pane, `write ${outside} third\n`);
+    await expect(pane.getByRole('alertdialog')).toContainText(outside);
+    await pane.getByRole('alertdialog').getByRole('button', { name: 'Reject' }).click();
+    await expect(lastAgentMessage(log)).toContainText('the developer declined it');
   });
 
   test('the card and the tab show one running session live, and what the developer types in the tab', async ({ panel: page }) => {
