@@ -13,6 +13,9 @@ test("an agent's shell at its prompt reads as idle with its last command's exit 
   await expect(row).toHaveAttribute('data-state', 'idle');
   await expect(status).toHaveText('idle · last exit 1');
   await expect(row).not.toContainText('running');
+  // Its tab's dot says the same: a ring for a shell at its prompt, not the filled dot of a running one.
+  const dot = page.locator(`[role="tab"][data-session-id="${first.id}"] [data-testid="tab-status"]`);
+  await expect(dot).toHaveAttribute('data-state', 'idle');
   await keepScreenshot(page, 'overview-idle-shell');
 
   // A command still running when the call returns: the card says so.
@@ -20,6 +23,7 @@ test("an agent's shell at its prompt reads as idle with its last command's exit 
   expect(slow.outcome).toBe('running');
   await expect(row).toHaveAttribute('data-state', 'running');
   await expect(status).toHaveText('running');
+  await expect(dot).toHaveAttribute('data-state', 'running');
   await keepScreenshot(page, 'overview-running-shell');
 
   // Interrupted, the shell is back at its prompt with the interrupted command's code; a command that succeeds says 0.

@@ -2,6 +2,7 @@ import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid
 import { agentStyle } from './agent-style.js';
 import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
+import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
 
 export function TabBar() {
@@ -64,6 +65,11 @@ export function TabBar() {
           {(tab, index) => {
             const active = () => terminal.state.activeId === tab.id;
             const exited = () => tab.status === 'exited';
+            // The shell's own state, as the overview reads it: back at its prompt, a live shell is idle.
+            const shell = () => {
+              const info = terminal.state.sessions.find((session) => session.id === tab.id);
+              return info ? sessionStatus(info, terminal.offline()) : undefined;
+            };
             // Offline, typing reaches no one: no claim that the agent sees it.
             const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
             return (
@@ -90,7 +96,13 @@ export function TabBar() {
                   onMouseDown={(event) => event.button === 1 && (event.preventDefault(), terminal.close(tab.id))}
                   onKeyDown={(event) => onKeyDown(event, index())}
                 >
-                  <span class="status-dot" classList={{ running: !exited() && !terminal.offline(), failed: exited() && endedBadly(tab) }} aria-hidden="true" />
+                  <span
+                    class="status-dot"
+                    data-testid="tab-status"
+                    data-state={shell()?.state}
+                    classList={{ running: !exited() && !terminal.offline() && shell()?.state !== 'idle', idle: shell()?.state === 'idle', failed: exited() && endedBadly(tab) }}
+                    aria-hidden="true"
+                  />
                   <Show when={tab.source === 'agent'}>
                     <span class="agent-badge" data-testid="tab-agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
                   </Show>
