@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,14 @@ describe('the MCP launch command the panel shows', () => {
     process.env['PATH'] = [binDir('another program'), binDir('this launcher')].join(delimiter);
     expect(mcpLaunchCommand()).toEqual({ command: 'node', args: [ptydeckLauncher(), 'mcp'] });
     process.env['PATH'] = emptyDir();
+    expect(mcpLaunchCommand()).toEqual({ command: 'node', args: [ptydeckLauncher(), 'mcp'] });
+  });
+
+  it('looks past node_modules/.bin, which npm scripts put on PATH and an agent would not have', () => {
+    const bin = join(emptyDir(), 'node_modules', '.bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(ptydeckLauncher(), join(bin, 'ptydeck'));
+    process.env['PATH'] = bin;
     expect(mcpLaunchCommand()).toEqual({ command: 'node', args: [ptydeckLauncher(), 'mcp'] });
   });
 });

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpLaunch } from '@ptydeck/contract';
 
@@ -22,11 +22,15 @@ export function ptydeckLauncher(): string {
   return fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
 }
 
-/** Whether the first `ptydeck` on PATH is (a link to) this launcher. */
+/**
+ * Whether the first `ptydeck` on PATH is (a link to) this launcher. npm
+ * scripts and npx put node_modules/.bin dirs on PATH, which link a checkout's
+ * launcher too, but an agent started elsewhere would not find it there.
+ */
 function onPath(launcher: string): boolean {
   const target = realOrUndefined(launcher);
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
+    if (!dir || (basename(dir) === '.bin' && basename(dirname(dir)) === 'node_modules')) continue;
     const found = realOrUndefined(join(dir, 'ptydeck'));
     if (found !== undefined) return found === target;
   }
