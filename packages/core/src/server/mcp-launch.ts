@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpLaunch } from '@ptydeck/contract';
@@ -28,19 +28,13 @@ export function ptydeckLauncher(): string {
  * launcher too, but an agent started elsewhere would not find it there.
  */
 function onPath(launcher: string): boolean {
-  const target = realOrUndefined(launcher);
+  if (!existsSync(launcher)) return false;
+  const target = realpathSync(launcher);
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     if (!dir || (basename(dir) === '.bin' && basename(dirname(dir)) === 'node_modules')) continue;
-    const found = realOrUndefined(join(dir, 'ptydeck'));
-    if (found !== undefined) return found === target;
+    // existsSync follows links: a dangling one is no ptydeck.
+    const found = join(dir, 'ptydeck');
+    if (existsSync(found)) return realpathSync(found) === target;
   }
   return false;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
