@@ -88,7 +88,7 @@ describe('ptydeck CLI conventions', () => {
     }
     const version = run(['--version']);
     expect(version.status).toBe(0);
-    expect(version.stdout).toMatch(/^ptydeck \d+\.\d+\.\d+\n$/);
+    expect(version.stdout).toBe(`ptydeck ${JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
   });
 
   it('bad arguments exit 2 with expected vs received, the usage line and a pointer to --help on stderr', () => {

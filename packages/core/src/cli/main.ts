@@ -26,9 +26,12 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'help':
         io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
         return EXIT_OK;
-      case 'version':
-        io.stdout.write(`ptydeck ${packageVersion()}\n`);
+      case 'version': {
+        // The protocol decides whether this CLI and a running host understand each other.
+        const { HOST_PROTOCOL_VERSION } = await import('@ptydeck/contract');
+        io.stdout.write(`ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
         return EXIT_OK;
+      }
       case 'open':
         return await (await import('./open.js')).runOpen(io);
       case 'serve':
@@ -59,7 +62,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
 }
 
 function packageVersion(): string {
-  // src/cli and dist/cli both sit two levels below the package root.
+  // src/cli, dist/cli and dist/bundle all sit two levels below the package root
+  // (the installed package's own package.json, written by scripts/pack.mjs).
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }

@@ -45,7 +45,7 @@ Commands:
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
-  -v, --version   Print the version
+  -v, --version   Print the version and the host protocol version
 
 Environment:
   PTYDECK_STATE_DIR   Where server.json (url, agent token, pid), host.lock and

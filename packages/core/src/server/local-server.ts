@@ -8,7 +8,7 @@ import { startServerCore, type ServerCoreOptions } from './server-core.js';
 import { ChatHost } from '../acp/chat-host.js';
 import { ChatBindings } from '../acp/chat-bindings.js';
 import { resolveStateDir } from './discovery.js';
-import { mcpLaunchCommand } from './mcp-launch.js';
+import { ptydeckLauncher } from './mcp-launch.js';
 
 /** The server core's options, with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -57,7 +57,7 @@ export interface LocalServer {
  * variables it was given, and PATH is not among them).
  */
 function chatMcpLaunch(): { command: string; args: string[] } {
-  return { command: process.execPath, args: mcpLaunchCommand().args };
+  return { command: process.execPath, args: [ptydeckLauncher(), 'mcp'] };
 }
 
 function chatMcpEnv(stateDir: string): Record<string, string> {

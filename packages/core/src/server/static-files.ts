@@ -24,10 +24,15 @@ const MIME_TYPES: Record<string, string> = {
 };
 
 /**
- * The renderer's built files: packages/app/dist, found through the
- * @ptydeck/app workspace package when it resolves, else beside this package.
+ * The renderer's built files: in the installed `ptydeck` package, its app
+ * folder (scripts/pack.mjs puts it there); in a checkout, packages/app/dist,
+ * found through the @ptydeck/app workspace package when it resolves, else
+ * beside this package.
  */
 export function defaultAppDir(): string {
+  // dist/bundle → the package root → app
+  const packaged = fileURLToPath(new URL('../../app/', import.meta.url));
+  if (existsSync(join(packaged, 'index.html'))) return packaged;
   try {
     const require = createRequire(import.meta.url);
     return join(dirname(require.resolve('@ptydeck/app/package.json')), 'dist');
