@@ -81,7 +81,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Run command',
       description:
-        'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output.',
+        'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output. ports_opened names TCP ports the terminal\'s processes started listening on (Linux only; left out elsewhere).',
       inputSchema: runShape,
       outputSchema: runResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
@@ -97,7 +97,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
               : result.outcome === 'waiting_for_input'
                 ? `[${result.id}] waiting for input after ${result.elapsed_ms} ms${askText(result)}`
               : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
-        const earlier = result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`;
+        const earlier = portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
         return [result, withOutput(head, earlier + result.output)];
       }),
   );
@@ -141,7 +141,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Wait',
       description:
-        'Wait until the running command finishes (or the process exits), output goes idle, or a regex matches new output; says which happened, or "timeout". Returns the new output.',
+        'Wait until the running command finishes (or the process exits), output goes idle, a regex matches new output, or (until "port") a server started in the terminal listens on a port; says which happened, or "timeout". Returns the new output, and ports_opened: TCP ports the terminal\'s processes started listening on. Ports are read from Linux /proc; elsewhere until "port" is refused and ports_opened left out.',
       inputSchema: waitShape,
       outputSchema: waitResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -150,7 +150,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       respond(async () => {
         const result = await tool.wait(owner(), args, hooks(extra as unknown as CallExtra));
         const why = result.reason === 'timeout' ? `timed out after ${result.elapsed_ms} ms` : `${result.reason}${result.match ? ` (matched ${JSON.stringify(result.match)})` : ''}`;
-        return [result, withOutput(`${why}; ${statusLine(result)}`, result.output)];
+        return [result, withOutput(`${why}; ${statusLine(result)}`, portsText(result.ports_opened) + result.output)];
       }),
   );
 
@@ -158,7 +158,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     'terminal_close',
     {
       title: 'Close terminal',
-      description: "End a terminal's processes and release it. Returns its final unread output and how its process ended.",
+      description:
+        "End a terminal's processes and release it: its process group and POSIX session (SIGHUP, then SIGKILL), then every process that detached but carries the terminal's PTYDECK_SESSION_ID (nohup, setsid, daemons: SIGTERM, then SIGKILL). Returns its final unread output, how its process ended, what was ended (ended, ports_freed) and any process that could not be (not_ended). Detached processes are found through Linux /proc; elsewhere they are not, and those fields are left out.",
       inputSchema: closeShape,
       outputSchema: closeResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -166,7 +167,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     async (args) =>
       respond(async () => {
         const result = await tool.close(owner(), args);
-        return [result, withOutput(`[${result.id}] closed (${processText(result)})`, result.output)];
+        const ended = result.ended ? `; ended ${result.ended.map(processName).join(', ') || 'nothing more'}` : '';
+        const freed = result.ports_freed?.length ? `; freed ${result.ports_freed.map(portName).join(', ')}` : '';
+        const left = result.not_ended ? `; could not end ${result.not_ended.map(processName).join(', ')}` : '';
+        return [result, withOutput(`[${result.id}] closed (${processText(result)})${ended}${freed}${left}`, result.output)];
       }),
   );
 
@@ -174,7 +178,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     'terminal_list',
     {
       title: 'List terminals',
-      description: 'List your terminals: id, title, command, cwd, state, how an exited one ended, and unread bytes.',
+      description:
+        'List your terminals: id, title, command, cwd, state, how an exited one ended, unread bytes, and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
       inputSchema: {},
       outputSchema: listResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -183,7 +188,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       respond(async () => {
         const result = tool.list(owner());
         const lines = result.terminals.map(
-          (t) => `${t.id}  ${t.state}${t.process_exit_code != null ? ` (exit ${t.process_exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B`,
+          (t) =>
+            `${t.id}  ${t.state}${t.process_exit_code != null ? ` (exit ${t.process_exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B` +
+            (t.ports?.length ? `  ports ${t.ports.map(portName).join(', ')}` : '') +
+            (t.background?.length ? `  background ${t.background.map(processName).join(', ')}` : ''),
         );
         return [result, lines.length ? lines.join('\n') : 'No terminals. Start one with terminal_create or terminal_run.'];
       }),
@@ -237,6 +245,18 @@ function statusLine(result: TerminalStatus): string {
   const command = result.exit_code != null ? ` (a command finished: exit ${result.exit_code})` : '';
   const ended = result.state === 'exited' ? ` (${processText(result)})` : '';
   return `[${result.id}] ${result.state}${ended}${command}${askText(result)}`;
+}
+
+function portName(port: { address: string; port: number; pid: number }): string {
+  return `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port} (pid ${port.pid})`;
+}
+
+function processName(proc: { pid: number; command: string }): string {
+  return `${proc.pid} ${proc.command}`;
+}
+
+function portsText(ports: Array<{ address: string; port: number; pid: number }> | undefined): string {
+  return ports?.length ? `Listening now: ${ports.map(portName).join(', ')}\n` : '';
 }
 
 function withOutput(head: string, output: string): string {

@@ -1,7 +1,7 @@
 import type { SessionInfo } from '@ptydeck/contract';
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
-import type { OutputResult, RunResult, TerminalFields } from './results.js';
+import type { ListedPort, OutputResult, RunResult, TerminalFields, WaitResult } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
 /** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
@@ -59,4 +59,9 @@ export function readNew(caller: string, session: AgentTerminal, info: SessionInf
     skipped: rendered.skipped,
     ...terminalFields(session, info, caller),
   };
+}
+
+/** A result with the ports it found opened, when there are any. */
+export function withPorts<T extends RunResult | WaitResult>(result: T, ports: ListedPort[] | undefined): T {
+  return ports && ports.length > 0 ? { ...result, ports_opened: ports } : result;
 }

@@ -24,6 +24,24 @@ const truncated = z.boolean().describe('True when output left bytes out of the m
 const cursor = z.number().int().describe('Your read position after this call, as an absolute byte offset in the terminal\'s output.');
 const skipped = z.number().int().describe('Bytes you never saw because the retained log was trimmed before you read them.');
 
+const listedPort = z
+  .object({
+    port: z.number().int().describe('The TCP port.'),
+    address: z.string().describe('The address it listens on: 127.0.0.1 or ::1 is this machine only, 0.0.0.0 or :: every interface.'),
+    pid: z.number().int().describe('The process holding the listening socket.'),
+  })
+  .describe('A TCP port a process of this terminal listens on.');
+const listedProcess = z.object({
+  pid: z.number().int(),
+  command: z.string().describe('Its command line, bounded.'),
+  started_at: z.number().int().describe('Unix time in ms.'),
+});
+const endedProcess = z.object({ pid: z.number().int(), command: z.string().describe('Its command line, bounded.') });
+const portsOpened = z
+  .array(listedPort)
+  .optional()
+  .describe('Listening ports of this terminal\'s processes that no earlier result reported: a server started here is ready. Present when not empty (Linux only).');
+
 /** The terminal's own state: last in every result. */
 export const terminalShape = {
   id: z.string().describe('The terminal id.'),
@@ -65,6 +83,7 @@ export const runResultShape = {
   skipped: skipped.optional(),
   elapsed_ms: z.number().int(),
   cwd: z.string().describe('The shell\'s working directory after the command.'),
+  ports_opened: portsOpened,
   ...terminalShape,
 };
 
@@ -86,12 +105,13 @@ export const readResultShape = {
 
 export const waitResultShape = {
   reason: z
-    .enum(['exit', 'idle', 'pattern', 'waiting_for_input', 'timeout'])
-    .describe('What ended the wait. waiting_for_input: the program asks for input (see prompt, prompt_text): answer with terminal_send.'),
+    .enum(['exit', 'idle', 'pattern', 'port', 'waiting_for_input', 'timeout'])
+    .describe('What ended the wait. port: a process of the terminal listens on a new port, or the one asked for (see ports_opened). waiting_for_input: the program asks for input (see prompt, prompt_text): answer with terminal_send.'),
   scope: z.enum(['command', 'process']).describe('command: the wait followed a command in a shell; process: the terminal\'s process itself.'),
   match: z.string().optional().describe('With reason pattern: the text that matched.'),
   ...outputFields,
   elapsed_ms: z.number().int(),
+  ports_opened: portsOpened,
   ...terminalShape,
 };
 
@@ -101,6 +121,12 @@ export const closeResultShape = {
   process_signal: z.string().nullable(),
   output: output.describe('Output you had not read yet, plain text, bounded.'),
   truncated,
+  ended: z
+    .array(endedProcess)
+    .optional()
+    .describe('Every process of the terminal that was ended: its process group, its background jobs, and jobs that detached (nohup, setsid, daemons) but carry its PTYDECK_SESSION_ID (Linux only).'),
+  ports_freed: z.array(listedPort).optional().describe('Ports its processes listened on, free now (Linux only).'),
+  not_ended: z.array(endedProcess).optional().describe('Processes of the terminal still running after SIGKILL: present only when some are.'),
 };
 
 export const listedTerminalSchema = z.object({
@@ -112,6 +138,11 @@ export const listedTerminalSchema = z.object({
   process_exit_code: z.number().int().nullable().optional(),
   unread_bytes: z.number().int().describe('Bytes of output you have not read yet.'),
   created_at: z.number().int().describe('Unix time in ms.'),
+  ports: z.array(listedPort).optional().describe('TCP ports the terminal\'s processes listen on, detached ones included (Linux only).'),
+  background: z
+    .array(listedProcess)
+    .optional()
+    .describe('Processes of the terminal still running besides its shell and its foreground command: background jobs and jobs that detached (nohup, setsid, daemons), also after the shell exited. terminal_close ends them (Linux only).'),
 });
 
 export const listResultShape = { terminals: z.array(listedTerminalSchema) };
@@ -126,3 +157,6 @@ export type WaitResult = Shaped<typeof waitResultShape>;
 export type CloseResult = Shaped<typeof closeResultShape>;
 export type ListedTerminal = z.infer<typeof listedTerminalSchema>;
 export type ListResult = Shaped<typeof listResultShape>;
+export type ListedPort = z.infer<typeof listedPort>;
+export type ListedProcess = z.infer<typeof listedProcess>;
+export type ClosedProcesses = Required<Pick<CloseResult, 'ended' | 'ports_freed'>> & Pick<CloseResult, 'not_ended'>;

@@ -8,13 +8,15 @@ import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited } from 
 import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
+import { OwnedProcesses } from './owned-processes.js';
 import { OwnedSessions } from './owned-sessions.js';
 import { streamProgress } from './progress.js';
-import type { CloseResult, CreateResult, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
-import { readNew, runResult, terminalFields } from './result-builder.js';
+import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
+import { readNew, runResult, terminalFields, withPorts } from './result-builder.js';
 import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
-import { compilePattern, waitForExit, waitForIdle, waitForPattern, waitForQuiet, type WaitOutcome } from './waits.js';
+import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
+import type { SessionRef } from '../proc/session-processes.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 
@@ -94,6 +96,7 @@ class TerminalToolImpl implements TerminalTool {
   private readonly subscriptions = new DisposableStore();
   private readonly shellStartMs: number;
   private readonly screens: ScreenService;
+  private readonly processes = new OwnedProcesses();
 
   constructor(
     private readonly service: PtyService,
@@ -118,6 +121,7 @@ class TerminalToolImpl implements TerminalTool {
       }),
       service.on('pty.removed', (event) => {
         const session = this.owned.delete(event.id);
+        this.processes.forget(event.id);
         session?.markRemoved();
         session?.dispose();
       }),
@@ -217,7 +221,7 @@ class TerminalToolImpl implements TerminalTool {
         ? 'shell_exited'
         : 'completed';
     const text = outcome === 'shell_exited' && strategy.kind === 'shell-marks' ? own.text.replace(SHELL_EXIT_LINE, '$1') : own.text;
-    return runResult(
+    const result = runResult(
       session,
       this.infoOf(session),
       outcome,
@@ -227,6 +231,7 @@ class TerminalToolImpl implements TerminalTool {
       started,
       owner.id,
     );
+    return withPorts(result, this.processes.opened(this.refOf(session)));
   }
 
   async send(owner: TerminalOwner, rawInput: SendInput, hooks: ToolCallHooks = {}): Promise<OutputResult> {
@@ -281,6 +286,7 @@ class TerminalToolImpl implements TerminalTool {
     const input = parseInput(WaitInput, rawInput);
     const session = this.lookup(owner, input.id);
     const regex = input.until === 'pattern' ? compilePattern(input.pattern) : null;
+    checkPortWait(input.until, input.port);
     const started = Date.now();
     const deadline = started + input.timeout_ms;
     const { tracker } = session;
@@ -298,7 +304,8 @@ class TerminalToolImpl implements TerminalTool {
     if (finished) {
       await this.settle(session, deadline, hooks.signal);
       const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);
-      return { reason: 'exit', scope: 'command', ...result, exit_code: finished.exitCode, elapsed_ms: Date.now() - started };
+      const waited: WaitResult = { reason: 'exit', scope: 'command', ...result, exit_code: finished.exitCode, elapsed_ms: Date.now() - started };
+      return withPorts(waited, this.processes.opened(this.refOf(session)));
     }
     const scope: WaitResult['scope'] = running ? 'command' : 'process';
     const from = session.cursorOf(owner.id);
@@ -306,10 +313,15 @@ class TerminalToolImpl implements TerminalTool {
     // A program that stops to ask for input ends any wait, once per prompt: a wait after the caller was told goes on.
     const asks = () => session.attentionNewFor(owner.id);
     let outcome: WaitOutcome;
+    let ports: ListedPort[] | undefined;
     try {
       if (input.until === 'exit') {
         outcome = await waitForExit(session, running, deadline, hooks.signal, asks);
         if (outcome.reason === 'exit' && running) await this.settle(session, deadline, hooks.signal);
+      } else if (input.until === 'port') {
+        const ref = this.refOf(session);
+        const find = () => (input.port === undefined ? this.processes.opened(ref) : this.processes.listening(ref, input.port)) ?? [];
+        outcome = await waitForPort(session, () => (ports = find()).length > 0, deadline, hooks.signal, asks);
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
@@ -320,7 +332,8 @@ class TerminalToolImpl implements TerminalTool {
     }
     const done = scope === 'command' && running?.outputEnd != null ? running : undefined;
     const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes, done);
-    return {
+    if (outcome.reason !== 'port') ports = this.processes.opened(this.refOf(session));
+    const waited: WaitResult = {
       reason: outcome.reason,
       scope,
       ...(outcome.match !== undefined ? { match: outcome.match } : {}),
@@ -329,27 +342,34 @@ class TerminalToolImpl implements TerminalTool {
       ...(done && done.exitCode !== null ? { exit_code: done.exitCode } : {}),
       elapsed_ms: Date.now() - started,
     };
+    return withPorts(waited, ports);
   }
 
   async close(owner: TerminalOwner, rawInput: CloseInput): Promise<CloseResult> {
     const input = parseInput(CloseInput, rawInput);
     const session = this.lookup(owner, input.id);
-    if (!session.exited) {
-      try {
-        await this.service.kill(session.id, input.force ? 'SIGKILL' : undefined);
-      } catch (error) {
-        if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
+    // The session's process group and POSIX session first (the service's close), then whatever detached from them.
+    const [closed, ended] = await this.processes.close(this.refOf(session), input.force, async (): Promise<CloseResult> => {
+      if (!session.exited) {
+        try {
+          await this.service.kill(session.id, input.force ? 'SIGKILL' : undefined);
+        } catch (error) {
+          if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
+        }
       }
-    }
-    const info = this.infoOf(session);
-    const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
-    await this.service.remove(session.id);
-    return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
+      const info = this.infoOf(session);
+      const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
+      await this.service.remove(session.id);
+      return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
+    });
+    return { ...closed, ...ended };
   }
 
   list(owner: TerminalOwner): ListResult {
     const terminals: ListResult['terminals'] = [];
-    for (const session of this.owned.ofOwner(owner.id)) {
+    const sessions = this.owned.ofOwner(owner.id).filter((session) => this.service.get(session.id));
+    const processes = this.processes.list(sessions.map((session) => this.refOf(session)));
+    for (const session of sessions) {
       const info = this.service.get(session.id);
       if (!info) continue;
       const { state } = session.state();
@@ -362,6 +382,7 @@ class TerminalToolImpl implements TerminalTool {
         ...(info.status === 'exited' ? { process_exit_code: info.exitCode } : {}),
         unread_bytes: Math.max(0, session.safeEnd - session.cursorOf(owner.id)),
         created_at: info.createdAt,
+        ...processes?.get(session.id),
       });
     }
     return { terminals };
@@ -410,6 +431,12 @@ class TerminalToolImpl implements TerminalTool {
     const session = this.owned.lookup(owner.id, id);
     if (!this.service.get(id)) throw noSuchTerminal(id);
     return session;
+  }
+
+  /** The session as the process table knows it: its pid names its tree only while it runs. */
+  private refOf(session: AgentTerminal): SessionRef {
+    const info = this.infoOf(session);
+    return { id: session.id, pid: info.pid, running: info.status !== 'exited' };
   }
 
   private infoOf(session: AgentTerminal): SessionInfo {

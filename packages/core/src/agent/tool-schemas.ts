@@ -111,9 +111,18 @@ export const readShape = {
 export const waitShape = {
   id,
   until: z
-    .enum(['exit', 'idle', 'pattern'])
-    .describe('"exit": the running command finishes (in a shell) or the process exits. "idle": no output for idle_ms. "pattern": a regex matches new output.'),
+    .enum(['exit', 'idle', 'pattern', 'port'])
+    .describe(
+      '"exit": the running command finishes (in a shell) or the process exits. "idle": no output for idle_ms. "pattern": a regex matches new output. "port": a process of this terminal (a server started here, backgrounded or detached too) listens on a TCP port no result reported yet, or on `port`: the server is ready; read from the kernel within 250 ms, Linux only.',
+    ),
   pattern: z.string().max(4096).optional().describe('JavaScript regular expression (multiline) matched against new plain-text output; required with until "pattern".'),
+  port: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .describe('With until "port": wait for this TCP port to listen in this terminal (reported or not). Omit to wait for any new one.'),
   timeout_ms: timeoutMs.default(30_000).describe('Give up after this many ms (default 30000, max 600000); the result then says "timeout".'),
   idle_ms: z
     .number()

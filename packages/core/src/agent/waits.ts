@@ -1,7 +1,9 @@
 import type { AgentTerminal } from './agent-terminal.js';
 import { execWithin, RegexTimeoutError } from './bounded-regex.js';
 import type { CommandRecord } from './command-tracker.js';
+import { processesKnown } from '../proc/session-processes.js';
 import { TerminalToolError } from './errors.js';
+import type { WaitInput } from './tool-schemas.js';
 
 /** Longest one pattern match may run over new output before the wait gives up on the pattern. */
 export const PATTERN_BUDGET_MS = 500;
@@ -9,7 +11,7 @@ export const PATTERN_BUDGET_MS = 500;
 const CARRY_BYTES = 4096;
 
 export interface WaitOutcome {
-  reason: 'exit' | 'idle' | 'pattern' | 'waiting_for_input' | 'timeout';
+  reason: 'exit' | 'idle' | 'pattern' | 'port' | 'waiting_for_input' | 'timeout';
   match?: string;
 }
 
@@ -52,6 +54,30 @@ export async function waitForIdle(
   return { reason: 'timeout' };
 }
 
+/** How often a port wait asks the kernel: no event says a socket started listening. */
+export const PORT_POLL_MS = 250;
+
+/**
+ * Until `listening()` finds the port (checked now and every PORT_POLL_MS:
+ * the scan runs only while such a wait is pending), or the process exits.
+ */
+export async function waitForPort(
+  session: AgentTerminal,
+  listening: () => boolean,
+  deadline: number,
+  signal?: AbortSignal,
+  asks: InputInterrupt = never,
+): Promise<WaitOutcome> {
+  while (!signal?.aborted) {
+    if (listening()) return { reason: 'port' };
+    if (session.exited) return { reason: 'exit' };
+    if (asks()) return { reason: 'waiting_for_input' };
+    if (remaining(deadline) <= 0) break;
+    await session.waitFor(() => session.exited || asks(), Math.min(PORT_POLL_MS, remaining(deadline)), signal);
+  }
+  return { reason: 'timeout' };
+}
+
 /** terminal_send returns once output has been quiet this long. */
 const SEND_QUIET_MS = 200;
 
@@ -67,6 +93,14 @@ export async function waitForQuiet(session: AgentTerminal, sentAt: number, comma
     const window = sawOutput ? Math.min(SEND_QUIET_MS, remaining(deadline)) : remaining(deadline);
     await session.waitFor(() => session.end > endBefore || session.exited, window, signal);
     if (sawOutput && session.end === endBefore) return;
+  }
+}
+
+/** until "port" needs /proc; `port` goes with it only. */
+export function checkPortWait(until: WaitInput['until'], port: number | undefined): void {
+  if (port !== undefined && until !== 'port') throw new TerminalToolError('invalid_input', 'port goes with until "port" only.');
+  if (until === 'port' && !processesKnown()) {
+    throw new TerminalToolError('invalid_input', 'until "port" needs Linux /proc, which this system does not have: wait with until "pattern" for the line the server prints once it listens.');
   }
 }
 

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { isLive, procPids, readStat } from '../proc/proc-fs.js';
 
 /**
  * Process lookups for a session. node-pty starts every child with setsid(),
@@ -36,19 +36,10 @@ function scanProcesses(): ProcessEntry[] {
   const now = Date.now();
   if (lastScan && now - lastScan.at < SCAN_TTL_MS) return lastScan.entries;
   const entries: ProcessEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after "(comm)": state ppid pgrp session ...; comm may contain spaces and parens.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 4);
-    if (fields[0] === 'Z' || fields[0] === 'X') continue;
-    entries.push({ pid: Number(name), pgrp: Number(fields[2]), sid: Number(fields[3]) });
+  for (const pid of procPids()) {
+    const stat = readStat(pid);
+    // Gone while we looked, or a zombie waiting for its parent.
+    if (stat && isLive(stat)) entries.push({ pid, pgrp: stat.pgrp, sid: stat.sid });
   }
   lastScan = { at: now, entries };
   return entries;

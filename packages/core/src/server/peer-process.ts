@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
-import { endianness } from 'node:os';
 import { CHAT_ID_ENV } from '../acp/chat-bindings.js';
+import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
+import { procAddressBytes, readTcpTables, tcpSockets } from '../proc/tcp-table.js';
 import { SESSION_ID_ENV } from '../pty/environment.js';
 
 /**
@@ -90,8 +90,8 @@ function peerHolders(socket: PeerSocket): Holders {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
-  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(readOptional);
-  if (tables.every((table) => table === undefined)) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
+  const tables = readTcpTables();
+  if (!tables) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   // The asker's socket: its local end is our remote end, and the other way round.
   const client = findSocket(tables, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
   if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
@@ -134,41 +134,9 @@ function descendsFrom(pid: number, root: number): boolean {
   return false;
 }
 
-function readStat(pid: number): { ppid: number; sid: number } | undefined {
-  const text = readOptional(`/proc/${pid}/stat`);
-  if (text === undefined) return undefined;
-  // Fields after "(comm)": state ppid pgrp session ...; comm may contain spaces and parens.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ', 4);
-  return { ppid: Number(fields[1]), sid: Number(fields[3]) };
-}
-
-/** Every pid whose descriptor table holds `socket:[inode]` (only this user's processes are readable, unless root). */
+/** Every pid whose descriptor table holds the socket `inode` (only this user's processes are readable, unless root). */
 function pidsHoldingSocket(inode: string): number[] {
-  const target = `socket:[${inode}]`;
-  const holders: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${name}/fd`);
-    } catch {
-      continue; // another user's process, or gone
-    }
-    for (const fd of fds) {
-      let link: string;
-      try {
-        link = readlinkSync(`/proc/${name}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      if (link === target) {
-        holders.push(Number(name));
-        break;
-      }
-    }
-  }
-  return holders;
+  return procPids().filter((pid) => socketInodes(pid).includes(inode));
 }
 
 interface Endpoint {
@@ -177,21 +145,14 @@ interface Endpoint {
 }
 
 /** The established socket whose local end is `local` and remote end `remote`, from /proc/net/tcp{,6}. */
-function findSocket(tables: Array<string | undefined>, local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined {
+function findSocket(tables: readonly string[], local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined {
   const wantLocal = endpointKey(local);
   const wantRemote = endpointKey(remote);
   if (!wantLocal || !wantRemote) return undefined;
-  for (const table of tables) {
-    if (table === undefined) continue;
-    for (const line of table.split('\n').slice(1)) {
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 10) continue;
-      if (procEndpointKey(fields[1]!) !== wantLocal || procEndpointKey(fields[2]!) !== wantRemote) continue;
-      const inode = fields[9]!;
-      if (inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)
-      return { uid: Number(fields[7]), inode };
-    }
+  for (const socket of tcpSockets(tables)) {
+    if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) continue;
+    if (socket.inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)
+    return { uid: socket.uid, inode: socket.inode };
   }
   return undefined;
 }
@@ -205,13 +166,8 @@ function endpointKey({ address, port }: Endpoint): string | undefined {
 /** /proc/net/tcp writes an address as 32-bit words in host byte order, then ":PORT" in hex. */
 function procEndpointKey(field: string): string | undefined {
   const [hex, portHex] = field.split(':');
-  if (!hex || !portHex || (hex.length !== 8 && hex.length !== 32)) return undefined;
-  const bytes = Buffer.alloc(hex.length / 2);
-  for (let word = 0; word < hex.length / 8; word++) {
-    const value = Number.parseInt(hex.slice(word * 8, word * 8 + 8), 16);
-    if (endianness() === 'LE') bytes.writeUInt32LE(value, word * 4);
-    else bytes.writeUInt32BE(value, word * 4);
-  }
+  const bytes = hex === undefined ? undefined : procAddressBytes(hex);
+  if (!bytes || !portHex) return undefined;
   const mapped = bytes.length === 4 ? Buffer.concat([IPV4_MAPPED_PREFIX, bytes]) : bytes;
   return `${mapped.toString('hex')}:${Number.parseInt(portHex, 16)}`;
 }
@@ -236,12 +192,4 @@ function addressHex(address: string): string | undefined {
   const zeros = rest === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
   const groups = [...headGroups, ...Array<string>(zeros).fill('0'), ...tailGroups];
   return groups.map((group) => group.padStart(4, '0')).join('').toLowerCase();
-}
-
-function readOptional(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,0 +1,114 @@
+import { endProcesses } from '../proc/end-processes.js';
+import {
+  backgroundProcesses,
+  processesKnown,
+  snapshotSession,
+  snapshotSessions,
+  stillRunning,
+  type OwnedPort,
+  type OwnedProcess,
+  type SessionRef,
+} from '../proc/session-processes.js';
+import { listeningSockets } from '../proc/tcp-table.js';
+import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
+
+/** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends it. */
+const LEFTOVER_GRACE_MS = 3000;
+
+/**
+ * What the agent's sessions run and listen on, for the tool's results: each
+ * session's listening ports and background processes, the ports a result has
+ * not told the agent of yet (`ports_opened`, `until: "port"`), and ending a
+ * closed session's detached processes. The process table is scanned only when
+ * a result asks, and only when the kernel's socket tables (two small files)
+ * show a listening socket that was not there at the last look.
+ */
+export class OwnedProcesses {
+  /** Per session, the inodes of its listening sockets results have reported. */
+  private readonly told = new Map<string, Set<string>>();
+  /** Per session, every listening socket on the machine at its last look: nothing new there means no new port. */
+  private readonly seen = new Map<string, Set<string>>();
+
+  /** Each session's listening ports and background processes (all reported to the agent); undefined without /proc. */
+  list(sessions: readonly SessionRef[]): Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined {
+    const snapshots = snapshotSessions(sessions);
+    if (!snapshots) return undefined;
+    const listed = new Map<string, { ports: ListedPort[]; background: ListedProcess[] }>();
+    for (const session of sessions) {
+      const snapshot = snapshots.get(session.id)!;
+      this.report(session.id, snapshot.ports, snapshot.ports);
+      listed.set(session.id, { ports: snapshot.ports.map(portField), background: backgroundProcesses(session, snapshot).map(processField) });
+    }
+    return listed;
+  }
+
+  /** The session's listening ports no result has reported yet, now reported; undefined without /proc. */
+  opened(session: SessionRef): ListedPort[] | undefined {
+    const listening = listeningSockets();
+    if (!listening || !processesKnown()) return undefined;
+    const seen = this.seen.get(session.id);
+    this.seen.set(session.id, new Set(listening.keys()));
+    if (seen && [...listening.keys()].every((inode) => seen.has(inode))) return [];
+    const ports = snapshotSession(session)?.ports ?? [];
+    const told = this.told.get(session.id);
+    const fresh = ports.filter((port) => !told?.has(port.inode));
+    this.report(session.id, ports, fresh);
+    return fresh.map(portField);
+  }
+
+  /** Port `port` when the session listens on it (reported now), else nothing. */
+  listening(session: SessionRef, port: number): ListedPort[] {
+    const listening = listeningSockets();
+    if (![...(listening?.values() ?? [])].some((socket) => socket.port === port)) return [];
+    const ports = snapshotSession(session)?.ports ?? [];
+    const mine = ports.filter((socket) => socket.port === port);
+    this.report(session.id, ports, mine);
+    return mine.map(portField);
+  }
+
+  /**
+   * Runs `close` (which ends the session's process group and POSIX session),
+   * then ends every process still carrying the session's id, and says what
+   * ended, which ports that freed, and what could not be ended.
+   */
+  async close<T>(session: SessionRef, force: boolean, close: () => Promise<T>): Promise<[T, ClosedProcesses | undefined]> {
+    const before = snapshotSession(session);
+    const closed = await close();
+    this.forget(session.id);
+    if (!before) return [closed, undefined];
+    const leftovers = snapshotSession({ ...session, running: false })?.processes ?? [];
+    const survivors = await endProcesses(leftovers, LEFTOVER_GRACE_MS, force);
+    const all = new Map<number, OwnedProcess>([...before.processes, ...leftovers].map((proc) => [proc.pid, proc]));
+    const ended = [...all.values()].filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
+    const endedPids = new Set(ended.map((proc) => proc.pid));
+    return [
+      closed,
+      {
+        ended: ended.map(({ pid, command }) => ({ pid, command })),
+        ports_freed: before.ports.filter((port) => endedPids.has(port.pid)).map(portField),
+        ...(survivors.length > 0 ? { not_ended: survivors.map(({ pid, command }) => ({ pid, command })) } : {}),
+      },
+    ];
+  }
+
+  forget(sessionId: string): void {
+    this.told.delete(sessionId);
+    this.seen.delete(sessionId);
+  }
+
+  /** Notes `reported` as told; a port no longer listening is forgotten, so one opened again is news. */
+  private report(sessionId: string, current: readonly OwnedPort[], reported: readonly OwnedPort[]): void {
+    const told = this.told.get(sessionId);
+    const inodes = new Set(reported.map((port) => port.inode));
+    for (const port of current) if (told?.has(port.inode)) inodes.add(port.inode);
+    this.told.set(sessionId, inodes);
+  }
+}
+
+function portField({ port, address, pid }: OwnedPort): ListedPort {
+  return { port, address, pid };
+}
+
+function processField({ pid, command, startedAt }: OwnedProcess): ListedProcess {
+  return { pid, command, started_at: Math.round(startedAt) };
+}

@@ -1,0 +1,33 @@
+import { waitFor } from '../pty/session-termination.js';
+import { stillRunning, type OwnedProcess } from './session-processes.js';
+
+/** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
+const SIGKILL_WAIT_MS = 5000;
+const settled = Promise.resolve();
+
+/**
+ * Ends processes that are not our children (a session's detached jobs):
+ * SIGTERM, SIGKILL after `graceMs` for what survives (at once with `force`).
+ * Each is signalled only while the same process (pid and start time) runs,
+ * never a later one that reuses its pid. Resolves with those still running.
+ */
+export async function endProcesses(processes: readonly OwnedProcess[], graceMs: number, force: boolean): Promise<OwnedProcess[]> {
+  const alive = () => processes.filter(stillRunning);
+  const signalAll = (signal: NodeJS.Signals) => {
+    for (const proc of alive()) {
+      try {
+        process.kill(proc.pid, signal);
+      } catch {
+        // exited meanwhile, or not ours to signal: it stays in the survivors
+      }
+    }
+  };
+  if (!force) {
+    signalAll('SIGTERM');
+    signalAll('SIGCONT'); // a stopped job sees its SIGTERM only once it runs
+    if (await waitFor(() => alive().length === 0, settled, graceMs)) return [];
+  }
+  signalAll('SIGKILL');
+  await waitFor(() => alive().length === 0, settled, SIGKILL_WAIT_MS);
+  return alive();
+}

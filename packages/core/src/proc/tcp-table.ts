@@ -1,0 +1,89 @@
+import { endianness } from 'node:os';
+import { readOptional } from './proc-fs.js';
+
+/**
+ * The kernel's TCP socket tables, /proc/net/tcp and /proc/net/tcp6 (this
+ * network namespace's): who listens where, and which socket a connection is.
+ */
+
+export interface TcpSocket {
+  /** The local end as the table writes it: address words in host byte order, ":", port in hex. */
+  local: string;
+  remote: string;
+  /** Two hex digits; 0A is LISTEN. */
+  state: string;
+  uid: number;
+  /** 0 for a socket no descriptor holds (TIME_WAIT and the like). */
+  inode: string;
+}
+
+const LISTEN = '0A';
+
+/** Both tables' text, or undefined when neither can be read (no /proc). */
+export function readTcpTables(): string[] | undefined {
+  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readOptional(path)).filter((table) => table !== undefined);
+  return tables.length === 0 ? undefined : tables;
+}
+
+export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {
+  for (const table of tables) {
+    for (const line of table.split('\n').slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10) continue;
+      yield { local: fields[1]!, remote: fields[2]!, state: fields[3]!, uid: Number(fields[7]), inode: fields[9]! };
+    }
+  }
+}
+
+export interface ListeningSocket {
+  address: string;
+  port: number;
+}
+
+/** Every listening TCP socket (IPv4 and IPv6) by inode, or undefined without /proc. */
+export function listeningSockets(): Map<string, ListeningSocket> | undefined {
+  const tables = readTcpTables();
+  if (!tables) return undefined;
+  const sockets = new Map<string, ListeningSocket>();
+  for (const socket of tcpSockets(tables)) {
+    if (socket.state !== LISTEN || socket.inode === '0') continue;
+    const [hex, portHex] = socket.local.split(':');
+    const bytes = hex === undefined ? undefined : procAddressBytes(hex);
+    if (!bytes || !portHex) continue;
+    sockets.set(socket.inode, { address: formatAddress(bytes), port: Number.parseInt(portHex, 16) });
+  }
+  return sockets;
+}
+
+/** The table writes an address as 32-bit words in host byte order: 4 bytes for IPv4, 16 for IPv6. */
+export function procAddressBytes(hex: string): Buffer | undefined {
+  if (hex.length !== 8 && hex.length !== 32) return undefined;
+  const bytes = Buffer.alloc(hex.length / 2);
+  for (let word = 0; word < hex.length / 8; word++) {
+    const value = Number.parseInt(hex.slice(word * 8, word * 8 + 8), 16);
+    if (endianness() === 'LE') bytes.writeUInt32LE(value, word * 4);
+    else bytes.writeUInt32BE(value, word * 4);
+  }
+  return bytes;
+}
+
+/** 127.0.0.1, ::, ::1, fe80::1 (the longest run of zero groups folded, as people write it). */
+function formatAddress(bytes: Buffer): string {
+  if (bytes.length === 4) return [...bytes].join('.');
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i));
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let start = 0; start < 8; start++) {
+    let length = 0;
+    while (start + length < 8 && groups[start + length] === 0) length++;
+    if (length > bestLength) {
+      bestStart = start;
+      bestLength = length;
+    }
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
