@@ -9,7 +9,7 @@ import {
   type OwnedProcess,
   type SessionRef,
 } from '../proc/session-processes.js';
-import { listeningSockets } from '../proc/tcp-table.js';
+import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
 
 /** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends it. */
@@ -20,14 +20,20 @@ const LEFTOVER_GRACE_MS = 3000;
  * session's listening ports and background processes, the ports a result has
  * not told the agent of yet (`ports_opened`, `until: "port"`), and ending a
  * closed session's detached processes. The process table is scanned only when
- * a result asks, and only when the kernel's socket tables (two small files)
- * show a listening socket that was not there at the last look.
+ * a result asks, and only when the kernel's socket tables show a listening
+ * socket that was not there at the last look; those tables are read only when
+ * the count of TCP sockets in use changed since (tcpFingerprint): reading them
+ * costs 3 ms or more a file, which every terminal_run would otherwise pay. A
+ * listener that opens while another socket closes leaves the count as it was:
+ * such a port is missed in run and wait results, and terminal_list shows it.
  */
 export class OwnedProcesses {
   /** Per session, the inodes of its listening sockets results have reported. */
   private readonly told = new Map<string, Set<string>>();
   /** Per session, every listening socket on the machine at its last look: nothing new there means no new port. */
   private readonly seen = new Map<string, Set<string>>();
+  /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
+  private readonly fingerprints = new Map<string, string | undefined>();
 
   /** Each session's listening ports and background processes (all reported to the agent); undefined without /proc. */
   list(sessions: readonly SessionRef[]): Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined {
@@ -44,8 +50,14 @@ export class OwnedProcesses {
 
   /** The session's listening ports no result has reported yet, now reported; undefined without /proc. */
   opened(session: SessionRef): ListedPort[] | undefined {
+    if (!processesKnown()) return undefined;
+    const fingerprint = tcpFingerprint();
+    const looked = this.fingerprints.has(session.id);
+    const last = this.fingerprints.get(session.id);
+    this.fingerprints.set(session.id, fingerprint);
+    if (looked && fingerprint !== undefined && fingerprint === last) return [];
     const listening = listeningSockets();
-    if (!listening || !processesKnown()) return undefined;
+    if (!listening) return undefined;
     const seen = this.seen.get(session.id);
     this.seen.set(session.id, new Set(listening.keys()));
     if (seen && [...listening.keys()].every((inode) => seen.has(inode))) return [];
@@ -94,6 +106,7 @@ export class OwnedProcesses {
   forget(sessionId: string): void {
     this.told.delete(sessionId);
     this.seen.delete(sessionId);
+    this.fingerprints.delete(sessionId);
   }
 
   /** Notes `reported` as told; a port no longer listening is forgotten, so one opened again is news. */
