@@ -17,6 +17,7 @@ import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.j
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
 import type { SessionRef } from '../proc/session-processes.js';
+import { titleOf } from './command-title.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 
@@ -444,11 +445,4 @@ class TerminalToolImpl implements TerminalTool {
     if (!info) throw noSuchTerminal(session.id);
     return info;
   }
-}
-
-/** A tab title from a command line: its first non-empty line, whitespace folded, at most 60 characters. */
-function titleOf(command: string): string {
-  const line = command.split('\n').map((part) => part.trim()).find((part) => part !== '') ?? command.trim();
-  const flat = line.replace(/\s+/g, ' ');
-  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }
