@@ -7,7 +7,12 @@ import { z } from 'zod';
 export const SessionSource = z.enum(['agent', 'user']);
 export type SessionSource = z.infer<typeof SessionSource>;
 
-export const SessionStatus = z.enum(['running', 'exited']);
+/**
+ * `lost`: a session an earlier host ran and did not end (it was killed,
+ * crashed or was upgraded): its process is gone, its output is what that host
+ * had written to the state directory, and it is read-only until removed.
+ */
+export const SessionStatus = z.enum(['running', 'exited', 'lost']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 /** Opaque session id, minted by the core. */
@@ -52,6 +57,19 @@ export const ShellActivity = z.object({
 });
 export type ShellActivity = z.infer<typeof ShellActivity>;
 
+/** How a `lost` session was lost: when this host found it, and how much of its end may be missing. */
+export const LostInfo = z.object({
+  /** Epoch milliseconds when the host that restored it started. */
+  foundAt: z.number(),
+  /**
+   * Bytes the old host had read but not yet written when it last wrote the
+   * session's metadata: what is known to be missing at the end (more may be,
+   * after that last write). Null when the old host left no figure.
+   */
+  unwrittenBytes: z.number().int().nonnegative().nullable(),
+});
+export type LostInfo = z.infer<typeof LostInfo>;
+
 export const SessionInfo = z.object({
   id: SessionId,
   source: SessionSource,
@@ -92,6 +110,8 @@ export const SessionInfo = z.object({
    * program, whose process running says nothing about a command.
    */
   shell: ShellActivity.nullable().optional(),
+  /** Set, with status `lost`, for a session an earlier host ran; absent or null otherwise. */
+  lost: LostInfo.nullable().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

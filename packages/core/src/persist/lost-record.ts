@@ -1,0 +1,33 @@
+/**
+ * What the session store (issue 24) hands the host at start: the sessions an
+ * earlier host was running or keeping when it died, as that host had written
+ * them. The store (persist/) writes and reads these; the host turns each into
+ * a read-only `lost` session (PtyService) and gives agent-owned ones back to
+ * their agent (agent/). This file is the seam between the two.
+ */
+import type { SessionInfo } from '@ptydeck/contract';
+
+export interface LostRecord {
+  /** The session's info as last written (its status then: running or exited). */
+  info: SessionInfo;
+  /**
+   * The output the old host wrote: the last bytes of the session's log, at most
+   * the store's per-session cap. `output[0]` is at absolute cursor `start`, so a
+   * reader's cursor from before the restart carries on.
+   */
+  start: number;
+  output: Uint8Array;
+  /**
+   * The log's end cursor the old host last recorded in the metadata, beyond
+   * `start + output.length` when it had read bytes it had not written yet;
+   * null when unknown.
+   */
+  readEnd: number | null;
+}
+
+/** Reads what an earlier host kept; the host calls it once at start, before it serves anyone. */
+export interface LostRecordSource {
+  load(): LostRecord[];
+  /** The record is no longer wanted (its session was removed): its files go. */
+  forget(id: string): void;
+}
