@@ -349,20 +349,24 @@ class TerminalToolImpl implements TerminalTool {
   async close(owner: TerminalOwner, rawInput: CloseInput): Promise<CloseResult> {
     const input = parseInput(CloseInput, rawInput);
     const session = this.lookup(owner, input.id);
-    // The session's process group and POSIX session first (the service's close), then whatever detached from them.
-    const [closed, ended] = await this.processes.close(this.refOf(session), input.force, async (): Promise<CloseResult> => {
-      if (!session.exited) {
+    const [closed, ended] = await this.processes.close(
+      this.refOf(session),
+      input.force,
+      async () => {
+        if (session.exited) return;
         try {
           await this.service.kill(session.id, input.force ? 'SIGKILL' : undefined);
         } catch (error) {
           if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
         }
-      }
-      const info = this.infoOf(session);
-      const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
-      await this.service.remove(session.id);
-      return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
-    });
+      },
+      async (): Promise<CloseResult> => {
+        const info = this.infoOf(session);
+        const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
+        await this.service.remove(session.id);
+        return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
+      },
+    );
     return { ...closed, ...ended };
   }
 

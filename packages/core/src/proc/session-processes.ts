@@ -65,6 +65,69 @@ export function processesKnown(): boolean {
 /** One scan of the process table for several sessions at once; undefined where /proc is missing. */
 export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, SessionSnapshot> | undefined {
   if (!processesKnown()) return undefined;
+  const table = readProcessTable();
+  const owner = attribute(table, sessions);
+  const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
+  const result = new Map<string, SessionSnapshot>();
+  for (const session of sessions) {
+    const leader = session.running ? table.stats.get(session.pid) : undefined;
+    result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
+  }
+  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) {
+    const snapshot = result.get(id)!;
+    snapshot.processes.push(processOf(pid, table.stats.get(pid)!));
+    if (listening.size === 0) continue;
+    for (const inode of socketInodes(pid)) {
+      const socket = listening.get(inode);
+      if (socket && !snapshot.ports.some((port) => port.inode === inode)) snapshot.ports.push({ ...socket, pid, inode });
+    }
+  }
+  for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
+  return result;
+}
+
+/**
+ * What a session that no longer runs left behind: processes in its POSIX
+ * session or carrying its id, without their ports (no TCP table read).
+ * Empty where /proc is missing.
+ */
+export function sessionLeftovers(session: Pick<SessionRef, 'id' | 'pid'>): OwnedProcess[] {
+  if (!processesKnown()) return [];
+  const table = readProcessTable();
+  const owned = attribute(table, [{ ...session, running: false }]);
+  return [...owned.keys()].sort((a, b) => a - b).map((pid) => processOf(pid, table.stats.get(pid)!));
+}
+
+/**
+ * Processes of ptydeck sessions that are no longer live: they carry a
+ * PTYDECK_SESSION_ID not in `liveSessionIds` (a developer tab's `nohup` job
+ * after the tab closed, a daemon whose session was removed), by that id.
+ * The environment outlives the session, so these stay attributed after it is
+ * forgotten; a process that scrubbed its environment is not found. Another
+ * ptydeck host's sessions look the same from here, and are listed too.
+ * Undefined where /proc is missing.
+ */
+export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<string, OwnedProcess[]> | undefined {
+  if (!processesKnown()) return undefined;
+  const table = readProcessTable();
+  const outlived = new Map<string, OwnedProcess[]>();
+  for (const [pid, stat] of [...table.stats].sort(([a], [b]) => a - b)) {
+    const id = sessionIdOf(pid);
+    if (id === undefined || liveSessionIds.has(id)) continue;
+    const processes = outlived.get(id);
+    if (processes) processes.push(processOf(pid, stat));
+    else outlived.set(id, [processOf(pid, stat)]);
+  }
+  return outlived;
+}
+
+interface ProcessTable {
+  stats: Map<number, ProcStat>;
+  children: Map<number, number[]>;
+}
+
+/** Every live process but ourselves, with its parent's children. */
+function readProcessTable(): ProcessTable {
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
   for (const pid of procPids()) {
@@ -75,6 +138,11 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
     if (siblings) siblings.push(pid);
     else children.set(stat.ppid, [pid]);
   }
+  return { stats, children };
+}
+
+/** Which of `sessions` each process is, by tree, POSIX session, then environment (see the top of this file). */
+function attribute({ stats, children }: ProcessTable, sessions: readonly SessionRef[]): Map<number, string> {
   const owner = new Map<number, string>();
   for (const session of sessions) {
     if (session.pid <= 0) continue;
@@ -92,26 +160,11 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
     const id = sessionIdOf(pid);
     if (id !== undefined && ids.has(id)) owner.set(pid, id);
   }
+  return owner;
+}
 
-  const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
-  const bootMs = bootTimeMs();
-  const result = new Map<string, SessionSnapshot>();
-  for (const session of sessions) {
-    const leader = session.running ? stats.get(session.pid) : undefined;
-    result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
-  }
-  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) {
-    const stat = stats.get(pid)!;
-    const snapshot = result.get(id)!;
-    snapshot.processes.push({ pid, command: commandOf(pid), startedAt: bootMs + (stat.startTicks * 1000) / TICKS_PER_SECOND, pgrp: stat.pgrp, startTicks: stat.startTicks });
-    if (listening.size === 0) continue;
-    for (const inode of socketInodes(pid)) {
-      const socket = listening.get(inode);
-      if (socket && !snapshot.ports.some((port) => port.inode === inode)) snapshot.ports.push({ ...socket, pid, inode });
-    }
-  }
-  for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
-  return result;
+function processOf(pid: number, stat: ProcStat): OwnedProcess {
+  return { pid, command: commandOf(pid), startedAt: bootTimeMs() + (stat.startTicks * 1000) / TICKS_PER_SECOND, pgrp: stat.pgrp, startTicks: stat.startTicks };
 }
 
 export function snapshotSession(session: SessionRef): SessionSnapshot | undefined {
