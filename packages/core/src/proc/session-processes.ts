@@ -121,6 +121,22 @@ export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<stri
   return outlived;
 }
 
+/**
+ * Whose each of `pids` is: the id of the session among `sessions` it belongs
+ * to (as snapshotSessions decides), else the PTYDECK_SESSION_ID it carries
+ * (a session no longer live); pids of neither are left out.
+ */
+export function sessionsOf(pids: readonly number[], sessions: readonly SessionRef[]): Map<number, string> {
+  const found = new Map<number, string>();
+  if (!processesKnown() || pids.length === 0) return found;
+  const owner = attribute(readProcessTable(), sessions);
+  for (const pid of pids) {
+    const id = owner.get(pid) ?? sessionIdOf(pid);
+    if (id !== undefined) found.set(pid, id);
+  }
+  return found;
+}
+
 interface ProcessTable {
   stats: Map<number, ProcStat>;
   children: Map<number, number[]>;
@@ -195,7 +211,8 @@ function sessionIdOf(pid: number): string | undefined {
   return environ.slice(start, end < 0 ? undefined : end);
 }
 
-function commandOf(pid: number): string {
+/** Its command line with spaces between the arguments, bounded. */
+export function commandOf(pid: number): string {
   const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
   const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
   return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
