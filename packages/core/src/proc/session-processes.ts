@@ -1,5 +1,6 @@
 import { SESSION_ID_ENV } from '../pty/environment.js';
-import { isLive, procPids, readOptional, readStat, socketInodes, type ProcStat } from './proc-fs.js';
+import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
+import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';
 
 /**
@@ -50,12 +51,12 @@ export interface SessionSnapshot {
 }
 
 const MAX_COMMAND_CHARS = 300;
+
 /**
- * Linux reports times in /proc in USER_HZ ticks, which the kernel fixes at 100
- * for userspace on every architecture Node runs on (sysconf(_SC_CLK_TCK) is
- * not reachable from Node).
+ * One for the whole process: every scan in it reads the same kernel, and
+ * what one scan learned spares the next its reads (process-facts.ts).
  */
-const TICKS_PER_SECOND = 100;
+const facts = new ProcessFacts();
 
 /** Whether this system can say (Linux /proc); elsewhere every caller leaves the fields out. */
 export function processesKnown(): boolean {
@@ -65,7 +66,7 @@ export function processesKnown(): boolean {
 /** One scan of the process table for several sessions at once; undefined where /proc is missing. */
 export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, SessionSnapshot> | undefined {
   if (!processesKnown()) return undefined;
-  const table = readProcessTable();
+  const table = readProcessTable(new Set(sessions.filter((session) => session.running).map((session) => session.pid)));
   const owner = attribute(table, sessions);
   const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
   const result = new Map<string, SessionSnapshot>();
@@ -73,14 +74,10 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
     const leader = session.running ? table.stats.get(session.pid) : undefined;
     result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
   }
-  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) {
-    const snapshot = result.get(id)!;
-    snapshot.processes.push(processOf(pid, table.stats.get(pid)!));
-    if (listening.size === 0) continue;
-    for (const inode of socketInodes(pid)) {
-      const socket = listening.get(inode);
-      if (socket && !snapshot.ports.some((port) => port.inode === inode)) snapshot.ports.push({ ...socket, pid, inode });
-    }
+  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) result.get(id)!.processes.push(processOf(pid, table.stats.get(pid)!));
+  for (const [inode, pid] of facts.holders(new Set(listening.keys()), table.stats)) {
+    const id = owner.get(pid);
+    if (id !== undefined) result.get(id)!.ports.push({ ...listening.get(inode)!, pid, inode });
   }
   for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
   return result;
@@ -112,7 +109,7 @@ export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<stri
   const table = readProcessTable();
   const outlived = new Map<string, OwnedProcess[]>();
   for (const [pid, stat] of [...table.stats].sort(([a], [b]) => a - b)) {
-    const id = sessionIdOf(pid);
+    const id = facts.sessionId(pid, stat, sessionIdOf);
     if (id === undefined || liveSessionIds.has(id)) continue;
     const processes = outlived.get(id);
     if (processes) processes.push(processOf(pid, stat));
@@ -129,9 +126,11 @@ export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<stri
 export function sessionsOf(pids: readonly number[], sessions: readonly SessionRef[]): Map<number, string> {
   const found = new Map<number, string>();
   if (!processesKnown() || pids.length === 0) return found;
-  const owner = attribute(readProcessTable(), sessions);
+  const table = readProcessTable();
+  const owner = attribute(table, sessions);
   for (const pid of pids) {
-    const id = owner.get(pid) ?? sessionIdOf(pid);
+    const stat = table.stats.get(pid);
+    const id = owner.get(pid) ?? (stat ? facts.sessionId(pid, stat, sessionIdOf) : undefined);
     if (id !== undefined) found.set(pid, id);
   }
   return found;
@@ -139,26 +138,42 @@ export function sessionsOf(pids: readonly number[], sessions: readonly SessionRe
 
 interface ProcessTable {
   stats: Map<number, ProcStat>;
+  /** By parent pid. */
   children: Map<number, number[]>;
+  /** By POSIX session id. */
+  members: Map<number, number[]>;
 }
 
-/** Every live process but ourselves, with its parent's children. */
-function readProcessTable(): ProcessTable {
+/**
+ * Every live process but ourselves, by parent and by POSIX session. The
+ * stat lines of `fresh` (sessions' own processes) are read now; others may
+ * come from an earlier scan (process-facts.ts).
+ */
+function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable {
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
-  for (const pid of procPids()) {
-    const stat = readStat(pid);
+  const members = new Map<number, number[]>();
+  const pids = procPids();
+  const now = Date.now();
+  for (const pid of pids) {
+    const stat = facts.stat(pid, fresh.has(pid), now);
     if (!stat || !isLive(stat) || pid === process.pid) continue;
     stats.set(pid, stat);
-    const siblings = children.get(stat.ppid);
-    if (siblings) siblings.push(pid);
-    else children.set(stat.ppid, [pid]);
+    push(children, stat.ppid, pid);
+    push(members, stat.sid, pid);
   }
-  return { stats, children };
+  facts.retain(new Set(pids));
+  return { stats, children, members };
+}
+
+function push(index: Map<number, number[]>, key: number, pid: number): void {
+  const pids = index.get(key);
+  if (pids) pids.push(pid);
+  else index.set(key, [pid]);
 }
 
 /** Which of `sessions` each process is, by tree, POSIX session, then environment (see the top of this file). */
-function attribute({ stats, children }: ProcessTable, sessions: readonly SessionRef[]): Map<number, string> {
+function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[]): Map<number, string> {
   const owner = new Map<number, string>();
   for (const session of sessions) {
     if (session.pid <= 0) continue;
@@ -168,19 +183,19 @@ function attribute({ stats, children }: ProcessTable, sessions: readonly Session
       owner.set(next, session.id);
       queue.push(...(children.get(next) ?? []));
     }
-    for (const [pid, stat] of stats) if (stat.sid === session.pid && !owner.has(pid)) owner.set(pid, session.id);
+    for (const pid of members.get(session.pid) ?? []) if (!owner.has(pid)) owner.set(pid, session.id);
   }
   const ids = new Set(sessions.map((session) => session.id));
-  for (const pid of stats.keys()) {
+  for (const [pid, stat] of stats) {
     if (owner.has(pid)) continue;
-    const id = sessionIdOf(pid);
+    const id = facts.sessionId(pid, stat, sessionIdOf);
     if (id !== undefined && ids.has(id)) owner.set(pid, id);
   }
   return owner;
 }
 
 function processOf(pid: number, stat: ProcStat): OwnedProcess {
-  return { pid, command: commandOf(pid), startedAt: bootTimeMs() + (stat.startTicks * 1000) / TICKS_PER_SECOND, pgrp: stat.pgrp, startTicks: stat.startTicks };
+  return { pid, command: facts.command(pid, stat, commandOf), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
 }
 
 export function snapshotSession(session: SessionRef): SessionSnapshot | undefined {
@@ -216,13 +231,4 @@ export function commandOf(pid: number): string {
   const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
   const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
   return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
-}
-
-let bootTime: number | undefined;
-function bootTimeMs(): number {
-  if (bootTime === undefined) {
-    const match = /^btime (\d+)$/m.exec(readOptional('/proc/stat') ?? '');
-    bootTime = match ? Number(match[1]) * 1000 : 0;
-  }
-  return bootTime;
 }
