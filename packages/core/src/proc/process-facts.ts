@@ -7,7 +7,9 @@ import { readStat, socketInodes, startedAtMs, type ProcStat } from './proc-fs.js
  * at again within this; a younger process (which may not have exec'd yet)
  * and a session's own process (whose terminal's foreground job is news) are
  * read at every scan, and anything signalled is checked afresh
- * (stillRunning).
+ * (stillRunning), so a pid reused within this (pids wrap at 32768 on
+ * some machines) is at worst shown as its former process for a while,
+ * never signalled as it.
  */
 const STAT_MAX_AGE_MS = 10_000;
 
