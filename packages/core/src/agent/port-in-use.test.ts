@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForOutput } from '../pty/test-kit.js';
+import { namedPorts } from './port-in-use.js';
 import { connectMcp, type McpCaller } from './testing/mcp-client.js';
 import { useRealShells } from './testing/real-shells.js';
 
@@ -98,5 +99,25 @@ describe.runIf(process.platform === 'linux')('who holds a port a command found t
   it('says nothing of ports when a command fails otherwise', async () => {
     const run = await mine.ok('terminal_run', { command: 'echo "no port 8 here"; false' });
     expect(run.port_in_use).toBeUndefined();
+  });
+});
+
+describe('the port a failure names', () => {
+  it.each([
+    ['Node', 'Error: listen EADDRINUSE: address already in use :::3000', 3000],
+    ['Node on an address', 'Error: listen EADDRINUSE: address already in use 127.0.0.1:8080', 8080],
+    ['Go', '2026/12/04 07:30:01 listen tcp :8081: bind: address already in use', 8081],
+    ['Vite', 'error when starting dev server:\nError: Port 5173 is already in use', 5173],
+    ['Next', ' ⨯ Failed to start server\nError: listen EADDRINUSE: address already in use :::3001', 3001],
+    ['Flask', 'Address already in use\nPort 5000 is in use by another program.', 5000],
+    ['uvicorn', "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 8000): address already in use", 8000],
+    ['Puma', 'Address already in use - bind(2) for "127.0.0.1" port 3002 (Errno::EADDRINUSE)', 3002],
+  ])('%s', (_, output, port) => {
+    expect(namedPorts(output, undefined)).toContain(port);
+  });
+
+  it("takes the command's numbers only when the failure names no port (Python)", () => {
+    expect(namedPorts('OSError: [Errno 98] Address already in use', 'python3 -m http.server 8000 --bind 127.0.0.1')).toEqual([8000]);
+    expect(namedPorts('Error: listen EADDRINUSE: address already in use :::3000', 'PORT=4000 node server.js')).toEqual([3000]);
   });
 });

@@ -56,7 +56,7 @@ export function portsInUse(output: string, command: string | undefined, service:
 }
 
 /** Ports named on the lines that say one is taken; else, when those lines name none, numbers in the command. */
-function namedPorts(output: string, command: string | undefined): number[] {
+export function namedPorts(output: string, command: string | undefined): number[] {
   const ports = new Set<number>();
   for (const line of output.split('\n')) {
     if (!IN_USE.test(line)) continue;
