@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
@@ -126,5 +127,17 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     // Found to have nothing left, it is forgotten.
     expect(() => watch.query(id)).toThrow(/no session/);
     stop();
+  });
+
+  it("does not take a reused pid's POSIX session for what an ended session left", async () => {
+    // A session leader (detached: setsid) standing in for a process that got an ended session's pid.
+    const leader = spawn('sleep', ['982'], { detached: true, stdio: 'ignore' });
+    try {
+      await new Promise<void>((resolve, reject) => leader.once('spawn', resolve).once('error', reject));
+      const ended = { id: 'ended-long-ago', pid: leader.pid!, running: false };
+      expect(snapshotSessions([ended])!.get(ended.id)!.processes).toEqual([]);
+    } finally {
+      leader.kill('SIGKILL');
+    }
   });
 });
