@@ -1,12 +1,9 @@
 // What a session runs, as the developer sees it: a server's port as a chip on its tab that opens
 // the page through the checked link path, and a detached job left by a closed tab, ended from the overview.
-import { activeSessionId, expect, expectScreen, keepScreenshot, screenText, terminalOf, test } from './fixtures.js';
+import { expect, expectScreen, keepScreenshot, openUserTerminal, screenText, terminalOf, test } from './fixtures.js';
 
 test('a server started in a tab gets a port chip whose click opens its page through the checked path', async ({ panel: page, context }) => {
-  await page.keyboard.press('Control+Shift+T');
-  const id = await activeSessionId(page);
-  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
-  await expectScreen(page, id, /^e2e#/m);
+  const id = await openUserTerminal(page);
   await page.keyboard.type('python3 -m http.server 0 --bind 127.0.0.1');
   await page.keyboard.press('Enter');
   await expectScreen(page, id, /Serving HTTP on 127\.0\.0\.1 port \d+/);
@@ -35,10 +32,7 @@ test('a server started in a tab gets a port chip whose click opens its page thro
 });
 
 test('a job a closed tab left running is listed in the overview and ended from there', async ({ panel: page }) => {
-  await page.keyboard.press('Control+Shift+T');
-  const id = await activeSessionId(page);
-  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
-  await expectScreen(page, id, /^e2e#/m);
+  const id = await openUserTerminal(page);
   await page.keyboard.type('nohup sleep 984 >/dev/null 2>&1 & echo job-$!');
   await page.keyboard.press('Enter');
   await expectScreen(page, id, /^job-\d+$/m);
