@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
 import { PtyEvent } from './events.js';
 import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
+import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
 
 /**
  * The panel WebSocket protocol (core ⇄ app).
@@ -57,6 +58,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   CloseMessage,
   AckMessage,
   ...ChatClientMessage.options,
+  ...ProcessClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -115,6 +117,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   CreatedMessage,
   ErrorMessage,
   ...ChatServerMessage.options,
+  ...ProcessServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 

@@ -368,3 +368,24 @@ describe('PanelClient refresh', () => {
     expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
   });
 });
+
+describe('PanelClient processes', () => {
+  it('asks for and ends processes only when connected, and hands on every process message from the core', async () => {
+    const { client, latest } = await setup();
+    expect(client.queryProcesses('a')).toBeNull();
+    expect(client.endProcesses('a', [7])).toBeNull();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    const query = client.queryProcesses('a');
+    const end = client.endProcesses('a', [7, 8]);
+    expect(latest().sent).toEqual([
+      { type: 'processes.query', requestId: query, id: 'a' },
+      { type: 'processes.end', requestId: end, id: 'a', pids: [7, 8] },
+    ]);
+    const seen: string[] = [];
+    client.onProcesses((message) => seen.push(message.type));
+    latest().receive({ type: 'processes.list', requestId: query, id: 'a', processes: [{ pid: 7, command: 'sleep 9', startedAt: 1 }] });
+    latest().receive({ type: 'processes.ended', requestId: end, id: 'a', ended: [{ pid: 7, command: 'sleep 9' }], notEnded: [], refused: [8] });
+    latest().receive({ type: 'processes.leftovers', sessions: [] });
+    expect(seen).toEqual(['processes.list', 'processes.ended', 'processes.leftovers']);
+  });
+});

@@ -8,6 +8,7 @@ import {
   type ChatClientMessage,
   type ChatServerMessage,
   type McpLaunch,
+  type ProcessServerMessage,
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
@@ -111,6 +112,7 @@ export class PanelClient {
   private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
   private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
   private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
+  private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -128,6 +130,8 @@ export class PanelClient {
   readonly onChat = this.chatEmitter.on;
   /** The core refused one of this panel's `chat.open` requests. */
   readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
+  /** A session's processes, what ending some did, and the leftovers of ended sessions (on connect and on each change). */
+  readonly onProcesses = this.processesEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -239,6 +243,16 @@ export class PanelClient {
     return true;
   }
 
+  /** Asks for a session's processes (answered through onProcesses); returns the request id, or null when offline. */
+  queryProcesses(id: string): string | null {
+    return this.request('processes-query', (requestId) => ({ type: 'processes.query', requestId, id }));
+  }
+
+  /** Asks the core to end these processes of the session, which it checks it owns; null when offline. */
+  endProcesses(id: string, pids: number[]): string | null {
+    return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids }));
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -252,8 +266,15 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter,
     ]) emitter.clear();
+  }
+
+  private request(kind: string, message: (requestId: string) => PanelClientMessage): string | null {
+    if (!this.ready) return null;
+    const requestId = `${kind}-${++this.requestSeq}`;
+    this.send(message(requestId));
+    return requestId;
   }
 
   /**
@@ -385,6 +406,11 @@ export class PanelClient {
       case 'chat.event':
       case 'chat.closed':
         this.chatEmitter.fire(message);
+        return;
+      case 'processes.list':
+      case 'processes.ended':
+      case 'processes.leftovers':
+        this.processesEmitter.fire(message);
         return;
       case 'error': {
         if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {

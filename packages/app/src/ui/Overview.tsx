@@ -10,6 +10,9 @@ import { waitingFor } from '../terminal/deck-reducer.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
+import { LeftRunning } from './LeftRunning.jsx';
+import { PortChips } from './PortChips.jsx';
+import { SessionProcesses } from './ProcessList.jsx';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
@@ -39,6 +42,12 @@ function SessionRow(props: { session: SessionInfo }) {
           </Show>
         </span>
       </button>
+      <Show when={props.session.status === 'running' && !props.session.readOnly}>
+        <div class="session-extras">
+          <PortChips ports={props.session.ports} sessionId={props.session.id} />
+          <SessionProcesses sessionId={props.session.id} />
+        </div>
+      </Show>
     </li>
   );
 }
@@ -233,6 +242,7 @@ export function Overview() {
   return (
     <main class="overview" data-testid="overview">
       <WaitingForInput />
+      <LeftRunning />
       <section class="overview-section" aria-labelledby="agents-heading">
         <div class="section-head">
           <h2 id="agents-heading">{!terminal.offline() ? 'Connected agents' : terminal.state.instance !== null ? 'Agents (last known)' : 'Agents'}</h2>

@@ -4,6 +4,7 @@ import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
+import { PortChips } from './PortChips.jsx';
 
 export function TabBar() {
   const terminal = useTerminal();
@@ -66,9 +67,10 @@ export function TabBar() {
             const active = () => terminal.state.activeId === tab.id;
             const exited = () => tab.status === 'exited';
             // The shell's own state, as the overview reads it: back at its prompt, a live shell is idle.
+            const info = () => terminal.state.sessions.find((session) => session.id === tab.id);
             const shell = () => {
-              const info = terminal.state.sessions.find((session) => session.id === tab.id);
-              return info ? sessionStatus(info, terminal.offline()) : undefined;
+              const session = info();
+              return session ? sessionStatus(session, terminal.offline()) : undefined;
             };
             // Offline, typing reaches no one: no claim that the agent sees it.
             const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
@@ -139,6 +141,7 @@ export function TabBar() {
                     </span>
                   </Show>
                 </button>
+                <PortChips ports={info()?.ports} sessionId={tab.id} />
                 <Show when={tab.source === 'agent'}>
                   <button
                     type="button"

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
+import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -211,6 +211,16 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
+  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void {
+    const session = this.sessions.get(id);
+    // A display session runs nothing of ours; an exited one's leftovers may still listen.
+    if (!session || session.info.readOnly) return;
+    const current = session.info.ports;
+    if (current !== undefined && samePorts(current, ports)) return;
+    session.info.ports = ports && ports.map((port) => ({ ...port }));
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
@@ -350,4 +360,9 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
+}
+
+function samePorts(a: readonly ListeningPort[] | null, b: readonly ListeningPort[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((port, i) => port.port === b[i]!.port && port.address === b[i]!.address && port.pid === b[i]!.pid && port.command === b[i]!.command);
 }

@@ -111,6 +111,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,
       route: options.route,
+      processWatch: options.processWatch,
       chats,
       chatBindings,
     });
