@@ -63,6 +63,9 @@ describe('a lost terminal, to its agent', () => {
     expect((await again.ok('terminal_read', { id })).output).toBe('');
     const all = await again.ok('terminal_read', { id, mode: 'all' });
     expect(all.output).toContain('read-before-MARKER');
+    expect((await again.ok('terminal_read', { id, mode: 'screen' })).output).toContain('unread-after-42');
+    // Nothing more will come: a wait ends at once, as on an exited terminal.
+    expect(await again.ok('terminal_wait', { id, until: 'exit', timeout_ms: 60_000 })).toMatchObject({ reason: 'exit', state: 'lost' });
     const text = await again.call('terminal_read', { id });
     expect(text.content[0]?.text).toMatch(/lost \(its process is gone: ptydeck's host stopped while it ran; the last 9 bytes/);
 
