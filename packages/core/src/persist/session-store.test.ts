@@ -187,6 +187,26 @@ describe('session store', () => {
     expect(readdirSync(dir).sort()).toEqual([`${torn}.json`, `${torn}.out`, `${headless}.json`, `${headless}.out`, `${whole}.json`, `${whole}.out`].sort());
   });
 
+  it('takes a restored session as it is on disk: its output file is not written again, its metadata says lost', async () => {
+    const first = recorded();
+    const { id } = first.service.create({ command: 'cat', source: 'agent', owner: 'agent-1' });
+    first.service.write(id, 'before the kill\r');
+    await waitForOutput(first.service, id, 'before the kill\r\n');
+    await first.store.flush();
+    const output = statSync(join(first.dir, `${id}.out`));
+
+    // The next host: it loads, restores, then records, as the host does at start.
+    const next = recorded({ dir: first.dir });
+    const [record] = next.store.load();
+    next.service.restore(record!);
+    await next.store.flush();
+    expect(statSync(join(first.dir, `${id}.out`)).ino).toBe(output.ino);
+    const again = recordOf(loadAfresh(first.dir), id);
+    expect(again.info).toMatchObject({ id, status: 'lost', owner: 'agent-1' });
+    expect(again.start).toBe(record!.start);
+    expect(Buffer.from(again.output).equals(Buffer.from(record!.output))).toBe(true);
+  });
+
   it('refuses a directory other users can write', () => {
     const dir = storeDir();
     openSessionStore({ dir });
