@@ -7,3 +7,4 @@ export * from './report.js';
 export * from './emitter.js';
 export * from './disposable.js';
 export * from './zod-issues.js';
+export * from './lost-note.js';
