@@ -3,6 +3,7 @@ import type { LostRecord } from '../persist/lost-record.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
+import { lostRecord } from '../server/testing/lost-records.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
 import { connectMcp } from './testing/mcp-client.js';
 
@@ -98,14 +99,11 @@ describe('a lost terminal, to its agent', () => {
 
   it('comes back exited when it had exited, and leaves the developer\'s sessions to the developer', async () => {
     const after = host();
-    const exited = after.service.restore({
-      info: { ...devInfo('agent-exited'), source: 'agent', owner: OWNER, status: 'exited', exitCode: 2, exitedAt: 1 },
-      start: 0,
-      output: new TextEncoder().encode('done\r\n'),
-      readEnd: null,
-    });
+    const exited = after.service.restore(
+      lostRecord({ id: 'agent-exited', source: 'agent', owner: OWNER, status: 'exited', exitCode: 2, exitedAt: 1 }, 'done\r\n', { unwrittenBytes: null }),
+    );
     after.tool.adoptRestored(exited, null);
-    const developers = after.service.restore({ info: devInfo('dev-tab'), start: 0, output: new TextEncoder().encode('scrollback\r\n'), readEnd: 12 });
+    const developers = after.service.restore(lostRecord({ id: 'dev-tab' }, 'scrollback\r\n'));
     after.tool.adoptRestored(developers, null);
     const agent = await connectMcp(after.tool, OWNER);
     expect((await agent.ok('terminal_list')).terminals).toEqual([expect.objectContaining({ id: 'agent-exited', state: 'exited', process_exit_code: 2 })]);
@@ -115,23 +113,3 @@ describe('a lost terminal, to its agent', () => {
   });
 });
 
-function devInfo(id: string) {
-  return {
-    id,
-    source: 'user' as const,
-    owner: null,
-    ownerName: null,
-    title: 'bash',
-    command: '/bin/bash',
-    args: [],
-    cwd: '/tmp',
-    pid: 1234,
-    cols: 80,
-    rows: 24,
-    status: 'running' as const,
-    exitCode: null,
-    signal: null,
-    createdAt: 1,
-    exitedAt: null,
-  };
-}

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
-import { openSessionStore, sessionStoreSetting, type SessionStore } from '../persist/session-store.js';
+import { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore } from '../persist/session-store.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { acquireHostLock } from '../host/host-lock.js';
@@ -98,7 +97,7 @@ function openStore(stateDir: string, log: (line: string) => void): SessionStore 
     return undefined;
   }
   try {
-    return openSessionStore({ dir: join(stateDir, 'sessions') });
+    return openSessionStore({ dir: sessionStoreDir(stateDir) });
   } catch (error) {
     log(`sessions will not be kept if this host dies: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

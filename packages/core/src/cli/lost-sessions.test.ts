@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
+import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
 import { until } from '../server/testing/reliability.js';
 import { PanelSession } from './panel-session.js';
@@ -54,7 +55,7 @@ async function developerTab(box: HostSandbox, line: string): Promise<SessionInfo
 
 /** What the host's session store has written of a session's output so far. */
 function stored(box: HostSandbox, id: string): string {
-  const file = outputPath(join(box.stateDir, 'sessions'), id);
+  const file = outputPath(sessionStoreDir(box.stateDir), id);
   return existsSync(file) ? readFileSync(file, 'latin1') : '';
 }
 
@@ -89,9 +90,9 @@ describe('a host SIGKILLed with sessions', () => {
 
     const ls = await runCli(box, ['ls', '--json']);
     expect(ls.code, ls.stderr).toBe(0);
-    const entries = JSON.parse(ls.stdout) as Array<{ id: string; state: string; source: string; pid: number }>;
+    const entries = JSON.parse(ls.stdout) as Array<{ id: string; state: string; source: string }>;
     expect(entries).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id: agentId, source: 'agent', pid: 0 }), expect.objectContaining({ id: dev.id, source: 'user', pid: 0 })]),
+      expect.arrayContaining([expect.objectContaining({ id: agentId, state: 'lost', source: 'agent' }), expect.objectContaining({ id: dev.id, state: 'lost', source: 'user' })]),
     );
 
     const other = await stdioAgent(box, 'other-agent', { clients });
@@ -114,6 +115,6 @@ describe('a host SIGKILLed with sessions', () => {
     const read = await call(first.client, 'terminal_read', { id });
     expect(read.isError).toBe(true);
     expect(read.content[0]?.text).toMatch(/^No such terminal/);
-    expect(existsSync(join(box.stateDir, 'sessions'))).toBe(false);
+    expect(existsSync(sessionStoreDir(box.stateDir))).toBe(false);
   });
 });
