@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { E2E_APP_DIR } from './app-dir.js';
-import { startServerProcess, type E2eServer } from './server-harness.js';
+import { startServerProcess, type E2eLostRecord, type E2eServer } from './server-harness.js';
 
-export type { E2eServer } from './server-harness.js';
+export type { E2eLostRecord, E2eServer } from './server-harness.js';
 
 /** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
 export interface Agent {
@@ -42,6 +42,11 @@ interface Options {
   lingerMs: number | null;
   /** The text of the server's agents.json; null: there is none. */
   agentsJson: string | null;
+  /**
+   * Sessions an earlier host kept, which the server restores before it serves (issue 24).
+   * In an object: test.use() would read a bare array as [value, fixture options].
+   */
+  lostRecords: { records: E2eLostRecord[] } | null;
 }
 
 /** The scripted ACP agent the core ships for tests and demos (its prompt picks a scenario). */
@@ -61,7 +66,7 @@ export function demoAgentsJson(): string {
  * lock, leaves a terminal without a prompt and would make the suite measure
  * the dotfiles).
  */
-export async function launchServer(options: { agentsJson?: string | null } = {}): Promise<{ server: E2eServer; dispose(): Promise<void> }> {
+export async function launchServer(options: { agentsJson?: string | null; lost?: E2eLostRecord[] } = {}): Promise<{ server: E2eServer; dispose(): Promise<void> }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
   // agents.json from the test, never the machine's (~/.config/ptydeck).
@@ -75,7 +80,7 @@ export async function launchServer(options: { agentsJson?: string | null } = {})
   let started;
   try {
     // The e2e bundle: the production one has no test hook (app-dir.ts).
-    started = await startServerProcess({ stateDir, home, configDir, appDir: E2E_APP_DIR });
+    started = await startServerProcess({ stateDir, home, configDir, appDir: E2E_APP_DIR, lost: options.lost ?? [] });
   } catch (error) {
     removeDirs();
     throw error;
@@ -93,8 +98,9 @@ export async function launchServer(options: { agentsJson?: string | null } = {})
 export const test = base.extend<Options & { server: E2eServer; agent: Agent; panel: Page }>({
   lingerMs: [null, { option: true }],
   agentsJson: [null, { option: true }],
-  server: async ({ agentsJson }, use) => {
-    const launched = await launchServer({ agentsJson });
+  lostRecords: [null, { option: true }],
+  server: async ({ agentsJson, lostRecords }, use) => {
+    const launched = await launchServer({ agentsJson, lost: lostRecords?.records ?? [] });
     await use(launched.server);
     await launched.dispose();
   },

@@ -8,6 +8,18 @@ export interface ServerDirs {
   home: string;
   configDir: string;
   appDir: string;
+  /** Sessions an earlier host kept, restored (lost, or exited) before the server serves. */
+  lost?: E2eLostRecord[];
+}
+
+/** A LostRecord (core persist/lost-record.ts) as JSON can carry it: the saved output as text. */
+export interface E2eLostRecord {
+  info: SessionInfo;
+  /** Absolute cursor of the text's first byte. */
+  start: number;
+  text: string;
+  /** The old host's log end, past the text's end by what it had not written; null when unknown. */
+  readEnd: number | null;
 }
 
 /**

@@ -3,13 +3,16 @@
 // mirrors never share an event loop with the test runner and its browser traffic.
 // Plain JavaScript: the runner's Node runs it without Playwright's transform.
 //
-// argv[2]: JSON { stateDir, home, configDir, appDir }. Tells the parent
+// argv[2]: JSON { stateDir, home, configDir, appDir, lost? }. Tells the parent
 // { type: 'ready', url, port, agentToken, panelToken } once serving, then answers
 // { id, method, args } with { id, result } or { id, error }.
 import { createPtyService, startLocalServer } from '@ptydeck/core';
 
-const { stateDir, home, configDir, appDir } = JSON.parse(process.argv[2]);
+const { stateDir, home, configDir, appDir, lost = [] } = JSON.parse(process.argv[2]);
 const service = createPtyService({ env: { ...process.env, HOME: home } });
+// Sessions an earlier host kept (issue 24), restored before serving as the host restores its
+// store's. A harness option, not a way in for any client: the specs need no store to write them.
+for (const { info, start, text, readEnd } of lost) service.restore({ info, start, output: new TextEncoder().encode(text), readEnd });
 
 // What a spec may count that no client sees: the service's live subscriptions (a panel
 // the server never let go keeps its own), each with the mark it was made after, and the

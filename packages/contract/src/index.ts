@@ -8,3 +8,4 @@ export * from './report.js';
 export * from './emitter.js';
 export * from './disposable.js';
 export * from './zod-issues.js';
+export * from './lost-note.js';

@@ -221,9 +221,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (id === null) return;
       const tab = deck.tabs.find((candidate) => candidate.id === id);
       if (!tab) return;
-      // Closing a live tab ends its process group (an agent's too: the developer asked).
+      // Closing a live tab ends its process group (an agent's too: the developer asked);
+      // closing a lost one removes what the restart left of it, its saved output too.
       // A gone tab's session no longer exists: closing it only closes the tab.
-      if (tab.status === 'running' && !tab.gone) client.close(id);
+      if (tab.status !== 'exited' && !tab.gone) client.close(id);
       dispatch({ type: 'close', id });
       if (deck.focusedId === null) focusTerminalSoon(deck.activeId);
     }
@@ -245,11 +246,12 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       /**
        * Ends the running ones among `ids` (a disconnected agent's shells) with the same close a
        * tab's close sends, and closes their tabs; their exits stay listed in the overview.
+       * Lost ones are removed, as their tab's close removes them.
        */
       closeSessions(ids: string[]) {
         for (const id of ids) {
-          const running = deck.sessions.some((session) => session.id === id && session.status === 'running');
-          if (running && !deck.tabs.some((tab) => tab.id === id && tab.gone)) client.close(id);
+          const closable = deck.sessions.some((session) => session.id === id && session.status !== 'exited');
+          if (closable && !deck.tabs.some((tab) => tab.id === id && tab.gone)) client.close(id);
         }
         dispatch({ type: 'close-sessions', ids });
       },

@@ -1,4 +1,4 @@
-import type { SessionInfo } from '@ptydeck/contract';
+import { lostNote, type SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
@@ -22,7 +22,7 @@ function SessionRow(props: { session: SessionInfo }) {
   const is = (state: SessionStatus['state']) => status().state === state;
   return (
     <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status} data-state={status().state}>
-      <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}`}>
+      <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
         <span
           class="status-dot"
           classList={{ running: is('running') || is('needs-input'), idle: is('idle'), failed: is('exited') && status().failed }}
@@ -30,7 +30,7 @@ function SessionRow(props: { session: SessionInfo }) {
         />
         <span class="session-title">{props.session.title}</span>
         <span class="session-cwd">{props.session.cwd}</span>
-        <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input') }} data-testid="overview-session-status">
+        <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input'), lost: is('lost') }} data-testid="overview-session-status">
           {status().label}
           <Show when={status().lastExit}>
             {(lastExit) => (
@@ -182,6 +182,37 @@ function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
   );
 }
 
+/**
+ * Sessions an earlier host ran when it was killed, crashed or upgraded: their
+ * output as last saved, read-only, until removed (here, or a tab's close).
+ */
+function LostSessions(props: { sessions: SessionInfo[] }) {
+  const terminal = useTerminal();
+  const count = () => props.sessions.length;
+  return (
+    <section class="overview-section" aria-labelledby="lost-heading" data-testid="lost-sessions">
+      <div class="section-head">
+        <h2 id="lost-heading">Lost when the host restarted</h2>
+        <span class="count">{count()}</span>
+        <button
+          type="button"
+          class="button ghost small close-all"
+          data-testid="remove-lost-sessions"
+          disabled={terminal.offline()}
+          title={terminal.offline() ? 'Not connected to ptydeck' : 'Removes these sessions and the output saved of them'}
+          onClick={() => terminal.closeSessions(props.sessions.map((session) => session.id))}
+        >
+          {count() === 1 ? 'Remove it' : `Remove all ${count()}`}
+        </button>
+      </div>
+      <p class="hint">Their processes are gone; what they printed is kept as it was last saved. Open one to read it.</p>
+      <ul class="session-list">
+        <For each={props.sessions}>{(session) => <SessionRow session={session} />}</For>
+      </ul>
+    </section>
+  );
+}
+
 /** The chats' agents (ACP, hosted by ptydeck) with their shells; each card opens its chat. */
 function ChatAgents(props: { sessionsOf(owner: string): SessionInfo[] }) {
   const chat = useChat();
@@ -299,6 +330,10 @@ export function Overview() {
             <For each={groups().disconnected}>{(agent) => <DisconnectedAgentCard agent={agent} />}</For>
           </ul>
         </section>
+      </Show>
+
+      <Show when={groups().lost.length > 0}>
+        <LostSessions sessions={groups().lost} />
       </Show>
 
       <Show when={groups().user.length > 0}>

@@ -1,4 +1,5 @@
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';
 import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
@@ -66,6 +67,7 @@ export function TabBar() {
           {(tab, index) => {
             const active = () => terminal.state.activeId === tab.id;
             const exited = () => tab.status === 'exited';
+            const lost = () => tab.status === 'lost';
             // The shell's own state, as the overview reads it: back at its prompt, a live shell is idle.
             const info = () => terminal.state.sessions.find((session) => session.id === tab.id);
             const shell = () => {
@@ -77,7 +79,7 @@ export function TabBar() {
             return (
               <div
                 class="tab"
-                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing(), waiting: tab.attention !== null }}
+                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), lost: lost(), typing: typing(), waiting: tab.attention !== null }}
                 style={tab.source === 'agent' ? agentStyle(tab.ownerName) : undefined}
               >
                 <button
@@ -89,7 +91,7 @@ export function TabBar() {
                   aria-controls={`terminal-${tab.id}`}
                   aria-label={tabLabel(tab)}
                   tabIndex={active() ? 0 : -1}
-                  title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : tabLabel(tab)}
+                  title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : lost() ? `${tabLabel(tab)}: ${lostNote(tab.lost)}` : tabLabel(tab)}
                   data-testid="tab"
                   data-session-id={tab.id}
                   data-source={tab.source}
@@ -102,7 +104,7 @@ export function TabBar() {
                     class="status-dot"
                     data-testid="tab-status"
                     data-state={shell()?.state}
-                    classList={{ running: !exited() && !terminal.offline() && shell()?.state !== 'idle', idle: shell()?.state === 'idle', failed: exited() && endedBadly(tab) }}
+                    classList={{ running: tab.status === 'running' && !terminal.offline() && shell()?.state !== 'idle', idle: shell()?.state === 'idle', failed: exited() && endedBadly(tab) }}
                     aria-hidden="true"
                   />
                   <Show when={tab.source === 'agent'}>
@@ -111,6 +113,9 @@ export function TabBar() {
                   <span class="tab-title">{tab.title}</span>
                   <Show when={tab.readOnly}>
                     <span class="read-only-marker" data-testid="tab-read-only" title="Read-only: the agent runs this itself; it takes no input">read-only</span>
+                  </Show>
+                  <Show when={lost()}>
+                    <span class="lost-marker" data-testid="tab-lost" title={lostNote(tab.lost)}>lost</span>
                   </Show>
                   <Show when={tab.attention}>
                     {(attention) => (
@@ -142,7 +147,8 @@ export function TabBar() {
                   </Show>
                 </button>
                 <PortChips ports={info()?.ports} sessionId={tab.id} />
-                <Show when={tab.source === 'agent'}>
+                {/* A lost tab never lingers away: there is nothing to pin it against. */}
+                <Show when={tab.source === 'agent' && !lost()}>
                   <button
                     type="button"
                     class="tab-action pin"
@@ -160,7 +166,7 @@ export function TabBar() {
                   type="button"
                   class="tab-action close"
                   aria-label={`Close ${tab.title}`}
-                  title={exited() ? 'Close tab' : 'Close tab (ends the process)'}
+                  title={exited() ? 'Close tab' : lost() ? 'Close tab (removes its saved output)' : 'Close tab (ends the process)'}
                   data-testid="tab-close"
                   onClick={() => terminal.close(tab.id)}
                 >

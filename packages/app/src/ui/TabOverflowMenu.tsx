@@ -53,6 +53,7 @@ export function TabOverflowMenu() {
                   <span class="agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
                 </Show>
                 <Show when={tab.status === 'exited'}><span class="tab-overflow-exit">{exitLabel(tab)}</span></Show>
+                <Show when={tab.status === 'lost'}><span class="tab-overflow-exit">lost</span></Show>
                 <Show when={tab.attention}><span class="needs-input">needs input</span></Show>
                 <Show when={tab.unseen}><span class="new-mark">new</span></Show>
               </button>

@@ -36,6 +36,14 @@ describe('session-list', () => {
     expect(listEntry(session({ shell: { state: 'idle', lastExitCode: 1 } }), []).last_exit_code).toBe(1);
   });
 
+  it('says lost for a session an earlier host ran, whatever it last reported, in the table and the JSON', () => {
+    // What the restored info may still carry from before the restart must not read as live.
+    const lost = session({ status: 'lost', pid: 0, lost: { foundAt: 1, unwrittenBytes: 10 }, shell: { state: 'idle', lastExitCode: 0 } });
+    expect(sessionState(lost)).toBe('lost');
+    expect(listEntry(lost, [])).toMatchObject({ state: 'lost', pid: 0, exit_code: null });
+    expect(formatTable([listEntry(lost, [])], 1_000_000, '/home/dev').split('\n')[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+bash\s+lost\s+~\/project\s+0s$/);
+  });
+
   it('names the owner: "you" for your sessions, the agent otherwise', () => {
     expect(listEntry(session({}), []).owner).toBe('you');
     expect(listEntry(session({ source: 'agent', owner: 'conn-1', ownerName: null }), [agent]).owner).toBe('claude-code');

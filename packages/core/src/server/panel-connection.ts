@@ -219,7 +219,9 @@ export class PanelConnection {
       case 'close': {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
-        const done = info.source === 'user' ? service.remove(message.id) : service.kill(message.id);
+        // An agent's live shell is only ended, its output kept for the agent; a lost one has nothing
+        // left to end, and the developer closing it means it goes, its saved output with it.
+        const done = info.source === 'user' || info.status === 'lost' ? service.remove(message.id) : service.kill(message.id);
         done.catch((error: unknown) => this.replyWithError(error));
         return;
       }
