@@ -155,11 +155,6 @@ export class PanelClient {
     return this.currentStatus;
   }
 
-  /** Last applied cursor of a session, for diagnostics. */
-  cursorOf(id: string): number | null {
-    return this.book.cursor(id);
-  }
-
   start(): void {
     if (this.socket || this.disposed) return;
     this.connect();

@@ -108,11 +108,6 @@ export class FloodTurns {
     return new Turn(this, reader);
   }
 
-  /** Sessions paused, waiting for a reader's place. */
-  get waitingCount(): number {
-    return this.waiting.length;
-  }
-
   /** @internal Called by Turn.read. */
   onRead(turn: Turn, bytes: number): void {
     const { readers, floodBytes, sliceBytes, quietMs, now } = this.options;
