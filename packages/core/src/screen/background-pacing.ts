@@ -28,7 +28,7 @@ const QUIET_MS = 100;
 
 export interface BackgroundPacingDeps {
   /** Parse output as it arrives (see SessionScreenDeps.eager). */
-  eager: boolean;
+  eager(): boolean;
   /**
    * The pacings of screens in a run of bulk output (more than a slice
    * behind), shared by all of a service's screens: when more than
@@ -71,7 +71,8 @@ export class BackgroundPacing {
   /** Output entered the log (end() has moved). */
   grew(): void {
     this.afterQuiet = false;
-    if (this.deps.eager && !this.flooding) {
+    const eager = this.deps.eager();
+    if (eager && !this.flooding) {
       this.toEnd = true;
       this.queue();
       return;
@@ -80,7 +81,7 @@ export class BackgroundPacing {
     this.lastOutputAt = performance.now();
     // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
     this.quietTimer ??= this.armQuietTimer(QUIET_MS);
-    if (!this.deps.eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
+    if (!eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
   }
 
   /** The backlog is small enough again (none at all once the session is quiet): background parsing may stop. */
@@ -101,7 +102,7 @@ export class BackgroundPacing {
    * dropped from the scheduler until then.
    */
   holdsForFlood(): boolean {
-    if (!(this.deps.eager && this.floodRunsOn())) return false;
+    if (!(this.deps.eager() && this.floodRunsOn())) return false;
     this.flooding = true;
     this.background = false;
     this.lastOutputAt = performance.now();
