@@ -47,7 +47,7 @@ export interface SessionScreenDeps {
  * default) a slice costs the main thread one log copy, handed over, so
  * output is parsed as it arrives: the worker's thread is otherwise idle and a
  * screen that is ready when a viewer or a model asks answers at once. Past
- * LAZY_BACKLOG of output without a pause (a flood), or when more than
+ * EAGER_BULK of output without a pause (a flood), or when more than
  * EAGER_FLOODS sessions flood at once, it stops until the session is quiet:
  * the CPU is then the flood's, and a read parses what it needs, skimming
  * the rest. On the main thread (a ScreenService given createScreen, or one
