@@ -137,13 +137,3 @@ function append(chat: Chat, entry: TranscriptEntry): Chat {
 function sortChats(chats: Chat[]): Chat[] {
   return [...chats].sort((a, b) => a.info.createdAt - b.info.createdAt);
 }
-
-/** The sessions a chat's tool cards show as terminals, for the pane and for tests. */
-export function terminalSessionsOf(chat: Chat): string[] {
-  const ids: string[] = [];
-  for (const entry of chat.entries) {
-    if (entry.kind !== 'tool') continue;
-    for (const content of entry.content) if (content.type === 'terminal' && !ids.includes(content.sessionId)) ids.push(content.sessionId);
-  }
-  return ids;
-}

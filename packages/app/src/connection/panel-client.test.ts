@@ -86,7 +86,15 @@ describe('PanelClient', () => {
     // Overlapping replay after the resume is trimmed, so nothing is written twice.
     latest().output('a', 3, 'lo world');
     expect(output).toEqual(['a:hello', 'b:xy', 'a: world']);
-    expect(client.cursorOf('a')).toBe(11);
+    // The next resume starts after the trimmed replay.
+    latest().drop();
+    expect(timers.runNext()).toBe(100);
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a'), session('b')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([
+      { type: 'attach', id: 'a', cursor: 11 },
+      { type: 'attach', id: 'b', cursor: 2 },
+    ]);
   });
 
   it('backs off exponentially while the server is away and resets after a snapshot', async () => {

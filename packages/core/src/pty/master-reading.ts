@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { DEFAULT_FLOOD_TURNS } from './flood-turns.js';
+import { FLOOD } from './flood.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';
 
 /**
@@ -25,8 +25,8 @@ export interface ThreadReading {
   afterBytes: number;
 }
 
-/** A pause this long ends a run of output: the same rule as the turns' (flood-turns.ts). */
-const FLOOD_QUIET_MS = DEFAULT_FLOOD_TURNS.quietMs;
+/** A pause this long ends a run of output: the flood's own measure, as the turns' (flood-turns.ts). */
+const FLOOD_QUIET_MS = FLOOD.quietMs;
 
 interface StreamHandle {
   reading: boolean;

@@ -2,8 +2,8 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
   DisposableStore,
-  formatZodIssues,
   PanelClientMessage,
+  parseJsonAs,
   reportError,
   type ErrorReporter,
   type McpLaunch,
@@ -125,17 +125,12 @@ export class PanelConnection {
 
   private onMessage(data: RawData, isBinary: boolean): void {
     if (isBinary) return this.error('invalid_message', 'binary frames are not accepted from the panel; send JSON text');
-    let json: unknown;
-    try {
-      json = JSON.parse(rawToString(data));
-    } catch {
-      return this.error('invalid_message', 'frame is not valid JSON');
+    const checked = parseJsonAs(PanelClientMessage, rawToString(data));
+    if (!checked.ok) {
+      if (!checked.json) return this.error('invalid_message', 'frame is not valid JSON');
+      return this.error('invalid_message', `invalid panel message: ${checked.error}`, requestIdOf(checked.value));
     }
-    const parsed = PanelClientMessage.safeParse(json);
-    if (!parsed.success) {
-      return this.error('invalid_message', `invalid panel message: ${formatZodIssues(parsed.error)}`, requestIdOf(json));
-    }
-    const message = parsed.data;
+    const message = checked.value;
     const requestId = 'requestId' in message ? message.requestId : undefined;
     try {
       this.handle(message);

@@ -64,11 +64,6 @@ export class ViewerWindow {
     return this.window;
   }
 
-  /** The viewer's smoothed parse pace in bytes per millisecond, if measured. */
-  get bytesPerMs(): number | undefined {
-    return this.pace;
-  }
-
   /** Output up to `end` (absolute, exclusive) left for the viewer at `now`. */
   sent(end: number, now: number): void {
     const last = this.sends[this.sends.length - 1];
