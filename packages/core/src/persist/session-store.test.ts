@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -120,6 +120,25 @@ describe('session store', () => {
     expect(tail.output.length).toBe(cap);
     expect(tail.start).toBe(readAll(service, big).length - cap);
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
+  });
+
+  it('starts a file over when it went behind the store\'s back', async () => {
+    const problems: string[] = [];
+    const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    service.write(id, 'one\r');
+    await waitForOutput(service, id, 'one\r\n');
+    await store.flush();
+    rmSync(join(dir, `${id}.out`));
+    service.write(id, 'two\r');
+    await waitForOutput(service, id, 'two\r\n');
+    await store.flush();
+    expect(problems).toEqual([`the session store could not write session ${id}`]);
+    // The next turn writes the file anew, whole.
+    await store.flush();
+    const record = recordOf(loadAfresh(dir), id);
+    expect(record.start).toBe(0);
+    expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
   });
 
   it('holds all sessions to totalBytes, taking from the oldest exited session first, and keeps every record', async () => {
