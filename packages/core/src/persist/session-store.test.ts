@@ -126,12 +126,13 @@ describe('session store', () => {
     const problems: string[] = [];
     const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });
     const { id } = service.create({ command: 'cat', source: 'user' });
+    // Echoed, then printed by cat: both are in before the flush.
     service.write(id, 'one\r');
-    await waitForOutput(service, id, 'one\r\n');
+    await waitForOutput(service, id, 'one\r\none\r\n');
     await store.flush();
     rmSync(join(dir, `${id}.out`));
     service.write(id, 'two\r');
-    await waitForOutput(service, id, 'two\r\n');
+    await waitForOutput(service, id, 'two\r\ntwo\r\n');
     await store.flush();
     expect(problems).toEqual([`the session store could not write session ${id}`]);
     // The next turn writes the file anew, whole.
@@ -210,7 +211,7 @@ describe('session store', () => {
     const first = recorded();
     const { id } = first.service.create({ command: 'cat', source: 'agent', owner: 'agent-1' });
     first.service.write(id, 'before the kill\r');
-    await waitForOutput(first.service, id, 'before the kill\r\n');
+    await waitForOutput(first.service, id, 'before the kill\r\nbefore the kill\r\n');
     await first.store.flush();
     const output = statSync(join(first.dir, `${id}.out`));
 
