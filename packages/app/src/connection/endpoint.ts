@@ -1,5 +1,7 @@
 import { PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
-import type { AccessCheck } from './panel-client.js';
+
+/** What a check of the page's access found; see PanelClientOptions.checkAccess. */
+export type AccessCheck = 'allowed' | 'unauthorized' | 'unreachable';
 
 /** Everything needed to open the panel socket. */
 export interface PanelEndpoint {

@@ -4,7 +4,7 @@ import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discove
 import { acquireHostLock } from '../host/host-lock.js';
 import { watchIdle } from '../host/idle-watch.js';
 import { stopRoute } from '../host/stop-route.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { styleFor } from './style.js';
 

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';
 import { formatTable, listEntry } from './session-list.js';
 import { EXIT_OK } from './usage.js';

@@ -61,9 +61,8 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   log('ptydeck mcp: running an embedded core (--embedded): its sessions end when this process exits, and no panel shows them');
   // Loaded only here: a bridge to a running ptydeck needs none of the PTY, agent or MCP server stack.
   // (The stdio transport is loaded either way: the bridge speaks it too.)
-  const [{ createAgentMcpServer }, { createTerminalTool }, { createPtyService }] = await Promise.all([
-    import('../agent/mcp-server.js'),
-    import('../agent/terminal-tool.js'),
+  const [{ createAgentMcpServer, createTerminalTool }, { createPtyService }] = await Promise.all([
+    import('../agent/index.js'),
     import('../pty/pty-service.js'),
   ]);
   const service = createPtyService();

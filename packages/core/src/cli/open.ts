@@ -1,4 +1,4 @@
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { ensureHost } from './ensure-host.js';
 import { freshPanelLink } from './url.js';
 import { styleFor } from './style.js';

@@ -14,7 +14,7 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';

@@ -12,7 +12,7 @@ import type { WebSocket } from 'ws';
 import { OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead, type PanelServerMessage, type SessionId } from '@ptydeck/contract';
 import { BufferPool } from '../pty/buffer-pool.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
+import type { ScreenService, ScreenSnapshot } from '../screen/index.js';
 import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */
