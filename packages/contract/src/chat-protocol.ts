@@ -94,9 +94,10 @@ export const QuestionOption = z.object({
 });
 
 /**
- * Something in a chat. Apply in order: `message` chunks append to the last
- * entry when it has the same role (and messageId, when given); `tool` creates
- * the card for a new toolCallId, else replaces the fields it carries (content
+ * Something in a chat. Apply in order (chat-fold.ts has the rules): `message`
+ * chunks append to the last entry when it has the same role and messageId (a
+ * chunk without one continues only a message without one); `tool` creates the
+ * card for a new toolCallId, else replaces the fields it carries (content
  * replaces content); `plan` replaces the whole plan.
  */
 export const ChatEvent = z.discriminatedUnion('type', [

@@ -2,6 +2,7 @@ export * from './session.js';
 export * from './events.js';
 export * from './panel-protocol.js';
 export * from './chat-protocol.js';
+export * from './chat-fold.js';
 export * from './output-frame.js';
 export * from './report.js';
 export * from './emitter.js';
