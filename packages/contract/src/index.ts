@@ -1,3 +1,5 @@
+// The contract's public entry: everything the core, the app and Electron share.
+
 export * from './session.js';
 export * from './events.js';
 export * from './panel-protocol.js';

@@ -1,8 +1,3 @@
-import { z } from 'zod';
-import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
-import { PtyEvent } from './events.js';
-import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
-
 /**
  * The panel WebSocket protocol (core ⇄ app).
  *
@@ -10,6 +5,10 @@ import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
  * carried in binary frames (see output-frame.ts) so bytes reach xterm.js
  * untouched: a chunk may end inside a UTF-8 sequence and xterm.js joins it.
  */
+import { z } from 'zod';
+import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
+import { PtyEvent } from './events.js';
+import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;

@@ -1,3 +1,5 @@
+// The chat pane's state, folded from the core's chat events and the developer's choices; pure, so it is tested
+// without a DOM.
 import { continuesMessage, foldToolCall, type ChatEvent, type ChatInfo, type ChatToolEvent } from '@ptydeck/contract';
 import type { Chat, ChatAction, ChatsState, TranscriptEntry } from './chat-state.js';
 

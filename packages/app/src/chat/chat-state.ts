@@ -1,3 +1,4 @@
+// The chat pane's state and actions as types: the shape the chat reducer folds into and the pane renders.
 import type { ChatAgentChoice, ChatEvent, ChatInfo, ChatToolEvent as ToolEvent, PlanEntry, ToolContent } from '@ptydeck/contract';
 
 type QuestionEvent = Extract<ChatEvent, { type: 'question' }>;

@@ -1,3 +1,5 @@
+// The app's end of the panel WebSocket: validated messages, a cursor per session, reconnection that resumes
+// every stream.
 import {
   Emitter,
   MAX_PANEL_INPUT_CHARS,

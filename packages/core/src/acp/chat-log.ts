@@ -1,3 +1,4 @@
+// One chat's events kept for replay after a reload, compacted by the contract's fold and bounded.
 import { continuesMessage, foldToolCall, type ChatEvent, type ChatToolEvent } from '@ptydeck/contract';
 
 export interface ChatLogOptions {

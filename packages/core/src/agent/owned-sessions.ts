@@ -1,3 +1,4 @@
+// The agent tool's sessions by owner: the fence that keeps each MCP connection to its own sessions.
 import { reportError, type SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { AgentTerminal } from './agent-terminal.js';

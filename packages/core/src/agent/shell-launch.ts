@@ -1,3 +1,4 @@
+// Starts an agent session's program with the best shell integration it can get.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';

@@ -1,3 +1,4 @@
+// The agent terminal tool: create, run, send, read, wait, close and list over the PTY service, fenced per owner.
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';

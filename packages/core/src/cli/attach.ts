@@ -1,3 +1,4 @@
+// `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
 import { constants } from 'node:os';
 import { DisposableStore, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';

@@ -1,3 +1,4 @@
+// `ptydeck host` and `ptydeck serve`: the one host for a state directory, until stopped or idle.
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';

@@ -1,3 +1,4 @@
+// `ptydeck ls`: every session of the running host, as a table or as JSON.
 import { homedir } from 'node:os';
 import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';

@@ -1,3 +1,4 @@
+// The ptydeck CLI's entry: parses the command and loads only the module that runs it, so a start stays cheap.
 import { readFileSync } from 'node:fs';
 import { parseCommand } from './args.js';
 import type { CliIo } from './cli-io.js';

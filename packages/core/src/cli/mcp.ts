@@ -1,3 +1,4 @@
+// `ptydeck mcp`: the stdio MCP server agents run, a bridge to the host (or an embedded core on request).
 import { randomUUID } from 'node:crypto';
 import { UnsafeStateError } from '../server/discovery.js';
 import { ensureHost, HostProtocolError } from './ensure-host.js';

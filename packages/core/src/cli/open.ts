@@ -1,3 +1,4 @@
+// `ptydeck` with no command: make sure the host runs, then print a one-time panel link.
 import type { CliIo } from './cli-io.js';
 import { ensureHost } from './ensure-host.js';
 import { freshPanelLink } from './url.js';

@@ -1,3 +1,4 @@
+// `ptydeck stop`: asks the host to end itself and its sessions, and waits until its process is gone.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { waitForExit } from '../server/process-identity.js';
 import { STOP_PATH, StopAnswer } from '../host/stop-protocol.js';

@@ -1,3 +1,4 @@
+// The PTY service's public types and errors.
 import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 
 export interface PtyServiceOptions {

@@ -1,3 +1,4 @@
+// A headless xterm.js screen fed with a session's bytes, serialized for viewers and read as text for models.
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';

@@ -1,3 +1,4 @@
+// Runs every session's screen parser in one worker thread, so parsing never delays PTY reads or keystrokes.
 import { Worker } from 'node:worker_threads';
 import type { ErrorReporter } from '@ptydeck/contract';
 import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';

@@ -1,3 +1,4 @@
+// One session's headless screen, brought up to date from its log only when someone reads it.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../pty/utf8.js';

@@ -1,3 +1,4 @@
+// The local server with everything in it: PTY service, screens, agent tool, chats, panel and MCP.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../agent/index.js';

@@ -1,3 +1,4 @@
+// One panel WebSocket: session events, per-session output streams, and the requests and input coming back.
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {

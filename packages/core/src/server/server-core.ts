@@ -1,3 +1,4 @@
+// The local server's HTTP side: routing, credentials, Host/Origin checks, tickets, /mcp and the panel socket.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
