@@ -49,8 +49,8 @@ export class ScreenWorker {
 
   /**
    * Starts the worker ahead of the first screen: its start (a thread, an
-   * isolate, xterm.js loaded) took 120 to 220 ms, which the first viewer's
-   * resync would otherwise wait for. It happens on the worker's own thread.
+   * isolate, xterm.js loaded) is slow enough that the first viewer's resync
+   * would otherwise wait for it. It happens on the worker's own thread.
    */
   start(): void {
     if (!this.disposed && this.deaths < MAX_WORKER_DEATHS) this.ensureWorker();
