@@ -23,6 +23,21 @@ describe('the dependency rules', () => {
   });
 });
 
+/** A tree that keeps every rule; the test of each rule plants a violation in it. */
+const LAWFUL: Record<string, string> = {
+  'packages/contract/src/index.ts': 'export const x = 1;\n',
+  'packages/app/src/view.tsx': "import { x } from '@ptydeck/contract';\nexport const view = x;\n",
+  'packages/core/src/index.ts': "export * from './agent/index.js';\n",
+  'packages/core/src/agent/index.ts': "export { tool } from './tool.js';\n",
+  'packages/core/src/agent/tool.ts': "import { readFileSync } from 'node:fs';\nexport const tool = readFileSync;\n",
+  'packages/core/src/agent/testing/kit.ts': 'export const kit = 1;\n',
+  'packages/core/src/server/ok.ts': "import { tool } from '../agent/index.js';\nexport const ok = tool;\n",
+  // Tests look inside what they test, use the kits and run in Node.
+  'packages/core/src/server/ok.test.ts': "import { tool } from '../agent/tool.js';\nimport { kit } from '../agent/testing/kit.js';\nimport 'node:fs';\n",
+  'electron/src/main/api.ts': 'export interface Api { a: 1 }\n',
+  'electron/src/preload/preload.cts': "import electron = require('electron');\nimport type { Api } from '../main/api.js';\n",
+};
+
 describe('the dependency checker', () => {
   let fixture: string | undefined;
   afterEach(() => {
@@ -41,29 +56,25 @@ describe('the dependency checker', () => {
 
   it('names each planted violation with its file, line and import', () => {
     const dir = plant({
+      ...LAWFUL,
       'packages/contract/src/index.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
-      'packages/app/src/view.tsx': "import { createPtyService } from '@ptydeck/core';\nimport type { Api } from '../../../electron/src/main/api.js';\n",
-      'packages/core/src/index.ts': "export * from './agent/index.js';\n",
-      'packages/core/src/agent/index.ts': "export { tool } from './tool.js';\n",
-      'packages/core/src/agent/tool.ts': "import { ok } from '../server/ok.js';\nexport const tool = ok;\n",
-      'packages/core/src/agent/testing/kit.ts': 'export const kit = 1;\n',
-      'packages/core/src/server/ok.ts': "import { schema } from '../agent/tool.js';\nexport const ok = schema;\n",
+      'packages/app/src/bad.tsx': "import { createPtyService } from '@ptydeck/core';\nimport type { Api } from '../../../electron/src/main/api.js';\n",
+      'packages/core/src/agent/tool.ts': "import { p } from '../server/private.js';\nexport const tool = p;\n",
+      'packages/core/src/server/private.ts': "import { tool } from '../agent/tool.js';\nexport const p = tool;\n",
       'packages/core/src/server/uses-kit.ts': "import { kit } from '../agent/testing/kit.js';\nexport const y = kit;\n",
       'packages/core/src/server/reaches-app.ts': "export { view } from '../../../app/src/view.js';\n",
-      'packages/core/src/server/fine.test.ts': "import { tool } from '../agent/tool.js';\nimport { kit } from '../agent/testing/kit.js';\nimport 'node:fs';\n",
-      'electron/src/main/api.ts': 'export interface Api { a: 1 }\n',
       'electron/src/preload/preload.cts': "import electron = require('electron');\ntype T = typeof import('@ptydeck/core');\n",
     });
     expect(violationsIn(dir)).toEqual([
-      "packages/app/src/view.tsx:1: import '@ptydeck/core': app may not import core (packages/core/src/index.ts)",
-      "packages/app/src/view.tsx:2: import '../../../electron/src/main/api.js': app may not import electron main (electron/src/main/api.ts)",
+      "packages/app/src/bad.tsx:1: import '@ptydeck/core': app may not import core (packages/core/src/index.ts)",
+      "packages/app/src/bad.tsx:2: import '../../../electron/src/main/api.js': app may not import electron main (electron/src/main/api.ts)",
       "packages/contract/src/index.ts:1: import 'node:fs': contract may not import Node built-ins",
       "packages/core/src/server/reaches-app.ts:1: import '../../../app/src/view.js': core may not import app (packages/app/src/view.tsx)",
       "electron/src/preload/preload.cts:2: import '@ptydeck/core': electron preload may not import core (packages/core/src/index.ts)",
-      "packages/core/src/server/ok.ts:1: import '../agent/tool.js': packages/core/src/agent/tool.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
+      "packages/core/src/server/private.ts:1: import '../agent/tool.js': packages/core/src/agent/tool.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
       "packages/core/src/server/uses-kit.ts:1: import '../agent/testing/kit.js': packages/core/src/agent/testing/kit.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
       "packages/core/src/server/uses-kit.ts:1: import '../agent/testing/kit.js': production code may not import test code (packages/core/src/agent/testing/kit.ts)",
-      "packages/core/src/agent/tool.ts:1: import '../server/ok.js': import cycle: packages/core/src/agent/tool.ts -> packages/core/src/server/ok.ts -> packages/core/src/agent/tool.ts",
+      "packages/core/src/agent/tool.ts:1: import '../server/private.js': import cycle: packages/core/src/agent/tool.ts -> packages/core/src/server/private.ts -> packages/core/src/agent/tool.ts",
     ]);
   });
 
@@ -78,13 +89,6 @@ describe('the dependency checker', () => {
   });
 
   it('finds nothing in a tree that keeps the rules', () => {
-    const dir = plant({
-      'packages/contract/src/index.ts': 'export const x = 1;\n',
-      'packages/app/src/view.tsx': "import { x } from '@ptydeck/contract';\nexport const view = x;\n",
-      'packages/core/src/agent/index.ts': "export { tool } from './tool.js';\n",
-      'packages/core/src/agent/tool.ts': "import { readFileSync } from 'node:fs';\nexport const tool = readFileSync;\n",
-      'packages/core/src/server/ok.ts': "import { tool } from '../agent/index.js';\nexport const ok = tool;\n",
-    });
-    expect(violationsIn(dir)).toEqual([]);
+    expect(violationsIn(plant(LAWFUL))).toEqual([]);
   });
 });
