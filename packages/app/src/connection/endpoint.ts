@@ -1,3 +1,5 @@
+// Where the panel socket is and with which credentials, in a browser or in the desktop app, and whether the page
+// may open it.
 import { PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 
 /** What a check of the page's access found; see PanelClientOptions.checkAccess. */

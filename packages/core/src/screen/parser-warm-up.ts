@@ -1,3 +1,5 @@
+// Warms xterm.js's parser and serializer while the worker is idle, so the first real parse a viewer waits for is
+// not a cold one.
 import { ScreenMirror } from './screen-mirror.js';
 
 /** Output parsed to warm up, in pieces of the sample's size. */
