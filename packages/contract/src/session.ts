@@ -1,3 +1,5 @@
+// What a session is, as the core, the app and the CLI all describe it: its id, size, source, status and info,
+// and its agent's.
 import { z } from 'zod';
 
 /**

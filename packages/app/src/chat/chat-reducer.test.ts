@@ -38,6 +38,16 @@ describe('chat events', () => {
     expect(chat.entries.map((entry) => entry.kind === 'message' && entry.text)).toEqual(['one+', 'two']);
   });
 
+  it('keeps a message with an id apart from one without, as the core\'s log does for a reload', () => {
+    const chat = events(
+      { type: 'message', role: 'agent', text: 'A' },
+      { type: 'message', role: 'agent', messageId: 'm2', text: 'B' },
+      { type: 'message', role: 'agent', messageId: 'm2', text: 'C' },
+      { type: 'message', role: 'agent', text: 'D' },
+    );
+    expect(chat.entries.map((entry) => entry.kind === 'message' && [entry.messageId, entry.text])).toEqual([[null, 'A'], ['m2', 'BC'], [null, 'D']]);
+  });
+
   it('creates a tool card once and updates only the fields an update carries', () => {
     const chat = events(
       { type: 'tool', toolCallId: 't1', title: 'Run ls', kind: 'execute', status: 'pending', locations: [{ path: '/w' }] },

@@ -1,3 +1,5 @@
+// The app's end of the panel WebSocket: validated messages, a cursor per session, reconnection that resumes
+// every stream.
 import {
   Emitter,
   MAX_PANEL_INPUT_CHARS,
@@ -14,7 +16,7 @@ import {
 } from '@ptydeck/contract';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
-import type { PanelEndpoint } from './endpoint.js';
+import type { AccessCheck, PanelEndpoint } from './endpoint.js';
 import { parseServerMessage } from './server-message.js';
 import type { OpenSocket, SocketLike } from './socket.js';
 
@@ -25,9 +27,6 @@ import type { OpenSocket, SocketLike } from './socket.js';
  * all (stopped, or restarted on another port), or not known.
  */
 export type DisconnectCause = 'unknown' | 'unauthorized' | 'unreachable';
-
-/** What a check of the page's access found; see PanelClientOptions.checkAccess. */
-export type AccessCheck = 'allowed' | 'unauthorized' | 'unreachable';
 
 export type ConnectionStatus =
   /** `attempt` 0 is the first connection; later ones keep the cause of the last failure. */

@@ -1,3 +1,4 @@
+// Checks each message the server sends against the contract, so nothing malformed reaches the panel's state.
 import { decodeOutputFrame, PanelServerMessage, parseJsonAs, type OutputFrame } from '@ptydeck/contract';
 
 export type IncomingMessage =

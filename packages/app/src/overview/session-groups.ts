@@ -1,3 +1,4 @@
+// Groups the overview's sessions by who they belong to: a connected agent, a chat, a disconnected agent or you.
 import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
 
 /** An agent whose MCP connection ended, with the shells it left behind (the core keeps them for the developer). */

@@ -1,3 +1,5 @@
+// The panel's Solid context: the protocol client, the deck reducer's state, and the actions the UI takes on
+// sessions.
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
 import type { McpLaunch } from '@ptydeck/contract';

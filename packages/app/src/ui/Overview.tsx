@@ -1,3 +1,4 @@
+// The overview: what waits for the developer, each agent's shells and chats, and how to connect an agent.
 import { lostNote, type SessionInfo } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';

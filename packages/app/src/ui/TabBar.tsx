@@ -1,3 +1,4 @@
+// The panel's tab strip: one tab per open session, kept in sight when they overflow.
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';

@@ -1,3 +1,4 @@
+// ACP's terminal/* methods for one agent, each terminal a PTY session the developer sees live in the panel.
 import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {

@@ -1,3 +1,4 @@
+// Starts an ACP agent process and opens its one session, and says why when it cannot or when it dies.
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';

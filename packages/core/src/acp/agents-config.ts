@@ -1,3 +1,4 @@
+// Reads agents.json, the developer's list of ACP agents, and says what is wrong with it rather than failing.
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// A CLI command's panel connection to the running host (`ls`, `attach`), speaking the app's protocol.
 import { createRequire } from 'node:module';
 import type { RawData, WebSocket } from 'ws';
 import {

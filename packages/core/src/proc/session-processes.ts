@@ -1,3 +1,4 @@
+// What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { SESSION_ID_ENV } from '../pty/environment.js';
 import { isLive, procPids, readOptional, readStat, socketInodes, type ProcStat } from './proc-fs.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';

@@ -1,3 +1,4 @@
+// Who reads a terminal's master, the event loop or the read thread, and the handover between them.
 import type { Socket } from 'node:net';
 import { FLOOD } from './flood.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';

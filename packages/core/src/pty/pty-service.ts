@@ -1,3 +1,4 @@
+// The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';

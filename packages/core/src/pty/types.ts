@@ -1,3 +1,4 @@
+// The PTY service's public types and errors.
 import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
 

@@ -1,3 +1,5 @@
+// Takes every session's background screen parsing in turns within a budget, so parsing never crowds out the PTYs
+// and sockets.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 
 /** How much of the time background parsing may take, and the least pause between two slices. */

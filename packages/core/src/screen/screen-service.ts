@@ -1,3 +1,4 @@
+// The screens of a PTY service's sessions, rendered from their logs on demand, for the agent tool and the panel.
 import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';

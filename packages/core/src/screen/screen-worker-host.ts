@@ -1,3 +1,4 @@
+// Runs every session's screen parser in one worker thread, so parsing never delays PTY reads or keystrokes.
 import { Worker } from 'node:worker_threads';
 import type { ErrorReporter } from '@ptydeck/contract';
 import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
@@ -49,8 +50,8 @@ export class ScreenWorker {
 
   /**
    * Starts the worker ahead of the first screen: its start (a thread, an
-   * isolate, xterm.js loaded) took 120 to 220 ms, which the first viewer's
-   * resync would otherwise wait for. It happens on the worker's own thread.
+   * isolate, xterm.js loaded) is slow enough that the first viewer's resync
+   * would otherwise wait for it. It happens on the worker's own thread.
    */
   start(): void {
     if (!this.disposed && !this.gaveUp) this.ensureWorker();

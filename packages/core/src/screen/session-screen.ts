@@ -1,3 +1,4 @@
+// One session's headless screen, brought up to date from its log only when someone reads it.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../pty/utf8.js';
@@ -11,8 +12,8 @@ import { skimTarget } from './skim-target.js';
 /**
  * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
  * because each slice is a round trip to the worker through the main loop,
- * which a flood keeps busy (reads during a 100-session flood took 200 to 280
- * ms in slices of MIRROR_CHUNK).
+ * which a flood keeps busy: in slices of MIRROR_CHUNK a read would wait for
+ * the loop once per slice.
  */
 const READ_CHUNK = 1024 * 1024;
 

@@ -1,3 +1,4 @@
+// The discovery file (server.json) through which clients and agents find the running host.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

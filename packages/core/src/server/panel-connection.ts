@@ -1,3 +1,4 @@
+// One panel WebSocket: session events, per-session output streams, and the requests and input coming back.
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
@@ -14,7 +15,7 @@ import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ScreenService } from '../screen/screen-service.js';
+import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch } from '../proc/process-watch.js';

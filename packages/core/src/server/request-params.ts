@@ -1,3 +1,4 @@
+// Checks MCP request params before the SDK does, so a bad call gets Invalid params with a readable message.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {

@@ -1,3 +1,4 @@
+// The local server's HTTP side: routing, credentials, Host/Origin checks, tickets, /mcp and the panel socket.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';

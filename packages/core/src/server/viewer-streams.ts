@@ -13,7 +13,7 @@ import { OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead, type PanelServerMessage, 
 import { BufferPool } from '../pty/buffer-pool.js';
 import { FLOOD } from '../pty/flood.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
+import type { ScreenService, ScreenSnapshot } from '../screen/index.js';
 import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */

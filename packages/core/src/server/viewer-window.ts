@@ -1,3 +1,5 @@
+// Flow control for one viewer of one session, sized by how fast that viewer parses, so a keystroke's echo never
+// waits behind a flood.
 import { ACK_WINDOW } from '@ptydeck/contract';
 
 /**
