@@ -1,3 +1,4 @@
+// The panel messages about sessions' processes: asking for them, what ended sessions left running, ending them.
 import { z } from 'zod';
 import { ListeningPort, SessionId, SessionProcess, SessionSource } from './session.js';
 

@@ -1,3 +1,4 @@
+// The panel's state of sessions' processes: lists asked for, what ended sessions left running, and ending them.
 import { createStore, produce, reconcile } from 'solid-js/store';
 import { DisposableStore, type LeftoverSession, type SessionProcess } from '@ptydeck/contract';
 import type { PanelClient } from '../connection/panel-client.js';

@@ -1,3 +1,4 @@
+// The overview's list of processes that outlived their session, with a control to end them.
 import { For, Show } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { PortChips } from './PortChips.jsx';

@@ -1,3 +1,4 @@
+// A session's listening ports as chips, opening loopback ones through the checked link path.
 import type { ListeningPort } from '@ptydeck/contract';
 import { For } from 'solid-js';
 import { portChips, portTitle } from '../processes/port-chips.js';

@@ -1,3 +1,4 @@
+// A session's processes (pid, command, since), shown on request.
 import type { SessionProcess } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';

@@ -1,3 +1,4 @@
+// Keeps sessions' listening ports and leftover processes current while a panel watches, and nothing otherwise.
 import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { endProcesses } from './end-processes.js';

@@ -1,3 +1,4 @@
+// The sessions the process watch scans, removed ones included for a while, so what they left running stays findable.
 import { DisposableStore, type SessionId, type SessionInfo, type SessionSource } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { SessionRef } from './session-processes.js';
