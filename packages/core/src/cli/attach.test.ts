@@ -12,7 +12,7 @@ import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-ki
 import type { PtyService } from '../pty/types.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
-import { lostRecord } from '../server/testing/lost-records.js';
+import { lostRecord } from '../server/testing/session-records.js';
 import { TmuxServer, type TmuxPane } from './testing/tmux.js';
 
 /**
@@ -254,7 +254,7 @@ describe('ptydeck attach', () => {
     expect(shown).toMatch(/attached to .* lost: its process is gone/);
     expect(shown).toContain('saved-42');
     // The pane wraps the long line: what counts is said before the wrap.
-    expect(shown).toMatch(/session lost-\w+ is lost: the host restarted; output as last saved \(at least 2\.0 KiB/);
+    expect(shown).toMatch(/session [0-9a-f]{8} is lost: the host restarted; output as last saved \(at least 2\.0 KiB/);
     expect(shown).toMatch(/attach-rc=3/);
     await expectRestored(pane);
 
