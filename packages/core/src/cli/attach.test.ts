@@ -12,7 +12,7 @@ import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-ki
 import type { PtyService } from '../pty/types.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
-import { lostRecord } from '../server/testing/session-records.js';
+import { lostRecord } from '../server/testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from './testing/tmux.js';
 
 /**

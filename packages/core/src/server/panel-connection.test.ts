@@ -6,7 +6,7 @@ import type WebSocket from 'ws';
 import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { lostRecord } from './testing/session-records.js';
+import { lostRecord } from './testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import { MessageQueue, openSocket } from './testing/http.js';
