@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LostRecord } from '../persist/lost-record.js';
+import { lostRecord } from '../server/testing/lost-records.js';
 import { groupAlive } from './process-tree.js';
 import { createPtyService } from './pty-service.js';
 import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
@@ -20,30 +21,11 @@ function newService(options: PtyServiceOptions = {}): PtyService {
   return service;
 }
 
-function info(overrides: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id: `old-${Math.random().toString(36).slice(2)}`,
-    source: 'agent',
-    owner: 'agent-abc',
-    ownerName: 'claude-code',
-    title: 'bash',
-    command: '/bin/bash',
-    args: ['-l'],
-    cwd: '/tmp',
-    pid: 4242,
-    cols: 100,
-    rows: 30,
-    status: 'running',
-    exitCode: null,
-    signal: null,
-    createdAt: 1_700_000_000_000,
-    exitedAt: null,
-    ...overrides,
-  };
-}
+const AGENTS = { source: 'agent', owner: 'agent-abc', ownerName: 'claude-code', cols: 100, rows: 30 } as const;
 
-function record(overrides: Partial<SessionInfo> = {}, text = 'hello from before\r\n', start = 1000, readEnd: number | null = start + text.length + 7): LostRecord {
-  return { info: info(overrides), start, output: new TextEncoder().encode(text), readEnd };
+/** An agent's session as an earlier host kept it, its output saved from cursor `start`. */
+function record(overrides: Partial<SessionInfo> = {}, text = 'hello from before\r\n', start = 1000, unwrittenBytes: number | null = 7): LostRecord {
+  return lostRecord({ ...AGENTS, ...overrides }, text, { start, unwrittenBytes });
 }
 
 function refusal(run: () => unknown): PtyError {
@@ -138,7 +120,7 @@ describe('PtyService.restore', () => {
     const lost = record();
     service.restore(lost);
     expect(refusal(() => service.restore(lost))).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/exists/) });
-    expect(refusal(() => service.restore({ ...record(), info: { ...info(), source: 'robot' } as unknown as SessionInfo })).code).toBe('invalid_argument');
+    expect(refusal(() => service.restore({ ...record(), info: { ...record().info, source: 'robot' } as unknown as SessionInfo })).code).toBe('invalid_argument');
     expect(refusal(() => service.restore({ ...record(), start: -1 })).code).toBe('invalid_argument');
   });
 });

@@ -1,42 +1,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChatBindings } from '../acp/chat-bindings.js';
-import { createAgentMcpServer } from '../agent/mcp-server.js';
-import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
-import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../pty/test-kit.js';
-import type { PtyService } from '../pty/types.js';
 import { agentOwnerId, newAgentKey } from './agent-identity.js';
 import { AGENT_KEY_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
-import { startServerCore, type ServerCore } from './server-core.js';
+import { useAgentCore } from './testing/agent-core.js';
 
-let service: PtyService;
-let tool: TerminalTool;
-let core: ServerCore;
 const bindings = new ChatBindings();
-
-beforeAll(async () => {
-  service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
-  tool = createTerminalTool(service);
-  core = await startServerCore({
-    service,
-    writeDiscovery: false,
-    appDir: '/nonexistent',
-    createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
-    chatBindings: bindings,
-  });
-});
-afterAll(async () => {
-  await core.close();
-  tool.dispose();
-  await service.dispose();
-});
+const served = useAgentCore({ chatBindings: bindings });
 
 async function connect(headers: Record<string, string> = {}) {
   const client = new Client({ name: 'identity-test', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', core.url), {
-    requestInit: { headers: { Authorization: `Bearer ${core.agentToken}`, ...headers } },
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', served.core.url), {
+    requestInit: { headers: { Authorization: `Bearer ${served.core.agentToken}`, ...headers } },
   });
   await client.connect(transport);
   return {
@@ -54,7 +30,7 @@ describe("an agent's key", () => {
     const key = newAgentKey();
     const first = await connect({ [AGENT_KEY_HEADER]: key });
     const made = (await first.call('terminal_create', { command: 'sleep', args: ['30'] })).structuredContent!;
-    const info = service.get(String(made.id))!;
+    const info = served.service.get(String(made.id))!;
     expect(info.owner).toBe(agentOwnerId(key));
     // The owner id, which panels and `ptydeck ls` show, does not give the key away.
     expect(info.owner).not.toContain(key);
@@ -85,7 +61,7 @@ describe("an agent's key", () => {
     const listed = (await two.call('terminal_list')).structuredContent as { terminals: Array<{ id: string }> };
     expect(listed.terminals.map((terminal) => terminal.id)).not.toContain(made.id);
     await two.end();
-    await service.remove(String(made.id));
+    await served.service.remove(String(made.id));
   });
 
   it('is refused when too short to be a secret, and gives way to a chat binding', async () => {
@@ -94,7 +70,7 @@ describe("an agent's key", () => {
     bindings.attachProcess(secret, process.pid);
     const bound = await connect({ [AGENT_KEY_HEADER]: newAgentKey(), [CHAT_BINDING_HEADER]: secret });
     const made = (await bound.call('terminal_create', { command: 'sleep', args: ['30'] })).structuredContent!;
-    expect(service.get(String(made.id))?.owner).toBe('chat-owner-key');
+    expect(served.service.get(String(made.id))?.owner).toBe('chat-owner-key');
     await bound.call('terminal_close', { id: made.id, force: true });
     await bound.end();
   });
