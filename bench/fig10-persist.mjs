@@ -8,12 +8,10 @@
 import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
+import { KEY_P99_TARGET_MS, MIN_KEYS, WARMUP_KEYS } from './fig5-scale.mjs';
 
 /** Flood throughput with persistence on, as a share of the same flood's without it. */
 const THROUGHPUT_TARGET = 0.8;
-const KEY_P99_TARGET_MS = 50;
-const WARMUP_KEYS = 20;
-const MIN_KEYS = 100;
 /** Pairs of floods (off and on); the medians are reported. */
 const MAX_PAIRS = 3;
 

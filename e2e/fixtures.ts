@@ -180,6 +180,15 @@ export async function activeSessionId(page: Page): Promise<string> {
   return id!;
 }
 
+/** Opens a terminal of the developer's own from the keyboard; resolves with its session id once its shell prompts, the keyboard in it. */
+export async function openUserTerminal(page: Page): Promise<string> {
+  await page.keyboard.press('Control+Shift+T');
+  const id = await activeSessionId(page);
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
+  await expectScreen(page, id, /^e2e#/m);
+  return id;
+}
+
 /** Keeps a screenshot of the page as a test artifact (attached to the report, and in test-results/). */
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
   const path = test.info().outputPath(`${name}.png`);

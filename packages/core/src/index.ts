@@ -1,3 +1,5 @@
+// The core's public entry: what Electron's main process and other embedders use of the core.
+
 export { createPtyService } from './pty/pty-service.js';
 export { PtyError } from './pty/types.js';
 export type * from './pty/types.js';

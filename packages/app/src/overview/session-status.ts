@@ -1,3 +1,5 @@
+// What an overview row says a session is doing (running, idle, needs input, exited), from the session's own
+// marks.
 import type { SessionInfo } from '@ptydeck/contract';
 import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';

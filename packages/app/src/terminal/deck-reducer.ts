@@ -1,3 +1,5 @@
+// The panel's tabs, folded from session events and the developer's actions; pure and clock-free, so every rule
+// is unit-tested.
 import type { Attention, PtyEvent, SessionInfo } from '@ptydeck/contract';
 import type { DeckAction, DeckState, Tab } from './deck-state.js';
 

@@ -1,3 +1,5 @@
+// The terminal panel's state (its tabs and which is in front) and the actions the deck reducer folds into it, as
+// types.
 import type { AgentInfo, Attention, LostInfo, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
 
 /** One tab in the terminal panel. */

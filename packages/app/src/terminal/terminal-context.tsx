@@ -1,3 +1,5 @@
+// The panel's Solid context: the protocol client, the deck reducer's state, and the actions the UI takes on
+// sessions.
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
 import type { McpLaunch } from '@ptydeck/contract';
@@ -17,6 +19,7 @@ import { SessionStreams, type StreamSink, type StreamSubscription } from './sess
 import { TabViews } from './tab-views.js';
 import type { TerminalView } from './terminal-view.js';
 import { TypeAheadKeys } from './type-ahead-keys.js';
+import { createProcessPanel } from '../processes/process-panel.js';
 
 export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
 
@@ -151,6 +154,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         }
       }),
     );
+    const processes = createProcessPanel({ client, notice: (message) => dispatch({ type: 'notice', message }), openLink: props.openLink });
+    disposables.add(processes.dispose);
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
@@ -290,6 +295,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       watch(id: string, sink: StreamSink): StreamSubscription {
         return streams.subscribe(id, sink);
       },
+      /** Sessions' processes and leftovers, and the port chips' action. */
+      processes,
       /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */
       chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The xterm.js view of a tab, for the component that hosts it. */

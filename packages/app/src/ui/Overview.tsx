@@ -1,3 +1,4 @@
+// The overview: what waits for the developer, each agent's shells and chats, and how to connect an agent.
 import { lostNote, type SessionInfo } from '@ptydeck/contract';
 import { For, Show, type JSX } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
@@ -10,6 +11,9 @@ import { waitingFor } from '../terminal/deck-reducer.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
+import { LeftRunning } from './LeftRunning.jsx';
+import { PortChips } from './PortChips.jsx';
+import { SessionProcesses } from './ProcessList.jsx';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
@@ -39,6 +43,12 @@ function SessionRow(props: { session: SessionInfo }) {
           </Show>
         </span>
       </button>
+      <Show when={props.session.status === 'running' && !props.session.readOnly}>
+        <div class="session-extras">
+          <PortChips ports={props.session.ports} sessionId={props.session.id} />
+          <SessionProcesses sessionId={props.session.id} />
+        </div>
+      </Show>
     </li>
   );
 }
@@ -265,6 +275,7 @@ export function Overview() {
   return (
     <main class="overview" data-testid="overview">
       <WaitingForInput />
+      <LeftRunning />
       <section class="overview-section" aria-labelledby="agents-heading">
         <div class="section-head">
           <h2 id="agents-heading">{!terminal.offline() ? 'Connected agents' : terminal.state.instance !== null ? 'Agents (last known)' : 'Agents'}</h2>

@@ -1,3 +1,4 @@
+// The panel's tab strip: one tab per open session, kept in sight when they overflow.
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';
@@ -5,6 +6,7 @@ import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
+import { PortChips } from './PortChips.jsx';
 
 export function TabBar() {
   const terminal = useTerminal();
@@ -68,9 +70,10 @@ export function TabBar() {
             const exited = () => tab.status === 'exited';
             const lost = () => tab.status === 'lost';
             // The shell's own state, as the overview reads it: back at its prompt, a live shell is idle.
+            const info = () => terminal.state.sessions.find((session) => session.id === tab.id);
             const shell = () => {
-              const info = terminal.state.sessions.find((session) => session.id === tab.id);
-              return info ? sessionStatus(info, terminal.offline()) : undefined;
+              const session = info();
+              return session ? sessionStatus(session, terminal.offline()) : undefined;
             };
             // Offline, typing reaches no one: no claim that the agent sees it.
             const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
@@ -144,6 +147,7 @@ export function TabBar() {
                     </span>
                   </Show>
                 </button>
+                <PortChips ports={info()?.ports} sessionId={tab.id} />
                 {/* A lost tab never lingers away: there is nothing to pin it against. */}
                 <Show when={tab.source === 'agent' && !lost()}>
                   <button

@@ -1,3 +1,4 @@
+// A list of every tab, to reach one scrolled out of the tab strip when the tabs do not fit.
 import { createSignal, For, onCleanup, Show } from 'solid-js';
 import { exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';

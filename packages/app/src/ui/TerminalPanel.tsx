@@ -1,3 +1,4 @@
+// The terminal panel docked at the bottom, with its remembered height and panel shortcuts.
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';

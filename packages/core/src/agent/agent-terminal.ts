@@ -1,3 +1,4 @@
+// The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type ShellActivity } from '@ptydeck/contract';
 import type { PtyDataEvent, PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';

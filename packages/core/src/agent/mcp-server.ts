@@ -1,3 +1,4 @@
+// The MCP server of the agent terminal tool: the seven terminal_* tools for one connection.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TerminalToolError } from './errors.js';

@@ -1,7 +1,16 @@
+// The agent tool's sessions by owner: the fence that keeps each MCP connection to its own sessions.
 import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
+
+/** Who is calling: an MCP connection's id (sessions are scoped to it) and its client name. */
+export interface TerminalOwner {
+  id: string;
+  name?: string;
+  /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
+  cwd?: string;
+}
 
 /**
  * The agent tool's sessions by owner (an MCP connection). The fence is here:

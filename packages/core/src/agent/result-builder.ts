@@ -1,3 +1,4 @@
+// Builds the terminal tool's results in the order a model reads them.
 import type { SessionInfo } from '@ptydeck/contract';
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';

@@ -1,7 +1,8 @@
+// The agent terminal tool: create, run, send, read, wait, close and list over the PTY service, fenced per owner.
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { ScreenService } from '../screen/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited } from './errors.js';
@@ -9,7 +10,7 @@ import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
-import { OwnedSessions } from './owned-sessions.js';
+import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 import { listTerminals, readNew, runResult, terminalFields, withPorts } from './result-builder.js';
@@ -20,14 +21,8 @@ import type { SessionRef } from '../proc/session-processes.js';
 import { titleOf } from './command-title.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
+export type { TerminalOwner } from './owned-sessions.js';
 
-/** Who is calling: an MCP connection's id (sessions are scoped to it) and its client name. */
-export interface TerminalOwner {
-  id: string;
-  name?: string;
-  /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
-  cwd?: string;
-}
 
 export interface TerminalToolOptions {
   /** Live agent sessions allowed per owner. Default 16. */

@@ -1,7 +1,8 @@
+// `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
 import { constants } from 'node:os';
 import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { PanelSession } from './panel-session.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';

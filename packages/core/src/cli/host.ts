@@ -1,3 +1,4 @@
+// `ptydeck host` and `ptydeck serve`: the one host for a state directory, until stopped or idle.
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
 import { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore } from '../persist/session-store.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
@@ -5,7 +6,7 @@ import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discove
 import { acquireHostLock } from '../host/host-lock.js';
 import { watchIdle } from '../host/idle-watch.js';
 import { stopRoute } from '../host/stop-route.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { styleFor } from './style.js';
 

@@ -1,3 +1,4 @@
+// Forwards MCP frames between an agent on stdio and the host's /mcp, so its sessions live in the host.
 import type { Readable, Writable } from 'node:stream';
 import {
   isJSONRPCErrorResponse,

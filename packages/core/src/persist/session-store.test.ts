@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,26 @@ describe('session store', () => {
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
   });
 
+  it('starts a file over when it went behind the store\'s back', async () => {
+    const problems: string[] = [];
+    const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    // Echoed, then printed by cat: both are in before the flush.
+    service.write(id, 'one\r');
+    await waitForOutput(service, id, 'one\r\none\r\n');
+    await store.flush();
+    rmSync(join(dir, `${id}.out`));
+    service.write(id, 'two\r');
+    await waitForOutput(service, id, 'two\r\ntwo\r\n');
+    await store.flush();
+    expect(problems).toEqual([`the session store could not write session ${id}`]);
+    // The next turn writes the file anew, whole.
+    await store.flush();
+    const record = recordOf(loadAfresh(dir), id);
+    expect(record.start).toBe(0);
+    expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
+  });
+
   it('holds all sessions to totalBytes, taking from the oldest exited session first, and keeps every record', async () => {
     const { dir, service, store } = recorded({ sessionBytes: 10_000, totalBytes: 25_000 });
     const ids: string[] = [];
@@ -191,7 +211,7 @@ describe('session store', () => {
     const first = recorded();
     const { id } = first.service.create({ command: 'cat', source: 'agent', owner: 'agent-1' });
     first.service.write(id, 'before the kill\r');
-    await waitForOutput(first.service, id, 'before the kill\r\n');
+    await waitForOutput(first.service, id, 'before the kill\r\nbefore the kill\r\n');
     await first.store.flush();
     const output = statSync(join(first.dir, `${id}.out`));
 

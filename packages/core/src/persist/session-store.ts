@@ -49,7 +49,10 @@ export interface SessionStoreExtras {
 export interface SessionStore extends LostRecordSource {
   /** Starts keeping what `service`'s sessions do (those it has now, and every later one); returns the disposer. */
   record(service: PtyService, extras?: SessionStoreExtras): () => void;
-  /** Resolves once everything the sessions printed so far is on disk, whatever the budget: for a graceful stop. */
+  /**
+   * Resolves once everything the sessions printed so far is on disk, whatever the budget: for a
+   * graceful stop, before record()'s disposer (which lets go of the sessions it was keeping).
+   */
   flush(): Promise<void>;
   /** Stops recording; writes already under way finish. */
   dispose(): void;

@@ -94,11 +94,13 @@ export class SessionWriter {
     if (end > cursor || !this.hasFile) {
       // Read in the same turn as the end was seen: nothing arrives in between.
       const probe = this.service.read(this.id, { cursor, maxBytes: PEEK });
-      if (!this.hasFile || probe.skipped > 0 || end - cursor > this.cap) {
+      if (!this.hasFile) {
+        written += await this.startOver(Math.max(0, end - this.cap));
+      } else if (probe.skipped > 0 || end - cursor > this.cap) {
         written += await this.startOver(Math.max(cursor, end - this.cap));
       } else {
         const { data, next } = this.service.read(this.id, { cursor });
-        await appendOutput(this.dir, this.id, data);
+        await this.changingFile(() => appendOutput(this.dir, this.id, this.fileBytes, data));
         this.fileBytes = next - this.fileStart;
         written += data.length;
       }
@@ -112,9 +114,9 @@ export class SessionWriter {
   /** Rewrites the output file with at most its last `bytes` bytes (the total cap asks it of ended sessions first). */
   async shrinkTo(bytes: number): Promise<number> {
     if (this.fileBytes <= bytes) return 0;
-    const tail = characterStart(await readOutputTail(this.dir, this.id, this.fileBytes, bytes));
+    const tail = characterStart(await this.changingFile(() => readOutputTail(this.dir, this.id, this.fileBytes, bytes)));
     const start = this.fileStart + this.fileBytes - tail.length;
-    await rewriteOutput(this.dir, this.id, start, tail);
+    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, tail));
     this.fileStart = start;
     this.fileBytes = tail.length;
     this.metaDirty = true;
@@ -127,11 +129,21 @@ export class SessionWriter {
     // A jump may land inside a character: the file starts at the next one, so it always decodes.
     const data = read.cursor > this.fileStart + this.fileBytes || !this.hasFile ? characterStart(read.data) : read.data;
     const start = read.next - data.length;
-    await rewriteOutput(this.dir, this.id, start, data);
+    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, data));
     this.hasFile = true;
     this.fileStart = start;
     this.fileBytes = data.length;
     return data.length;
+  }
+
+  /** After a failed write, what the file holds is unknown (half an append, or no file): the next turn starts it over. */
+  private async changingFile<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.hasFile = false;
+      throw error;
+    }
   }
 
   private async writeMeta(): Promise<number> {

@@ -4,7 +4,7 @@
  * files 0600: what a session printed may hold secrets.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HEADER_BYTES, metaPath, outputHeader, outputPath, TEMP_PREFIX } from './store-format.js';
 
@@ -27,8 +27,18 @@ export function rewriteOutput(dir: string, id: string, start: number, data: Uint
   return writeAtomically(outputPath(dir, id), Buffer.concat([outputHeader(start), data]));
 }
 
-export function appendOutput(dir: string, id: string, data: Uint8Array): Promise<void> {
-  return appendFile(outputPath(dir, id), data, { mode: FILE_MODE });
+/**
+ * Writes `data` after the output file's first `length` bytes: at a position, not appended, so a
+ * write torn by an error is overwritten by the next one; and into an existing file only (one
+ * removed behind the store's back fails, and is started over with its header).
+ */
+export async function appendOutput(dir: string, id: string, length: number, data: Uint8Array): Promise<void> {
+  const handle = await open(outputPath(dir, id), 'r+');
+  try {
+    await handle.write(data, 0, data.length, HEADER_BYTES + length);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The output file's last `bytes` bytes (of the `length` after its header). */

@@ -1,3 +1,4 @@
+// Ends processes a session left behind that are not our children, never a later process reusing a pid.
 import { waitFor } from '../pty/session-termination.js';
 import { stillRunning, type OwnedProcess } from './session-processes.js';
 

@@ -1,3 +1,4 @@
+// What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { SESSION_ID_ENV } from '../pty/environment.js';
 import { isLive, procPids, readOptional, readStat, socketInodes, type ProcStat } from './proc-fs.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';
@@ -84,6 +85,9 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
       owner.set(next, session.id);
       queue.push(...(children.get(next) ?? []));
     }
+    // A live process with an ended session's pid means the pid was reused (the kernel keeps a pid from reuse only while
+    // some process has it as its sid): the sid then names the new process's session, not what ours left.
+    if (!session.running && stats.has(session.pid)) continue;
     for (const [pid, stat] of stats) if (stat.sid === session.pid && !owner.has(pid)) owner.set(pid, session.id);
   }
   const ids = new Set(sessions.map((session) => session.id));

@@ -1,3 +1,4 @@
+// One session's state inside the PTY service: its info, output log and running process.
 import type { SessionInfo } from '@ptydeck/contract';
 import { OutputLog } from './output-log.js';
 import type { FloodTurn } from './flood-turns.js';

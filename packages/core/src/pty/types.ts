@@ -1,4 +1,5 @@
-import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
+// The PTY service's public types and errors.
+import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
 
 export interface PtyServiceOptions {
@@ -177,6 +178,13 @@ export interface PtyService {
    * change. Ignored for a session that has exited.
    */
   setShellActivity(id: SessionId, shell: ShellActivity | null): void;
+  /**
+   * Says which TCP ports the session's processes listen on (null: this system
+   * cannot say), as the process watch finds them; emits `pty.updated` only when
+   * they changed. Kept for an exited session too (what it left running may
+   * still listen); ignored for a display session.
+   */
+  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void;
   /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.

@@ -1,7 +1,9 @@
+// The discovery file (server.json) through which clients and agents find the running host.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
 import { isProcessAlive } from './process-identity.js';
 
@@ -141,15 +143,9 @@ function lookupDiscovery(stateDir: string): DiscoveryLookup {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', path };
     return { status: 'invalid', path, reason: (error as Error).message };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { status: 'invalid', path, reason: 'not JSON' };
-  }
-  const parsed = DiscoveryRecord.safeParse(json);
-  if (!parsed.success) return { status: 'invalid', path, reason: parsed.error.issues[0]?.message ?? 'bad shape' };
-  return { status: isProcessAlive(parsed.data.pid) ? 'live' : 'stale', record: parsed.data, path };
+  const checked = parseJsonAs(DiscoveryRecord, text);
+  if (!checked.ok) return { status: 'invalid', path, reason: checked.json ? checked.error : 'not JSON' };
+  return { status: isProcessAlive(checked.value.pid) ? 'live' : 'stale', record: checked.value, path };
 }
 
 /**

@@ -1,8 +1,8 @@
+// The local server with everything in it: PTY service, screens, agent tool, chats, panel and MCP.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
-import { createAgentMcpServer } from '../agent/mcp-server.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../agent/index.js';
+import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';
 import { ChatHost } from '../acp/chat-host.js';
@@ -121,6 +121,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,
       route: options.route,
+      processWatch: options.processWatch,
       chats,
       chatBindings,
     });

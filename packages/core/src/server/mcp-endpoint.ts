@@ -1,3 +1,4 @@
+// The /mcp endpoint: one MCP session per agent connection, ended when its client is gone.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

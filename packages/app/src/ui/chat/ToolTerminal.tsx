@@ -1,3 +1,4 @@
+// A tool call's terminal in its card, streaming live, with a way to open the session's tab.
 import { createEffect, onCleanup, onMount, Show } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
 import { MiniTerminal } from '../../chat/mini-terminal.js';

@@ -1,3 +1,4 @@
+// Session infos and lost-session records for tests that restore one without a session store.
 import { randomUUID } from 'node:crypto';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { LostRecord } from '../../persist/lost-record.js';
