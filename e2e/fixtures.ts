@@ -66,7 +66,16 @@ export function demoAgentsJson(): string {
  * lock, leaves a terminal without a prompt and would make the suite measure
  * the dotfiles).
  */
-export async function launchServer(options: { agentsJson?: string | null; lost?: E2eLostRecord[] } = {}): Promise<{ server: E2eServer; dispose(): Promise<void> }> {
+export interface LaunchedServer {
+  server: E2eServer;
+  /** SIGKILLs the server's process, as a host is killed: nothing of it closes or flushes anything. */
+  kill(): Promise<void>;
+  /** Starts the next server on the same state dir and HOME, as the next host finds them; disposed with this one. */
+  restart(): Promise<E2eServer>;
+  dispose(): Promise<void>;
+}
+
+export async function launchServer(options: { agentsJson?: string | null; lost?: E2eLostRecord[]; persist?: boolean } = {}): Promise<LaunchedServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
   // agents.json from the test, never the machine's (~/.config/ptydeck).
@@ -77,19 +86,28 @@ export async function launchServer(options: { agentsJson?: string | null; lost?:
   const removeDirs = () => {
     for (const dir of [stateDir, home, configDir]) rmSync(dir, { recursive: true, force: true });
   };
+  // The e2e bundle: the production one has no test hook (app-dir.ts).
+  const dirs = { stateDir, home, configDir, appDir: E2E_APP_DIR, lost: options.lost ?? [], persist: options.persist ?? false };
+  const processes: Awaited<ReturnType<typeof startServerProcess>>[] = [];
   let started;
   try {
-    // The e2e bundle: the production one has no test hook (app-dir.ts).
-    started = await startServerProcess({ stateDir, home, configDir, appDir: E2E_APP_DIR, lost: options.lost ?? [] });
+    started = await startServerProcess(dirs);
   } catch (error) {
     removeDirs();
     throw error;
   }
-  const { server, stop } = started;
+  processes.push(started);
   return {
-    server,
+    server: started.server,
+    kill: () => started.kill(),
+    async restart() {
+      // The records were the first server's to restore; the next one finds what the store kept.
+      const next = await startServerProcess({ ...dirs, lost: [] });
+      processes.push(next);
+      return next.server;
+    },
     async dispose() {
-      await stop();
+      for (const running of processes) await running.stop();
       removeDirs();
     },
   };

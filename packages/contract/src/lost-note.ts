@@ -1,3 +1,4 @@
+// How a lost session is described to people, in the same words by the panel and the CLI.
 import type { LostInfo } from './session.js';
 
 /** What a lost session is, in the words the panel and `ptydeck attach` both use. */

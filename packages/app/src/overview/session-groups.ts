@@ -1,4 +1,5 @@
-// Groups the overview's sessions by who they belong to: a connected agent, a chat, a disconnected agent or you.
+// Groups the overview's sessions by who they belong to (a connected agent, a chat, a disconnected agent or
+// you) and, apart, those lost when the host restarted.
 import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
 
 /** An agent whose MCP connection ended, with the shells it left behind (the core keeps them for the developer). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
-import { created, ids, removed, run, session, snapshot, userSession } from './deck-fixtures.js';
+import { created, ids, removed, run, session, snapshot, userSession } from './testing/deck-fixtures.js';
 
 /** What a host that restarted says of a session the one before it ran: its process is gone. */
 function lostOf(info: SessionInfo, unwrittenBytes: number | null = 0): SessionInfo {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
-import { created, event, exited, ids, LINGER, removed, run, session, snapshot, userSession } from './deck-fixtures.js';
+import { created, event, exited, ids, LINGER, removed, run, session, snapshot, userSession } from './testing/deck-fixtures.js';
 import { initialDeckState, type DeckState } from './deck-state.js';
 
 describe('deckReducer: start-up', () => {

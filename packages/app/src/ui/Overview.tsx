@@ -1,6 +1,6 @@
 // The overview: what waits for the developer, each agent's shells and chats, and how to connect an agent.
 import { lostNote, type SessionInfo } from '@ptydeck/contract';
-import { For, Show } from 'solid-js';
+import { For, Show, type JSX } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
 import { sessionStatus, type SessionStatus } from '../overview/session-status.js';
@@ -149,9 +149,25 @@ function NotificationControls() {
   );
 }
 
+/** Closes `sessions` together, as their tabs' close would each; nothing to send while not connected. */
+function CloseSessionsButton(props: { testId: string; sessions: SessionInfo[]; why: string; children: JSX.Element }) {
+  const terminal = useTerminal();
+  return (
+    <button
+      type="button"
+      class="button ghost small close-all"
+      data-testid={props.testId}
+      disabled={terminal.offline()}
+      title={terminal.offline() ? 'Not connected to ptydeck' : props.why}
+      onClick={() => terminal.closeSessions(props.sessions.map((session) => session.id))}
+    >
+      {props.children}
+    </button>
+  );
+}
+
 /** An agent whose connection ended: its shells stay for the developer to read, and one button ends them all. */
 function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
-  const terminal = useTerminal();
   const count = () => props.agent.running.length;
   return (
     <li class="agent-card disconnected" data-testid="disconnected-agent" data-agent-id={props.agent.owner} data-connected="false">
@@ -164,16 +180,9 @@ function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
           </div>
         </div>
         <Show when={count() > 0}>
-          <button
-            type="button"
-            class="button ghost small close-all"
-            data-testid="close-agent-sessions"
-            disabled={terminal.offline()}
-            title={terminal.offline() ? 'Not connected to ptydeck' : 'Ends every shell this agent left running'}
-            onClick={() => terminal.closeSessions(props.agent.running.map((session) => session.id))}
-          >
+          <CloseSessionsButton testId="close-agent-sessions" sessions={props.agent.running} why="Ends every shell this agent left running">
             {count() === 1 ? 'Close its shell' : `Close all ${count()} shells`}
-          </button>
+          </CloseSessionsButton>
         </Show>
       </div>
       <ul class="session-list">
@@ -188,23 +197,15 @@ function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
  * output as last saved, read-only, until removed (here, or a tab's close).
  */
 function LostSessions(props: { sessions: SessionInfo[] }) {
-  const terminal = useTerminal();
   const count = () => props.sessions.length;
   return (
     <section class="overview-section" aria-labelledby="lost-heading" data-testid="lost-sessions">
       <div class="section-head">
         <h2 id="lost-heading">Lost when the host restarted</h2>
         <span class="count">{count()}</span>
-        <button
-          type="button"
-          class="button ghost small close-all"
-          data-testid="remove-lost-sessions"
-          disabled={terminal.offline()}
-          title={terminal.offline() ? 'Not connected to ptydeck' : 'Removes these sessions and the output saved of them'}
-          onClick={() => terminal.closeSessions(props.sessions.map((session) => session.id))}
-        >
+        <CloseSessionsButton testId="remove-lost-sessions" sessions={props.sessions} why="Removes these sessions and the output saved of them">
           {count() === 1 ? 'Remove it' : `Remove all ${count()}`}
-        </button>
+        </CloseSessionsButton>
       </div>
       <p class="hint">Their processes are gone; what they printed is kept as it was last saved. Open one to read it.</p>
       <ul class="session-list">

@@ -254,7 +254,7 @@ describe('ptydeck attach', () => {
     expect(shown).toMatch(/attached to .* lost: its process is gone/);
     expect(shown).toContain('saved-42');
     // The pane wraps the long line: what counts is said before the wrap.
-    expect(shown).toMatch(/session lost-\w+ is lost: the host restarted; output as last saved \(at least 2\.0 KiB/);
+    expect(shown).toMatch(/session [0-9a-f]{8} is lost: the host restarted; output as last saved \(at least 2\.0 KiB/);
     expect(shown).toMatch(/attach-rc=3/);
     await expectRestored(pane);
 

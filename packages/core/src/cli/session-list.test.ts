@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
+import { sessionInfo } from '../server/testing/lost-records.js';
 import { formatAge, formatTable, listEntry, matchSession, sessionState } from './session-list.js';
 
 function session(overrides: Partial<SessionInfo>): SessionInfo {
-  return {
-    id: '3f2a1b4c-0000-4000-8000-000000000001',
-    source: 'user',
-    owner: null,
-    ownerName: null,
-    title: 'bash',
-    command: 'bash',
-    args: [],
-    cwd: '/home/dev/project',
-    pid: 4242,
-    cols: 80,
-    rows: 24,
-    status: 'running',
-    exitCode: null,
-    signal: null,
-    createdAt: 1_000_000,
-    exitedAt: null,
-    ...overrides,
-  };
+  return sessionInfo({ id: '3f2a1b4c-0000-4000-8000-000000000001', cwd: '/home/dev/project', createdAt: 1_000_000, ...overrides });
 }
 
 const agent = { id: 'conn-1', name: 'claude-code', version: '1', transport: 'http' as const, connectedAt: 0 };

@@ -57,6 +57,9 @@ Environment:
                       default 600 for a host, never for \`ptydeck serve\`)
   PTYDECK_CONFIG_DIR  Where agents.json (the ACP agents to chat with) is read
                       (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
+  PTYDECK_PERSIST     0 (or false, off, no): the host keeps no session on disk;
+                      otherwise a host that is killed, crashes or is upgraded
+                      leaves its sessions to the next one, marked lost
 `;
 
 const HOST_OPTIONS = `Options:

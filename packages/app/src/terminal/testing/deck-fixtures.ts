@@ -1,7 +1,7 @@
 /** Sessions, events and snapshots for the deck reducer's tests, with creation times that only go forward. */
 import type { PtyEvent, SessionInfo } from '@ptydeck/contract';
-import { deckReducer } from './deck-reducer.js';
-import { initialDeckState, type DeckAction, type DeckState } from './deck-state.js';
+import { deckReducer } from '../deck-reducer.js';
+import { initialDeckState, type DeckAction, type DeckState } from '../deck-state.js';
 
 export const LINGER = 5_000;
 let clock = 1_000;
