@@ -17,7 +17,8 @@ const FIGURES = [
   { id: 7, title: 'cold start', module: './fig7-cold-start.mjs' },
   { id: 8, title: 'event-loop delay while an agent reads 4 MiB', module: './fig8-agent-read.mjs' },
   { id: 9, title: 'typing while sessions are created', module: './fig9-spawn.mjs' },
-  { id: 10, title: 'process and port scan', module: './fig10-process-scan.mjs' },
+  { id: 10, title: 'persistence cost', module: './fig10-persist.mjs' },
+  { id: 11, title: 'process and port scan', module: './fig11-process-scan.mjs' },
 ];
 
 /** Sizes per mode: --quick is a smoke run (under a minute), the full run is what the README shows. */

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { E2E_APP_DIR } from './app-dir.js';
-import { startServerProcess, type E2eServer } from './server-harness.js';
+import { startServerProcess, type E2eLostRecord, type E2eServer } from './server-harness.js';
 
-export type { E2eServer } from './server-harness.js';
+export type { E2eLostRecord, E2eServer } from './server-harness.js';
 
 /** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
 export interface Agent {
@@ -42,6 +42,11 @@ interface Options {
   lingerMs: number | null;
   /** The text of the server's agents.json; null: there is none. */
   agentsJson: string | null;
+  /**
+   * Sessions an earlier host kept, which the server restores before it serves (issue 24).
+   * In an object: test.use() would read a bare array as [value, fixture options].
+   */
+  lostRecords: { records: E2eLostRecord[] } | null;
 }
 
 /** The scripted ACP agent the core ships for tests and demos (its prompt picks a scenario). */
@@ -61,7 +66,16 @@ export function demoAgentsJson(): string {
  * lock, leaves a terminal without a prompt and would make the suite measure
  * the dotfiles).
  */
-export async function launchServer(options: { agentsJson?: string | null } = {}): Promise<{ server: E2eServer; dispose(): Promise<void> }> {
+export interface LaunchedServer {
+  server: E2eServer;
+  /** SIGKILLs the server's process, as a host is killed: nothing of it closes or flushes anything. */
+  kill(): Promise<void>;
+  /** Starts the next server on the same state dir and HOME, as the next host finds them; disposed with this one. */
+  restart(): Promise<E2eServer>;
+  dispose(): Promise<void>;
+}
+
+export async function launchServer(options: { agentsJson?: string | null; lost?: E2eLostRecord[]; persist?: boolean } = {}): Promise<LaunchedServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-'));
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
   // agents.json from the test, never the machine's (~/.config/ptydeck).
@@ -72,19 +86,28 @@ export async function launchServer(options: { agentsJson?: string | null } = {})
   const removeDirs = () => {
     for (const dir of [stateDir, home, configDir]) rmSync(dir, { recursive: true, force: true });
   };
+  // The e2e bundle: the production one has no test hook (app-dir.ts).
+  const dirs = { stateDir, home, configDir, appDir: E2E_APP_DIR, lost: options.lost ?? [], persist: options.persist ?? false };
+  const processes: Awaited<ReturnType<typeof startServerProcess>>[] = [];
   let started;
   try {
-    // The e2e bundle: the production one has no test hook (app-dir.ts).
-    started = await startServerProcess({ stateDir, home, configDir, appDir: E2E_APP_DIR });
+    started = await startServerProcess(dirs);
   } catch (error) {
     removeDirs();
     throw error;
   }
-  const { server, stop } = started;
+  processes.push(started);
   return {
-    server,
+    server: started.server,
+    kill: () => started.kill(),
+    async restart() {
+      // The records were the first server's to restore; the next one finds what the store kept.
+      const next = await startServerProcess({ ...dirs, lost: [] });
+      processes.push(next);
+      return next.server;
+    },
     async dispose() {
-      await stop();
+      for (const running of processes) await running.stop();
       removeDirs();
     },
   };
@@ -93,8 +116,9 @@ export async function launchServer(options: { agentsJson?: string | null } = {})
 export const test = base.extend<Options & { server: E2eServer; agent: Agent; panel: Page }>({
   lingerMs: [null, { option: true }],
   agentsJson: [null, { option: true }],
-  server: async ({ agentsJson }, use) => {
-    const launched = await launchServer({ agentsJson });
+  lostRecords: [null, { option: true }],
+  server: async ({ agentsJson, lostRecords }, use) => {
+    const launched = await launchServer({ agentsJson, lost: lostRecords?.records ?? [] });
     await use(launched.server);
     await launched.dispose();
   },
@@ -154,6 +178,15 @@ export async function activeSessionId(page: Page): Promise<string> {
   const id = await page.getByRole('tab', { selected: true }).getAttribute('data-session-id');
   expect(id, 'an active tab with a session id').toBeTruthy();
   return id!;
+}
+
+/** Opens a terminal of the developer's own from the keyboard; resolves with its session id once its shell prompts, the keyboard in it. */
+export async function openUserTerminal(page: Page): Promise<string> {
+  await page.keyboard.press('Control+Shift+T');
+  const id = await activeSessionId(page);
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
+  await expectScreen(page, id, /^e2e#/m);
+  return id;
 }
 
 /** Keeps a screenshot of the page as a test artifact (attached to the report, and in test-results/). */

@@ -8,6 +8,20 @@ export interface ServerDirs {
   home: string;
   configDir: string;
   appDir: string;
+  /** Sessions an earlier host kept, restored (lost, or exited) before the server serves. */
+  lost?: E2eLostRecord[];
+  /** Keep sessions in the state dir's session store, as the host does, and restore what it holds at start. */
+  persist?: boolean;
+}
+
+/** A LostRecord (core persist/lost-record.ts) as JSON can carry it: the saved output as text. */
+export interface E2eLostRecord {
+  info: SessionInfo;
+  /** Absolute cursor of the text's first byte. */
+  start: number;
+  text: string;
+  /** The old host's log end, past the text's end by what it had not written; null when unknown. */
+  readEnd: number | null;
 }
 
 /**
@@ -35,6 +49,8 @@ export interface E2eServer {
   markSubscriptions(): Promise<number>;
   /** Subscriptions to the PTY service made after `mark` and not yet undone. */
   liveSubscriptionsSince(mark: number): Promise<number>;
+  /** With `persist`: resolves once the session store has written everything the sessions printed so far. */
+  persisted(): Promise<void>;
   /** Stops serving and disposes the sessions; the process then waits to be ended. */
   close(): Promise<void>;
 }
@@ -51,7 +67,7 @@ interface Ready {
 type Reply = { id: number; result: unknown } | { id: number; error: string };
 
 /** Starts the server process; resolves once it serves. */
-export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2eServer; stop(): Promise<void> }> {
+export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2eServer; stop(): Promise<void>; kill(): Promise<void> }> {
   const child = fork(SERVER_PROCESS, [JSON.stringify(dirs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 0;
@@ -91,10 +107,16 @@ export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2
     created: () => call('created'),
     markSubscriptions: () => call('markSubscriptions'),
     liveSubscriptionsSince: (mark) => call('liveSubscriptionsSince', mark),
+    persisted: () => call('persisted'),
     close: () => call('close'),
   };
   return {
     server,
+    /** SIGKILL, as a host is killed: nothing of it runs to close or flush anything. */
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         await server.close().catch(() => {});

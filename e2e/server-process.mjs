@@ -3,13 +3,16 @@
 // mirrors never share an event loop with the test runner and its browser traffic.
 // Plain JavaScript: the runner's Node runs it without Playwright's transform.
 //
-// argv[2]: JSON { stateDir, home, configDir, appDir }. Tells the parent
+// argv[2]: JSON { stateDir, home, configDir, appDir, lost?, persist? }. Tells the parent
 // { type: 'ready', url, port, agentToken, panelToken } once serving, then answers
 // { id, method, args } with { id, result } or { id, error }.
-import { createPtyService, startLocalServer } from '@ptydeck/core';
+import { createPtyService, openSessionStore, sessionStoreDir, startLocalServer } from '@ptydeck/core';
 
-const { stateDir, home, configDir, appDir } = JSON.parse(process.argv[2]);
+const { stateDir, home, configDir, appDir, lost = [], persist = false } = JSON.parse(process.argv[2]);
 const service = createPtyService({ env: { ...process.env, HOME: home } });
+// Sessions an earlier host kept (issue 24), restored before serving as the host restores its
+// store's. A harness option, not a way in for any client: the specs need no store to write them.
+for (const { info, start, text, readEnd } of lost) service.restore({ info, start, output: new TextEncoder().encode(text), readEnd });
 
 // What a spec may count that no client sees: the service's live subscriptions (a panel
 // the server never let go keeps its own), each with the mark it was made after, and the
@@ -29,8 +32,11 @@ service.on = (event, listener) => {
 let created = 0;
 service.on('pty.created', () => created++);
 
+// As the host keeps sessions (cli/host.ts): what the state dir holds comes back before serving.
+const sessionStore = persist ? openSessionStore({ dir: sessionStoreDir(stateDir) }) : undefined;
 const server = await startLocalServer({
   service,
+  sessionStore,
   stateDir,
   port: 0,
   appDir,
@@ -45,6 +51,7 @@ const close = () =>
   (closing ??= (async () => {
     await server.close();
     await service.dispose();
+    sessionStore?.dispose();
   })());
 
 const methods = {
@@ -56,6 +63,7 @@ const methods = {
   created: () => created,
   markSubscriptions: () => ++mark,
   liveSubscriptionsSince: (since) => [...liveSubscriptions].filter((subscription) => subscription.mark >= since).length,
+  persisted: () => sessionStore?.flush(),
   close,
 };
 

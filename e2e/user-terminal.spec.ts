@@ -1,6 +1,6 @@
 // The developer's own terminals: opened from the keyboard, beside an agent's
 // tab, responsive to Ctrl-C under a flood, and closed when their shell exits.
-import { AGENT_NAME, activeSessionId, expect, expectScreen, keepScreenshot, panelRegion, screenText, terminalOf, test } from './fixtures.js';
+import { AGENT_NAME, activeSessionId, expect, expectScreen, keepScreenshot, openUserTerminal, panelRegion, screenText, terminalOf, test } from './fixtures.js';
 
 test('a user tab opened with the shortcut runs commands beside an agent tab', async ({ panel: page, agent }) => {
   const created = await agent.call<{ id: string }>('terminal_create', { title: 'agent-shell' });
@@ -46,10 +46,7 @@ test('Ctrl+` opens a terminal when there is none, and closing the last tab close
 });
 
 test('`yes` then Ctrl-C: the prompt comes back and the shell answers', async ({ panel: page, server }) => {
-  await page.keyboard.press('Control+Shift+T');
-  const id = await activeSessionId(page);
-  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
-  await expectScreen(page, id, /^e2e#/m);
+  const id = await openUserTerminal(page);
   await page.keyboard.type('yes');
   await page.keyboard.press('Enter');
   // The flood reaches the screen: rows of "y".

@@ -11,7 +11,12 @@
 // parses the screens on the core's main thread (a ScreenService given
 // createScreen, lazily, as before the screen worker) instead of in the
 // worker: the before of a before/after measured in the same run.
+// --persist=on records every session into a session store (issue 24) in the
+// state directory, as a host does unless PTYDECK_PERSIST=0: figure 10 runs
+// the same flood with it on and off.
+import { readdirSync, statSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WebSocketServer } from 'ws';
@@ -20,6 +25,7 @@ import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from 
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
 import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
+import { openSessionStore, sessionStoreDir } from '../../packages/core/dist/persist/session-store.js';
 import { send, serveOps } from './host-rpc.mjs';
 
 const { values } = parseArgs({
@@ -28,10 +34,15 @@ const { values } = parseArgs({
     screens: { type: 'string', default: 'worker' },
     'max-sessions': { type: 'string', default: '32' },
     'state-dir': { type: 'string' },
+    persist: { type: 'string', default: 'off' },
   },
 });
 
 const service = createPtyService({ maxLiveSessions: Number(values['max-sessions']), maxExitedSessions: 256 });
+// A directory of its own per host: a host started after this one in the same run starts empty.
+const storeDir = `${sessionStoreDir(values['state-dir'] ?? '.')}-${process.pid}`;
+const store = values.persist === 'on' ? openSessionStore({ dir: storeDir }) : undefined;
+const stopRecording = store?.record(service);
 const screens = values.mirror === 'off' ? undefined : new ScreenService(service, values.screens === 'main' ? { createScreen: (options) => new ScreenMirror(options) } : {});
 const server = values.mirror === 'off' ? await startWithoutMirror(service) : await startLocalServer({
   service,
@@ -134,7 +145,16 @@ const ops = {
     await Promise.all(service.list().map((info) => service.remove(info.id)));
     return true;
   },
+  /** Ms until the session store has everything the sessions printed on disk: how far behind its turns were. */
+  storeFlush: async () => {
+    const started = performance.now();
+    await store?.flush();
+    return performance.now() - started;
+  },
+  /** Bytes the session store has on disk (output and metadata): what persistence wrote and kept. */
+  storedBytes: () => (store ? readdirSync(storeDir).reduce((sum, name) => sum + statSync(path.join(storeDir, name)).size, 0) : 0),
   stop: async () => {
+    stopRecording?.();
     await server.close();
     screens?.dispose();
     await service.dispose();

@@ -1,3 +1,5 @@
+// Raises Electron's open-descriptor limit as node does at start: the core in this process needs one per PTY, log
+// and socket.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 

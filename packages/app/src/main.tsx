@@ -1,3 +1,4 @@
+// The renderer's entry: finds the server (Electron's bridge or the page's one-time ticket) and mounts the panel.
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
 import { render } from 'solid-js/web';

@@ -1,6 +1,3 @@
-import { z } from 'zod';
-import { SessionId } from './session.js';
-
 /**
  * Chats with ACP agents that ptydeck hosts (core ⇄ app, over the panel
  * WebSocket). The core speaks ACP to the agent process and hands the app a
@@ -11,6 +8,8 @@ import { SessionId } from './session.js';
  * A chat lives in the core, not in a page: a reload gets each chat's events
  * again in the `chat.list` sent on connect (consecutive text chunks merged).
  */
+import { z } from 'zod';
+import { SessionId } from './session.js';
 
 /** Opaque chat id, minted by the core. */
 export const ChatId = z.string().min(1).max(128);
@@ -94,9 +93,10 @@ export const QuestionOption = z.object({
 });
 
 /**
- * Something in a chat. Apply in order: `message` chunks append to the last
- * entry when it has the same role (and messageId, when given); `tool` creates
- * the card for a new toolCallId, else replaces the fields it carries (content
+ * Something in a chat. Apply in order (chat-fold.ts has the rules): `message`
+ * chunks append to the last entry when it has the same role and messageId (a
+ * chunk without one continues only a message without one); `tool` creates the
+ * card for a new toolCallId, else replaces the fields it carries (content
  * replaces content); `plan` replaces the whole plan.
  */
 export const ChatEvent = z.discriminatedUnion('type', [

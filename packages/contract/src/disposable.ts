@@ -1,3 +1,5 @@
+// Disposables and the store that releases everything an owner holds in one place, shared by the core, app and
+// Electron.
 import { reportError, reportSafely, type ErrorReporter } from './report.js';
 
 export interface Disposable {

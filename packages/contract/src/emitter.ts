@@ -1,3 +1,5 @@
+// The one event emitter the core, the app and Electron share: events are functions that return their
+// unsubscribe.
 import { reportError, reportSafely, type ErrorReporter } from './report.js';
 
 /** Undoes a subscription or releases a resource. Calling it twice is harmless. */

@@ -1,3 +1,4 @@
+// Session lifecycle events, shared by the core that emits them and the app that folds them into tabs.
 import { z } from 'zod';
 import { SessionId, SessionInfo } from './session.js';
 

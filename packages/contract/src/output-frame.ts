@@ -1,3 +1,4 @@
+// The binary frame that carries session output on the panel socket, so bytes reach xterm.js untouched.
 import { z } from 'zod';
 import { SessionId } from './session.js';
 

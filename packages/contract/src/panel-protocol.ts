@@ -1,8 +1,3 @@
-import { z } from 'zod';
-import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
-import { PtyEvent } from './events.js';
-import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
-
 /**
  * The panel WebSocket protocol (core ⇄ app).
  *
@@ -10,6 +5,11 @@ import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
  * carried in binary frames (see output-frame.ts) so bytes reach xterm.js
  * untouched: a chunk may end inside a UTF-8 sequence and xterm.js joins it.
  */
+import { z } from 'zod';
+import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
+import { PtyEvent } from './events.js';
+import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
+import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
@@ -57,6 +57,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   CloseMessage,
   AckMessage,
   ...ChatClientMessage.options,
+  ...ProcessClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -115,6 +116,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   CreatedMessage,
   ErrorMessage,
   ...ChatServerMessage.options,
+  ...ProcessServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 
@@ -158,11 +160,10 @@ export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
  * AckMessage). The browser drains its socket as fast as frames arrive whatever
  * its terminal's pace, so the socket's backlog never shows a slow terminal:
  * this window is what bounds the output queued ahead of a keystroke's echo (a
- * prompt after Ctrl-C waits behind at most this much). Measured with the e2e
- * `yes` scenario on a loaded 2-core machine, where Chromium parsed a flood at
- * only 30-200 KB/s: Ctrl-C's prompt took 1.2-1.9 s with 64 or 128 KiB, 1.7-5 s
- * with 256 KiB (2.3-3.7 s before acks). 128 KiB keeps the in-flight wait near
- * 64 KiB's while a fast reader on loopback still streams at tens of MB/s.
+ * prompt after Ctrl-C waits behind at most this much). 128 KiB keeps that
+ * wait near a 64 KiB window's for a terminal that parses slowly (a browser on
+ * a loaded machine; the bench README has the measurements), while a fast
+ * reader on loopback still streams at tens of MB/s.
  *
  * It is the floor and the starting size of each viewer's window: the core
  * widens the window for a viewer whose acks show it parses fast (up to what it

@@ -1,3 +1,5 @@
+// What a session is, as the core, the app and the CLI all describe it: its id, size, source, status and info,
+// and its agent's.
 import { z } from 'zod';
 
 /**
@@ -70,6 +72,28 @@ export const LostInfo = z.object({
 });
 export type LostInfo = z.infer<typeof LostInfo>;
 
+/** Longest command line the core reports for a process (it cuts longer ones with "…"). */
+const MAX_PROCESS_COMMAND_CHARS = 400;
+
+/** A TCP port a session's process listens on (LISTEN in the kernel's table), with the process holding it. */
+export const ListeningPort = z.object({
+  port: z.number().int().min(0).max(65535),
+  /** The local address as people write it: 0.0.0.0, 127.0.0.1, ::, ::1, 192.168.1.5. */
+  address: z.string().max(64),
+  pid: z.number().int(),
+  command: z.string().max(MAX_PROCESS_COMMAND_CHARS),
+});
+export type ListeningPort = z.infer<typeof ListeningPort>;
+
+/** A process a session owns (its tree, its POSIX session, or its id in the environment). */
+export const SessionProcess = z.object({
+  pid: z.number().int(),
+  command: z.string().max(MAX_PROCESS_COMMAND_CHARS),
+  /** Epoch milliseconds. */
+  startedAt: z.number(),
+});
+export type SessionProcess = z.infer<typeof SessionProcess>;
+
 export const SessionInfo = z.object({
   id: SessionId,
   source: SessionSource,
@@ -112,6 +136,13 @@ export const SessionInfo = z.object({
   shell: ShellActivity.nullable().optional(),
   /** Set, with status `lost`, for a session an earlier host ran; absent or null otherwise. */
   lost: LostInfo.nullable().optional(),
+  /**
+   * The TCP ports the session's processes listen on, kept while a panel is
+   * connected (the core looks at most every 2 s); for an exited session, those
+   * of the processes it left running. Absent where the system cannot say (no
+   * /proc, e.g. macOS) and before the first look.
+   */
+  ports: z.array(ListeningPort).nullable().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

@@ -1,3 +1,5 @@
+// The core's public entry: what Electron's main process and other embedders use of the core.
+
 export { createPtyService } from './pty/pty-service.js';
 export { PtyError } from './pty/types.js';
 export type * from './pty/types.js';
@@ -6,6 +8,7 @@ export type * from './capability/terminal-capability.js';
 export * from './screen/index.js';
 export * from './agent/index.js';
 export { startLocalServer, type LocalServer, type LocalServerOptions } from './server/local-server.js';
+export { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore, type SessionStoreOptions } from './persist/session-store.js';
 export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './server/discovery.js';
 export { main as runCli } from './cli/main.js';
 export { joinHostAsPanel, type HostPanel } from './host/panel-access.js';

@@ -1,3 +1,5 @@
+// Desktop notifications for the panel, through the web API or the desktop app's main process, behind one
+// interface.
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
 import type { PtydeckBridge } from '../bridge.js';
 import type { DeskNotification } from './notification-plan.js';

@@ -1,3 +1,5 @@
+// Decides which desktop notifications a change of sessions or chats calls for; pure, so every rule is unit-
+// tested.
 import type { ChatEvent, SessionInfo } from '@ptydeck/contract';
 import { waitingFor } from '../terminal/deck-reducer.js';
 import { endedBadly, exitLabel } from '../terminal/tab-label.js';

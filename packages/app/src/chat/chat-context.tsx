@@ -1,3 +1,5 @@
+// The chat pane's Solid context: wires chat messages from the panel's socket into the chat reducer and actions
+// back out.
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
 import { DisposableStore, MAX_CHAT_PROMPT_CHARS } from '@ptydeck/contract';

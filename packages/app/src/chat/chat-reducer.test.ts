@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatInfo } from '@ptydeck/contract';
-import { applyEvent, chatReducer, emptyChat, terminalSessionsOf } from './chat-reducer.js';
+import { applyEvent, chatReducer, emptyChat } from './chat-reducer.js';
 import { initialChatsState, type ChatAction, type ChatsState } from './chat-state.js';
 
 let clock = 1_000;
@@ -36,6 +36,16 @@ describe('chat events', () => {
       { type: 'message', role: 'agent', messageId: 'm2', text: 'two' },
     );
     expect(chat.entries.map((entry) => entry.kind === 'message' && entry.text)).toEqual(['one+', 'two']);
+  });
+
+  it('keeps a message with an id apart from one without, as the core\'s log does for a reload', () => {
+    const chat = events(
+      { type: 'message', role: 'agent', text: 'A' },
+      { type: 'message', role: 'agent', messageId: 'm2', text: 'B' },
+      { type: 'message', role: 'agent', messageId: 'm2', text: 'C' },
+      { type: 'message', role: 'agent', text: 'D' },
+    );
+    expect(chat.entries.map((entry) => entry.kind === 'message' && [entry.messageId, entry.text])).toEqual([[null, 'A'], ['m2', 'BC'], [null, 'D']]);
   });
 
   it('creates a tool card once and updates only the fields an update carries', () => {
@@ -103,12 +113,15 @@ describe('chat events', () => {
     expect(chat.entries[0]).toMatchObject({ kind: 'notice', level: 'error', text: 'boom' });
   });
 
-  it('lists the terminal sessions shown in the chat\'s cards', () => {
+  it('keeps the terminal sessions each card shows in its content, beside its text', () => {
     const chat = events(
       { type: 'tool', toolCallId: 't1', content: [{ type: 'terminal', sessionId: 's1' }] },
       { type: 'tool', toolCallId: 't2', content: [{ type: 'text', text: 'x' }, { type: 'terminal', sessionId: 's2' }] },
     );
-    expect(terminalSessionsOf(chat)).toEqual(['s1', 's2']);
+    expect(chat.entries).toMatchObject([
+      { kind: 'tool', toolCallId: 't1', content: [{ type: 'terminal', sessionId: 's1' }] },
+      { kind: 'tool', toolCallId: 't2', content: [{ type: 'text', text: 'x' }, { type: 'terminal', sessionId: 's2' }] },
+    ]);
   });
 });
 

@@ -1,4 +1,6 @@
-import type { ChatEvent, ChatInfo } from '@ptydeck/contract';
+// The chat pane's state, folded from the core's chat events and the developer's choices; pure, so it is tested
+// without a DOM.
+import { continuesMessage, foldToolCall, type ChatEvent, type ChatInfo, type ChatToolEvent } from '@ptydeck/contract';
 import type { Chat, ChatAction, ChatsState, TranscriptEntry } from './chat-state.js';
 
 /**
@@ -72,38 +74,17 @@ export function applyEvent(chat: Chat, event: ChatEvent): Chat {
   switch (event.type) {
     case 'message': {
       const last = chat.entries.at(-1);
-      const messageId = event.messageId ?? null;
-      // Chunks of one message: same role, and the same messageId when the agent gives one.
-      if (last?.kind === 'message' && last.role === event.role && (messageId === null || last.messageId === null || last.messageId === messageId)) {
-        return { ...chat, entries: [...chat.entries.slice(0, -1), { ...last, text: last.text + event.text, messageId: last.messageId ?? messageId }] };
+      if (last?.kind === 'message' && continuesMessage(last, event)) {
+        return { ...chat, entries: [...chat.entries.slice(0, -1), { ...last, text: last.text + event.text }] };
       }
-      return append(chat, { kind: 'message', key: '', role: event.role, messageId, text: event.text });
+      return append(chat, { kind: 'message', key: '', role: event.role, messageId: event.messageId ?? null, text: event.text });
     }
     case 'tool': {
       const index = chat.entries.findIndex((entry) => entry.kind === 'tool' && entry.toolCallId === event.toolCallId);
-      if (index < 0) {
-        return append(chat, {
-          kind: 'tool',
-          key: '',
-          toolCallId: event.toolCallId,
-          title: event.title ?? event.toolCallId,
-          toolKind: event.kind ?? 'other',
-          status: event.status ?? 'pending',
-          content: event.content ?? [],
-          locations: event.locations ?? [],
-        });
-      }
+      if (index < 0) return append(chat, toolCard('', event));
       const entries = [...chat.entries];
-      const card = entries[index] as Extract<TranscriptEntry, { kind: 'tool' }>;
-      // An update replaces only the fields it carries.
-      entries[index] = {
-        ...card,
-        ...(event.title !== undefined ? { title: event.title } : {}),
-        ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
-        ...(event.status !== undefined ? { status: event.status } : {}),
-        ...(event.content !== undefined ? { content: event.content } : {}),
-        ...(event.locations !== undefined ? { locations: event.locations } : {}),
-      };
+      const card = entries[index] as ToolCard;
+      entries[index] = toolCard(card.key, foldToolCall(toolCallOf(card), event));
       return { ...chat, entries };
     }
     case 'plan':
@@ -130,20 +111,30 @@ export function applyEvent(chat: Chat, event: ChatEvent): Chat {
   }
 }
 
+type ToolCard = Extract<TranscriptEntry, { kind: 'tool' }>;
+
+/** A tool call as its card shows it: what the agent left out gets a readable default. */
+function toolCard(key: string, call: ChatToolEvent): ToolCard {
+  return {
+    kind: 'tool',
+    key,
+    toolCallId: call.toolCallId,
+    title: call.title ?? call.toolCallId,
+    toolKind: call.kind ?? 'other',
+    status: call.status ?? 'pending',
+    content: call.content ?? [],
+    locations: call.locations ?? [],
+  };
+}
+
+function toolCallOf(card: ToolCard): ChatToolEvent {
+  return { type: 'tool', toolCallId: card.toolCallId, title: card.title, kind: card.toolKind, status: card.status, content: card.content, locations: card.locations };
+}
+
 function append(chat: Chat, entry: TranscriptEntry): Chat {
   return { ...chat, entries: [...chat.entries, { ...entry, key: `e${chat.seq}` }], seq: chat.seq + 1 };
 }
 
 function sortChats(chats: Chat[]): Chat[] {
   return [...chats].sort((a, b) => a.info.createdAt - b.info.createdAt);
-}
-
-/** The sessions a chat's tool cards show as terminals, for the pane and for tests. */
-export function terminalSessionsOf(chat: Chat): string[] {
-  const ids: string[] = [];
-  for (const entry of chat.entries) {
-    if (entry.kind !== 'tool') continue;
-    for (const content of entry.content) if (content.type === 'terminal' && !ids.includes(content.sessionId)) ids.push(content.sessionId);
-  }
-  return ids;
 }

@@ -1,6 +1,6 @@
-import type { ChatAgentChoice, ChatEvent, ChatInfo, PlanEntry, ToolContent } from '@ptydeck/contract';
+// The chat pane's state and actions as types: the shape the chat reducer folds into and the pane renders.
+import type { ChatAgentChoice, ChatEvent, ChatInfo, ChatToolEvent as ToolEvent, PlanEntry, ToolContent } from '@ptydeck/contract';
 
-type ToolEvent = Extract<ChatEvent, { type: 'tool' }>;
 type QuestionEvent = Extract<ChatEvent, { type: 'question' }>;
 
 /** One entry of a chat's transcript, in arrival order. `key` is stable for the entry's life (list rendering). */

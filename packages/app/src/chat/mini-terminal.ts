@@ -1,3 +1,5 @@
+// A small read-only terminal for a chat's tool card, so a command an agent runs can be watched where it is
+// mentioned.
 import { Terminal } from '@xterm/xterm';
 import { DisposableStore } from '@ptydeck/contract';
 import { TERMINAL_THEME } from '../terminal/terminal-view.js';

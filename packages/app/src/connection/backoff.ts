@@ -1,3 +1,5 @@
+// How long the panel waits between attempts to reconnect to its server: soon at first, never hammering it.
+
 export interface BackoffOptions {
   /** Delay before the first retry. */
   initialMs: number;

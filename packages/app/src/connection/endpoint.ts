@@ -1,5 +1,9 @@
+// Where the panel socket is and with which credentials, in a browser or in the desktop app, and whether the page
+// may open it.
 import { PANEL_ACCESS_PATH, PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
-import type { AccessCheck } from './panel-client.js';
+
+/** What a check of the page's access found; see PanelClientOptions.checkAccess. */
+export type AccessCheck = 'allowed' | 'unauthorized' | 'unreachable';
 
 /** Everything needed to open the panel socket. */
 export interface PanelEndpoint {

@@ -86,7 +86,15 @@ describe('PanelClient', () => {
     // Overlapping replay after the resume is trimmed, so nothing is written twice.
     latest().output('a', 3, 'lo world');
     expect(output).toEqual(['a:hello', 'b:xy', 'a: world']);
-    expect(client.cursorOf('a')).toBe(11);
+    // The next resume starts after the trimmed replay.
+    latest().drop();
+    expect(timers.runNext()).toBe(100);
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a'), session('b')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([
+      { type: 'attach', id: 'a', cursor: 11 },
+      { type: 'attach', id: 'b', cursor: 2 },
+    ]);
   });
 
   it('backs off exponentially while the server is away and resets after a snapshot', async () => {
@@ -366,5 +374,26 @@ describe('PanelClient refresh', () => {
     await flush();
     latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
     expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
+  });
+});
+
+describe('PanelClient processes', () => {
+  it('asks for and ends processes only when connected, and hands on every process message from the core', async () => {
+    const { client, latest } = await setup();
+    expect(client.queryProcesses('a')).toBeNull();
+    expect(client.endProcesses('a', [7])).toBeNull();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    const query = client.queryProcesses('a');
+    const end = client.endProcesses('a', [7, 8]);
+    expect(latest().sent).toEqual([
+      { type: 'processes.query', requestId: query, id: 'a' },
+      { type: 'processes.end', requestId: end, id: 'a', pids: [7, 8] },
+    ]);
+    const seen: string[] = [];
+    client.onProcesses((message) => seen.push(message.type));
+    latest().receive({ type: 'processes.list', requestId: query, id: 'a', processes: [{ pid: 7, command: 'sleep 9', startedAt: 1 }] });
+    latest().receive({ type: 'processes.ended', requestId: end, id: 'a', ended: [{ pid: 7, command: 'sleep 9' }], notEnded: [], refused: [8] });
+    latest().receive({ type: 'processes.leftovers', sessions: [] });
+    expect(seen).toEqual(['processes.list', 'processes.ended', 'processes.leftovers']);
   });
 });

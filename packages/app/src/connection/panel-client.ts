@@ -1,3 +1,5 @@
+// The app's end of the panel WebSocket: validated messages, a cursor per session, reconnection that resumes
+// every stream.
 import {
   Emitter,
   MAX_PANEL_INPUT_CHARS,
@@ -8,12 +10,13 @@ import {
   type ChatClientMessage,
   type ChatServerMessage,
   type McpLaunch,
+  type ProcessServerMessage,
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
-import type { PanelEndpoint } from './endpoint.js';
+import type { AccessCheck, PanelEndpoint } from './endpoint.js';
 import { parseServerMessage } from './server-message.js';
 import type { OpenSocket, SocketLike } from './socket.js';
 
@@ -24,9 +27,6 @@ import type { OpenSocket, SocketLike } from './socket.js';
  * all (stopped, or restarted on another port), or not known.
  */
 export type DisconnectCause = 'unknown' | 'unauthorized' | 'unreachable';
-
-/** What a check of the page's access found; see PanelClientOptions.checkAccess. */
-export type AccessCheck = 'allowed' | 'unauthorized' | 'unreachable';
 
 export type ConnectionStatus =
   /** `attempt` 0 is the first connection; later ones keep the cause of the last failure. */
@@ -111,6 +111,7 @@ export class PanelClient {
   private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
   private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
   private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
+  private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -128,6 +129,8 @@ export class PanelClient {
   readonly onChat = this.chatEmitter.on;
   /** The core refused one of this panel's `chat.open` requests. */
   readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
+  /** A session's processes, what ending some did, and the leftovers of ended sessions (on connect and on each change). */
+  readonly onProcesses = this.processesEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -149,11 +152,6 @@ export class PanelClient {
 
   get status(): ConnectionStatus {
     return this.currentStatus;
-  }
-
-  /** Last applied cursor of a session, for diagnostics. */
-  cursorOf(id: string): number | null {
-    return this.book.cursor(id);
   }
 
   start(): void {
@@ -239,6 +237,16 @@ export class PanelClient {
     return true;
   }
 
+  /** Asks for a session's processes (answered through onProcesses); returns the request id, or null when offline. */
+  queryProcesses(id: string): string | null {
+    return this.request('processes-query', (requestId) => ({ type: 'processes.query', requestId, id }));
+  }
+
+  /** Asks the core to end these processes of the session, which it checks it owns; null when offline. */
+  endProcesses(id: string, pids: number[]): string | null {
+    return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids }));
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -252,8 +260,15 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter,
     ]) emitter.clear();
+  }
+
+  private request(kind: string, message: (requestId: string) => PanelClientMessage): string | null {
+    if (!this.ready) return null;
+    const requestId = `${kind}-${++this.requestSeq}`;
+    this.send(message(requestId));
+    return requestId;
   }
 
   /**
@@ -386,6 +401,11 @@ export class PanelClient {
       case 'chat.closed':
         this.chatEmitter.fire(message);
         return;
+      case 'processes.list':
+      case 'processes.ended':
+      case 'processes.leftovers':
+        this.processesEmitter.fire(message);
+        return;
       case 'error': {
         if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {
           this.chatOpenFailedEmitter.fire({ requestId: message.requestId, message: message.message });
@@ -407,8 +427,11 @@ export class PanelClient {
   }
 
   private send(message: PanelClientMessage): void {
-    // Validate our own output too: a bad frame would only come back as an error reply.
-    const checked = PanelClientMessage.parse(message);
+    // Keystrokes go unchecked: input() makes them (an id and a chunk under the size limit) on every
+    // key, and the server checks every frame anyway. The rest carry sizes, cursors and names worked
+    // out here, and are checked before they leave: a bad one throws where its cause is, instead of
+    // coming back as an error reply nobody can trace.
+    const checked = message.type === 'input' ? message : PanelClientMessage.parse(message);
     this.socket?.send(JSON.stringify(checked));
   }
 

@@ -1,4 +1,5 @@
-import { decodeOutputFrame, formatZodIssues, PanelServerMessage, type OutputFrame } from '@ptydeck/contract';
+// Checks each message the server sends against the contract, so nothing malformed reaches the panel's state.
+import { decodeOutputFrame, PanelServerMessage, parseJsonAs, type OutputFrame } from '@ptydeck/contract';
 
 export type IncomingMessage =
   | { kind: 'control'; message: PanelServerMessage }
@@ -19,17 +20,9 @@ export function parseServerMessage(data: unknown): IncomingMessage {
 }
 
 function parseControl(text: string): IncomingMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', reason: `control message is not JSON: ${preview(text)}` };
-  }
-  const result = PanelServerMessage.safeParse(json);
-  if (!result.success) {
-    return { kind: 'invalid', reason: `invalid control message: ${formatZodIssues(result.error)}` };
-  }
-  return { kind: 'control', message: result.data };
+  const checked = parseJsonAs(PanelServerMessage, text);
+  if (checked.ok) return { kind: 'control', message: checked.value };
+  return { kind: 'invalid', reason: checked.json ? `invalid control message: ${checked.error}` : `control message is not JSON: ${preview(text)}` };
 }
 
 function parseOutput(bytes: Uint8Array): IncomingMessage {

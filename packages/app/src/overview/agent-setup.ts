@@ -1,3 +1,4 @@
+// How to connect each supported agent to ptydeck, as the overview's ready-to-copy snippets.
 import type { McpLaunch } from '@ptydeck/contract';
 
 /** How to connect each supported agent to ptydeck's stdio MCP server. */

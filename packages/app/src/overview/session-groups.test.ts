@@ -31,6 +31,18 @@ describe('groupSessions', () => {
     ]);
   });
 
+  it("groups lost sessions apart, the developer's and any agent's, and nowhere else", () => {
+    const lost = { status: 'lost' as const, lost: { foundAt: 5, unwrittenBytes: 0 } };
+    const sessions = [session('a1', 'live'), session('la', 'live', lost), session('u1', null), session('lu', null, lost), session('lg', 'gone', lost), session('lc', 'chat:1', lost)];
+    const groups = groupSessions(sessions, [agent('live')], ['chat:1']);
+    expect(groups.lost.map((s) => s.id)).toEqual(['la', 'lu', 'lg', 'lc']);
+    expect(groups.byAgent.get('live')!.map((s) => s.id)).toEqual(['a1']);
+    expect(groups.byChat.get('chat:1')).toEqual([]);
+    expect(groups.user.map((s) => s.id)).toEqual(['u1']);
+    // A gone agent that left only lost sessions is not listed as disconnected: nothing of it runs, and the lost group shows them.
+    expect(groups.disconnected).toEqual([]);
+  });
+
   it('groups agent sessions without an owner or a name as an unknown agent', () => {
     const groups = groupSessions([session('x', 'gone', { owner: null, ownerName: null })], []);
     expect(groups.disconnected).toEqual([expect.objectContaining({ owner: '', name: 'unknown agent' })]);

@@ -1,3 +1,5 @@
+// Groups the overview's sessions by who they belong to (a connected agent, a chat, a disconnected agent or
+// you) and, apart, those lost when the host restarted.
 import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
 
 /** An agent whose MCP connection ended, with the shells it left behind (the core keeps them for the developer). */
@@ -21,6 +23,12 @@ export interface SessionGroups {
   disconnected: DisconnectedAgent[];
   /** The developer's own terminals. */
   user: SessionInfo[];
+  /**
+   * Sessions an earlier host ran and died with (status `lost`), the developer's
+   * and agents' alike, oldest first: listed together, apart from live ones,
+   * until removed.
+   */
+  lost: SessionInfo[];
 }
 
 /**
@@ -28,7 +36,8 @@ export interface SessionGroups {
  * whose owner is not among the connected agents belongs to an agent that has
  * disconnected, unless it is a chat's (`chatOwners`): a chat's agent is not an
  * MCP connection, and is not gone while its chat lasts. One without an owner
- * at all is grouped as an unknown agent.
+ * at all is grouped as an unknown agent. Lost sessions are grouped apart,
+ * whoever's they are: what they share is that the restart ended them.
  */
 export function groupSessions(
   sessions: readonly SessionInfo[],
@@ -40,7 +49,12 @@ export function groupSessions(
   const byChat = new Map<string, SessionInfo[]>(chatOwners.map((owner) => [owner, []]));
   const gone = new Map<string, DisconnectedAgent>();
   const user: SessionInfo[] = [];
+  const lost: SessionInfo[] = [];
   for (const session of sessions) {
+    if (session.status === 'lost') {
+      lost.push(session);
+      continue;
+    }
     if (session.source === 'user') {
       user.push(session);
       continue;
@@ -63,5 +77,5 @@ export function groupSessions(
     group.sessions.push(session);
     if (session.status === 'running') group.running.push(session);
   }
-  return { byAgent, byChat, disconnected: [...gone.values()], user };
+  return { byAgent, byChat, disconnected: [...gone.values()], user, lost };
 }

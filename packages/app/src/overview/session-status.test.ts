@@ -26,6 +26,12 @@ describe('sessionStatus', () => {
     expect(sessionStatus(session({ shell: null }), false).state).toBe('running');
   });
 
+  it('says lost for a session an earlier host ran, connected or not, and not failed', () => {
+    const lost = session({ status: 'lost', lost: { foundAt: 2, unwrittenBytes: 10 }, shell: { state: 'idle', lastExitCode: 1 } });
+    expect(sessionStatus(lost, false)).toEqual({ state: 'lost', label: 'lost', lastExit: null, failed: false });
+    expect(sessionStatus(lost, true).state).toBe('lost');
+  });
+
   it('says a command waiting for an answer needs input, whatever the shell reported', () => {
     const attention = { kind: 'confirm' as const, prompt: 'Continue? [y/N] ', since: 1 };
     expect(sessionStatus(session({ attention, shell: { state: 'running', lastExitCode: null } }), false)).toMatchObject({ state: 'needs-input', label: 'needs input' });

@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { PtyEvent, SessionInfo } from '@ptydeck/contract';
+import type { SessionInfo } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
-import { initialDeckState, type DeckAction, type DeckState } from './deck-state.js';
-
-const LINGER = 5_000;
-let clock = 1_000;
-
-function session(id: string, overrides: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id, source: 'agent', owner: 'conn-1', ownerName: 'claude-code', title: `sh-${id}`, command: 'bash', args: [],
-    cwd: '/w', pid: 100, cols: 80, rows: 24, status: 'running', exitCode: null, signal: null,
-    createdAt: clock++, exitedAt: null, ...overrides,
-  };
-}
-const userSession = (id: string, overrides: Partial<SessionInfo> = {}) => session(id, { source: 'user', owner: null, ownerName: null, ...overrides });
-
-const event = (e: PtyEvent): DeckAction => ({ type: 'event', event: e });
-const created = (info: SessionInfo) => event({ type: 'pty.created', info });
-const exited = (info: SessionInfo, exitCode: number | null = 0, exitedAt = 50_000) =>
-  event({ type: 'pty.exited', id: info.id, exitCode, signal: null, info: { ...info, status: 'exited', exitCode, exitedAt } });
-const removed = (id: string) => event({ type: 'pty.removed', id });
-const snapshot = (sessions: SessionInfo[], instance = 'i1', now = 60_000): DeckAction => ({
-  type: 'snapshot', sessions, agents: [], instance, now, lingerMs: LINGER,
-});
-
-function run(...actions: DeckAction[]): DeckState {
-  return actions.reduce(deckReducer, initialDeckState);
-}
-const ids = (state: DeckState) => state.tabs.map((tab) => tab.id);
+import { created, event, exited, ids, LINGER, removed, run, session, snapshot, userSession } from './testing/deck-fixtures.js';
+import { initialDeckState, type DeckState } from './deck-state.js';
 
 describe('deckReducer: start-up', () => {
   it('keeps the panel closed when the first snapshot has no sessions', () => {
@@ -80,7 +55,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null, readOnly: false,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null, readOnly: false, lost: null,
     });
   });
 

@@ -1,3 +1,5 @@
+// The panel's tabs, folded from session events and the developer's actions; pure and clock-free, so every rule
+// is unit-tested.
 import type { Attention, PtyEvent, SessionInfo } from '@ptydeck/contract';
 import type { DeckAction, DeckState, Tab } from './deck-state.js';
 
@@ -114,6 +116,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     unseen: false,
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
+    lost: info.lost ?? null,
   };
 }
 
@@ -147,9 +150,11 @@ function applySnapshot(state: DeckState, action: Extract<DeckAction, { type: 'sn
   const byId = new Map(action.sessions.map((session) => [session.id, session]));
   const dismissed = instanceChanged ? [] : state.dismissed.filter((id) => byId.has(id));
   const pinnedIds = action.pinnedIds ?? [];
+  // A lost session, the developer's or an agent's, is shown until closed: it is what the restart left of it.
   const wantsTab = (info: SessionInfo) =>
     !dismissed.includes(info.id) &&
     (info.status === 'running' ||
+      info.status === 'lost' ||
       (info.source === 'agent' &&
         (pinnedIds.includes(info.id) || (info.exitedAt !== null && action.now - info.exitedAt < action.lingerMs))));
 
@@ -301,6 +306,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     closeRequested: info.closeRequested === true,
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
+    lost: info.lost ?? null,
   };
 }
 

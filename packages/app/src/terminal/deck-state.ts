@@ -1,4 +1,6 @@
-import type { AgentInfo, Attention, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
+// The terminal panel's state (its tabs and which is in front) and the actions the deck reducer folds into it, as
+// types.
+import type { AgentInfo, Attention, LostInfo, PtyEvent, SessionInfo, SessionSource, SessionStatus } from '@ptydeck/contract';
 
 /** One tab in the terminal panel. */
 export interface Tab {
@@ -28,6 +30,8 @@ export interface Tab {
   attention: Attention | null;
   /** Display-only (an agent's own command, streamed to ptydeck): input is refused, so none is sent. */
   readOnly: boolean;
+  /** With status `lost`: an earlier host ran it and died; what it left is read-only until the tab is closed. */
+  lost: LostInfo | null;
 }
 
 export interface DeckState {

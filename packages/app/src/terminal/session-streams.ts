@@ -1,3 +1,5 @@
+// One output stream per session fanned out to every view of it (its tab, chat cards), so a session is attached
+// once.
 import type { Unsubscribe } from '@ptydeck/contract';
 import type { PanelClient } from '../connection/panel-client.js';
 

@@ -13,6 +13,12 @@ describe('tabLabel', () => {
     expect(tabLabel({ source: 'agent', ownerName: 'codex', title: 'make build', attention: null })).toBe('codex agent: make build');
   });
 
+  it('says when the tab is lost (an earlier host ran it), beside read-only', () => {
+    expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'lost' })).toBe('zsh, lost');
+    expect(tabLabel({ source: 'agent', ownerName: 'demo', title: 'npm test', readOnly: true, status: 'lost' })).toBe('demo agent: npm test, read-only, lost');
+    expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'running' })).toBe('zsh');
+  });
+
   it("is just the title for the developer's own tab", () => {
     expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh' })).toBe('zsh');
   });

@@ -2,13 +2,16 @@ import type { Tab } from './deck-state.js';
 
 /**
  * Accessible name of a tab: its title, for an agent's tab whose it is ("claude-code agent: bash"),
- * for a display-only one that it is ("demo agent: npm test, read-only"),
- * and while its program waits for an answer, that it does ("codex agent: make build, waiting for input").
+ * for a display-only one that it is ("demo agent: npm test, read-only"), for one an earlier
+ * host left that it is lost ("bash, lost"), and while its program waits for an answer, that
+ * it does ("codex agent: make build, waiting for input").
  */
-export function tabLabel(tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention']; readOnly?: boolean }): string {
+export function tabLabel(
+  tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention']; readOnly?: boolean; status?: Tab['status'] },
+): string {
   const name = tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
-  const shown = tab.readOnly ? `${name}, read-only` : name;
-  return tab.attention ? `${shown}, waiting for input` : shown;
+  const marks = [tab.readOnly ? 'read-only' : null, tab.status === 'lost' ? 'lost' : null, tab.attention ? 'waiting for input' : null];
+  return [name, ...marks.filter((mark) => mark !== null)].join(', ');
 }
 
 /** How an exited tab says it ended: closed if someone asked, else the signal that killed it, else the exit code. */

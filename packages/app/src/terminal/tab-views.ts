@@ -53,7 +53,8 @@ export class TabViews {
         this.views.set(tab.id, view);
         if (!tab.gone) this.viewStreams.set(tab.id, this.deps.streams.subscribe(tab.id, view));
       }
-      view.setExited(tab.status === 'exited');
+      // A lost session's process is gone as an exited one's is: its terminal takes no keys either.
+      view.setExited(tab.status !== 'running');
       view.setReadOnly(tab.readOnly);
     }
   }

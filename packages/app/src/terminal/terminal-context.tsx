@@ -1,3 +1,5 @@
+// The panel's Solid context: the protocol client, the deck reducer's state, and the actions the UI takes on
+// sessions.
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
 import type { McpLaunch } from '@ptydeck/contract';
@@ -17,6 +19,7 @@ import { SessionStreams, type StreamSink, type StreamSubscription } from './sess
 import { TabViews } from './tab-views.js';
 import type { TerminalView } from './terminal-view.js';
 import { TypeAheadKeys } from './type-ahead-keys.js';
+import { createProcessPanel } from '../processes/process-panel.js';
 
 export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
 
@@ -151,6 +154,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         }
       }),
     );
+    const processes = createProcessPanel({ client, notice: (message) => dispatch({ type: 'notice', message }), openLink: props.openLink });
+    disposables.add(processes.dispose);
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
@@ -218,9 +223,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       if (id === null) return;
       const tab = deck.tabs.find((candidate) => candidate.id === id);
       if (!tab) return;
-      // Closing a live tab ends its process group (an agent's too: the developer asked).
+      // Closing a live tab ends its process group (an agent's too: the developer asked);
+      // closing a lost one removes what the restart left of it, its saved output too.
       // A gone tab's session no longer exists: closing it only closes the tab.
-      if (tab.status === 'running' && !tab.gone) client.close(id);
+      if (tab.status !== 'exited' && !tab.gone) client.close(id);
       dispatch({ type: 'close', id });
       if (deck.focusedId === null) focusTerminalSoon(deck.activeId);
     }
@@ -242,11 +248,12 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       /**
        * Ends the running ones among `ids` (a disconnected agent's shells) with the same close a
        * tab's close sends, and closes their tabs; their exits stay listed in the overview.
+       * Lost ones are removed, as their tab's close removes them.
        */
       closeSessions(ids: string[]) {
         for (const id of ids) {
-          const running = deck.sessions.some((session) => session.id === id && session.status === 'running');
-          if (running && !deck.tabs.some((tab) => tab.id === id && tab.gone)) client.close(id);
+          const closable = deck.sessions.some((session) => session.id === id && session.status !== 'exited');
+          if (closable && !deck.tabs.some((tab) => tab.id === id && tab.gone)) client.close(id);
         }
         dispatch({ type: 'close-sessions', ids });
       },
@@ -288,6 +295,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       watch(id: string, sink: StreamSink): StreamSubscription {
         return streams.subscribe(id, sink);
       },
+      /** Sessions' processes and leftovers, and the port chips' action. */
+      processes,
       /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */
       chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The xterm.js view of a tab, for the component that hosts it. */

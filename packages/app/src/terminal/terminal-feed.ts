@@ -1,3 +1,5 @@
+// Feeds one xterm.js terminal its session's stream, acknowledging output as it is parsed so the server's flow
+// control works.
 import type { Terminal } from '@xterm/xterm';
 import type { StreamSink } from './session-streams.js';
 import { WriteFlow } from './write-flow.js';

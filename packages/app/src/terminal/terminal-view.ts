@@ -1,3 +1,4 @@
+// A tab's xterm.js terminal: renderer choice, fitting, links and search, reporting input and size to the panel.
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';

@@ -1,3 +1,4 @@
+// The panel's root view: the overview, the terminal panel and the chat pane, or why the panel cannot connect.
 import { Match, Show, Switch } from 'solid-js';
 import type { DisconnectCause } from '../connection/panel-client.js';
 import { useChat } from '../chat/chat-context.jsx';

@@ -1,3 +1,4 @@
+// A command or configuration snippet with a copy button, for the overview's set-up instructions.
 import { createSignal, onCleanup } from 'solid-js';
 import type { AgentSetup } from '../overview/agent-setup.js';
 

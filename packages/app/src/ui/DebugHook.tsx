@@ -1,3 +1,5 @@
+// A read-only window into the terminals for end-to-end tests, which cannot read WebGL-rendered text from the
+// DOM.
 import { onCleanup } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 

@@ -1,5 +1,6 @@
-import type { SessionInfo } from '@ptydeck/contract';
-import { For, Show } from 'solid-js';
+// The overview: what waits for the developer, each agent's shells and chats, and how to connect an agent.
+import { lostNote, type SessionInfo } from '@ptydeck/contract';
+import { For, Show, type JSX } from 'solid-js';
 import { agentSetups } from '../overview/agent-setup.js';
 import { groupSessions, type DisconnectedAgent } from '../overview/session-groups.js';
 import { sessionStatus, type SessionStatus } from '../overview/session-status.js';
@@ -10,6 +11,9 @@ import { waitingFor } from '../terminal/deck-reducer.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
+import { LeftRunning } from './LeftRunning.jsx';
+import { PortChips } from './PortChips.jsx';
+import { SessionProcesses } from './ProcessList.jsx';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
@@ -19,7 +23,7 @@ function SessionRow(props: { session: SessionInfo }) {
   const is = (state: SessionStatus['state']) => status().state === state;
   return (
     <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status} data-state={status().state}>
-      <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}`}>
+      <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
         <span
           class="status-dot"
           classList={{ running: is('running') || is('needs-input'), idle: is('idle'), failed: is('exited') && status().failed }}
@@ -27,7 +31,7 @@ function SessionRow(props: { session: SessionInfo }) {
         />
         <span class="session-title">{props.session.title}</span>
         <span class="session-cwd">{props.session.cwd}</span>
-        <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input') }} data-testid="overview-session-status">
+        <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input'), lost: is('lost') }} data-testid="overview-session-status">
           {status().label}
           <Show when={status().lastExit}>
             {(lastExit) => (
@@ -39,6 +43,12 @@ function SessionRow(props: { session: SessionInfo }) {
           </Show>
         </span>
       </button>
+      <Show when={props.session.status === 'running' && !props.session.readOnly}>
+        <div class="session-extras">
+          <PortChips ports={props.session.ports} sessionId={props.session.id} />
+          <SessionProcesses sessionId={props.session.id} />
+        </div>
+      </Show>
     </li>
   );
 }
@@ -139,9 +149,25 @@ function NotificationControls() {
   );
 }
 
+/** Closes `sessions` together, as their tabs' close would each; nothing to send while not connected. */
+function CloseSessionsButton(props: { testId: string; sessions: SessionInfo[]; why: string; children: JSX.Element }) {
+  const terminal = useTerminal();
+  return (
+    <button
+      type="button"
+      class="button ghost small close-all"
+      data-testid={props.testId}
+      disabled={terminal.offline()}
+      title={terminal.offline() ? 'Not connected to ptydeck' : props.why}
+      onClick={() => terminal.closeSessions(props.sessions.map((session) => session.id))}
+    >
+      {props.children}
+    </button>
+  );
+}
+
 /** An agent whose connection ended: its shells stay for the developer to read, and one button ends them all. */
 function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
-  const terminal = useTerminal();
   const count = () => props.agent.running.length;
   return (
     <li class="agent-card disconnected" data-testid="disconnected-agent" data-agent-id={props.agent.owner} data-connected="false">
@@ -154,22 +180,38 @@ function DisconnectedAgentCard(props: { agent: DisconnectedAgent }) {
           </div>
         </div>
         <Show when={count() > 0}>
-          <button
-            type="button"
-            class="button ghost small close-all"
-            data-testid="close-agent-sessions"
-            disabled={terminal.offline()}
-            title={terminal.offline() ? 'Not connected to ptydeck' : 'Ends every shell this agent left running'}
-            onClick={() => terminal.closeSessions(props.agent.running.map((session) => session.id))}
-          >
+          <CloseSessionsButton testId="close-agent-sessions" sessions={props.agent.running} why="Ends every shell this agent left running">
             {count() === 1 ? 'Close its shell' : `Close all ${count()} shells`}
-          </button>
+          </CloseSessionsButton>
         </Show>
       </div>
       <ul class="session-list">
         <For each={props.agent.sessions}>{(session) => <SessionRow session={session} />}</For>
       </ul>
     </li>
+  );
+}
+
+/**
+ * Sessions an earlier host ran when it was killed, crashed or upgraded: their
+ * output as last saved, read-only, until removed (here, or a tab's close).
+ */
+function LostSessions(props: { sessions: SessionInfo[] }) {
+  const count = () => props.sessions.length;
+  return (
+    <section class="overview-section" aria-labelledby="lost-heading" data-testid="lost-sessions">
+      <div class="section-head">
+        <h2 id="lost-heading">Lost when the host restarted</h2>
+        <span class="count">{count()}</span>
+        <CloseSessionsButton testId="remove-lost-sessions" sessions={props.sessions} why="Removes these sessions and the output saved of them">
+          {count() === 1 ? 'Remove it' : `Remove all ${count()}`}
+        </CloseSessionsButton>
+      </div>
+      <p class="hint">Their processes are gone; what they printed is kept as it was last saved. Open one to read it.</p>
+      <ul class="session-list">
+        <For each={props.sessions}>{(session) => <SessionRow session={session} />}</For>
+      </ul>
+    </section>
   );
 }
 
@@ -233,6 +275,7 @@ export function Overview() {
   return (
     <main class="overview" data-testid="overview">
       <WaitingForInput />
+      <LeftRunning />
       <section class="overview-section" aria-labelledby="agents-heading">
         <div class="section-head">
           <h2 id="agents-heading">{!terminal.offline() ? 'Connected agents' : terminal.state.instance !== null ? 'Agents (last known)' : 'Agents'}</h2>
@@ -289,6 +332,10 @@ export function Overview() {
             <For each={groups().disconnected}>{(agent) => <DisconnectedAgentCard agent={agent} />}</For>
           </ul>
         </section>
+      </Show>
+
+      <Show when={groups().lost.length > 0}>
+        <LostSessions sessions={groups().lost} />
       </Show>
 
       <Show when={groups().user.length > 0}>

@@ -1,3 +1,4 @@
+// Find in the active terminal's scrollback, with xterm.js's search addon.
 import { createSignal, onMount } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 

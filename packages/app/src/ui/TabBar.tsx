@@ -1,9 +1,12 @@
+// The panel's tab strip: one tab per open session, kept in sight when they overflow.
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';
 import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
+import { PortChips } from './PortChips.jsx';
 
 export function TabBar() {
   const terminal = useTerminal();
@@ -65,17 +68,19 @@ export function TabBar() {
           {(tab, index) => {
             const active = () => terminal.state.activeId === tab.id;
             const exited = () => tab.status === 'exited';
+            const lost = () => tab.status === 'lost';
             // The shell's own state, as the overview reads it: back at its prompt, a live shell is idle.
+            const info = () => terminal.state.sessions.find((session) => session.id === tab.id);
             const shell = () => {
-              const info = terminal.state.sessions.find((session) => session.id === tab.id);
-              return info ? sessionStatus(info, terminal.offline()) : undefined;
+              const session = info();
+              return session ? sessionStatus(session, terminal.offline()) : undefined;
             };
             // Offline, typing reaches no one: no claim that the agent sees it.
             const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
             return (
               <div
                 class="tab"
-                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), typing: typing(), waiting: tab.attention !== null }}
+                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), lost: lost(), typing: typing(), waiting: tab.attention !== null }}
                 style={tab.source === 'agent' ? agentStyle(tab.ownerName) : undefined}
               >
                 <button
@@ -87,7 +92,7 @@ export function TabBar() {
                   aria-controls={`terminal-${tab.id}`}
                   aria-label={tabLabel(tab)}
                   tabIndex={active() ? 0 : -1}
-                  title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : tabLabel(tab)}
+                  title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : lost() ? `${tabLabel(tab)}: ${lostNote(tab.lost)}` : tabLabel(tab)}
                   data-testid="tab"
                   data-session-id={tab.id}
                   data-source={tab.source}
@@ -100,7 +105,7 @@ export function TabBar() {
                     class="status-dot"
                     data-testid="tab-status"
                     data-state={shell()?.state}
-                    classList={{ running: !exited() && !terminal.offline() && shell()?.state !== 'idle', idle: shell()?.state === 'idle', failed: exited() && endedBadly(tab) }}
+                    classList={{ running: tab.status === 'running' && !terminal.offline() && shell()?.state !== 'idle', idle: shell()?.state === 'idle', failed: exited() && endedBadly(tab) }}
                     aria-hidden="true"
                   />
                   <Show when={tab.source === 'agent'}>
@@ -109,6 +114,9 @@ export function TabBar() {
                   <span class="tab-title">{tab.title}</span>
                   <Show when={tab.readOnly}>
                     <span class="read-only-marker" data-testid="tab-read-only" title="Read-only: the agent runs this itself; it takes no input">read-only</span>
+                  </Show>
+                  <Show when={lost()}>
+                    <span class="lost-marker" data-testid="tab-lost" title={lostNote(tab.lost)}>lost</span>
                   </Show>
                   <Show when={tab.attention}>
                     {(attention) => (
@@ -139,7 +147,9 @@ export function TabBar() {
                     </span>
                   </Show>
                 </button>
-                <Show when={tab.source === 'agent'}>
+                <PortChips ports={info()?.ports} sessionId={tab.id} />
+                {/* A lost tab never lingers away: there is nothing to pin it against. */}
+                <Show when={tab.source === 'agent' && !lost()}>
                   <button
                     type="button"
                     class="tab-action pin"
@@ -157,7 +167,7 @@ export function TabBar() {
                   type="button"
                   class="tab-action close"
                   aria-label={`Close ${tab.title}`}
-                  title={exited() ? 'Close tab' : 'Close tab (ends the process)'}
+                  title={exited() ? 'Close tab' : lost() ? 'Close tab (removes its saved output)' : 'Close tab (ends the process)'}
                   data-testid="tab-close"
                   onClick={() => terminal.close(tab.id)}
                 >

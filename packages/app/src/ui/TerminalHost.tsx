@@ -1,3 +1,4 @@
+// Places a tab's terminal view in the panel, keeping hidden ones laid out so they keep their size and screen.
 import { createEffect, onCleanup, onMount } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 

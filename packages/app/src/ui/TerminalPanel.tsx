@@ -1,4 +1,6 @@
+// The terminal panel docked at the bottom, with its remembered height and panel shortcuts.
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { lostNote } from '@ptydeck/contract';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
@@ -120,7 +122,14 @@ export function TerminalPanel() {
           </div>
         </Show>
         {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
-        <Show when={terminal.activeTab()?.readOnly}>
+        <Show when={terminal.activeTab()?.status === 'lost' ? terminal.activeTab() : undefined}>
+          {(tab) => (
+            <div class="read-only-banner lost" data-testid="lost-banner" role="status">
+              <strong>{lostNote(tab().lost)}.</strong> Its process is gone: what you type goes nowhere; closing the tab removes it.
+            </div>
+          )}
+        </Show>
+        <Show when={terminal.activeTab()?.readOnly && terminal.activeTab()?.status !== 'lost'}>
           <div class="read-only-banner" data-testid="read-only-banner" role="status">
             Read-only: <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong> runs this itself; what you type goes nowhere.
           </div>

@@ -1,3 +1,4 @@
+// Includes the end-to-end test hook in the e2e build only, so no production bundle carries it.
 import type { JSX } from 'solid-js';
 import { DebugHook } from './DebugHook.jsx';
 

@@ -1,3 +1,4 @@
+// ptydeck's side of ACP for one agent connection: file reads and writes, terminals and permission questions.
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';

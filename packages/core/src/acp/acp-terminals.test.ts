@@ -102,7 +102,7 @@ describe('AcpTerminals', () => {
     expect(lines.at(-1)).toBe('3000000');
   });
 
-  it('kill ends the command and leaves its output readable; release frees the id and keeps the card', async () => {
+  it('kill ends the command and leaves its output readable; release frees the id', async () => {
     const t = terminals();
     const { terminalId } = await t.create({ sessionId: 's1', command: 'bash', args: ['-c', 'echo started; sleep 600'] });
     await waitForOutput(service, terminalId, 'started');
@@ -115,7 +115,6 @@ describe('AcpTerminals', () => {
     await t.release({ sessionId: 's1', terminalId });
     const gone = await rpcError(() => t.output({ sessionId: 's1', terminalId }));
     expect(gone.code).toBe(-32002);
-    expect(t.snapshot('s1', terminalId)).toMatchObject({ released: true, exitStatus: { signal: 'SIGHUP' }, output: expect.stringContaining('started') });
   });
 
   it('release ends a running command', async () => {
@@ -123,7 +122,7 @@ describe('AcpTerminals', () => {
     const { terminalId } = await t.create(sleeper('s1'));
     await t.release({ sessionId: 's1', terminalId });
     expect(service.get(terminalId)?.status).toBe('exited');
-    expect(t.snapshot('s1', terminalId)?.exitStatus).not.toBeNull();
+    expect((await rpcError(() => t.output({ sessionId: 's1', terminalId }))).code).toBe(-32002);
   });
 
   it('answers an unknown id, or another session’s, with a clear not-found error', async () => {
@@ -134,7 +133,6 @@ describe('AcpTerminals', () => {
       expect(error.code).toBe(-32002);
       expect(error.message).toMatch(/^Terminal not found: no terminal '.+' in session 's[12]'/);
     }
-    expect(t.snapshot('s2', terminalId)).toBeUndefined();
     expect(service.get(terminalId)?.status).toBe('running');
   });
 
@@ -164,8 +162,8 @@ describe('AcpTerminals', () => {
     expect((await rpcError(() => waiting)).code).toBe(-32800);
   });
 
-  it('enforces the live, unreleased and retained limits per ACP session', async () => {
-    const t = terminals({ maxLive: 2, maxUnreleased: 3, maxRetained: 2 });
+  it('enforces the live and unreleased limits per ACP session', async () => {
+    const t = terminals({ maxLive: 2, maxUnreleased: 3 });
     const first = await t.create(sleeper('s1'));
     await t.create(sleeper('s1'));
     const live = await rpcError(() => t.create(sleeper('s1')));
@@ -182,8 +180,7 @@ describe('AcpTerminals', () => {
     const ids = [...service.list()].filter((info) => info.owner === 's1' && info.status === 'running').map((info) => info.id);
     await t.release({ sessionId: 's1', terminalId: first.terminalId });
     for (const terminalId of ids) await t.release({ sessionId: 's1', terminalId });
-    expect(t.snapshot('s1', first.terminalId)).toBeUndefined();
-    for (const terminalId of ids) expect(t.snapshot('s1', terminalId)?.released).toBe(true);
+    // Released, they no longer count: the session may create again.
     await t.create(sleeper('s1'));
   });
 });

@@ -1,3 +1,4 @@
+// ACP's terminal/* methods for one agent, each terminal a PTY session the developer sees live in the panel.
 import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
@@ -21,8 +22,6 @@ export interface AcpTerminalsOptions {
   maxLive?: number;
   /** Terminals one ACP session has created and not released, running or not. Default 64. */
   maxUnreleased?: number;
-  /** Released terminals whose last output is kept for the chat's cards, per ACP session; the oldest go first. Default 32. */
-  maxRetained?: number;
   /** Output kept per terminal when the agent names no outputByteLimit. Default 4 MiB. */
   defaultOutputBytes?: number;
   /** The most output kept per terminal, whatever outputByteLimit asks for. Default 8 MiB. */
@@ -35,20 +34,9 @@ export interface AcpTerminalsOptions {
   cwdOf?: (sessionId: string) => string | undefined;
 }
 
-/** What the chat's card shows for a terminal, released or not. */
-export interface AcpTerminalSnapshot {
-  terminalId: string;
-  sessionId: string;
-  output: string;
-  truncated: boolean;
-  exitStatus: TerminalExitStatus | null;
-  released: boolean;
-}
-
 const DEFAULTS = {
   maxLive: 16,
   maxUnreleased: 64,
-  maxRetained: 32,
   defaultOutputBytes: 4 * 1024 * 1024,
   maxOutputBytes: 8 * 1024 * 1024,
 };
@@ -102,17 +90,6 @@ class AcpTerminal {
   text(): string {
     return new TextDecoder('utf-8').decode(this.log.readFrom().data, { stream: this.running });
   }
-
-  snapshot(): AcpTerminalSnapshot {
-    return {
-      terminalId: this.id,
-      sessionId: this.sessionId,
-      output: this.text(),
-      truncated: this.truncated,
-      exitStatus: this.exitStatus,
-      released: this.released,
-    };
-  }
 }
 
 /**
@@ -120,7 +97,9 @@ class AcpTerminal {
  * each terminal a PTY session in the core's service (source 'agent', owner the
  * ACP session id), so the developer sees it live in the panel. Each terminal
  * keeps its own bounded output, because an agent may ask for more than the
- * service's per-session log holds and the card must outlive the session.
+ * service's per-session log holds. Once released, a terminal's output goes
+ * with it: the chat's cards show the PTY session itself (its tab), not this
+ * copy.
  *
  * A terminal is reachable only through the ACP session that created it:
  * another session's id gets the same answer as an unknown one.
@@ -129,8 +108,6 @@ export class AcpTerminals {
   private readonly config: typeof DEFAULTS;
   /** Unreleased terminals by id. */
   private readonly terminals = new Map<SessionId, AcpTerminal>();
-  /** Released terminals kept for cards, per ACP session, oldest release first. */
-  private readonly retained = new Map<string, AcpTerminal[]>();
   /** Terminals whose PTY session still runs, released or not: their output and exit still arrive. */
   private readonly following = new Map<SessionId, AcpTerminal>();
   private readonly subscriptions: Unsubscribe[];
@@ -242,8 +219,8 @@ export class AcpTerminals {
   }
 
   /**
-   * `terminal/release`: the id is invalid from now on; a running command is
-   * ended; the last output stays for the chat's card (see snapshot()).
+   * `terminal/release`: the id is invalid from now on and its output is
+   * dropped; a running command is ended.
    */
   async release(params: ReleaseTerminalRequest): Promise<void> {
     await this.releaseTerminal(this.require(params));
@@ -252,16 +229,6 @@ export class AcpTerminals {
   /** Releases every terminal of the connection, e.g. because the agent process died. */
   async releaseAll(): Promise<void> {
     await Promise.all([...this.terminals.values()].map((terminal) => this.releaseTerminal(terminal)));
-  }
-
-  /** The chat card's view of a terminal, released or not; undefined once forgotten. */
-  snapshot(sessionId: string, terminalId: string): AcpTerminalSnapshot | undefined {
-    const live = this.terminals.get(terminalId);
-    if (live) return live.sessionId === sessionId ? live.snapshot() : undefined;
-    return this.retained
-      .get(sessionId)
-      ?.find((t) => t.id === terminalId)
-      ?.snapshot();
   }
 
   /** Stops following the service. Terminals still running are left to the service (its dispose ends them). */
@@ -274,10 +241,6 @@ export class AcpTerminals {
     if (terminal.released) return;
     terminal.released = true;
     this.terminals.delete(terminal.id);
-    const kept = this.retained.get(terminal.sessionId) ?? [];
-    kept.push(terminal);
-    kept.splice(0, Math.max(0, kept.length - this.config.maxRetained));
-    this.retained.set(terminal.sessionId, kept);
     if (terminal.running) await this.end(terminal);
   }
 

@@ -1,3 +1,4 @@
+// The agents the developer can start: agents.json's and known ACP agents found on PATH.
 import type { ChatAgentChoice } from '@ptydeck/contract';
 import { resolveExecutable } from '../pty/command.js';
 import { loadAgentsConfig, type AgentConfig } from './agents-config.js';

@@ -1,3 +1,5 @@
+// Commands an agent runs itself and only streams to ptydeck, each shown as a read-only tab tagged with the
+// agent.
 import { isExistingDirectory } from '../pty/validate.js';
 import path from 'node:path';
 import type { SessionId } from '@ptydeck/contract';

@@ -1,9 +1,10 @@
+// Starts an ACP agent process and opens its one session, and says why when it cannot or when it dies.
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, McpServer, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
-import { posixSessionMembers, signalPosixSession } from '../pty/process-tree.js';
+import { endPosixSession } from '../pty/session-termination.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpClient, type AcpClientCallbacks, type AcpClientOptions } from './acp-client.js';
 import type { AgentConfig } from './agents-config.js';
@@ -251,23 +252,7 @@ function describeFailure(error: unknown): string {
   return shown && !error.message.includes(shown) ? `${error.message} (${shown})` : error.message;
 }
 
-const REAP_POLL_MS = 20;
-
-/**
- * SIGTERM to every process in session `sid`, then SIGKILL to what is left
- * after `graceMs`. Resolves once none is left (or SIGKILL was sent). The
- * processes are not all our children, so only polling can see them go.
- */
-async function endProcessSession(sid: number, graceMs: number): Promise<void> {
-  if (sid <= 0) return;
-  signalPosixSession(sid, 'SIGTERM');
-  signalPosixSession(sid, 'SIGCONT');
-  const deadline = Date.now() + graceMs;
-  while (posixSessionMembers(sid).length > 0) {
-    if (Date.now() >= deadline) {
-      signalPosixSession(sid, 'SIGKILL');
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, REAP_POLL_MS));
-  }
+/** The agent and every helper it started: it runs in a POSIX session of its own, with no terminal, so SIGTERM asks. */
+function endProcessSession(sid: number, graceMs: number): Promise<void> {
+  return endPosixSession(sid, { signal: 'SIGTERM', graceMs });
 }

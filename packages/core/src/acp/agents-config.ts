@@ -1,7 +1,8 @@
+// Reads agents.json, the developer's list of ACP agents, and says what is wrong with it rather than failing.
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { formatZodIssues } from '@ptydeck/contract';
+import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
 
 /** One ACP agent the developer can start: a program that speaks ACP over its stdin and stdout. */
@@ -56,15 +57,9 @@ export async function loadAgentsConfig(configDir: string = resolveConfigDir()): 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, path, agents: [] };
     return { ok: false, path, error: `${path}: cannot read the file (${errorMessage(error)})` };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, path, error: `${path}: not valid JSON (${errorMessage(error)})` };
-  }
-  const parsed = AgentsFile.safeParse(json);
-  if (!parsed.success) return { ok: false, path, error: `${path}: ${formatZodIssues(parsed.error)}` };
-  return { ok: true, path, agents: parsed.data.agents };
+  const checked = parseJsonAs(AgentsFile, text);
+  if (!checked.ok) return { ok: false, path, error: checked.json ? `${path}: ${checked.error}` : `${path}: not valid JSON (${checked.error})` };
+  return { ok: true, path, agents: checked.value.agents };
 }
 
 function errorMessage(error: unknown): string {

@@ -1,3 +1,5 @@
+// Edits the developer already allowed in the agent's own question, so the write that follows is not asked about
+// twice.
 import path from 'node:path';
 import type { ChatEvent } from '@ptydeck/contract';
 import type { WriteRequest } from './acp-client.js';

@@ -1,3 +1,5 @@
+// Per-chat credentials for ptydeck's MCP server, so the shells a chat's agent opens through it land under that
+// chat.
 import { createHash, randomBytes } from 'node:crypto';
 
 /** The environment variable that hands a chat's binding to the `ptydeck mcp` it starts. */

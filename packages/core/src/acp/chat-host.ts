@@ -1,3 +1,5 @@
+// Every chat the host runs: opens them, routes the panel's requests to them and hands their events to every
+// panel.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';

@@ -1,4 +1,5 @@
-import type { ChatEvent } from '@ptydeck/contract';
+// One chat's events kept for replay after a reload, compacted by the contract's fold and bounded.
+import { continuesMessage, foldToolCall, type ChatEvent, type ChatToolEvent } from '@ptydeck/contract';
 
 export interface ChatLogOptions {
   /**
@@ -36,7 +37,7 @@ export class ChatLog {
 
   append(event: ChatEvent): void {
     const last = this.entries.at(-1);
-    if (event.type === 'message' && last?.event.type === 'message' && last.event.role === event.role && last.event.messageId === event.messageId) {
+    if (event.type === 'message' && last?.event.type === 'message' && continuesMessage(last.event, event)) {
       // Counted by growth, not re-serialised: a long answer arrives in thousands of chunks.
       last.event = { ...last.event, text: last.event.text + event.text };
       last.size += event.text.length;
@@ -58,12 +59,11 @@ export class ChatLog {
     return [{ type: 'notice', level: 'info', text: `${this.dropped} earlier events of this chat are no longer kept.` }, ...events];
   }
 
-  /** Applies an update to the card's event where it was created, as the app would: carried fields replace. */
-  private foldTool(event: Extract<ChatEvent, { type: 'tool' }>): boolean {
+  /** Applies an update to the card's event where it was created, as the app does (the contract's fold). */
+  private foldTool(event: ChatToolEvent): boolean {
     const entry = this.entries.find((e) => e.event.type === 'tool' && e.event.toolCallId === event.toolCallId);
-    if (!entry) return false;
-    const defined = Object.fromEntries(Object.entries(event).filter(([, value]) => value !== undefined));
-    this.replace(entry, { ...entry.event, ...defined } as ChatEvent);
+    if (entry?.event.type !== 'tool') return false;
+    this.replace(entry, foldToolCall(entry.event, event));
     return true;
   }
 

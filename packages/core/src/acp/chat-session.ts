@@ -1,3 +1,4 @@
+// One chat: its agent process and session, the questions it asks, its terminals and its event log.
 import { randomUUID } from 'node:crypto';
 import type { McpServer, RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { DisposableStore, Emitter, QuestionOption, reportError, type ChatEvent, type ChatInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';

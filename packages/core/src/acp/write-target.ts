@@ -1,3 +1,4 @@
+// Where an agent's file write would really land, resolved before the developer is asked, and the write itself.
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath } from 'node:fs/promises';
 import path from 'node:path';

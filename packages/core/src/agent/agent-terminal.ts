@@ -1,3 +1,4 @@
+// The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type ShellActivity } from '@ptydeck/contract';
 import type { PtyDataEvent, PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
@@ -9,7 +10,7 @@ import { OutputView } from './output-view.js';
 import { parseShellMark } from './shell-integration.js';
 import { TerminalStreamScanner } from './terminal-stream.js';
 
-export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited';
+export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited' | 'lost';
 
 /** Bytes of tail rendered to recognise prompts. */
 const TAIL_BYTES = 2048;
@@ -34,6 +35,8 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private applicationCursor = false;
   private lastData = Date.now();
   private hasExited = false;
+  /** Its process was lost with an earlier host (PtyService.restore): exited, but it says so. */
+  private wasLost = false;
   private currentCwd: string;
   private readonly watch: InputWatch;
   /** Per caller, the `since` of the last input wait a result told it about. */
@@ -161,6 +164,19 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.emit();
   }
 
+  /**
+   * The session is one an earlier host kept (PtyService.restore): its output
+   * ends at `end`, its process is gone (`lost` when it was running then), and
+   * the owner's read position carries on from `cursor` when the host kept it.
+   */
+  markRestored(end: number, lost: boolean, cursor: number | null): void {
+    // An empty scan at `end` moves the scanner there, as over a gap.
+    this.scanner.scan(end, new Uint8Array(0));
+    this.wasLost = lost;
+    if (cursor !== null) this.advanceCursor(this.ownerId, cursor);
+    this.markExited();
+  }
+
   markRemoved(): void {
     this.emit();
   }
@@ -240,7 +256,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
 
   /** The state a model can act on, and what input is asked for when waiting. */
   state(): { state: TerminalState; attention: Attention | null } {
-    if (this.hasExited) return { state: 'exited', attention: null };
+    if (this.hasExited) return { state: this.wasLost ? 'lost' : 'exited', attention: null };
     if (this.alternate) return { state: 'alt_screen', attention: null };
     if (this.tracker.atPrompt) return { state: 'idle_at_prompt', attention: null };
     // A result is returned after a short quiet (terminal_send waits 200 ms): ask the kernel now.

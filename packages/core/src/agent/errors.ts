@@ -34,8 +34,14 @@ export function noSuchTerminal(id: string): TerminalToolError {
   );
 }
 
-/** A terminal that has exited cannot take input or run commands. */
+/** A terminal that has exited (or was lost with an earlier host) cannot take input or run commands. */
 export function terminalExited(info: SessionInfo): TerminalToolError {
+  if (info.status === 'lost') {
+    return new TerminalToolError(
+      'exited',
+      `Terminal ${info.id}'s process is gone: ptydeck's host stopped (killed, crashed or upgraded) while it ran, and this terminal is the record of what it printed until then. Nothing can be typed into it. Read it with terminal_read, remove it with terminal_close, or start another with terminal_create.`,
+    );
+  }
   const how = info.signal ? `signal ${info.signal}` : `exit code ${info.exitCode}`;
   return new TerminalToolError(
     'exited',

@@ -1,3 +1,4 @@
+// How commands are run and followed in a shell, one strategy per level of shell integration.
 import type { CommandTracker } from './command-tracker.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
 import { bashRunInput, newNonce, nonceRunInput, parseShellMark } from './shell-integration.js';

@@ -1,3 +1,5 @@
+// Notices a command waiting for input (from the kernel, else the prompt's look), so a wait returns instead of
+// timing out.
 import type { Attention } from '@ptydeck/contract';
 import { probeInputWait, type InputWait } from '../pty/input-wait.js';
 import { detectInputPrompt, endsLikeAPrompt, lastLine } from './input-prompts.js';

@@ -1,3 +1,4 @@
+// The MCP server of the agent terminal tool: the seven terminal_* tools for one connection.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TerminalToolError } from './errors.js';
@@ -31,7 +32,7 @@ export interface AgentMcpServerOptions {
 const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
 Use terminal_run for shell commands: it returns the exit code and plain-text output. For long commands pass a small timeout_ms and follow with terminal_wait.
 Use terminal_send for interactive programs (prompts, REPLs, full-screen tools) and read them with terminal_read (mode "screen" for full-screen programs).
-Every result ends with the terminal's state: running, idle_at_prompt, waiting_for_input, alt_screen or exited. Close terminals you no longer need with terminal_close.`;
+Every result ends with the terminal's state: running, idle_at_prompt, waiting_for_input, alt_screen, exited, or lost (ptydeck's host stopped while it ran: its process is gone, its output until then readable). Close terminals you no longer need with terminal_close.`;
 
 /** Extra fields the SDK hands a tool callback; only what we use. */
 interface CallExtra {
@@ -125,7 +126,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Read output',
       description:
-        'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports state, cursor and skipped.',
+        'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit and across a restart of ptydeck\'s host), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports state, cursor and skipped; a terminal lost with a stopped host reads as state "lost", with unwritten_bytes: how much of its end was never saved.',
       inputSchema: readShape,
       outputSchema: readResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -180,7 +181,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'List terminals',
       description:
-        'List your terminals: id, title, command, cwd, state, how an exited one ended, unread bytes, and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
+        'List your terminals: id, title, command, cwd, state (lost: its process went with a stopped ptydeck host; it stays readable until terminal_close), how an exited one ended, unread bytes, and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
       inputSchema: {},
       outputSchema: listResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -225,11 +226,18 @@ interface TerminalStatus {
   exit_code?: number | null;
   process_exit_code?: number | null;
   process_signal?: string | null;
+  unwritten_bytes?: number | null;
 }
 
 /** How a terminal's process ended. */
 function processText(result: { process_exit_code?: number | null; process_signal?: string | null }): string {
   return result.process_signal ? `killed by ${result.process_signal}` : `exit ${result.process_exit_code}`;
+}
+
+/** What a lost terminal is, and how much of its end is missing. */
+function lostText(result: TerminalStatus): string {
+  const missing = result.unwritten_bytes == null ? 'its last output may be missing' : `the last ${result.unwritten_bytes} bytes it printed were not saved, and more may be missing`;
+  return `its process is gone: ptydeck's host stopped while it ran; ${missing}; it takes no input`;
 }
 
 /** What a waiting program asks, and how to answer it. */
@@ -244,7 +252,7 @@ function stateText(result: TerminalStatus): string {
 
 function statusLine(result: TerminalStatus): string {
   const command = result.exit_code != null ? ` (a command finished: exit ${result.exit_code})` : '';
-  const ended = result.state === 'exited' ? ` (${processText(result)})` : '';
+  const ended = result.state === 'exited' ? ` (${processText(result)})` : result.state === 'lost' ? ` (${lostText(result)})` : '';
   return `[${result.id}] ${result.state}${ended}${command}${askText(result)}`;
 }
 

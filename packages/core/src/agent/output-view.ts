@@ -1,3 +1,4 @@
+// What a model reads of a range of output: plain, bounded text that says what was left out.
 import type { SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { ByteRange } from './command-tracker.js';

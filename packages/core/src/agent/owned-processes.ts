@@ -1,3 +1,4 @@
+// What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
 import { endProcesses, endSessionLeftovers } from '../proc/end-processes.js';
 import {
   backgroundProcesses,

@@ -1,7 +1,16 @@
-import { reportError, type SessionId } from '@ptydeck/contract';
+// The agent tool's sessions by owner: the fence that keeps each MCP connection to its own sessions.
+import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import type { AgentTerminal } from './agent-terminal.js';
+import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
+
+/** Who is calling: an MCP connection's id (sessions are scoped to it) and its client name. */
+export interface TerminalOwner {
+  id: string;
+  name?: string;
+  /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
+  cwd?: string;
+}
 
 /**
  * The agent tool's sessions by owner (an MCP connection). The fence is here:
@@ -76,6 +85,25 @@ export class OwnedSessions {
 
   add(session: AgentTerminal): void {
     this.sessions.set(session.id, session);
+  }
+
+  /**
+   * Takes back an agent's session an earlier host kept (PtyService.restore),
+   * fenced to its owner as before, its read position where the host kept it.
+   * Display sessions and the developer's own are not the tool's.
+   */
+  adoptRestored(info: SessionInfo, cursor: number | null): void {
+    if (info.source !== 'agent' || !info.owner || info.readOnly || this.sessions.has(info.id)) return;
+    const session = new AgentTerminal(this.service, info.id, info.owner, null, info.cwd);
+    session.markRestored(this.service.read(info.id, { maxBytes: 1 }).end, info.status === 'lost', cursor);
+    this.add(session);
+    this.evictExited(info.owner);
+  }
+
+  /** The owner's read position in a session, for the session store to keep across a restart; null when not the tool's. */
+  ownerCursorOf(id: SessionId): number | null {
+    const session = this.sessions.get(id);
+    return session ? session.cursorOf(session.ownerId) : null;
   }
 
   /** Any owner's session, for routing the service's events. */

@@ -1,3 +1,4 @@
+// "Who holds the port" for a command that failed on a taken one, within the fence between agents.
 import { portHolders } from '../proc/port-holders.js';
 import { sessionsOf } from '../proc/session-processes.js';
 import type { PtyService } from '../pty/types.js';

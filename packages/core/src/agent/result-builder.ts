@@ -1,7 +1,9 @@
+// Builds the terminal tool's results in the order a model reads them.
 import type { SessionInfo } from '@ptydeck/contract';
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
-import type { ListedPort, OutputResult, PortInUse, RunResult, TerminalFields, WaitResult } from './results.js';
+import type { PtyService } from '../pty/types.js';
+import type { ListedPort, ListedProcess, ListResult, OutputResult, PortInUse, RunResult, TerminalFields, WaitResult } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
 /** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
@@ -13,6 +15,7 @@ export function terminalFields(session: AgentTerminal, info: SessionInfo, caller
     state,
     ...(attention ? { prompt: attention.kind, prompt_text: attention.prompt } : {}),
     ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
+    ...(info.status === 'lost' ? { unwritten_bytes: info.lost?.unwrittenBytes ?? null } : {}),
   };
 }
 
@@ -68,4 +71,31 @@ export function withPorts<T extends RunResult | WaitResult>(result: T, ports: Li
     ...(ports && ports.length > 0 ? { ports_opened: ports } : {}),
     ...(inUse && inUse.length > 0 ? { port_in_use: inUse } : {}),
   };
+}
+
+/** terminal_list's result: the caller's sessions the service still holds, with their processes where known. */
+export function listTerminals(
+  service: PtyService,
+  caller: string,
+  sessions: readonly AgentTerminal[],
+  processes: Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined,
+): ListResult {
+  const terminals: ListResult['terminals'] = [];
+  for (const session of sessions) {
+    const info = service.get(session.id);
+    if (!info) continue;
+    const { state } = session.state();
+    terminals.push({
+      id: session.id,
+      title: info.title,
+      command: [info.command, ...info.args].join(' '),
+      cwd: session.cwd,
+      state,
+      ...(info.status === 'exited' ? { process_exit_code: info.exitCode } : {}),
+      unread_bytes: Math.max(0, session.safeEnd - session.cursorOf(caller)),
+      created_at: info.createdAt,
+      ...processes?.get(session.id),
+    });
+  }
+  return { terminals };
 }

@@ -14,8 +14,10 @@ import { z } from 'zod';
  */
 
 const terminalState = z
-  .enum(['running', 'idle_at_prompt', 'waiting_for_input', 'alt_screen', 'exited'])
-  .describe('What the terminal is doing now: running a command or program, idle at its shell prompt, waiting for input, showing a full-screen program, or exited.');
+  .enum(['running', 'idle_at_prompt', 'waiting_for_input', 'alt_screen', 'exited', 'lost'])
+  .describe(
+    'What the terminal is doing now: running a command or program, idle at its shell prompt, waiting for input, showing a full-screen program, exited, or lost: its process is gone because ptydeck\'s host stopped (killed, crashed or upgraded) while it ran; what it printed until then can still be read, nothing can be typed.',
+  );
 const promptKind = z
   .enum(['confirm', 'password', 'pager', 'select', 'repl', 'press_key', 'unknown'])
   .describe('With state waiting_for_input: the kind of input asked for. Answer with terminal_send (text, then keys ["Enter"]).');
@@ -67,6 +69,12 @@ export const terminalShape = {
   prompt_text: z.string().optional().describe('With state waiting_for_input: the prompt\'s line as the developer sees it.'),
   process_exit_code: z.number().int().nullable().optional().describe('Once the terminal\'s process has ended: its exit code (null when a signal ended it).'),
   process_signal: z.string().nullable().optional().describe('Once the terminal\'s process has ended: the signal that ended it, if any.'),
+  unwritten_bytes: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('With state lost: bytes at the end of its output that the stopped host had read but not yet saved, so nobody can read them (null: not known); more may be missing after them.'),
 };
 
 export const createResultShape = {

@@ -1,3 +1,4 @@
+// How the agent tool learns where a command starts and ends and its exit code: bash's marks or nonce marks.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

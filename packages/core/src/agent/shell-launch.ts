@@ -1,3 +1,4 @@
+// Starts an agent session's program with the best shell integration it can get.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
@@ -6,8 +7,7 @@ import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { AgentTerminal } from './agent-terminal.js';
-import type { OwnedSessions } from './owned-sessions.js';
-import type { TerminalOwner } from './terminal-tool.js';
+import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
 import { TerminalToolError, fromPtyError } from './errors.js';
 import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execute-strategy.js';

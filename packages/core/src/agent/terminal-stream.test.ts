@@ -49,13 +49,6 @@ describe('TerminalStreamScanner', () => {
     expect(scanner.safeEnd).toBe(14);
   });
 
-  it('reports the end of the plain-text line holding a watched needle, not inside an OSC', () => {
-    const scanner = new TerminalStreamScanner();
-    scanner.watchNeedle('cafe01');
-    const events = scanner.scan(0, bytes("x\x1b]9;cafe01\x07 echo cafe01\r\nout\n"));
-    expect(events.filter((e) => e.kind === 'needle-line')).toEqual([{ kind: 'needle-line', needle: 'cafe01', end: 26 }]);
-  });
-
   it('restarts cleanly after a gap in cursors', () => {
     const scanner = new TerminalStreamScanner();
     scanner.scan(0, bytes('\x1b]133;'));

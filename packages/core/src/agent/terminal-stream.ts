@@ -13,9 +13,7 @@ export type StreamEvent =
   /** An OSC sequence; `start` is the cursor of its ESC, `end` one past its terminator. */
   | { kind: 'osc'; payload: string; start: number; end: number }
   | { kind: 'alt-screen'; on: boolean; end: number }
-  | { kind: 'app-cursor'; on: boolean; end: number }
-  /** The line feed ending the first line of plain text that contained the watched needle. */
-  | { kind: 'needle-line'; needle: string; end: number };
+  | { kind: 'app-cursor'; on: boolean; end: number };
 
 const enum State {
   Ground,
@@ -46,7 +44,6 @@ export class TerminalStreamScanner {
   private osc: number[] = [];
   private oscOverflow = false;
   private csi = '';
-  private needle: { text: string; matched: number; found: boolean } | null = null;
 
   constructor(startCursor = 0) {
     this.position = startCursor;
@@ -64,14 +61,6 @@ export class TerminalStreamScanner {
    */
   get safeEnd(): number {
     return this.state === State.Ground && this.utf8Pending === 0 ? this.position : this.sequenceStart;
-  }
-
-  /**
-   * Reports the end of the first plain-text line containing `needle` (used by
-   * the nonce fallback to find where a command's echo ends). One at a time.
-   */
-  watchNeedle(needle: string | null): void {
-    this.needle = needle ? { text: needle, matched: 0, found: false } : null;
   }
 
   /** Scans a chunk that starts at `cursor`; gaps (trimmed bytes) reset the state. */
@@ -107,7 +96,6 @@ export class TerminalStreamScanner {
           return;
         }
         this.trackUtf8(byte, at);
-        this.trackNeedle(byte, at, events);
         return;
       case State.Esc:
         if (byte === 0x5b /* [ */) {
@@ -184,22 +172,6 @@ export class TerminalStreamScanner {
     } else {
       this.utf8Pending = 0;
     }
-  }
-
-  private trackNeedle(byte: number, at: number, events: StreamEvent[]): void {
-    const needle = this.needle;
-    if (!needle) return;
-    if (needle.found) {
-      if (byte === 0x0a) {
-        events.push({ kind: 'needle-line', needle: needle.text, end: at + 1 });
-        this.needle = null;
-      }
-      return;
-    }
-    // The needle is random hex, so restarting on a mismatch cannot miss an overlap that matters.
-    if (byte === needle.text.charCodeAt(needle.matched)) needle.matched++;
-    else needle.matched = byte === needle.text.charCodeAt(0) ? 1 : 0;
-    if (needle.matched === needle.text.length) needle.found = true;
   }
 
   private finishCsi(final: number, at: number, events: StreamEvent[]): void {

@@ -1,18 +1,19 @@
+// The agent terminal tool: create, run, send, read, wait, close and list over the PTY service, fenced per owner.
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import type { PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { ScreenService } from '../screen/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
-import { OwnedSessions } from './owned-sessions.js';
+import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
 import { portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
-import { readNew, runResult, terminalFields, withPorts } from './result-builder.js';
+import { listTerminals, readNew, runResult, terminalFields, withPorts } from './result-builder.js';
 import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
@@ -20,14 +21,8 @@ import type { SessionRef } from '../proc/session-processes.js';
 import { titleOf } from './command-title.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
+export type { TerminalOwner } from './owned-sessions.js';
 
-/** Who is calling: an MCP connection's id (sessions are scoped to it) and its client name. */
-export interface TerminalOwner {
-  id: string;
-  name?: string;
-  /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
-  cwd?: string;
-}
 
 export interface TerminalToolOptions {
   /** Live agent sessions allowed per owner. Default 16. */
@@ -78,6 +73,14 @@ export interface TerminalTool {
   ownerDisconnected(ownerId: string): void;
   /** The owner connected again under the same id (a chat's agent): its sessions are its own again, not orphans. */
   ownerReturned(ownerId: string): void;
+  /**
+   * An agent's session an earlier host kept, just restored in the service: its
+   * owner's again (state `lost`, or `exited`), read from `cursor` on when the
+   * host kept the owner's read position.
+   */
+  adoptRestored(info: SessionInfo, cursor: number | null): void;
+  /** The owner's read position in one of the tool's sessions (null otherwise): what the session store keeps. */
+  agentCursorOf(id: string): number | null;
   /** Stops following the service and removes the generated shell files; sessions stay in the service. */
   dispose(): void;
 }
@@ -365,26 +368,8 @@ class TerminalToolImpl implements TerminalTool {
   }
 
   list(owner: TerminalOwner): ListResult {
-    const terminals: ListResult['terminals'] = [];
     const sessions = this.owned.ofOwner(owner.id).filter((session) => this.service.get(session.id));
-    const processes = this.processes.list(sessions.map((session) => this.refOf(session)));
-    for (const session of sessions) {
-      const info = this.service.get(session.id);
-      if (!info) continue;
-      const { state } = session.state();
-      terminals.push({
-        id: session.id,
-        title: info.title,
-        command: [info.command, ...info.args].join(' '),
-        cwd: session.cwd,
-        state,
-        ...(info.status === 'exited' ? { process_exit_code: info.exitCode } : {}),
-        unread_bytes: Math.max(0, session.safeEnd - session.cursorOf(owner.id)),
-        created_at: info.createdAt,
-        ...processes?.get(session.id),
-      });
-    }
-    return { terminals };
+    return listTerminals(this.service, owner.id, sessions, this.processes.list(sessions.map((session) => this.refOf(session))));
   }
 
   async closeOwner(ownerId: string): Promise<void> {
@@ -399,6 +384,14 @@ class TerminalToolImpl implements TerminalTool {
 
   ownerReturned(ownerId: string): void {
     this.owned.markReturned(ownerId);
+  }
+
+  adoptRestored(info: SessionInfo, cursor: number | null): void {
+    this.owned.adoptRestored(info, cursor);
+  }
+
+  agentCursorOf(id: string): number | null {
+    return this.owned.ownerCursorOf(id);
   }
 
   dispose(): void {
@@ -435,7 +428,7 @@ class TerminalToolImpl implements TerminalTool {
   /** The session as the process table knows it: its pid names its tree only while it runs. */
   private refOf(session: AgentTerminal): SessionRef {
     const info = this.infoOf(session);
-    return { id: session.id, pid: info.pid, running: info.status !== 'exited' };
+    return { id: session.id, pid: info.pid, running: info.status === 'running' };
   }
 
   private infoOf(session: AgentTerminal): SessionInfo {

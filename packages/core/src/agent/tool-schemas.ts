@@ -1,3 +1,4 @@
+// The terminal tool's input schemas, with the limits a model's input is held to.
 import { z } from 'zod';
 import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, formatZodIssues } from '@ptydeck/contract';
 import { TerminalToolError } from './errors.js';

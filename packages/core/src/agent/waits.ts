@@ -1,3 +1,4 @@
+// What the terminal tool waits on: a command's end, exit, idle output, a pattern or a listening port.
 import type { AgentTerminal } from './agent-terminal.js';
 import { execWithin, RegexTimeoutError } from './bounded-regex.js';
 import type { CommandRecord } from './command-tracker.js';

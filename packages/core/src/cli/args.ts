@@ -1,3 +1,4 @@
+// Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 

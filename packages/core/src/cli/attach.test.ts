@@ -12,6 +12,7 @@ import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-ki
 import type { PtyService } from '../pty/types.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
+import { lostRecord } from '../server/testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from './testing/tmux.js';
 
 /**
@@ -239,6 +240,30 @@ describe('ptydeck attach', () => {
       await other.close();
       await otherService.dispose();
     }
+  });
+
+  it('a lost session: ls says lost; attach draws what was saved, says it is lost and exits 3; --write is refused', async () => {
+    const lost = service.restore(lostRecord({ title: 'lost-shell' }, 'sh$ echo saved\r\nsaved-$((6*7))\r\nsaved-42\r\n', { start: 4096, unwrittenBytes: 2048 }));
+    const pane = await shellPane();
+    pane.type(`ptydeck ls | grep lost-shell; ptydeck ls --json | grep -c '"state": "lost"'`);
+    await pane.waitFor(new RegExp(`${lost.id.slice(0, 8)}\\s+user\\s+you\\s+lost-shell\\s+lost\\s`));
+    await pane.waitFor(/^1$/m);
+
+    pane.type(`ptydeck attach ${lost.id.slice(0, 8)}; echo "attach-rc=$?"`);
+    const shown = await pane.waitFor(/attach-rc=\d+/);
+    expect(shown).toMatch(/attached to .* lost: its process is gone/);
+    expect(shown).toContain('saved-42');
+    // The pane wraps the long line: what counts is said before the wrap.
+    expect(shown).toMatch(/session [0-9a-f]{8} is lost: the host restarted; output as last saved \(at least 2\.0 KiB/);
+    expect(shown).toMatch(/attach-rc=3/);
+    await expectRestored(pane);
+
+    const writer = await shellPane();
+    writer.type(`ptydeck attach --write ${lost.id}; echo "attach-rc=$?"`);
+    const refused = await writer.waitFor(/attach-rc=\d+/);
+    expect(refused).toMatch(/attach-rc=1/);
+    expect(refused).toMatch(/is lost: its process is gone/);
+    expect(service.get(lost.id)!.status).toBe('lost');
   });
 
   it('a full-screen program comes back whole; a writer makes it redraw at its size', async () => {

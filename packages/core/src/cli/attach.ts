@@ -1,13 +1,14 @@
+// `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
 import { constants } from 'node:os';
-import { DisposableStore, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';
-import type { CliIo } from './main.js';
+import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';
+import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { PanelSession } from './panel-session.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
 import { matchSession, ownerOf, SHORT_ID_LENGTH } from './session-list.js';
 import { styleFor } from './style.js';
-import { EXIT_FAILURE, EXIT_OK } from './usage.js';
+import { EXIT_FAILURE, EXIT_LOST, EXIT_OK } from './usage.js';
 
 export interface AttachOptions {
   /** An id, or a prefix that names one session. */
@@ -40,6 +41,9 @@ export async function runAttach(options: AttachOptions, io: CliIo): Promise<numb
     if (match.kind === 'ambiguous') {
       const candidates = match.candidates.map((info) => `  ${info.id}  ${info.title}`).join('\n');
       throw new Error(`'${options.target}' matches ${match.candidates.length} sessions; type more of the id:\n${candidates}`);
+    }
+    if (options.write && match.info.status === 'lost') {
+      throw new Error(`session ${match.info.id.slice(0, SHORT_ID_LENGTH)} is lost: its process is gone (the ptydeck host restarted while it ran), so it takes no input; attach without --write to read what was saved of it`);
     }
     if (options.write && match.info.readOnly) throw new Error(`session ${match.info.id.slice(0, SHORT_ID_LENGTH)} is display-only (output an agent ran itself): it takes no input; attach without --write`);
   } catch (error) {
@@ -112,7 +116,7 @@ class Attachment {
 
   private statusLine(): string {
     const { info } = this;
-    const mode = this.writer ? 'writing' : 'read-only (--write to type)';
+    const mode = this.info.status === 'lost' ? 'lost: its process is gone' : this.writer ? 'writing' : 'read-only (--write to type)';
     const local = this.terminal.size();
     const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · session is ${info.cols}x${info.rows}, larger than here` : '';
     const title = info.title.length > 24 ? `${info.title.slice(0, 23)}…` : info.title;
@@ -145,7 +149,14 @@ class Attachment {
     this.write(first ? screen : CLEAR_FOR_REDRAW + screen, cursor);
     this.acked = cursor;
     if (first && this.writer) this.takeSize(screen.includes(ALT_SCREEN_ON));
+    if (this.info.status === 'lost') return this.finishLost();
     if (this.exit) this.settle();
+  }
+
+  /** A lost session's screen is all there is: nothing runs to print more. Ends once the screen is out. */
+  private finishLost(): void {
+    const message = `session ${this.short} is ${lostNote(this.info.lost)}; its process is gone. It stays listed until removed (close its tab in the panel).`;
+    process.stdout.write('', () => this.finish(EXIT_LOST, message));
   }
 
   private onOutput(frame: OutputFrame): void {

@@ -1,3 +1,4 @@
+// Finds the running ptydeck host, proven to be it, or starts one detached: every client's way in.
 import { spawn } from 'node:child_process';
 import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../server/discovery.js';
 import { until } from '../server/testing/reliability.js';
-import { bin, buildCore, hostSandbox, lockedPid, processesOf, reap, type HostSandbox } from './testing/host-sandbox.js';
+import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from './testing/host-sandbox.js';
 
 /**
  * One ptydeck host per state directory, with real processes: `ptydeck mcp`
@@ -33,29 +32,9 @@ function sandbox(extra: Record<string, string> = {}): HostSandbox {
   return made;
 }
 
-/** An agent on stdio through `ptydeck mcp`, as Claude Code or Codex start it. */
+/** An agent on stdio through `ptydeck mcp`, closed after each test. */
 async function agent(box: HostSandbox, name = 'host-test-agent', cwd?: string) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe', ...(cwd ? { cwd } : {}) });
-  let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name, version: '1' });
-  clients.push(client);
-  await client.connect(transport);
-  return { client, stderr: () => stderr };
-}
-
-function discovery(box: HostSandbox): { url: string; pid: number; protocol: number } {
-  return JSON.parse(readFileSync(join(box.stateDir, 'server.json'), 'utf8'));
-}
-
-/** Runs the CLI to its end. */
-function cli(box: HostSandbox, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child: ChildProcess = spawn(process.execPath, [bin, ...args], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return stdioAgent(box, name, { cwd, clients });
 }
 
 /** Live `ptydeck host` processes of a sandbox. */
@@ -67,15 +46,6 @@ function hostsOf(box: HostSandbox): number[] {
       return false;
     }
   });
-}
-
-/** Alive and not a zombie. */
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
 }
 
 async function create(client: Client, args: Record<string, unknown>): Promise<{ id: string; pid: number; cwd: string }> {

@@ -1,10 +1,12 @@
+// `ptydeck host` and `ptydeck serve`: the one host for a state directory, until stopped or idle.
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
+import { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore } from '../persist/session-store.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { acquireHostLock } from '../host/host-lock.js';
 import { watchIdle } from '../host/idle-watch.js';
 import { stopRoute } from '../host/stop-route.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { styleFor } from './style.js';
 
@@ -47,10 +49,12 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
       );
     }
     let server: LocalServer | undefined;
+    let store: SessionStore | undefined;
     try {
+      store = openStore(stateDir, log);
       let stopAsked!: () => void;
       const stopped = new Promise<'stop'>((resolve) => (stopAsked = () => resolve('stop')));
-      server = await startServer(command, io, stateDir, stopRoute({ sessions: () => server?.service.list() ?? [], chatCount: () => server?.chats.list().length ?? 0, onStop: () => stopAsked() }));
+      server = await startServer(command, io, stateDir, store, stopRoute({ sessions: () => server?.service.list() ?? [], chatCount: () => server?.chats.list().length ?? 0, onStop: () => stopAsked() }));
       if (previous.status === 'stale') log(`replaced a stale ${previous.path} (pid ${previous.record.pid} is gone)`);
       // A desktop app of this release runs its own core without the host lock, and wrote the file before us.
       else if (previous.status === 'live' && previous.record.pid !== process.pid) {
@@ -75,6 +79,7 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
       await bounded(server.close(), SHUTDOWN_MS);
       return reason === 'idle' || reason === 'stop' ? 0 : exitCodeFor(reason);
     } finally {
+      store?.dispose();
       lock.release();
     }
   } finally {
@@ -82,13 +87,32 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
   }
 }
 
-async function startServer(command: HostCommand, io: CliIo, stateDir: string, route: ReturnType<typeof stopRoute>): Promise<LocalServer> {
+/**
+ * The store that keeps sessions across this host's death, in `<stateDir>/sessions`,
+ * unless PTYDECK_PERSIST turns it off. One that cannot be opened (a directory
+ * others could write) is reported, and the host runs without it.
+ */
+function openStore(stateDir: string, log: (line: string) => void): SessionStore | undefined {
+  if (!sessionStoreSetting(process.env)) {
+    log('session persistence is off (PTYDECK_PERSIST): sessions will not be kept if this host dies');
+    return undefined;
+  }
+  try {
+    return openSessionStore({ dir: sessionStoreDir(stateDir) });
+  } catch (error) {
+    log(`sessions will not be kept if this host dies: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+async function startServer(command: HostCommand, io: CliIo, stateDir: string, store: SessionStore | undefined, route: ReturnType<typeof stopRoute>): Promise<LocalServer> {
   const style = styleFor(io.stdout);
   return startLocalServer({
     port: command.port,
     host: command.host,
     stateDir,
     route,
+    ...(store ? { sessionStore: store } : {}),
     // Where the server cannot tell who runs `ptydeck url`, the link goes to this terminal, the developer's.
     // Never into `ptydeck host`'s log: agents' shells can read that file.
     ...(command.kind === 'serve'

@@ -1,5 +1,6 @@
+// `ptydeck ls`: every session of the running host, as a table or as JSON.
 import { homedir } from 'node:os';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';
 import { formatTable, listEntry } from './session-list.js';
 import { EXIT_OK } from './usage.js';

@@ -1,13 +1,9 @@
+// The ptydeck CLI's entry: parses the command and loads only the module that runs it, so a start stays cheap.
 import { readFileSync } from 'node:fs';
-import type { StreamLike } from '../capability/terminal-capability.js';
 import { parseCommand } from './args.js';
+import type { CliIo } from './cli-io.js';
 import { styleFor } from './style.js';
 import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
-
-export interface CliIo {
-  stdout: NodeJS.WritableStream & StreamLike;
-  stderr: NodeJS.WritableStream & StreamLike;
-}
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {

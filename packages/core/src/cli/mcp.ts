@@ -1,3 +1,4 @@
+// `ptydeck mcp`: the stdio MCP server agents run, a bridge to the host (or an embedded core on request).
 import { randomUUID } from 'node:crypto';
 import { UnsafeStateError } from '../server/discovery.js';
 import { ensureHost, HostProtocolError } from './ensure-host.js';
@@ -61,9 +62,8 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   log('ptydeck mcp: running an embedded core (--embedded): its sessions end when this process exits, and no panel shows them');
   // Loaded only here: a bridge to a running ptydeck needs none of the PTY, agent or MCP server stack.
   // (The stdio transport is loaded either way: the bridge speaks it too.)
-  const [{ createAgentMcpServer }, { createTerminalTool }, { createPtyService }] = await Promise.all([
-    import('../agent/mcp-server.js'),
-    import('../agent/terminal-tool.js'),
+  const [{ createAgentMcpServer, createTerminalTool }, { createPtyService }] = await Promise.all([
+    import('../agent/index.js'),
     import('../pty/pty-service.js'),
   ]);
   const service = createPtyService();

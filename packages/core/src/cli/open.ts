@@ -1,4 +1,5 @@
-import type { CliIo } from './main.js';
+// `ptydeck` with no command: make sure the host runs, then print a one-time panel link.
+import type { CliIo } from './cli-io.js';
 import { ensureHost } from './ensure-host.js';
 import { freshPanelLink } from './url.js';
 import { styleFor } from './style.js';

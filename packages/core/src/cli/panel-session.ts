@@ -1,3 +1,4 @@
+// A CLI command's panel connection to the running host (`ls`, `attach`), speaking the app's protocol.
 import { createRequire } from 'node:module';
 import type { RawData, WebSocket } from 'ws';
 import {
@@ -6,6 +7,7 @@ import {
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   PanelServerMessage,
+  parseJsonAs,
   TOKEN_SUBPROTOCOL_PREFIX,
   type OnEvent,
   type OutputFrame,
@@ -122,16 +124,10 @@ export class PanelSession {
 }
 
 function parseControl(data: RawData): PanelServerMessage | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(toBytes(data)).toString('utf8'));
-  } catch {
-    return undefined;
-  }
   // One this client does not know (a newer host's) is left out, not reported: a report would land in
   // the middle of the session's screen that attach is drawing.
-  const parsed = PanelServerMessage.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  const checked = parseJsonAs(PanelServerMessage, Buffer.from(toBytes(data)).toString('utf8'));
+  return checked.ok ? checked.value : undefined;
 }
 
 function toBytes(data: RawData): Uint8Array {

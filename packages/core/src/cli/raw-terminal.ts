@@ -1,3 +1,4 @@
+// The local terminal `ptydeck attach` runs in: raw mode while attached, always given back as it was.
 import { spawnSync } from 'node:child_process';
 import type { Unsubscribe } from '@ptydeck/contract';
 

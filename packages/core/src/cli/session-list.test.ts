@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
+import { sessionInfo } from '../server/testing/lost-records.js';
 import { formatAge, formatTable, listEntry, matchSession, sessionState } from './session-list.js';
 
 function session(overrides: Partial<SessionInfo>): SessionInfo {
-  return {
-    id: '3f2a1b4c-0000-4000-8000-000000000001',
-    source: 'user',
-    owner: null,
-    ownerName: null,
-    title: 'bash',
-    command: 'bash',
-    args: [],
-    cwd: '/home/dev/project',
-    pid: 4242,
-    cols: 80,
-    rows: 24,
-    status: 'running',
-    exitCode: null,
-    signal: null,
-    createdAt: 1_000_000,
-    exitedAt: null,
-    ...overrides,
-  };
+  return sessionInfo({ id: '3f2a1b4c-0000-4000-8000-000000000001', cwd: '/home/dev/project', createdAt: 1_000_000, ...overrides });
 }
 
 const agent = { id: 'conn-1', name: 'claude-code', version: '1', transport: 'http' as const, connectedAt: 0 };
@@ -34,6 +17,14 @@ describe('session-list', () => {
     expect(sessionState(session({ shell: { state: 'idle', lastExitCode: 1 } }))).toBe('idle_at_prompt');
     expect(sessionState(session({ shell: { state: 'running', lastExitCode: null } }))).toBe('running');
     expect(listEntry(session({ shell: { state: 'idle', lastExitCode: 1 } }), []).last_exit_code).toBe(1);
+  });
+
+  it('says lost for a session an earlier host ran, whatever it last reported, in the table and the JSON', () => {
+    // What the restored info may still carry from before the restart must not read as live.
+    const lost = session({ status: 'lost', pid: 0, lost: { foundAt: 1, unwrittenBytes: 10 }, shell: { state: 'idle', lastExitCode: 0 } });
+    expect(sessionState(lost)).toBe('lost');
+    expect(listEntry(lost, [])).toMatchObject({ state: 'lost', pid: 0, exit_code: null });
+    expect(formatTable([listEntry(lost, [])], 1_000_000, '/home/dev').split('\n')[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+bash\s+lost\s+~\/project\s+0s$/);
   });
 
   it('names the owner: "you" for your sessions, the agent otherwise', () => {

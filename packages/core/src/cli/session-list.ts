@@ -4,8 +4,8 @@ import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
  * What `ptydeck ls` says of a session, pure so it is tested without a server.
  * `idle_at_prompt` is known only of a shell whose commands the core follows
  * (an agent's bash with integration); any other running program is
- * `running`. `lost` comes with sessions that outlive their host; it is in the
- * type so scripts can match on it already.
+ * `running`. `lost`: an earlier host ran it and was killed, crashed or was
+ * upgraded; its process is gone and its output is what that host saved.
  */
 export type SessionState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'exited' | 'lost';
 
@@ -37,6 +37,7 @@ export const SHORT_ID_LENGTH = 8;
 
 export function sessionState(info: SessionInfo): SessionState {
   if (info.status === 'exited') return 'exited';
+  if (info.status === 'lost') return 'lost';
   if (info.attention) return 'waiting_for_input';
   return info.shell?.state === 'idle' ? 'idle_at_prompt' : 'running';
 }

@@ -1,3 +1,4 @@
+// How CLI commands stop on SIGINT and SIGTERM: first end the sessions, a second signal exits at once.
 import { EXIT_SIGINT, EXIT_SIGTERM } from './usage.js';
 
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'eof';

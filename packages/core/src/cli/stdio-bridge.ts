@@ -1,3 +1,4 @@
+// Forwards MCP frames between an agent on stdio and the host's /mcp, so its sessions live in the host.
 import type { Readable, Writable } from 'node:stream';
 import {
   isJSONRPCErrorResponse,
@@ -8,7 +9,8 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
+import { newAgentKey } from '../server/agent-identity.js';
+import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
 import { CLIENT_CWD_HEADER } from '../server/client-cwd.js';
 import { HostLink, type HostTarget } from './host-link.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
@@ -47,7 +49,9 @@ type LinkState = { kind: 'up'; link: HostLink } | { kind: 'lost'; message: strin
  * When the host dies, every request in flight and the agent's next call get an
  * error saying its sessions are gone; the call after that joins (or starts) a
  * new host and opens a new MCP session there with the agent's own initialize,
- * so the agent carries on without restarting its MCP connection.
+ * so the agent carries on without restarting its MCP connection. It is the
+ * same owner there (AGENT_KEY_HEADER), so the sessions the old host lost and
+ * the new one restored are its own again.
  */
 export async function startStdioBridge(options: BridgeOptions): Promise<StdioBridge> {
   const stdin = options.stdin ?? process.stdin;
@@ -56,6 +60,8 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
     [BRIDGE_HEADER]: 'stdio',
     // The host starts in the home directory; the agent's shells belong where the agent works.
     [CLIENT_CWD_HEADER]: encodeURIComponent(process.cwd()),
+    // This bridge's identity on every host it joins, kept only here: its agent's lost sessions stay its own after a restart.
+    [AGENT_KEY_HEADER]: newAgentKey(),
     ...(options.chatBinding ? { [CHAT_BINDING_HEADER]: options.chatBinding } : {}),
   };
   /** The agent's initialize and initialized, replayed to a new host. */
@@ -94,8 +100,10 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
     if (state.kind !== 'up' || state.link !== link) return;
     const message =
       `The ptydeck host (pid ${link.target.pid}) at ${link.target.url} is gone (${reason}); this session is gone with it: ` +
-      `its terminals and their ids no longer exist. ` +
-      (options.reconnect ? 'Call again: ptydeck mcp joins or starts a new host, with a new session.' : 'Restart the MCP connection once ptydeck runs again.');
+      `the processes of its terminals have ended. ` +
+      (options.reconnect
+        ? 'Call again: ptydeck mcp joins or starts a new host, with a new session, where those terminals are listed as lost (read-only, with the output the old host had kept) unless session persistence is off.'
+        : 'Restart the MCP connection once ptydeck runs again.');
     options.log(`ptydeck mcp: ${message}`);
     // Whoever was waiting hears it now; if nobody was, the next call does.
     state = { kind: 'lost', message, told: pending.size > 0 };

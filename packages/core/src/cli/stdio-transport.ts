@@ -1,3 +1,4 @@
+// MCP over stdio for `ptydeck mcp`, answering malformed lines with JSON-RPC errors instead of silence.
 import type { Readable, Writable } from 'node:stream';
 import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -1,7 +1,8 @@
+// `ptydeck stop`: asks the host to end itself and its sessions, and waits until its process is gone.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { waitForExit } from '../server/process-identity.js';
 import { STOP_PATH, StopAnswer } from '../host/stop-protocol.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_OK } from './usage.js';
 
 /** The host's own bound on ending its sessions (8 s) plus a margin. */

@@ -1,3 +1,4 @@
+// Colour for the CLI's output only where the terminal wants it, so pipes and logs stay plain.
 import { detectCapability, type EnvLike, type StreamLike } from '../capability/terminal-capability.js';
 
 export interface Style {

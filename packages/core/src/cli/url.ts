@@ -1,3 +1,4 @@
+// `ptydeck url`: a new one-time panel link from the running host, which decides by who asks.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { askPanelLink, type PanelLinkAnswer } from '../host/panel-access.js';
 

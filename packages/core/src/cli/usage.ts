@@ -14,6 +14,8 @@ export class UsageError extends Error {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** `ptydeck attach` of a lost session: its screen was shown, and there is no exit code to give. */
+export const EXIT_LOST = 3;
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 
@@ -55,6 +57,9 @@ Environment:
                       default 600 for a host, never for \`ptydeck serve\`)
   PTYDECK_CONFIG_DIR  Where agents.json (the ACP agents to chat with) is read
                       (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
+  PTYDECK_PERSIST     0 (or false, off, no): the host keeps no session on disk;
+                      otherwise a host that is killed, crashes or is upgraded
+                      leaves its sessions to the next one, marked lost
 `;
 
 const HOST_OPTIONS = `Options:
@@ -146,7 +151,10 @@ export const LS_HELP = `Usage: ${LS_USAGE}
 Lists the sessions of the running ptydeck host (found through server.json;
 none is started): short id, source (agent or user), owner (the agent's name,
 or "you"), title, state (running, idle_at_prompt, waiting_for_input,
-exited), working directory and age.
+exited, lost), working directory and age. A lost session was running when
+an earlier host stopped (killed, crashed or upgraded): its process is gone,
+its output is what that host saved, and it stays listed until removed (its
+tab's close in the panel, or its agent's terminal_close).
 
 Like \`ptydeck url\`, it is refused inside a ptydeck session: run it in a
 terminal of your own.
@@ -169,7 +177,10 @@ With --write, keys (Ctrl-C included) go to the session, and this terminal's
 size becomes the session's while you are the latest to type; attaching to a
 full-screen program asks it to redraw. A read-only attach never resizes.
 When the session ends, attach says how and exits with its exit code (128+N
-for signal N); 1 if ptydeck goes away. Refused inside a ptydeck session.
+for signal N); 1 if ptydeck goes away. A lost session (the host restarted
+while it ran: see \`ptydeck ls\`) has no process: attach draws what was
+saved of its screen, says it is lost and exits 3; --write to it is refused.
+Refused inside a ptydeck session.
 
 Options:
   --write      Send keys and this terminal's size to the session

@@ -1,3 +1,4 @@
+// The host lock: exactly one host per state directory, and a lock left by a dead host taken over at once.
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { identityAlive, identityPid, processIdentity } from '../server/process-identity.js';

@@ -1,3 +1,5 @@
+// The host's /stop route, guarded like a panel link: no process inside a session and no web page may stop the
+// host.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { ServerRoute } from '../server/server-core.js';

@@ -23,6 +23,13 @@ export interface LostRecord {
    * null when unknown.
    */
   readEnd: number | null;
+  /**
+   * The agent tool's read cursor for the session when the old host last wrote
+   * it (null: no agent was reading it), so the agent carries on where it was
+   * and is not handed the same output twice. Absent from a record made by
+   * other means than the store.
+   */
+  agentCursor?: number | null;
 }
 
 /** Reads what an earlier host kept; the host calls it once at start, before it serves anyone. */

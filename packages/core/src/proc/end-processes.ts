@@ -1,3 +1,4 @@
+// Ends processes a session left behind that are not our children, never a later process reusing a pid.
 import { waitFor } from '../pty/process-wait.js';
 import { sessionLeftovers, stillRunning, type OwnedProcess, type SessionRef } from './session-processes.js';
 

@@ -1,3 +1,4 @@
+// What scans learn of each process and keep, so a scan of a thousand processes reads little.
 import { readStat, socketInodes, startedAtMs, type ProcStat } from './proc-fs.js';
 
 /**

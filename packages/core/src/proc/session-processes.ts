@@ -1,3 +1,4 @@
+// What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { SESSION_ID_ENV } from '../pty/environment.js';
 import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
@@ -183,6 +184,9 @@ function attribute({ stats, children, members }: ProcessTable, sessions: readonl
       owner.set(next, session.id);
       queue.push(...(children.get(next) ?? []));
     }
+    // A live process with an ended session's pid means the pid was reused (the kernel keeps a pid from reuse only while
+    // some process has it as its sid): the sid then names the new process's session, not what ours left.
+    if (!session.running && stats.has(session.pid)) continue;
     for (const pid of members.get(session.pid) ?? []) if (!owner.has(pid)) owner.set(pid, session.id);
   }
   const ids = new Set(sessions.map((session) => session.id));

@@ -1,3 +1,4 @@
+// Reads the kernel's TCP tables: who listens where, and which socket a connection is.
 import { endianness } from 'node:os';
 import { readOptional } from './proc-fs.js';
 

@@ -1,3 +1,4 @@
+// Resolves what a session runs before spawning, so a missing command fails with an error instead of a dead tab.
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { PtyError } from './types.js';

@@ -1,3 +1,4 @@
+// A session's environment: inherited, the caller's, its terminal's, and the session id its programs can find.
 import type { SessionId } from '@ptydeck/contract';
 
 export type EnvLike = Record<string, string | undefined>;

@@ -68,7 +68,10 @@ describe('floods taking turns', () => {
   it('reads every flood on every turn with floodReaders 0 (the contrast for the test above)', async () => {
     const { order, ends } = await runFloods(0, 3, 4 * MiB);
     expect(ends).toEqual([4 * MiB, 4 * MiB, 4 * MiB]);
-    expect(switches(order)).toBeGreaterThan(1000);
+    // What the test above bounds is broken without turns: about 2200 switches on a quiet machine or
+    // under a few busy loops, but how evenly the kernel runs three writers varies with load (under a
+    // full `npm test` one run had fewer than 1000), so the contrast is the bound itself, not a figure.
+    expect(switches(order)).toBeGreaterThan(300);
   });
 
   it('with the read thread too: a flood reads a slice before the next has its turn', async () => {

@@ -25,7 +25,9 @@ function setup(options: { readers: number }) {
       session.turn.read(4 * KiB);
     }
   };
-  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), sessions };
+  /** Sessions held back, waiting for a reader's place: what their readers were told. */
+  const pausedCount = () => sessions.filter((s) => s.paused).length;
+  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), sessions, pausedCount };
 }
 
 describe('FloodTurns', () => {
@@ -48,7 +50,7 @@ describe('FloodTurns', () => {
     t.flood(a, 64 * KiB); // a is a flood and reads
     t.flood(b, 64 * KiB); // b is a flood too: no reader's place is free
     expect([a.paused, b.paused]).toEqual([false, true]);
-    expect(t.turns.waitingCount).toBe(1);
+    expect(t.pausedCount()).toBe(1);
     // a reads its slice (128 KiB from taking its place), then gives way to b.
     t.flood(a, 256 * KiB);
     expect([a.paused, b.paused]).toEqual([true, false]);
@@ -85,11 +87,11 @@ describe('FloodTurns', () => {
     // b is killed while it waits: it must read again to see its end.
     b.turn.dispose();
     expect(b.paused).toBe(false);
-    expect(t.turns.waitingCount).toBe(1);
+    expect(t.pausedCount()).toBe(1);
     // a ends: c, next in line, reads.
     a.turn.dispose();
     expect(c.paused).toBe(false);
-    expect(t.turns.waitingCount).toBe(0);
+    expect(t.pausedCount()).toBe(0);
   });
 
   it('lets a waiting flood that is typed into read at once, and counts it a flood again after floodBytes', () => {
@@ -101,7 +103,7 @@ describe('FloodTurns', () => {
     expect(b.paused).toBe(true);
     b.turn.input(); // Ctrl-C
     expect(b.paused).toBe(false);
-    expect(t.turns.waitingCount).toBe(0);
+    expect(t.pausedCount()).toBe(0);
     // Typing into a reader changes nothing.
     a.turn.input();
     expect(a.paused).toBe(false);

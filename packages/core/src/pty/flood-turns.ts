@@ -20,6 +20,8 @@
  * paused session's output waits in the kernel, and a session that ends
  * while paused is drained at its close (see pty-process.ts).
  */
+import { FLOOD } from './flood.js';
+
 export interface FloodTurnsOptions {
   /** Flooding sessions read at once. */
   readers: number;
@@ -56,9 +58,11 @@ export interface FloodTurn {
 
 export const DEFAULT_FLOOD_TURNS: FloodTurnsOptions = {
   readers: 4,
-  floodBytes: 256 * 1024,
-  sliceBytes: 256 * 1024,
-  quietMs: 50,
+  // Turns are for floods alone: output short of one is never held back.
+  floodBytes: FLOOD.runBytes,
+  // A turn lets a flood read as much again as made it one.
+  sliceBytes: FLOOD.runBytes,
+  quietMs: FLOOD.quietMs,
 };
 
 type State = 'free' | 'reading' | 'waiting';
@@ -106,11 +110,6 @@ export class FloodTurns {
   /** A session to schedule; readers 0 means floods are never held back. */
   join(reader: PausableReader): FloodTurn {
     return new Turn(this, reader);
-  }
-
-  /** Sessions paused, waiting for a reader's place. */
-  get waitingCount(): number {
-    return this.waiting.length;
   }
 
   /** @internal Called by Turn.read. */

@@ -1,5 +1,6 @@
+// Who reads a terminal's master, the event loop or the read thread, and the handover between them.
 import type { Socket } from 'node:net';
-import { DEFAULT_FLOOD_TURNS } from './flood-turns.js';
+import { FLOOD } from './flood.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';
 
 /**
@@ -25,8 +26,8 @@ export interface ThreadReading {
   afterBytes: number;
 }
 
-/** A pause this long ends a run of output: the same rule as the turns' (flood-turns.ts). */
-const FLOOD_QUIET_MS = DEFAULT_FLOOD_TURNS.quietMs;
+/** A pause this long ends a run of output: the flood's own measure, as the turns' (flood-turns.ts). */
+const FLOOD_QUIET_MS = FLOOD.quietMs;
 
 interface StreamHandle {
   reading: boolean;

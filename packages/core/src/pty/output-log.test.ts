@@ -19,6 +19,18 @@ describe('OutputLog', () => {
     expect(log.readFrom(11).data.length).toBe(0);
   });
 
+  it('starts at a given cursor, carrying on a log kept elsewhere, and counts what came before as skipped', () => {
+    const log = new OutputLog(undefined, 5000);
+    expect(log.start).toBe(5000);
+    expect(log.end).toBe(5000);
+    expect(log.append(bytes('kept'))).toBe(5000);
+    expect(log.readFrom(5002)).toEqual({ data: bytes('pt'), cursor: 5002, next: 5004, skipped: 0 });
+    expect(log.readFrom(0)).toMatchObject({ cursor: 5000, skipped: 5000 });
+    expect(log.clear()).toBe(4);
+    expect(log.append(bytes('!'))).toBe(5004);
+    expect(() => new OutputLog(undefined, -1)).toThrow(RangeError);
+  });
+
   it('keeps the appended chunk without copying it', () => {
     const log = new OutputLog();
     const chunk = bytes('abc');

@@ -42,8 +42,19 @@ export class OutputLog {
   private startCursor = 0;
   private endCursor = 0;
 
-  /** `reuse` takes back the buffer of a chunk appended with appendReusable() once the log no longer holds it. */
-  constructor(private readonly reuse?: (buffer: ArrayBuffer) => void) {}
+  /**
+   * `reuse` takes back the buffer of a chunk appended with appendReusable() once the log no longer holds it.
+   * `startAt`: the absolute cursor of the first byte appended, for a log that carries on one an earlier
+   * host kept (a restored session), so cursors handed out before the restart still address the same bytes.
+   */
+  constructor(
+    private readonly reuse?: (buffer: ArrayBuffer) => void,
+    startAt = 0,
+  ) {
+    if (!Number.isSafeInteger(startAt) || startAt < 0) throw new RangeError(`a log starts at a non-negative integer cursor, not ${startAt}`);
+    this.startCursor = startAt;
+    this.endCursor = startAt;
+  }
 
   /** Absolute cursor of the oldest retained byte. */
   get start(): number {

@@ -1,3 +1,4 @@
+// Process lookups and signals for a session's process group and POSIX session.
 import { constants } from 'node:os';
 import { isLive, procPids, readStat } from '../proc/proc-fs.js';
 

@@ -1,3 +1,4 @@
+// Waits for processes that are not our children to go, waking early on the session's exit.
 const REAP_POLL_MS = 20;
 
 /**

@@ -1,3 +1,4 @@
+// A child on a PTY whose exit is reported only after its last byte of output.
 import { readSync, writeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';

@@ -1,6 +1,8 @@
+// The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
+import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
+import type { LostRecord } from '../persist/lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -9,6 +11,7 @@ import { LogRetention } from './log-retention.js';
 import { isSignalName, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { PtySession } from './pty-session.js';
+import { restoredInfo, restoredRefusal } from './restored-session.js';
 import { serviceConfig, type ServiceConfig } from './service-config.js';
 import { SessionQuota } from './session-quota.js';
 import { endSessionProcesses, waitFor } from './session-termination.js';
@@ -92,7 +95,7 @@ class PtyServiceImpl implements PtyService {
         createdAt: Date.now(),
         exitedAt: null,
       },
-      this.readThread.reuse,
+      { reuse: this.readThread.reuse },
     );
     try {
       session.process = spawnPtyProcess(
@@ -160,9 +163,28 @@ class PtyServiceImpl implements PtyService {
     return { info: session.snapshot(), session: handle };
   }
 
+  restore(record: LostRecord): SessionInfo {
+    if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
+    const info = restoredInfo(record, Date.now());
+    if (this.sessions.has(info.id)) throw new PtyError('invalid_argument', `cannot restore session '${info.id}': a session with that id exists`);
+    const session = new PtySession(info, { restoredLogStart: record.start });
+    this.sessions.set(session.id, session);
+    // Counted like an exited session: its log against the byte caps, the session against its owner's exited ones.
+    if (record.output.length > 0) {
+      session.log.append(record.output);
+      this.retention.appended(session, record.output.length);
+    }
+    this.retention.exited(session);
+    this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
+    this.retention.enforce(session);
+    return session.snapshot();
+  }
+
   write(id: SessionId, data: string | Uint8Array): void {
     checkWriteData(data);
-    if (this.sessions.get(id)?.info.readOnly) {
+    const held = this.sessions.get(id);
+    if (held?.restored) throw restoredRefusal(held.info, 'write to');
+    if (held?.info.readOnly) {
       throw new PtyError('read_only', `session '${id}' is display-only: it shows output an agent ran itself, and takes no input`);
     }
     const session = this.runningSession(id, 'write to');
@@ -178,6 +200,7 @@ class PtyServiceImpl implements PtyService {
   resize(id: SessionId, cols: number, rows: number): void {
     const size = checkSize(cols, rows);
     const display = this.sessions.get(id);
+    if (display?.restored) throw restoredRefusal(display.info, 'resize');
     const session = display?.info.readOnly && display.running ? display : this.runningSession(id, 'resize');
     if (session.info.cols === size.cols && session.info.rows === size.rows) return;
     try {
@@ -211,11 +234,21 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
+  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void {
+    const session = this.sessions.get(id);
+    // A display session runs nothing of ours; an exited one's leftovers may still listen.
+    if (!session || session.info.readOnly) return;
+    const current = session.info.ports;
+    if (current !== undefined && samePorts(current, ports)) return;
+    session.info.ports = ports && ports.map((port) => ({ ...port }));
+    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
+  }
+
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
     if (!isSignalName(signal)) throw new PtyError('invalid_argument', `unknown signal '${String(signal)}'`);
-    if (session.info.readOnly) return this.terminate(session);
+    if (session.info.readOnly || session.restored) return this.terminate(session);
     // SIGKILL is a forced close; other signals are messages the process may survive.
     if (signal === 'SIGKILL' && session.running) session.info.closeRequested = true;
     signalPosixSession(session.info.pid, signal);
@@ -327,6 +360,8 @@ class PtyServiceImpl implements PtyService {
   private terminate(session: PtySession): Promise<void> {
     // Before the signal, so the exit event it causes says the close was asked for.
     if (session.running) session.info.closeRequested = true;
+    // Nothing of ours runs behind a restored session: its process was the earlier host's, and is gone.
+    if (session.restored) return Promise.resolve();
     // Nothing of ours runs behind a display session (and signalling pid 0 would reach our own group).
     if (session.info.readOnly) {
       this.endDisplay(session, null, null);
@@ -350,4 +385,9 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
+}
+
+function samePorts(a: readonly ListeningPort[] | null, b: readonly ListeningPort[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((port, i) => port.port === b[i]!.port && port.address === b[i]!.address && port.pid === b[i]!.pid && port.command === b[i]!.command);
 }

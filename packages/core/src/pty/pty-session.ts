@@ -1,3 +1,4 @@
+// One session's state inside the PTY service: its info, output log and running process.
 import type { SessionInfo } from '@ptydeck/contract';
 import { OutputLog } from './output-log.js';
 import type { FloodTurn } from './flood-turns.js';
@@ -21,15 +22,24 @@ export class PtySession {
   readonly exited: Promise<void>;
   private markExited!: () => void;
 
+  /**
+   * True for a session an earlier host ran (PtyService.restore): no process of this host's ever ran
+   * behind it, so nothing may be signalled for it (its pid, if kept, may name someone else's process now).
+   */
+  readonly restored: boolean;
+
   /** `reuse` takes back the read thread's batches once the log has trimmed them (OutputLog.appendReusable). */
   constructor(
     readonly info: SessionInfo,
-    reuse?: (buffer: ArrayBuffer) => void,
+    /** `restoredLogStart`: the log carries on an earlier host's from this absolute cursor (PtyService.restore). */
+    options: { reuse?: (buffer: ArrayBuffer) => void; restoredLogStart?: number } = {},
   ) {
-    this.log = new OutputLog(reuse);
+    this.restored = options.restoredLogStart !== undefined;
+    this.log = new OutputLog(options.reuse, options.restoredLogStart);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });
+    if (this.restored) this.markExited();
   }
 
   get id(): string {

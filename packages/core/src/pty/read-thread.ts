@@ -1,3 +1,4 @@
+// A thread that reads flooding terminals, so a flood runs at its writer's speed, not the event loop's.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { CTL, CTL_WORDS, type ReadThreadCommand, type ReadThreadReport } from './read-thread-protocol.js';
 import { READ_THREAD_URL } from './read-thread-url.js';

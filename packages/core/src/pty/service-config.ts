@@ -5,6 +5,7 @@
  * on PtyServiceOptions.
  */
 import { DEFAULT_FLOOD_TURNS } from './flood-turns.js';
+import { FLOOD } from './flood.js';
 import { PtyError, type PtyServiceOptions } from './types.js';
 
 const DEFAULTS = {
@@ -17,8 +18,8 @@ const DEFAULTS = {
   killGraceMs: 3000,
   maxDisplaySessions: 32,
   floodReaders: DEFAULT_FLOOD_TURNS.readers,
-  // A flood by the turns' measure is read by the thread.
-  threadReadAfter: DEFAULT_FLOOD_TURNS.floodBytes,
+  // A flood is read by the thread: the event loop is for keystrokes and output that is not one.
+  threadReadAfter: FLOOD.runBytes,
 };
 
 export type ServiceConfig = typeof DEFAULTS;

@@ -1,16 +1,17 @@
 /**
- * How a session's processes are ended, by whose session it is:
- * - an agent's: SIGHUP and SIGCONT to its whole POSIX session, SIGKILL after
- *   a grace period for what survives, then everything else it owns (detached
- *   jobs carrying its id, proc/end-processes.ts): the agent started them and
- *   is not there to end them;
+ * How a POSIX session's processes are ended, for a PTY session and an ACP
+ * agent alike: a first signal and SIGCONT to the whole session, SIGKILL after
+ * a grace period for what survives, and the waits in between, which wake on
+ * the leader's exit and poll for the processes left (not our children, so
+ * only polling sees them go). A PTY session's are ended by whose it is:
+ * - an agent's: its whole POSIX session, then everything else it owns
+ *   (detached jobs carrying its id, proc/end-processes.ts): the agent
+ *   started them and is not there to end them;
  * - the developer's: as closing a terminal window does. The session's own
  *   process group and its terminal's foreground job get SIGHUP (SIGKILL after
  *   the grace period for what ignores it); the shell passes the hangup on to
  *   its jobs; what detached on purpose (nohup, setsid) lives on, still known
  *   by its PTYDECK_SESSION_ID (proc/session-processes.ts outlivedProcesses).
- * The waits in between wake on the session's exit and poll for the processes
- * left (not our children, so only polling sees them go).
  */
 import { endSessionLeftovers } from '../proc/end-processes.js';
 import { readStat } from '../proc/proc-fs.js';
@@ -22,11 +23,45 @@ export { waitFor } from './process-wait.js';
 
 /** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
 const SIGKILL_WAIT_MS = 5000;
+const settled = Promise.resolve();
+
+export interface EndPosixSessionOptions {
+  /** The polite ask: SIGHUP for a terminal's session (a closed terminal sends it), SIGTERM for a process with no terminal. */
+  signal: NodeJS.Signals;
+  /** How long what was asked may take before SIGKILL. */
+  graceMs: number;
+  /** Everything is gone. Default: no process is left in the session. */
+  gone?: () => boolean;
+  /** Settles when the session's leader exits: wakes the wait at once instead of at its next poll. */
+  exited?: Promise<void>;
+}
+
+/**
+ * Ends every process in POSIX session `sid`: `signal` and SIGCONT (a stopped
+ * job sees its signal only once it runs), then SIGKILL for what is left
+ * after `graceMs`. Resolves once `gone()` holds, or SIGKILL's wait is over.
+ */
+export async function endPosixSession(sid: number, options: EndPosixSessionOptions): Promise<void> {
+  // Signalling session 0 would reach our own process group.
+  if (sid <= 0) return;
+  const gone = options.gone ?? (() => posixSessionMembers(sid).length === 0);
+  const exited = options.exited ?? settled;
+  if (gone()) return;
+  signalPosixSession(sid, options.signal);
+  signalPosixSession(sid, 'SIGCONT');
+  if (await waitFor(gone, exited, options.graceMs)) return;
+  signalPosixSession(sid, 'SIGKILL');
+  await waitFor(gone, exited, SIGKILL_WAIT_MS);
+}
 
 /**
  * Ends the session's processes as its source calls for, once: concurrent
  * callers share the one escalation (session.termination). Resolves once the
  * session has exited and none of the processes it ends is alive.
+ *
+ * An exited session whose terminal was closed by everyone at exit and whose
+ * process group is empty has nothing left in its POSIX session; skipping the
+ * process-table scan keeps remove() and retention eviction cheap.
  */
 export function endSessionProcesses(session: PtySession, killGraceMs: number): Promise<void> {
   session.termination ??= (async () => {
@@ -34,28 +69,18 @@ export function endSessionProcesses(session: PtySession, killGraceMs: number): P
       await hangUp(session, killGraceMs);
       return;
     }
-    await endPosixSession(session, killGraceMs);
-    await endSessionLeftovers({ id: session.id, pid: session.info.pid }, killGraceMs, false);
+    const sid = session.info.pid;
+    if (session.running || session.terminalHeld || groupAlive(sid)) {
+      await endPosixSession(sid, {
+        signal: 'SIGHUP',
+        graceMs: killGraceMs,
+        gone: () => !session.running && posixSessionMembers(sid).length === 0,
+        exited: session.exited,
+      });
+    }
+    await endSessionLeftovers({ id: session.id, pid: sid }, killGraceMs, false);
   })();
   return session.termination;
-}
-
-/**
- * The session's process, its group and everything else in its POSIX session.
- * An exited session whose terminal was closed by everyone at exit and whose
- * process group is empty has nothing left here; skipping the process-table
- * scan keeps remove() and retention eviction cheap.
- */
-async function endPosixSession(session: PtySession, killGraceMs: number): Promise<void> {
-  const sid = session.info.pid;
-  if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
-  const gone = () => !session.running && posixSessionMembers(sid).length === 0;
-  if (gone()) return;
-  signalPosixSession(sid, 'SIGHUP');
-  signalPosixSession(sid, 'SIGCONT');
-  if (await waitFor(gone, session.exited, killGraceMs)) return;
-  signalPosixSession(sid, 'SIGKILL');
-  await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
 }
 
 /** A terminal window closing: the hangup reaches the session's group and its foreground job, and only those are made to end. */

@@ -1,4 +1,6 @@
-import type { Attention, ErrorReporter, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
+// The PTY service's public types and errors.
+import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
+import type { LostRecord } from '../persist/lost-record.js';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -151,6 +153,16 @@ export interface PtyService {
    * 'read_only', kill() and remove() end it like any session.
    */
   createDisplay(input: CreateDisplayInput): { info: SessionInfo; session: DisplaySession };
+  /**
+   * Brings back a session an earlier host kept (issue 24), under its id,
+   * source, owner and ownerName, with its output at the cursors it had: one
+   * that was running comes back `lost` (SessionInfo.lost says how much of its
+   * end is known missing), one that had exited comes back exited. No process
+   * runs behind it (pid 0): write() and resize() refuse it with 'not_running'
+   * saying the process is gone, kill() does nothing, remove() forgets it. It
+   * counts as an exited session for the caps, and emits `pty.created`.
+   */
+  restore(record: LostRecord): SessionInfo;
   /** Throws 'read_only' for a display session. */
   write(id: SessionId, data: string | Uint8Array): void;
   resize(id: SessionId, cols: number, rows: number): void;
@@ -166,6 +178,13 @@ export interface PtyService {
    * change. Ignored for a session that has exited.
    */
   setShellActivity(id: SessionId, shell: ShellActivity | null): void;
+  /**
+   * Says which TCP ports the session's processes listen on (null: this system
+   * cannot say), as the process watch finds them; emits `pty.updated` only when
+   * they changed. Kept for an exited session too (what it left running may
+   * still listen); ignored for a display session.
+   */
+  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void;
   /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.

@@ -1,3 +1,4 @@
+// Checks the PTY service's inputs where they enter, with errors that name the argument.
 import { statSync } from 'node:fs';
 import { formatZodIssues, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SessionSource } from '@ptydeck/contract';
 import { z } from 'zod';

@@ -1,11 +1,12 @@
 /**
  * When a session's screen parses in the background, apart from reads: in the
  * worker (eager) as output arrives, until a flood (a run of bulk output past
- * LAZY_BACKLOG, or more than EAGER_FLOODS sessions in bulk at once) holds it
+ * EAGER_BULK, or more than EAGER_FLOODS sessions in bulk at once) holds it
  * until the session is quiet; on the main thread (lazy) once over
  * LAZY_BACKLOG is waiting or the session has been quiet for QUIET_MS. The
  * policy and its quiet timer, for one screen; SessionScreen does the parsing.
  */
+import { FLOOD } from '../pty/flood.js';
 
 /**
  * Largest slice fed to a mirror at once in the background: small, so a read
@@ -15,11 +16,19 @@ export const MIRROR_CHUNK = 64 * 1024;
 /**
  * Sessions whose bulk output is parsed as it arrives at once; when more
  * flood together, none is. A hundred sessions flooding at once, each within
- * LAZY_BACKLOG, kept the worker parsing 100 MiB eagerly on two cores that
+ * EAGER_BULK, kept the worker parsing 100 MiB eagerly on two cores that
  * the floods already filled, and an agent's screen read waited behind it.
  */
 const EAGER_FLOODS = 2;
-/** Unparsed output a mirror tolerates before it starts catching up in the background. */
+/**
+ * A run of bulk output parsed as it arrives before it counts as a flood
+ * here: four times FLOOD.runBytes, because the worker's thread is otherwise
+ * idle, and a megabyte (a build's log, a reload's worth) parsed at once is
+ * ready when a viewer comes back. Past it, parsing it took CPU the flood's
+ * own delivery needed.
+ */
+const EAGER_BULK = 4 * FLOOD.runBytes;
+/** Unparsed output a mirror in this thread tolerates before it starts catching up in the background. */
 const LAZY_BACKLOG = 1024 * 1024;
 /** Background catch-up stops once the backlog is this small again. */
 const LAZY_RESUME = 256 * 1024;
@@ -28,7 +37,7 @@ const QUIET_MS = 100;
 
 export interface BackgroundPacingDeps {
   /** Parse output as it arrives (see SessionScreenDeps.eager). */
-  eager: boolean;
+  eager(): boolean;
   /**
    * The pacings of screens in a run of bulk output (more than a slice
    * behind), shared by all of a service's screens: when more than
@@ -53,7 +62,7 @@ export class BackgroundPacing {
   /** Where the current run of bulk output began (parsing more than a slice behind), or undefined outside one. */
   private bulkFrom: number | undefined;
   /**
-   * Eager parsing stopped for a flood (bulk past LAZY_BACKLOG, or bulk
+   * Eager parsing stopped for a flood (bulk past EAGER_BULK, or bulk
    * while more than EAGER_FLOODS sessions flood) until the session goes
    * quiet: reads and resyncs during it parse what they need (at most
    * SKIM_AFTER), and the quiet catch-up skims to the end.
@@ -71,7 +80,8 @@ export class BackgroundPacing {
   /** Output entered the log (end() has moved). */
   grew(): void {
     this.afterQuiet = false;
-    if (this.deps.eager && !this.flooding) {
+    const eager = this.deps.eager();
+    if (eager && !this.flooding) {
       this.toEnd = true;
       this.queue();
       return;
@@ -80,7 +90,7 @@ export class BackgroundPacing {
     this.lastOutputAt = performance.now();
     // Per chunk only a timestamp: the timer is armed once and re-armed when it fires early.
     this.quietTimer ??= this.armQuietTimer(QUIET_MS);
-    if (!this.deps.eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
+    if (!eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
   }
 
   /** The backlog is small enough again (none at all once the session is quiet): background parsing may stop. */
@@ -101,7 +111,7 @@ export class BackgroundPacing {
    * dropped from the scheduler until then.
    */
   holdsForFlood(): boolean {
-    if (!(this.deps.eager && this.floodRunsOn())) return false;
+    if (!(this.deps.eager() && this.floodRunsOn())) return false;
     this.flooding = true;
     this.background = false;
     this.lastOutputAt = performance.now();
@@ -117,7 +127,7 @@ export class BackgroundPacing {
   }
 
   /**
-   * Eager parsing in the worker goes on up to LAZY_BACKLOG of bulk output (a
+   * Eager parsing in the worker goes on up to EAGER_BULK of bulk output (a
    * build's log, a reload's worth: ready when a viewer comes back) and stops
    * past it, for a flood, until the session is quiet; so it does for every
    * session in bulk while more than EAGER_FLOODS are. Output that fits a
@@ -134,7 +144,7 @@ export class BackgroundPacing {
     if (this.afterQuiet) return false;
     this.bulkFrom ??= parsed;
     bulk.add(this);
-    return parsed - this.bulkFrom > LAZY_BACKLOG || bulk.size > EAGER_FLOODS;
+    return parsed - this.bulkFrom > EAGER_BULK || bulk.size > EAGER_FLOODS;
   }
 
   private endBulk(): void {

@@ -1,3 +1,5 @@
+// Takes every session's background screen parsing in turns within a budget, so parsing never crowds out the PTYs
+// and sockets.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 
 /** How much of the time background parsing may take, and the least pause between two slices. */
@@ -40,7 +42,8 @@ export class BackgroundScheduler {
 
   constructor(
     private readonly reportError: ErrorReporter,
-    private readonly budget: BackgroundBudget = MAIN_THREAD_BUDGET,
+    /** Asked after every slice: the screens may move to this thread (a worker that gave up). */
+    private readonly budget: () => BackgroundBudget = () => MAIN_THREAD_BUDGET,
   ) {}
 
   request(screen: BackgroundParse): void {
@@ -74,7 +77,7 @@ export class BackgroundScheduler {
   private sliceDone(screen: BackgroundParse, spent: number | null): void {
     this.running = false;
     if (spent !== null) this.queue.push(screen);
-    const { duty, minPauseMs } = this.budget;
+    const { duty, minPauseMs } = this.budget();
     const pause = Math.max(minPauseMs, (spent ?? 0) * (1 / duty - 1));
     if (pause === 0) {
       // After pending I/O, not before: PTY reads and socket writes come first.

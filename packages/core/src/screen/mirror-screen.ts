@@ -7,9 +7,9 @@
 
 /**
  * Scrollback kept in each mirror; a resync restores this much history. Not
- * 10 000: serializing 10 000 lines took 215 to 300 ms of CPU and 934 KiB of
- * resync message (as much as replaying the log), against 20 to 110 ms and
- * 96 KiB for 1000 lines, and the lines cost about 1 KiB each per session.
+ * 10 000: a resync serializes every line, so ten times the lines cost ten
+ * times the CPU and make a message as large as replaying the log, and every
+ * line costs memory in every session (the bench README's "Scrollback").
  */
 export const MIRROR_SCROLLBACK = 1000;
 

@@ -1,3 +1,5 @@
+// Warms xterm.js's parser and serializer while the worker is idle, so the first real parse a viewer waits for is
+// not a cold one.
 import { ScreenMirror } from './screen-mirror.js';
 
 /** Output parsed to warm up, in pieces of the sample's size. */
@@ -24,12 +26,12 @@ function sampleOutput(): string {
 /**
  * Runs xterm.js's parser and serializer over sample output in a throwaway
  * terminal. Both are several times slower cold than once the JIT has seen
- * them (parsing 720 KiB of colored lines: 115 ms cold, 30 ms warm; serializing
- * 1000 lines: 34 ms, then 2 to 13), and the first real parse is often the one
- * a viewer waits for (a reload right after a build). The worker does this
- * on its own thread when it starts, a piece at a time and only while it has
- * nothing real to do (`whenIdle`): real output never waits behind more than
- * one piece, and a developer's first shell, opened at once, does not stop it.
+ * them (the bench README's "Cold start" has the figures), and the first
+ * real parse is often the one a viewer waits for (a reload right after a
+ * build). The worker does this on its own thread when it starts, a piece at
+ * a time and only while it has nothing real to do (`whenIdle`): real output
+ * never waits behind more than one piece, and a developer's first shell,
+ * opened at once, does not stop it.
  */
 export async function warmUpParser(whenIdle: () => Promise<void>): Promise<void> {
   const mirror = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000, synchronous: true });

@@ -1,3 +1,4 @@
+// A headless xterm.js screen fed with a session's bytes, serialized for viewers and read as text for models.
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
@@ -10,9 +11,9 @@ let xterm: { Terminal: typeof HeadlessModule.Terminal; SerializeAddon: typeof Se
 
 /**
  * xterm-headless and its serializer, required on the first mirror rather than
- * imported at start: loading them took 95 to 160 ms of CPU, a fifth of
- * `ptydeck serve`'s start, and a server that no viewer or model asks for a
- * screen never needs them. Both are CommonJS, so a synchronous require keeps
+ * imported at start: loading them is a sizeable part of a cold start (the
+ * bench README says how much), and a server that no viewer or model asks for
+ * a screen never needs them. Both are CommonJS, so a synchronous require keeps
  * the constructor synchronous.
  */
 export function loadXterm(): NonNullable<typeof xterm> {
@@ -35,9 +36,9 @@ export interface ScreenMirrorOptions {
    * for the screen worker, whose thread has nothing else to do. xterm.js
    * starts every write on a timer and yields every 12 ms so a page stays
    * responsive; in the worker that only added a timer wake per write and let
-   * other screens' writes interleave with a read's, and a 64 KiB write took
-   * 14 ms (p50) to come back during a 100-session flood against 6 ms parsed
-   * at once. Default false: on the main thread a long parse must yield.
+   * other screens' writes interleave with a read's, so during a flood a write
+   * came back later than one parsed at once. Default false: on the main
+   * thread a long parse must yield.
    */
   synchronous?: boolean;
 }

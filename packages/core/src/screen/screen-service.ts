@@ -1,3 +1,4 @@
+// The screens of a PTY service's sessions, rendered from their logs on demand, for the agent tool and the panel.
 import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';
@@ -76,12 +77,15 @@ export class ScreenService {
       this.worker.start();
     }
     const worker = this.worker;
+    // Asked each time, not once: once the worker gave up, screens parse in this thread, lazily and
+    // under the main thread's budget, as when the caller makes them.
+    const inWorker = () => worker !== undefined && !worker.gaveUp;
     this.deps = {
       service,
-      scheduler: new BackgroundScheduler(report, worker ? WORKER_BUDGET : MAIN_THREAD_BUDGET),
+      scheduler: new BackgroundScheduler(report, () => (inWorker() ? WORKER_BUDGET : MAIN_THREAD_BUDGET)),
       createScreen: inThread ?? ((screen) => worker!.createScreen(screen)),
       reportError: report,
-      eager: worker !== undefined,
+      eager: inWorker,
       bulk: new Set(),
     };
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));

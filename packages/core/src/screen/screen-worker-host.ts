@@ -1,3 +1,4 @@
+// Runs every session's screen parser in one worker thread, so parsing never delays PTY reads or keystrokes.
 import { Worker } from 'node:worker_threads';
 import type { ErrorReporter } from '@ptydeck/contract';
 import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
@@ -32,7 +33,8 @@ interface Pending {
  * The worker starts with start() or the first screen. If it dies, its screens are lost
  * (their pending writes and reads reject with ScreenLostError and their owners
  * make new ones, fed again from the log) and the next screen starts a new
- * worker; after MAX_WORKER_DEATHS, screens are made in this thread.
+ * worker; after MAX_WORKER_DEATHS, screens are made in this thread (and
+ * parsed lazily there: see ScreenService).
  */
 export class ScreenWorker {
   private worker: Worker | undefined;
@@ -48,16 +50,21 @@ export class ScreenWorker {
 
   /**
    * Starts the worker ahead of the first screen: its start (a thread, an
-   * isolate, xterm.js loaded) took 120 to 220 ms, which the first viewer's
-   * resync would otherwise wait for. It happens on the worker's own thread.
+   * isolate, xterm.js loaded) is slow enough that the first viewer's resync
+   * would otherwise wait for it. It happens on the worker's own thread.
    */
   start(): void {
-    if (!this.disposed && this.deaths < MAX_WORKER_DEATHS) this.ensureWorker();
+    if (!this.disposed && !this.gaveUp) this.ensureWorker();
+  }
+
+  /** The worker died MAX_WORKER_DEATHS times: screens are made in this thread from now on. */
+  get gaveUp(): boolean {
+    return this.deaths >= MAX_WORKER_DEATHS;
   }
 
   createScreen(options: ScreenMirrorOptions): MirrorScreen {
     if (this.disposed) throw new Error('the screen worker has been disposed');
-    if (this.deaths >= MAX_WORKER_DEATHS) return new ScreenMirror(options);
+    if (this.gaveUp) return new ScreenMirror(options);
     const screen = new RemoteScreen(this, this.nextScreen++, options.cols, options.rows);
     this.screens.add(screen);
     this.post({ type: 'open', screen: screen.handle, cols: options.cols, rows: options.rows, scrollback: options.scrollback ?? 1000 });
@@ -113,7 +120,7 @@ export class ScreenWorker {
       this.worker = undefined;
       this.deaths++;
       const reason = failure ?? new Error(`the screen worker exited with code ${code}`);
-      const next = this.deaths >= MAX_WORKER_DEATHS ? 'screens are parsed on the main thread from now on' : 'screens are parsed again from their logs in a new worker';
+      const next = this.gaveUp ? 'screens are parsed on the main thread from now on' : 'screens are parsed again from their logs in a new worker';
       this.options.reportError(reason, `the screen worker stopped (${this.deaths} of ${MAX_WORKER_DEATHS}); ${next}`);
       this.loseAll(new ScreenLostError(`the screen worker stopped: ${reason.message}`));
     });

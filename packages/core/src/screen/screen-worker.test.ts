@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
@@ -102,6 +102,44 @@ describe('ScreenService with the screen worker', () => {
       expect(reports).toEqual([expect.stringMatching(/^the screen worker stopped \(1 of 3\); screens are parsed again from their logs in a new worker/)]);
       await service.remove(info.id);
     } finally {
+      screens.dispose();
+    }
+  });
+
+  it('after three worker deaths parses in this thread lazily: not as output arrives, but when the screen is read', async () => {
+    const reports: string[] = [];
+    // A worker that cannot run: it dies as soon as it starts, every time.
+    const screens = new ScreenService(service, {
+      worker: { spawn: () => new Worker('process.exit(1)', { eval: true }) },
+      reportError: (_error, context) => reports.push(context),
+    });
+    const parses = [vi.spyOn(ScreenMirror.prototype, 'write'), vi.spyOn(ScreenMirror.prototype, 'skim')];
+    try {
+      // The first read outlives three workers and is answered by a terminal in this thread.
+      const first = service.create({ source: 'user', command: 'printf', args: ['first'], cols: 20, rows: 4 });
+      await waitForExit(service, first.id);
+      expect((await screens.text(first.id)).text).toBe('first');
+      expect(reports.at(-1)).toMatch(/^the screen worker stopped \(3 of 3\); screens are parsed on the main thread from now on/);
+
+      for (const spy of parses) spy.mockClear();
+      const arrived: number[] = [];
+      const second = service.create({ source: 'user', command: 'printf', args: ['second'], cols: 20, rows: 4 });
+      // After the screens' own listener: an eager screen has started parsing what just arrived.
+      const off = service.on('pty.data', (event) => {
+        if (event.id === second.id) arrived.push(parses.reduce((calls, spy) => calls + spy.mock.calls.length, 0));
+      });
+      try {
+        await waitForExit(service, second.id);
+      } finally {
+        off();
+      }
+      expect(arrived.length).toBeGreaterThan(0);
+      expect(arrived[0]).toBe(0);
+      expect((await screens.text(second.id)).text).toBe('second');
+      await service.remove(first.id);
+      await service.remove(second.id);
+    } finally {
+      for (const spy of parses) spy.mockRestore();
       screens.dispose();
     }
   });

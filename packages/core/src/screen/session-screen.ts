@@ -1,3 +1,4 @@
+// One session's headless screen, brought up to date from its log only when someone reads it.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../pty/utf8.js';
@@ -11,8 +12,8 @@ import { skimTarget } from './skim-target.js';
 /**
  * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
  * because each slice is a round trip to the worker through the main loop,
- * which a flood keeps busy (reads during a 100-session flood took 200 to 280
- * ms in slices of MIRROR_CHUNK).
+ * which a flood keeps busy: in slices of MIRROR_CHUNK a read would wait for
+ * the loop once per slice.
  */
 const READ_CHUNK = 1024 * 1024;
 
@@ -24,9 +25,10 @@ export interface SessionScreenDeps {
   /**
    * Parse output as it arrives (in the background, one slice at a time for
    * all sessions), not only once a backlog builds up or the session goes
-   * quiet: for screens in the worker, whose thread is otherwise idle.
+   * quiet: for screens in the worker, whose thread is otherwise idle. Asked
+   * as output arrives: a worker that gave up leaves its screens to this thread.
    */
-  eager: boolean;
+  eager: () => boolean;
   /**
    * The screens in a run of bulk output (more than a slice behind), shared
    * by all of a service's screens, each by its BackgroundPacing: when more
@@ -46,11 +48,11 @@ export interface SessionScreenDeps {
  * default) a slice costs the main thread one log copy, handed over, so
  * output is parsed as it arrives: the worker's thread is otherwise idle and a
  * screen that is ready when a viewer or a model asks answers at once. Past
- * LAZY_BACKLOG of output without a pause (a flood), or when more than
+ * EAGER_BULK of output without a pause (a flood), or when more than
  * EAGER_FLOODS sessions flood at once, it stops until the session is quiet:
  * the CPU is then the flood's, and a read parses what it needs, skimming
- * the rest. On the main thread (a ScreenService given createScreen) parsing
- * is lazy because it is costly: mirroring every byte as it arrived cut a
+ * the rest. On the main thread (a ScreenService given createScreen, or one
+ * whose worker gave up after dying too often) parsing is lazy because it is costly: mirroring every byte as it arrived cut a
  * `yes` flood's throughput sixfold. The mirror then pulls from the session log: at full
  * speed when its screen is read; otherwise in slices under a budget shared by
  * all mirrors, once over a megabyte is waiting or once the session has been

@@ -10,10 +10,9 @@
 /**
  * A screen this far behind its log skims ahead to the last SKIM_KEEP bytes
  * instead of drawing everything before them: a read then parses at most
- * SKIM_AFTER, however long a flood ran. Warm, xterm.js parses 30 to 45 MB/s
- * here, but during a 100-session flood the worker's thread waited for a CPU
- * longer than it ran, so a read's parse took three times its CPU time: at
- * 768 KiB reads took up to 90 ms. SKIM_KEEP still holds the
+ * SKIM_AFTER, however long a flood ran: during a flood the worker's thread
+ * waits for a CPU as long as it runs, so a read's parse takes several times
+ * its CPU time, which grows with what it parses. SKIM_KEEP still holds the
  * MIRROR_SCROLLBACK lines a resync restores for output colored word by word
  * (about 250 bytes a line), and four times that of plain text.
  */
@@ -24,10 +23,9 @@ const SKIM_KEEP = 256 * 1024;
  * terminal_read mode "screen"): it keeps enough to draw every cell of the
  * screen in a color of its own (a truecolor escape and a character, about
  * 20 bytes a cell), at least 32 KiB (hundreds of lines), and skims once
- * four times that behind. With the history limits, reads during a
- * 100-session flood parsed up to 455 KiB in 14 to 60 ms each and missed
- * 50 ms at p99; keeping 64 KiB, p99 was under 50 ms in 3 runs of 6,
- * keeping 32 KiB (80x24) in 6 of 6, run for run lower.
+ * four times that behind: with the history's limits instead, screen reads
+ * during a flood parsed far more than the screen shows and missed the bench's
+ * target (the bench README's "Screen reads during a flood").
  */
 const SCREEN_SKIM_KEEP_MIN = 32 * 1024;
 const SCREEN_BYTES_PER_CELL = 20;

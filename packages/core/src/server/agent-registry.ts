@@ -1,3 +1,4 @@
+// The MCP clients connected right now, for the panel's overview.
 import { Emitter, type AgentInfo, type ErrorReporter, type OnEvent } from '@ptydeck/contract';
 
 /** The MCP clients connected right now, as the panel's overview shows them. */

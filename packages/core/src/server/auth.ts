@@ -1,3 +1,4 @@
+// The local server's secrets and request guards: tokens, Host and Origin checks.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 

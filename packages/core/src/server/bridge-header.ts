@@ -10,3 +10,12 @@ export const BRIDGE_HEADER = 'x-ptydeck-bridge';
  * environment), so the connection's sessions land under that chat.
  */
 export const CHAT_BINDING_HEADER = 'x-ptydeck-chat-binding';
+
+/**
+ * Header carrying a `ptydeck mcp` process's agent key: a random secret it
+ * makes at start and keeps only in memory (never in its environment, argv or
+ * a file, which other processes of the user can read), sent on every connect.
+ * The host derives the connection's owner from it (agent-identity.ts), so the
+ * same bridge is the same owner on a host started after the last one died.
+ */
+export const AGENT_KEY_HEADER = 'x-ptydeck-agent-key';

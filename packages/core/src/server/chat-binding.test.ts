@@ -2,42 +2,18 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChatBindings } from '../acp/chat-bindings.js';
-import { createAgentMcpServer } from '../agent/mcp-server.js';
-import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
-import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../pty/test-kit.js';
-import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
-import { startServerCore, type ServerCore } from './server-core.js';
+import { useAgentCore } from './testing/agent-core.js';
 
-let service: PtyService;
-let tool: TerminalTool;
-let core: ServerCore;
 const bindings = new ChatBindings();
-
-beforeAll(async () => {
-  service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
-  tool = createTerminalTool(service);
-  core = await startServerCore({
-    service,
-    writeDiscovery: false,
-    appDir: '/nonexistent',
-    createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
-    chatBindings: bindings,
-  });
-});
-afterAll(async () => {
-  await core.close();
-  tool.dispose();
-  await service.dispose();
-});
+const served = useAgentCore({ chatBindings: bindings });
 
 async function connect(binding: string | undefined, name = 'adapter') {
   const client = new Client({ name, version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', core.url), {
-    requestInit: { headers: { Authorization: `Bearer ${core.agentToken}`, ...(binding ? { [CHAT_BINDING_HEADER]: binding } : {}) } },
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', served.core.url), {
+    requestInit: { headers: { Authorization: `Bearer ${served.core.agentToken}`, ...(binding ? { [CHAT_BINDING_HEADER]: binding } : {}) } },
   });
   await client.connect(transport);
   return { client, transport };
@@ -57,11 +33,11 @@ describe('an MCP connection bound to a chat', () => {
     const secret = issueForThisProcess({ owner: 'chat-owner-test', agentName: 'claude', cwd: tmpdir() });
     const first = await connect(secret, 'some-adapter-name');
     const made = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'] } }));
-    expect(service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude', cwd: tmpdir() });
+    expect(served.service.get(String(made.id))).toMatchObject({ source: 'agent', owner: 'chat-owner-test', ownerName: 'claude', cwd: tmpdir() });
     // A cwd the call names still wins.
     const named = structured(await first.client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['30'], cwd: '/' } }));
-    expect(service.get(String(named.id))?.cwd).toBe('/');
-    expect(core.agents.list()).toContainEqual(expect.objectContaining({ id: 'chat-owner-test', name: 'claude' }));
+    expect(served.service.get(String(named.id))?.cwd).toBe('/');
+    expect(served.core.agents.list()).toContainEqual(expect.objectContaining({ id: 'chat-owner-test', name: 'claude' }));
 
     // A second connection of the same chat sees the chat's sessions; an unbound one does not.
     const second = await connect(secret);
@@ -71,10 +47,10 @@ describe('an MCP connection bound to a chat', () => {
 
     await first.transport.terminateSession();
     await first.client.close();
-    expect(core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(true);
+    expect(served.core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(true);
     await second.transport.terminateSession();
     await second.client.close();
-    expect(core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(false);
+    expect(served.core.agents.list().some((agent) => agent.id === 'chat-owner-test')).toBe(false);
     await stranger.transport.terminateSession();
     await stranger.client.close();
   });
@@ -90,10 +66,10 @@ describe('an MCP connection bound to a chat', () => {
 
     const unbound = await connect(undefined);
     const sessionId = unbound.transport.sessionId!;
-    const switched = await fetch(new URL('/mcp', core.url), {
+    const switched = await fetch(new URL('/mcp', served.core.url), {
       method: 'POST',
       headers: {
-        Authorization: `Bearer ${core.agentToken}`,
+        Authorization: `Bearer ${served.core.agentToken}`,
         [CHAT_BINDING_HEADER]: other,
         'mcp-session-id': sessionId,
         'mcp-protocol-version': '2025-06-18',
@@ -115,7 +91,7 @@ describe('an MCP connection bound to a chat', () => {
     try {
       bindings.attachProcess(early, agent.pid!);
       await expect(connect(early)).rejects.toThrow(/only valid from the processes of the chat's own agent/);
-      expect(core.agents.list().some((entry) => entry.id === 'chat-owner-early')).toBe(false);
+      expect(served.core.agents.list().some((entry) => entry.id === 'chat-owner-early')).toBe(false);
     } finally {
       agent.kill();
     }

@@ -1,3 +1,4 @@
+// The working directory a bridged agent runs in, so its shells start where it works.
 import { statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { isAbsolute } from 'node:path';

@@ -1,3 +1,4 @@
+// Bounds what a client without credentials can hold on the local server.
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 

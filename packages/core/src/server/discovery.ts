@@ -1,7 +1,9 @@
+// The discovery file (server.json) through which clients and agents find the running host.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
 import { isProcessAlive } from './process-identity.js';
 
@@ -68,15 +70,28 @@ export function assertPrivateState(stateDir: string, uid: number | undefined = p
 
 /** The directory's half of assertPrivateState: owned by this user or root, writable by nobody else. */
 function assertPrivateStateDir(stateDir: string, uid: number | undefined): void {
+  assertPrivateDir(stateDir, uid, {
+    what: 'state directory',
+    risk: 'anyone could replace server.json and send your agents to their own server',
+  });
+}
+
+/**
+ * Refuses a directory of ptydeck's that someone other than this user (or
+ * root) owns or could write; `what` names it and `risk` says what a writer
+ * could do, in the error. Missing directories pass (the writer creates them
+ * 0700); not checked without a uid (Windows).
+ */
+export function assertPrivateDir(path: string, uid: number | undefined, { what, risk }: { what: string; risk: string }): void {
   if (uid === undefined) return;
-  const dir = statOrUndefined(() => statSync(stateDir));
+  const dir = statOrUndefined(() => statSync(path));
   if (!dir) return;
-  if (!dir.isDirectory()) throw new UnsafeStateError(stateDir, `ptydeck's state directory ${stateDir} is not a directory`);
-  checkOwner(stateDir, dir, uid, 'state directory');
+  if (!dir.isDirectory()) throw new UnsafeStateError(path, `ptydeck's ${what} ${path} is not a directory`);
+  checkOwner(path, dir, uid, what);
   if ((dir.mode & 0o022) !== 0) {
     throw new UnsafeStateError(
-      stateDir,
-      `ptydeck's state directory ${stateDir} is writable by other users (mode ${octal(dir.mode)}): anyone could replace server.json and send your agents to their own server. Fix it with: chmod 700 ${shellQuote(stateDir)}`,
+      path,
+      `ptydeck's ${what} ${path} is writable by other users (mode ${octal(dir.mode)}): ${risk}. Fix it with: chmod 700 ${shellQuote(path)}`,
     );
   }
 }
@@ -128,15 +143,9 @@ function lookupDiscovery(stateDir: string): DiscoveryLookup {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', path };
     return { status: 'invalid', path, reason: (error as Error).message };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { status: 'invalid', path, reason: 'not JSON' };
-  }
-  const parsed = DiscoveryRecord.safeParse(json);
-  if (!parsed.success) return { status: 'invalid', path, reason: parsed.error.issues[0]?.message ?? 'bad shape' };
-  return { status: isProcessAlive(parsed.data.pid) ? 'live' : 'stale', record: parsed.data, path };
+  const checked = parseJsonAs(DiscoveryRecord, text);
+  if (!checked.ok) return { status: 'invalid', path, reason: checked.json ? checked.error : 'not JSON' };
+  return { status: isProcessAlive(checked.value.pid) ? 'live' : 'stale', record: checked.value, path };
 }
 
 /**

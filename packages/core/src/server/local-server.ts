@@ -1,14 +1,16 @@
+// The local server with everything in it: PTY service, screens, agent tool, chats, panel and MCP.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
-import { createAgentMcpServer } from '../agent/mcp-server.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../agent/index.js';
+import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';
 import { ChatHost } from '../acp/chat-host.js';
 import { ChatBindings } from '../acp/chat-bindings.js';
 import { resolveStateDir } from './discovery.js';
 import { ptydeckLauncher } from './mcp-launch.js';
+import type { SessionStore } from '../persist/session-store.js';
+import { restoreAndRecord } from './session-persistence.js';
 
 /** The server core's options, with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -22,6 +24,12 @@ export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 
   agentEnv?: Record<string, string | undefined>;
   /** Time between SIGTERM and SIGKILL when ending a chat's agent. Default 3000 ms. */
   agentKillGraceMs?: number;
+  /**
+   * Where sessions are kept across the host's death: what it holds is restored
+   * before the server serves, then it records; close() flushes it (the caller
+   * opened it, and disposes it). Without it nothing is kept.
+   */
+  sessionStore?: SessionStore;
 }
 
 export interface LocalServer {
@@ -93,7 +101,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     ...((options.writeDiscovery ?? true) ? { mcp: { launch: chatMcpLaunch(), bindings: chatBindings, env: chatMcpEnv(stateDir) } } : {}),
   });
   let core;
+  let stopRecording: (() => void) | undefined;
   try {
+    if (options.sessionStore) stopRecording = restoreAndRecord(options.sessionStore, service, tool);
     core = await startServerCore({
       service,
       screens,
@@ -111,10 +121,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       presentPanelLink: options.presentPanelLink,
       judgePeer: options.judgePeer,
       route: options.route,
+      processWatch: options.processWatch,
       chats,
       chatBindings,
     });
   } catch (error) {
+    stopRecording?.();
     await chats.dispose();
     tool.dispose();
     if (ownsScreens) screens.dispose();
@@ -151,6 +163,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         tool.dispose();
         if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();
+        // After the sessions ended, so the store keeps how they ended.
+        if (stopRecording) {
+          await options.sessionStore!.flush();
+          stopRecording();
+        }
       })()),
   };
 }

@@ -1,3 +1,4 @@
+// The /mcp endpoint: one MCP session per agent connection, ended when its client is gone.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -6,7 +7,8 @@ import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ChatBinding, ChatBindings } from '../acp/chat-bindings.js';
-import { BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
+import { agentOwnerId, isAgentKey } from './agent-identity.js';
+import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
@@ -150,9 +152,13 @@ export class McpHttpEndpoint {
     // Without a session nothing connected would answer a bad initialize: say which param is wrong here.
     const refusal = checkParams(first);
     if (refusal) return respondJson(res, 400, refusal);
+    const agentKey = headerValue(req, AGENT_KEY_HEADER);
+    if (agentKey !== undefined && !isAgentKey(agentKey)) {
+      return jsonRpcError(res, 400, -32000, `Bad Request: ${AGENT_KEY_HEADER} must be 43 to 128 base64url characters (32 random bytes or more); leave it out for a new identity`);
+    }
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     this.makeRoom();
-    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req));
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey);
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
   }
@@ -203,9 +209,10 @@ export class McpHttpEndpoint {
     session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
-  private open(kind: 'http' | 'stdio', binding?: ChatBinding, cwd?: string): McpSession {
+  private open(kind: 'http' | 'stdio', binding?: ChatBinding, cwd?: string, agentKey?: string): McpSession {
     // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
-    const connectionId = binding?.owner ?? `agent-${randomUUID()}`;
+    // Else a bridge's key names it, the same on every host it joins; a plain client is a new owner.
+    const connectionId = binding?.owner ?? agentOwnerId(agentKey);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {

@@ -1,3 +1,4 @@
+// The command an agent on this machine runs to reach ptydeck, shown in the overview's snippets.
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -6,6 +6,7 @@ import type WebSocket from 'ws';
 import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
+import { lostRecord } from './testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
 import { startServerCore, type ServerCore } from './server-core.js';
 import { MessageQueue, openSocket } from './testing/http.js';
@@ -122,6 +123,28 @@ describe('panel protocol over a real WebSocket with real bash', () => {
     await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.exited' && m.event.id === info.id);
     await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.removed' && m.event.id === info.id);
     expect(service.get(info.id)).toBeUndefined();
+    panel.ws.close();
+  });
+
+  it("shows a lost session's saved output, refuses its input saying the process is gone, and removes it on close, an agent's too", async () => {
+    const mine = service.restore(lostRecord({}, 'mine-before-the-crash\r\n', { start: 500 }));
+    const agents = service.restore(lostRecord({ source: 'agent', owner: 'gone-agent', ownerName: 'claude-code' }, 'agent-marker-$7\r\n'));
+    const panel = await Panel.open();
+    const snapshot = await panel.messages.json((m) => m.type === 'snapshot');
+    expect(snapshot.sessions.filter((info: SessionInfo) => info.status === 'lost').map((info: SessionInfo) => info.id)).toEqual([mine.id, agents.id]);
+
+    panel.send({ type: 'attach', id: mine.id, cursor: null });
+    await panel.until(mine.id, (text) => text.includes('mine-before-the-crash'));
+    expect(panel.entry(mine.id).next).toBe(500 + 'mine-before-the-crash\r\n'.length);
+    panel.send({ type: 'input', id: mine.id, data: 'ls\r' });
+    const refused = await panel.messages.json((m) => m.type === 'error');
+    expect(refused).toMatchObject({ code: 'not_running', message: expect.stringMatching(/process is gone/) });
+
+    for (const id of [mine.id, agents.id]) {
+      panel.send({ type: 'close', id });
+      await panel.messages.json((m) => m.type === 'event' && m.event.type === 'pty.removed' && m.event.id === id);
+      expect(service.get(id)).toBeUndefined();
+    }
     panel.ws.close();
   });
 

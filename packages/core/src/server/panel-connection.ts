@@ -1,9 +1,10 @@
+// One panel WebSocket: session events, per-session output streams, and the requests and input coming back.
 import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import {
   DisposableStore,
-  formatZodIssues,
   PanelClientMessage,
+  parseJsonAs,
   reportError,
   type ErrorReporter,
   type McpLaunch,
@@ -14,9 +15,10 @@ import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatError } from '../acp/chat-session.js';
 import type { ChatHost } from '../acp/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ScreenService } from '../screen/screen-service.js';
+import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
+import type { ProcessWatch } from '../proc/process-watch.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -42,6 +44,8 @@ export interface PanelConnectionDeps {
   socket?: Pick<Duplex, 'cork' | 'uncork'>;
   /** The chats with ACP agents; without it the panel is told there are none and chat requests fail. */
   chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed'>;
+  /** Sessions' ports and leftover processes: the panel watches them while connected. Without it, process requests fail. */
+  processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
 }
 
 /**
@@ -105,6 +109,12 @@ export class PanelConnection {
     });
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
+    const { processes } = deps;
+    if (processes) {
+      this.send({ type: 'processes.leftovers', sessions: processes.leftovers() });
+      subscriptions.add(processes.onLeftovers((sessions) => this.send({ type: 'processes.leftovers', sessions })));
+      subscriptions.add(processes.watch());
+    }
   }
 
   dispose(): void {
@@ -116,18 +126,13 @@ export class PanelConnection {
 
   private onMessage(data: RawData, isBinary: boolean): void {
     if (isBinary) return this.error('invalid_message', 'binary frames are not accepted from the panel; send JSON text');
-    let json: unknown;
-    try {
-      json = JSON.parse(rawToString(data));
-    } catch {
-      return this.error('invalid_message', 'frame is not valid JSON');
+    const checked = parseJsonAs(PanelClientMessage, rawToString(data));
+    if (!checked.ok) {
+      if (!checked.json) return this.error('invalid_message', 'frame is not valid JSON');
+      return this.error('invalid_message', `invalid panel message: ${checked.error}`, requestIdOf(checked.value));
     }
-    const parsed = PanelClientMessage.safeParse(json);
-    if (!parsed.success) {
-      return this.error('invalid_message', `invalid panel message: ${formatZodIssues(parsed.error)}`, requestIdOf(json));
-    }
-    const message = parsed.data;
-    const requestId = message.type === 'create' || message.type === 'chat.open' ? message.requestId : undefined;
+    const message = checked.value;
+    const requestId = 'requestId' in message ? message.requestId : undefined;
     try {
       this.handle(message);
     } catch (error) {
@@ -172,9 +177,21 @@ export class PanelConnection {
     }
   }
 
+  private handleProcesses(message: Extract<PanelClientMessage, { type: `processes.${string}` }>): void {
+    const processes = this.deps.processes;
+    if (!processes) throw new PtyError('no_such_session', 'this ptydeck does not watch processes');
+    const { requestId, id } = message;
+    if (message.type === 'processes.query') return this.send({ type: 'processes.list', requestId, id, processes: processes.query(id) });
+    processes.end(id, message.pids).then(
+      (result) => this.send({ type: 'processes.ended', requestId, id, ...result }),
+      (error: unknown) => this.replyWithError(error, requestId),
+    );
+  }
+
   private handle(message: PanelClientMessage): void {
     const { service } = this.deps;
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
+    if (message.type.startsWith('processes.')) return this.handleProcesses(message as Extract<PanelClientMessage, { type: `processes.${string}` }>);
     switch (message.type) {
       case 'attach':
         return this.streams.attach(message.id, message.cursor);
@@ -198,7 +215,9 @@ export class PanelConnection {
       case 'close': {
         const info = service.get(message.id);
         if (!info) throw new PtyError('no_such_session', `no such session: ${message.id}`);
-        const done = info.source === 'user' ? service.remove(message.id) : service.kill(message.id);
+        // An agent's live shell is only ended, its output kept for the agent; a lost one has nothing
+        // left to end, and the developer closing it means it goes, its saved output with it.
+        const done = info.source === 'user' || info.status === 'lost' ? service.remove(message.id) : service.kill(message.id);
         done.catch((error: unknown) => this.replyWithError(error));
         return;
       }

@@ -1,3 +1,4 @@
+// Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
 import { CHAT_ID_ENV } from '../acp/chat-bindings.js';
 import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';

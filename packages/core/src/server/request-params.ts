@@ -1,3 +1,4 @@
+// Checks MCP request params before the SDK does, so a bad call gets Invalid params with a readable message.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,6 +11,7 @@ import {
   type JSONRPCErrorResponse,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { formatZodIssues, type IssueList } from '@ptydeck/contract';
 import { errorResponse } from './jsonrpc-frame.js';
 
 /**
@@ -64,7 +66,7 @@ const PROBLEMS: Record<string, ProblemFinder> = {
 };
 
 interface Schema {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  safeParse(value: unknown): { success: true } | { success: false; error: IssueList };
 }
 
 /** The first schema issue as "<method>: params.x.y: what was wrong", short enough to read. */
@@ -73,6 +75,6 @@ function firstIssue(schema: Schema, request: JSONRPCRequest): string | undefined
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   if (!issue) return `${request.method}: invalid params`;
-  const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
-  return `${request.method}: ${path || 'params'}: ${issue.message}`.slice(0, 300);
+  // The request is checked whole, so an issue at its root concerns the params.
+  return `${request.method}: ${issue.path.length > 0 ? '' : 'params: '}${formatZodIssues(parsed.error, 1)}`.slice(0, 300);
 }

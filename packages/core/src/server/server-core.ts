@@ -1,3 +1,4 @@
+// The local server's HTTP side: routing, credentials, Host/Origin checks, tickets, /mcp and the panel socket.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/screen-service.js';
+import { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
@@ -27,6 +28,7 @@ import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
+import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
 
 /**
  * A route the core does not know (the host's /stop), tried after the core's
@@ -96,6 +98,8 @@ export interface ServerCoreOptions {
   chatBindings?: ChatBindings;
   /** One more route, e.g. the host's /stop. */
   route?: ServerRoute;
+  /** How the sessions' ports and leftover processes are watched for the panels (tests shorten the interval). */
+  processWatch?: ProcessWatchOptions;
 }
 
 export interface ServerCore {
@@ -115,6 +119,8 @@ export interface ServerCore {
   discoveryFile: string | undefined;
   /** Panel sockets open right now. */
   panelCount(): number;
+  /** Sessions' ports and leftover processes, watched while a panel is connected. */
+  processes: ProcessWatch;
   panelUrl(): string;
   close(): Promise<void>;
 }
@@ -151,6 +157,8 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
   const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
   const panels = new Set<PanelConnection>();
+  // Each panel watches while it is connected: with none, no process table is read.
+  const processes = new ProcessWatch(options.service, options.processWatch);
   let guard: RequestGuard | undefined;
 
   // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
@@ -270,7 +278,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket, chats: options.chats });
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket, chats: options.chats, processes });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
@@ -302,6 +310,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     } catch (error) {
       server.close();
       bounds.dispose();
+      processes.dispose();
       stopRecordingPids();
       if (ownsScreens) screens.dispose();
       throw error;
@@ -324,6 +333,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
       await closed;
       bounds.dispose();
       wss?.close();
+      processes.dispose();
       stopRecordingPids();
       if (ownsScreens) screens.dispose();
     })());
@@ -338,6 +348,7 @@ export async function startServerCore(options: ServerCoreOptions): Promise<Serve
     agents,
     discoveryFile,
     panelCount: () => panels.size,
+    processes,
     panelUrl,
     close,
   };

@@ -1,3 +1,4 @@
+// Serves the renderer's built files with their security headers.
 import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';

@@ -11,8 +11,9 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead, type PanelServerMessage, type SessionId } from '@ptydeck/contract';
 import { BufferPool } from '../pty/buffer-pool.js';
+import { FLOOD } from '../pty/flood.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import type { ScreenService, ScreenSnapshot } from '../screen/screen-service.js';
+import type { ScreenService, ScreenSnapshot } from '../screen/index.js';
 import { ViewerWindow } from './viewer-window.js';
 
 /** Output bytes per binary frame. */
@@ -47,12 +48,6 @@ const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
  * most of the core's CPU while delivering a flood.
  */
 const COALESCE_MS = 2;
-/**
- * A chunk smaller than this is interactive output (an echo, a prompt), sent
- * at once whatever else streams: only a reader falling behind a writer gets
- * full reads (up to 4095 bytes), so only floods wait.
- */
-const INTERACTIVE_CHUNK = 1024;
 
 export interface ViewerStreamsDeps {
   ws: WebSocket;
@@ -173,7 +168,9 @@ export class ViewerStreams {
 
   /** Pumps interactive output and output after a quiet spell at once; during a flood, at most every COALESCE_MS. */
   private schedulePump(viewer: Viewer, chunkBytes: number): void {
-    if (chunkBytes < INTERACTIVE_CHUNK) {
+    // A smaller chunk is interactive output (an echo, a prompt), sent at once whatever else streams;
+    // a flood is known by its first full read, since its frames are worth coalescing from the start.
+    if (chunkBytes < FLOOD.readBytes) {
       this.pump(viewer);
       return;
     }

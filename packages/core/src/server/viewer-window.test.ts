@@ -98,8 +98,20 @@ describe('ViewerWindow', () => {
     // Idle for a minute, then one more send acked promptly: measured from its send, not from the last ack.
     win.sent(1000 + 128 * KiB, 60_000);
     win.ack(1000 + 128 * KiB, 60_001);
-    expect(win.bytesPerMs).toBeGreaterThan(30 * KiB);
     expect(win.size).toBe(ACK_WINDOW + 128 * KiB);
+  });
+
+  it('measures a send after a quiet spell from when it left, so the spell does not read as slow parsing', () => {
+    const win = new ViewerWindow(0, { targetDelayMs: 100 });
+    // A slow viewer: 64 KiB in 50 ms parses no more than the floor in the target delay.
+    win.sent(64 * KiB, 0);
+    win.ack(64 * KiB, 50);
+    expect(win.size).toBe(ACK_WINDOW);
+    // A minute later, 64 KiB parsed in 1 ms: the pace rose, and the window grows. Counted from the
+    // last ack, the minute would have brought the pace down and kept the floor.
+    win.sent(128 * KiB, 60_000);
+    win.ack(128 * KiB, 60_001);
+    expect(win.size).toBe(ACK_WINDOW + 64 * KiB);
   });
 
   it('ignores old and repeated acks; after a restart acks for earlier output change nothing but the mark', () => {

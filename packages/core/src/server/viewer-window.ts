@@ -1,3 +1,5 @@
+// Flow control for one viewer of one session, sized by how fast that viewer parses, so a keystroke's echo never
+// waits behind a flood.
 import { ACK_WINDOW } from '@ptydeck/contract';
 
 /**
@@ -62,11 +64,6 @@ export class ViewerWindow {
   /** Bytes that may be in flight now. */
   get size(): number {
     return this.window;
-  }
-
-  /** The viewer's smoothed parse pace in bytes per millisecond, if measured. */
-  get bytesPerMs(): number | undefined {
-    return this.pace;
   }
 
   /** Output up to `end` (absolute, exclusive) left for the viewer at `now`. */

@@ -1,3 +1,4 @@
+// The chat pane docked on the right: a tab per chat, the start form, and its remembered width.
 import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { agentStyle } from '../agent-style.js';

@@ -1,3 +1,4 @@
+// One chat on screen: its plan, transcript, open question and prompt box.
 import { MessageText } from './MessageText.jsx';
 import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';

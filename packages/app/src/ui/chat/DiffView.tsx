@@ -1,3 +1,4 @@
+// A file change in a tool card as a line diff, long unchanged runs folded.
 import { For, Match, Switch } from 'solid-js';
 import { diffHunks, lineDiff } from '../../chat/line-diff.js';
 

@@ -1,3 +1,4 @@
+// An agent's message rendered as text nodes only (code and bold, never HTML): its Markdown is untrusted.
 import { For, Match, Switch, createMemo } from 'solid-js';
 import { messageBlocks } from '../../chat/message-blocks.js';
 

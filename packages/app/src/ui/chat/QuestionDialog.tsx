@@ -1,3 +1,4 @@
+// An agent's question (or ptydeck's, before a write) as a dialog with one button per option.
 import { For, onCleanup, onMount, Show } from 'solid-js';
 import type { OpenQuestion } from '../../chat/chat-state.js';
 

@@ -1,3 +1,4 @@
+// The form that starts a chat: an agent, an optional working directory, and how to add an agent.
 import { createSignal, For, Show } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { useTerminal } from '../../terminal/terminal-context.jsx';

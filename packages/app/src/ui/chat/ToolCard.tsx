@@ -1,3 +1,4 @@
+// A tool call's card in a chat: its kind, status, files and what it produced.
 import { For, Match, Show, Switch } from 'solid-js';
 import type { TranscriptEntry } from '../../chat/chat-state.js';
 import { DiffView } from './DiffView.jsx';

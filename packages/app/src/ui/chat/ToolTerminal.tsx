@@ -1,4 +1,6 @@
+// A tool call's terminal in its card, streaming live, with a way to open the session's tab.
 import { createEffect, onCleanup, onMount, Show } from 'solid-js';
+import { lostNote } from '@ptydeck/contract';
 import { MiniTerminal } from '../../chat/mini-terminal.js';
 import { exitLabel } from '../../terminal/tab-label.js';
 import { useTerminal } from '../../terminal/terminal-context.jsx';
@@ -45,6 +47,9 @@ export function ToolTerminal(props: { sessionId: string }) {
         <Show when={info()?.status === 'exited' ? info() : undefined}>{(ended) => <span class="exit-code" classList={{ ok: ended().exitCode === 0 }}>{exitLabel(ended())}</span>}</Show>
         <Show when={info()?.readOnly}>
           <span class="read-only-marker">read-only</span>
+        </Show>
+        <Show when={info()?.status === 'lost' ? info() : undefined}>
+          {(lost) => <span class="lost-marker" title={lostNote(lost().lost)}>lost</span>}
         </Show>
         <Show
           when={info()}

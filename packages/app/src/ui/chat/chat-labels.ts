@@ -1,3 +1,4 @@
+// Words the chat pane shows for a chat's state and name, kept apart from the views so they are unit-tested.
 import type { ChatState } from '@ptydeck/contract';
 import type { Chat } from '../../chat/chat-state.js';
 

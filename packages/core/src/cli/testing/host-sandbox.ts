@@ -1,7 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { isolatedHome } from '../../server/testing/reliability.js';
 
 /**
@@ -92,4 +94,42 @@ export function reap(sandbox: HostSandbox): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * An agent on stdio through `ptydeck mcp`, as Claude Code or Codex start it, in
+ * the sandbox. Its client joins `clients` before it connects, for the caller to close.
+ */
+export async function stdioAgent(box: HostSandbox, name: string, options: { cwd?: string; clients?: Client[] } = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe', ...(options.cwd ? { cwd: options.cwd } : {}) });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name, version: '1' });
+  options.clients?.push(client);
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** The sandbox's discovery file, as the host last wrote it. */
+export function discoveryOf(box: HostSandbox): { url: string; pid: number; protocol: number } {
+  return JSON.parse(readFileSync(join(box.stateDir, 'server.json'), 'utf8'));
+}
+
+/** Runs the CLI in the sandbox to its end. */
+export function runCli(box: HostSandbox, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Alive and not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
 }

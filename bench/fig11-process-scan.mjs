@@ -1,4 +1,4 @@
-// Figure 10: the cost of one scan of what sessions run. 100 real sessions
+// Figure 11: the cost of one scan of what sessions run. 100 real sessions
 // (figure 5's count), each a shell with 10 `sleep` children, so the machine
 // holds 1000 processes of ptydeck sessions besides its own; one
 // snapshotSessions over the 100 (proc/session-processes.ts: the process
@@ -23,7 +23,7 @@ const TARGET_MS = 20;
 
 export async function run(ctx) {
   const { workspace, sizes } = ctx;
-  if (process.platform !== 'linux') return { rows: [row({ figure: '10', metric: 'process scan: no /proc here, nothing scanned', pass: null })], details: {} };
+  if (process.platform !== 'linux') return { rows: [row({ figure: '11', metric: 'process scan: no /proc here, nothing scanned', pass: null })], details: {} };
   const n = sizes.scaleSessions;
   const service = createPtyService({ env: workspace.env, maxLiveSessions: n + 8 });
   const stop = onCleanup(() => service.dispose());
@@ -63,7 +63,7 @@ export async function run(ctx) {
     ctx.log(`  ${n} sessions, ${owned} of their processes, ${machineProcesses} on the machine: scan ${value.toFixed(2)} ms CPU (median of ${SCANS}), readdir /proc ${baseline.toFixed(3)} ms, outlived ${median(outlived).toFixed(2)} ms`);
     const rows = [
       row({
-        figure: '10',
+        figure: '11',
         metric: `one scan of ${n} sessions, ${owned} processes (${machineProcesses} on the machine): CPU (ms)`,
         value,
         baseline,
@@ -71,8 +71,8 @@ export async function run(ctx) {
         pass: value < TARGET_MS,
         note: `median of ${SCANS}, one every ${CADENCE_MS / 1000} s; baseline: readdir of /proc`,
       }),
-      row({ figure: '10', metric: '  the first scan, nothing known of the processes yet: CPU (ms)', value: first, baseline, pass: null }),
-      row({ figure: '10', metric: '  processes that outlived their session, same machine: CPU (ms)', value: median(outlived), baseline, pass: null }),
+      row({ figure: '11', metric: '  the first scan, nothing known of the processes yet: CPU (ms)', value: first, baseline, pass: null }),
+      row({ figure: '11', metric: '  processes that outlived their session, same machine: CPU (ms)', value: median(outlived), baseline, pass: null }),
     ];
     return { rows, details: { sessions: n, owned, machineProcesses, first, scan, bare, outlived } };
   } finally {

@@ -1,0 +1,113 @@
+// Figure 10: what persistence costs. Figure 5's flood (N sessions each
+// printing the scale file to one panel client attached to all of them, every
+// byte accounted for) with the session store recording every session (as a
+// host does unless PTYDECK_PERSIST=0) and without it, in the same run,
+// alternating which goes first so the machine's drift falls on both: the
+// flood's throughput, the core's CPU time for it, and the keystroke echo on
+// an (N+1)th session while it floods. Baseline: persistence off.
+import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
+import { startCoreHost } from './lib/hosts.mjs';
+import { PanelClient } from './lib/panel-client.mjs';
+import { KEY_P99_TARGET_MS, MIN_KEYS, WARMUP_KEYS } from './fig5-scale.mjs';
+
+/** Flood throughput with persistence on, as a share of the same flood's without it. */
+const THROUGHPUT_TARGET = 0.8;
+/** Pairs of floods (off and on); the medians are reported. */
+const MAX_PAIRS = 3;
+
+export async function run(ctx) {
+  const { sizes, data } = ctx;
+  const n = sizes.scaleSessions;
+  const pairs = Math.min(MAX_PAIRS, sizes.reps);
+  const floods = { on: [], off: [] };
+  for (let pair = 0; pair < pairs; pair++) {
+    for (const persist of pair % 2 === 0 ? ['off', 'on'] : ['on', 'off']) floods[persist].push(await flood(ctx, persist));
+  }
+  const bytes = n * data.scale.ptyBytes;
+  const throughput = (runs) => median(runs.map((r) => bytes / MiB / r.seconds));
+  const cpu = (runs) => median(runs.map((r) => r.cpuMs / 1000));
+  const keys = (runs) => summarize(runs.flatMap((r) => r.samples));
+  const on = { throughput: throughput(floods.on), cpu: cpu(floods.on), keys: keys(floods.on) };
+  const off = { throughput: throughput(floods.off), cpu: cpu(floods.off), keys: keys(floods.off) };
+  const stored = median(floods.on.map((r) => r.storedBytes));
+  const catchUp = median(floods.on.map((r) => r.catchUpMs));
+  const atEnd = median(floods.on.map((r) => r.storedAtEnd));
+  const ratio = on.throughput / off.throughput;
+  const rows = [
+    row({
+      figure: '10',
+      metric: `${n} sessions x ${(data.scale.bytes / MiB).toFixed(2)} MiB flood throughput, persistence on (MiB/s)`,
+      value: on.throughput,
+      baseline: off.throughput,
+      target: `>= ${THROUGHPUT_TARGET}x off`,
+      pass: ratio >= THROUGHPUT_TARGET,
+      note: `median of ${pairs} floods each`,
+    }),
+    row({ figure: '10', metric: '  core CPU time for the flood, persistence on (s)', value: on.cpu, baseline: off.cpu }),
+    row({
+      figure: '10',
+      metric: '  store behind at the flood\'s end: time to write the rest (ms)',
+      value: catchUp,
+      note: `${(atEnd / MiB).toFixed(1)} MiB on disk at the end, ${(stored / MiB).toFixed(1)} MiB after (a kill at the end loses the difference)`,
+    }),
+    row({
+      figure: '10',
+      metric: `  keystroke echo p99 on session ${n + 1} during the flood, persistence on (ms)`,
+      value: on.keys.p99,
+      baseline: off.keys.p99,
+      target: `< ${KEY_P99_TARGET_MS} ms`,
+      pass: on.keys.p99 < KEY_P99_TARGET_MS,
+      note: `${on.keys.n} keys; p50 ${on.keys.p50.toFixed(1)} / ${off.keys.p50.toFixed(1)} ms`,
+    }),
+  ];
+  return { rows, details: { pairs, on, off, storedBytes: stored, storedAtEnd: atEnd, catchUpMs: catchUp, floods } };
+}
+
+/** One flood of the scale file in N sessions, with keys typed into one more meanwhile. */
+async function flood(ctx, persist) {
+  const { workspace, sizes, data } = ctx;
+  const n = sizes.scaleSessions;
+  const host = await startCoreHost(workspace, { maxSessions: n + 8, persist });
+  let client;
+  try {
+    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
+    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
+    const ends = new Map();
+    const offExit = host.onExited((event) => ends.set(event.id, event.end));
+    const cpuBefore = await host.request('cpu');
+    const started = now();
+    let floodDone = false;
+    const samples = [];
+    const keys = (async () => {
+      while (samples.length < MIN_KEYS || !floodDone) samples.push(await client.echoLatency(echoId, WARMUP_KEYS + samples.length));
+    })();
+    const ids = await host.request('createTaking', {
+      inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
+    });
+    for (const id of ids) client.attach(id, 0);
+    const accounted = (id) => {
+      const end = ends.get(id);
+      const s = client.stream(id);
+      return end !== undefined && s.bytes + s.skipped >= end;
+    };
+    await client.until(() => ids.every(accounted), sizes.figureMs, 'every flood byte accounted for');
+    const seconds = (now() - started) / 1000;
+    const cpuMs = (await host.request('cpu')) - cpuBefore;
+    floodDone = true;
+    await withDeadline(keys, 30_000, 'keystrokes during the flood');
+    offExit();
+    const short = ids.filter((id) => ends.get(id) !== data.scale.ptyBytes).length;
+    if (short > 0) throw new Error(`${short} session(s) ended short of ${data.scale.ptyBytes} bytes`);
+    // On disk at the flood's end, and what was still to write then (the loss bound's "write in flight").
+    const storedAtEnd = await host.request('storedBytes');
+    const catchUpMs = await host.request('storeFlush');
+    const storedBytes = await host.request('storedBytes');
+    ctx.log(
+      `  persistence ${persist}: ${n} floods in ${seconds.toFixed(1)} s, core CPU ${(cpuMs / 1000).toFixed(1)} s, ${samples.length} keys, store ${(storedAtEnd / MiB).toFixed(1)} MiB at the end, ${(storedBytes / MiB).toFixed(1)} MiB after ${catchUpMs.toFixed(0)} ms`,
+    );
+    return { seconds, cpuMs, samples, storedAtEnd, storedBytes, catchUpMs };
+  } finally {
+    await client?.close();
+    await host.stop();
+  }
+}

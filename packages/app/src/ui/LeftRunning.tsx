@@ -1,0 +1,51 @@
+// The overview's list of processes that outlived their session, with a control to end them.
+import { For, Show } from 'solid-js';
+import { useTerminal } from '../terminal/terminal-context.jsx';
+import { PortChips } from './PortChips.jsx';
+import { ProcessList } from './ProcessList.jsx';
+
+/**
+ * Processes that outlived their session (a closed tab's `nohup` job, a dev
+ * server that daemonized), with their ports and a control to end them.
+ */
+export function LeftRunning() {
+  const terminal = useTerminal();
+  const sessions = () => terminal.processes.state.leftovers;
+  return (
+    <Show when={sessions().length > 0}>
+      <section class="overview-section" aria-labelledby="left-running-heading" data-testid="left-running">
+        <div class="section-head">
+          <h2 id="left-running-heading">Left running</h2>
+          <span class="count">{sessions().reduce((sum, session) => sum + session.processes.length, 0)}</span>
+        </div>
+        <ul class="agent-list">
+          <For each={sessions()}>
+            {(session) => (
+              <li class="agent-card" data-testid="leftover-session" data-session-id={session.id}>
+                <div class="agent-head">
+                  <div>
+                    <div class="agent-name">{session.title}</div>
+                    <div class="agent-meta">
+                      {session.source === 'agent' ? `${session.ownerName ?? 'agent'}'s shell` : 'your terminal'} · {session.known ? 'exited' : 'closed'}{' '}
+                      <PortChips ports={session.ports} sessionId={session.id} />
+                    </div>
+                  </div>
+                  <button
+                    type="button"
+                    class="button ghost small danger close-all"
+                    data-testid="end-leftovers"
+                    disabled={terminal.offline()}
+                    onClick={() => terminal.processes.end(session.id, session.processes.map((proc) => proc.pid))}
+                  >
+                    {session.processes.length === 1 ? 'End it' : `End all ${session.processes.length}`}
+                  </button>
+                </div>
+                <ProcessList sessionId={session.id} processes={session.processes} endable />
+              </li>
+            )}
+          </For>
+        </ul>
+      </section>
+    </Show>
+  );
+}

@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SessionInfo } from '@ptydeck/contract';
+import { sessionStoreDir } from '../persist/session-store.js';
+import { outputPath } from '../persist/store-format.js';
+import { until } from '../server/testing/reliability.js';
+import { PanelSession } from './panel-session.js';
+import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from './testing/host-sandbox.js';
+
+/**
+ * Issue 24's "Done when", agent side, with real processes: a host started by
+ * `ptydeck mcp` is SIGKILLed while an agent's terminal has printed a marker and
+ * a developer's tab has scrollback; the same `ptydeck mcp` starts the next host,
+ * where the agent finds its terminal lost with the marker, `ptydeck ls` shows
+ * both lost, and no other agent can reach the agent's.
+ */
+beforeAll(buildCore, 120_000);
+
+const sandboxes: HostSandbox[] = [];
+const clients: Client[] = [];
+const panels: PanelSession[] = [];
+afterEach(async () => {
+  for (const panel of panels.splice(0)) panel.close();
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const box of sandboxes.splice(0)) {
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+  }
+});
+
+type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, any> };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+/** A developer's tab, opened through the panel protocol as the panel opens one, with a line typed into it. */
+async function developerTab(box: HostSandbox, line: string): Promise<SessionInfo> {
+  const panel = await PanelSession.connect('lost-sessions test', box.stateDir);
+  panels.push(panel);
+  const created = new Promise<SessionInfo>((resolve) => {
+    const off = panel.onControl((message) => {
+      if (message.type !== 'created' || message.requestId !== 'dev-tab') return;
+      off();
+      resolve(message.info);
+    });
+  });
+  panel.send({ type: 'create', requestId: 'dev-tab', cols: 80, rows: 24 });
+  const info = await created;
+  panel.send({ type: 'input', id: info.id, data: `${line}\r` });
+  return info;
+}
+
+/** What the host's session store has written of a session's output so far. */
+function stored(box: HostSandbox, id: string): string {
+  const file = outputPath(sessionStoreDir(box.stateDir), id);
+  return existsSync(file) ? readFileSync(file, 'latin1') : '';
+}
+
+describe('a host SIGKILLed with sessions', () => {
+  it("gives them to the next host lost: the same agent reads its marker there, `ptydeck ls` shows both, and another agent cannot reach the agent's", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const first = await stdioAgent(box, 'lost-agent', { clients });
+    const made = await call(first.client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', 'echo agent-MARKER-$((40+2)); exec sleep 300'] });
+    expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
+    const agentId = String(made.structuredContent!.id);
+    const dev = await developerTab(box, 'echo dev-SCROLLBACK-$((2+3))');
+    // The echo of the typed line holds `$((2+3))`, not the 5: the stored text is the command's output.
+    await until(() => stored(box, agentId).includes('agent-MARKER-42') && stored(box, dev.id).includes('dev-SCROLLBACK-5'), 'the store wrote both sessions');
+
+    const oldHost = discoveryOf(box).pid;
+    process.kill(oldHost, 'SIGKILL');
+    await until(() => !isAlive(oldHost), 'the old host is gone');
+    // The call that finds the host gone is told so; the next one starts a new host through the same `ptydeck mcp`.
+    await expect(call(first.client, 'terminal_list')).rejects.toThrow(/this session is gone/);
+    const read = await call(first.client, 'terminal_read', { id: agentId });
+    expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
+    expect(discoveryOf(box).pid).not.toBe(oldHost);
+    expect(read.structuredContent).toMatchObject({ id: agentId, state: 'lost', unwritten_bytes: expect.any(Number) });
+    expect(read.structuredContent!.output).toContain('agent-MARKER-42');
+
+    const listed = await call(first.client, 'terminal_list');
+    expect(listed.structuredContent!.terminals).toEqual([expect.objectContaining({ id: agentId, state: 'lost' })]);
+    const typed = await call(first.client, 'terminal_send', { id: agentId, text: 'echo again', keys: ['Enter'] });
+    expect(typed.isError).toBe(true);
+    expect(typed.content[0]?.text).toMatch(/process is gone/);
+
+    const ls = await runCli(box, ['ls', '--json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    const entries = JSON.parse(ls.stdout) as Array<{ id: string; state: string; source: string }>;
+    expect(entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: agentId, state: 'lost', source: 'agent' }), expect.objectContaining({ id: dev.id, state: 'lost', source: 'user' })]),
+    );
+
+    const other = await stdioAgent(box, 'other-agent', { clients });
+    const theirs = await call(other.client, 'terminal_read', { id: agentId });
+    expect(theirs.isError).toBe(true);
+    expect(theirs.content[0]?.text).toMatch(/^No such terminal/);
+    expect((await call(other.client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
+  });
+
+  it('keeps nothing with PTYDECK_PERSIST=0: the next host knows neither the sessions nor their ids', async () => {
+    const box = hostSandbox({ PTYDECK_PERSIST: '0' });
+    sandboxes.push(box);
+    const first = await stdioAgent(box, 'unkept-agent', { clients });
+    const made = await call(first.client, 'terminal_create', { command: 'sleep', args: ['300'] });
+    const id = String(made.structuredContent!.id);
+    const oldHost = discoveryOf(box).pid;
+    process.kill(oldHost, 'SIGKILL');
+    await until(() => !isAlive(oldHost), 'the old host is gone');
+    await expect(call(first.client, 'terminal_list')).rejects.toThrow(/this session is gone/);
+    const read = await call(first.client, 'terminal_read', { id });
+    expect(read.isError).toBe(true);
+    expect(read.content[0]?.text).toMatch(/^No such terminal/);
+    expect(existsSync(sessionStoreDir(box.stateDir))).toBe(false);
+  });
+});

@@ -1,0 +1,243 @@
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { UnsafeStateError } from '../server/discovery.js';
+import type { LostRecord } from './lost-record.js';
+import { openSessionStore, sessionStoreSetting, type SessionStoreOptions } from './session-store.js';
+import { HEADER_BYTES } from './store-format.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function storeDir(): string {
+  return join(mkdtempSync(join(tmpdir(), 'ptydeck-store-')), 'sessions');
+}
+
+/** A real service recorded into a fresh store; a long flushMs, so only flush() writes and each test says when. */
+function recorded(options: Partial<SessionStoreOptions> = {}, agentCursorOf: (id: string) => number | null = () => null) {
+  const dir = options.dir ?? storeDir();
+  const service = createPtyService({ env: isolatedEnv() });
+  const store = openSessionStore({ flushMs: 3_600_000, ...options, dir });
+  const stop = store.record(service, { agentCursorOf });
+  cleanups.push(async () => {
+    stop();
+    store.dispose();
+    await service.dispose();
+  });
+  return { dir, service, store };
+}
+
+/** What a host started after this one would find. */
+function loadAfresh(dir: string, onError?: SessionStoreOptions['onError']): LostRecord[] {
+  return openSessionStore({ dir, onError }).load();
+}
+
+function recordOf(records: LostRecord[], id: string): LostRecord {
+  const record = records.find((r) => r.info.id === id);
+  if (!record) throw new Error(`no record of ${id} among ${records.map((r) => r.info.id).join(', ')}`);
+  return record;
+}
+
+/** The service's log from `start` on: what a record starting there must hold, byte for byte. */
+function logFrom(service: PtyService, id: string, start: number): Buffer {
+  const read = service.read(id, { cursor: start });
+  expect(read.cursor).toBe(start);
+  return Buffer.from(read.data);
+}
+
+async function run(service: PtyService, command: string): Promise<string> {
+  const { id } = service.create({ command: 'bash', args: ['-c', command], source: 'agent' });
+  await waitForExit(service, id);
+  return id;
+}
+
+describe('session store', () => {
+  it('keeps files 0600 in a 0700 directory, and a session comes back byte for byte after flush', async () => {
+    const { dir, service, store } = recorded({}, () => 7);
+    const id = await run(service, 'seq 1 3000; printf "caf\\xc3\\xa9\\n"');
+    await store.flush();
+
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const files = readdirSync(dir);
+    expect(files.sort()).toEqual([`${id}.json`, `${id}.out`]);
+    for (const file of files) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+
+    const record = recordOf(loadAfresh(dir), id);
+    expect(record.info).toMatchObject({ id, status: 'exited', exitCode: 0, source: 'agent' });
+    expect(record.start).toBe(0);
+    expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
+    expect(record.readEnd).toBe(record.start + record.output.length);
+    expect(record.agentCursor).toBe(7);
+  });
+
+  it('writes a running session as running, and writes it again once it exits', async () => {
+    const { dir, service, store } = recorded();
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    service.write(id, 'first line\r');
+    await waitForOutput(service, id, 'first line\r\n');
+    await store.flush();
+    const running = recordOf(loadAfresh(dir), id);
+    expect(running.info.status).toBe('running');
+    expect(Buffer.from(running.output).toString()).toContain('first line');
+
+    service.write(id, 'last line\r\x04');
+    await waitForExit(service, id);
+    await store.flush();
+    const exited = recordOf(loadAfresh(dir), id);
+    expect(exited.info.status).toBe('exited');
+    expect(Buffer.from(exited.output).equals(readAll(service, id))).toBe(true);
+  });
+
+  it('keeps a session\'s last sessionBytes, at their absolute cursor, through appends and compactions', async () => {
+    const cap = 10_000;
+    const { dir, service, store } = recorded({ sessionBytes: cap });
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    // Each step is under the cap, so it is appended; the file passes twice the cap and is compacted.
+    for (let step = 0; step < 8; step++) {
+      const line = `step ${step} ${'x'.repeat(2_000)}`;
+      service.write(id, `${line}\r`);
+      await waitForOutput(service, id, `${line}\r\n${line}\r\n`);
+      await store.flush();
+      expect(statSync(join(dir, `${id}.out`)).size).toBeLessThanOrEqual(HEADER_BYTES + 2 * cap);
+    }
+    const record = recordOf(loadAfresh(dir), id);
+    const end = service.read(id, { maxBytes: 1 }).end;
+    expect(record.output.length).toBeLessThanOrEqual(2 * cap);
+    expect(record.output.length).toBeGreaterThanOrEqual(cap);
+    expect(record.start + record.output.length).toBe(end);
+    expect(Buffer.from(record.output).equals(logFrom(service, id, record.start))).toBe(true);
+
+    // More than the cap at once: the file starts over with the last cap bytes.
+    const big = await run(service, 'seq 1 20000');
+    await store.flush();
+    const tail = recordOf(loadAfresh(dir), big);
+    expect(tail.output.length).toBe(cap);
+    expect(tail.start).toBe(readAll(service, big).length - cap);
+    expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
+  });
+
+  it('starts a file over when it went behind the store\'s back', async () => {
+    const problems: string[] = [];
+    const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    // Echoed, then printed by cat: both are in before the flush.
+    service.write(id, 'one\r');
+    await waitForOutput(service, id, 'one\r\none\r\n');
+    await store.flush();
+    rmSync(join(dir, `${id}.out`));
+    service.write(id, 'two\r');
+    await waitForOutput(service, id, 'two\r\ntwo\r\n');
+    await store.flush();
+    expect(problems).toEqual([`the session store could not write session ${id}`]);
+    // The next turn writes the file anew, whole.
+    await store.flush();
+    const record = recordOf(loadAfresh(dir), id);
+    expect(record.start).toBe(0);
+    expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
+  });
+
+  it('holds all sessions to totalBytes, taking from the oldest exited session first, and keeps every record', async () => {
+    const { dir, service, store } = recorded({ sessionBytes: 10_000, totalBytes: 25_000 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await run(service, `seq ${i} 5000`));
+    await store.flush();
+    const records = loadAfresh(dir);
+    expect(records.map((r) => r.info.id)).toEqual(ids);
+    const kept = records.map((r) => r.output.length);
+    expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(25_000);
+    // The newest kept its whole cap; what went, went from the oldest first.
+    expect(kept[3]).toBe(10_000);
+    for (let i = 1; i < kept.length; i++) expect(kept[i - 1]).toBeLessThanOrEqual(kept[i]!);
+    expect(kept[0]).toBe(0);
+    for (const record of records) {
+      expect(Buffer.from(record.output).equals(logFrom(service, record.info.id, record.start))).toBe(true);
+    }
+  });
+
+  it('removes a session\'s files with the session, and forget() removes a loaded record\'s', async () => {
+    const { dir, service, store } = recorded();
+    const kept = await run(service, 'echo kept');
+    const removed = await run(service, 'echo removed');
+    await store.flush();
+    await service.remove(removed);
+    await store.flush();
+    expect(readdirSync(dir).sort()).toEqual([`${kept}.json`, `${kept}.out`]);
+
+    const later = openSessionStore({ dir });
+    expect(later.load().map((r) => r.info.id)).toEqual([kept]);
+    later.forget(kept);
+    await later.flush();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('loads around torn and corrupt files without throwing, and clears what cannot be read', async () => {
+    const { dir, service, store } = recorded();
+    const torn = await run(service, 'seq 1 1000');
+    const headless = await run(service, 'echo headless');
+    const whole = await run(service, 'echo whole');
+    await store.flush();
+    const tornEnd = readAll(service, torn).length;
+    truncateSync(join(dir, `${torn}.out`), HEADER_BYTES + 100);
+    truncateSync(join(dir, `${headless}.out`), 5);
+    writeFileSync(join(dir, 'garbage.json'), '{"version":1,"info":{"id":"garb');
+    writeFileSync(join(dir, 'garbage.out'), 'whatever');
+    writeFileSync(join(dir, 'orphan.out'), 'no metadata');
+    writeFileSync(join(dir, `.${whole}.json.0badc0de`), '{"half a');
+
+    const problems: string[] = [];
+    const records = loadAfresh(dir, (_error, context) => problems.push(context));
+    expect(records.map((r) => r.info.id)).toEqual([torn, headless, whole]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('garbage');
+
+    const shortened = recordOf(records, torn);
+    expect(shortened.start).toBe(0);
+    expect(Buffer.from(shortened.output).equals(readAll(service, torn).subarray(0, 100))).toBe(true);
+    expect(shortened.readEnd).toBe(tornEnd);
+    const empty = recordOf(records, headless);
+    expect(empty.output.length).toBe(0);
+    expect(empty.start).toBe(readAll(service, headless).length);
+    expect(Buffer.from(recordOf(records, whole).output).toString()).toContain('whole');
+    expect(readdirSync(dir).sort()).toEqual([`${torn}.json`, `${torn}.out`, `${headless}.json`, `${headless}.out`, `${whole}.json`, `${whole}.out`].sort());
+  });
+
+  it('takes a restored session as it is on disk: its output file is not written again, its metadata says lost', async () => {
+    const first = recorded();
+    const { id } = first.service.create({ command: 'cat', source: 'agent', owner: 'agent-1' });
+    first.service.write(id, 'before the kill\r');
+    await waitForOutput(first.service, id, 'before the kill\r\nbefore the kill\r\n');
+    await first.store.flush();
+    const output = statSync(join(first.dir, `${id}.out`));
+
+    // The next host: it loads, restores, then records, as the host does at start.
+    const next = recorded({ dir: first.dir });
+    const [record] = next.store.load();
+    next.service.restore(record!);
+    await next.store.flush();
+    expect(statSync(join(first.dir, `${id}.out`)).ino).toBe(output.ino);
+    const again = recordOf(loadAfresh(first.dir), id);
+    expect(again.info).toMatchObject({ id, status: 'lost', owner: 'agent-1' });
+    expect(again.start).toBe(record!.start);
+    expect(Buffer.from(again.output).equals(Buffer.from(record!.output))).toBe(true);
+  });
+
+  it('refuses a directory other users can write', () => {
+    const dir = storeDir();
+    openSessionStore({ dir });
+    chmodSync(dir, 0o777);
+    expect(() => openSessionStore({ dir })).toThrow(UnsafeStateError);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('is on unless PTYDECK_PERSIST turns it off', () => {
+    expect(sessionStoreSetting({})).toBe(true);
+    expect(sessionStoreSetting({ PTYDECK_PERSIST: '1' })).toBe(true);
+    for (const off of ['0', 'false', 'off', 'OFF', ' no ']) expect(sessionStoreSetting({ PTYDECK_PERSIST: off })).toBe(false);
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * One session's files, kept up to date from the service's log: what the
+ * session printed since the last turn is read from the log (never copied on
+ * the output path) and appended; a session that printed more than the cap
+ * since then starts its file over with the tail; a file past twice the cap
+ * is compacted to its last cap bytes; the metadata follows each change. The
+ * store calls write() one session at a time, so nothing here runs twice at
+ * once.
+ */
+import type { SessionId, SessionInfo } from '@ptydeck/contract';
+import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../pty/utf8.js';
+import { PtyError, type PtyService } from '../pty/types.js';
+import { appendOutput, readOutputTail, rewriteOutput, writeAtomically } from './store-files.js';
+import { metaPath, type SessionMeta } from './store-format.js';
+
+/** What a file holds already, for a session restored from it: it is not written again. */
+export interface OnDisk {
+  start: number;
+  length: number;
+}
+
+/** A read's smallest size, for the cursors it reports (a read copies what it returns, so one byte). */
+const PEEK = 1;
+
+export class SessionWriter {
+  private info: SessionInfo;
+  /** False until the output file was (re)written by this writer: appends need a file with a header. */
+  private hasFile = false;
+  private fileStart = 0;
+  private fileBytes = 0;
+  private metaDirty = true;
+  private agentCursor: number | null = null;
+  /** When this writer was last given a turn: the store serves the longest waiting first. */
+  servedAt = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly service: PtyService,
+    info: SessionInfo,
+    private readonly cap: number,
+    onDisk?: OnDisk,
+  ) {
+    this.info = info;
+    if (onDisk) this.adopt(onDisk);
+  }
+
+  get id(): SessionId {
+    return this.info.id;
+  }
+
+  /** Output bytes on disk. */
+  get bytes(): number {
+    return this.fileBytes;
+  }
+
+  /** Whether the session's program is done (exited, or lost before this host): such files go first under the total cap. */
+  get ended(): boolean {
+    return this.info.status !== 'running';
+  }
+
+  /** When it ended (or was created, for a lost one): the oldest ended session's files go first. */
+  get endedAt(): number {
+    return this.info.exitedAt ?? this.info.createdAt;
+  }
+
+  /** Whether its metadata says something the file does not yet (an exit is the write a session must not miss). */
+  get urgent(): boolean {
+    return this.metaDirty && this.ended;
+  }
+
+  update(info: SessionInfo): void {
+    this.info = info;
+    this.metaDirty = true;
+  }
+
+  noteAgentCursor(cursor: number | null): void {
+    if (cursor === this.agentCursor) return;
+    this.agentCursor = cursor;
+    this.metaDirty = true;
+  }
+
+  /** Whether a turn would write anything. */
+  pending(): boolean {
+    const end = this.logEnd();
+    return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes);
+  }
+
+  /** Writes what the log has that the file does not, then the metadata. Resolves with the bytes written. */
+  async write(): Promise<number> {
+    let written = 0;
+    const cursor = this.fileStart + this.fileBytes;
+    const end = this.logEnd();
+    if (end === undefined) return 0;
+    if (end > cursor || !this.hasFile) {
+      // Read in the same turn as the end was seen: nothing arrives in between.
+      const probe = this.service.read(this.id, { cursor, maxBytes: PEEK });
+      if (!this.hasFile) {
+        written += await this.startOver(Math.max(0, end - this.cap));
+      } else if (probe.skipped > 0 || end - cursor > this.cap) {
+        written += await this.startOver(Math.max(cursor, end - this.cap));
+      } else {
+        const { data, next } = this.service.read(this.id, { cursor });
+        await this.changingFile(() => appendOutput(this.dir, this.id, this.fileBytes, data));
+        this.fileBytes = next - this.fileStart;
+        written += data.length;
+      }
+      this.metaDirty = true;
+    }
+    if (this.fileBytes > 2 * this.cap) written += await this.shrinkTo(this.cap);
+    if (this.metaDirty) written += await this.writeMeta();
+    return written;
+  }
+
+  /** Rewrites the output file with at most its last `bytes` bytes (the total cap asks it of ended sessions first). */
+  async shrinkTo(bytes: number): Promise<number> {
+    if (this.fileBytes <= bytes) return 0;
+    const tail = characterStart(await this.changingFile(() => readOutputTail(this.dir, this.id, this.fileBytes, bytes)));
+    const start = this.fileStart + this.fileBytes - tail.length;
+    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, tail));
+    this.fileStart = start;
+    this.fileBytes = tail.length;
+    this.metaDirty = true;
+    return tail.length;
+  }
+
+  /** A new file from `from` (or the oldest byte the log still has) to the log's end. */
+  private async startOver(from: number): Promise<number> {
+    const read = this.service.read(this.id, { cursor: from });
+    // A jump may land inside a character: the file starts at the next one, so it always decodes.
+    const data = read.cursor > this.fileStart + this.fileBytes || !this.hasFile ? characterStart(read.data) : read.data;
+    const start = read.next - data.length;
+    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, data));
+    this.hasFile = true;
+    this.fileStart = start;
+    this.fileBytes = data.length;
+    return data.length;
+  }
+
+  /** After a failed write, what the file holds is unknown (half an append, or no file): the next turn starts it over. */
+  private async changingFile<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.hasFile = false;
+      throw error;
+    }
+  }
+
+  private async writeMeta(): Promise<number> {
+    this.metaDirty = false;
+    const meta: SessionMeta = {
+      version: 1,
+      info: this.info,
+      written: this.fileStart + this.fileBytes,
+      readEnd: this.logEnd() ?? null,
+      agentCursor: this.agentCursor,
+      savedAt: Date.now(),
+    };
+    const text = JSON.stringify(meta);
+    try {
+      await writeAtomically(metaPath(this.dir, this.id), text);
+    } catch (error) {
+      this.metaDirty = true;
+      throw error;
+    }
+    return text.length;
+  }
+
+  /** The log's end cursor now; undefined once the service no longer has the session (its removal is on its way). */
+  private logEnd(): number | undefined {
+    try {
+      return this.service.read(this.id, { maxBytes: PEEK }).end;
+    } catch (error) {
+      if (error instanceof PtyError && error.code === 'no_such_session') return undefined;
+      throw error;
+    }
+  }
+
+  private adopt(onDisk: OnDisk): void {
+    // Only a log that still holds what the file holds is spared a rewrite.
+    const probe = this.service.read(this.id, { cursor: Math.min(onDisk.start, this.logEnd() ?? 0), maxBytes: PEEK });
+    if (probe.skipped > 0 || probe.cursor !== onDisk.start || probe.end < onDisk.start + onDisk.length) return;
+    this.hasFile = true;
+    this.fileStart = onDisk.start;
+    this.fileBytes = onDisk.length;
+  }
+}
+
+/** `bytes` from its first character's lead byte: a cut inside a character drops the character's remains. */
+function characterStart(bytes: Uint8Array): Uint8Array {
+  let skip = 0;
+  while (skip < MAX_CONTINUATION_BYTES && skip < bytes.length && isContinuationByte(bytes[skip]!)) skip++;
+  return skip === 0 ? bytes : bytes.subarray(skip);
+}

@@ -1,0 +1,211 @@
+// Keeps sessions' listening ports and leftover processes current while a panel watches, and nothing otherwise.
+import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
+import { PtyError, type PtyService } from '../pty/types.js';
+import { endProcesses } from './end-processes.js';
+import { SessionBook, type BookedSession } from './session-book.js';
+import { processesKnown, snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot } from './session-processes.js';
+import { listeningSockets, tcpFingerprint } from './tcp-table.js';
+
+/** How long a process the panel ends gets after SIGTERM before SIGKILL. */
+const END_GRACE_MS = 3000;
+
+export interface ProcessWatchOptions {
+  /** Least time between two looks. Default 2000 ms. */
+  intervalMs?: number;
+  /** The process table scan (seam for tests). Default snapshotSessions. */
+  scan?: (sessions: readonly SessionRef[]) => Map<string, SessionSnapshot> | undefined;
+}
+
+export interface EndedProcesses {
+  ended: { pid: number; command: string }[];
+  notEnded: { pid: number; command: string }[];
+  refused: number[];
+}
+
+/**
+ * Keeps each session's listening ports (SessionInfo.ports, through the
+ * service's setPorts) and the processes ended sessions left running, while at
+ * least one panel watches: with none, nothing is read. It looks at most every
+ * `intervalMs`, on a timer of its own, never on the keystroke or output path,
+ * and a look is cheap when nothing changed: the process table is scanned only
+ * when the count of TCP sockets changed (tcpFingerprint, 0.06 ms) and the
+ * kernel's listening sockets then differ from the last look's, when a session
+ * ended, or when a process it shows (a port's holder, a leftover) is gone.
+ */
+export class ProcessWatch {
+  private readonly book: SessionBook;
+  private readonly leftoverEmitter = new Emitter<LeftoverSession[]>({ name: 'processes.leftovers' });
+  private readonly intervalMs: number;
+  private readonly scan: NonNullable<ProcessWatchOptions['scan']>;
+  private watchers = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastLook = Number.NEGATIVE_INFINITY;
+  /** Something the socket tables cannot show changed (a session ended, a panel asked, one came): scan at the next look. */
+  private dirty = true;
+  private fingerprint: string | undefined;
+  private listening: Set<string> | undefined;
+  /** The processes the panel is shown (ports' holders, leftovers): one gone is news. */
+  private shown: OwnedProcess[] = [];
+  private current: LeftoverSession[] = [];
+  private disposed = false;
+  private scans = 0;
+  private looks = 0;
+
+  /** Fires with every session's leftovers when they change. */
+  readonly onLeftovers = this.leftoverEmitter.on;
+
+  constructor(
+    private readonly service: PtyService,
+    options: ProcessWatchOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 2000;
+    this.scan = options.scan ?? snapshotSessions;
+    this.book = new SessionBook(service, () => (this.dirty = true));
+  }
+
+  /** How often it looked and how often that took a scan of the process table. */
+  get stats(): { looks: number; scans: number } {
+    return { looks: this.looks, scans: this.scans };
+  }
+
+  /** The leftovers at the last scan. */
+  leftovers(): LeftoverSession[] {
+    return this.current;
+  }
+
+  /** A panel watches until the returned function is called; the first one starts the looks (at once, or once the interval since the last has passed). */
+  watch(): () => void {
+    let watching = true;
+    this.watchers++;
+    if (this.watchers === 1) {
+      this.dirty = true;
+      this.schedule();
+    }
+    return () => {
+      if (!watching) return;
+      watching = false;
+      this.watchers--;
+      if (this.watchers === 0) this.stop();
+    };
+  }
+
+  /** The session's processes now (a scan of its own); null where the system cannot say. */
+  query(id: SessionId): SessionProcess[] | null {
+    const session = this.require(id);
+    return snapshotSession(session.ref)?.processes.map(processField) ?? null;
+  }
+
+  /**
+   * Ends those of `pids` that the session owns now, as a scan made for this
+   * request finds them (never on the page's word), and says what ended.
+   */
+  async end(id: SessionId, pids: readonly number[]): Promise<EndedProcesses> {
+    const session = this.require(id);
+    const owned = snapshotSession(session.ref)?.processes ?? [];
+    const asked = new Set(pids);
+    const targets = owned.filter((proc) => asked.has(proc.pid));
+    const refused = [...asked].filter((pid) => !targets.some((proc) => proc.pid === pid));
+    try {
+      const survivors = await endProcesses(targets, END_GRACE_MS, false);
+      const survived = new Set(survivors.map((proc) => proc.pid));
+      return {
+        ended: targets.filter((proc) => !survived.has(proc.pid)).map(named),
+        notEnded: survivors.map(named),
+        refused,
+      };
+    } finally {
+      this.dirty = true;
+      if (this.watchers > 0) this.schedule();
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.stop();
+    this.book.dispose();
+    this.leftoverEmitter.clear();
+  }
+
+  private require(id: SessionId): BookedSession {
+    const session = this.book.get(id);
+    if (!session) throw new PtyError('no_such_session', `no session with id '${id}' (or nothing of it is known any more)`);
+    return session;
+  }
+
+  private schedule(): void {
+    if (this.disposed || this.timer !== undefined) return;
+    const wait = Math.max(0, this.lastLook + this.intervalMs - performance.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.look();
+      if (this.watchers > 0) this.schedule();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private look(): void {
+    this.lastLook = performance.now();
+    this.looks++;
+    if (!processesKnown()) return;
+    const due = this.socketsChanged() || this.dirty || this.shown.some((proc) => !stillRunning(proc));
+    if (due) this.scanNow();
+  }
+
+  /** Whether a listening socket opened or closed since the last look; the tables are read only when the socket count moved. */
+  private socketsChanged(): boolean {
+    const fingerprint = tcpFingerprint();
+    if (this.listening !== undefined && fingerprint !== undefined && fingerprint === this.fingerprint) return false;
+    this.fingerprint = fingerprint;
+    const inodes = new Set(listeningSockets()?.keys() ?? []);
+    const changed = this.listening === undefined || inodes.size !== this.listening.size || [...inodes].some((inode) => !this.listening!.has(inode));
+    this.listening = inodes;
+    return changed;
+  }
+
+  private scanNow(): void {
+    this.dirty = false;
+    const sessions = this.book.sessions();
+    const snapshots = this.scan(sessions.map((session) => session.ref));
+    this.scans++;
+    if (!snapshots) return;
+    const leftovers: LeftoverSession[] = [];
+    const shown: OwnedProcess[] = [];
+    for (const session of sessions) {
+      const snapshot = snapshots.get(session.ref.id);
+      if (!snapshot) continue;
+      const ports = snapshot.ports.map((port): ListeningPort => ({
+        port: port.port,
+        address: port.address,
+        pid: port.pid,
+        command: snapshot.processes.find((proc) => proc.pid === port.pid)?.command ?? '',
+      }));
+      shown.push(...snapshot.processes.filter((proc) => ports.some((port) => port.pid === proc.pid)));
+      if (session.known) this.service.setPorts(session.ref.id, ports);
+      if (session.ref.running) continue;
+      if (snapshot.processes.length === 0) {
+        if (!session.known) this.book.forgetDeparted(session.ref.id);
+        continue;
+      }
+      shown.push(...snapshot.processes);
+      leftovers.push({ id: session.ref.id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });
+    }
+    this.shown = shown;
+    if (JSON.stringify(leftovers) === JSON.stringify(this.current)) return;
+    this.current = leftovers;
+    this.leftoverEmitter.fire(leftovers);
+  }
+}
+
+function processField({ pid, command, startedAt }: OwnedProcess): SessionProcess {
+  return { pid, command, startedAt: Math.round(startedAt) };
+}
+
+function named({ pid, command }: OwnedProcess): { pid: number; command: string } {
+  return { pid, command };
+}

@@ -1,0 +1,39 @@
+/**
+ * What a session an earlier host kept becomes in this one (PtyService.restore):
+ * a read-only record whose process is gone. One that was running when that
+ * host died comes back `lost`, saying how much of its end is known missing;
+ * one that had exited comes back exited, as it was.
+ */
+import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
+import type { LostRecord } from '../persist/lost-record.js';
+import { PtyError } from './types.js';
+
+/** The restored session's info, or a PtyError naming what is wrong with the record. */
+export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
+  const parsed = SessionInfo.safeParse(record.info);
+  if (!parsed.success) throw new PtyError('invalid_argument', `cannot restore a session from a malformed record: ${formatZodIssues(parsed.error)}`);
+  if (!Number.isSafeInteger(record.start) || record.start < 0) {
+    throw new PtyError('invalid_argument', `cannot restore session '${parsed.data.id}': its output starts at ${record.start}, not a cursor`);
+  }
+  const info = parsed.data;
+  const wasRunning = info.status !== 'exited';
+  const writtenEnd = record.start + record.output.length;
+  return {
+    ...info,
+    // Its process, if any is left, is not this host's; and a pid kept from then may name another process now.
+    pid: 0,
+    status: wasRunning ? 'lost' : 'exited',
+    attention: null,
+    shell: null,
+    lost: wasRunning ? { foundAt, unwrittenBytes: record.readEnd === null ? null : Math.max(0, record.readEnd - writtenEnd) } : null,
+  };
+}
+
+/** Why a restored session takes no input and cannot be resized: the process is gone. */
+export function restoredRefusal(info: SessionInfo, action: string): PtyError {
+  const why =
+    info.status === 'lost'
+      ? 'its process is gone: it was running when an earlier ptydeck host stopped (killed, crashed or upgraded), and this is the record of its output that host kept'
+      : 'its process is gone: it had exited before the ptydeck host restarted, and this is the record of its output';
+  return new PtyError('not_running', `cannot ${action} session '${info.id}': ${why}. Start a new session instead.`);
+}

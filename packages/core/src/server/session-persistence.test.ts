@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectMcp } from '../agent/testing/mcp-client.js';
+import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
+import { openSessionStore, type SessionStore } from '../persist/session-store.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { restoreAndRecord } from './session-persistence.js';
+
+/**
+ * A host's start and death around a real session store: what one host's agent
+ * had and had not read comes back on the next, through the files, and a
+ * closed terminal's files go.
+ */
+const OWNER = 'agent-kept';
+const hosts: Array<{ service: PtyService; tool: TerminalTool; store: SessionStore; stop: () => void }> = [];
+afterAll(async () => {
+  for (const { service, tool, store, stop } of hosts) {
+    stop();
+    store.dispose();
+    tool.dispose();
+    await service.dispose();
+  }
+});
+
+function startHost(dir: string) {
+  const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+  const tool = createTerminalTool(service);
+  const store = openSessionStore({ dir });
+  const host = { service, tool, store, stop: restoreAndRecord(store, service, tool) };
+  hosts.push(host);
+  return host;
+}
+
+describe('restoreAndRecord', () => {
+  it("carries an agent's terminal and its read position through the store to the next host, and drops its files once closed", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
+    const before = startHost(dir);
+    const agent = await connectMcp(before.tool, OWNER);
+    const id = String((await agent.ok('terminal_create', {})).id);
+    expect((await agent.ok('terminal_run', { id, command: 'echo seen-$((1+1))' })).output).toContain('seen-2');
+    before.service.write(id, 'echo unseen-$((2+2))\r');
+    await waitForOutput(before.service, id, 'unseen-4');
+    await before.store.flush();
+    // The host dies here: nothing after this is recorded.
+    before.stop();
+    await agent.close();
+
+    const after = startHost(dir);
+    expect(after.service.get(id)).toMatchObject({ status: 'lost', owner: OWNER, pid: 0 });
+    const again = await connectMcp(after.tool, OWNER);
+    const read = await again.ok('terminal_read', { id });
+    expect(read).toMatchObject({ state: 'lost' });
+    expect(read.output).toContain('unseen-4');
+    expect(read.output).not.toContain('seen-2');
+
+    await again.ok('terminal_close', { id });
+    await after.store.flush();
+    expect(readdirSync(dir).filter((name) => name.includes(id))).toEqual([]);
+    expect(existsSync(dir)).toBe(true);
+    await again.close();
+  });
+});

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { ChatBindings } from '../../acp/chat-bindings.js';
+import { createAgentMcpServer } from '../../agent/mcp-server.js';
+import { createTerminalTool, type TerminalTool } from '../../agent/terminal-tool.js';
+import { createPtyService } from '../../pty/pty-service.js';
+import { isolatedEnv } from '../../pty/test-kit.js';
+import type { PtyService } from '../../pty/types.js';
+import { startServerCore, type ServerCore } from '../server-core.js';
+
+/** A test file's server core serving the agent tool's MCP (no panel files, no discovery file), made before its tests and closed after. */
+export interface AgentCore {
+  readonly service: PtyService;
+  readonly tool: TerminalTool;
+  readonly core: ServerCore;
+}
+
+export function useAgentCore(options: { chatBindings?: ChatBindings } = {}): AgentCore {
+  let made: { service: PtyService; tool: TerminalTool; core: ServerCore } | undefined;
+  beforeAll(async () => {
+    const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+    const tool = createTerminalTool(service);
+    const core = await startServerCore({
+      service,
+      writeDiscovery: false,
+      appDir: '/nonexistent',
+      createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+      ...(options.chatBindings ? { chatBindings: options.chatBindings } : {}),
+    });
+    made = { service, tool, core };
+  });
+  afterAll(async () => {
+    await made?.core.close();
+    made?.tool.dispose();
+    await made?.service.dispose();
+  });
+  const required = () => {
+    if (!made) throw new Error('the agent core is made in beforeAll');
+    return made;
+  };
+  return {
+    get service() {
+      return required().service;
+    },
+    get tool() {
+      return required().tool;
+    },
+    get core() {
+      return required().core;
+    },
+  };
+}

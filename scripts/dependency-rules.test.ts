@@ -1,0 +1,94 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readImportGraph } from './dependency-graph.js';
+import { checkDependencyRules, formatViolation, PACKAGE_ENTRIES, SOURCE_DIRS } from './dependency-rules.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function violationsIn(dir: string): string[] {
+  return checkDependencyRules(readImportGraph(dir, SOURCE_DIRS, PACKAGE_ENTRIES)).map(formatViolation);
+}
+
+describe('the dependency rules', () => {
+  it('hold for every module under packages/ and electron/', () => {
+    const graph = readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES);
+    // A reader that found nothing would pass any rule.
+    expect(graph.has('packages/core/src/pty/pty-service.ts')).toBe(true);
+    expect(graph.has('electron/src/preload/preload.cts')).toBe(true);
+    expect(graph.get('packages/core/src/index.ts')?.some((edge) => edge.target === 'packages/core/src/agent/index.ts')).toBe(true);
+    expect(checkDependencyRules(graph).map(formatViolation)).toEqual([]);
+  });
+});
+
+/** A tree that keeps every rule; the test of each rule plants a violation in it. */
+const LAWFUL: Record<string, string> = {
+  'packages/contract/src/index.ts': 'export const x = 1;\n',
+  'packages/app/src/view.tsx': "import { x } from '@ptydeck/contract';\nexport const view = x;\n",
+  'packages/core/src/index.ts': "export * from './agent/index.js';\n",
+  'packages/core/src/agent/index.ts': "export { tool } from './tool.js';\n",
+  'packages/core/src/agent/tool.ts': "import { readFileSync } from 'node:fs';\nexport const tool = readFileSync;\n",
+  'packages/core/src/agent/testing/kit.ts': 'export const kit = 1;\n',
+  'packages/core/src/server/ok.ts': "import { tool } from '../agent/index.js';\nexport const ok = tool;\n",
+  // Tests look inside what they test, use the kits and run in Node.
+  'packages/core/src/server/ok.test.ts': "import { tool } from '../agent/tool.js';\nimport { kit } from '../agent/testing/kit.js';\nimport 'node:fs';\n",
+  'electron/src/main/api.ts': 'export interface Api { a: 1 }\n',
+  'electron/src/preload/preload.cts': "import electron = require('electron');\nimport type { Api } from '../main/api.js';\n",
+};
+
+describe('the dependency checker', () => {
+  let fixture: string | undefined;
+  afterEach(() => {
+    if (fixture) rmSync(fixture, { recursive: true, force: true });
+    fixture = undefined;
+  });
+
+  function plant(files: Record<string, string>): string {
+    fixture = mkdtempSync(join(tmpdir(), 'ptydeck-dependency-rules-'));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(fixture, path)), { recursive: true });
+      writeFileSync(join(fixture, path), text);
+    }
+    return fixture;
+  }
+
+  it('names each planted violation with its file, line and import', () => {
+    const dir = plant({
+      ...LAWFUL,
+      'packages/contract/src/index.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+      'packages/app/src/bad.tsx': "import { createPtyService } from '@ptydeck/core';\nimport type { Api } from '../../../electron/src/main/api.js';\n",
+      'packages/core/src/agent/tool.ts': "import { p } from '../server/private.js';\nexport const tool = p;\n",
+      'packages/core/src/server/private.ts': "import { tool } from '../agent/tool.js';\nexport const p = tool;\n",
+      'packages/core/src/server/uses-kit.ts': "import { kit } from '../agent/testing/kit.js';\nexport const y = kit;\n",
+      'packages/core/src/server/reaches-app.ts': "export { view } from '../../../app/src/view.js';\n",
+      'electron/src/preload/preload.cts': "import electron = require('electron');\ntype T = typeof import('@ptydeck/core');\n",
+    });
+    expect(violationsIn(dir)).toEqual([
+      "packages/app/src/bad.tsx:1: import '@ptydeck/core': app may not import core (packages/core/src/index.ts)",
+      "packages/app/src/bad.tsx:2: import '../../../electron/src/main/api.js': app may not import electron main (electron/src/main/api.ts)",
+      "packages/contract/src/index.ts:1: import 'node:fs': contract may not import Node built-ins",
+      "packages/core/src/server/reaches-app.ts:1: import '../../../app/src/view.js': core may not import app (packages/app/src/view.tsx)",
+      "electron/src/preload/preload.cts:2: import '@ptydeck/core': electron preload may not import core (packages/core/src/index.ts)",
+      "packages/core/src/server/private.ts:1: import '../agent/tool.js': packages/core/src/agent/tool.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
+      "packages/core/src/server/uses-kit.ts:1: import '../agent/testing/kit.js': packages/core/src/agent/testing/kit.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
+      "packages/core/src/server/uses-kit.ts:1: import '../agent/testing/kit.js': production code may not import test code (packages/core/src/agent/testing/kit.ts)",
+      "packages/core/src/agent/tool.ts:1: import '../server/private.js': import cycle: packages/core/src/agent/tool.ts -> packages/core/src/server/private.ts -> packages/core/src/agent/tool.ts",
+    ]);
+  });
+
+  it('counts a cycle that only a type-only import closes', () => {
+    const dir = plant({
+      'packages/app/src/a.ts': "import type { B } from './b.js';\nexport type A = B;\nexport const a = 1;\n",
+      'packages/app/src/b.ts': "import { a } from './a.js';\nexport type B = typeof a;\n",
+    });
+    expect(violationsIn(dir)).toEqual([
+      "packages/app/src/a.ts:1: import './b.js': import cycle (through a type-only import): packages/app/src/a.ts -> packages/app/src/b.ts -> packages/app/src/a.ts",
+    ]);
+  });
+
+  it('finds nothing in a tree that keeps the rules', () => {
+    expect(violationsIn(plant(LAWFUL))).toEqual([]);
+  });
+});
