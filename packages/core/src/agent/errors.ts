@@ -68,3 +68,8 @@ export function fromPtyError(error: unknown): unknown {
       return new TerminalToolError('invalid_input', error.message);
   }
 }
+
+/** Rethrows any failure but the session having exited already (for a close, that is done). */
+export function unlessNotRunning(error: unknown): void {
+  if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
+}

@@ -3,7 +3,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
-import { closeResultShape, createResultShape, listResultShape, readResultShape, runResultShape, sendResultShape, waitResultShape } from './results.js';
+import { CLOSED_TERMINAL, OUTSIDE_PTYDECK, YOU } from './port-in-use.js';
+import { closeResultShape, createResultShape, listResultShape, readResultShape, runResultShape, sendResultShape, waitResultShape, type PortInUse } from './results.js';
 import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from './tool-schemas.js';
 
 /** One MCP connection: its sessions are owned by `id`. */
@@ -82,7 +83,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Run command',
       description:
-        'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output. ports_opened names TCP ports the terminal\'s processes started listening on (Linux only; left out elsewhere).',
+        'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output. ports_opened names TCP ports the terminal\'s processes started listening on; when the output says a port is already in use, port_in_use says who holds it (yours, another agent\'s, the developer\'s, or outside ptydeck): use or end your own server, never start a second one or change the app\'s port. Both read Linux /proc; elsewhere they are left out.',
       inputSchema: runShape,
       outputSchema: runResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
@@ -98,7 +99,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
               : result.outcome === 'waiting_for_input'
                 ? `[${result.id}] waiting for input after ${result.elapsed_ms} ms${askText(result)}`
               : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
-        const earlier = portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
+        const earlier = inUseText(result.port_in_use) + portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
         return [result, withOutput(head, earlier + result.output)];
       }),
   );
@@ -142,7 +143,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Wait',
       description:
-        'Wait until the running command finishes (or the process exits), output goes idle, a regex matches new output, or (until "port") a server started in the terminal listens on a port; says which happened, or "timeout". Returns the new output, and ports_opened: TCP ports the terminal\'s processes started listening on. Ports are read from Linux /proc; elsewhere until "port" is refused and ports_opened left out.',
+        'Wait until the running command finishes (or the process exits), output goes idle, a regex matches new output, or (until "port") a server started in the terminal listens on a port; says which happened, or "timeout". Returns the new output, ports_opened: TCP ports the terminal\'s processes started listening on, and port_in_use when the output says a port is already in use: who holds it. Ports are read from Linux /proc; elsewhere until "port" is refused and ports_opened and port_in_use left out.',
       inputSchema: waitShape,
       outputSchema: waitResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -151,7 +152,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       respond(async () => {
         const result = await tool.wait(owner(), args, hooks(extra as unknown as CallExtra));
         const why = result.reason === 'timeout' ? `timed out after ${result.elapsed_ms} ms` : `${result.reason}${result.match ? ` (matched ${JSON.stringify(result.match)})` : ''}`;
-        return [result, withOutput(`${why}; ${statusLine(result)}`, portsText(result.ports_opened) + result.output)];
+        return [result, withOutput(`${why}; ${statusLine(result)}`, inUseText(result.port_in_use) + portsText(result.ports_opened) + result.output)];
       }),
   );
 
@@ -265,6 +266,24 @@ function processName(proc: { pid: number; command: string }): string {
 
 function portsText(ports: Array<{ address: string; port: number; pid: number }> | undefined): string {
   return ports?.length ? `Listening now: ${ports.map(portName).join(', ')}\n` : '';
+}
+
+/** Who holds a port the command found taken, and what to do instead of a second server. */
+function inUseText(holders: PortInUse[] | undefined): string {
+  return (holders ?? [])
+    .map((holder) => {
+      const held = holder.pid === null ? '' : `pid ${holder.pid} (${holder.command})`;
+      const who =
+        holder.owner === YOU
+          ? `${held} in your terminal ${holder.session}: use that server, or end it with terminal_close, instead of starting a second one or changing the app's port`
+          : holder.owner === OUTSIDE_PTYDECK
+            ? `${held || "another user's process"}, outside ptydeck: do not end it or change the app's port without asking the developer`
+            : holder.owner === CLOSED_TERMINAL
+              ? `a process ${CLOSED_TERMINAL} left running: ask the developer, who can end it from the panel, instead of changing the app's port`
+              : `a process in a terminal of ${holder.owner} (not yours): do not end it or change the app's port; ask the developer`;
+      return `Port ${holder.port} is already in use, held by ${who}.\n`;
+    })
+    .join('');
 }
 
 function withOutput(head: string, output: string): string {

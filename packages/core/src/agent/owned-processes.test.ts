@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { procPids, readOptional } from '../proc/proc-fs.js';
+import { carrying } from '../proc/testing/carrying.js';
 import { connectMcp, type McpCaller } from './testing/mcp-client.js';
 import { useRealShells } from './testing/real-shells.js';
 
@@ -24,15 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mcp.close();
 });
-
-/** Every live process whose environment says it belongs to session `id`: read here from /proc, as a developer would. */
-function carrying(id: string): number[] {
-  return procPids().filter((pid) => {
-    const stat = readOptional(`/proc/${pid}/stat`);
-    if (!stat || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-    return (readOptional(`/proc/${pid}/environ`) ?? '').split('\0').includes(`PTYDECK_SESSION_ID=${id}`);
-  });
-}
 
 function accepts(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,8 +1,9 @@
 // What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
-import { endProcesses } from '../proc/end-processes.js';
+import { endProcesses, endSessionLeftovers } from '../proc/end-processes.js';
 import {
   backgroundProcesses,
   processesKnown,
+  sessionLeftovers,
   snapshotSession,
   snapshotSessions,
   stillRunning,
@@ -13,7 +14,7 @@ import {
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
 
-/** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends it. */
+/** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends what survived the service's close. */
 const LEFTOVER_GRACE_MS = 3000;
 
 /**
@@ -80,22 +81,28 @@ export class OwnedProcesses {
   }
 
   /**
-   * Runs `close` (which ends the session's process group and POSIX session),
-   * then ends every process still carrying the session's id, and says what
-   * ended, which ports that freed, and what could not be ended.
+   * Ends the session as every agent session ends (pty/session-termination.ts:
+   * its process group and POSIX session, then what carries its id), through
+   * `end` (the service's kill) and `release` (its remove); with `force`, what
+   * carries its id gets SIGKILL at once, before `release` would give it a
+   * grace period. Says what ended, which ports that freed, and what could not
+   * be ended.
    */
-  async close<T>(session: SessionRef, force: boolean, close: () => Promise<T>): Promise<[T, ClosedProcesses | undefined]> {
+  async close<T>(session: SessionRef, force: boolean, end: () => Promise<void>, release: () => Promise<T>): Promise<[T, ClosedProcesses | undefined]> {
     const before = snapshotSession(session);
-    const closed = await close();
+    await end();
+    if (force) await endSessionLeftovers(session, LEFTOVER_GRACE_MS, true);
+    const released = await release();
     this.forget(session.id);
-    if (!before) return [closed, undefined];
-    const leftovers = snapshotSession({ ...session, running: false })?.processes ?? [];
+    if (!before) return [released, undefined];
+    // Normally nothing: only what survived SIGKILL, or what was started meanwhile.
+    const leftovers = sessionLeftovers(session);
     const survivors = await endProcesses(leftovers, LEFTOVER_GRACE_MS, force);
     const all = new Map<number, OwnedProcess>([...before.processes, ...leftovers].map((proc) => [proc.pid, proc]));
     const ended = [...all.values()].filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
     const endedPids = new Set(ended.map((proc) => proc.pid));
     return [
-      closed,
+      released,
       {
         ended: ended.map(({ pid, command }) => ({ pid, command })),
         ports_freed: before.ports.filter((port) => endedPids.has(port.pid)).map(portField),

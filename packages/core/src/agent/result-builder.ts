@@ -3,7 +3,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import type { PtyService } from '../pty/types.js';
-import type { ListedPort, ListedProcess, ListResult, OutputResult, RunResult, TerminalFields, WaitResult } from './results.js';
+import type { ListedPort, ListedProcess, ListResult, OutputResult, PortInUse, RunResult, TerminalFields, WaitResult } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
 /** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
@@ -64,9 +64,13 @@ export function readNew(caller: string, session: AgentTerminal, info: SessionInf
   };
 }
 
-/** A result with the ports it found opened, when there are any. */
-export function withPorts<T extends RunResult | WaitResult>(result: T, ports: ListedPort[] | undefined): T {
-  return ports && ports.length > 0 ? { ...result, ports_opened: ports } : result;
+/** A result with the ports it found opened and the taken ports its output names, when there are any. */
+export function withPorts<T extends RunResult | WaitResult>(result: T, ports: ListedPort[] | undefined, inUse?: PortInUse[]): T {
+  return {
+    ...result,
+    ...(ports && ports.length > 0 ? { ports_opened: ports } : {}),
+    ...(inUse && inUse.length > 0 ? { port_in_use: inUse } : {}),
+  };
 }
 
 /** terminal_list's result: the caller's sessions the service still holds, with their processes where known. */

@@ -44,6 +44,23 @@ const portsOpened = z
   .optional()
   .describe('Listening ports of this terminal\'s processes that no earlier result reported: a server started here is ready. Present when not empty (Linux only).');
 
+const portInUse = z
+  .array(
+    z.object({
+      port: z.number().int().describe('The TCP port the command found taken.'),
+      pid: z.number().int().nullable().describe('The process listening on it: given when it is yours or outside ptydeck; null in another agent\'s or the developer\'s terminal, or for another user\'s process.'),
+      command: z.string().nullable().describe('Its command line, bounded; null with pid.'),
+      session: z.string().nullable().describe('Your terminal it runs in; null for any other.'),
+      owner: z
+        .string()
+        .describe('Whose it is: "you" (one of your terminals), another agent\'s name, "the developer", "a closed ptydeck terminal", or "outside ptydeck".'),
+    }),
+  )
+  .optional()
+  .describe(
+    'Present when the output says a port is already in use (EADDRINUSE, "address already in use", "port N is already in use"): who listens on it, from the kernel (Linux only). Do not start a second server or change the app\'s port: use the running one, end your own with terminal_close, or ask the developer.',
+  );
+
 /** The terminal's own state: last in every result. */
 export const terminalShape = {
   id: z.string().describe('The terminal id.'),
@@ -92,6 +109,7 @@ export const runResultShape = {
   elapsed_ms: z.number().int(),
   cwd: z.string().describe('The shell\'s working directory after the command.'),
   ports_opened: portsOpened,
+  port_in_use: portInUse,
   ...terminalShape,
 };
 
@@ -120,6 +138,7 @@ export const waitResultShape = {
   ...outputFields,
   elapsed_ms: z.number().int(),
   ports_opened: portsOpened,
+  port_in_use: portInUse,
   ...terminalShape,
 };
 
@@ -167,4 +186,5 @@ export type ListedTerminal = z.infer<typeof listedTerminalSchema>;
 export type ListResult = Shaped<typeof listResultShape>;
 export type ListedPort = z.infer<typeof listedPort>;
 export type ListedProcess = z.infer<typeof listedProcess>;
+export type PortInUse = NonNullable<z.infer<typeof portInUse>>[number];
 export type ClosedProcesses = Required<Pick<CloseResult, 'ended' | 'ports_freed'>> & Pick<CloseResult, 'not_ended'>;

@@ -1,16 +1,16 @@
 // The agent terminal tool: create, run, send, read, wait, close and list over the PTY service, fenced per owner.
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
-import { PtyError, type PtyService } from '../pty/types.js';
+import type { PtyService } from '../pty/types.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentTerminal } from './agent-terminal.js';
-import type { CommandRecord } from './command-tracker.js';
-import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited } from './errors.js';
+import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
 import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
+import { portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 import { listTerminals, readNew, runResult, terminalFields, withPorts } from './result-builder.js';
@@ -235,7 +235,7 @@ class TerminalToolImpl implements TerminalTool {
       started,
       owner.id,
     );
-    return withPorts(result, this.processes.opened(this.refOf(session)));
+    return withPorts(result, this.processes.opened(this.refOf(session)), portsInUse(text, input.command, this.service, this.owned, owner.id));
   }
 
   async send(owner: TerminalOwner, rawInput: SendInput, hooks: ToolCallHooks = {}): Promise<OutputResult> {
@@ -309,7 +309,7 @@ class TerminalToolImpl implements TerminalTool {
       await this.settle(session, deadline, hooks.signal);
       const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);
       const waited: WaitResult = { reason: 'exit', scope: 'command', ...result, exit_code: finished.exitCode, elapsed_ms: Date.now() - started };
-      return withPorts(waited, this.processes.opened(this.refOf(session)));
+      return withPorts(waited, this.processes.opened(this.refOf(session)), portsInUse(result.output, undefined, this.service, this.owned, owner.id));
     }
     const scope: WaitResult['scope'] = running ? 'command' : 'process';
     const from = session.cursorOf(owner.id);
@@ -346,26 +346,24 @@ class TerminalToolImpl implements TerminalTool {
       ...(done && done.exitCode !== null ? { exit_code: done.exitCode } : {}),
       elapsed_ms: Date.now() - started,
     };
-    return withPorts(waited, ports);
+    return withPorts(waited, ports, portsInUse(result.output, undefined, this.service, this.owned, owner.id));
   }
 
   async close(owner: TerminalOwner, rawInput: CloseInput): Promise<CloseResult> {
     const input = parseInput(CloseInput, rawInput);
     const session = this.lookup(owner, input.id);
-    // The session's process group and POSIX session first (the service's close), then whatever detached from them.
-    const [closed, ended] = await this.processes.close(this.refOf(session), input.force, async (): Promise<CloseResult> => {
-      if (!session.exited) {
-        try {
-          await this.service.kill(session.id, input.force ? 'SIGKILL' : undefined);
-        } catch (error) {
-          if (!(error instanceof PtyError && error.code === 'not_running')) throw error;
-        }
-      }
-      const info = this.infoOf(session);
-      const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
-      await this.service.remove(session.id);
-      return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
-    });
+    const [closed, ended] = await this.processes.close(
+      this.refOf(session),
+      input.force,
+      // A session that exits meanwhile has nothing left to kill: its removal ends the rest.
+      async () => (session.exited ? undefined : this.service.kill(session.id, input.force ? 'SIGKILL' : undefined).catch(unlessNotRunning)),
+      async (): Promise<CloseResult> => {
+        const info = this.infoOf(session);
+        const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
+        await this.service.remove(session.id);
+        return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
+      },
+    );
     return { ...closed, ...ended };
   }
 

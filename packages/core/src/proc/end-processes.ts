@@ -1,6 +1,6 @@
 // Ends processes a session left behind that are not our children, never a later process reusing a pid.
-import { waitFor } from '../pty/session-termination.js';
-import { stillRunning, type OwnedProcess } from './session-processes.js';
+import { waitFor } from '../pty/process-wait.js';
+import { sessionLeftovers, stillRunning, type OwnedProcess, type SessionRef } from './session-processes.js';
 
 /** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
 const SIGKILL_WAIT_MS = 5000;
@@ -31,4 +31,16 @@ export async function endProcesses(processes: readonly OwnedProcess[], graceMs: 
   signalAll('SIGKILL');
   await waitFor(() => alive().length === 0, settled, SIGKILL_WAIT_MS);
   return alive();
+}
+
+/**
+ * What an agent's session leaves once its process group and POSIX session
+ * are ended: each process still in its POSIX session or carrying its id
+ * (nohup, setsid, a daemon), ended as endProcesses does. Every way an agent's
+ * session ends goes through here: terminal_close, the panel closing its tab,
+ * eviction, its owner's departure (pty/session-termination.ts). Resolves with
+ * those still running.
+ */
+export function endSessionLeftovers(session: Pick<SessionRef, 'id' | 'pid'>, graceMs: number, force: boolean): Promise<OwnedProcess[]> {
+  return endProcesses(sessionLeftovers(session), graceMs, force);
 }

@@ -1,6 +1,7 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { SESSION_ID_ENV } from '../pty/environment.js';
-import { isLive, procPids, readOptional, readStat, socketInodes, type ProcStat } from './proc-fs.js';
+import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
+import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';
 
 /**
@@ -51,12 +52,12 @@ export interface SessionSnapshot {
 }
 
 const MAX_COMMAND_CHARS = 300;
+
 /**
- * Linux reports times in /proc in USER_HZ ticks, which the kernel fixes at 100
- * for userspace on every architecture Node runs on (sysconf(_SC_CLK_TCK) is
- * not reachable from Node).
+ * One for the whole process: every scan in it reads the same kernel, and
+ * what one scan learned spares the next its reads (process-facts.ts).
  */
-const TICKS_PER_SECOND = 100;
+const facts = new ProcessFacts();
 
 /** Whether this system can say (Linux /proc); elsewhere every caller leaves the fields out. */
 export function processesKnown(): boolean {
@@ -66,16 +67,114 @@ export function processesKnown(): boolean {
 /** One scan of the process table for several sessions at once; undefined where /proc is missing. */
 export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, SessionSnapshot> | undefined {
   if (!processesKnown()) return undefined;
+  const table = readProcessTable(new Set(sessions.filter((session) => session.running).map((session) => session.pid)));
+  const owner = attribute(table, sessions);
+  const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
+  const result = new Map<string, SessionSnapshot>();
+  for (const session of sessions) {
+    const leader = session.running ? table.stats.get(session.pid) : undefined;
+    result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
+  }
+  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) result.get(id)!.processes.push(processOf(pid, table.stats.get(pid)!));
+  for (const [inode, pid] of facts.holders(new Set(listening.keys()), table.stats)) {
+    const id = owner.get(pid);
+    if (id !== undefined) result.get(id)!.ports.push({ ...listening.get(inode)!, pid, inode });
+  }
+  for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
+  return result;
+}
+
+/**
+ * What a session that no longer runs left behind: processes in its POSIX
+ * session or carrying its id, without their ports (no TCP table read).
+ * Empty where /proc is missing.
+ */
+export function sessionLeftovers(session: Pick<SessionRef, 'id' | 'pid'>): OwnedProcess[] {
+  if (!processesKnown()) return [];
+  const table = readProcessTable();
+  const owned = attribute(table, [{ ...session, running: false }]);
+  return [...owned.keys()].sort((a, b) => a - b).map((pid) => processOf(pid, table.stats.get(pid)!));
+}
+
+/**
+ * Processes of ptydeck sessions that are no longer live: they carry a
+ * PTYDECK_SESSION_ID not in `liveSessionIds` (a developer tab's `nohup` job
+ * after the tab closed, a daemon whose session was removed), by that id.
+ * The environment outlives the session, so these stay attributed after it is
+ * forgotten; a process that scrubbed its environment is not found. Another
+ * ptydeck host's sessions look the same from here, and are listed too.
+ * Undefined where /proc is missing.
+ */
+export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<string, OwnedProcess[]> | undefined {
+  if (!processesKnown()) return undefined;
+  const table = readProcessTable();
+  const outlived = new Map<string, OwnedProcess[]>();
+  for (const [pid, stat] of [...table.stats].sort(([a], [b]) => a - b)) {
+    const id = facts.sessionId(pid, stat, sessionIdOf);
+    if (id === undefined || liveSessionIds.has(id)) continue;
+    const processes = outlived.get(id);
+    if (processes) processes.push(processOf(pid, stat));
+    else outlived.set(id, [processOf(pid, stat)]);
+  }
+  return outlived;
+}
+
+/**
+ * Whose each of `pids` is: the id of the session among `sessions` it belongs
+ * to (as snapshotSessions decides), else the PTYDECK_SESSION_ID it carries
+ * (a session no longer live); pids of neither are left out.
+ */
+export function sessionsOf(pids: readonly number[], sessions: readonly SessionRef[]): Map<number, string> {
+  const found = new Map<number, string>();
+  if (!processesKnown() || pids.length === 0) return found;
+  const table = readProcessTable();
+  const owner = attribute(table, sessions);
+  for (const pid of pids) {
+    const stat = table.stats.get(pid);
+    const id = owner.get(pid) ?? (stat ? facts.sessionId(pid, stat, sessionIdOf) : undefined);
+    if (id !== undefined) found.set(pid, id);
+  }
+  return found;
+}
+
+interface ProcessTable {
+  stats: Map<number, ProcStat>;
+  /** By parent pid. */
+  children: Map<number, number[]>;
+  /** By POSIX session id. */
+  members: Map<number, number[]>;
+}
+
+/**
+ * Every live process but ourselves, by parent and by POSIX session. The
+ * stat lines of `fresh` (sessions' own processes) are read now; others may
+ * come from an earlier scan (process-facts.ts).
+ */
+function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable {
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
-  for (const pid of procPids()) {
-    const stat = readStat(pid);
+  const members = new Map<number, number[]>();
+  const pids = procPids();
+  const now = Date.now();
+  for (const pid of pids) {
+    const stat = facts.stat(pid, fresh.has(pid), now);
     if (!stat || !isLive(stat) || pid === process.pid) continue;
     stats.set(pid, stat);
-    const siblings = children.get(stat.ppid);
-    if (siblings) siblings.push(pid);
-    else children.set(stat.ppid, [pid]);
+    push(children, stat.ppid, pid);
+    push(members, stat.sid, pid);
   }
+  facts.retain(new Set(pids));
+  return { stats, children, members };
+}
+
+function push(index: Map<number, number[]>, key: number, pid: number): void {
+  const pids = index.get(key);
+  if (pids) pids.push(pid);
+  else index.set(key, [pid]);
+}
+
+/** Which of `sessions` each process is, by tree, POSIX session, then environment (see the top of this file). */
+function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[]): Map<number, string> {
   const owner = new Map<number, string>();
   for (const session of sessions) {
     if (session.pid <= 0) continue;
@@ -88,34 +187,19 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
     // A live process with an ended session's pid means the pid was reused (the kernel keeps a pid from reuse only while
     // some process has it as its sid): the sid then names the new process's session, not what ours left.
     if (!session.running && stats.has(session.pid)) continue;
-    for (const [pid, stat] of stats) if (stat.sid === session.pid && !owner.has(pid)) owner.set(pid, session.id);
+    for (const pid of members.get(session.pid) ?? []) if (!owner.has(pid)) owner.set(pid, session.id);
   }
   const ids = new Set(sessions.map((session) => session.id));
-  for (const pid of stats.keys()) {
+  for (const [pid, stat] of stats) {
     if (owner.has(pid)) continue;
-    const id = sessionIdOf(pid);
+    const id = facts.sessionId(pid, stat, sessionIdOf);
     if (id !== undefined && ids.has(id)) owner.set(pid, id);
   }
+  return owner;
+}
 
-  const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
-  const bootMs = bootTimeMs();
-  const result = new Map<string, SessionSnapshot>();
-  for (const session of sessions) {
-    const leader = session.running ? stats.get(session.pid) : undefined;
-    result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
-  }
-  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) {
-    const stat = stats.get(pid)!;
-    const snapshot = result.get(id)!;
-    snapshot.processes.push({ pid, command: commandOf(pid), startedAt: bootMs + (stat.startTicks * 1000) / TICKS_PER_SECOND, pgrp: stat.pgrp, startTicks: stat.startTicks });
-    if (listening.size === 0) continue;
-    for (const inode of socketInodes(pid)) {
-      const socket = listening.get(inode);
-      if (socket && !snapshot.ports.some((port) => port.inode === inode)) snapshot.ports.push({ ...socket, pid, inode });
-    }
-  }
-  for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
-  return result;
+function processOf(pid: number, stat: ProcStat): OwnedProcess {
+  return { pid, command: facts.command(pid, stat, commandOf), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
 }
 
 export function snapshotSession(session: SessionRef): SessionSnapshot | undefined {
@@ -146,17 +230,9 @@ function sessionIdOf(pid: number): string | undefined {
   return environ.slice(start, end < 0 ? undefined : end);
 }
 
-function commandOf(pid: number): string {
+/** Its command line with spaces between the arguments, bounded. */
+export function commandOf(pid: number): string {
   const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
   const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
   return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
-}
-
-let bootTime: number | undefined;
-function bootTimeMs(): number {
-  if (bootTime === undefined) {
-    const match = /^btime (\d+)$/m.exec(readOptional('/proc/stat') ?? '');
-    bootTime = match ? Number(match[1]) * 1000 : 0;
-  }
-  return bootTime;
 }

@@ -58,6 +58,29 @@ export function posixSessionMembers(sid: number): number[] {
   return entries.filter((entry) => entry.sid === sid || entry.pgrp === sid).map((entry) => entry.pid);
 }
 
+/** Pids (not zombies) in any of the process groups `pgids`. Linux reads /proc; elsewhere a group counts as its leader. */
+export function groupMembers(pgids: readonly number[]): number[] {
+  if (process.platform !== 'linux') return pgids.filter(groupAlive);
+  let entries: ProcessEntry[];
+  try {
+    entries = scanProcesses();
+  } catch {
+    return pgids.filter(groupAlive);
+  }
+  return entries.filter((entry) => pgids.includes(entry.pgrp)).map((entry) => entry.pid);
+}
+
+/** Sends `signal` to each process group of `pgids` that still has members. */
+export function signalGroups(pgids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pgid of pgids) {
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // the group is gone already
+    }
+  }
+}
+
 /** True while any process is in group `pgid` (zombies included: the kernel still counts them). */
 export function groupAlive(pgid: number): boolean {
   try {

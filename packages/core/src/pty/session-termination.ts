@@ -3,14 +3,26 @@
  * agent alike: a first signal and SIGCONT to the whole session, SIGKILL after
  * a grace period for what survives, and the waits in between, which wake on
  * the leader's exit and poll for the processes left (not our children, so
- * only polling sees them go).
+ * only polling sees them go). A PTY session's are ended by whose it is:
+ * - an agent's: its whole POSIX session, then everything else it owns
+ *   (detached jobs carrying its id, proc/end-processes.ts): the agent
+ *   started them and is not there to end them;
+ * - the developer's: as closing a terminal window does. The session's own
+ *   process group and its terminal's foreground job get SIGHUP (SIGKILL after
+ *   the grace period for what ignores it); the shell passes the hangup on to
+ *   its jobs; what detached on purpose (nohup, setsid) lives on, still known
+ *   by its PTYDECK_SESSION_ID (proc/session-processes.ts outlivedProcesses).
  */
-import { groupAlive, posixSessionMembers, signalPosixSession } from './process-tree.js';
+import { endSessionLeftovers } from '../proc/end-processes.js';
+import { readStat } from '../proc/proc-fs.js';
+import { groupAlive, groupMembers, posixSessionMembers, signalGroups, signalPosixSession } from './process-tree.js';
+import { waitFor } from './process-wait.js';
 import type { PtySession } from './pty-session.js';
+
+export { waitFor } from './process-wait.js';
 
 /** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
 const SIGKILL_WAIT_MS = 5000;
-const REAP_POLL_MS = 20;
 const settled = Promise.resolve();
 
 export interface EndPosixSessionOptions {
@@ -43,50 +55,44 @@ export async function endPosixSession(sid: number, options: EndPosixSessionOptio
 }
 
 /**
- * Ends the session's process and everything in its session/process group,
- * once: concurrent callers share the one escalation (session.termination).
- * Resolves once the session has exited and none of its processes is alive.
+ * Ends the session's processes as its source calls for, once: concurrent
+ * callers share the one escalation (session.termination). Resolves once the
+ * session has exited and none of the processes it ends is alive.
  *
  * An exited session whose terminal was closed by everyone at exit and whose
- * process group is empty has nothing left to end; skipping the process-table
- * scan keeps remove() and retention eviction cheap. (A job that detached
- * from the terminal entirely, like `nohup cmd >/dev/null 2>&1 &` in another
- * process group, is left alone, as closing a terminal window would.)
+ * process group is empty has nothing left in its POSIX session; skipping the
+ * process-table scan keeps remove() and retention eviction cheap.
  */
 export function endSessionProcesses(session: PtySession, killGraceMs: number): Promise<void> {
   session.termination ??= (async () => {
+    if (session.info.source === 'user') {
+      await hangUp(session, killGraceMs);
+      return;
+    }
     const sid = session.info.pid;
-    if (!session.running && !session.terminalHeld && !groupAlive(sid)) return;
-    await endPosixSession(sid, {
-      signal: 'SIGHUP',
-      graceMs: killGraceMs,
-      gone: () => !session.running && posixSessionMembers(sid).length === 0,
-      exited: session.exited,
-    });
+    if (session.running || session.terminalHeld || groupAlive(sid)) {
+      await endPosixSession(sid, {
+        signal: 'SIGHUP',
+        graceMs: killGraceMs,
+        gone: () => !session.running && posixSessionMembers(sid).length === 0,
+        exited: session.exited,
+      });
+    }
+    await endSessionLeftovers({ id: session.id, pid: sid }, killGraceMs, false);
   })();
   return session.termination;
 }
 
-/**
- * Waits until `done()` holds or `timeoutMs` passes. `exited` wakes it as soon
- * as the session's process exits; processes left in the session can only be
- * observed by polling, since they are not our children.
- */
-export async function waitFor(done: () => boolean, exited: Promise<void>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
-  });
-  await Promise.race([exited, expired]);
-  try {
-    while (!done()) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(REAP_POLL_MS, remaining)));
-    }
-    return true;
-  } finally {
-    clearTimeout(timer);
-  }
+/** A terminal window closing: the hangup reaches the session's group and its foreground job, and only those are made to end. */
+async function hangUp(session: PtySession, killGraceMs: number): Promise<void> {
+  const sid = session.info.pid;
+  if (!session.running && !groupAlive(sid)) return;
+  const foreground = session.running ? readStat(sid)?.tpgid : undefined;
+  const groups = foreground !== undefined && foreground > 0 && foreground !== sid ? [sid, foreground] : [sid];
+  const gone = () => !session.running && groupMembers(groups).length === 0;
+  signalGroups(groups, 'SIGHUP');
+  signalGroups(groups, 'SIGCONT');
+  if (await waitFor(gone, session.exited, killGraceMs)) return;
+  signalGroups(groups, 'SIGKILL');
+  await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
 }

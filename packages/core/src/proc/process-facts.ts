@@ -1,0 +1,119 @@
+// What scans learn of each process and keep, so a scan of a thousand processes reads little.
+import { readStat, socketInodes, startedAtMs, type ProcStat } from './proc-fs.js';
+
+/**
+ * How long a process's stat line stands for it, once the process has run
+ * this long. What it says of a process that has settled (its program,
+ * parent, group, POSIX session, zombie or not) changes rarely and is looked
+ * at again within this; a younger process (which may not have exec'd yet)
+ * and a session's own process (whose terminal's foreground job is news) are
+ * read at every scan, and anything signalled is checked afresh
+ * (stillRunning), so a pid reused within this (pids wrap at 32768 on
+ * some machines) is at worst shown as its former process for a while,
+ * never signalled as it.
+ */
+const STAT_MAX_AGE_MS = 10_000;
+
+/**
+ * What a scan learns of a process, kept between scans so that one of a
+ * thousand processes reads little more than /proc's directory: its stat
+ * line (for STAT_MAX_AGE_MS), and, while it runs the same program, its
+ * session id (from its environment)
+ * and command line, both read once per program (a pid, its start time and
+ * its name: exec changes the name), and which process holds each listening
+ * socket, looked for only when the socket is new to the TCP tables (or its
+ * holder has gone). So after a first scan, one costs /proc's directory, the
+ * stat lines of new processes and of the sessions' own, the TCP tables, and
+ * the descriptors of the newest processes when a socket starts listening;
+ * each process's stat line is read again about once every STAT_MAX_AGE_MS.
+ */
+export class ProcessFacts {
+  private readonly entries = new Map<number, Entry>();
+  /** The process found holding each listening socket, by inode. */
+  private readonly holder = new Map<string, number>();
+  /** Listening sockets no process we can look into holds. */
+  private readonly hidden = new Set<string>();
+
+  /** Process `pid`'s stat line: read now when `fresh`, new, or older than STAT_MAX_AGE_MS; undefined when it is gone. */
+  stat(pid: number, fresh: boolean, now: number): ProcStat | undefined {
+    const known = this.entries.get(pid);
+    // A young process may be between its fork and its exec: only one that has run a while keeps its program.
+    if (known && !fresh && now - known.statAt < STAT_MAX_AGE_MS && now - startedAtMs(known.stat) > STAT_MAX_AGE_MS) return known.stat;
+    const stat = readStat(pid);
+    if (!stat) return undefined;
+    const entry = this.entry(pid, stat);
+    entry.stat = stat;
+    entry.statAt = now;
+    return stat;
+  }
+
+  /** Forgets every process but those of `pids` (the table just read). */
+  retain(pids: ReadonlySet<number>): void {
+    for (const pid of this.entries.keys()) if (!pids.has(pid)) this.entries.delete(pid);
+  }
+
+  sessionId(pid: number, stat: ProcStat, read: (pid: number) => string | undefined): string | undefined {
+    const entry = this.entry(pid, stat);
+    if (!entry.sessionIdRead) {
+      entry.sessionId = read(pid);
+      entry.sessionIdRead = true;
+    }
+    return entry.sessionId;
+  }
+
+  command(pid: number, stat: ProcStat, read: (pid: number) => string): string {
+    const entry = this.entry(pid, stat);
+    entry.command ??= read(pid);
+    return entry.command;
+  }
+
+  /**
+   * The process holding each of the `listening` sockets (by inode) that a
+   * process in `stats` holds. Descriptors are walked only for sockets not
+   * seen listening before, newest processes first (a server just started),
+   * until each is found; one no process of ours shows (another user's) is
+   * not looked for again while it listens.
+   */
+  holders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): ReadonlyMap<string, number> {
+    for (const inode of this.holder.keys()) if (!listening.has(inode)) this.holder.delete(inode);
+    for (const inode of this.hidden) if (!listening.has(inode)) this.hidden.delete(inode);
+    const unknown = new Set<string>();
+    for (const inode of listening) {
+      const pid = this.holder.get(inode);
+      if (pid !== undefined && stats.has(pid)) continue;
+      this.holder.delete(inode);
+      if (!this.hidden.has(inode)) unknown.add(inode);
+    }
+    if (unknown.size === 0) return this.holder;
+    const newestFirst = [...stats].sort(([, a], [, b]) => b.startTicks - a.startTicks);
+    for (const [pid] of newestFirst) {
+      for (const inode of socketInodes(pid)) if (unknown.delete(inode)) this.holder.set(inode, pid);
+      if (unknown.size === 0) break;
+    }
+    for (const inode of unknown) this.hidden.add(inode);
+    return this.holder;
+  }
+
+  private entry(pid: number, stat: ProcStat): Entry {
+    let entry = this.entries.get(pid);
+    if (!entry || !sameProgram(entry, stat)) {
+      entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, sessionIdRead: false };
+      this.entries.set(pid, entry);
+    }
+    return entry;
+  }
+}
+
+interface Entry {
+  startTicks: number;
+  name: string;
+  stat: ProcStat;
+  statAt: number;
+  sessionId?: string;
+  sessionIdRead: boolean;
+  command?: string;
+}
+
+function sameProgram(entry: Entry, stat: ProcStat): boolean {
+  return entry.startTicks === stat.startTicks && entry.name === stat.name;
+}
