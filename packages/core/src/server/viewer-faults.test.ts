@@ -26,28 +26,24 @@ let liveSubscriptions = 0;
 
 beforeAll(async () => {
   const real = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
-  service = {
-    ...real,
-    create: real.create.bind(real),
-    write: real.write.bind(real),
-    resize: real.resize.bind(real),
-    kill: real.kill.bind(real),
-    remove: real.remove.bind(real),
-    get: real.get.bind(real),
-    list: real.list.bind(real),
-    read: real.read.bind(real),
-    dispose: real.dispose.bind(real),
-    on: (event, listener) => {
-      liveSubscriptions++;
-      const off = real.on(event, listener);
-      let done = false;
-      return () => {
-        if (!done) liveSubscriptions--;
-        done = true;
-        off();
-      };
-    },
+  // Every method of the real service (a copy of it would miss those added later), with `on` counted.
+  const on: PtyService['on'] = (event, listener) => {
+    liveSubscriptions++;
+    const off = real.on(event, listener);
+    let done = false;
+    return () => {
+      if (!done) liveSubscriptions--;
+      done = true;
+      off();
+    };
   };
+  service = new Proxy(real, {
+    get(target, key) {
+      if (key === 'on') return on;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
   server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-viewer-')), writeDiscovery: false, appDir: '/nonexistent' });
 });
 
