@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MessageChannel } from 'node:worker_threads';
 import { FloodTurns, type FloodTurn } from './flood-turns.js';
+import { busy } from './test-kit.js';
 
 const KiB = 1024;
 /** The test's turns, disposed after it. */
@@ -110,6 +112,40 @@ describe('FloodTurns', () => {
     // b prints on: after another floodBytes it waits again, a still reading.
     t.flood(b, 128 * KiB);
     expect([a.paused, b.paused]).toEqual([false, true]);
+  });
+
+  it('does not take a reader for quiet when the loop itself was held: what it read meanwhile counts first', async () => {
+    // The real clock and loop: a main thread off the CPU (load, a long task) comes back to a due quiet check in
+    // its timers phase before the reads that waited meanwhile, in its poll phase. The writer was never quiet.
+    const quietMs = 20;
+    const made = new FloodTurns({ readers: 1, floodBytes: KiB, sliceBytes: 1024 * KiB, quietMs });
+    turns = made;
+    let bResumed = false;
+    const a = made.join({ pause: () => undefined, resume: () => undefined });
+    const b = made.join({ pause: () => undefined, resume: () => (bResumed = true) });
+    a.read(KiB); // a reads
+    b.read(KiB); // b waits, and the quiet check is armed
+    const { port1, port2 } = new MessageChannel();
+    try {
+      // a's next read, ready while the loop is held, as a PTY's (or the read thread's) would be.
+      const aRead = new Promise<boolean>((resolve) =>
+        port2.once('message', () => {
+          const resumedBefore = bResumed;
+          a.read(4 * KiB);
+          resolve(resumedBefore);
+        }),
+      );
+      setImmediate(() => {
+        port1.postMessage('data');
+        busy(3 * quietMs);
+      });
+      expect(await aRead, "b was let in before a's waiting read was seen").toBe(false);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(bResumed, 'a kept its place: it had not gone quiet').toBe(false);
+    } finally {
+      port1.close();
+      port2.close();
+    }
   });
 
   it('with readers 0, never pauses anything', () => {

@@ -102,6 +102,8 @@ export class FloodTurns {
   private readonly waiting: Turn[] = [];
   /** While floods wait: looks for readers that went quiet, whose place would otherwise stay taken. */
   private quietCheck: NodeJS.Timeout | undefined;
+  /** The quiet check's judgment, after the poll phase of the loop turn its timer fired in (see armQuietCheck). */
+  private quietJudge: NodeJS.Immediate | undefined;
 
   constructor(options: Partial<FloodTurnsOptions> = {}) {
     this.options = { ...DEFAULT_FLOOD_TURNS, now: () => performance.now(), ...options };
@@ -152,8 +154,7 @@ export class FloodTurns {
   }
 
   dispose(): void {
-    clearTimeout(this.quietCheck);
-    this.quietCheck = undefined;
+    this.cancelQuietCheck();
     for (const turn of [...this.waiting]) this.leave(turn);
   }
 
@@ -179,10 +180,7 @@ export class FloodTurns {
       next.lastReadAt = this.options.now();
       next.reader.resume();
     }
-    if (this.waiting.length === 0) {
-      clearTimeout(this.quietCheck);
-      this.quietCheck = undefined;
-    }
+    if (this.waiting.length === 0) this.cancelQuietCheck();
   }
 
   /** Readers whose flood ended (quiet for quietMs) give their places back. */
@@ -195,15 +193,32 @@ export class FloodTurns {
     }
   }
 
-  /** A reader that stops producing never reads again to give its place away: this takes it back. */
+  /**
+   * A reader that stops producing never reads again to give its place away:
+   * this takes it back. It judges after the loop's poll phase (setImmediate):
+   * a loop held past quietMs (off the CPU under load, a long task) runs a due
+   * timer before the reads that waited meanwhile, and a reader whose writer
+   * never paused would look quiet.
+   */
   private armQuietCheck(): void {
-    if (this.quietCheck) return;
+    if (this.quietCheck || this.quietJudge) return;
     this.quietCheck = setTimeout(() => {
       this.quietCheck = undefined;
-      this.reclaimQuiet(this.options.now());
-      this.admit();
-      if (this.waiting.length > 0) this.armQuietCheck();
+      this.quietJudge = setImmediate(() => {
+        this.quietJudge = undefined;
+        this.reclaimQuiet(this.options.now());
+        this.admit();
+        if (this.waiting.length > 0) this.armQuietCheck();
+      });
+      this.quietJudge.unref();
     }, this.options.quietMs);
     this.quietCheck.unref();
+  }
+
+  private cancelQuietCheck(): void {
+    clearTimeout(this.quietCheck);
+    clearImmediate(this.quietJudge);
+    this.quietCheck = undefined;
+    this.quietJudge = undefined;
   }
 }
