@@ -65,6 +65,8 @@ export interface PtyProcess {
   pause(): void;
   /** Reads again. */
   resume(): void;
+  /** Whether output already read (by the read thread) waits to be handed on. */
+  pending(): boolean;
 }
 
 /** Most bytes drained synchronously at close: bounds the loop if a background process keeps writing. */
@@ -148,6 +150,7 @@ export function spawnPtyProcess(
     },
     pause: () => reading.pause(),
     resume: () => reading.resume(),
+    pending: () => reading.pending(),
   };
 }
 

@@ -51,6 +51,8 @@ export interface ThreadRead {
    * undefined means nothing was left.
    */
   release(): Promise<void> | undefined;
+  /** Whether bytes the thread read for this terminal still wait to be handed on. */
+  pending(): boolean;
 }
 
 export interface ReadThreadOptions {
@@ -111,7 +113,16 @@ export class ReadThread {
       hold: () => this.command({ op: 'hold', slot }),
       go: () => this.command({ op: 'go', slot }),
       release: () => this.release(slot),
+      pending: () => this.pending(slot),
     };
+  }
+
+  private pending(slot: number): boolean {
+    // What the port holds is queued first, in order, as its listener would have.
+    this.takeFromPort();
+    if (this.queue.length === 0) return false;
+    this.scheduleHandOn();
+    return this.queue.some((report) => report.slot === slot && 'data' in report);
   }
 
   /**
