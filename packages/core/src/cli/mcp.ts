@@ -63,7 +63,7 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   // Loaded only here: a bridge to a running ptydeck needs none of the PTY, agent or MCP server stack.
   // (The stdio transport is loaded either way: the bridge speaks it too.)
   const [{ createAgentMcpServer, createTerminalTool }, { createPtyService }] = await Promise.all([
-    import('../agent/index.js'),
+    import('../terminal-tool/index.js'),
     import('../pty/pty-service.js'),
   ]);
   const service = createPtyService();

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeOutputFrame, PanelClientMessage, PanelServerMessage } from '@ptydeck/contract';
-import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../agent/tool-schemas.js';
+import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../terminal-tool/tool-schemas.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { readAll, waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';

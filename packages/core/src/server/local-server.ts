@@ -1,7 +1,7 @@
 // The local server with everything in it: PTY service, screens, agent tool, chats, panel and MCP.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../agent/index.js';
+import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';

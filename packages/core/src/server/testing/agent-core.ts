@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { ChatBindings } from '../../acp/chat-bindings.js';
-import { createAgentMcpServer } from '../../agent/mcp-server.js';
-import { createTerminalTool, type TerminalTool } from '../../agent/terminal-tool.js';
+import { createAgentMcpServer } from '../../terminal-tool/mcp-server.js';
+import { createTerminalTool, type TerminalTool } from '../../terminal-tool/terminal-tool.js';
 import { createPtyService } from '../../pty/pty-service.js';
 import { isolatedEnv } from '../../pty/test-kit.js';
 import type { PtyService } from '../../pty/types.js';
