@@ -12,7 +12,7 @@ export { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionSto
 export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './server/discovery.js';
 export { main as runCli } from './cli/main.js';
 export { joinHostAsPanel, type HostPanel } from './host/panel-access.js';
-export { ChatHost, type ChatHostOptions } from './acp/chat-host.js';
-export { ChatError } from './acp/chat-session.js';
-export { loadAgentsConfig, resolveConfigDir, type AgentConfig, type AgentsLoad } from './acp/agents-config.js';
-export { KNOWN_AGENTS } from './acp/agent-choices.js';
+export { ChatHost, type ChatHostOptions } from './chats/chat-host.js';
+export { ChatError } from './chats/chat-session.js';
+export { loadAgentsConfig, resolveConfigDir, type AgentConfig, type AgentsLoad } from './chats/agents-config.js';
+export { KNOWN_AGENTS } from './chats/agent-choices.js';

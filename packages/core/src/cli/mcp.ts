@@ -6,7 +6,7 @@ import type { HostTarget } from './host-link.js';
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
-import { CHAT_BINDING_ENV } from '../acp/chat-bindings.js';
+import { CHAT_BINDING_ENV } from '../chats/chat-bindings.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */

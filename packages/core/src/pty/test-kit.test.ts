@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveConfigDir } from '../acp/agents-config.js';
+import { resolveConfigDir } from '../chats/agents-config.js';
 import { resolveStateDir } from '../server/discovery.js';
 import { isolatedEnv } from './test-kit.js';
 

@@ -16,7 +16,7 @@ import { openSocket, type MessageQueue } from './testing/http.js';
 import { descendantsOf, environValue, survivorsOf, until } from './testing/reliability.js';
 import { readAll, waitForExit } from '../pty/test-kit.js';
 
-const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL('../chats/testing/demo-agent.mjs', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
 
 let dir: string;

@@ -5,8 +5,8 @@ import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startServerCore, type ServerCoreOptions } from './server-core.js';
-import { ChatHost } from '../acp/chat-host.js';
-import { ChatBindings } from '../acp/chat-bindings.js';
+import { ChatHost } from '../chats/chat-host.js';
+import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from './discovery.js';
 import { ptydeckLauncher } from './mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';

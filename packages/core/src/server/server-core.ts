@@ -21,8 +21,8 @@ import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secrets
 import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
-import type { ChatBindings } from '../acp/chat-bindings.js';
-import type { ChatHost } from '../acp/chat-host.js';
+import type { ChatBindings } from '../chats/chat-bindings.js';
+import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { ChatBindings } from '../../acp/chat-bindings.js';
+import type { ChatBindings } from '../../chats/chat-bindings.js';
 import { createAgentMcpServer } from '../../terminal-tool/mcp-server.js';
 import { createTerminalTool, type TerminalTool } from '../../terminal-tool/terminal-tool.js';
 import { createPtyService } from '../../pty/pty-service.js';
