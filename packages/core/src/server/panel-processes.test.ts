@@ -3,7 +3,7 @@ import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
 import type { PtyService } from '../pty/types.js';
-import { startServerCore, type ServerCore } from './server-core.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
 import { MessageQueue, openSocket } from './testing/http.js';
 
 /**
@@ -13,11 +13,11 @@ import { MessageQueue, openSocket } from './testing/http.js';
  */
 
 let service: PtyService;
-let core: ServerCore;
+let core: HttpServer;
 
 beforeAll(async () => {
   service = createPtyService({ env: isolatedEnv() });
-  core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
+  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
 });
 
 afterAll(async () => {

@@ -5,21 +5,21 @@ import { createTerminalTool, type TerminalTool } from '../../terminal-tool/termi
 import { createPtyService } from '../../pty/pty-service.js';
 import { isolatedEnv } from '../../pty/test-kit.js';
 import type { PtyService } from '../../pty/types.js';
-import { startServerCore, type ServerCore } from '../server-core.js';
+import { startHttpServer, type HttpServer } from '../http-server.js';
 
-/** A test file's server core serving the agent tool's MCP (no panel files, no discovery file), made before its tests and closed after. */
+/** A test file's HTTP server serving the agent tool's MCP (no panel files, no discovery file), made before its tests and closed after. */
 export interface AgentCore {
   readonly service: PtyService;
   readonly tool: TerminalTool;
-  readonly core: ServerCore;
+  readonly core: HttpServer;
 }
 
 export function useAgentCore(options: { chatBindings?: ChatBindings } = {}): AgentCore {
-  let made: { service: PtyService; tool: TerminalTool; core: ServerCore } | undefined;
+  let made: { service: PtyService; tool: TerminalTool; core: HttpServer } | undefined;
   beforeAll(async () => {
     const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
     const tool = createTerminalTool(service);
-    const core = await startServerCore({
+    const core = await startHttpServer({
       service,
       writeDiscovery: false,
       appDir: '/nonexistent',

@@ -31,7 +31,7 @@ import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-proc
 import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
 
 /**
- * A route the core does not know (the host's /stop), tried after the core's
+ * A route this server does not know (the host's /stop), tried after its
  * own and before static files, with the Host/Origin checks already passed.
  * `judge` names the asking process as /ticket does. Answers whether it handled the request.
  */
@@ -52,11 +52,11 @@ export const TICKET_PATH = '/ticket';
 /** Largest ticket exchange body: a ticket is 43 characters. */
 const MAX_EXCHANGE_BODY_BYTES = 1024;
 
-export interface ServerCoreOptions {
+export interface HttpServerOptions {
   service: PtyService;
   /**
    * The service's screens, for viewers' resyncs: pass the one the agent tool
-   * reads so a session is parsed once. Without it the core makes its own and
+   * reads so a session is parsed once. Without it the server makes its own and
    * disposes it on close.
    */
   screens?: ScreenService;
@@ -102,7 +102,7 @@ export interface ServerCoreOptions {
   processWatch?: ProcessWatchOptions;
 }
 
-export interface ServerCore {
+export interface HttpServer {
   url: string;
   port: number;
   host: string;
@@ -130,7 +130,7 @@ export interface ServerCore {
  * tickets, static files, /mcp and the panel WebSocket. It owns no PTYs; the
  * caller hands it a service and disposes that.
  */
-export async function startServerCore(options: ServerCoreOptions): Promise<ServerCore> {
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
   // Two scopes, two secrets: what is written to disk must not open the panel.
   const agentToken = generateSecret();

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { newChallenge, proofHolds } from './server-proof.js';
-import { startServerCore, type ServerCore } from './server-core.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
 import type { PeerJudge } from './peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
 
@@ -37,7 +37,7 @@ function recordingService(): PtyService & { calls: string[] } {
 
 let stateDir: string;
 let appDir: string;
-let core: ServerCore;
+let core: HttpServer;
 let service: ReturnType<typeof recordingService>;
 
 beforeEach(async () => {
@@ -51,7 +51,7 @@ beforeEach(async () => {
   writeFileSync(join(root, 'secret.txt'), 'outside');
   symlinkSync(join(root, 'secret.txt'), join(appDir, 'link.txt'));
   service = recordingService();
-  core = await startServerCore({ service, stateDir, appDir });
+  core = await startHttpServer({ service, stateDir, appDir });
 });
 
 afterEach(async () => {
@@ -229,7 +229,7 @@ describe('ticket exchange', () => {
     expect((await exchangeTicket(`${core.url}/#ticket=forged`)).status).toBe(403);
   });
   it('expires', async () => {
-    const short = await startServerCore({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
+    const short = await startHttpServer({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
     try {
       expect((await exchangeTicket(short.panelUrl())).status).toBe(403);
     } finally {
@@ -260,7 +260,7 @@ describe('POST /ticket (ptydeck url)', () => {
       judged.push(pids);
       return { kind: 'refused', reason: 'process 42 is a ptydeck session\'s process' };
     };
-    const strict = await startServerCore({ service, writeDiscovery: false, appDir, judgePeer });
+    const strict = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer });
     try {
       const res = await rawRequest(strict.port, '/ticket', { method: 'POST' });
       expect(res.status).toBe(403);
@@ -273,7 +273,7 @@ describe('POST /ticket (ptydeck url)', () => {
   });
   it('where the asker cannot be named, shows the link where the server says and tells the asker where', async () => {
     const shown: string[] = [];
-    const blind = await startServerCore({
+    const blind = await startHttpServer({
       service,
       writeDiscovery: false,
       appDir,
@@ -283,7 +283,7 @@ describe('POST /ticket (ptydeck url)', () => {
         return 'the terminal running ptydeck serve';
       },
     });
-    const mute = await startServerCore({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
+    const mute = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
     try {
       const res = await rawRequest(blind.port, '/ticket', { method: 'POST' });
       expect(res.status).toBe(202);
