@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, readAll } from '../pty/test-kit.js';
+import { isolatedEnv, readAll } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import { agentTerminalReports } from './chat-events.js';
 
 /** session/update payloads of a real adapter (see the fixture's _comment). */
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./testing/fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown[]>;
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../testing/fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown[]>;
 const claude = fixture('claude-agent-acp-0.23.1.json');
 const codex = fixture('codex-acp-0.16.0.json');
 const replay = (updates: unknown[]) => {

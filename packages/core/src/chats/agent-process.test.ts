@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import type { RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForExit } from '../pty/test-kit.js';
+import { waitForExit } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import { lastWords, startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
 
-const FAKE_AGENT = fileURLToPath(new URL('./testing/fake-agent.mjs', import.meta.url));
+const FAKE_AGENT = fileURLToPath(new URL('../testing/fake-agent.mjs', import.meta.url));
 
 let dir: string;
 let env: Record<string, string | undefined>;
@@ -246,7 +246,7 @@ describe('an ACP agent process', () => {
 
 describe('lastWords', () => {
   it("keeps a dying agent's reason, not the stack trace after it", () => {
-    const codex = readFileSync(new URL('./testing/fixtures/codex-acp-0.16.0-config-error.stderr.txt', import.meta.url), 'utf8');
+    const codex = readFileSync(new URL('../testing/fixtures/codex-acp-0.16.0-config-error.stderr.txt', import.meta.url), 'utf8');
     expect(lastWords(codex, 500)).toMatch(/Error: error loading config: CODEX_HOME points to "\/home\/dev\/.codex", but that path does not exist$/);
     const node = 'file:///agent.js:3\n  throw new Error("no key");\n  ^\n\nError: no key\n    at main (file:///agent.js:3:9)\n    at file:///agent.js:5:1\n\nNode.js v20.20.2\n';
     expect(lastWords(node, 500)).toMatch(/\^\n\nError: no key$/);

@@ -5,16 +5,16 @@ import { fileURLToPath } from 'node:url';
 import type { ChatEvent } from '@ptydeck/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, readAll, waitForExit } from '../pty/test-kit.js';
+import { isolatedEnv, readAll, waitForExit } from '../testing/test-kit.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatBindings } from './chat-bindings.js';
 import { ChatHost } from './chat-host.js';
 import { ChatError } from './chat-session.js';
-import { ChatEvents } from './testing/chat-waits.js';
-import { until } from '../server/testing/reliability.js';
+import { ChatEvents } from '../testing/chat-waits.js';
+import { until } from '../testing/reliability.js';
 
-const DEMO_AGENT = fileURLToPath(new URL('./testing/demo-agent.mjs', import.meta.url));
-const RAW_AGENT = fileURLToPath(new URL('./testing/raw-agent.mjs', import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
+const RAW_AGENT = fileURLToPath(new URL('../testing/raw-agent.mjs', import.meta.url));
 
 let dir: string;
 let configDir: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { UnsafeStateError } from '../server/discovery.js';
 import type { LostRecord } from './lost-record.js';

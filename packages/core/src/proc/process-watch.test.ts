@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForInfo, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, waitForExit, waitForInfo, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { ProcessWatch } from './process-watch.js';
 import { snapshotSessions, type SessionRef } from './session-processes.js';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedHome, survivorsOf, until } from '../server/testing/reliability.js';
-import { recordFigure } from '../server/testing/figures.js';
+import { isolatedHome, survivorsOf, until } from '../testing/reliability.js';
+import { recordFigure } from '../testing/figures.js';
 import { createPtyService } from './pty-service.js';
-import { readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from './types.js';
 
 /**

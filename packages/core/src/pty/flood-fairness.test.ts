@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, waitForExit } from './test-kit.js';
+import { isolatedEnv, waitForExit } from '../testing/test-kit.js';
 import type { PtyService } from './types.js';
 
 const MiB = 1024 * 1024;

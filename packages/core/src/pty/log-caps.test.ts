@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv, waitForExit, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from './types.js';
 
 const decodeStrict = (data: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(data);

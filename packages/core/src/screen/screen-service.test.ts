@@ -6,7 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
-import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, waitForOutput } from '../testing/test-kit.js';
 
 let service: PtyService;
 let screens: ScreenService;

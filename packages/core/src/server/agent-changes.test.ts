@@ -7,7 +7,7 @@ import type { AgentInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import { openSocket } from './testing/http.js';
+import { openSocket } from '../testing/http.js';
 
 /**
  * Agents coming and going reach a panel as changes. Each one used to re-send

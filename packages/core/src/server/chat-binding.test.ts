@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { ChatBindings } from '../chats/chat-bindings.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
-import { useAgentCore } from './testing/agent-core.js';
+import { useAgentCore } from '../testing/agent-core.js';
 
 const bindings = new ChatBindings();
 const served = useAgentCore({ chatBindings: bindings });

@@ -11,13 +11,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeOutputFrame, PanelClientMessage, PanelServerMessage } from '@ptydeck/contract';
 import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../terminal-tool/tool-schemas.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { readAll, waitForOutput } from '../pty/test-kit.js';
+import { readAll, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from './testing/fuzz-input.js';
-import { openSocket } from './testing/http.js';
-import { isolatedHome, seededRandom, settledHeap } from './testing/reliability.js';
-import { recordFigure } from './testing/figures.js';
+import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';
+import { openSocket } from '../testing/http.js';
+import { isolatedHome, seededRandom, settledHeap } from '../testing/reliability.js';
+import { recordFigure } from '../testing/figures.js';
 
 /**
  * Fuzzed input against the real server: random and mutated panel frames and

@@ -7,7 +7,7 @@ import type { PtyService } from '../pty/types.js';
 import { newChallenge, proofHolds } from './server-proof.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import type { PeerJudge } from './peer-process.js';
-import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
+import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
 
 /**
  * These tests exercise the HTTP boundary alone, so the PTY service is a

@@ -6,10 +6,10 @@ import type WebSocket from 'ws';
 import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { lostRecord } from './testing/lost-records.js';
+import { lostRecord } from '../testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import { MessageQueue, openSocket } from './testing/http.js';
+import { MessageQueue, openSocket } from '../testing/http.js';
 
 let service: PtyService;
 let core: HttpServer;

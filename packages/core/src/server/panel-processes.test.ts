@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, waitForExit, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import { MessageQueue, openSocket } from './testing/http.js';
+import { MessageQueue, openSocket } from '../testing/http.js';
 
 /**
  * The panel's process messages over a real WebSocket: leftovers pushed to a

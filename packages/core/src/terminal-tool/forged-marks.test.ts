@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { waitForOutput } from '../pty/test-kit.js';
+import { waitForOutput } from '../testing/test-kit.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner } from './terminal-tool.js';
-import { useRealShells } from './testing/real-shells.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * Output cannot pass itself off as the shell: shell-integration marks that a

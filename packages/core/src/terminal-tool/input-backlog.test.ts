@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PtyError } from '../pty/types.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner } from './terminal-tool.js';
-import { useRealShells } from './testing/real-shells.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /** Input for a program that does not read it is bounded: a flood is refused, not held in memory. */
 

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LostRecord } from '../persist/lost-record.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv, waitForOutput } from '../testing/test-kit.js';
 import type { PtyService } from '../pty/types.js';
-import { lostRecord } from '../server/testing/lost-records.js';
+import { lostRecord } from '../testing/lost-records.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
-import { connectMcp } from './testing/mcp-client.js';
+import { connectMcp } from '../testing/mcp-client.js';
 
 /**
  * An agent's terminal after its host died: the next host restores it (as the

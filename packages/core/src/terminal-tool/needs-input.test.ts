@@ -1,7 +1,7 @@
 import type { Attention } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
 import type { TerminalOwner } from './terminal-tool.js';
-import { useRealShells } from './testing/real-shells.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * "Needs you": a command that stops to read the terminal is known at once, by

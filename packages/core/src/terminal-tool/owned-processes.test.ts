@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrying } from '../proc/testing/carrying.js';
-import { connectMcp, type McpCaller } from './testing/mcp-client.js';
-import { useRealShells } from './testing/real-shells.js';
+import { carrying } from '../testing/carrying.js';
+import { connectMcp, type McpCaller } from '../testing/mcp-client.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * What an agent's shell leaves running, through the official MCP SDK client

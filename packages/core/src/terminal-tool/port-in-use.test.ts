@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForOutput } from '../pty/test-kit.js';
+import { waitForOutput } from '../testing/test-kit.js';
 import { namedPorts } from './port-in-use.js';
-import { connectMcp, type McpCaller } from './testing/mcp-client.js';
-import { useRealShells } from './testing/real-shells.js';
+import { connectMcp, type McpCaller } from '../testing/mcp-client.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * A command that fails on a taken port is told who holds it, from the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { carrying, running } from '../proc/testing/carrying.js';
+import { carrying, running } from '../testing/carrying.js';
 import type { TerminalOwner } from './terminal-tool.js';
-import { useRealShells } from './testing/real-shells.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * An agent's session ended any way but terminal_close (the developer closing

@@ -1,8 +1,8 @@
 import type { ShellActivity } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { waitForInfo } from '../pty/test-kit.js';
+import { waitForInfo } from '../testing/test-kit.js';
 import { createTerminalTool, type TerminalOwner } from './terminal-tool.js';
-import { useRealShells } from './testing/real-shells.js';
+import { useRealShells } from '../testing/real-shells.js';
 
 /**
  * What the panel learns of an agent's shell: whether it sits at its prompt or

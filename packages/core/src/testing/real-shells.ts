@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { createPtyService } from '../../pty/pty-service.js';
-import { isolatedEnv } from '../../pty/test-kit.js';
-import type { PtyService } from '../../pty/types.js';
-import { createTerminalTool, type TerminalOwner, type TerminalTool, type TerminalToolOptions } from '../terminal-tool.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from './test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { createTerminalTool, type TerminalOwner, type TerminalTool, type TerminalToolOptions } from '../terminal-tool/terminal-tool.js';
 
 /**
  * A real PTY service and terminal tool for one test file: shells get a

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
-import type { PtyService } from './types.js';
+import type { PtyService } from '../pty/types.js';
 
 /**
  * Event-driven waits for tests and tools that drive a PtyService: no sleeps,

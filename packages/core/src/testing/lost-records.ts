@@ -1,7 +1,7 @@
 // Session infos and lost-session records for tests that restore one without a session store.
 import { randomUUID } from 'node:crypto';
 import type { SessionInfo } from '@ptydeck/contract';
-import type { LostRecord } from '../../persist/lost-record.js';
+import type { LostRecord } from '../persist/lost-record.js';
 
 /** A session's info as the core reports it: the developer's running bash, unless `overrides` say otherwise. */
 export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createAgentMcpServer } from '../mcp-server.js';
-import type { TerminalTool } from '../terminal-tool.js';
+import { createAgentMcpServer } from '../terminal-tool/mcp-server.js';
+import type { TerminalTool } from '../terminal-tool/terminal-tool.js';
 
 export interface McpToolResult {
   isError?: boolean;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { ChatBindings } from '../../chats/chat-bindings.js';
-import { createAgentMcpServer } from '../../terminal-tool/mcp-server.js';
-import { createTerminalTool, type TerminalTool } from '../../terminal-tool/terminal-tool.js';
-import { createPtyService } from '../../pty/pty-service.js';
-import { isolatedEnv } from '../../pty/test-kit.js';
-import type { PtyService } from '../../pty/types.js';
-import { startHttpServer, type HttpServer } from '../http-server.js';
+import type { ChatBindings } from '../chats/chat-bindings.js';
+import { createAgentMcpServer } from '../terminal-tool/mcp-server.js';
+import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from './test-kit.js';
+import type { PtyService } from '../pty/types.js';
+import { startHttpServer, type HttpServer } from '../server/http-server.js';
 
 /** A test file's HTTP server serving the agent tool's MCP (no panel files, no discovery file), made before its tests and closed after. */
 export interface AgentCore {

@@ -1,4 +1,4 @@
-import { procPids, readOptional } from '../proc-fs.js';
+import { procPids, readOptional } from '../proc/proc-fs.js';
 
 /**
  * Every live process whose environment says it belongs to session `id`, read

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { isolatedHome } from '../../server/testing/reliability.js';
+import { isolatedHome } from './reliability.js';
 
 /**
  * A state directory and HOME of a test's own, for tests that run the real
@@ -20,7 +20,7 @@ export interface HostSandbox {
   env: Record<string, string>;
 }
 
-const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const bin = join(packageRoot, 'bin', 'ptydeck.js');
 const repoRoot = resolve(packageRoot, '..', '..');
 
