@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForOutput } from '../testing/test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, TERMINAL_LIMIT_CODE } from './acp-terminals.js';
 

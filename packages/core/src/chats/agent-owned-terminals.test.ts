@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, readAll } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import { agentTerminalReports } from './chat-events.js';

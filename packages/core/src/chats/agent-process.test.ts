@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForExit } from '../testing/test-kit.js';
+import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import { lastWords, startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';

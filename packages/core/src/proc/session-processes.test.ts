@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { portHolders } from './port-holders.js';
 import { outlivedProcesses, sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';

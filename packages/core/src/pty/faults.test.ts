@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedHome, survivorsOf, until } from '../testing/reliability.js';
 import { recordFigure } from '../testing/figures.js';
 import { createPtyService } from './pty-service.js';
-import { readAll, waitForExit, waitForOutput } from '../testing/test-kit.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 /**

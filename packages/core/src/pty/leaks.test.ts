@@ -7,7 +7,7 @@ import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
 import { isolatedHome, openDescriptors, survivorsOf, until } from '../testing/reliability.js';
 import { createPtyService } from './pty-service.js';
-import { waitForOutput } from '../testing/test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 
 /**
  * Nothing left behind: 500 sessions created and closed through each way in

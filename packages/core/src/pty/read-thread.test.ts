@@ -12,7 +12,9 @@ import { OutputLog } from './output-log.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { BATCH_BYTES } from './read-thread-protocol.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
-import { busy, isolatedEnv, readAll, turnMeter, waitForExit } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { busy, turnMeter } from '../testing/loop-turns.js';
+import { readAll, waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 /** A read thread that counts its handovers, and whose worker a test can reach. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForExit } from '../testing/test-kit.js';
+import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { recordFigure } from '../testing/figures.js';

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeOutputFrame, PanelClientMessage, PanelServerMessage } from '@ptydeck/contract';
 import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../terminal-tool/tool-schemas.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { readAll, waitForOutput } from '../testing/test-kit.js';
+import { readAll, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';

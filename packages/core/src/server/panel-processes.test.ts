@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { MessageQueue, openSocket } from '../testing/http.js';

@@ -6,7 +6,8 @@ import { connectMcp } from '../testing/mcp-client.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { openSessionStore, type SessionStore } from '../persist/session-store.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { restoreAndRecord } from './session-persistence.js';
 

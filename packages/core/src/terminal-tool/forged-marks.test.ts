@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { waitForOutput } from '../testing/test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner } from './terminal-tool.js';
 import { useRealShells } from '../testing/real-shells.js';

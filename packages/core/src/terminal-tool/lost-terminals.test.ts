@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LostRecord } from '../persist/lost-record.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../testing/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForOutput } from '../testing/test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import { namedPorts } from './port-in-use.js';
 import { connectMcp, type McpCaller } from '../testing/mcp-client.js';
 import { useRealShells } from '../testing/real-shells.js';

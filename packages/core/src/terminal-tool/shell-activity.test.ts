@@ -1,6 +1,6 @@
 import type { ShellActivity } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { waitForInfo } from '../testing/test-kit.js';
+import { waitForInfo } from '../testing/session-waits.js';
 import { createTerminalTool, type TerminalOwner } from './terminal-tool.js';
 import { useRealShells } from '../testing/real-shells.js';
 

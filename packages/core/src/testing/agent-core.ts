@@ -3,7 +3,7 @@ import type { ChatBindings } from '../chats/chat-bindings.js';
 import { createAgentMcpServer } from '../terminal-tool/mcp-server.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from './test-kit.js';
+import { isolatedEnv } from './isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { startHttpServer, type HttpServer } from '../server/http-server.js';
 

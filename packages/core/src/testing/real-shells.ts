@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from './test-kit.js';
+import { isolatedEnv } from './isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool, type TerminalToolOptions } from '../terminal-tool/terminal-tool.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { resolveStateDir } from '../server/discovery.js';
-import { isolatedEnv } from './test-kit.js';
+import { isolatedEnv } from './isolated-env.js';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -1,14 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Event-driven waits for tests and tools that drive a PtyService: no sleeps,
+// each wait ends on the event that proves the condition (or a timeout that
+// reports what was seen, so a failure explains itself).
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-
-/**
- * Event-driven waits for tests and tools that drive a PtyService: no sleeps,
- * each wait ends on the event that proves the condition (or a timeout that
- * reports what was seen, so a failure explains itself).
- */
 
 /** Resolves with the session's whole output once `pattern` appears in it (decoded as UTF-8). */
 export function waitForOutput(service: PtyService, id: SessionId, pattern: string | RegExp, timeoutMs = 20_000): Promise<string> {
@@ -76,63 +70,4 @@ export function waitForInfo(service: PtyService, id: SessionId, holds: (info: Se
 export function readAll(service: PtyService, id: SessionId): Buffer {
   const result = service.read(id, { cursor: 0 });
   return Buffer.from(result.data.buffer, result.data.byteOffset, result.data.byteLength);
-}
-
-/**
- * The environment for a test's service: a fresh temporary HOME and HISTFILE,
- * so no shell a test starts reads the developer's startup files or writes
- * their history; the XDG directories inside that HOME, and none of
- * ptydeck's own directory overrides, so neither does a program run in it (a
- * `ptydeck` CLI would otherwise find the developer's state or config through
- * an XDG_STATE_HOME or PTYDECK_STATE_DIR they have set).
- */
-export function isolatedEnv(): Record<string, string | undefined> {
-  const home = mkdtempSync(join(tmpdir(), 'ptydeck-test-home-'));
-  return {
-    ...process.env,
-    HOME: home,
-    HISTFILE: join(home, '.bash_history'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    PTYDECK_STATE_DIR: undefined,
-    PTYDECK_CONFIG_DIR: undefined,
-  };
-}
-
-/**
- * Counts what a test hands on between turns of the event loop (setImmediate
- * ticks): the most in any one turn, and how many turns passed. Stop it once
- * the work is done; the turn in progress is counted then.
- */
-export function turnMeter(): { add(amount: number): void; stop(): { mostPerTurn: number; turns: number } } {
-  let sinceTick = 0;
-  let mostPerTurn = 0;
-  let turns = 0;
-  let ticking = true;
-  const tick = () => {
-    turns++;
-    mostPerTurn = Math.max(mostPerTurn, sinceTick);
-    sinceTick = 0;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return {
-    add: (amount) => {
-      sinceTick += amount;
-    },
-    stop: () => {
-      ticking = false;
-      return { mostPerTurn: Math.max(mostPerTurn, sinceTick), turns };
-    },
-  };
-}
-
-/** Holds the thread for `ms`, as a main thread with more to do per chunk, or a synchronous spawn, does. */
-export function busy(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // busy
-  }
 }
