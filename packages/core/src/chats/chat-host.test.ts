@@ -12,7 +12,7 @@ import { ChatBindings } from './chat-bindings.js';
 import { ChatHost } from './chat-host.js';
 import { ChatError } from './chat-session.js';
 import { ChatEvents } from '../testing/chat-waits.js';
-import { until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
 const RAW_AGENT = fileURLToPath(new URL('../testing/raw-agent.mjs', import.meta.url));

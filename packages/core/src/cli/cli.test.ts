@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { writeDiscovery } from '../server/discovery.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
-import { until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 import { hostSandbox, processesOf, reap, type HostSandbox } from '../testing/host-sandbox.js';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

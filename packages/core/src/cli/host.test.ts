@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../server/discovery.js';
-import { until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**

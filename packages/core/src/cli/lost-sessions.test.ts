@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
-import { until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 import { PanelSession } from './panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 

@@ -9,7 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { recordFigure } from '../testing/figures.js';
-import { isolatedHome, survivorsOf, until } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { until } from '../testing/poll-until.js';
+import { survivorsOf } from '../testing/process-table.js';
 import { processesOf, reap } from '../testing/host-sandbox.js';
 
 /**

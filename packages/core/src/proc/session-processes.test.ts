@@ -5,7 +5,7 @@ import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { portHolders } from './port-holders.js';
 import { outlivedProcesses, sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
-import { until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 import { running } from '../testing/carrying.js';
 
 /**

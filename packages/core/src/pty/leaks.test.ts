@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { startLocalServer } from '../server/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome, openDescriptors, survivorsOf, until } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { openDescriptors } from '../testing/leak-meters.js';
+import { until } from '../testing/poll-until.js';
+import { survivorsOf } from '../testing/process-table.js';
 import { createPtyService } from './pty-service.js';
 import { waitForOutput } from '../testing/session-waits.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDescriptors } from '../testing/reliability.js';
+import { openDescriptors } from '../testing/leak-meters.js';
 import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
 import { OutputLog } from './output-log.js';

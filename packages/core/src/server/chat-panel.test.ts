@@ -13,7 +13,8 @@ import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
-import { descendantsOf, environValue, survivorsOf, until } from '../testing/reliability.js';
+import { until } from '../testing/poll-until.js';
+import { descendantsOf, environValue, survivorsOf } from '../testing/process-table.js';
 import { readAll, waitForExit } from '../testing/session-waits.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));

@@ -10,7 +10,8 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
-import { collectGarbage, isolatedHome } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { collectGarbage } from '../testing/leak-meters.js';
 
 /**
  * Floods: 8 sessions run `yes` while a developer types into a ninth through

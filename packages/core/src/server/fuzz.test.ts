@@ -16,7 +16,9 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome, seededRandom, settledHeap } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { settledHeap } from '../testing/leak-meters.js';
+import { seededRandom } from '../testing/seeded-random.js';
 import { recordFigure } from '../testing/figures.js';
 
 /**

@@ -11,7 +11,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * Issue 10: a script an agent runs through terminal_run, in its own shell as the

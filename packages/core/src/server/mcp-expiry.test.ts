@@ -6,7 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { postMcp } from '../testing/http.js';
-import { isolatedHome } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * MCP sessions whose clients never hold an event stream cannot be seen

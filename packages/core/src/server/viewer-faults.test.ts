@@ -11,7 +11,8 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome, until } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * A viewer's socket cut mid-frame, in both directions, then reconnected: the

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { isolatedHome } from '../testing/reliability.js';
+import { isolatedHome } from '../testing/isolated-env.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
 
 /**

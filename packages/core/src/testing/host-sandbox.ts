@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { isolatedHome } from './reliability.js';
+import { isolatedHome } from './isolated-env.js';
 
 /**
  * A state directory and HOME of a test's own, for tests that run the real

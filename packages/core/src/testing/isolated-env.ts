@@ -1,5 +1,5 @@
-// A test's environment, which keeps its shells and CLIs out of the developer's HOME and ptydeck directories.
-import { mkdtempSync } from 'node:fs';
+// A test's environment and HOME, which keep its shells and CLIs out of the developer's HOME, rc files and ptydeck directories.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,4 +24,15 @@ export function isolatedEnv(): Record<string, string | undefined> {
     PTYDECK_STATE_DIR: undefined,
     PTYDECK_CONFIG_DIR: undefined,
   };
+}
+
+/**
+ * A HOME of its own with a plain prompt, so spawned shells never read the
+ * machine's rc files (a slow pyenv init would make the suite measure dotfiles).
+ */
+export function isolatedHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'ptydeck-rel-home-'));
+  writeFileSync(join(home, '.profile'), "PS1='rel$ '\n");
+  writeFileSync(join(home, '.bashrc'), "PS1='rel$ '\n");
+  return home;
 }
