@@ -5,9 +5,9 @@
  * 4095 bytes, the line discipline's limit) and its handling on every turn of
  * the loop. With a hundred sessions flooding, a turn read all hundred before
  * the loop came back to a keystroke, and the hundred writers, woken by every
- * read, took the CPU the loop needed: on two cores the main thread waited
- * for a CPU about twice as long as it ran (its schedstat during bench figure
- * 5), and typing in a 101st session echoed in up to 60 ms.
+ * read, took the CPU the loop needed: the main thread spent longer waiting
+ * for a CPU than running, and typing in a 101st session echoed late (bench
+ * figure 5; the README's Benchmarks section has the figures).
  *
  * So only `readers` flooding sessions are read at once. A session counts as a
  * flood once it has produced `floodBytes` without pausing for `quietMs`;

@@ -157,8 +157,8 @@ export function spawnPtyProcess(
 /** Waits between write attempts while the child is not reading: short at first, then backing off. */
 /**
  * Input waiting for a program that does not read it is held here, up to this
- * many bytes; past it a write is refused whole. Unbounded, a thousand 1 MiB
- * sends to a shell running `sleep` took the server from 72 MiB to 1.4 GiB.
+ * many bytes; past it a write is refused whole. Unbounded, an agent that keeps
+ * sending to a program that never reads grows the server's memory without end.
  */
 export const MAX_INPUT_BACKLOG_BYTES = 4 * 1024 * 1024;
 const INPUT_RETRY_MIN_MS = 1;
