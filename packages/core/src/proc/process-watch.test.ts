@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForInfo, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { ProcessWatch } from './process-watch.js';
 import { commandOf, snapshotSessions, type SessionRef, type SnapshotOptions } from './session-processes.js';
-import { running } from './testing/carrying.js';
-import { until } from '../server/testing/reliability.js';
+import { running } from '../testing/carrying.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * The panel's view of what sessions run, with real shells and real servers:
