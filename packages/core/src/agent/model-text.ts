@@ -18,7 +18,7 @@ export function renderPlainText(input: string | Uint8Array): string {
   const lines = new PlainLines();
   const scanner = new SequenceScanner();
   scanner.on({
-    text: (bytes, from, to) => lines.write(Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8')),
+    text: (bytes, from, to) => lines.writeBytes(bytes, from, to),
     csiFinals: 'KCDG',
     csi: (params, final) => lines.csi(params, final),
   });
@@ -32,19 +32,36 @@ class PlainLines {
   private line: string[] = [];
   private col = 0;
 
-  write(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i]!;
-      const code = ch.charCodeAt(0);
-      if (ch === '\n') this.newline();
-      else if (ch === '\r') this.col = 0;
-      else if (ch === '\b') this.col = Math.max(0, this.col - 1);
-      else if (ch === '\t') this.tab();
-      else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
-        // Other control characters (BEL, SI/SO, ...) have no glyph.
-      } else {
-        this.put(ch);
+  /**
+   * ASCII a byte at a time; the rest decoded a run of non-ASCII bytes at a time, which holds whole
+   * characters (no ASCII byte is part of one) and costs one decode per run, not per text run.
+   */
+  writeBytes(bytes: Uint8Array, from: number, to: number): void {
+    let i = from;
+    while (i < to) {
+      const byte = bytes[i]!;
+      if (byte < 0x80) {
+        this.write(String.fromCharCode(byte), byte);
+        i++;
+        continue;
       }
+      let j = i + 1;
+      while (j < to && bytes[j]! >= 0x80) j++;
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset + i, j - i).toString('utf8');
+      for (let k = 0; k < text.length; k++) this.write(text[k]!, text.charCodeAt(k));
+      i = j;
+    }
+  }
+
+  private write(ch: string, code: number): void {
+    if (ch === '\n') this.newline();
+    else if (ch === '\r') this.col = 0;
+    else if (ch === '\b') this.col = Math.max(0, this.col - 1);
+    else if (ch === '\t') this.tab();
+    else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
+      // Other control characters (BEL, SI/SO, ...) have no glyph.
+    } else {
+      this.put(ch);
     }
   }
 

@@ -11,17 +11,16 @@ import { SequenceScanner } from '../vt/index.js';
 
 const PRIVATE_MODES = /^\?[\d;]*$/;
 const SCROLL_REGION = /^\d*(?:;\d*)?$/;
-const COLORS = /^[\d;:]*$/;
 
 export function modeChanges(data: Uint8Array): string {
   let out = '';
-  let lastColors = '';
+  let lastColors: string | null = null;
   const scanner = new SequenceScanner();
   scanner.on({
     csiFinals: 'hlrm',
     csi: (params, final) => {
       if (final === 'm') {
-        if (COLORS.test(params)) lastColors = `\x1b[${params}m`; // only the last one matters
+        if (isColors(params)) lastColors = params; // only the last one matters
       } else if (final === 'r' ? SCROLL_REGION.test(params) : PRIVATE_MODES.test(params)) {
         out += `\x1b[${params}${final}`;
       }
@@ -29,9 +28,18 @@ export function modeChanges(data: Uint8Array): string {
     esc: (intermediates, final) => {
       if (intermediates !== '' || final !== 'c') return;
       out = '\x1bc'; // a full reset forgets everything before it
-      lastColors = '';
+      lastColors = null;
     },
   });
   scanner.scan(0, data);
-  return out + lastColors;
+  return lastColors === null ? out : `${out}\x1b[${lastColors}m`;
+}
+
+/** Digits, ";" and ":" only: a color (SGR) sequence, not a private one such as "\x1b[>4;1m". Tested per color sequence, so no regex. */
+function isColors(params: string): boolean {
+  for (let i = 0; i < params.length; i++) {
+    const code = params.charCodeAt(i);
+    if (code < 0x30 || code > 0x3b) return false;
+  }
+  return true;
 }

@@ -41,8 +41,8 @@ const enum State {
   /** An ESC inside an OSC: ST if a backslash follows, else the start of a new sequence. */
   OscEscape,
   /** DCS, SOS, PM and APC: skipped to ST or BEL. */
-  String,
-  StringEscape,
+  ControlString,
+  ControlStringEscape,
 }
 
 const ESC = 0x1b;
@@ -55,6 +55,8 @@ const OSC_BRACKET = 0x5d;
 const MAX_OSC_PAYLOAD = 4096;
 const MAX_CSI_PARAMS = 64;
 const MAX_ESC_INTERMEDIATES = 8;
+const MAX_CACHED_PARAMS = 6;
+const PARAMS_CACHE_SIZE = 256;
 const NO_BYTES = new Uint8Array(0);
 
 /**
@@ -78,13 +80,13 @@ export class SequenceScanner implements ScannedOutput {
   private readonly params = new Uint8Array(MAX_CSI_PARAMS);
   private paramsLength = 0;
   private intermediates = '';
+  private readonly paramsCache = new Map<number, string>();
   private readonly handlers = new Set<SequenceHandlers>();
   private oscHandlers: SequenceHandlers[] = [];
-  private csiHandlers: SequenceHandlers[] = [];
+  /** Per CSI final byte, the handlers that want it (undefined: nobody, and its parameters are never made text). */
+  private csiByFinal: (SequenceHandlers[] | undefined)[] = [];
   private escHandlers: SequenceHandlers[] = [];
   private textHandlers: SequenceHandlers[] = [];
-  /** Per CSI final byte, whether some handler wants it. */
-  private readonly wantedFinals = new Uint8Array(0x80);
   private full = false;
 
   constructor(startCursor = 0) {
@@ -130,12 +132,14 @@ export class SequenceScanner implements ScannedOutput {
   private sortHandlers(): void {
     const all = [...this.handlers];
     this.oscHandlers = all.filter((h) => h.osc);
-    this.csiHandlers = all.filter((h) => h.csi);
+    const csiHandlers = all.filter((h) => h.csi);
     this.escHandlers = all.filter((h) => h.esc);
     this.textHandlers = all.filter((h) => h.text);
-    this.wantedFinals.fill(0);
-    for (const handler of this.csiHandlers) for (const final of handler.csiFinals ?? '') this.wantedFinals[final.charCodeAt(0) & 0x7f] = 1;
-    this.full = this.csiHandlers.length + this.escHandlers.length + this.textHandlers.length > 0;
+    this.csiByFinal = [];
+    for (const handler of csiHandlers) {
+      for (const final of handler.csiFinals ?? '') (this.csiByFinal[final.charCodeAt(0)] ??= []).push(handler);
+    }
+    this.full = csiHandlers.length + this.escHandlers.length + this.textHandlers.length > 0;
   }
 
   private keepTail(data: Uint8Array): void {
@@ -243,7 +247,8 @@ export class SequenceScanner implements ScannedOutput {
       const byte = data[i]!;
       if (byte >= 0x40 && byte <= 0x7e) {
         this.state = State.Ground;
-        if (this.wantedFinals[byte] === 1) this.finishCsi(byte, cursor + i + 1);
+        const handlers = this.csiByFinal[byte];
+        if (handlers !== undefined) this.finishCsi(handlers, byte, cursor + i + 1);
         return i + 1;
       }
       if (byte === ESC) {
@@ -284,11 +289,11 @@ export class SequenceScanner implements ScannedOutput {
         // An ESC that is not ST aborts the OSC and starts a new sequence with this byte.
         this.enter(State.Escape, cursor + i - 1);
         return this.afterEscape(byte, i, cursor);
-      case State.String:
-        if (byte === ESC) this.state = State.StringEscape;
+      case State.ControlString:
+        if (byte === ESC) this.state = State.ControlStringEscape;
         else if (byte === BEL) this.state = State.Ground;
         return i + 1;
-      case State.StringEscape:
+      case State.ControlStringEscape:
         if (byte === BACKSLASH) {
           this.state = State.Ground;
           return i + 1;
@@ -308,7 +313,7 @@ export class SequenceScanner implements ScannedOutput {
     } else if (byte === OSC_BRACKET) {
       this.startOsc(this.sequenceStart);
     } else if (byte === 0x50 /* P */ || byte === 0x58 /* X */ || byte === 0x5e /* ^ */ || byte === 0x5f /* _ */) {
-      this.state = State.String;
+      this.state = State.ControlString;
     } else if (byte >= 0x20 && byte <= 0x2f) {
       this.state = State.EscapeIntermediate;
       this.intermediates = String.fromCharCode(byte);
@@ -339,10 +344,36 @@ export class SequenceScanner implements ScannedOutput {
     for (const handler of this.oscHandlers) handler.osc!(payload, this.sequenceStart, end);
   }
 
-  private finishCsi(final: number, end: number): void {
-    const params = this.paramsLength === 0 ? '' : String.fromCharCode.apply(null, this.params.subarray(0, this.paramsLength) as unknown as number[]);
+  private finishCsi(handlers: SequenceHandlers[], final: number, end: number): void {
+    const params = this.paramsText();
     const finalText = String.fromCharCode(final);
-    for (const handler of this.csiHandlers) if (handler.csiFinals!.includes(finalText)) handler.csi!(params, finalText, end);
+    for (let k = 0; k < handlers.length; k++) handlers[k]!.csi!(params, finalText, end);
+  }
+
+  /**
+   * The parameters as text. Output repeats a few (colors above all): short ones of digits and
+   * separators come from a cache, since building a string per sequence was most of a colored flood's scan.
+   */
+  private paramsText(): string {
+    const length = this.paramsLength;
+    const params = this.params;
+    if (length <= MAX_CACHED_PARAMS) {
+      // Four bits a byte (0x30-0x3f: digits, ":;<=>?") and the length: a small integer, one per string.
+      let key = length;
+      for (let i = 0; i < length; i++) {
+        const nibble = params[i]! - 0x30;
+        if (nibble < 0 || nibble > 0xf) return String.fromCharCode.apply(null, params.subarray(0, length) as unknown as number[]);
+        key = (key << 4) | nibble;
+      }
+      let text = this.paramsCache.get(key);
+      if (text === undefined) {
+        if (this.paramsCache.size >= PARAMS_CACHE_SIZE) this.paramsCache.clear();
+        text = String.fromCharCode.apply(null, params.subarray(0, length) as unknown as number[]);
+        this.paramsCache.set(key, text);
+      }
+      return text;
+    }
+    return String.fromCharCode.apply(null, params.subarray(0, length) as unknown as number[]);
   }
 
   private finishEsc(final: number, end: number): void {
