@@ -170,8 +170,9 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
 
   /**
    * The session is one an earlier host kept (PtyService.restore): its output
-   * ends where the service's scan of it ends, its process is gone (`lost` when it was running then), and
-   * the owner's read position carries on from `cursor` when the host kept it.
+   * ends where the service's scan of it ends, its process is gone (`lost` when
+   * it was running then), and the owner's read position carries on from
+   * `cursor` when the host kept it.
    */
   markRestored(lost: boolean, cursor: number | null): void {
     this.wasLost = lost;
