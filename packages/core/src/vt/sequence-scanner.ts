@@ -45,12 +45,15 @@ const enum State {
   ControlStringEscape,
 }
 
-const ESC = 0x1b;
-const BEL = 0x07;
-const CAN = 0x18;
-const SUB = 0x1a;
-const BACKSLASH = 0x5c;
-const OSC_BRACKET = 0x5d;
+/** The bytes that start, end or abort a sequence. */
+const enum Byte {
+  Bel = 0x07,
+  Can = 0x18,
+  Sub = 0x1a,
+  Esc = 0x1b,
+  Backslash = 0x5c,
+  OscBracket = 0x5d,
+}
 /** Longer OSC payloads (OSC 52 clipboard data can be megabytes) are skipped, not collected. */
 const MAX_OSC_PAYLOAD = 4096;
 const MAX_CSI_PARAMS = 64;
@@ -162,23 +165,23 @@ export class SequenceScanner implements ScannedOutput {
     let i = 0;
     while (i < length) {
       if (this.state === State.Ground) {
-        const at = data.indexOf(OSC_BRACKET, i);
+        const at = data.indexOf(Byte.OscBracket, i);
         if (at === -1) {
-          if (data[length - 1] === ESC) this.enter(State.Escape, cursor + length - 1);
+          if (data[length - 1] === Byte.Esc) this.enter(State.Escape, cursor + length - 1);
           return;
         }
         // An ESC before i was part of something already read (or is the Escape state).
-        if (at > i && data[at - 1] === ESC) this.startOsc(cursor + at - 1);
+        if (at > i && data[at - 1] === Byte.Esc) this.startOsc(cursor + at - 1);
         i = at + 1;
       } else if (this.state === State.OscString) {
         i = this.collectOsc(data, i, cursor);
-      } else if (this.state === State.OscEscape && data[i] === BACKSLASH) {
+      } else if (this.state === State.OscEscape && data[i] === Byte.Backslash) {
         this.finishOsc(cursor + i + 1);
         i++;
       } else if (this.state === State.OscEscape) {
         // An ESC that is not ST aborts the OSC; this byte is looked at again after that ESC.
         this.enter(State.Escape, cursor + i - 1);
-      } else if (this.state === State.Escape && data[i] === OSC_BRACKET) {
+      } else if (this.state === State.Escape && data[i] === Byte.OscBracket) {
         this.startOsc(this.sequenceStart);
         i++;
       } else {
@@ -194,7 +197,7 @@ export class SequenceScanner implements ScannedOutput {
     while (i < length) {
       switch (this.state) {
         case State.Ground: {
-          const at = data.indexOf(ESC, i);
+          const at = data.indexOf(Byte.Esc, i);
           const to = at === -1 ? length : at;
           if (to > i) for (const handler of this.textHandlers) handler.text!(data, i, to);
           if (at === -1) return;
@@ -220,15 +223,15 @@ export class SequenceScanner implements ScannedOutput {
     const length = data.length;
     while (i < length) {
       const byte = data[i]!;
-      if (byte === BEL) {
+      if (byte === Byte.Bel) {
         this.finishOsc(cursor + i + 1);
         return i + 1;
       }
-      if (byte === ESC) {
+      if (byte === Byte.Esc) {
         this.state = State.OscEscape;
         return i + 1;
       }
-      if (byte === CAN || byte === SUB) {
+      if (byte === Byte.Can || byte === Byte.Sub) {
         this.state = State.Ground;
         return i + 1;
       }
@@ -251,11 +254,11 @@ export class SequenceScanner implements ScannedOutput {
         if (handlers !== undefined) this.finishCsi(handlers, byte, cursor + i + 1);
         return i + 1;
       }
-      if (byte === ESC) {
+      if (byte === Byte.Esc) {
         this.enter(State.Escape, cursor + i);
         return i + 1;
       }
-      if (byte === CAN || byte === SUB) {
+      if (byte === Byte.Can || byte === Byte.Sub) {
         this.state = State.Ground;
         return i + 1;
       }
@@ -268,7 +271,7 @@ export class SequenceScanner implements ScannedOutput {
   /** The states decided one byte at a time; returns where to go on. */
   private stepOne(data: Uint8Array, i: number, cursor: number): number {
     const byte = data[i]!;
-    if (byte === CAN || byte === SUB) {
+    if (byte === Byte.Can || byte === Byte.Sub) {
       this.state = State.Ground;
       return i + 1;
     }
@@ -276,13 +279,13 @@ export class SequenceScanner implements ScannedOutput {
       case State.Escape:
         return this.afterEscape(byte, i, cursor);
       case State.EscapeIntermediate:
-        if (byte === ESC) this.enter(State.Escape, cursor + i);
+        if (byte === Byte.Esc) this.enter(State.Escape, cursor + i);
         else if (byte >= 0x20 && byte <= 0x2f) {
           if (this.intermediates.length < MAX_ESC_INTERMEDIATES) this.intermediates += String.fromCharCode(byte);
         } else if (byte >= 0x30 && byte <= 0x7e) this.finishEsc(byte, cursor + i + 1);
         return i + 1;
       case State.OscEscape:
-        if (byte === BACKSLASH) {
+        if (byte === Byte.Backslash) {
           this.finishOsc(cursor + i + 1);
           return i + 1;
         }
@@ -290,11 +293,11 @@ export class SequenceScanner implements ScannedOutput {
         this.enter(State.Escape, cursor + i - 1);
         return this.afterEscape(byte, i, cursor);
       case State.ControlString:
-        if (byte === ESC) this.state = State.ControlStringEscape;
-        else if (byte === BEL) this.state = State.Ground;
+        if (byte === Byte.Esc) this.state = State.ControlStringEscape;
+        else if (byte === Byte.Bel) this.state = State.Ground;
         return i + 1;
       case State.ControlStringEscape:
-        if (byte === BACKSLASH) {
+        if (byte === Byte.Backslash) {
           this.state = State.Ground;
           return i + 1;
         }
@@ -310,14 +313,14 @@ export class SequenceScanner implements ScannedOutput {
     if (byte === 0x5b /* [ */) {
       this.state = State.Csi;
       this.paramsLength = 0;
-    } else if (byte === OSC_BRACKET) {
+    } else if (byte === Byte.OscBracket) {
       this.startOsc(this.sequenceStart);
     } else if (byte === 0x50 /* P */ || byte === 0x58 /* X */ || byte === 0x5e /* ^ */ || byte === 0x5f /* _ */) {
       this.state = State.ControlString;
     } else if (byte >= 0x20 && byte <= 0x2f) {
       this.state = State.EscapeIntermediate;
       this.intermediates = String.fromCharCode(byte);
-    } else if (byte === ESC) {
+    } else if (byte === Byte.Esc) {
       this.sequenceStart = cursor + i;
     } else {
       this.intermediates = '';
