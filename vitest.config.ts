@@ -9,12 +9,12 @@ export default defineConfig({
       // The core's screen worker runs in a worker thread, which loads the built file (see that module).
       {
         find: /^\.\/screen-worker-url\.js$/,
-        replacement: fileURLToPath(new URL('./packages/core/src/screen/testing/screen-worker-url.ts', import.meta.url)),
+        replacement: fileURLToPath(new URL('./packages/core/src/testing/screen-worker-url.ts', import.meta.url)),
       },
       // So does the PTY read thread.
       {
         find: /^\.\/read-thread-url\.js$/,
-        replacement: fileURLToPath(new URL('./packages/core/src/pty/testing/read-thread-url.ts', import.meta.url)),
+        replacement: fileURLToPath(new URL('./packages/core/src/testing/read-thread-url.ts', import.meta.url)),
       },
     ],
   },

@@ -50,7 +50,7 @@ interface Options {
 }
 
 /** The scripted ACP agent the core ships for tests and demos (its prompt picks a scenario). */
-export const DEMO_AGENT = fileURLToPath(new URL('../packages/core/src/acp/testing/demo-agent.mjs', import.meta.url));
+export const DEMO_AGENT = fileURLToPath(new URL('../packages/core/src/testing/demo-agent.mjs', import.meta.url));
 
 /** An agents.json naming the demo agent "demo". */
 export function demoAgentsJson(): string {

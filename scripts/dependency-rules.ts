@@ -56,9 +56,13 @@ export function checkDependencyRules(graph: ImportGraph, layers: Layer[] = LAYER
   return [...layerViolations(graph, layers), ...entryViolations(graph), ...testKitViolations(graph), ...cycleViolations(graph)];
 }
 
-/** Tests, and the kits in `testing/` folders (and the PTY's test-kit.ts) that only tests import. */
+/**
+ * Tests, and the kits only tests import: whatever sits in a `testing/` folder
+ * (one per package: the core's is src/testing/), so a kit is known by where it
+ * is, never by its name.
+ */
 export function isTestCode(file: string): boolean {
-  return /\.test\.tsx?$/.test(file) || file.includes('/testing/') || file.endsWith('/test-kit.ts');
+  return /\.test\.tsx?$/.test(file) || file.includes('/testing/');
 }
 
 function layerOf(file: string, layers: Layer[]): Layer | undefined {

@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostSandbox, processesOf, reap, type HostSandbox } from '../packages/core/src/cli/testing/host-sandbox.js';
-import { until } from '../packages/core/src/server/testing/reliability.js';
+import { hostSandbox, processesOf, reap, type HostSandbox } from '../packages/core/src/testing/host-sandbox.js';
+import { until } from '../packages/core/src/testing/poll-until.js';
 
 // Installs ptydeck as a user would and runs the README's lines against the
 // install: `npm run pack`'s tarball, `npm install -g` into a fresh prefix

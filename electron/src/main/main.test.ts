@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { joinHostAsPanel } from '@ptydeck/core';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { hostSandbox, processesOf, reap } from '../../../packages/core/src/cli/testing/host-sandbox.js';
+import { hostSandbox, processesOf, reap } from '../../../packages/core/src/testing/host-sandbox.js';
 import { FakeApp, FakeIpcMain, FakeSession } from './testing/fakes.js';
 
 // main.ts wired to the real core: Electron is faked (its binary is not needed to check

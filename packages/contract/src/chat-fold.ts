@@ -1,6 +1,6 @@
 // How a chat's events fold together, written once for the two places that fold
 // them: the core compacting a chat's log for the replay after a reload
-// (acp/chat-log.ts) and the app building the transcript it shows
+// (chats/chat-log.ts) and the app building the transcript it shows
 // (chat/chat-reducer.ts). Were the rules two, a chat could read differently
 // after a reload than it did live.
 import type { ChatEvent } from './chat-protocol.js';

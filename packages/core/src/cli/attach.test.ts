@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, readAll, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
-import { lostRecord } from '../server/testing/lost-records.js';
-import { TmuxServer, type TmuxPane } from './testing/tmux.js';
+import { lostRecord } from '../testing/lost-records.js';
+import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
 
 /**
  * Issue 23: `ptydeck ls` and `ptydeck attach`, the real CLI against a real

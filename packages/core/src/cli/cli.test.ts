@@ -11,9 +11,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { writeDiscovery } from '../server/discovery.js';
-import { exchangeTicket, openSocket } from '../server/testing/http.js';
-import { until } from '../server/testing/reliability.js';
-import { hostSandbox, processesOf, reap, type HostSandbox } from './testing/host-sandbox.js';
+import { exchangeTicket, openSocket } from '../testing/http.js';
+import { until } from '../testing/poll-until.js';
+import { hostSandbox, processesOf, reap, type HostSandbox } from '../testing/host-sandbox.js';
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(packageRoot, 'bin', 'ptydeck.js');

@@ -5,8 +5,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../server/discovery.js';
-import { until } from '../server/testing/reliability.js';
-import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from './testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
+import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
  * One ptydeck host per state directory, with real processes: `ptydeck mcp`

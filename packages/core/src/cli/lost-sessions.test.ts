@@ -5,9 +5,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
-import { until } from '../server/testing/reliability.js';
+import { until } from '../testing/poll-until.js';
 import { PanelSession } from './panel-session.js';
-import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from './testing/host-sandbox.js';
+import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
  * Issue 24's "Done when", agent side, with real processes: a host started by

@@ -6,7 +6,7 @@ import type { HostTarget } from './host-link.js';
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
-import { CHAT_BINDING_ENV } from '../acp/chat-bindings.js';
+import { CHAT_BINDING_ENV } from '../chats/chat-bindings.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
@@ -63,7 +63,7 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   // Loaded only here: a bridge to a running ptydeck needs none of the PTY, agent or MCP server stack.
   // (The stdio transport is loaded either way: the bridge speaks it too.)
   const [{ createAgentMcpServer, createTerminalTool }, { createPtyService }] = await Promise.all([
-    import('../agent/index.js'),
+    import('../terminal-tool/index.js'),
     import('../pty/pty-service.js'),
   ]);
   const service = createPtyService();

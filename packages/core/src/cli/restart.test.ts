@@ -8,9 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { recordFigure } from '../server/testing/figures.js';
-import { isolatedHome, survivorsOf, until } from '../server/testing/reliability.js';
-import { processesOf, reap } from './testing/host-sandbox.js';
+import { recordFigure } from '../testing/figures.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { until } from '../testing/poll-until.js';
+import { survivorsOf } from '../testing/process-table.js';
+import { processesOf, reap } from '../testing/host-sandbox.js';
 
 /**
  * The `ptydeck serve` process under faults: killed with SIGKILL and started

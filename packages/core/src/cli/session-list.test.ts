@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
-import { sessionInfo } from '../server/testing/lost-records.js';
+import { sessionInfo } from '../testing/lost-records.js';
 import { formatAge, formatTable, listEntry, matchSession, sessionState } from './session-list.js';
 
 function session(overrides: Partial<SessionInfo>): SessionInfo {

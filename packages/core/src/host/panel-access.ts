@@ -1,6 +1,6 @@
 // Panel scope for the developer's own processes, asked of the host with no secret (the kernel says who asks).
 import { TICKET_EXCHANGE_PATH, TICKET_FRAGMENT_KEY } from '@ptydeck/contract';
-import { TICKET_PATH } from '../server/server-core.js';
+import { TICKET_PATH } from '../server/http-server.js';
 import { ensureHost } from '../cli/ensure-host.js';
 
 /**

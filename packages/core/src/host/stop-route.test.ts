@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { startServerCore, type ServerCore } from '../server/server-core.js';
+import { startHttpServer, type HttpServer } from '../server/http-server.js';
 import type { PeerVerdict } from '../server/peer-process.js';
 import { STOP_PATH } from './stop-protocol.js';
 import { stopRoute } from './stop-route.js';
@@ -16,7 +16,7 @@ function session(id: string, source: 'agent' | 'user', status: 'running' | 'exit
   return { id, source, status, ownerName: source === 'agent' ? 'claude-code' : null, command: 'sleep' } as SessionInfo;
 }
 
-let core: ServerCore | undefined;
+let core: HttpServer | undefined;
 afterEach(async () => {
   await core?.close();
   core = undefined;
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 async function serve(verdict: PeerVerdict, sessions: SessionInfo[]) {
   const stops: number[] = [];
-  core = await startServerCore({
+  core = await startHttpServer({
     service: idleService,
     stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-stop-')),
     writeDiscovery: false,

@@ -2,7 +2,7 @@
 // host.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInfo } from '@ptydeck/contract';
-import type { ServerRoute } from '../server/server-core.js';
+import type { ServerRoute } from '../server/http-server.js';
 import { STOP_PATH, type AgentSessionSummary, type StopAnswer } from './stop-protocol.js';
 
 export interface StopRouteDeps {

@@ -3,7 +3,7 @@
  * earlier host was running or keeping when it died, as that host had written
  * them. The store (persist/) writes and reads these; the host turns each into
  * a read-only `lost` session (PtyService) and gives agent-owned ones back to
- * their agent (agent/). This file is the seam between the two.
+ * their agent (terminal-tool/). This file is the seam between the two.
  */
 import type { SessionInfo } from '@ptydeck/contract';
 

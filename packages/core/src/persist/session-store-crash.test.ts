@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
 import { openSessionStore } from './session-store.js';
 
 /**

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { portHolders } from './port-holders.js';
 import { outlivedProcesses, sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
-import { until } from '../server/testing/reliability.js';
-import { running } from './testing/carrying.js';
+import { until } from '../testing/poll-until.js';
+import { running } from '../testing/carrying.js';
 
 /**
  * The developer's own tabs close as a terminal window does, and what they

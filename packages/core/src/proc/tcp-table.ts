@@ -41,9 +41,9 @@ export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {
  * How many TCP sockets (IPv4 and IPv6) are in use, from /proc/net/sockstat{,6}:
  * a fingerprint that changes when a socket starts listening (or any other is
  * opened or closed). Reading /proc/net/tcp walks the kernel's whole hash
- * table, 3 ms or more per file here however few sockets there are; these two
- * files cost 0.06 ms together, so a caller looks at the tables only once this
- * has changed. Undefined without /proc.
+ * table however few sockets there are, and these two files are counters the
+ * kernel keeps, so a caller looks at the tables only once this has changed
+ * (the README's Benchmarks section has the costs). Undefined without /proc.
  */
 export function tcpFingerprint(): string | undefined {
   const counts = ['/proc/net/sockstat', '/proc/net/sockstat6'].map((path) => /^TCP6?: inuse (\d+)/m.exec(readOptional(path) ?? '')?.[1]);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PtyEvent } from '@ptydeck/contract';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll, waitForExit } from '../testing/session-waits.js';
 import { PtyError, type PtyService } from './types.js';
 
 let service: PtyService;

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedHome, survivorsOf, until } from '../server/testing/reliability.js';
-import { recordFigure } from '../server/testing/figures.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { until } from '../testing/poll-until.js';
+import { survivorsOf } from '../testing/process-table.js';
+import { recordFigure } from '../testing/figures.js';
 import { createPtyService } from './pty-service.js';
-import { readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 /**

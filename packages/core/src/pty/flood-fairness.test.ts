@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, waitForExit } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 const MiB = 1024 * 1024;

@@ -9,7 +9,10 @@ afterEach(() => turns?.dispose());
 /** A reader that records whether it is paused, on a clock the test moves. */
 function setup(options: { readers: number }) {
   let clock = 0;
-  const made = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock });
+  /** The loop as the turns see it: free all along, unless the test stalls it. */
+  let stalledSince: number | undefined;
+  const loop = { freeAt: () => stalledSince ?? clock, keepUntil: () => undefined, dispose: () => undefined };
+  const made = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock, loop });
   turns = made;
   const sessions: Array<{ name: string; paused: boolean; turn: FloodTurn }> = [];
   const join = (name: string) => {
@@ -27,7 +30,13 @@ function setup(options: { readers: number }) {
   };
   /** Sessions held back, waiting for a reader's place: what their readers were told. */
   const pausedCount = () => sessions.filter((s) => s.paused).length;
-  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), sessions, pausedCount };
+  /** The main thread is busy for `ms`: nothing is read meanwhile, and the loop is not seen free. */
+  const stall = (ms: number) => {
+    stalledSince = clock;
+    clock += ms;
+  };
+  const unstall = () => (stalledSince = undefined);
+  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), stall, unstall, sessions, pausedCount };
 }
 
 describe('FloodTurns', () => {
@@ -73,6 +82,22 @@ describe('FloodTurns', () => {
     t.advance(50); // a's flood ended
     t.flood(b, 64 * KiB);
     expect(b.paused).toBe(false);
+  });
+
+  it('does not take a stalled loop for a quiet reader: a flood read after the stall waits its turn', () => {
+    const t = setup({ readers: 1 });
+    const a = t.join('a');
+    const b = t.join('b');
+    t.flood(a, 64 * KiB);
+    // The main thread is busy 60 ms (a long handler, a GC pause): both floods' output waited in the kernel,
+    // and b's reads happen to come first after it. a's last read is 60 ms old, but the loop was not free.
+    t.stall(60);
+    t.flood(b, 64 * KiB);
+    t.unstall();
+    expect([a.paused, b.paused]).toEqual([false, true]);
+    // a carries on with its turn, then gives way.
+    t.flood(a, 128 * KiB);
+    expect([a.paused, b.paused]).toEqual([true, false]);
   });
 
   it('lets a session that ends while waiting read again, and gives an ending reader’s place to the next', () => {

@@ -5,9 +5,9 @@
  * 4095 bytes, the line discipline's limit) and its handling on every turn of
  * the loop. With a hundred sessions flooding, a turn read all hundred before
  * the loop came back to a keystroke, and the hundred writers, woken by every
- * read, took the CPU the loop needed: on two cores the main thread waited
- * for a CPU about twice as long as it ran (its schedstat during bench figure
- * 5), and typing in a 101st session echoed in up to 60 ms.
+ * read, took the CPU the loop needed: the main thread spent longer waiting
+ * for a CPU than running, and typing in a 101st session echoed late (bench
+ * figure 5; the README's Benchmarks section has the figures).
  *
  * So only `readers` flooding sessions are read at once. A session counts as a
  * flood once it has produced `floodBytes` without pausing for `quietMs`;
@@ -21,6 +21,7 @@
  * while paused is drained at its close (see pty-process.ts).
  */
 import { FLOOD } from './flood.js';
+import { LoopWatch, type LoopClock } from './loop-watch.js';
 
 export interface FloodTurnsOptions {
   /** Flooding sessions read at once. */
@@ -33,12 +34,20 @@ export interface FloodTurnsOptions {
   quietMs: number;
   /** The clock (tests pass their own). */
   now?: () => number;
+  /** When the loop was last seen free, on the same clock (tests pass their own). Default: a LoopWatch. */
+  loop?: LoopClock;
 }
 
 /** What the turns hold back: a session's reading of its PTY. */
 export interface PausableReader {
   pause(): void;
   resume(): void;
+  /**
+   * Whether output already read waits to be handed on (a read thread's queue):
+   * a session whose bytes wait behind others' is not quiet, however long
+   * since its last delivery. Absent: nothing is ever read ahead.
+   */
+  pending?(): boolean;
 }
 
 /** A session's place in the turns; its owner reports each read and disposes it when the session ends. */
@@ -97,14 +106,18 @@ class Turn implements FloodTurn {
 }
 
 export class FloodTurns {
-  private readonly options: Required<FloodTurnsOptions>;
+  private readonly options: Required<Omit<FloodTurnsOptions, 'loop'>>;
+  private readonly loop: LoopClock;
   private readonly reading = new Set<Turn>();
   private readonly waiting: Turn[] = [];
   /** While floods wait: looks for readers that went quiet, whose place would otherwise stay taken. */
   private quietCheck: NodeJS.Timeout | undefined;
 
   constructor(options: Partial<FloodTurnsOptions> = {}) {
-    this.options = { ...DEFAULT_FLOOD_TURNS, now: () => performance.now(), ...options };
+    const { loop, ...rest } = options;
+    this.options = { ...DEFAULT_FLOOD_TURNS, now: () => performance.now(), ...rest };
+    // Ticks at a fraction of quietMs, so a quiet spell is seen within about 1.5 quietMs.
+    this.loop = loop ?? new LoopWatch(this.options.quietMs / 2, this.options.now);
   }
 
   /** A session to schedule; readers 0 means floods are never held back. */
@@ -117,13 +130,15 @@ export class FloodTurns {
     const { readers, floodBytes, sliceBytes, quietMs, now } = this.options;
     if (readers === 0) return;
     const at = now();
-    if (at - turn.lastReadAt >= quietMs) turn.run = 0;
+    if (this.quietSince(turn)) turn.run = 0;
     turn.lastReadAt = at;
     turn.run += bytes;
+    // The loop must be seen free past this read for a pause after it to count as quiet.
+    this.loop.keepUntil(at + quietMs);
     switch (turn.state) {
       case 'free':
         if (turn.run < floodBytes) return;
-        if (this.reading.size >= readers) this.reclaimQuiet(at);
+        if (this.reading.size >= readers) this.reclaimQuiet();
         if (this.reading.size < readers) return this.startReading(turn);
         return this.wait(turn);
       case 'reading':
@@ -155,6 +170,15 @@ export class FloodTurns {
     clearTimeout(this.quietCheck);
     this.quietCheck = undefined;
     for (const turn of [...this.waiting]) this.leave(turn);
+    this.loop.dispose();
+  }
+
+  /**
+   * Whether the session printed nothing for quietMs while the loop was free to
+   * read it, and has nothing read ahead waiting (see loop-watch.ts).
+   */
+  private quietSince(turn: Turn): boolean {
+    return this.loop.freeAt() - turn.lastReadAt >= this.options.quietMs && !turn.reader.pending?.();
   }
 
   private startReading(turn: Turn): void {
@@ -186,9 +210,9 @@ export class FloodTurns {
   }
 
   /** Readers whose flood ended (quiet for quietMs) give their places back. */
-  private reclaimQuiet(at: number): void {
+  private reclaimQuiet(): void {
     for (const turn of [...this.reading]) {
-      if (at - turn.lastReadAt < this.options.quietMs) continue;
+      if (!this.quietSince(turn)) continue;
       this.reading.delete(turn);
       turn.state = 'free';
       turn.run = 0;
@@ -200,7 +224,9 @@ export class FloodTurns {
     if (this.quietCheck) return;
     this.quietCheck = setTimeout(() => {
       this.quietCheck = undefined;
-      this.reclaimQuiet(this.options.now());
+      // Judged once the loop has seen its waiting reads (the loop clock ticks after them).
+      this.loop.keepUntil(this.options.now() + this.options.quietMs);
+      this.reclaimQuiet();
       this.admit();
       if (this.waiting.length > 0) this.armQuietCheck();
     }, this.options.quietMs);

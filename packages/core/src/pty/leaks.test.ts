@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startLocalServer } from '../server/local-server.js';
-import { recordFigure } from '../server/testing/figures.js';
-import { openSocket } from '../server/testing/http.js';
-import { isolatedHome, openDescriptors, survivorsOf, until } from '../server/testing/reliability.js';
+import { recordFigure } from '../testing/figures.js';
+import { openSocket } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { openDescriptors } from '../testing/leak-meters.js';
+import { until } from '../testing/poll-until.js';
+import { survivorsOf } from '../testing/process-table.js';
 import { createPtyService } from './pty-service.js';
-import { waitForOutput } from './test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 
 /**
  * Nothing left behind: 500 sessions created and closed through each way in

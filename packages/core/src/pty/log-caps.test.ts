@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 const decodeStrict = (data: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(data);

@@ -69,8 +69,8 @@ export class LogRetention {
    * Trims until under the global cap: the oldest exited sessions first, then
    * the running session retaining the most bytes. Largest, not oldest: during
    * a flood the oldest running session is often an interactive shell holding a
-   * few KiB, and trimming it forced its viewer to resync on every trim (45
-   * times in bench figure 5) while the flooding sessions kept megabytes.
+   * few KiB, and trimming it forced its viewer to resync on every trim while
+   * the flooding sessions kept megabytes.
    */
   private trimGlobal(): void {
     const cap = this.limits.totalLogBytes;

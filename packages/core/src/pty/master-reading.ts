@@ -80,6 +80,11 @@ export class MasterReading {
     else this.stopLoop();
   }
 
+  /** Whether output the read thread read for this terminal waits to be handed on. */
+  pending(): boolean {
+    return this.onThread?.pending() ?? false;
+  }
+
   resume(): void {
     if (!this.held) return;
     this.held = false;

@@ -238,15 +238,15 @@ export class OutputLog {
 const UNINITIALIZED_FROM = 8 * 1024;
 
 /**
- * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to the
- * screen worker), for a copy that overwrites every byte. `new Uint8Array(n)`
- * zero-fills first: for a worker slice (up to 64 KiB, on every one a screen
- * parses) or a large read an agent asks for, a second pass as long as the copy, and
- * the costlier of the two in a micro-benchmark. Small reads (the one-byte
- * probes of a viewer whose window is full, an echo) are cheaper zero-filled:
- * an array of up to 64 bytes is allocated on V8's heap, with no backing store
- * of its own. A plain Uint8Array, not the Buffer: a Buffer's slice() is a
- * view, and a consumer taking `.slice()` for a copy must get one.
+ * A Uint8Array that owns its whole ArrayBuffer (so it can be transferred to
+ * the screen worker), for a copy that overwrites every byte.
+ * `new Uint8Array(n)` zero-fills first: for a worker slice (up to 64 KiB, on
+ * every one a screen parses) or a large read an agent asks for, a second
+ * pass as long as the copy. Small reads (the one-byte probes of a viewer
+ * whose window is full, an echo) are cheaper zero-filled: an array of up to
+ * 64 bytes is allocated on V8's heap, with no backing store of its own. A
+ * plain Uint8Array, not the Buffer: a Buffer's slice() is a view, and a
+ * consumer taking `.slice()` for a copy must get one.
  */
 function allocateForCopy(length: number): Uint8Array {
   if (length < UNINITIALIZED_FROM) return new Uint8Array(length);

@@ -2,7 +2,8 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'no
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 /** Alive means it exists and is not a zombie waiting for its (new) parent to reap it. */

@@ -65,6 +65,8 @@ export interface PtyProcess {
   pause(): void;
   /** Reads again. */
   resume(): void;
+  /** Whether output already read (by the read thread) waits to be handed on. */
+  pending(): boolean;
 }
 
 /** Most bytes drained synchronously at close: bounds the loop if a background process keeps writing. */
@@ -148,14 +150,15 @@ export function spawnPtyProcess(
     },
     pause: () => reading.pause(),
     resume: () => reading.resume(),
+    pending: () => reading.pending(),
   };
 }
 
 /** Waits between write attempts while the child is not reading: short at first, then backing off. */
 /**
  * Input waiting for a program that does not read it is held here, up to this
- * many bytes; past it a write is refused whole. Unbounded, a thousand 1 MiB
- * sends to a shell running `sleep` took the server from 72 MiB to 1.4 GiB.
+ * many bytes; past it a write is refused whole. Unbounded, an agent that keeps
+ * sending to a program that never reads grows the server's memory without end.
  */
 export const MAX_INPUT_BACKLOG_BYTES = 4 * 1024 * 1024;
 const INPUT_RETRY_MIN_MS = 1;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, readAll, waitForExit, waitForOutput } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import { PtyError, type PtyService, type PtyServiceEventMap } from './types.js';
 
 const BASH = ['--norc', '--noprofile'];

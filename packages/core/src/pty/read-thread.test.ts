@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDescriptors } from '../server/testing/reliability.js';
+import { openDescriptors } from '../testing/leak-meters.js';
 import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
 import { OutputLog } from './output-log.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { BATCH_BYTES } from './read-thread-protocol.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
-import { busy, isolatedEnv, readAll, turnMeter, waitForExit } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { busy, turnMeter } from '../testing/loop-turns.js';
+import { readAll, waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
 /** A read thread that counts its handovers, and whose worker a test can reach. */

@@ -51,6 +51,8 @@ export interface ThreadRead {
    * undefined means nothing was left.
    */
   release(): Promise<void> | undefined;
+  /** Whether bytes the thread read for this terminal still wait to be handed on. */
+  pending(): boolean;
 }
 
 export interface ReadThreadOptions {
@@ -111,16 +113,24 @@ export class ReadThread {
       hold: () => this.command({ op: 'hold', slot }),
       go: () => this.command({ op: 'go', slot }),
       release: () => this.release(slot),
+      pending: () => this.pending(slot),
     };
+  }
+
+  private pending(slot: number): boolean {
+    // What the port holds is queued first, in order, as its listener would have.
+    this.takeFromPort();
+    if (this.queue.length === 0) return false;
+    this.scheduleHandOn();
+    return this.queue.some((report) => report.slot === slot && 'data' in report);
   }
 
   /**
    * A batch buffer lent with a reusable chunk, given back: the thread fills it
    * again instead of a new one. New buffers are new external memory to V8,
    * which counts it toward a full GC: on a heap the idle-time GC had shrunk,
-   * a flood of new batches ran one every 200 to 300 ms (20 to 30 in a 300 MB
-   * delivery, 0.6 s of the main thread and more on V8's helpers); reused,
-   * one or two.
+   * a flood of new batches set off one full GC after another (the README's
+   * Benchmarks section has the counts).
    */
   reuse(buffer: ArrayBuffer): void {
     if (this.dead) return;
@@ -188,9 +198,9 @@ export class ReadThread {
    * Queues a report and hands reports on at the next turn, TURN_BYTES a turn.
    * Why not at once: Node's port delivers every message it holds in one
    * callback, including those that arrive meanwhile, and the thread posts
-   * again as soon as one is taken, so a 4 MiB `cat` in an agent's shell went
-   * through the agent layer in one turn and held the loop up to 120 ms
-   * (bench figure 8). Reports wait here instead, and since outstanding bytes
+   * again as soon as one is taken, so a `cat` of megabytes in an agent's shell
+   * went through the agent layer in one turn and held the loop (bench figure
+   * 8). Reports wait here instead, and since outstanding bytes
    * count until handed on, the thread stops reading while they wait.
    */
   private receive(report: ReadThreadReport): void {

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LostRecord } from '../persist/lost-record.js';
-import { lostRecord } from '../server/testing/lost-records.js';
+import { lostRecord } from '../testing/lost-records.js';
 import { groupAlive } from './process-tree.js';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv, readAll, waitForExit } from './test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { readAll, waitForExit } from '../testing/session-waits.js';
 import { PtyError, type PtyService, type PtyServiceEventMap, type PtyServiceOptions } from './types.js';
 
 const services: PtyService[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpawnTurns } from './spawn-turns.js';
-import { busy, turnMeter } from './test-kit.js';
+import { busy, turnMeter } from '../testing/loop-turns.js';
 
 describe('SpawnTurns', () => {
   it('runs creations in order, a few per turn of the loop, so the loop turns between them', async () => {

@@ -4,14 +4,13 @@ import type { PtyService } from './types.js';
  * Spawns take turns at the event loop, as floods do (flood-turns.ts).
  *
  * node-pty spawns synchronously: the fork, the terminal's set-up and the fd
- * hygiene before it take 3 to 7 ms a session here, more on a loaded machine.
- * Requests that arrive together (a hundred agents' terminal_create, a panel
- * restoring its tabs) were each served in the turn they arrived in, so one
- * turn could hold a hundred spawns, and every running session's echo waited
- * for all of them (bench figure 5: up to 2 s). Here a creation waits in a
- * queue, and each turn of the loop runs queued creations for at most
- * TURN_MS (at least one), so keystrokes and output of the running sessions
- * are served between them.
+ * hygiene before it take milliseconds a session, on the loop. Requests that
+ * arrive together (a hundred agents' terminal_create, a panel restoring its
+ * tabs) were each served in the turn they arrived in, so one turn could hold
+ * a hundred spawns, and every running session's echo waited for all of them
+ * (bench figures 5 and 9). Here a creation waits in a queue, and each turn
+ * of the loop runs queued creations for at most TURN_MS (at least one), so
+ * keystrokes and output of the running sessions are served between them.
  *
  * A creation is queued whole, with the checks that decide whether it may
  * happen (quotas), so that two queued ones never both pass a check that the

@@ -68,9 +68,9 @@ export function parseCreateInput(input: unknown): CreateSessionInput {
 
 /**
  * Read options, checked: every pump of a viewer, every screen slice and every
- * probe of a log's end is a read, and zod's parse was 5% of the core's main
- * thread during a 100-session flood. Valid options are checked by hand; zod
- * only words the error.
+ * probe of a log's end is a read, so a flood makes reads by the thousand and
+ * a zod parse on each showed in the main thread's profile. Valid options are
+ * checked by hand; zod only words the error.
  */
 export function parseReadOptions(options: unknown): ReadOptions {
   if (options === undefined) return {};

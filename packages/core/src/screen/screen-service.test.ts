@@ -6,7 +6,8 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
-import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 
 let service: PtyService;
 let screens: ScreenService;

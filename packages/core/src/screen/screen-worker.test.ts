@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';

@@ -6,8 +6,8 @@ import WebSocket from 'ws';
 import type { AgentInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { startServerCore, type ServerCore } from './server-core.js';
-import { openSocket } from './testing/http.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
+import { openSocket } from '../testing/http.js';
 
 /**
  * Agents coming and going reach a panel as changes. Each one used to re-send
@@ -26,12 +26,12 @@ const BYTES_PER_CHANGE = 300;
 
 let dir: string;
 let service: PtyService;
-let core: ServerCore;
+let core: HttpServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-agents-'));
   service = createPtyService({ env: { ...process.env, HOME: dir } });
-  core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent' });
+  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { ChatBindings } from '../acp/chat-bindings.js';
+import { ChatBindings } from '../chats/chat-bindings.js';
 import { agentOwnerId, newAgentKey } from './agent-identity.js';
 import { AGENT_KEY_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
-import { useAgentCore } from './testing/agent-core.js';
+import { useAgentCore } from '../testing/agent-core.js';
 
 const bindings = new ChatBindings();
 const served = useAgentCore({ chatBindings: bindings });

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { ChatBindings } from '../acp/chat-bindings.js';
+import { ChatBindings } from '../chats/chat-bindings.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
-import { useAgentCore } from './testing/agent-core.js';
+import { useAgentCore } from '../testing/agent-core.js';
 
 const bindings = new ChatBindings();
 const served = useAgentCore({ chatBindings: bindings });

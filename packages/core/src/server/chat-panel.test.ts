@@ -8,15 +8,16 @@ import { PanelServerMessage } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { openSocket, type MessageQueue } from './testing/http.js';
-import { descendantsOf, environValue, survivorsOf, until } from './testing/reliability.js';
-import { readAll, waitForExit } from '../pty/test-kit.js';
+import { openSocket, type MessageQueue } from '../testing/http.js';
+import { until } from '../testing/poll-until.js';
+import { descendantsOf, environValue, survivorsOf } from '../testing/process-table.js';
+import { readAll, waitForExit } from '../testing/session-waits.js';
 
-const DEMO_AGENT = fileURLToPath(new URL('../acp/testing/demo-agent.mjs', import.meta.url));
+const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/ptydeck.js', import.meta.url));
 
 let dir: string;

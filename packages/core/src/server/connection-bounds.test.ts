@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import WebSocket from 'ws';
 import { MAX_UNAUTHENTICATED_CONNECTIONS } from './connection-bounds.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { openSocket } from './testing/http.js';
+import { openSocket } from '../testing/http.js';
 
 /**
  * An attacker on loopback without the token: idle or half-sent connections

@@ -5,12 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForExit } from '../pty/test-kit.js';
+import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { recordFigure } from './testing/figures.js';
-import { openSocket, type MessageQueue } from './testing/http.js';
-import { collectGarbage, isolatedHome } from './testing/reliability.js';
+import { recordFigure } from '../testing/figures.js';
+import { openSocket, type MessageQueue } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { collectGarbage } from '../testing/leak-meters.js';
 
 /**
  * Floods: 8 sessions run `yes` while a developer types into a ninth through

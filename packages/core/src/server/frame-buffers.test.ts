@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACK_WINDOW, decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import { PanelConnection } from './panel-connection.js';

@@ -9,15 +9,17 @@ import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeOutputFrame, PanelClientMessage, PanelServerMessage } from '@ptydeck/contract';
-import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../agent/tool-schemas.js';
+import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../terminal-tool/tool-schemas.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { readAll, waitForOutput } from '../pty/test-kit.js';
+import { readAll, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from './testing/fuzz-input.js';
-import { openSocket } from './testing/http.js';
-import { isolatedHome, seededRandom, settledHeap } from './testing/reliability.js';
-import { recordFigure } from './testing/figures.js';
+import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';
+import { openSocket } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { settledHeap } from '../testing/leak-meters.js';
+import { seededRandom } from '../testing/seeded-random.js';
+import { recordFigure } from '../testing/figures.js';
 
 /**
  * Fuzzed input against the real server: random and mutated panel frames and

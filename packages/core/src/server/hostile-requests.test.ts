@@ -8,8 +8,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { exchangeTicket, openSocket, rawRequest, ticketOf } from './testing/http.js';
-import { descendantsOf, isolatedHome } from './testing/reliability.js';
+import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { descendantsOf } from '../testing/process-table.js';
 
 /**
  * Hostile requests against the real local server with a real PTY service: no

@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { exchangeTicket, openSocket } from './testing/http.js';
-import { isolatedHome } from './testing/reliability.js';
+import { exchangeTicket, openSocket } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * Issue 10: a script an agent runs through terminal_run, in its own shell as the
@@ -22,7 +22,7 @@ import { isolatedHome } from './testing/reliability.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = resolve(here, '..', '..');
 const bin = join(packageRoot, 'bin', 'ptydeck.js');
-const script = join(here, 'testing', 'hostile-shell-script.mjs');
+const script = join(here, '..', 'testing', 'hostile-shell-script.mjs');
 const requireHere = createRequire(import.meta.url);
 /** Variables that would place this test runner itself inside a ptydeck session (when run from a ptydeck tab). */
 const outsideEnv = Object.fromEntries(

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnsafeStateError } from './discovery.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { openSocket } from './testing/http.js';
+import { openSocket } from '../testing/http.js';
 
 let server: LocalServer;
 let stateDir: string;

@@ -1,19 +1,19 @@
-// The local server with everything in it: PTY service, screens, agent tool, chats, panel and MCP.
+// The local server with everything in it: the PTY service, screens, terminal tool and chats, served through http-server.ts.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../agent/index.js';
+import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
-import { startServerCore, type ServerCoreOptions } from './server-core.js';
-import { ChatHost } from '../acp/chat-host.js';
-import { ChatBindings } from '../acp/chat-bindings.js';
+import { startHttpServer, type HttpServerOptions } from './http-server.js';
+import { ChatHost } from '../chats/chat-host.js';
+import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from './discovery.js';
 import { ptydeckLauncher } from './mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from './session-persistence.js';
 
-/** The server core's options, with the PTY service optional and the MCP factory built in. */
-export interface LocalServerOptions extends Omit<ServerCoreOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
+/** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
+export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
   /** The PTY service to serve; without one the server creates its own and disposes it on close. */
   service?: PtyService;
   /** Where agents.json is read; default $PTYDECK_CONFIG_DIR, $XDG_CONFIG_HOME/ptydeck, ~/.config/ptydeck. */
@@ -100,11 +100,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     // `ptydeck mcp` finds this server through server.json: without one, a chat's agent gets no MCP server.
     ...((options.writeDiscovery ?? true) ? { mcp: { launch: chatMcpLaunch(), bindings: chatBindings, env: chatMcpEnv(stateDir) } } : {}),
   });
-  let core;
+  let http;
   let stopRecording: (() => void) | undefined;
   try {
     if (options.sessionStore) stopRecording = restoreAndRecord(options.sessionStore, service, tool);
-    core = await startServerCore({
+    http = await startHttpServer({
       service,
       screens,
       createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
@@ -133,7 +133,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     if (ownsService) await service.dispose();
     throw error;
   }
-  const started = core;
+  const started = http;
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
   const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
   const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));

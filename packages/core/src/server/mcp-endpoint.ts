@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ChatBinding, ChatBindings } from '../acp/chat-bindings.js';
+import type { ChatBinding, ChatBindings } from '../chats/chat-bindings.js';
 import { agentOwnerId, isAgentKey } from './agent-identity.js';
 import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
 import { ChatPeerCheck } from './chat-peer.js';

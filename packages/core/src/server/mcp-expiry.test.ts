@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { postMcp } from './testing/http.js';
-import { isolatedHome } from './testing/reliability.js';
+import { postMcp } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * MCP sessions whose clients never hold an event stream cannot be seen

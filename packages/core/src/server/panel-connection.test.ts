@@ -6,20 +6,20 @@ import type WebSocket from 'ws';
 import { ACK_WINDOW, decodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { lostRecord } from './testing/lost-records.js';
+import { lostRecord } from '../testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
-import { startServerCore, type ServerCore } from './server-core.js';
-import { MessageQueue, openSocket } from './testing/http.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
+import { MessageQueue, openSocket } from '../testing/http.js';
 
 let service: PtyService;
-let core: ServerCore;
+let core: HttpServer;
 
 beforeAll(async () => {
   // A HOME of its own keeps the login shell off the developer's rc files (pyenv,
   // nvm and friends can take seconds or hang on a stale lock): the shell is what's under test here.
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-home-'));
   service = createPtyService({ env: { ...process.env, HOME: home } });
-  core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent' });
+  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

@@ -12,8 +12,8 @@ import {
   type SessionId,
 } from '@ptydeck/contract';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { ChatError } from '../acp/chat-session.js';
-import type { ChatHost } from '../acp/chat-host.js';
+import { ChatError } from '../chats/chat-session.js';
+import type { ChatHost } from '../chats/chat-host.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForExit, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { startServerCore, type ServerCore } from './server-core.js';
-import { MessageQueue, openSocket } from './testing/http.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
+import { MessageQueue, openSocket } from '../testing/http.js';
 
 /**
  * The panel's process messages over a real WebSocket: leftovers pushed to a
@@ -13,11 +14,11 @@ import { MessageQueue, openSocket } from './testing/http.js';
  */
 
 let service: PtyService;
-let core: ServerCore;
+let core: HttpServer;
 
 beforeAll(async () => {
   service = createPtyService({ env: isolatedEnv() });
-  core = await startServerCore({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
+  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
 });
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import { PanelConnection } from './panel-connection.js';
-import { MessageQueue } from './testing/http.js';
+import { MessageQueue } from '../testing/http.js';
 
 /** A mirror whose screen cannot be produced, as when its terminal fails to parse or serialize. */
 const failingMirrors = { snapshot: () => Promise.reject(new Error('the mirror broke')) };

@@ -2,11 +2,12 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectMcp } from '../agent/testing/mcp-client.js';
-import { createTerminalTool, type TerminalTool } from '../agent/terminal-tool.js';
+import { connectMcp } from '../testing/mcp-client.js';
+import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { openSessionStore, type SessionStore } from '../persist/session-store.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv, waitForOutput } from '../pty/test-kit.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { restoreAndRecord } from './session-persistence.js';
 

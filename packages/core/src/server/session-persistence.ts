@@ -7,7 +7,7 @@
  * pty.removed).
  */
 import { reportError, type ErrorReporter } from '@ptydeck/contract';
-import type { TerminalTool } from '../agent/index.js';
+import type { TerminalTool } from '../terminal-tool/index.js';
 import type { SessionStore } from '../persist/session-store.js';
 import type { PtyService } from '../pty/types.js';
 

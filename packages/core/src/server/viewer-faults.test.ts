@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { waitForOutput } from '../pty/test-kit.js';
+import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { recordFigure } from './testing/figures.js';
-import { openSocket } from './testing/http.js';
-import { isolatedHome, until } from './testing/reliability.js';
+import { recordFigure } from '../testing/figures.js';
+import { openSocket } from '../testing/http.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * A viewer's socket cut mid-frame, in both directions, then reconnected: the

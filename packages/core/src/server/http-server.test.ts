@@ -1,0 +1,333 @@
+import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { newChallenge, proofHolds } from './server-proof.js';
+import { startHttpServer, type HttpServer } from './http-server.js';
+import type { PeerJudge } from './peer-process.js';
+import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
+
+/**
+ * These tests exercise the HTTP boundary alone, so the PTY service is a
+ * recorder: any call that would spawn or touch a session is counted, and the
+ * refusal tests assert that count stays at zero.
+ */
+function recordingService(): PtyService & { calls: string[] } {
+  const calls: string[] = [];
+  const record = (name: string) => () => {
+    calls.push(name);
+    throw new Error(`${name} must not be reached`);
+  };
+  return {
+    calls,
+    create: record('create'),
+    write: record('write'),
+    resize: record('resize'),
+    kill: record('kill'),
+    remove: record('remove'),
+    read: record('read'),
+    get: () => undefined,
+    list: () => [],
+    on: () => () => {},
+    dispose: async () => {},
+  } as unknown as PtyService & { calls: string[] };
+}
+
+let stateDir: string;
+let appDir: string;
+let core: HttpServer;
+let service: ReturnType<typeof recordingService>;
+
+beforeEach(async () => {
+  const root = mkdtempSync(join(tmpdir(), 'ptydeck-core-'));
+  stateDir = join(root, 'state');
+  appDir = join(root, 'app');
+  mkdirSync(join(appDir, 'assets'), { recursive: true });
+  writeFileSync(join(appDir, 'index.html'), '<!doctype html><title>ptydeck</title>');
+  writeFileSync(join(appDir, 'assets', 'main.js'), 'console.log(1)');
+  writeFileSync(join(appDir, 'assets', 'style.css'), 'body{}');
+  writeFileSync(join(root, 'secret.txt'), 'outside');
+  symlinkSync(join(root, 'secret.txt'), join(appDir, 'link.txt'));
+  service = recordingService();
+  core = await startHttpServer({ service, stateDir, appDir });
+});
+
+afterEach(async () => {
+  await core.close();
+});
+
+describe('discovery file', () => {
+  it('is written 0600 with url, token, pid, instance and the host protocol, and removed on close', async () => {
+    const file = join(stateDir, 'server.json');
+    expect(core.discoveryFile).toBe(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    // The agent token only: the panel token is never written anywhere.
+    expect(record).toEqual({ url: core.url, token: core.agentToken, pid: process.pid, instance: core.instance, protocol: HOST_PROTOCOL_VERSION });
+    expect(readFileSync(file, 'utf8')).not.toContain(core.panelToken);
+    await core.close();
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('tokens', () => {
+  it('are two different 256-bit base64url secrets, and the url is loopback', () => {
+    expect(Buffer.from(core.agentToken, 'base64url')).toHaveLength(32);
+    expect(Buffer.from(core.panelToken, 'base64url')).toHaveLength(32);
+    expect(core.panelToken).not.toBe(core.agentToken);
+    expect(core.url).toBe(`http://127.0.0.1:${core.port}`);
+  });
+});
+
+describe('/mcp refuses without the right token, Origin and Host', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } },
+  });
+  const post = (headers: Record<string, string>) =>
+    rawRequest(core.port, '/mcp', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      body: initialize,
+    });
+
+  it('no token => 401', async () => {
+    expect((await post({})).status).toBe(401);
+  });
+  it('wrong token => 401', async () => {
+    expect((await post({ Authorization: `Bearer ${core.agentToken.slice(0, -2)}xx` })).status).toBe(401);
+    expect((await post({ Authorization: `Basic ${core.agentToken}` })).status).toBe(401);
+  });
+  it('foreign Origin => 403 even with the token', async () => {
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: 'http://evil.example' });
+    expect(res.status).toBe(403);
+  });
+  it('another localhost port as Origin => 403', async () => {
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: `http://127.0.0.1:${core.port + 1}` });
+    expect(res.status).toBe(403);
+  });
+  it('Origin: null => 403', async () => {
+    expect((await post({ Authorization: `Bearer ${core.agentToken}`, Origin: 'null' })).status).toBe(403);
+  });
+  it('rebinding Host => 403', async () => {
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Host: `attacker.example:${core.port}` });
+    expect(res.status).toBe(403);
+    const wrongPort = await post({ Authorization: `Bearer ${core.agentToken}`, Host: `127.0.0.1:${core.port + 1}` });
+    expect(wrongPort.status).toBe(403);
+  });
+  it('the panel token is no MCP bearer => 401', async () => {
+    expect((await post({ Authorization: `Bearer ${core.panelToken}` })).status).toBe(401);
+  });
+  it('the right token from the right origin reaches MCP (503 here: no MCP factory given)', async () => {
+    const res = await post({ Authorization: `Bearer ${core.agentToken}`, Origin: `http://localhost:${core.port}` });
+    expect(res.status).toBe(503);
+    expect(service.calls).toEqual([]);
+  });
+});
+
+describe('panel WebSocket refuses without auth, Origin and Host', () => {
+  const origin = () => `http://127.0.0.1:${core.port}`;
+  it('no token => 401', async () => {
+    expect(await openSocket(core.port, { headers: { Origin: origin() } })).toEqual({ refused: 401 });
+  });
+  it('wrong token => 401', async () => {
+    const result = await openSocket(core.port, { headers: { Origin: origin() }, protocols: ['ptydeck.token.nope'] });
+    expect(result).toEqual({ refused: 401 });
+  });
+  it('the agent token (the one in server.json) => 401', async () => {
+    const result = await openSocket(core.port, { headers: { Origin: origin() }, protocols: ['ptydeck.v1', `ptydeck.token.${core.agentToken}`] });
+    expect(result).toEqual({ refused: 401 });
+    expect(service.calls).toEqual([]);
+  });
+  it('foreign Origin, Origin null and rebinding Host => 403 even with the token', async () => {
+    const protocols = [`ptydeck.token.${core.panelToken}`];
+    expect(await openSocket(core.port, { headers: { Origin: 'http://evil.example' }, protocols })).toEqual({ refused: 403 });
+    expect(await openSocket(core.port, { headers: { Origin: 'null' }, protocols })).toEqual({ refused: 403 });
+    expect(
+      await openSocket(core.port, { headers: { Origin: `http://attacker.example:${core.port}`, Host: `attacker.example:${core.port}` }, protocols }),
+    ).toEqual({ refused: 403 });
+    expect(service.calls).toEqual([]);
+  });
+  it('the token subprotocol opens it and a snapshot arrives; the token is not echoed when ptydeck.v1 is offered', async () => {
+    const result = await openSocket(core.port, {
+      headers: { Origin: origin() },
+      protocols: ['ptydeck.v1', `ptydeck.token.${core.panelToken}`],
+    });
+    if (!('ws' in result)) throw new Error(`refused ${result.refused}`);
+    expect(result.ws.protocol).toBe('ptydeck.v1');
+    expect(await result.messages.json()).toEqual({
+      type: 'snapshot',
+      sessions: [],
+      agents: [],
+      instance: core.instance,
+      mcpLaunch: { command: 'node', args: [expect.stringMatching(/bin\/ptydeck\.js$/), 'mcp'] },
+    });
+    result.ws.close();
+  });
+});
+
+describe('ticket exchange', () => {
+  it('puts the ticket in the fragment, and trades it once, for the panel token, with no cookie', async () => {
+    const link = new URL(core.panelUrl());
+    expect(link.origin).toBe(core.url);
+    expect(link.pathname).toBe('/');
+    expect(link.search).toBe('');
+    expect(ticketOf(link.href)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const first = await exchangeTicket(link.href);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect(JSON.parse(first.body)).toEqual({ token: core.panelToken });
+    const again = await exchangeTicket(link.href);
+    expect(again.status).toBe(403);
+    expect(again.body).toContain('ptydeck url');
+
+    const result = await openSocket(core.port, { headers: { Origin: core.url }, protocols: ['ptydeck.v1', `ptydeck.token.${JSON.parse(first.body).token}`] });
+    expect('ws' in result).toBe(true);
+    if ('ws' in result) result.ws.close();
+  });
+  it('trades only for a page of this origin: Origin required, foreign refused, JSON POST only', async () => {
+    const noOrigin = core.panelUrl();
+    const body = JSON.stringify({ ticket: ticketOf(noOrigin) });
+    const withoutOrigin = await rawRequest(core.port, '/ticket/exchange', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(withoutOrigin.status).toBe(403);
+    expect((await exchangeTicket(noOrigin, { Origin: `http://127.0.0.1:${core.port + 1}` })).status).toBe(403);
+    expect((await exchangeTicket(noOrigin, { 'Content-Type': 'text/plain' })).status).toBe(415);
+    expect((await rawRequest(core.port, '/ticket/exchange', { headers: { Origin: core.url } })).status).toBe(405);
+    // None of those spent the ticket.
+    expect((await exchangeTicket(noOrigin)).status).toBe(200);
+  });
+  it('the old query-string ticket sets no cookie: / is the static page', async () => {
+    const res = await rawRequest(core.port, `/?ticket=${ticketOf(core.panelUrl())}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+  it('tells a page whether its panel token opens the panel socket at /panel/access, and nothing else does', async () => {
+    expect((await rawRequest(core.port, '/panel/access')).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Cookie: 'ptydeck_session=forged' } })).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Authorization: `Bearer ${core.agentToken}` } })).status).toBe(401);
+    expect((await rawRequest(core.port, '/panel/access', { headers: { Origin: 'http://evil.example' } })).status).toBe(403);
+    const allowed = await rawRequest(core.port, '/panel/access', { headers: { Authorization: `Bearer ${core.panelToken}` } });
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers['cache-control']).toBe('no-store');
+  });
+
+  it('proves it knows the agent token to a challenge, without sending it (for ptydeck mcp)', async () => {
+    const challenge = newChallenge();
+    const answer = await rawRequest(core.port, `/proof?challenge=${challenge}`);
+    expect(answer.status).toBe(200);
+    expect(proofHolds(core.agentToken, challenge, JSON.parse(answer.body).proof)).toBe(true);
+    expect(answer.body).not.toContain(core.agentToken);
+    expect((await rawRequest(core.port, '/proof?challenge=short')).status).toBe(400);
+  });
+
+  it('refuses a forged ticket', async () => {
+    expect((await exchangeTicket(`${core.url}/#ticket=forged`)).status).toBe(403);
+  });
+  it('expires', async () => {
+    const short = await startHttpServer({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
+    try {
+      expect((await exchangeTicket(short.panelUrl())).status).toBe(403);
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe('POST /ticket (ptydeck url)', () => {
+  it('mints a link for a process outside every session (this one), with no credential', async () => {
+    expect((await rawRequest(core.port, '/ticket')).status).toBe(405);
+    const minted = await rawRequest(core.port, '/ticket', { method: 'POST' });
+    expect(minted.status).toBe(200);
+    expect(minted.headers['cache-control']).toBe('no-store');
+    const link = JSON.parse(minted.body).url as string;
+    expect((await exchangeTicket(link)).status).toBe(200);
+  });
+  it('hands no link to a web page, even of its own origin', async () => {
+    for (const origin of [core.url, 'http://evil.example']) {
+      const res = await rawRequest(core.port, '/ticket', { method: 'POST', headers: { Origin: origin } });
+      expect(res.status, origin).toBe(403);
+      expect(res.body).not.toContain('#ticket=');
+    }
+  });
+  it('refuses an asker the peer check places inside a session, and says why', async () => {
+    const judged: Array<ReadonlySet<number>> = [];
+    const judgePeer: PeerJudge = (_socket, pids) => {
+      judged.push(pids);
+      return { kind: 'refused', reason: 'process 42 is a ptydeck session\'s process' };
+    };
+    const strict = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer });
+    try {
+      const res = await rawRequest(strict.port, '/ticket', { method: 'POST' });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body).error).toContain('process 42 is a ptydeck session');
+      expect(res.body).not.toContain('#ticket=');
+      expect(judged).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
+  });
+  it('where the asker cannot be named, shows the link where the server says and tells the asker where', async () => {
+    const shown: string[] = [];
+    const blind = await startHttpServer({
+      service,
+      writeDiscovery: false,
+      appDir,
+      judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }),
+      presentPanelLink: (url) => {
+        shown.push(url);
+        return 'the terminal running ptydeck serve';
+      },
+    });
+    const mute = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
+    try {
+      const res = await rawRequest(blind.port, '/ticket', { method: 'POST' });
+      expect(res.status).toBe(202);
+      expect(JSON.parse(res.body)).toEqual({ shownIn: 'the terminal running ptydeck serve' });
+      expect(res.body).not.toContain('#ticket=');
+      expect(shown).toHaveLength(1);
+      expect((await exchangeTicket(shown[0]!)).status).toBe(200);
+      // Without a place to show it, the server refuses rather than hand the link to an unknown asker.
+      expect((await rawRequest(mute.port, '/ticket', { method: 'POST' })).status).toBe(403);
+    } finally {
+      await blind.close();
+      await mute.close();
+    }
+  });
+});
+
+describe('static files', () => {
+  it('serves index.html at / with a strict CSP and the right MIME types, without a token', async () => {
+    const index = await rawRequest(core.port, '/');
+    expect(index.status).toBe(200);
+    expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+    const csp = String(index.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${core.port}`);
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(index.headers['x-content-type-options']).toBe('nosniff');
+    expect((await rawRequest(core.port, '/assets/main.js')).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect((await rawRequest(core.port, '/assets/style.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+    expect((await rawRequest(core.port, '/missing.js')).status).toBe(404);
+  });
+  it('refuses traversal, encoded traversal and symlinks out of the app directory', async () => {
+    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/%2e%2e%2f%2e%2e%2fsecret.txt', '/link.txt', '/assets/..%5c..%5csecret.txt', '/%00']) {
+      const res = await rawRequest(core.port, path);
+      expect([403, 404], path).toContain(res.status);
+      expect(res.body).not.toContain('outside');
+    }
+  });
+  it('refuses a rebinding Host and a foreign Origin for static files too', async () => {
+    expect((await rawRequest(core.port, '/', { headers: { Host: `attacker.example:${core.port}` } })).status).toBe(403);
+    expect((await rawRequest(core.port, '/', { headers: { Origin: 'http://evil.example' } })).status).toBe(403);
+  });
+  it('refuses methods other than GET and HEAD', async () => {
+    expect((await rawRequest(core.port, '/', { method: 'POST', body: 'x' })).status).toBe(405);
+  });
+});

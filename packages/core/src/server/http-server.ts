@@ -1,0 +1,405 @@
+// The local server's HTTP side: routing, credentials, Host/Origin checks, tickets, /mcp and the panel socket.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { WebSocketServer } from 'ws';
+import {
+  HOST_PROTOCOL_VERSION,
+  MCP_PATH,
+  PANEL_ACCESS_PATH,
+  PANEL_SUBPROTOCOL,
+  PANEL_WS_PATH,
+  TICKET_EXCHANGE_PATH,
+  TICKET_FRAGMENT_KEY,
+  TOKEN_SUBPROTOCOL_PREFIX,
+} from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { ScreenService } from '../screen/index.js';
+import { AgentRegistry } from './agent-registry.js';
+import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
+import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
+import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
+import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
+import type { ChatBindings } from '../chats/chat-bindings.js';
+import type { ChatHost } from '../chats/chat-host.js';
+import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
+import { mcpLaunchCommand } from './mcp-launch.js';
+import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
+import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
+import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
+import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
+
+/**
+ * A route this server does not know (the host's /stop), tried after its
+ * own and before static files, with the Host/Origin checks already passed.
+ * `judge` names the asking process as /ticket does. Answers whether it handled the request.
+ */
+export type ServerRoute = (req: IncomingMessage, res: ServerResponse, asker: { pathname: string; judge(): PeerVerdict }) => boolean;
+
+/** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
+const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
+const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
+/** What an agent holding a session from an earlier launch is told. */
+const STALE_MCP_SESSION_MESSAGE =
+  'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
+/**
+ * POST without credentials, from a process outside every session (`ptydeck url`):
+ * answers {url} with a fresh one-time panel link, or {shownIn} where the link
+ * was shown instead when this system cannot name the asker, or {error}.
+ */
+export const TICKET_PATH = '/ticket';
+/** Largest ticket exchange body: a ticket is 43 characters. */
+const MAX_EXCHANGE_BODY_BYTES = 1024;
+
+export interface HttpServerOptions {
+  service: PtyService;
+  /**
+   * The service's screens, for viewers' resyncs: pass the one the agent tool
+   * reads so a session is parsed once. Without it the server makes its own and
+   * disposes it on close.
+   */
+  screens?: ScreenService;
+  /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
+  createMcpServer?: McpServerFactory;
+  /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
+  host?: string;
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Where server.json goes; default $PTYDECK_STATE_DIR, $XDG_STATE_HOME/ptydeck, ~/.local/state/ptydeck. */
+  stateDir?: string;
+  /** Write the discovery file. Default true. */
+  writeDiscovery?: boolean;
+  /** The built renderer; default packages/app/dist. */
+  appDir?: string;
+  /** Lifetime of a panelUrl() ticket. Default 5 minutes. */
+  ticketTtlMs?: number;
+  /** How long an MCP session whose event stream dropped may stay silent before its agent counts as gone. Default 30 s. */
+  mcpAbandonMs?: number;
+  /** How long an MCP session that never held an event stream may stay silent before it expires. Default 30 min. */
+  mcpIdleMs?: number;
+  /** MCP sessions kept at once; past it the least recently active idle one is closed. Default 256. */
+  maxMcpSessions?: number;
+  /** Bounds on connections without credentials; defaults in connection-bounds.ts. */
+  connectionBounds?: ConnectionBoundsOptions;
+  /**
+   * Where this system cannot name the process asking /ticket for a link (no
+   * /proc, e.g. macOS), the server gives a fresh link to this instead of the
+   * asker and tells the asker the place it returns: `ptydeck serve` prints the
+   * link on its own terminal, Electron focuses its window. Without it such
+   * requests are refused.
+   */
+  presentPanelLink?: (url: string) => string;
+  /** Names the process at the other end of a /ticket request. Default: from Linux /proc. */
+  judgePeer?: PeerJudge;
+  /** Chats with ACP agents, for the panels (and their agents' pids, for /ticket); the caller owns and disposes it. */
+  chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
+  /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
+  chatBindings?: ChatBindings;
+  /** One more route, e.g. the host's /stop. */
+  route?: ServerRoute;
+  /** How the sessions' ports and leftover processes are watched for the panels (tests shorten the interval). */
+  processWatch?: ProcessWatchOptions;
+}
+
+export interface HttpServer {
+  url: string;
+  port: number;
+  host: string;
+  /** Agent scope, written to server.json: /mcp only, where each connection sees its own sessions. */
+  agentToken: string;
+  /**
+   * Panel scope: every session, input to the developer's tabs. Lives only in
+   * this process's memory; a browser gets it by trading a one-time ticket.
+   */
+  panelToken: string;
+  instance: string;
+  agents: AgentRegistry;
+  /** Path of the discovery file written, if any. */
+  discoveryFile: string | undefined;
+  /** Panel sockets open right now. */
+  panelCount(): number;
+  /** Sessions' ports and leftover processes, watched while a panel is connected. */
+  processes: ProcessWatch;
+  panelUrl(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP side of the local server: routing, the token, Host/Origin checks,
+ * tickets, static files, /mcp and the panel WebSocket. It owns no PTYs; the
+ * caller hands it a service and disposes that.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const host = options.host ?? '127.0.0.1';
+  // Two scopes, two secrets: what is written to disk must not open the panel.
+  const agentToken = generateSecret();
+  const panelToken = generateSecret();
+  const judgePeer = options.judgePeer ?? judgePeerFromProc;
+  // Every session's pid and every chat agent's, kept after it exits or is removed: its pid is
+  // also its POSIX session id, which its leftover background processes still carry.
+  // A display-only session has pid 0: no process, so nothing to record.
+  const sessionPids = new Set<number>(options.service.list().flatMap((session) => (session.pid > 0 ? [session.pid] : [])));
+  const stopRecordingSessions = options.service.on('pty.created', (event) => {
+    if (event.info.pid > 0) sessionPids.add(event.info.pid);
+  });
+  const stopRecordingAgents = options.chats?.onAgentProcess((pid) => sessionPids.add(pid));
+  const stopRecordingPids = () => {
+    stopRecordingSessions();
+    stopRecordingAgents?.();
+  };
+  const instance = randomUUID();
+  const mcpLaunch = mcpLaunchCommand();
+  const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
+  const agents = new AgentRegistry();
+  const ownsScreens = options.screens === undefined;
+  const screens = options.screens ?? new ScreenService(options.service);
+  const files = new StaticFiles(options.appDir ?? defaultAppDir());
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
+  const panels = new Set<PanelConnection>();
+  // Each panel watches while it is connected: with none, no process table is read.
+  const processes = new ProcessWatch(options.service, options.processWatch);
+  let guard: RequestGuard | undefined;
+
+  // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
+  let wss: WebSocketServer | undefined;
+  const panelSockets = (): WebSocketServer =>
+    (wss ??= new (loadWs().WebSocketServer)({
+      noServer: true,
+      maxPayload: MAX_PANEL_FRAME_BYTES,
+      perMessageDeflate: false,
+      // Invalid UTF-8 then fails JSON parsing and gets an error reply, instead of ws closing the panel.
+      skipUTF8Validation: true,
+      // Answer with a neutral protocol when offered so the token is not echoed back.
+      handleProtocols: (protocols) => {
+        if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
+        for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
+        return false;
+      },
+    }));
+
+  const hasPanelAuth = (req: IncomingMessage): boolean => {
+    let ok = false;
+    // Check every candidate without stopping early, so timing says nothing about which matched.
+    for (const p of offeredSubprotocols(req.headers)) {
+      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = secretsEqual(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), panelToken) || ok;
+    }
+    return ok;
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const verdict = guard!.checkHostAndOrigin(req.headers);
+    if (!verdict.ok) return plain(res, verdict.status, `${verdict.reason}\n`);
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const hostHeader = RequestGuard.hostOf(req.headers);
+    if (url.pathname === MCP_PATH) {
+      const presented = bearerToken(req.headers);
+      if (presented === undefined || !secretsEqual(presented, agentToken)) {
+        // The token changes with every launch, so an agent still holding a session from
+        // before a restart presents the old one: tell it what happened instead of a bare 401
+        // it cannot act on. The session id is not looked up, so this reveals nothing.
+        if (req.headers['mcp-session-id'] !== undefined) return jsonRpcError(res, 404, -32001, STALE_MCP_SESSION_MESSAGE);
+        return jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see server.json)', {
+          'WWW-Authenticate': 'Bearer realm="ptydeck"',
+        });
+      }
+      bounds.trust(req.socket);
+      if (!mcp) return jsonRpcError(res, 503, -32000, 'MCP is not available on this server');
+      mcp.handle(req, res).catch((error: unknown) => {
+        jsonRpcError(res, 500, -32603, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      return;
+    }
+    if (url.pathname === PROOF_PATH) {
+      // For `ptydeck mcp`: proves this server knows the agent token without either side sending it.
+      const challenge = url.searchParams.get('challenge');
+      if (req.method !== 'GET' || !isChallenge(challenge)) return json(res, 400, { error: 'GET /proof?challenge=<64 hex digits>' });
+      return json(res, 200, { proof: proofOf(agentToken, challenge) });
+    }
+    if (url.pathname === TICKET_PATH) return mintTicket(req, res);
+    if (url.pathname === TICKET_EXCHANGE_PATH) return exchangeTicket(req, res);
+    if (url.pathname === PANEL_ACCESS_PATH) {
+      // Only whether this page's panel token opens the panel socket (a browser hides why a handshake failed); never cacheable.
+      const presented = bearerToken(req.headers);
+      const allowed = presented !== undefined && secretsEqual(presented, panelToken);
+      res.writeHead(allowed ? 204 : 401, { ...securityHeaders(hostHeader), 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    }
+    if (options.route?.(req, res, { pathname: url.pathname, judge: () => judgePeer(req.socket, sessionPids) })) return;
+    // Static files carry no secret: the page asks for credentials itself.
+    files.serve(req, res, url.pathname, hostHeader);
+  };
+
+  /**
+   * A fresh link for `ptydeck url`. It presents no secret (anything it could read, a process
+   * in an agent's shell could read too); the server asks the kernel who is calling instead.
+   */
+  const mintTicket = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+    // A browser sends Origin with every POST; a link is never for a web page, even our own.
+    if (req.headers.origin !== undefined) return json(res, 403, { error: 'panel links are not handed to web pages' });
+    const verdict = judgePeer(req.socket, sessionPids);
+    if (verdict.kind === 'outside') return json(res, 200, { url: panelUrl() });
+    if (verdict.kind === 'refused') {
+      return json(res, 403, {
+        error: `refused: ${verdict.reason}. A panel link is only given to a process outside every ptydeck session; run \`ptydeck url\` in a terminal of your own.`,
+      });
+    }
+    if (!options.presentPanelLink) return json(res, 403, { error: `refused: cannot tell who is asking (${verdict.reason})` });
+    return json(res, 202, { shownIn: options.presentPanelLink(panelUrl()) });
+  };
+
+  /** The page trades a one-time ticket from its URL fragment for the panel token. */
+  const exchangeTicket = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+    // The guard refused a foreign Origin; here one is required, so only a page of this origin trades.
+    if (req.headers.origin === undefined) return json(res, 403, { error: 'Origin required' });
+    if (!req.headers['content-type']?.toLowerCase().startsWith('application/json')) {
+      return json(res, 415, { error: 'send {"ticket": ...} as application/json' });
+    }
+    readBody(req, MAX_EXCHANGE_BODY_BYTES)
+      .then((body) => {
+        const ticket = parseTicket(body);
+        if (ticket === undefined || !tickets.redeem(ticket)) {
+          return json(res, 403, { error: 'This ptydeck link has expired or was already used. Run `ptydeck url` for a new one.' });
+        }
+        json(res, 200, { token: panelToken });
+      })
+      .catch(() => json(res, 413, { error: 'request too large' }));
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    const verdict = guard!.checkHostAndOrigin(req.headers);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.reason);
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
+    if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    bounds.trust(req.socket);
+    panelSockets().handleUpgrade(req, socket, head, (ws) => {
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket, chats: options.chats, processes });
+      panels.add(panel);
+      ws.on('close', () => panels.delete(panel));
+    });
+  };
+
+  const server = createServer(HTTP_SERVER_TIMEOUTS, onRequest);
+  const bounds = new ConnectionBounds(server, options.connectionBounds);
+  server.on('upgrade', onUpgrade);
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('server has no TCP address');
+  const port = address.port;
+  guard = new RequestGuard(port, host);
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+
+  const stateDir = options.stateDir ?? resolveStateDir();
+  let discoveryFile: string | undefined;
+  if (options.writeDiscovery ?? true) {
+    try {
+      discoveryFile = writeDiscovery({ url, token: agentToken, pid: process.pid, instance, protocol: HOST_PROTOCOL_VERSION }, stateDir);
+    } catch (error) {
+      server.close();
+      bounds.dispose();
+      processes.dispose();
+      stopRecordingPids();
+      if (ownsScreens) screens.dispose();
+      throw error;
+    }
+  }
+
+  function panelUrl(): string {
+    return `${url}/#${TICKET_FRAGMENT_KEY}=${tickets.issue()}`;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (discoveryFile) removeDiscovery(instance, stateDir);
+      for (const client of wss?.clients ?? []) client.terminate();
+      for (const panel of panels) panel.dispose();
+      await mcp?.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      bounds.dispose();
+      wss?.close();
+      processes.dispose();
+      stopRecordingPids();
+      if (ownsScreens) screens.dispose();
+    })());
+
+  return {
+    url,
+    port,
+    host,
+    agentToken,
+    panelToken,
+    instance,
+    agents,
+    discoveryFile,
+    panelCount: () => panels.size,
+    processes,
+    panelUrl,
+    close,
+  };
+}
+
+/** ws, required rather than imported so that it loads with the first panel, not at start. */
+function loadWs(): typeof import('ws') {
+  return createRequire(import.meta.url)('ws') as typeof import('ws');
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** The request body as text, rejecting once it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.destroy();
+        reject(new Error('body too large'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseTicket(body: string): string | undefined {
+  try {
+    const value = (JSON.parse(body) as { ticket?: unknown }).ticket;
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function plain(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
