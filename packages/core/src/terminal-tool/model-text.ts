@@ -33,35 +33,31 @@ class PlainLines {
   private col = 0;
 
   /**
-   * ASCII a byte at a time; the rest decoded a run of non-ASCII bytes at a time, which holds whole
-   * characters (no ASCII byte is part of one) and costs one decode per run, not per text run.
+   * ASCII a byte at a time, without decoding; from the first other byte on, the rest of the run is
+   * decoded once (a run between sequences holds whole characters: no ESC is part of one).
    */
   writeBytes(bytes: Uint8Array, from: number, to: number): void {
-    let i = from;
-    while (i < to) {
+    for (let i = from; i < to; i++) {
       const byte = bytes[i]!;
-      if (byte < 0x80) {
-        this.write(String.fromCharCode(byte), byte);
-        i++;
-        continue;
+      if (byte >= 0x80) {
+        const text = Buffer.from(bytes.buffer, bytes.byteOffset + i, to - i).toString('utf8');
+        for (let k = 0; k < text.length; k++) this.write(text.charCodeAt(k));
+        return;
       }
-      let j = i + 1;
-      while (j < to && bytes[j]! >= 0x80) j++;
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset + i, j - i).toString('utf8');
-      for (let k = 0; k < text.length; k++) this.write(text[k]!, text.charCodeAt(k));
-      i = j;
+      this.write(byte);
     }
   }
 
-  private write(ch: string, code: number): void {
-    if (ch === '\n') this.newline();
-    else if (ch === '\r') this.col = 0;
-    else if (ch === '\b') this.col = Math.max(0, this.col - 1);
-    else if (ch === '\t') this.tab();
+  /** One UTF-16 code unit: a control moves the cursor or is dropped, anything else takes a cell. */
+  private write(code: number): void {
+    if (code === 0x0a) this.newline();
+    else if (code === 0x0d) this.col = 0;
+    else if (code === 0x08) this.col = Math.max(0, this.col - 1);
+    else if (code === 0x09) this.tab();
     else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
       // Other control characters (BEL, SI/SO, ...) have no glyph.
     } else {
-      this.put(ch);
+      this.put(String.fromCharCode(code));
     }
   }
 
