@@ -28,6 +28,7 @@ import {
   type ReadResult,
 } from './types.js';
 import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from './validate.js';
+import type { ScannedOutput } from '../vt/index.js';
 
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
@@ -174,6 +175,8 @@ class PtyServiceImpl implements PtyService {
       session.log.append(record.output);
       this.retention.appended(session, record.output.length);
     }
+    // An earlier host scanned that output: an empty scan moves the scanner past it, as over a gap.
+    session.sequences.scan(session.log.end, new Uint8Array(0));
     this.retention.exited(session);
     this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
     this.retention.enforce(session);
@@ -270,6 +273,10 @@ class PtyServiceImpl implements PtyService {
     return [...this.sessions.values()].map((session) => session.snapshot());
   }
 
+  sequences(id: SessionId): ScannedOutput {
+    return this.requireSession(id).sequences;
+  }
+
   read(id: SessionId, options?: ReadOptions): ReadResult {
     const session = this.requireSession(id);
     const { cursor, maxBytes, into } = parseReadOptions(options);
@@ -295,17 +302,19 @@ class PtyServiceImpl implements PtyService {
     this.readThread.dispose();
   }
 
-  // The hot path: one append, one title scan, one event object per chunk.
+  // The hot path: one append, one scan for every handler (the title's, the agent tool's), one event object per chunk.
   // A reusable chunk (a read thread batch) is the log's from here on, lent to the listeners for their call.
   private onData(session: PtySession, chunk: Buffer, reusable = false): void {
     const log = session.log;
     const cursor = reusable ? log.appendReusable(chunk) : log.append(chunk);
     session.floodTurn?.read(chunk.length);
     this.retention.appended(session, chunk.length);
+    // Before 'pty.data': its listeners (the agent tool's ingest) find the chunk's sequences applied.
+    session.sequences.scan(cursor, chunk);
     if (this.events.has('pty.data')) {
       this.events.emit('pty.data', { type: 'pty.data', id: session.id, cursor, data: chunk });
     }
-    const title = session.titles.feed(chunk);
+    const title = session.titles.take();
     if (title !== undefined && title !== session.info.title) {
       session.info.title = title;
       this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });

@@ -4,6 +4,7 @@ import { OutputLog } from './output-log.js';
 import type { FloodTurn } from './flood-turns.js';
 import type { PtyProcess } from './pty-process.js';
 import { TitleTracker } from './title-tracker.js';
+import { SequenceScanner } from '../vt/index.js';
 
 /**
  * One PTY session's state inside the service (SessionInfo is its public snapshot): its info (mutated in place, copied
@@ -11,6 +12,8 @@ import { TitleTracker } from './title-tracker.js';
  */
 export class PtySession {
   readonly log: OutputLog;
+  /** The one pass over its output: the title below and the agent tool's handlers share it. */
+  readonly sequences: SequenceScanner;
   readonly titles = new TitleTracker();
   process: PtyProcess | null = null;
   /** Its place among floods taking turns (flood-turns.ts), while its process runs. */
@@ -36,6 +39,8 @@ export class PtySession {
   ) {
     this.restored = options.restoredLogStart !== undefined;
     this.log = new OutputLog(options.reuse, options.restoredLogStart);
+    this.sequences = new SequenceScanner(options.restoredLogStart);
+    this.titles.follow(this.sequences);
     this.exited = new Promise((resolve) => {
       this.markExited = resolve;
     });

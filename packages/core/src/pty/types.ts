@@ -1,6 +1,7 @@
 // The PTY service's public types and errors.
 import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
+import type { ScannedOutput } from '../vt/index.js';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -195,6 +196,11 @@ export interface PtyService {
   get(id: SessionId): SessionInfo | undefined;
   list(): SessionInfo[];
   read(id: SessionId, options?: ReadOptions): ReadResult;
+  /**
+   * The session's escape-sequence scanner, which every chunk passes through once as it enters the
+   * log, before 'pty.data': register handlers on it rather than scanning the chunks again.
+   */
+  sequences(id: SessionId): ScannedOutput;
   on<K extends PtyServiceEventType>(event: K, listener: (event: PtyServiceEventMap[K]) => void): () => void;
   /** Ends every session; resolves after every child is reaped. */
   dispose(): Promise<void>;

@@ -5,25 +5,41 @@
  * scroll region, and the colors in effect at its end. A screen that passes
  * over output without drawing it (SessionScreen skims a flood it is far
  * behind) applies these, so what it parses next lands as it would have.
+ * Handlers on a sequence scanner (vt/) of its own: the stretch is not the agent's stream.
  */
-const MODE_CHANGE = /\x1b\[\?[\d;]*[hl]|\x1b\[\d*(?:;\d*)?r|\x1b\[[\d;:]*m|\x1bc/g;
+import { SequenceScanner } from '../vt/index.js';
+
+const PRIVATE_MODES = /^\?[\d;]*$/;
+const SCROLL_REGION = /^\d*(?:;\d*)?$/;
 
 export function modeChanges(data: Uint8Array): string {
-  // latin1 keeps every byte one character: the sequences are ASCII, and a
-  // multi-byte character elsewhere cannot make a false match.
-  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
   let out = '';
-  let lastColors = '';
-  for (const match of text.matchAll(MODE_CHANGE)) {
-    const sequence = match[0];
-    if (sequence.endsWith('m')) {
-      lastColors = sequence; // only the last one matters
-    } else if (sequence === '\x1bc') {
-      out = sequence; // a full reset forgets everything before it
-      lastColors = '';
-    } else {
-      out += sequence;
-    }
+  let lastColors: string | null = null;
+  const scanner = new SequenceScanner();
+  scanner.on({
+    csiFinals: 'hlrm',
+    csi: (params, final) => {
+      if (final === 'm') {
+        if (isColors(params)) lastColors = params; // only the last one matters
+      } else if (final === 'r' ? SCROLL_REGION.test(params) : PRIVATE_MODES.test(params)) {
+        out += `\x1b[${params}${final}`;
+      }
+    },
+    esc: (intermediates, final) => {
+      if (intermediates !== '' || final !== 'c') return;
+      out = '\x1bc'; // a full reset forgets everything before it
+      lastColors = null;
+    },
+  });
+  scanner.scan(0, data);
+  return lastColors === null ? out : `${out}\x1b[${lastColors}m`;
+}
+
+/** Digits, ";" and ":" only: a color (SGR) sequence, not a private one such as "\x1b[>4;1m". Tested per color sequence, so no regex. */
+function isColors(params: string): boolean {
+  for (let i = 0; i < params.length; i++) {
+    const code = params.charCodeAt(i);
+    if (code < 0x30 || code > 0x3b) return false;
   }
-  return out + lastColors;
+  return true;
 }

@@ -1,6 +1,6 @@
 // The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type ShellActivity } from '@ptydeck/contract';
-import type { PtyDataEvent, PtyService } from '../pty/types.js';
+import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
@@ -8,7 +8,8 @@ import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
 import { parseShellMark } from './shell-integration.js';
-import { TerminalStreamScanner } from './terminal-stream.js';
+import { followTerminalStream, type StreamEvent } from './terminal-stream.js';
+import type { ScannedOutput } from '../vt/index.js';
 
 export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited' | 'lost';
 
@@ -19,14 +20,16 @@ const TAIL_BYTES = 2048;
  * What the agent tool knows about one of its PTY sessions beyond the PTY
  * service's own record: the command tracker fed by its execute strategy,
  * terminal modes and a read cursor per caller (its screen is the screen
- * service's, not its own). It follows the session's output through `ingest`
- * as it enters the log.
+ * service's, not its own). It follows the session's output through handlers
+ * on the service's scan of it, and hears of each chunk through `ingest`.
  * State changes only through the methods below; readers get getters.
  */
 export class AgentTerminal implements SettleTarget, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
-  private readonly scanner = new TerminalStreamScanner();
+  /** The session's one scan of its output (PtyService.sequences), which hands this terminal its stream events. */
+  private readonly scanner: ScannedOutput;
+  private readonly stopFollowing: () => void;
   private readonly changed: Emitter<void>;
   private readonly cursors = new Map<string, number>();
   private executeStrategy: ExecuteStrategy | null;
@@ -55,6 +58,15 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.executeStrategy = strategy;
     this.currentCwd = cwd;
     this.view = new OutputView(service, id, this.tracker);
+    this.scanner = service.sequences(id);
+    this.stopFollowing = followTerminalStream(this.scanner, (event) => {
+      // Called inside the service's output path: a fault here must not cost the chunk its other readers.
+      try {
+        this.apply(event);
+      } catch (error) {
+        reportError(error, `applying a stream event of ${id} failed`);
+      }
+    });
     this.changed = new Emitter<void>({ name: `agent terminal ${id} changed` });
     this.watch = new InputWatch(this, (attention) => {
       service.setAttention(id, attention);
@@ -140,18 +152,10 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     return this.changed.on(listener);
   }
 
-  ingest(event: PtyDataEvent): void {
+  /** A chunk entered the log; the service's scan has applied its stream events already (PtyService.sequences). */
+  ingest(): void {
     this.lastData = Date.now();
     this.watch.outputArrived();
-    for (const ev of this.scanner.scan(event.cursor, event.data)) {
-      if (ev.kind === 'alt-screen') this.alternate = ev.on;
-      else if (ev.kind === 'app-cursor') this.applicationCursor = ev.on;
-      else if (ev.kind === 'osc') {
-        const mark = parseShellMark(ev.payload);
-        if (mark?.kind === 'cwd') this.currentCwd = mark.cwd;
-        else this.executeStrategy?.applyOsc(ev.payload, ev.start, ev.end, this.tracker);
-      }
-    }
     this.publishActivity();
     this.emit();
   }
@@ -166,12 +170,11 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
 
   /**
    * The session is one an earlier host kept (PtyService.restore): its output
-   * ends at `end`, its process is gone (`lost` when it was running then), and
-   * the owner's read position carries on from `cursor` when the host kept it.
+   * ends where the service's scan of it ends, its process is gone (`lost` when
+   * it was running then), and the owner's read position carries on from
+   * `cursor` when the host kept it.
    */
-  markRestored(end: number, lost: boolean, cursor: number | null): void {
-    // An empty scan at `end` moves the scanner there, as over a gap.
-    this.scanner.scan(end, new Uint8Array(0));
+  markRestored(lost: boolean, cursor: number | null): void {
     this.wasLost = lost;
     if (cursor !== null) this.advanceCursor(this.ownerId, cursor);
     this.markExited();
@@ -251,7 +254,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     const from = Math.max(0, end - TAIL_BYTES);
     if (end <= from) return '';
     const read = this.service.read(this.id, { cursor: from, maxBytes: end - from });
-    return renderPlainText(Buffer.from(read.data).toString('utf8'));
+    return renderPlainText(read.data);
   }
 
   /** The state a model can act on, and what input is asked for when waiting. */
@@ -293,10 +296,21 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   }
 
   dispose(): void {
+    this.stopFollowing();
     this.watch.dispose();
     this.queued?.();
     this.queued = null;
     this.changed.clear();
+  }
+
+  private apply(event: StreamEvent): void {
+    if (event.kind === 'alt-screen') this.alternate = event.on;
+    else if (event.kind === 'app-cursor') this.applicationCursor = event.on;
+    else {
+      const mark = parseShellMark(event.payload);
+      if (mark?.kind === 'cwd') this.currentCwd = mark.cwd;
+      else this.executeStrategy?.applyOsc(event.payload, event.start, event.end, this.tracker);
+    }
   }
 
   private requireStrategy(): ExecuteStrategy {

@@ -4,91 +4,101 @@
  * would show them (a progress bar ends as its final state, not 100 frames),
  * and bounded output that keeps both ends.
  */
-
-const ESC = '\x1b';
+import { SequenceScanner } from '../vt/index.js';
 
 /**
  * Renders terminal output to plain text. Lines are modelled as cells so `\r`,
  * backspace, erase-in-line and horizontal cursor moves give what a person
  * would have seen; vertical moves are ignored (their text is kept in order).
+ * Escape sequences are found by the sequence scanner (vt/), in the bytes as
+ * the log has them; a sequence cut off at the end is dropped.
  */
-export function renderPlainText(input: string): string {
-  const lines: string[] = [];
-  let line: string[] = [];
-  let col = 0;
+export function renderPlainText(input: string | Uint8Array): string {
+  const data = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  const lines = new PlainLines();
+  const scanner = new SequenceScanner();
+  scanner.on({
+    text: (bytes, from, to) => lines.writeBytes(bytes, from, to),
+    csiFinals: 'KCDG',
+    csi: (params, final) => lines.csi(params, final),
+  });
+  scanner.scan(0, data);
+  return lines.finish();
+}
 
-  const put = (ch: string) => {
-    while (line.length < col) line.push(' ');
-    line[col] = ch;
-    col++;
-  };
-  const newline = () => {
-    lines.push(line.join(''));
-    line = [];
-    col = 0;
-  };
+/** The lines rendered so far, as cells, and the cursor's column in the last. */
+class PlainLines {
+  private readonly lines: string[] = [];
+  private line: string[] = [];
+  private col = 0;
 
-  let i = 0;
-  const n = input.length;
-  while (i < n) {
-    const ch = input[i]!;
-    const code = ch.charCodeAt(0);
-    if (ch === ESC || code === 0x9b || code === 0x9d || code === 0x90) {
-      const kind = ch === ESC ? input[i + 1] : code === 0x9b ? '[' : code === 0x9d ? ']' : 'P';
-      const bodyStart = ch === ESC ? i + 2 : i + 1;
-      if (kind === undefined) break; // a lone ESC at the end: drop it
-      if (kind === '[') {
-        let j = bodyStart;
-        while (j < n && !(input.charCodeAt(j) >= 0x40 && input.charCodeAt(j) <= 0x7e)) j++;
-        if (j >= n) break; // incomplete: drop
-        const params = input.slice(bodyStart, j);
-        const final = input[j]!;
-        const count = Math.max(1, Number.parseInt(params, 10) || 0);
-        if (final === 'K') {
-          const mode = Number.parseInt(params, 10) || 0;
-          if (mode === 0) line.length = Math.min(line.length, col);
-          else if (mode === 1) for (let k = 0; k <= col && k < line.length; k++) line[k] = ' ';
-          else line = [];
-        } else if (final === 'C') col += count;
-        else if (final === 'D') col = Math.max(0, col - count);
-        else if (final === 'G') col = count - 1;
-        i = j + 1;
-        continue;
+  /**
+   * ASCII a byte at a time, without decoding; from the first other byte on, the rest of the run is
+   * decoded once (a run between sequences holds whole characters: no ESC is part of one).
+   */
+  writeBytes(bytes: Uint8Array, from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const byte = bytes[i]!;
+      if (byte >= 0x80) {
+        const text = Buffer.from(bytes.buffer, bytes.byteOffset + i, to - i).toString('utf8');
+        for (let k = 0; k < text.length; k++) this.write(text.charCodeAt(k));
+        return;
       }
-      if (kind === ']' || kind === 'P' || kind === 'X' || kind === '^' || kind === '_') {
-        // OSC / DCS / SOS / PM / APC: skip to BEL or ST.
-        let j = bodyStart;
-        while (j < n && input[j] !== '\x07' && !(input[j] === ESC && input[j + 1] === '\\') && input[j] !== '\x9c') j++;
-        if (j >= n) break;
-        i = input[j] === ESC ? j + 2 : j + 1;
-        continue;
-      }
-      // ESC followed by intermediates (e.g. "ESC ( B") then a final byte.
-      let j = i + 1;
-      while (j < n && input.charCodeAt(j) >= 0x20 && input.charCodeAt(j) <= 0x2f) j++;
-      i = j + 1;
-      continue;
+      this.write(byte);
     }
-    if (ch === '\n') newline();
-    else if (ch === '\r') col = 0;
-    else if (ch === '\b') col = Math.max(0, col - 1);
-    else if (ch === '\t') {
-      const next = (Math.floor(col / 8) + 1) * 8;
-      // A tab over empty cells reads best as the tab itself.
-      if (col >= line.length) {
-        put('\t');
-        col = next;
-        while (line.length < col) line.push('');
-      } else col = next;
-    } else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
+  }
+
+  /** One UTF-16 code unit: a control moves the cursor or is dropped, anything else takes a cell. */
+  private write(code: number): void {
+    if (code === 0x0a) this.newline();
+    else if (code === 0x0d) this.col = 0;
+    else if (code === 0x08) this.col = Math.max(0, this.col - 1);
+    else if (code === 0x09) this.tab();
+    else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
       // Other control characters (BEL, SI/SO, ...) have no glyph.
     } else {
-      put(ch);
+      this.put(String.fromCharCode(code));
     }
-    i++;
   }
-  lines.push(line.join(''));
-  return lines.join('\n');
+
+  csi(params: string, final: string): void {
+    const count = Math.max(1, Number.parseInt(params, 10) || 0);
+    if (final === 'K') {
+      const mode = Number.parseInt(params, 10) || 0;
+      if (mode === 0) this.line.length = Math.min(this.line.length, this.col);
+      else if (mode === 1) for (let k = 0; k <= this.col && k < this.line.length; k++) this.line[k] = ' ';
+      else this.line = [];
+    } else if (final === 'C') this.col += count;
+    else if (final === 'D') this.col = Math.max(0, this.col - count);
+    else if (final === 'G') this.col = count - 1;
+  }
+
+  finish(): string {
+    this.lines.push(this.line.join(''));
+    return this.lines.join('\n');
+  }
+
+  private put(ch: string): void {
+    while (this.line.length < this.col) this.line.push(' ');
+    this.line[this.col] = ch;
+    this.col++;
+  }
+
+  private newline(): void {
+    this.lines.push(this.line.join(''));
+    this.line = [];
+    this.col = 0;
+  }
+
+  private tab(): void {
+    const next = (Math.floor(this.col / 8) + 1) * 8;
+    // A tab over empty cells reads best as the tab itself.
+    if (this.col >= this.line.length) {
+      this.put('\t');
+      this.col = next;
+      while (this.line.length < this.col) this.line.push('');
+    } else this.col = next;
+  }
 }
 
 export interface BoundedText {

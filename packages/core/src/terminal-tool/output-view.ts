@@ -100,7 +100,7 @@ export class OutputView {
     let echo: string | null = null;
     for (const point of [...points, { cursor: to, input: '' }]) {
       if (point.cursor > at) {
-        const plain = renderPlainText(Buffer.from(data.buffer, data.byteOffset + at - base, point.cursor - at).toString('utf8'));
+        const plain = renderPlainText(data.subarray(at - base, point.cursor - base));
         text += echo ? stripEcho(plain, echo) : plain;
       }
       at = Math.max(at, point.cursor);

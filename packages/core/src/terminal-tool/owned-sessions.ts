@@ -95,7 +95,7 @@ export class OwnedSessions {
   adoptRestored(info: SessionInfo, cursor: number | null): void {
     if (info.source !== 'agent' || !info.owner || info.readOnly || this.sessions.has(info.id)) return;
     const session = new AgentTerminal(this.service, info.id, info.owner, null, info.cwd);
-    session.markRestored(this.service.read(info.id, { maxBytes: 1 }).end, info.status === 'lost', cursor);
+    session.markRestored(info.status === 'lost', cursor);
     this.add(session);
     this.evictExited(info.owner);
   }

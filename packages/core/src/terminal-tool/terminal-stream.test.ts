@@ -1,22 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalStreamScanner, type StreamEvent } from './terminal-stream.js';
+import { SequenceScanner } from '../vt/index.js';
+import { followTerminalStream, type StreamEvent } from './terminal-stream.js';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 
 /** Feeds `text` split at every given offset and collects the events. */
-function scanSplit(text: string, splits: number[]): { events: StreamEvent[]; scanner: TerminalStreamScanner } {
-  const scanner = new TerminalStreamScanner();
+function scanSplit(text: string, splits: number[]): { events: StreamEvent[]; scanner: SequenceScanner } {
+  const { scanner, events } = newStream();
   const data = bytes(text);
-  const events: StreamEvent[] = [];
   let at = 0;
   for (const split of [...splits, data.length]) {
-    events.push(...scanner.scan(at, data.subarray(at, split)));
+    scanner.scan(at, data.subarray(at, split));
     at = split;
   }
   return { events, scanner };
 }
 
-describe('TerminalStreamScanner', () => {
+/** A scanner and the stream events it hands the agent tool, as a session's scan does. */
+function newStream(): { scanner: SequenceScanner; events: StreamEvent[] } {
+  const scanner = new SequenceScanner();
+  const events: StreamEvent[] = [];
+  followTerminalStream(scanner, (event) => events.push(event));
+  return { scanner, events };
+}
+
+describe('the terminal stream', () => {
   it('reports OSC payloads with their byte range, terminated by BEL or ST', () => {
     const text = 'a\x1b]133;D;0\x07b\x1b]7;file://h/tmp\x1b\\c';
     const { events } = scanSplit(text, []);
@@ -36,7 +44,7 @@ describe('TerminalStreamScanner', () => {
   });
 
   it('keeps safeEnd before an open escape sequence or UTF-8 character', () => {
-    const scanner = new TerminalStreamScanner();
+    const { scanner } = newStream();
     scanner.scan(0, bytes('ab\x1b]133;'));
     expect(scanner.end).toBe(8);
     expect(scanner.safeEnd).toBe(2);
@@ -50,9 +58,9 @@ describe('TerminalStreamScanner', () => {
   });
 
   it('restarts cleanly after a gap in cursors', () => {
-    const scanner = new TerminalStreamScanner();
+    const { scanner, events } = newStream();
     scanner.scan(0, bytes('\x1b]133;'));
-    const events = scanner.scan(100, bytes('x\x1b]133;B\x07'));
+    scanner.scan(100, bytes('x\x1b]133;B\x07'));
     expect(events).toEqual([{ kind: 'osc', payload: '133;B', start: 101, end: 109 }]);
   });
 });

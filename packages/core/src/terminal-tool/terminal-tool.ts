@@ -116,7 +116,7 @@ class TerminalToolImpl implements TerminalTool {
       this.subscriptions.add(this.screens);
     }
     for (const unsubscribe of [
-      service.on('pty.data', (event) => this.owned.get(event.id)?.ingest(event)),
+      service.on('pty.data', (event) => this.owned.get(event.id)?.ingest()),
       service.on('pty.exited', (event) => {
         const session = this.owned.get(event.id);
         if (!session) return;

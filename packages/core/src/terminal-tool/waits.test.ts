@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PtyService } from '../pty/types.js';
+import { SequenceScanner } from '../vt/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { ShellMarksStrategy } from './execute-strategy.js';
 import { waitForExit, waitForIdle, waitForPattern } from './waits.js';
@@ -12,7 +13,10 @@ import { waitForExit, waitForIdle, waitForPattern } from './waits.js';
 function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; written: string[] } {
   let log = Buffer.alloc(0);
   const written: string[] = [];
+  // The service scans each chunk as it enters the log, then tells its 'pty.data' listeners.
+  const scanner = new SequenceScanner();
   const service = {
+    sequences: () => scanner,
     read: (_id: string, options: { cursor?: number; maxBytes?: number } = {}) => {
       const from = options.cursor ?? 0;
       const to = Math.min(log.length, from + (options.maxBytes ?? log.length));
@@ -27,7 +31,8 @@ function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; 
     const data = Buffer.from(text);
     const cursor = log.length;
     log = Buffer.concat([log, data]);
-    session.ingest({ type: 'pty.data', id: 's1', cursor, data });
+    scanner.scan(cursor, data);
+    session.ingest();
   };
   // The shell announces its key as it starts; every mark carries it.
   emit('\x1b]6973;key;K\x07');
