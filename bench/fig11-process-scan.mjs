@@ -12,7 +12,7 @@
 // the least any scan of the process table pays, alternating with the scan.
 import { readdirSync } from 'node:fs';
 import { createPtyService } from '@ptydeck/core';
-import { outlivedProcesses, snapshotSessions } from '../packages/core/dist/proc/session-processes.js';
+import { snapshotSessions } from '../packages/core/dist/proc/session-processes.js';
 import { median, onCleanup, row } from './lib/harness.mjs';
 
 const CHILDREN = 10;
@@ -50,17 +50,15 @@ export async function run(ctx) {
 
     const scan = [];
     const bare = [];
-    const outlived = [];
     for (let i = 0; i < SCANS; i++) {
       // At a panel's cadence: what a scan keeps of a process's stat line ages as it does there.
       await new Promise((resolve) => setTimeout(resolve, CADENCE_MS));
       bare.push(cpuMs(() => readdirSync('/proc')));
       scan.push(cpuMs(() => snapshotSessions(refs)));
-      outlived.push(cpuMs(() => outlivedProcesses(new Set(refs.map((ref) => ref.id)))));
     }
     const value = median(scan);
     const baseline = median(bare);
-    ctx.log(`  ${n} sessions, ${owned} of their processes, ${machineProcesses} on the machine: scan ${value.toFixed(2)} ms CPU (median of ${SCANS}), readdir /proc ${baseline.toFixed(3)} ms, outlived ${median(outlived).toFixed(2)} ms`);
+    ctx.log(`  ${n} sessions, ${owned} of their processes, ${machineProcesses} on the machine: scan ${value.toFixed(2)} ms CPU (median of ${SCANS}), readdir /proc ${baseline.toFixed(3)} ms`);
     const rows = [
       row({
         figure: '11',
@@ -72,9 +70,8 @@ export async function run(ctx) {
         note: `median of ${SCANS}, one every ${CADENCE_MS / 1000} s; baseline: readdir of /proc`,
       }),
       row({ figure: '11', metric: '  the first scan, nothing known of the processes yet: CPU (ms)', value: first, baseline, pass: null }),
-      row({ figure: '11', metric: '  processes that outlived their session, same machine: CPU (ms)', value: median(outlived), baseline, pass: null }),
     ];
-    return { rows, details: { sessions: n, owned, machineProcesses, first, scan, bare, outlived } };
+    return { rows, details: { sessions: n, owned, machineProcesses, first, scan, bare } };
   } finally {
     stop();
     await service.dispose();

@@ -214,11 +214,11 @@ describe('one ptydeck host per state directory', () => {
 
   it('an unused host exits by itself after its idle period', async () => {
     const box = sandbox({ PTYDECK_IDLE_EXIT: '1' });
-    const opened = await cli(box, []);
-    expect(opened.code, opened.stderr).toBe(0);
-    const { pid } = discovery(box);
-    await until(() => !isAlive(pid), 'the unused host exits by itself');
-    expect(readFileSync(join(box.stateDir, 'host.log'), 'utf8')).toContain('no sessions, chats or clients for 1 s: stopping');
+    // The host in the foreground, so nothing has to reach it within its 1 s: `ptydeck` starting one detached and then
+    // asking it for a link can find it already gone when a loaded machine holds the client back that long.
+    const host = await cli(box, ['host']);
+    expect(host.code, host.stderr).toBe(0);
+    expect(host.stderr).toContain('no sessions, chats or clients for 1 s: stopping');
     expect(processesOf(box.stateDir)).toEqual([]);
   });
 });

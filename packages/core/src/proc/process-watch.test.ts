@@ -6,7 +6,9 @@ import { isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { ProcessWatch } from './process-watch.js';
-import { snapshotSessions, type SessionRef } from './session-processes.js';
+import { commandOf, snapshotSessions, type SessionRef, type SnapshotOptions } from './session-processes.js';
+import { running } from '../testing/carrying.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * The panel's view of what sessions run, with real shells and real servers:
@@ -25,9 +27,9 @@ beforeEach(() => {
   scans = 0;
   watch = new ProcessWatch(service, {
     intervalMs: 50,
-    scan: (sessions: readonly SessionRef[]) => {
+    scan: (sessions: readonly SessionRef[], options: SnapshotOptions) => {
       scans++;
-      return snapshotSessions(sessions);
+      return snapshotSessions(sessions, options);
     },
   });
 });
@@ -37,6 +39,28 @@ afterEach(async () => {
   await service.dispose();
 });
 
+/** An interactive shell as the developer's tab runs one, at its prompt. */
+async function developerTab(title?: string): Promise<string> {
+  const tab = service.create({ source: 'user', command: 'bash', args: [...BASH, '-i'], env: { PS1: '$ ' }, title });
+  await waitForOutput(service, tab.id, '$ ');
+  return tab.id;
+}
+
+/** Types `line`, which prints `name=<pid>`, and returns the pid. */
+async function started(id: string, line: string, name: string): Promise<number> {
+  service.write(id, `${line}\r`);
+  const pattern = new RegExp(`${name}=(\\d+)\\r\\n`);
+  return Number(pattern.exec(await waitForOutput(service, id, pattern))![1]);
+}
+
+/**
+ * Until `pid` runs `command`: a job's pid is printed before it has exec'd, and
+ * a watch looks again when something ends, not when a process it shows execs.
+ */
+function execd(pid: number, command: string): Promise<void> {
+  return until(() => commandOf(pid) === command, `${pid} runs ${command}`);
+}
+
 /** Starts a Python HTTP server on a free loopback port in the session and resolves with its port once it serves. */
 async function startServer(id: string): Promise<number> {
   service.write(id, 'python3 -m http.server 0 --bind 127.0.0.1\r');
@@ -44,13 +68,19 @@ async function startServer(id: string): Promise<number> {
   return Number(/port (\d+)/.exec(output)![1]);
 }
 
-function leftoversOnce(holds: (sessions: LeftoverSession[]) => boolean): Promise<LeftoverSession[]> {
+/**
+ * Resolves with what `watch` lists of session `id` once `holds` it. Other
+ * tests' sessions on this machine are listed too (by the id in their
+ * environment), so each test looks at its own session only.
+ */
+function leftoverOf(id: string, holds: (session: LeftoverSession | undefined) => boolean, of: ProcessWatch = watch): Promise<LeftoverSession | undefined> {
+  const find = (sessions: LeftoverSession[]) => sessions.find((session) => session.id === id);
   return new Promise((resolve) => {
-    if (holds(watch.leftovers())) return resolve(watch.leftovers());
-    const off = watch.onLeftovers((sessions) => {
-      if (!holds(sessions)) return;
+    if (holds(find(of.leftovers()))) return resolve(find(of.leftovers()));
+    const off = of.onLeftovers((sessions) => {
+      if (!holds(find(sessions))) return;
       off();
-      resolve(sessions);
+      resolve(find(sessions));
     });
   });
 }
@@ -99,7 +129,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     const pid = Number(/started-(\d+)/.exec(await waitForOutput(service, id, /started-\d+/))![1]);
     service.write(id, 'exit\r');
     await waitForExit(service, id);
-    const [left] = await leftoversOnce((sessions) => sessions.some((session) => session.id === id));
+    const left = await leftoverOf(id, (session) => session !== undefined);
     expect(left!.processes.map((proc) => proc.pid)).toContain(pid);
     expect(left!.processes.find((proc) => proc.pid === pid)!.command).toBe('sleep 987');
     expect(left!.known).toBe(true);
@@ -109,25 +139,96 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     expect(result.ended).toEqual([{ pid, command: 'sleep 987' }]);
     expect(result.notEnded).toEqual([]);
     expect(result.refused.sort()).toEqual([1, process.pid].sort());
-    await leftoversOnce((sessions) => !sessions.some((session) => session.id === id));
+    await leftoverOf(id, (session) => session === undefined);
     stop();
   });
 
   it('keeps a removed session findable while it has processes left', async () => {
     const { id } = service.create({ source: 'user', command: 'bash', args: BASH, title: 'dev tab' });
     const stop = watch.watch();
-    service.write(id, 'setsid nohup sleep 986 >/dev/null 2>&1 < /dev/null & echo started-$!\r');
-    await waitForOutput(service, id, /started-\d+/);
+    // An interactive shell's job leads its own group, so setsid forks: `$!` is not the sleep's pid; a fresh look finds it.
+    service.write(id, 'setsid nohup sleep 986 >/dev/null 2>&1 < /dev/null &\r');
+    let pid = 0;
+    await until(() => (pid = watch.query(id)!.find((proc) => proc.command === 'sleep 986')?.pid ?? 0) > 0, 'the sleep runs');
     await service.remove(id);
-    const [left] = await leftoversOnce((sessions) => sessions.some((session) => session.id === id && session.processes.some((proc) => proc.command === 'sleep 986')));
+    const left = await leftoverOf(id, (session) => session?.processes.some((proc) => proc.pid === pid) ?? false);
     expect(left).toMatchObject({ id, title: 'dev tab', source: 'user', known: false });
     expect(watch.query(id)!.map((proc) => proc.command)).toContain('sleep 986');
     const result = await watch.end(id, left!.processes.map((proc) => proc.pid));
     expect(result.ended.map((proc) => proc.command)).toContain('sleep 986');
-    await leftoversOnce((sessions) => sessions.length === 0);
+    await leftoverOf(id, (session) => session === undefined);
     // Found to have nothing left, it is forgotten.
     expect(() => watch.query(id)).toThrow(/no session/);
     stop();
+  });
+
+  it("closing a developer's tab hangs up its foreground job and its plain jobs, and lists its nohup job as left running", async () => {
+    const id = await developerTab();
+    const stop = watch.watch();
+    const detached = await started(id, 'nohup sleep 993 >/dev/null 2>&1 & echo "nohup=$!"', 'nohup');
+    await execd(detached, 'sleep 993');
+    const job = await started(id, 'sleep 992 & echo "job=$!"', 'job');
+    const foreground = await started(id, `sh -c 'echo "fg=$$"; exec sleep 991'`, 'fg');
+    try {
+      await service.remove(id);
+      expect(service.get(id)).toBeUndefined();
+      expect(running(foreground), 'the foreground job got the hangup').toBe(false);
+      // The shell passes the hangup on as it exits; the job ends on its own time, which only the process table shows.
+      await until(() => !running(job), 'the shell passed the hangup on to its job');
+      expect(running(detached), 'nohup lives on, as after closing a terminal window').toBe(true);
+      const left = await leftoverOf(id, (session) => session?.processes.some((proc) => proc.pid === detached) ?? false);
+      expect(left!.processes).toEqual([{ pid: detached, command: 'sleep 993', startedAt: expect.any(Number) }]);
+      expect(left).toMatchObject({ source: 'user', known: false });
+    } finally {
+      stop();
+      killQuietly(detached);
+    }
+  });
+
+  it("lists a closed tab's nohup job on a later host, which never had the session", async () => {
+    const id = await developerTab();
+    const detached = await started(id, 'nohup sleep 989 >/dev/null 2>&1 & echo "nohup=$!"', 'nohup');
+    await execd(detached, 'sleep 989');
+    try {
+      await service.remove(id);
+      // The host that had the tab is gone (`ptydeck stop` closes the developer's tabs as terminal windows); a new one starts.
+      watch.dispose();
+      const later = createPtyService({ env: isolatedEnv() });
+      const laterWatch = new ProcessWatch(later, { intervalMs: 50 });
+      const stop = laterWatch.watch();
+      try {
+        const left = await leftoverOf(id, (session) => session !== undefined, laterWatch);
+        expect(left).toMatchObject({ id, source: 'user', known: false, processes: [{ pid: detached, command: 'sleep 989' }] });
+        // The developer can end it from there.
+        const result = await laterWatch.end(id, [detached]);
+        expect(result.ended).toEqual([{ pid: detached, command: 'sleep 989' }]);
+        await leftoverOf(id, (session) => session === undefined, laterWatch);
+      } finally {
+        stop();
+        laterWatch.dispose();
+        await later.dispose();
+      }
+    } finally {
+      killQuietly(detached);
+    }
+  });
+
+  it('lists no process of a live session as left running', async () => {
+    const id = await developerTab();
+    const stop = watch.watch();
+    const detached = await started(id, 'nohup sleep 990 >/dev/null 2>&1 & echo "nohup=$!"', 'nohup');
+    const other = service.create({ source: 'user', command: 'bash', args: BASH });
+    try {
+      // A session ending is a scan: once the other one's is listed, this one was scanned too.
+      service.write(other.id, 'nohup sleep 988 >/dev/null 2>&1 & exit\r');
+      await leftoverOf(other.id, (session) => session !== undefined);
+      expect(watch.leftovers().some((session) => session.id === id)).toBe(false);
+      expect(watch.leftovers().flatMap((session) => session.processes).map((proc) => proc.pid)).not.toContain(detached);
+    } finally {
+      stop();
+      killQuietly(detached);
+      for (const proc of watch.leftovers().find((session) => session.id === other.id)?.processes ?? []) killQuietly(proc.pid);
+    }
   });
 
   it("does not take a reused pid's POSIX session for what an ended session left", async () => {
@@ -142,3 +243,11 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     }
   });
 });
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}

@@ -3,7 +3,7 @@ import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type
 import { PtyError, type PtyService } from '../pty/types.js';
 import { endProcesses } from './end-processes.js';
 import { SessionBook, type BookedSession } from './session-book.js';
-import { processesKnown, snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot } from './session-processes.js';
+import { processesKnown, snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from './session-processes.js';
 import { listeningSockets, tcpFingerprint } from './tcp-table.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
@@ -13,7 +13,7 @@ export interface ProcessWatchOptions {
   /** Least time between two looks. Default 2000 ms. */
   intervalMs?: number;
   /** The process table scan (seam for tests). Default snapshotSessions. */
-  scan?: (sessions: readonly SessionRef[]) => Map<string, SessionSnapshot> | undefined;
+  scan?: (sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
 }
 
 export interface EndedProcesses {
@@ -25,7 +25,10 @@ export interface EndedProcesses {
 /**
  * Keeps each session's listening ports (SessionInfo.ports, through the
  * service's setPorts) and the processes ended sessions left running, while at
- * least one panel watches: with none, nothing is read. It looks at most every
+ * least one panel watches: with none, nothing is read. What a session the
+ * service no longer has left (a closed tab's `nohup` job) is found by the id
+ * in its environment, so it stays listed whether or not the session's name is
+ * still remembered, after a host restart too. It looks at most every
  * `intervalMs`, on a timer of its own, never on the keystroke or output path,
  * and a look is cheap when nothing changed: the process table is scanned only
  * when the count of TCP sockets changed (tcpFingerprint, 0.06 ms) and the
@@ -128,7 +131,7 @@ export class ProcessWatch {
   }
 
   private require(id: SessionId): BookedSession {
-    const session = this.book.get(id);
+    const session = this.book.get(id) ?? (this.current.some((leftover) => leftover.id === id) ? this.unnamed(id) : undefined);
     if (!session) throw new PtyError('no_such_session', `no session with id '${id}' (or nothing of it is known any more)`);
     return session;
   }
@@ -171,14 +174,17 @@ export class ProcessWatch {
   private scanNow(): void {
     this.dirty = false;
     const sessions = this.book.sessions();
-    const snapshots = this.scan(sessions.map((session) => session.ref));
+    const snapshots = this.scan(
+      sessions.map((session) => session.ref),
+      { outlived: true },
+    );
     this.scans++;
     if (!snapshots) return;
+    const ours = new Set(sessions.map((session) => session.ref.id));
     const leftovers: LeftoverSession[] = [];
     const shown: OwnedProcess[] = [];
-    for (const session of sessions) {
-      const snapshot = snapshots.get(session.ref.id);
-      if (!snapshot) continue;
+    for (const [id, snapshot] of snapshots) {
+      const session = this.book.get(id) ?? this.unnamed(id);
       const ports = snapshot.ports.map((port): ListeningPort => ({
         port: port.port,
         address: port.address,
@@ -186,19 +192,32 @@ export class ProcessWatch {
         command: snapshot.processes.find((proc) => proc.pid === port.pid)?.command ?? '',
       }));
       shown.push(...snapshot.processes.filter((proc) => ports.some((port) => port.pid === proc.pid)));
-      if (session.known) this.service.setPorts(session.ref.id, ports);
-      if (session.ref.running) continue;
-      if (snapshot.processes.length === 0) {
-        if (!session.known) this.book.forgetDeparted(session.ref.id);
-        continue;
-      }
+      if (ours.has(id)) this.service.setPorts(id, ports);
+      if (session.ref.running || snapshot.processes.length === 0) continue;
       shown.push(...snapshot.processes);
-      leftovers.push({ id: session.ref.id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });
+      leftovers.push({ id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });
     }
+    this.book.retainDeparted(new Set(leftovers.map((leftover) => leftover.id)));
     this.shown = shown;
     if (JSON.stringify(leftovers) === JSON.stringify(this.current)) return;
     this.current = leftovers;
     this.leftoverEmitter.fire(leftovers);
+  }
+
+  /**
+   * A session whose processes carry its id but whose name is not remembered:
+   * a lost one (the service has it, with no process of its own), or one
+   * closed past the book's bound or under an earlier host.
+   */
+  private unnamed(id: SessionId): BookedSession {
+    const info = this.service.get(id);
+    return {
+      ref: { id, pid: 0, running: false },
+      title: info?.title ?? 'closed terminal',
+      source: info?.source ?? 'user',
+      ownerName: info?.ownerName ?? null,
+      known: info !== undefined,
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-// The sessions the process watch scans, removed ones included for a while, so what they left running stays findable.
+// The sessions the process watch scans, and the names of removed ones, so what they left running is listed by name.
 import { DisposableStore, type SessionId, type SessionInfo, type SessionSource } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import type { SessionRef } from './session-processes.js';
@@ -9,21 +9,23 @@ export interface BookedSession {
   title: string;
   source: SessionSource;
   ownerName: string | null;
-  /** False once the service removed it (its tab closed): kept only to find what it left running. */
+  /** False once the service removed it (its tab closed): kept only to name what it left running. */
   known: boolean;
 }
 
 /**
- * Removed sessions kept to look for what they left running. A developer's
- * closed tab whose `nohup` job still runs stays findable until a scan finds it
- * left nothing; past this many, the oldest are forgotten first.
+ * Removed sessions whose names are kept for what they left running. What a
+ * closed tab's `nohup` job is found by is the id in its environment, with or
+ * without its name (a scan lists it under the id past this bound, or after a
+ * host restart); a name is kept until a scan finds nothing left under it, and
+ * past this many the oldest are forgotten first.
  */
 const MAX_DEPARTED = 64;
 
 /**
  * The sessions whose processes the panel is shown: the service's (display
- * sessions aside, they run nothing) and those it removed, whose detached jobs
- * outlive them. Follows the service's events, never its output.
+ * sessions aside, they run nothing), and the names of those it removed, whose
+ * detached jobs outlive them. Follows the service's events, never its output.
  */
 export class SessionBook {
   /** What the service last said of each session, by id: a removal event carries only the id. */
@@ -50,7 +52,8 @@ export class SessionBook {
         const info = this.infos.get(event.id);
         this.infos.delete(event.id);
         if (!info) return;
-        this.departed.set(event.id, { ...booked(info), known: false, ref: { id: info.id, pid: info.pid, running: false } });
+        // No pid: once its tab is closed, what a session left is known by the id in its environment alone, as after a restart.
+        this.departed.set(event.id, { ...booked(info), known: false, ref: { id: info.id, pid: 0, running: false } });
         for (const id of this.departed.keys()) {
           if (this.departed.size <= MAX_DEPARTED) break;
           this.departed.delete(id);
@@ -60,19 +63,20 @@ export class SessionBook {
     );
   }
 
-  /** Every session to scan, the service's first (in creation order), then the removed ones. */
+  /** The service's sessions to scan, in creation order. */
   sessions(): BookedSession[] {
-    return [...[...this.infos.values()].map(booked), ...this.departed.values()];
+    return [...this.infos.values()].map(booked);
   }
 
+  /** One of the service's sessions, or a removed one by the name it had. */
   get(id: SessionId): BookedSession | undefined {
     const info = this.infos.get(id);
     return info ? booked(info) : this.departed.get(id);
   }
 
-  /** A removed session that a scan found has nothing left: no need to look for it again. */
-  forgetDeparted(id: SessionId): void {
-    this.departed.delete(id);
+  /** Forgets the names of removed sessions but those of `ids`: a scan found nothing left of the others. */
+  retainDeparted(ids: ReadonlySet<SessionId>): void {
+    for (const id of this.departed.keys()) if (!ids.has(id)) this.departed.delete(id);
   }
 
   dispose(): void {

@@ -64,21 +64,36 @@ export function processesKnown(): boolean {
   return process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
 }
 
+export interface SnapshotOptions {
+  /**
+   * Also every process carrying the PTYDECK_SESSION_ID of a session not among
+   * those asked for, under that id: what sessions this host no longer has
+   * left running (a closed tab's `nohup` job, a previous host's). Another
+   * ptydeck host's sessions look the same from here, and come too.
+   */
+  outlived?: boolean;
+}
+
 /** One scan of the process table for several sessions at once; undefined where /proc is missing. */
-export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, SessionSnapshot> | undefined {
+export function snapshotSessions(sessions: readonly SessionRef[], options: SnapshotOptions = {}): Map<string, SessionSnapshot> | undefined {
   if (!processesKnown()) return undefined;
   const table = readProcessTable(new Set(sessions.filter((session) => session.running).map((session) => session.pid)));
-  const owner = attribute(table, sessions);
+  const owner = attribute(table, sessions, options.outlived ?? false);
   const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
   const result = new Map<string, SessionSnapshot>();
   for (const session of sessions) {
     const leader = session.running ? table.stats.get(session.pid) : undefined;
     result.set(session.id, { processes: [], ports: [], foregroundGroup: leader && leader.tpgid > 0 ? leader.tpgid : null });
   }
-  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) result.get(id)!.processes.push(processOf(pid, table.stats.get(pid)!));
+  const snapshotOf = (id: string): SessionSnapshot => {
+    let snapshot = result.get(id);
+    if (!snapshot) result.set(id, (snapshot = { processes: [], ports: [], foregroundGroup: null }));
+    return snapshot;
+  };
+  for (const [pid, id] of [...owner].sort(([a], [b]) => a - b)) snapshotOf(id).processes.push(processOf(pid, table.stats.get(pid)!));
   for (const [inode, pid] of facts.holders(new Set(listening.keys()), table.stats)) {
     const id = owner.get(pid);
-    if (id !== undefined) result.get(id)!.ports.push({ ...listening.get(inode)!, pid, inode });
+    if (id !== undefined) snapshotOf(id).ports.push({ ...listening.get(inode)!, pid, inode });
   }
   for (const snapshot of result.values()) snapshot.ports.sort((a, b) => a.port - b.port || a.address.localeCompare(b.address));
   return result;
@@ -92,31 +107,8 @@ export function snapshotSessions(sessions: readonly SessionRef[]): Map<string, S
 export function sessionLeftovers(session: Pick<SessionRef, 'id' | 'pid'>): OwnedProcess[] {
   if (!processesKnown()) return [];
   const table = readProcessTable();
-  const owned = attribute(table, [{ ...session, running: false }]);
+  const owned = attribute(table, [{ ...session, running: false }], false);
   return [...owned.keys()].sort((a, b) => a - b).map((pid) => processOf(pid, table.stats.get(pid)!));
-}
-
-/**
- * Processes of ptydeck sessions that are no longer live: they carry a
- * PTYDECK_SESSION_ID not in `liveSessionIds` (a developer tab's `nohup` job
- * after the tab closed, a daemon whose session was removed), by that id.
- * The environment outlives the session, so these stay attributed after it is
- * forgotten; a process that scrubbed its environment is not found. Another
- * ptydeck host's sessions look the same from here, and are listed too.
- * Undefined where /proc is missing.
- */
-export function outlivedProcesses(liveSessionIds: ReadonlySet<string>): Map<string, OwnedProcess[]> | undefined {
-  if (!processesKnown()) return undefined;
-  const table = readProcessTable();
-  const outlived = new Map<string, OwnedProcess[]>();
-  for (const [pid, stat] of [...table.stats].sort(([a], [b]) => a - b)) {
-    const id = facts.sessionId(pid, stat, sessionIdOf);
-    if (id === undefined || liveSessionIds.has(id)) continue;
-    const processes = outlived.get(id);
-    if (processes) processes.push(processOf(pid, stat));
-    else outlived.set(id, [processOf(pid, stat)]);
-  }
-  return outlived;
 }
 
 /**
@@ -128,7 +120,7 @@ export function sessionsOf(pids: readonly number[], sessions: readonly SessionRe
   const found = new Map<number, string>();
   if (!processesKnown() || pids.length === 0) return found;
   const table = readProcessTable();
-  const owner = attribute(table, sessions);
+  const owner = attribute(table, sessions, false);
   for (const pid of pids) {
     const stat = table.stats.get(pid);
     const id = owner.get(pid) ?? (stat ? facts.sessionId(pid, stat, sessionIdOf) : undefined);
@@ -173,8 +165,12 @@ function push(index: Map<number, number[]>, key: number, pid: number): void {
   else index.set(key, [pid]);
 }
 
-/** Which of `sessions` each process is, by tree, POSIX session, then environment (see the top of this file). */
-function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[]): Map<number, string> {
+/**
+ * Which of `sessions` each process is, by tree, POSIX session, then
+ * environment (see the top of this file); with `outlived`, a process carrying
+ * any other session's id is that session's.
+ */
+function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[], outlived: boolean): Map<number, string> {
   const owner = new Map<number, string>();
   for (const session of sessions) {
     if (session.pid <= 0) continue;
@@ -193,7 +189,7 @@ function attribute({ stats, children, members }: ProcessTable, sessions: readonl
   for (const [pid, stat] of stats) {
     if (owner.has(pid)) continue;
     const id = facts.sessionId(pid, stat, sessionIdOf);
-    if (id !== undefined && ids.has(id)) owner.set(pid, id);
+    if (id !== undefined && (outlived || ids.has(id))) owner.set(pid, id);
   }
   return owner;
 }

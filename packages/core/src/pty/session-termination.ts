@@ -11,7 +11,7 @@
  *   process group and its terminal's foreground job get SIGHUP (SIGKILL after
  *   the grace period for what ignores it); the shell passes the hangup on to
  *   its jobs; what detached on purpose (nohup, setsid) lives on, still known
- *   by its PTYDECK_SESSION_ID (proc/session-processes.ts outlivedProcesses).
+ *   by its PTYDECK_SESSION_ID (the process watch lists it: proc/process-watch.ts).
  */
 import { endSessionLeftovers } from '../proc/end-processes.js';
 import { readStat } from '../proc/proc-fs.js';
