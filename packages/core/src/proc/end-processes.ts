@@ -1,10 +1,6 @@
 // Ends processes a session left behind that are not our children, never a later process reusing a pid.
-import { waitFor } from '../pty/process-wait.js';
+import { escalate } from '../pty/process-wait.js';
 import { sessionLeftovers, stillRunning, type OwnedProcess, type SessionRef } from './session-processes.js';
-
-/** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
-const SIGKILL_WAIT_MS = 5000;
-const settled = Promise.resolve();
 
 /**
  * Ends processes that are not our children (a session's detached jobs):
@@ -23,13 +19,7 @@ export async function endProcesses(processes: readonly OwnedProcess[], graceMs: 
       }
     }
   };
-  if (!force) {
-    signalAll('SIGTERM');
-    signalAll('SIGCONT'); // a stopped job sees its SIGTERM only once it runs
-    if (await waitFor(() => alive().length === 0, settled, graceMs)) return [];
-  }
-  signalAll('SIGKILL');
-  await waitFor(() => alive().length === 0, settled, SIGKILL_WAIT_MS);
+  await escalate(signalAll, () => alive().length === 0, { signal: 'SIGTERM', graceMs, force });
   return alive();
 }
 

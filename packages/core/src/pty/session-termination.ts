@@ -16,24 +16,14 @@
 import { endSessionLeftovers } from '../proc/end-processes.js';
 import { readStat } from '../proc/proc-fs.js';
 import { groupAlive, groupMembers, posixSessionMembers, signalGroups, signalPosixSession } from './process-tree.js';
-import { waitFor } from './process-wait.js';
+import { escalate, type Escalation } from './process-wait.js';
 import type { PtySession } from './pty-session.js';
 
 export { waitFor } from './process-wait.js';
 
-/** After SIGKILL a process dies as soon as the kernel schedules it; this only bounds a wait on a stuck (D state) one. */
-const SIGKILL_WAIT_MS = 5000;
-const settled = Promise.resolve();
-
-export interface EndPosixSessionOptions {
-  /** The polite ask: SIGHUP for a terminal's session (a closed terminal sends it), SIGTERM for a process with no terminal. */
-  signal: NodeJS.Signals;
-  /** How long what was asked may take before SIGKILL. */
-  graceMs: number;
+export interface EndPosixSessionOptions extends Escalation {
   /** Everything is gone. Default: no process is left in the session. */
   gone?: () => boolean;
-  /** Settles when the session's leader exits: wakes the wait at once instead of at its next poll. */
-  exited?: Promise<void>;
 }
 
 /**
@@ -45,13 +35,7 @@ export async function endPosixSession(sid: number, options: EndPosixSessionOptio
   // Signalling session 0 would reach our own process group.
   if (sid <= 0) return;
   const gone = options.gone ?? (() => posixSessionMembers(sid).length === 0);
-  const exited = options.exited ?? settled;
-  if (gone()) return;
-  signalPosixSession(sid, options.signal);
-  signalPosixSession(sid, 'SIGCONT');
-  if (await waitFor(gone, exited, options.graceMs)) return;
-  signalPosixSession(sid, 'SIGKILL');
-  await waitFor(gone, exited, SIGKILL_WAIT_MS);
+  await escalate((signal) => signalPosixSession(sid, signal), gone, options);
 }
 
 /**
@@ -90,9 +74,5 @@ async function hangUp(session: PtySession, killGraceMs: number): Promise<void> {
   const foreground = session.running ? readStat(sid)?.tpgid : undefined;
   const groups = foreground !== undefined && foreground > 0 && foreground !== sid ? [sid, foreground] : [sid];
   const gone = () => !session.running && groupMembers(groups).length === 0;
-  signalGroups(groups, 'SIGHUP');
-  signalGroups(groups, 'SIGCONT');
-  if (await waitFor(gone, session.exited, killGraceMs)) return;
-  signalGroups(groups, 'SIGKILL');
-  await waitFor(gone, session.exited, SIGKILL_WAIT_MS);
+  await escalate((signal) => signalGroups(groups, signal), gone, { signal: 'SIGHUP', graceMs: killGraceMs, exited: session.exited });
 }
