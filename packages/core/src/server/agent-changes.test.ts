@@ -71,9 +71,11 @@ async function countingPanel() {
   opened.ws.on('message', (data, binary) => {
     if (binary) return;
     const text = data.toString();
+    const message = JSON.parse(text);
+    // Only the agents' changes are counted: a panel also hears of other things (what sessions left running).
+    if (message.type !== 'agent.added' && message.type !== 'agent.removed') return;
     state.bytes += Buffer.byteLength(text);
     state.messages += 1;
-    const message = JSON.parse(text);
     if (message.type === 'agent.added') state.agents.set(message.agent.id, message.agent);
     if (message.type === 'agent.removed') state.agents.delete(message.id);
     wake();
