@@ -108,6 +108,8 @@ class Turn implements FloodTurn {
 export class FloodTurns {
   private readonly options: Required<Omit<FloodTurnsOptions, 'loop'>>;
   private readonly loop: LoopClock;
+  /** Whether the loop watch is this one's own, to dispose with it. */
+  private readonly ownsLoop: boolean;
   private readonly reading = new Set<Turn>();
   private readonly waiting: Turn[] = [];
   /** While floods wait: looks for readers that went quiet, whose place would otherwise stay taken. */
@@ -118,6 +120,7 @@ export class FloodTurns {
     this.options = { ...DEFAULT_FLOOD_TURNS, now: () => performance.now(), ...rest };
     // Ticks at a fraction of quietMs, so a quiet spell is seen within about 1.5 quietMs.
     this.loop = loop ?? new LoopWatch(this.options.quietMs / 2, this.options.now);
+    this.ownsLoop = loop === undefined;
   }
 
   /** A session to schedule; readers 0 means floods are never held back. */
@@ -170,7 +173,7 @@ export class FloodTurns {
     clearTimeout(this.quietCheck);
     this.quietCheck = undefined;
     for (const turn of [...this.waiting]) this.leave(turn);
-    this.loop.dispose();
+    if (this.ownsLoop) this.loop.dispose();
   }
 
   /**

@@ -1,6 +1,7 @@
 // Who reads a terminal's master, the event loop or the read thread, and the handover between them.
 import type { Socket } from 'node:net';
 import { FLOOD } from './flood.js';
+import type { LoopClock } from './loop-watch.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';
 
 /**
@@ -24,6 +25,11 @@ export interface ThreadReading {
   thread(): ReadThread | undefined;
   /** Bytes of one run of output after which the thread reads. */
   afterBytes: number;
+  /**
+   * When the loop was last seen free (loop-watch.ts): a stalled loop's gap is
+   * no pause in the run. Absent: the wall clock (a stall then ends the run).
+   */
+  loop?: LoopClock;
 }
 
 /** A pause this long ends a run of output: the flood's own measure, as the turns' (flood-turns.ts). */
@@ -66,8 +72,9 @@ export class MasterReading {
     const options = this.threadReading;
     if (!options || options.afterBytes <= 0) return;
     const now = performance.now();
-    if (now - this.lastReadAt >= FLOOD_QUIET_MS) this.run = 0;
+    if ((options.loop?.freeAt() ?? now) - this.lastReadAt >= FLOOD_QUIET_MS) this.run = 0;
     this.lastReadAt = now;
+    options.loop?.keepUntil(now + FLOOD_QUIET_MS);
     this.run += chunk.length;
     if (this.run >= options.afterBytes && !this.held && !this.closing && !this.onThread) this.toThread(options);
   }

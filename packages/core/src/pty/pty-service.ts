@@ -6,7 +6,9 @@ import type { LostRecord } from '../persist/lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
+import { FLOOD } from './flood.js';
 import { FloodTurns } from './flood-turns.js';
+import { LoopWatch } from './loop-watch.js';
 import { LogRetention } from './log-retention.js';
 import { isSignalName, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
@@ -48,13 +50,16 @@ class PtyServiceImpl implements PtyService {
   private disposed = false;
   private readonly floods: FloodTurns;
   private readonly readThread: SharedReadThread;
+  private readonly loop: LoopWatch;
 
   constructor(options: PtyServiceOptions) {
     this.config = serviceConfig(options);
     this.baseEnv = options.env ?? process.env;
     this.events = new EventHub(options.onListenerError);
-    this.floods = new FloodTurns({ readers: this.config.floodReaders });
-    this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed);
+    // One watch of the loop for both measures of a flood's run: the turns' and the read thread's.
+    this.loop = new LoopWatch(FLOOD.quietMs / 2);
+    this.floods = new FloodTurns({ readers: this.config.floodReaders, loop: this.loop });
+    this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed, this.loop);
     this.quota = new SessionQuota(this.config);
     this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));
   }
@@ -298,6 +303,7 @@ class PtyServiceImpl implements PtyService {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.floods.dispose();
+    this.loop.dispose();
     await Promise.all([...this.sessions.values()].map((session) => this.terminate(session)));
     this.readThread.dispose();
   }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDescriptors } from '../testing/leak-meters.js';
 import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
+import { LoopWatch } from './loop-watch.js';
 import { OutputLog } from './output-log.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { BATCH_BYTES } from './read-thread-protocol.js';
@@ -89,6 +90,31 @@ describe('the read thread', () => {
     // that every adoption ended with the terminal back on the loop.
     expect(watch.adopted).toBeGreaterThanOrEqual(2);
     expect(watch.quiet).toBe(watch.adopted);
+  });
+
+  it('takes a flood whose reads a stalled loop held back: a gap the loop was not free for is no pause', async () => {
+    const { thread, watch } = watchedThread();
+    const loop = new LoopWatch(25);
+    try {
+      // A main thread busy 60 ms every 15 chunks (a slow listener, a GC): every 60 KiB a gap past QUIET_MS,
+      // which on the wall clock alone ended the run before it reached the 256 KiB that makes a flood.
+      let chunks = 0;
+      let total = 0;
+      await new Promise<void>((resolve) => {
+        spawnPtyProcess(
+          { file: 'head', args: ['-c', String(4 * 1024 * 1024), '/dev/zero'], cwd: '/', env: isolatedEnv() as Record<string, string>, cols: 80, rows: 24, threadReading: { thread: () => thread, afterBytes: 256 * 1024, loop } },
+          (chunk) => {
+            total += chunk.length;
+            if (++chunks % 15 === 0) busy(60);
+          },
+          () => resolve(),
+        );
+      });
+      expect(total).toBe(4 * 1024 * 1024);
+      expect(watch.adopted).toBeGreaterThanOrEqual(1);
+    } finally {
+      loop.dispose();
+    }
   });
 
   it('hands small batches on in buffers of their own size, not in a 64 KiB one each', async () => {

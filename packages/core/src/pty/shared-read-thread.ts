@@ -4,6 +4,7 @@
  * MAX_READ_THREAD_DEATHS times, after which the event loop reads everything.
  * It also takes back the batches it lent once a session's log let go of them.
  */
+import type { LoopClock } from './loop-watch.js';
 import type { ThreadReading } from './master-reading.js';
 import { ReadThread } from './read-thread.js';
 
@@ -19,6 +20,8 @@ export class SharedReadThread implements ThreadReading {
     readonly afterBytes: number,
     /** Whether the service is being disposed: no thread is started then. */
     private readonly stopped: () => boolean,
+    /** The service's loop watch, shared with its flood turns. */
+    readonly loop?: LoopClock,
   ) {}
 
   /** The read thread, started on first use; after it died MAX_READ_THREAD_DEATHS times, none (the loop reads everything). */
