@@ -48,6 +48,7 @@ function manifest() {
     name: 'ptydeck',
     version: corePackage.version,
     description: workspace.description,
+    license: 'MIT',
     keywords: ['terminal', 'pty', 'mcp', 'mcp-server', 'acp', 'ai-agents', 'claude-code', 'codex', 'cli'],
     type: 'module',
     bin: { ptydeck: 'bin/ptydeck.js' },
@@ -70,6 +71,7 @@ function stage(dir) {
   cpSync(bundle, join(dir, 'dist', 'bundle'), { recursive: true, filter: noMaps });
   cpSync(app, join(dir, 'app'), { recursive: true, filter: noMaps });
   cpSync(join(root, 'README.md'), join(dir, 'README.md'));
+  cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 }
 
