@@ -259,7 +259,7 @@ describe('ptydeck mcp', () => {
     await client.connect(transport);
     await server.close();
     server = undefined;
-    await expect(client.callTool({ name: 'terminal_list', arguments: {} })).rejects.toThrow(/this session is gone/);
+    expect(await client.callTool({ name: 'terminal_list', arguments: {} })).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/this session is gone/) }] });
     await client.close();
   });
 

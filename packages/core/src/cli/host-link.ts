@@ -1,8 +1,9 @@
 // `ptydeck mcp`'s link to its host, noticing at once when the host dies.
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
+import { HOST_STOPPED_NOTIFICATION } from '../host/stop-protocol.js';
 import { isProcessAlive } from '../server/process-identity.js';
 import { proveHost } from './ensure-host.js';
 import { bounded } from './signals.js';
@@ -16,7 +17,7 @@ export interface HostTarget {
 
 export interface HostLinkHandlers {
   onmessage(message: JSONRPCMessage): void;
-  /** The host is gone (exited, or no longer this host); called at most once. */
+  /** The host is gone (exited, stopped, or no longer this host); called at most once. */
   onlost(reason: string): void;
   log(line: string): void;
 }
@@ -36,6 +37,7 @@ export class HostLink {
   /** Requests the link sends on its own behalf (a re-initialize), by id. */
   private readonly own = new Map<string, (message: JSONRPCMessage) => void>();
   private lost = false;
+  private stoppedByStop = false;
 
   constructor(
     readonly target: HostTarget,
@@ -46,6 +48,12 @@ export class HostLink {
       requestInit: { headers: { Authorization: `Bearer ${target.token}`, ...headers } },
     });
     this.http.onmessage = (message) => {
+      // Whatever a lost host still sends (an answer to a request already answered for it) is not passed on.
+      if (this.lost) return;
+      if (isJSONRPCNotification(message) && message.method === HOST_STOPPED_NOTIFICATION) {
+        this.stoppedByStop = true;
+        return this.lose('stopped with `ptydeck stop`');
+      }
       const answered = 'id' in message && message.id !== undefined ? this.own.get(String(message.id)) : undefined;
       if (answered) answered(message);
       else handlers.onmessage(message);
@@ -55,6 +63,11 @@ export class HostLink {
       if (!isProcessAlive(target.pid)) this.lose(`pid ${target.pid} exited`);
     }, WATCH_MS);
     this.watchdog.unref();
+  }
+
+  /** Whether the host said `ptydeck stop` stopped it (it was not killed). */
+  get stopped(): boolean {
+    return this.stoppedByStop;
   }
 
   start(): Promise<void> {

@@ -131,11 +131,9 @@ describe('one ptydeck host per state directory', () => {
     const killed = discovery(box).pid;
     process.kill(killed, 'SIGKILL');
     // The SDK's own timeout bounds the wait: a hang would fail with "Request timed out".
-    const error = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 }).then(
-      (result) => `no error: ${JSON.stringify(result.content)}`,
-      (failure: Error) => failure.message,
-    );
-    expect(error).toMatch(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it.*Call again`));
+    const error = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 });
+    // An error result, which the model reads, not a protocol error.
+    expect(error).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it.*Call again`)) }] });
     const after = await client.callTool({ name: 'terminal_list', arguments: {} });
     expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
     // A new host, a new MCP session: the old terminals are not there.
@@ -152,15 +150,11 @@ describe('one ptydeck host per state directory', () => {
     const { client } = await agent(box);
     const shell = await create(client, {});
     const killed = discovery(box).pid;
-    const waiting = client
-      .callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'sleep 120', timeout_ms: 100_000 } }, undefined, { timeout: 110_000 })
-      .then(
-        (result) => `no error: ${JSON.stringify(result.content)}`,
-        (failure: Error) => failure.message,
-      );
+    const waiting = client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'sleep 120', timeout_ms: 100_000 } }, undefined, { timeout: 110_000 });
     await until(() => processesOf(box.stateDir).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\x00120\x00'), 'the command runs');
     process.kill(killed, 'SIGKILL');
-    expect(await waiting).toMatch(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it`));
+    // Resolved as an error result with the text, not rejected with an McpError.
+    expect(await waiting).toEqual({ isError: true, content: [{ type: 'text', text: expect.stringMatching(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it`)) }] });
     // It was told: the next call goes straight to a new host.
     const after = await client.callTool({ name: 'terminal_list', arguments: {} });
     expect(after.isError, JSON.stringify(after.content)).toBeFalsy();

@@ -54,7 +54,18 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
       store = openStore(stateDir, log);
       let stopAsked!: () => void;
       const stopped = new Promise<'stop'>((resolve) => (stopAsked = () => resolve('stop')));
-      server = await startServer(command, io, stateDir, store, stopRoute({ sessions: () => server?.service.list() ?? [], chatCount: () => server?.chats.list().length ?? 0, onStop: () => stopAsked() }));
+      server = await startServer(
+        command,
+        io,
+        stateDir,
+        store,
+        stopRoute({
+          sessions: () => server?.service.list() ?? [],
+          chatCount: () => server?.chats.list().length ?? 0,
+          announceStop: () => server?.announceStop() ?? 0,
+          onStop: () => stopAsked(),
+        }),
+      );
       if (previous.status === 'stale') log(`replaced a stale ${previous.path} (pid ${previous.record.pid} is gone)`);
       // A desktop app of this release runs its own core without the host lock, and wrote the file before us.
       else if (previous.status === 'live' && previous.record.pid !== process.pid) {

@@ -7,7 +7,7 @@ import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
 import { PanelSession } from './panel-session.js';
-import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
  * Issue 24's "Done when", agent side, with real processes: a host started by
@@ -35,6 +35,9 @@ type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; struct
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
   return (await client.callTool({ name, arguments: args })) as ToolResult;
 }
+
+/** What a call gets when the host died under it: an error result the model reads, not a protocol error. */
+const gone = { isError: true, content: [{ type: 'text', text: expect.stringMatching(/is gone .*this session is gone with it/) }] };
 
 /** A developer's tab, opened through the panel protocol as the panel opens one, with a line typed into it. */
 async function developerTab(box: HostSandbox, line: string): Promise<SessionInfo> {
@@ -75,7 +78,7 @@ describe('a host SIGKILLed with sessions', () => {
     process.kill(oldHost, 'SIGKILL');
     await until(() => !isAlive(oldHost), 'the old host is gone');
     // The call that finds the host gone is told so; the next one starts a new host through the same `ptydeck mcp`.
-    await expect(call(first.client, 'terminal_list')).rejects.toThrow(/this session is gone/);
+    expect(await call(first.client, 'terminal_list')).toMatchObject(gone);
     const read = await call(first.client, 'terminal_read', { id: agentId });
     expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
     expect(discoveryOf(box).pid).not.toBe(oldHost);
@@ -102,6 +105,43 @@ describe('a host SIGKILLed with sessions', () => {
     expect((await call(other.client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
   });
 
+  it("keeps the agent's read position through three host changes (SIGKILL, `ptydeck stop --force`, SIGKILL): nothing read is unread again", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client } = await stdioAgent(box, 'reading-agent', { clients });
+    const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', 'echo read-MARKER-$((40+2)); exec sleep 300'] });
+    const id = String(made.structuredContent!.id);
+    await until(() => stored(box, id).includes('read-MARKER-42'), 'the store wrote the marker');
+    const unread = async () => {
+      const listed = await call(client, 'terminal_list');
+      expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
+      return listed.structuredContent!.terminals.map((t: { id: string; unread_bytes: number }) => [t.id, t.unread_bytes]);
+    };
+    const kill = async () => {
+      const pid = discoveryOf(box).pid;
+      process.kill(pid, 'SIGKILL');
+      await until(() => !isAlive(pid), 'the host is gone');
+      expect(await call(client, 'terminal_list')).toMatchObject(gone);
+    };
+
+    await kill();
+    expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toContain('read-MARKER-42');
+    expect(await unread()).toEqual([[id, 0]]);
+
+    const host = discoveryOf(box).pid;
+    const stopped = await runCli(box, ['stop', '--force']);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
+    // The developer starts ptydeck again. The agent's next call is told of the stop; the one after joins the new host.
+    expect((await runCli(box, [])).code).toBe(0);
+    expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^ptydeck was stopped with `ptydeck stop`/);
+    expect(await unread()).toEqual([[id, 0]]);
+
+    await kill();
+    expect(await unread()).toEqual([[id, 0]]);
+    expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toBe('');
+  });
+
   it('keeps nothing with PTYDECK_PERSIST=0: the next host knows neither the sessions nor their ids', async () => {
     const box = hostSandbox({ PTYDECK_PERSIST: '0' });
     sandboxes.push(box);
@@ -111,7 +151,7 @@ describe('a host SIGKILLed with sessions', () => {
     const oldHost = discoveryOf(box).pid;
     process.kill(oldHost, 'SIGKILL');
     await until(() => !isAlive(oldHost), 'the old host is gone');
-    await expect(call(first.client, 'terminal_list')).rejects.toThrow(/this session is gone/);
+    expect(await call(first.client, 'terminal_list')).toMatchObject(gone);
     const read = await call(first.client, 'terminal_read', { id });
     expect(read.isError).toBe(true);
     expect(read.content[0]?.text).toMatch(/^No such terminal/);

@@ -50,7 +50,7 @@ async function bridge(target: HostTarget, log: (line: string) => void, stopped: 
   const link = await startStdioBridge({
     target,
     log,
-    ...(chatBinding ? { chatBinding } : { reconnect: () => findHost(log, true) }),
+    ...(chatBinding ? { chatBinding } : { reconnect: (start: boolean) => findHost(log, start) }),
   });
   const reason = await Promise.race([stopped, link.done.then(() => 'eof' as const)]);
   // Sessions stay in the host; only this MCP session ends.

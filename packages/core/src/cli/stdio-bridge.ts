@@ -21,10 +21,12 @@ export interface BridgeOptions {
   /** A chat's binding, sent with every request so the server files this connection under the chat. */
   chatBinding?: string;
   /**
-   * Finds (or starts) a host after the one joined is gone. Without it, every
-   * call after the loss gets the error: a chat's bridge belongs to its host.
+   * Finds a host after the one joined is gone, starting one when `start` (a
+   * killed host) and not after `ptydeck stop` (the developer stopped it). It
+   * rejects when there is none. Without it, every call after the loss gets
+   * the error: a chat's bridge belongs to its host.
    */
-  reconnect?: () => Promise<HostTarget>;
+  reconnect?: (start: boolean) => Promise<HostTarget>;
   stdin?: Readable;
   stdout?: Writable;
   log: (line: string) => void;
@@ -37,7 +39,16 @@ export interface StdioBridge {
   close(): Promise<void>;
 }
 
-type LinkState = { kind: 'up'; link: HostLink } | { kind: 'lost'; message: string; told: boolean };
+/**
+ * Lost: the host died; the next tool call is told, the one after joins or
+ * starts a new host. Stopped: `ptydeck stop` ended it; tool calls are told so
+ * until the developer starts a host (never the one stopped, still shutting
+ * down: `token` is its), which the next call then joins.
+ */
+type LinkState = { kind: 'up'; link: HostLink } | { kind: 'lost' | 'stopped'; message: string; told: boolean; token: string };
+
+/** The part of a request the bridge needs to answer it itself. */
+type Asked = Pick<JSONRPCRequest, 'id' | 'method'>;
 
 /**
  * Forwards MCP frames between an agent on stdio and a ptydeck host's /mcp, so
@@ -46,12 +57,15 @@ type LinkState = { kind: 'up'; link: HostLink } | { kind: 'lost'; message: strin
  * HTTP headers, and answers a request itself when the host is gone or when a
  * line is not a JSON-RPC message (the host never sees that line).
  *
- * When the host dies, every request in flight and the agent's next call get an
- * error saying its sessions are gone; the call after that joins (or starts) a
- * new host and opens a new MCP session there with the agent's own initialize,
- * so the agent carries on without restarting its MCP connection. It is the
- * same owner there (AGENT_KEY_HEADER), so the sessions the old host lost and
- * the new one restored are its own again.
+ * When the host dies, every tool call in flight and the agent's next one get
+ * an error result saying its sessions are gone; the call after that joins (or
+ * starts) a new host and opens a new MCP session there with the agent's own
+ * initialize, so the agent carries on without restarting its MCP connection.
+ * It is the same owner there (AGENT_KEY_HEADER), so the sessions the old host
+ * lost and the new one restored are its own again. A host stopped by
+ * `ptydeck stop` says so first (HOST_STOPPED_NOTIFICATION): then no host is
+ * started, and tool calls get an error result saying ptydeck was stopped until
+ * the developer starts one, which the next call joins.
  */
 export async function startStdioBridge(options: BridgeOptions): Promise<StdioBridge> {
   const stdin = options.stdin ?? process.stdin;
@@ -69,12 +83,25 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   let initialized: JSONRPCMessage | undefined;
   let initializeId: RequestId | undefined;
   /** Requests forwarded and not yet answered, by id. */
-  const pending = new Map<string, RequestId>();
-  let reconnecting: Promise<HostLink> | undefined;
+  const pending = new Map<string, Asked>();
+  let reconnecting: Promise<HostLink | undefined> | undefined;
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
 
-  const answerError = (id: RequestId, message: string) => void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message } });
+  /**
+   * Answers a request the host cannot: a tool call with an error result, which
+   * the model reads (a JSON-RPC error is, to some clients, the tool crashing);
+   * a ping with its empty result (this process is alive); anything else, which
+   * has no error result, with a JSON-RPC error.
+   */
+  const answerWithoutHost = ({ id, method }: Asked, text: string) =>
+    void stdio.send(
+      method === 'tools/call'
+        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+        : method === 'ping'
+          ? { jsonrpc: '2.0', id, result: {} }
+          : { jsonrpc: '2.0', id, error: { code: -32000, message: text } },
+    );
 
   const openLink = (target: HostTarget): HostLink => {
     const link: HostLink = new HostLink(target, headers, {
@@ -98,22 +125,28 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
 
   function lose(link: HostLink, reason: string): void {
     if (state.kind !== 'up' || state.link !== link) return;
-    const message =
-      `The ptydeck host (pid ${link.target.pid}) at ${link.target.url} is gone (${reason}); this session is gone with it: ` +
-      `the processes of its terminals have ended. ` +
-      (options.reconnect
-        ? 'Call again: ptydeck mcp joins or starts a new host, with a new session, where those terminals are listed as lost (read-only, with the output the old host had kept) unless session persistence is off.'
-        : 'Restart the MCP connection once ptydeck runs again.');
+    const message = link.stopped ? stoppedMessage(link.target.pid, options.reconnect !== undefined) : lostMessage(link.target, reason, options.reconnect !== undefined);
     options.log(`ptydeck mcp: ${message}`);
-    // Whoever was waiting hears it now; if nobody was, the next call does.
-    state = { kind: 'lost', message, told: pending.size > 0 };
-    for (const id of pending.values()) answerError(id, message);
+    // Whoever was waiting hears it now; if no tool call was, the next one does.
+    const asked = [...pending.values()];
+    state = { kind: link.stopped ? 'stopped' : 'lost', message, told: asked.some((request) => request.method === 'tools/call'), token: link.target.token };
+    for (const request of asked) answerWithoutHost(request, message);
     pending.clear();
     link.lose(reason);
   }
 
-  async function reconnect(): Promise<HostLink> {
-    const link = openLink(await options.reconnect!());
+  /** A link to a new host, or undefined while ptydeck stays stopped (no host, or only the one stopped). */
+  async function reconnect(): Promise<HostLink | undefined> {
+    let target: HostTarget;
+    if (state.kind === 'stopped') {
+      const stoppedToken = state.token;
+      const found = await options.reconnect!(false).catch(() => undefined);
+      if (!found || found.token === stoppedToken) return undefined;
+      target = found;
+    } else {
+      target = await options.reconnect!(true);
+    }
+    const link = openLink(target);
     try {
       await link.start();
       if (initialize) await link.initialize(initialize);
@@ -130,20 +163,20 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   /** The link to send `message` on, or undefined when the bridge answered (or dropped) it itself. */
   async function linkFor(message: JSONRPCMessage): Promise<HostLink | undefined> {
     if (state.kind === 'up') return state.link;
-    const request = isJSONRPCRequest(message) ? message : undefined;
+    // Notifications and answers meant for the old host mean nothing to a new one.
+    if (!isJSONRPCRequest(message)) return undefined;
     if (!state.told || !options.reconnect) {
-      if (request) {
-        answerError(request.id, state.message);
-        state.told = true;
-      }
+      answerWithoutHost(message, state.message);
+      // The model hears of the loss through a tool call; a client's own requests (tools/list, ping) do not tell it.
+      if (message.method === 'tools/call') state.told = true;
       return undefined;
     }
-    // Notifications and answers meant for the old host mean nothing to a new one.
-    if (!request) return undefined;
     try {
-      return await (reconnecting ??= reconnect().finally(() => (reconnecting = undefined)));
+      const link = await (reconnecting ??= reconnect().finally(() => (reconnecting = undefined)));
+      if (!link) answerWithoutHost(message, state.message);
+      return link;
     } catch (error) {
-      answerError(request.id, `ptydeck mcp could not reach a ptydeck host: ${error instanceof Error ? error.message : String(error)}`);
+      answerWithoutHost(message, `ptydeck mcp could not reach a ptydeck host: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   }
@@ -151,7 +184,7 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
   async function forward(message: JSONRPCMessage): Promise<void> {
     const link = await linkFor(message);
     if (!link) return;
-    if (isJSONRPCRequest(message)) pending.set(String(message.id), message.id);
+    if (isJSONRPCRequest(message)) pending.set(String(message.id), { id: message.id, method: message.method });
     try {
       await link.send(message);
     } catch (error) {
@@ -159,7 +192,7 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
       if (await link.isGone(reason)) return lose(link, reason);
       options.log(`ptydeck mcp: forwarding to ${link.target.url} failed: ${reason}`);
       if (isJSONRPCRequest(message) && pending.delete(String(message.id))) {
-        answerError(message.id, `ptydeck at ${link.target.url} did not accept the request (${reason}).`);
+        answerWithoutHost(message, `ptydeck at ${link.target.url} did not accept the request (${reason}).`);
       }
     }
   }
@@ -189,4 +222,25 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
       await stdio.close().catch(() => {});
     })());
   return { done, close };
+}
+
+function lostMessage(target: HostTarget, reason: string, reconnects: boolean): string {
+  return (
+    `The ptydeck host (pid ${target.pid}) at ${target.url} is gone (${reason}); this session is gone with it: ` +
+    `the processes of its terminals have ended. ` +
+    (reconnects
+      ? 'Call again: ptydeck mcp joins or starts a new host, with a new session, where those terminals are listed as lost (read-only, with the output the old host had kept) unless session persistence is off.'
+      : 'Restart the MCP connection once ptydeck runs again.')
+  );
+}
+
+/** Also the model's: it says who decides to start ptydeck again, so that the model asks rather than runs it. */
+function stoppedMessage(pid: number, joins: boolean): string {
+  return (
+    `ptydeck was stopped with \`ptydeck stop\`; run \`ptydeck\` to start it again. ` +
+    `The host (pid ${pid}) ended the processes of this session's terminals as it stopped. Stopping it was the developer's decision: ` +
+    (joins
+      ? 'this MCP server starts no host by itself, and joins the one the developer starts, where those terminals are listed with their output (unless session persistence is off).'
+      : 'restart the MCP connection once ptydeck runs again.')
+  );
 }

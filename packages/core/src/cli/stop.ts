@@ -36,7 +36,14 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
   if ('error' in answer) throw new Error(answer.error);
   const gone = await waitForExit(answer.pid, EXIT_WAIT_MS);
   const chats = answer.chats > 0 ? ` and ${answer.chats} chat(s)` : '';
-  io.stdout.write(`Stopped the ptydeck host (pid ${answer.pid}); ended ${answer.sessions} running session(s)${chats}.\n`);
+  io.stdout.write(`Stopped the ptydeck host (pid ${answer.pid}); ended ${answer.sessions} running session(s)${chats}.${agentsLine(answer.agents)}\n`);
   if (!gone) io.stderr.write(`ptydeck: the host (pid ${answer.pid}) is still shutting down\n`);
   return EXIT_OK;
+}
+
+/** How many agents were connected, and that their `ptydeck mcp` wait for the developer (a host that predates the count says nothing). */
+function agentsLine(agents: number | undefined): string {
+  if (agents === undefined) return '';
+  if (agents === 0) return ' No agent was connected.';
+  return ` ${agents} agent(s) were connected; those through \`ptydeck mcp\` start no new host, and join the one you start with \`ptydeck\`.`;
 }

@@ -99,8 +99,9 @@ Stops on SIGINT, SIGTERM or \`ptydeck stop\`, ending every session.
 
 export const STOP_HELP = `Usage: ${STOP_USAGE}
 
-Ends the ptydeck host and every session in it, and says how many it ended.
-While agents' sessions are running it lists them and ends nothing, unless
+Ends the ptydeck host and every session in it, and says how many it ended
+and how many agents were connected; their \`ptydeck mcp\` start no new host
+until you run \`ptydeck\`. While agents' sessions are running it lists them and ends nothing, unless
 --force is given. Only a process outside every ptydeck session may stop the
 host (as with \`ptydeck url\`): run it in a terminal of your own.
 

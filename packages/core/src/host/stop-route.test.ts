@@ -22,22 +22,23 @@ afterEach(async () => {
   core = undefined;
 });
 
-async function serve(verdict: PeerVerdict, sessions: SessionInfo[]) {
+async function serve(verdict: PeerVerdict, sessions: SessionInfo[], chats = 1) {
   const stops: number[] = [];
+  const announced: number[] = [];
   core = await startHttpServer({
     service: idleService,
     stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-stop-')),
     writeDiscovery: false,
     appDir: '/nonexistent',
     judgePeer: () => verdict,
-    route: stopRoute({ sessions: () => sessions, chatCount: () => 1, onStop: () => stops.push(Date.now()) }),
+    route: stopRoute({ sessions: () => sessions, chatCount: () => chats, announceStop: () => announced.push(Date.now()) && 3, onStop: () => stops.push(Date.now()) }),
   });
   const url = core.url;
   const post = async (query = '', headers: Record<string, string> = {}) => {
     const response = await fetch(`${url}${STOP_PATH}${query}`, { method: 'POST', headers });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-  return { post, stops, url };
+  return { post, stops, announced, url };
 }
 
 describe('POST /stop', () => {
@@ -62,8 +63,18 @@ describe('POST /stop', () => {
     // How a newer client retires an older host: only when nothing runs in it.
     expect(await host.post('?ifIdle=1&force=1')).toEqual({ status: 409, body: { error: 'not idle: 2 running session(s), 1 chat(s)' } });
     expect(host.stops).toEqual([]);
-    expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1 } });
+    expect(host.announced).toEqual([]);
+    expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1, agents: 3 } });
     expect(host.stops).toHaveLength(1);
+    // The agents' bridges were told once, before the host goes.
+    expect(host.announced).toHaveLength(1);
+  });
+
+  it('tells no bridge when an idle older host is retired for a newer one: they are to join that one', async () => {
+    const host = await serve({ kind: 'outside', pids: [1] }, [], 0);
+    expect(await host.post('?ifIdle=1')).toMatchObject({ status: 200, body: { stopping: true, agents: 0 } });
+    expect(host.stops).toHaveLength(1);
+    expect(host.announced).toEqual([]);
   });
 
   it('stops without --force when only the developer\'s sessions run', async () => {

@@ -10,6 +10,11 @@ export interface StopRouteDeps {
   sessions(): readonly SessionInfo[];
   /** Chats running now. */
   chatCount(): number;
+  /**
+   * Tells the agents' `ptydeck mcp` bridges that the host is being stopped, so they start no new one;
+   * answers how many agents were connected.
+   */
+  announceStop(): number;
   /** Called once the answer is on its way: ends the host. */
   onStop(): void;
 }
@@ -22,6 +27,7 @@ export interface StopRouteDeps {
  */
 export function stopRoute(deps: StopRouteDeps): ServerRoute {
   let stopping = false;
+  let agents = 0;
   return (req, res, asker) => {
     if (asker.pathname !== STOP_PATH) return false;
     if (req.method !== 'POST') return answer(res, 405, { error: 'use POST' });
@@ -43,10 +49,12 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
     }
     if (!stopping) {
       stopping = true;
+      // Not when an older host is retired for a newer one (ifIdle): its bridges are to join the newer host.
+      agents = flag(req, 'ifIdle') ? 0 : deps.announceStop();
       // After the answer is written: closing the server would cut this very connection.
       res.once('finish', () => deps.onStop());
     }
-    return answer(res, 200, { stopping: true, pid: process.pid, sessions: running.length, chats: deps.chatCount() });
+    return answer(res, 200, { stopping: true, pid: process.pid, sessions: running.length, chats: deps.chatCount(), agents });
   };
 }
 

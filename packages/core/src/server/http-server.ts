@@ -122,6 +122,8 @@ export interface HttpServer {
   /** Sessions' ports and leftover processes, watched while a panel is connected. */
   processes: ProcessWatch;
   panelUrl(): string;
+  /** Tells the agents' `ptydeck mcp` that `ptydeck stop` is stopping the host; answers how many agents were connected. */
+  announceStop(): number;
   close(): Promise<void>;
 }
 
@@ -350,6 +352,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     panelCount: () => panels.size,
     processes,
     panelUrl,
+    announceStop: () => mcp?.announceStop() ?? 0,
     close,
   };
 }

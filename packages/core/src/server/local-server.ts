@@ -55,6 +55,8 @@ export interface LocalServer {
   panelCount(): number;
   /** The panel URL with a fresh one-time ticket, for a browser. */
   panelUrl(): string;
+  /** Tells the agents' `ptydeck mcp` that `ptydeck stop` is stopping the host; answers how many agents were connected. */
+  announceStop(): number;
   /** Stops serving, removes the discovery file and disposes the sessions if it created the service. */
   close(): Promise<void>;
 }
@@ -154,6 +156,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     chats,
     panelCount: () => started.panelCount(),
     panelUrl: () => started.panelUrl(),
+    announceStop: () => started.announceStop(),
     close: () =>
       (closing ??= (async () => {
         stopFollowingAgents();

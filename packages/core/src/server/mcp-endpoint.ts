@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
+import { HOST_STOPPED_NOTIFICATION } from '../host/stop-protocol.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ChatBinding, ChatBindings } from '../chats/chat-bindings.js';
 import { agentOwnerId, isAgentKey } from './agent-identity.js';
@@ -33,6 +34,8 @@ interface McpSession {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   connectionId: string;
+  /** 'stdio': a `ptydeck mcp` bridge (BRIDGE_HEADER). */
+  kind: 'http' | 'stdio';
   /** The chat owner it speaks for, when it opened with a binding. */
   boundTo: string | undefined;
   /** Open HTTP requests (POSTs in flight and the long-lived GET stream). */
@@ -168,6 +171,24 @@ export class McpHttpEndpoint {
     return this.sessions.size;
   }
 
+  /**
+   * `ptydeck stop` is stopping the host: each `ptydeck mcp` hears it on its
+   * event stream (written before close() ends the streams, so it arrives
+   * first) and starts no new host by itself. Answers how many agents were
+   * connected, chats' own connections aside (a chat is counted as a chat).
+   */
+  announceStop(): number {
+    const agents = new Set<string>();
+    for (const session of this.sessions.values()) {
+      if (session.boundTo === undefined) agents.add(session.connectionId);
+      if (session.kind !== 'stdio') continue;
+      session.transport.send({ jsonrpc: '2.0', method: HOST_STOPPED_NOTIFICATION }).catch((error: unknown) => {
+        reportError(error, `telling MCP session ${session.connectionId} that ptydeck is stopping failed`);
+      });
+    }
+    return agents.size;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const sessions = [...this.sessions.values()];
@@ -232,7 +253,7 @@ export class McpHttpEndpoint {
           connectedAt: Date.now(),
         }),
     });
-    const session: McpSession = { transport, server, connectionId, boundTo: binding?.owner, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
+    const session: McpSession = { transport, server, connectionId, kind, boundTo: binding?.owner, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
     transport.onclose = () => {
       clearTimeout(session.idleTimer);
       const sid = transport.sessionId;

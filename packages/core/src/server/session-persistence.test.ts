@@ -64,4 +64,35 @@ describe('restoreAndRecord', () => {
     expect(existsSync(dir)).toBe(true);
     await again.close();
   });
+
+  it("keeps the read position of a restored terminal through a graceful stop, which lets the tool go before the store's last write, to a third host", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
+    const first = startHost(dir);
+    const agent = await connectMcp(first.tool, OWNER);
+    const id = String((await agent.ok('terminal_create', {})).id);
+    expect((await agent.ok('terminal_run', { id, command: 'echo first-$((1+1))' })).output).toContain('first-2');
+    first.service.write(id, 'echo second-$((2+2))\r');
+    await waitForOutput(first.service, id, 'second-4');
+    await first.store.flush();
+    // Killed: nothing after this is recorded.
+    first.stop();
+    await agent.close();
+
+    const second = startHost(dir);
+    const again = await connectMcp(second.tool, OWNER);
+    expect((await again.ok('terminal_read', { id })).output).toContain('second-4');
+    expect(await again.ok('terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id, unread_bytes: 0 })] });
+    await again.close();
+    // Stopped as LocalServer.close stops: the tool first, the sessions, then the store's last write.
+    second.tool.dispose();
+    await second.service.dispose();
+    await second.store.flush();
+    second.stop();
+
+    const third = startHost(dir);
+    const last = await connectMcp(third.tool, OWNER);
+    expect(await last.ok('terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id, unread_bytes: 0 })] });
+    expect((await last.ok('terminal_read', { id })).output).toBe('');
+    await last.close();
+  });
 });

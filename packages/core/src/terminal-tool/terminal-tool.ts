@@ -79,7 +79,10 @@ export interface TerminalTool {
    * host kept the owner's read position.
    */
   adoptRestored(info: SessionInfo, cursor: number | null): void;
-  /** The owner's read position in one of the tool's sessions (null otherwise): what the session store keeps. */
+  /**
+   * The owner's read position in one of the tool's sessions (null otherwise): what the session store keeps.
+   * Still answered after dispose(), as it stood then: a stopping host writes its store last.
+   */
   agentCursorOf(id: string): number | null;
   /** Stops following the service and removes the generated shell files; sessions stay in the service. */
   dispose(): void;
@@ -101,6 +104,8 @@ class TerminalToolImpl implements TerminalTool {
   private readonly shellStartMs: number;
   private readonly screens: ScreenService;
   private readonly processes = new OwnedProcesses();
+  /** The owners' read positions when the tool let go of its sessions, for the session store's last write. */
+  private cursorsAtDispose: Map<string, number> | undefined;
 
   constructor(
     private readonly service: PtyService,
@@ -391,12 +396,19 @@ class TerminalToolImpl implements TerminalTool {
   }
 
   agentCursorOf(id: string): number | null {
+    if (this.cursorsAtDispose) return this.cursorsAtDispose.get(id) ?? null;
     return this.owned.ownerCursorOf(id);
   }
 
   dispose(): void {
+    // A host stops the tool before its sessions and flushes the store after them: without these, that last
+    // write would find no reader and forget where each agent had read (issue 32, item 5).
+    this.cursorsAtDispose ??= new Map();
     this.subscriptions.dispose();
-    for (const session of this.owned.clear()) session.dispose();
+    for (const session of this.owned.clear()) {
+      this.cursorsAtDispose.set(session.id, session.cursorOf(session.ownerId));
+      session.dispose();
+    }
     this.launcher.dispose();
   }
 

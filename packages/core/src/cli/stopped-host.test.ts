@@ -1,0 +1,83 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { until } from '../testing/poll-until.js';
+import { bin, buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+
+/**
+ * Issue 32 item 7, with real processes: `ptydeck stop --force` stops ptydeck
+ * even while an agent's `ptydeck mcp` is connected. The bridge answers each
+ * tool call with an error result saying ptydeck was stopped, starts no host,
+ * and joins the one the developer starts.
+ */
+beforeAll(buildCore, 120_000);
+
+const sandboxes: HostSandbox[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const box of sandboxes.splice(0)) {
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+  }
+});
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as ToolResult;
+}
+
+/** Live `ptydeck host` processes of a sandbox. */
+function hostsOf(box: HostSandbox): number[] {
+  return processesOf(box.stateDir).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, 3).join(' ') === `${bin} host`;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const stoppedResult = {
+  isError: true,
+  content: [{ type: 'text', text: expect.stringMatching(/^ptydeck was stopped with `ptydeck stop`; run `ptydeck` to start it again\. .*starts no host by itself/) }],
+};
+
+describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
+  it('answers every call that ptydeck was stopped, starts no host, and joins the one the developer starts', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client, stderr } = await stdioAgent(box, 'stopped-agent', { clients });
+    const shell = await call(client, 'terminal_create', {});
+    expect(shell.isError, JSON.stringify(shell.content)).toBeFalsy();
+    const id = String(shell.structuredContent!.id);
+    const stoppedHost = discoveryOf(box).pid;
+    // A call in flight when the developer stops ptydeck.
+    const waiting = call(client, 'terminal_run', { id, command: 'sleep 120', timeout_ms: 100_000 });
+    await until(() => processesOf(box.stateDir).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\x00120\x00'), 'the command runs');
+
+    const stop = await runCli(box, ['stop', '--force']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`Stopped the ptydeck host (pid ${stoppedHost}); ended 1 running session(s). 1 agent(s) were connected;`);
+    expect(await waiting).toEqual(stoppedResult);
+    await until(() => !isAlive(stoppedHost), 'the stopped host is gone');
+
+    // Every call is told, and none starts a host.
+    for (let n = 0; n < 3; n++) expect(await call(client, 'terminal_list')).toEqual(stoppedResult);
+    expect(hostsOf(box)).toEqual([]);
+    expect(existsSync(join(box.stateDir, 'server.json'))).toBe(false);
+    expect(lockedPid(box.stateDir)).toBeUndefined();
+
+    // The developer starts ptydeck: the next call joins it, where the agent's terminal is its own, ended.
+    const started = await runCli(box, []);
+    expect(started.code, started.stderr).toBe(0);
+    const host = discoveryOf(box);
+    const listed = await call(client, 'terminal_list');
+    expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
+    expect(listed.structuredContent!.terminals).toEqual([expect.objectContaining({ id })]);
+    expect(stderr()).toContain(`joined the ptydeck host at ${host.url} (pid ${host.pid}) with a new session`);
+    expect(hostsOf(box)).toEqual([host.pid]);
+  });
+});
