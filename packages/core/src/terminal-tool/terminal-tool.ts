@@ -3,6 +3,7 @@ import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contrac
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenService } from '../screen/index.js';
+import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
@@ -101,6 +102,7 @@ class TerminalToolImpl implements TerminalTool {
   private readonly shellStartMs: number;
   private readonly screens: ScreenService;
   private readonly processes = new OwnedProcesses();
+  private readonly patterns = new AgentPatterns();
 
   constructor(
     private readonly service: PtyService,
@@ -290,6 +292,7 @@ class TerminalToolImpl implements TerminalTool {
     const input = parseInput(WaitInput, rawInput);
     const session = this.lookup(owner, input.id);
     const regex = input.until === 'pattern' ? compilePattern(input.pattern) : null;
+    if (regex) this.patterns.admit(owner.id);
     checkPortWait(input.until, input.port);
     const started = Date.now();
     const deadline = started + input.timeout_ms;
@@ -329,7 +332,7 @@ class TerminalToolImpl implements TerminalTool {
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
-        outcome = await waitForPattern(session, regex!, from, deadline, hooks.signal, asks);
+        outcome = await waitForPattern(session, (text) => this.patterns.match(owner.id, regex!, text), from, deadline, hooks.signal, asks);
       }
     } finally {
       stopProgress();
@@ -396,6 +399,7 @@ class TerminalToolImpl implements TerminalTool {
 
   dispose(): void {
     this.subscriptions.dispose();
+    this.patterns.dispose();
     for (const session of this.owned.clear()) session.dispose();
     this.launcher.dispose();
   }
