@@ -119,6 +119,7 @@ class TerminalToolImpl implements TerminalTool {
     }
     for (const unsubscribe of [
       service.on('pty.data', (event) => this.owned.get(event.id)?.ingest()),
+      service.on('pty.input', (event) => this.owned.get(event.id)?.inputWritten(event.from, event.data)),
       service.on('pty.exited', (event) => {
         const session = this.owned.get(event.id);
         if (!session) return;
