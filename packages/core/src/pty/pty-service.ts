@@ -1,7 +1,7 @@
 // The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
+import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type SessionSource, type ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
@@ -188,7 +188,7 @@ class PtyServiceImpl implements PtyService {
     return session.snapshot();
   }
 
-  write(id: SessionId, data: string | Uint8Array): void {
+  write(id: SessionId, data: string | Uint8Array, from: SessionSource = 'user'): void {
     checkWriteData(data);
     const held = this.sessions.get(id);
     if (held?.restored) throw restoredRefusal(held.info, 'write to');
@@ -203,6 +203,7 @@ class PtyServiceImpl implements PtyService {
         `session '${id}' is not reading its input: ${MAX_INPUT_BACKLOG_BYTES / (1024 * 1024)} MiB already wait to be written; nothing of this write was queued`,
       );
     }
+    if (this.events.has('pty.input')) this.events.emit('pty.input', { type: 'pty.input', id, from, data });
   }
 
   resize(id: SessionId, cols: number, rows: number): void {

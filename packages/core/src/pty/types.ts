@@ -143,7 +143,20 @@ export interface PtyDataEvent {
   data: Uint8Array;
 }
 
-export type PtyServiceEventMap = { [K in PtyEventType]: PtyEventOf<K> } & { 'pty.data': PtyDataEvent };
+/**
+ * Input written to a session, after it was queued for the terminal. Who wrote
+ * it is what the writer said (PtyService.write): the agent tool says 'agent',
+ * the panel's connections (the developer's keys, `ptydeck attach`) 'user'.
+ */
+export interface PtyInputEvent {
+  type: 'pty.input';
+  id: SessionId;
+  from: SessionSource;
+  /** What was written, lent for the listener's call only. */
+  data: string | Uint8Array;
+}
+
+export type PtyServiceEventMap = { [K in PtyEventType]: PtyEventOf<K> } & { 'pty.data': PtyDataEvent; 'pty.input': PtyInputEvent };
 export type PtyServiceEventType = keyof PtyServiceEventMap;
 
 export interface PtyService {
@@ -164,8 +177,11 @@ export interface PtyService {
    * counts as an exited session for the caps, and emits `pty.created`.
    */
   restore(record: LostRecord): SessionInfo;
-  /** Throws 'read_only' for a display session. */
-  write(id: SessionId, data: string | Uint8Array): void;
+  /**
+   * Throws 'read_only' for a display session. `from` says who typed it (the
+   * developer unless the agent tool says otherwise), for `pty.input`.
+   */
+  write(id: SessionId, data: string | Uint8Array, from?: SessionSource): void;
   resize(id: SessionId, cols: number, rows: number): void;
   /**
    * Says whether the session's program is waiting for a person's input (or

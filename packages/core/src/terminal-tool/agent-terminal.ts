@@ -1,5 +1,5 @@
 // The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
-import { Emitter, reportError, type Attention, type SessionId, type ShellActivity } from '@ptydeck/contract';
+import { Emitter, reportError, type Attention, type SessionId, type SessionSource, type ShellActivity } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
@@ -89,10 +89,15 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     return this.executeStrategy === null || this.tracker.running !== null;
   }
 
-  /** An input wait this caller has not been told about yet. */
+  /** The program waits for input and the developer is typing its answer in the panel. */
+  get developerAnswering(): boolean {
+    return this.watch.developerAnswering;
+  }
+
+  /** An input wait this caller has not been told about yet, and that the developer is not answering already. */
   attentionNewFor(caller: string): boolean {
     const attention = this.watch.attention;
-    return attention !== null && attention.since !== this.toldAttention.get(caller);
+    return attention !== null && !this.watch.developerAnswering && attention.since !== this.toldAttention.get(caller);
   }
 
   /** A result is telling the caller about the current input wait. */
@@ -160,6 +165,11 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.emit();
   }
 
+  /** Input was written to the terminal, by the agent or by the developer (PtyService 'pty.input'). */
+  inputWritten(from: SessionSource, data: string | Uint8Array): void {
+    this.watch.inputArrived(from, data);
+  }
+
   markExited(): void {
     this.hasExited = true;
     this.watch.dispose();
@@ -194,7 +204,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   typeCommand(command: string): void {
     const strategy = this.requireStrategy();
     const cursor = this.scanner.end;
-    this.service.write(this.id, strategy.commandInput(command));
+    this.service.write(this.id, strategy.commandInput(command), 'agent');
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
     // Running from now: its echo, output and done mark may all come in one chunk, never showing it run.
@@ -225,7 +235,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   /** Input the agent typed that is not a command line (terminal_send). */
   typeRaw(data: string): void {
     const cursor = this.scanner.end;
-    this.service.write(this.id, data);
+    this.service.write(this.id, data, 'agent');
     this.view.expectEcho(cursor, data);
     // Only marks say when bash read a line: without them nothing would clear it.
     if (this.executeStrategy?.kind === 'shell-marks' && /[\r\n]/.test(data)) this.tracker.lineEntered(cursor);

@@ -1,6 +1,6 @@
 // Notices a command waiting for input (from the kernel, else the prompt's look), so a wait returns instead of
 // timing out.
-import type { Attention } from '@ptydeck/contract';
+import type { Attention, SessionSource } from '@ptydeck/contract';
 import { probeInputWait, type InputWait } from '../pty/input-wait.js';
 import { detectInputPrompt, endsLikeAPrompt, lastLine } from './input-prompts.js';
 
@@ -40,6 +40,12 @@ export class InputWatch {
   private timer: NodeJS.Timeout | undefined;
   private interval = QUIET_MS;
   private disposed = false;
+  /**
+   * The developer's keys reached the command and were not submitted yet: they
+   * are answering its prompt (`prompt`: the attention they answer, null when
+   * they typed before the prompt was known).
+   */
+  private answering: { prompt: Attention | null } | null = null;
 
   constructor(
     private readonly target: InputWatchTarget,
@@ -49,6 +55,26 @@ export class InputWatch {
 
   get attention(): Attention | null {
     return this.current;
+  }
+
+  /** The program waits for input, and the developer is typing the answer in the panel. */
+  get developerAnswering(): boolean {
+    return this.current !== null && this.answering !== null;
+  }
+
+  /**
+   * Input was written to the terminal. The developer's keys into a command
+   * mean they are answering it, until a line is submitted (by anyone):
+   * meanwhile the echo of their keys clears the prompt as any output does, but
+   * the kernel finding the program still reading brings back the same one, so
+   * nobody is told of a new prompt (an agent would type over the developer).
+   */
+  inputArrived(from: SessionSource, data: string | Uint8Array): void {
+    const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
+    const submitted = lastSubmit(text);
+    if (submitted >= 0) this.answering = null;
+    const typedSince = submitted < text.length - 1;
+    if (from === 'user' && typedSince && this.target.commandHoldsTerminal()) this.answering ??= { prompt: this.current };
   }
 
   /**
@@ -90,7 +116,11 @@ export class InputWatch {
 
   private tick(): void {
     this.timer = undefined;
-    if (this.disposed || this.target.exited || this.current || !this.target.commandHoldsTerminal()) return;
+    if (this.disposed || this.target.exited || this.current) return;
+    if (!this.target.commandHoldsTerminal()) {
+      this.answering = null;
+      return;
+    }
     const quietFor = Date.now() - this.target.lastDataAt;
     if (quietFor < QUIET_MS) return this.arm(QUIET_MS - quietFor);
     if (this.look()) return;
@@ -102,7 +132,15 @@ export class InputWatch {
   private look(): boolean {
     if (this.target.exited || this.target.altScreen || !this.target.commandHoldsTerminal()) return false;
     const wait = this.probe(this.target.pid);
-    if (wait.state === 'busy') return false;
+    if (wait.state === 'busy') {
+      // The program took the developer's keys without a line (a key press it waited for) and went on.
+      this.answering = null;
+      return false;
+    }
+    if (this.answering?.prompt) {
+      this.set(this.answering.prompt);
+      return true;
+    }
     const tail = this.target.tail();
     const textKind = detectInputPrompt(tail);
     if (wait.state === 'unsupported') {
@@ -110,7 +148,9 @@ export class InputWatch {
     } else if (wait.state === 'polling' && !textKind && !endsLikeAPrompt(tail)) {
       return false;
     }
-    this.set({ kind: textKind ?? 'unknown', prompt: lastLine(tail).slice(-MAX_PROMPT_CHARS), since: Date.now() });
+    const attention: Attention = { kind: textKind ?? 'unknown', prompt: lastLine(tail).slice(-MAX_PROMPT_CHARS), since: Date.now() };
+    if (this.answering) this.answering.prompt = attention;
+    this.set(attention);
     return true;
   }
 
@@ -119,4 +159,9 @@ export class InputWatch {
     this.current = attention;
     this.onChange(attention);
   }
+}
+
+/** Where the last key that hands a prompt its answer, or gives up on it (Enter, Ctrl-C, Ctrl-D), is in `text`; -1: none. */
+function lastSubmit(text: string): number {
+  return Math.max(text.lastIndexOf('\r'), text.lastIndexOf('\n'), text.lastIndexOf('\x03'), text.lastIndexOf('\x04'));
 }

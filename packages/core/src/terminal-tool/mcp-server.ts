@@ -223,6 +223,7 @@ interface TerminalStatus {
   state: string;
   prompt?: string;
   prompt_text?: string;
+  developer_answering?: true;
   exit_code?: number | null;
   process_exit_code?: number | null;
   process_signal?: string | null;
@@ -243,6 +244,9 @@ function lostText(result: TerminalStatus): string {
 /** What a waiting program asks, and how to answer it. */
 function askText(result: TerminalStatus): string {
   if (result.state !== 'waiting_for_input') return '';
+  if (result.developer_answering) {
+    return `: ${JSON.stringify(result.prompt_text ?? '')} (${result.prompt ?? 'unknown'}). The developer is typing the answer in the panel: do not type into it; follow with terminal_wait {"id": "${result.id}"}, which goes on until the command ends`;
+  }
   return `: ${JSON.stringify(result.prompt_text ?? '')} (${result.prompt ?? 'unknown'}). Answer with terminal_send {"id": "${result.id}", "text": "...", "keys": ["Enter"]}, then follow with terminal_wait`;
 }
 

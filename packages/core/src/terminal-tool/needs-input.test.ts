@@ -51,6 +51,51 @@ describe.skipIf(process.platform !== 'linux')('a command waiting for input', () 
   });
 });
 
+describe.skipIf(process.platform !== 'linux')('the developer answering a prompt', () => {
+  it('a wait goes on while the developer types the answer in the panel, and a result says they are answering', async () => {
+    const run = await shells.tool.run(owner, { command: `read -p "Continue? [y/N] " a; echo got=$a` });
+    expect(run).toMatchObject({ outcome: 'waiting_for_input', prompt: 'confirm', prompt_text: 'Continue? [y/N] ' });
+    // Once the echo of the developer's key cleared the prompt, the kernel finds bash still reading: the prompt is back.
+    const seenAgain = new Promise<void>((resolve) => {
+      let cleared = false;
+      const off = shells.service.on('pty.updated', (event) => {
+        if (event.info.id !== run.id) return;
+        if (!event.info.attention) cleared = true;
+        else if (cleared) {
+          off();
+          resolve();
+        }
+      });
+    });
+    let settled = false;
+    const waiting = shells.tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 });
+    void waiting.finally(() => (settled = true));
+    // The developer types y in the panel, without Enter yet.
+    shells.service.write(run.id, 'y');
+    await seenAgain;
+    // A wait the prompt ends returns within the turn it is seen in: let that turn's promises settle.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const read = await shells.tool.read(owner, { id: run.id });
+    expect(read).toMatchObject({ state: 'waiting_for_input', prompt: 'confirm', prompt_text: 'Continue? [y/N] ', developer_answering: true });
+    shells.service.write(run.id, '\r');
+    expect(await waiting).toMatchObject({ reason: 'exit', exit_code: 0, state: 'idle_at_prompt' });
+    expect(`${read.output}${(await waiting).output}`).toContain('got=y');
+    await shells.tool.close(owner, { id: run.id });
+  });
+
+  it("the agent's own keys are not the developer's answer", async () => {
+    const run = await shells.tool.run(owner, { command: `read -p "Name? " a; echo "hello $a"` });
+    expect(run).toMatchObject({ outcome: 'waiting_for_input', prompt_text: 'Name? ' });
+    const typed = await shells.tool.send(owner, { id: run.id, text: 'ada' });
+    expect(typed).toMatchObject({ state: 'waiting_for_input' });
+    expect(typed).not.toHaveProperty('developer_answering');
+    await shells.tool.send(owner, { id: run.id, keys: ['Enter'] });
+    expect(await shells.tool.wait(owner, { id: run.id, until: 'exit', timeout_ms: 20_000 })).toMatchObject({ reason: 'exit', exit_code: 0 });
+    await shells.tool.close(owner, { id: run.id });
+  });
+});
+
 describe.skipIf(process.platform !== 'linux')('no false alarms', () => {
   it.each([
     ['sleeping', 'sleep 1.5; echo slept'],

@@ -14,6 +14,7 @@ export function terminalFields(session: AgentTerminal, info: SessionInfo, caller
     id: session.id,
     state,
     ...(attention ? { prompt: attention.kind, prompt_text: attention.prompt } : {}),
+    ...(attention && session.developerAnswering ? { developer_answering: true } : {}),
     ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
     ...(info.status === 'lost' ? { unwritten_bytes: info.lost?.unwrittenBytes ?? null } : {}),
   };

@@ -67,6 +67,10 @@ export const terminalShape = {
   state: terminalState,
   prompt: promptKind.optional(),
   prompt_text: z.string().optional().describe('With state waiting_for_input: the prompt\'s line as the developer sees it.'),
+  developer_answering: z
+    .literal(true)
+    .optional()
+    .describe('With state waiting_for_input: the developer is typing the answer in the panel right now. Do not answer with terminal_send (you would type into their answer): follow with terminal_wait, which goes on until the command ends.'),
   process_exit_code: z.number().int().nullable().optional().describe('Once the terminal\'s process has ended: its exit code (null when a signal ended it).'),
   process_signal: z.string().nullable().optional().describe('Once the terminal\'s process has ended: the signal that ended it, if any.'),
   unwritten_bytes: z

@@ -3,6 +3,7 @@ import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contrac
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenService } from '../screen/index.js';
+import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
@@ -106,6 +107,7 @@ class TerminalToolImpl implements TerminalTool {
   private readonly processes = new OwnedProcesses();
   /** The owners' read positions when the tool let go of its sessions, for the session store's last write. */
   private cursorsAtDispose: Map<string, number> | undefined;
+  private readonly patterns = new AgentPatterns();
 
   constructor(
     private readonly service: PtyService,
@@ -122,6 +124,7 @@ class TerminalToolImpl implements TerminalTool {
     }
     for (const unsubscribe of [
       service.on('pty.data', (event) => this.owned.get(event.id)?.ingest()),
+      service.on('pty.input', (event) => this.owned.get(event.id)?.inputWritten(event.from, event.data)),
       service.on('pty.exited', (event) => {
         const session = this.owned.get(event.id);
         if (!session) return;
@@ -295,6 +298,7 @@ class TerminalToolImpl implements TerminalTool {
     const input = parseInput(WaitInput, rawInput);
     const session = this.lookup(owner, input.id);
     const regex = input.until === 'pattern' ? compilePattern(input.pattern) : null;
+    if (regex) this.patterns.admit(owner.id);
     checkPortWait(input.until, input.port);
     const started = Date.now();
     const deadline = started + input.timeout_ms;
@@ -334,7 +338,7 @@ class TerminalToolImpl implements TerminalTool {
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
-        outcome = await waitForPattern(session, regex!, from, deadline, hooks.signal, asks);
+        outcome = await waitForPattern(session, (text) => this.patterns.match(owner.id, regex!, text), from, deadline, hooks.signal, asks);
       }
     } finally {
       stopProgress();
@@ -405,6 +409,7 @@ class TerminalToolImpl implements TerminalTool {
     // write would find no reader and forget where each agent had read (issue 32, item 5).
     this.cursorsAtDispose ??= new Map();
     this.subscriptions.dispose();
+    this.patterns.dispose();
     for (const session of this.owned.clear()) {
       this.cursorsAtDispose.set(session.id, session.cursorOf(session.ownerId));
       session.dispose();

@@ -132,10 +132,17 @@ describe('waits under a fake clock', () => {
 
   it('pattern: matches across chunks, on plain text', async () => {
     const { session, emit } = fakeSession();
-    const waiting = waitForPattern(session, /ready on port \d+/, 0, Date.now() + 10_000);
+    const matched: string[] = [];
+    const match = async (text: string) => {
+      matched.push(text);
+      return /ready on port \d+/.exec(text)?.[0] ?? null;
+    };
+    const waiting = waitForPattern(session, match, 0, Date.now() + 10_000);
     emit('\x1b[32mready on');
     await vi.advanceTimersByTimeAsync(100);
     emit(' port\x1b[0m 8080\n');
     await expect(waiting).resolves.toEqual({ reason: 'pattern', match: 'ready on port 8080' });
+    // Each scan sees only what is new, after the unfinished line carried from the one before.
+    expect(matched).toEqual(['ready on', 'ready on port 8080\n']);
   });
 });

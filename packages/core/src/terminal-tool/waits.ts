@@ -1,13 +1,10 @@
 // What the terminal tool waits on: a command's end, exit, idle output, a pattern or a listening port.
 import type { AgentTerminal } from './agent-terminal.js';
-import { execWithin, RegexTimeoutError } from './bounded-regex.js';
 import type { CommandRecord } from './command-tracker.js';
 import { processesKnown } from '../proc/session-processes.js';
 import { TerminalToolError } from './errors.js';
 import type { WaitInput } from './tool-schemas.js';
 
-/** Longest one pattern match may run over new output before the wait gives up on the pattern. */
-export const PATTERN_BUDGET_MS = 500;
 /** The last partial line carried between scans, so a match across chunks is found. */
 const CARRY_BYTES = 4096;
 
@@ -120,14 +117,18 @@ export function compilePattern(pattern: string | undefined): RegExp {
   }
 }
 
+/** The text a pattern first matches in `text` (null: none); throws for a model when matching failed. */
+export type PatternMatch = (text: string) => Promise<string | null>;
+
 /**
- * Until `regex` matches plain-text output after `from`, scanning only what is
- * new each time (within a time budget per scan: the pattern is the agent's,
- * the text anyone's), or the process exits.
+ * Until the pattern matches plain-text output after `from`, scanning only what
+ * is new each time, or the process exits. `match` runs the agent's pattern
+ * (AgentPatterns: never unbounded on the loop); output arriving while it runs
+ * is scanned together next.
  */
 export async function waitForPattern(
   session: AgentTerminal,
-  regex: RegExp,
+  match: PatternMatch,
   from: number,
   deadline: number,
   signal?: AbortSignal,
@@ -135,38 +136,24 @@ export async function waitForPattern(
 ): Promise<WaitOutcome> {
   let scanned = from;
   let carry = '';
-  let tooSlow = false;
-  let match: string | undefined;
-  const check = () => {
+  while (!signal?.aborted) {
     const end = session.safeEnd;
-    if (end <= scanned) return false;
-    const text = carry + session.renderText(scanned, end);
-    scanned = end;
-    let found: RegExpExecArray | null;
-    try {
-      found = execWithin(regex, text, PATTERN_BUDGET_MS);
-    } catch (error) {
-      if (!(error instanceof RegexTimeoutError)) throw error;
-      tooSlow = true;
-      return true;
+    if (end > scanned) {
+      const text = carry + session.renderText(scanned, end);
+      scanned = end;
+      // Marks and escape sequences alone render to nothing: no need to ask the pattern.
+      if (text === '') continue;
+      const found = await match(text);
+      if (found !== null) return { reason: 'pattern', match: found };
+      carry = text.slice(text.lastIndexOf('\n') + 1).slice(-CARRY_BYTES);
+      continue;
     }
-    if (found) {
-      match = found[0];
-      return true;
-    }
-    carry = text.slice(text.lastIndexOf('\n') + 1).slice(-CARRY_BYTES);
-    return false;
-  };
-  const ok = await session.waitFor(() => check() || session.exited || asks(), remaining(deadline), signal);
-  if (tooSlow) {
-    throw new TerminalToolError(
-      'invalid_input',
-      `The pattern ${JSON.stringify(regex.source)} took more than ${PATTERN_BUDGET_MS} ms to match this terminal's output, so the wait was stopped: nested quantifiers such as (a+)+ backtrack exponentially. Use a simpler pattern, e.g. a literal piece of the line you expect.`,
-    );
+    if (session.exited) return { reason: 'exit' };
+    if (asks()) return { reason: 'waiting_for_input' };
+    if (remaining(deadline) <= 0) break;
+    await session.waitFor(() => session.safeEnd > scanned || session.exited || asks(), remaining(deadline), signal);
   }
-  if (!ok) return { reason: 'timeout' };
-  if (match !== undefined) return { reason: 'pattern', match };
-  return session.exited ? { reason: 'exit' } : { reason: 'waiting_for_input' };
+  return { reason: 'timeout' };
 }
 
 function remaining(deadline: number): number {
