@@ -137,6 +137,13 @@ export const SessionInfo = z.object({
   /** Set, with status `lost`, for a session an earlier host ran; absent or null otherwise. */
   lost: LostInfo.nullable().optional(),
   /**
+   * True for a session taken from the record an earlier host left in the state
+   * directory (lost, or exited as it was): its info and output are what that file
+   * said, and anything running as the developer could have written it, so none of
+   * it proves who ran what. Absent for the sessions this host runs.
+   */
+  restored: z.boolean().optional(),
+  /**
    * The TCP ports the session's processes listen on, kept while a panel is
    * connected (the core looks at most every 2 s); for an exited session, those
    * of the processes it left running. Absent where the system cannot say (no

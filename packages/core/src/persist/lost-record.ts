@@ -34,7 +34,8 @@ export interface LostRecord {
 
 /** Reads what an earlier host kept; the host calls it once at start, before it serves anyone. */
 export interface LostRecordSource {
-  load(): LostRecord[];
+  /** Never rejects: a record that cannot be read is set aside and reported, and the others come back. */
+  load(): Promise<LostRecord[]>;
   /** The record is no longer wanted (its session was removed): its files go. */
   forget(id: string): void;
 }

@@ -76,7 +76,7 @@ describe('session store, killed', () => {
     }
     expect(await exited).toBe('SIGKILL');
 
-    const record = openSessionStore({ dir }).load().find((r) => r.info.id === id);
+    const record = (await openSessionStore({ dir }).load()).find((r) => r.info.id === id);
     expect(record?.info.status).toBe('running');
     const { start, output } = record!;
     const end = start + output.length;

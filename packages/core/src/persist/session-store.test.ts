@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
+import { plantRecord } from '../testing/lost-records.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { UnsafeStateError } from '../server/discovery.js';
@@ -35,7 +37,7 @@ function recorded(options: Partial<SessionStoreOptions> = {}, agentCursorOf: (id
 }
 
 /** What a host started after this one would find. */
-function loadAfresh(dir: string, onError?: SessionStoreOptions['onError']): LostRecord[] {
+function loadAfresh(dir: string, onError?: SessionStoreOptions['onError']): Promise<LostRecord[]> {
   return openSessionStore({ dir, onError }).load();
 }
 
@@ -69,7 +71,7 @@ describe('session store', () => {
     expect(files.sort()).toEqual([`${id}.json`, `${id}.out`]);
     for (const file of files) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
 
-    const record = recordOf(loadAfresh(dir), id);
+    const record = recordOf(await loadAfresh(dir), id);
     expect(record.info).toMatchObject({ id, status: 'exited', exitCode: 0, source: 'agent' });
     expect(record.start).toBe(0);
     expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
@@ -83,14 +85,14 @@ describe('session store', () => {
     service.write(id, 'first line\r');
     await waitForOutput(service, id, 'first line\r\n');
     await store.flush();
-    const running = recordOf(loadAfresh(dir), id);
+    const running = recordOf(await loadAfresh(dir), id);
     expect(running.info.status).toBe('running');
     expect(Buffer.from(running.output).toString()).toContain('first line');
 
     service.write(id, 'last line\r\x04');
     await waitForExit(service, id);
     await store.flush();
-    const exited = recordOf(loadAfresh(dir), id);
+    const exited = recordOf(await loadAfresh(dir), id);
     expect(exited.info.status).toBe('exited');
     expect(Buffer.from(exited.output).equals(readAll(service, id))).toBe(true);
   });
@@ -107,7 +109,7 @@ describe('session store', () => {
       await store.flush();
       expect(statSync(join(dir, `${id}.out`)).size).toBeLessThanOrEqual(HEADER_BYTES + 2 * cap);
     }
-    const record = recordOf(loadAfresh(dir), id);
+    const record = recordOf(await loadAfresh(dir), id);
     const end = service.read(id, { maxBytes: 1 }).end;
     expect(record.output.length).toBeLessThanOrEqual(2 * cap);
     expect(record.output.length).toBeGreaterThanOrEqual(cap);
@@ -117,7 +119,7 @@ describe('session store', () => {
     // More than the cap at once: the file starts over with the last cap bytes.
     const big = await run(service, 'seq 1 20000');
     await store.flush();
-    const tail = recordOf(loadAfresh(dir), big);
+    const tail = recordOf(await loadAfresh(dir), big);
     expect(tail.output.length).toBe(cap);
     expect(tail.start).toBe(readAll(service, big).length - cap);
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
@@ -138,7 +140,7 @@ describe('session store', () => {
     expect(problems).toEqual([`the session store could not write session ${id}`]);
     // The next turn writes the file anew, whole.
     await store.flush();
-    const record = recordOf(loadAfresh(dir), id);
+    const record = recordOf(await loadAfresh(dir), id);
     expect(record.start).toBe(0);
     expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
   });
@@ -148,7 +150,7 @@ describe('session store', () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(await run(service, `seq ${i} 5000`));
     await store.flush();
-    const records = loadAfresh(dir);
+    const records = await loadAfresh(dir);
     expect(records.map((r) => r.info.id)).toEqual(ids);
     const kept = records.map((r) => r.output.length);
     expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(25_000);
@@ -171,7 +173,7 @@ describe('session store', () => {
     expect(readdirSync(dir).sort()).toEqual([`${kept}.json`, `${kept}.out`]);
 
     const later = openSessionStore({ dir });
-    expect(later.load().map((r) => r.info.id)).toEqual([kept]);
+    expect((await later.load()).map((r) => r.info.id)).toEqual([kept]);
     later.forget(kept);
     await later.flush();
     expect(readdirSync(dir)).toEqual([]);
@@ -192,7 +194,7 @@ describe('session store', () => {
     writeFileSync(join(dir, `.${whole}.json.0badc0de`), '{"half a');
 
     const problems: string[] = [];
-    const records = loadAfresh(dir, (_error, context) => problems.push(context));
+    const records = await loadAfresh(dir, (_error, context) => problems.push(context));
     expect(records.map((r) => r.info.id)).toEqual([torn, headless, whole]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('garbage');
@@ -205,7 +207,67 @@ describe('session store', () => {
     expect(empty.output.length).toBe(0);
     expect(empty.start).toBe(readAll(service, headless).length);
     expect(Buffer.from(recordOf(records, whole).output).toString()).toContain('whole');
-    expect(readdirSync(dir).sort()).toEqual([`${torn}.json`, `${torn}.out`, `${headless}.json`, `${headless}.out`, `${whole}.json`, `${whole}.out`].sort());
+    expect(readdirSync(dir).sort()).toEqual([`${torn}.json`, `${torn}.out`, `${headless}.json`, `${headless}.out`, `${whole}.json`, `${whole}.out`, 'set-aside'].sort());
+    // What does not parse is set aside, not removed: nothing tells whose it was.
+    expect(readdirSync(join(dir, 'set-aside')).map((name) => name.replace(/\.[0-9a-f]{8}$/, '')).sort()).toEqual(['garbage.json', 'garbage.out']);
+  });
+
+  it('reads only regular files: a FIFO, a link to /dev/zero, a directory or a huge file under a record\'s name is set aside with one line each', async () => {
+    const dir = storeDir();
+    mkdirSync(dir, { mode: 0o700 });
+    const good = plantRecord(dir, { title: 'good' }, 'kept output\r\n');
+    const fifoOut = plantRecord(dir, {}, 'x');
+    rmSync(join(dir, `${fifoOut.id}.out`));
+    execFileSync('mkfifo', [join(dir, `${fifoOut.id}.out`)]);
+    const zeroOut = plantRecord(dir, {}, 'x');
+    rmSync(join(dir, `${zeroOut.id}.out`));
+    symlinkSync('/dev/zero', join(dir, `${zeroOut.id}.out`));
+    execFileSync('mkfifo', [join(dir, 'fifo-meta.json')]);
+    symlinkSync(join(dir, `${good.id}.json`), join(dir, 'linked.json'));
+    mkdirSync(join(dir, 'a-directory.json'));
+    const huge = plantRecord(dir, {}, 'x');
+    truncateSync(join(dir, `${huge.id}.out`), 64 * 1024 * 1024);
+
+    const problems: Array<{ error: unknown; context: string }> = [];
+    const records = await loadAfresh(dir, (error, context) => problems.push({ error, context }));
+    expect(records.map((r) => r.info.id)).toEqual([good.id]);
+    expect(Buffer.from(records[0]!.output).toString()).toBe('kept output\r\n');
+    const lines = problems.map(({ error, context }) => `${context}: ${String(error)}`);
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(line).not.toMatch(/\n/);
+    for (const [id, why] of [
+      [fifoOut.id, /not a regular file \(a FIFO\)/],
+      [zeroOut.id, /a symbolic link/],
+      ['fifo-meta', /not a regular file \(a FIFO\)/],
+      ['linked', /a symbolic link/],
+      ['a-directory', /not a regular file \(a directory\)/],
+      [huge.id, /64\.0 MiB, more than/],
+    ] as const) {
+      expect(lines.filter((line) => line.includes(`record of session ${id} in set-aside/`) && why.test(line)), `${id}: ${lines.join('\n')}`).toHaveLength(1);
+    }
+    // Set aside, not followed: the link's target is the good record, still in place.
+    expect(readdirSync(dir).sort()).toEqual([`${good.id}.json`, `${good.id}.out`, 'set-aside'].sort());
+    expect(readdirSync(join(dir, 'set-aside'))).toHaveLength(9);
+  });
+
+  it('never trims or removes a restored record for this host\'s sessions or for records it cannot tell from it', async () => {
+    const dir = storeDir();
+    const real = plantRecord(dir, { title: 'the developer\'s tab', createdAt: 1 }, 'real scrollback\r\n');
+    // Newer, larger and exited: a planted flood of records the caps would have preferred.
+    const planted = Array.from({ length: 40 }, (_, i) => plantRecord(dir, { status: 'exited', exitCode: 0, exitedAt: 100 + i, createdAt: 2 + i }, 'p'.repeat(4000)));
+    const realOut = readFileSync(join(dir, `${real.id}.out`));
+
+    const { service, store } = recorded({ dir, sessionBytes: 4000, totalBytes: 20_000 });
+    const removed: string[] = [];
+    service.on('pty.removed', (event) => removed.push(event.id));
+    for (const record of await store.load()) service.restore(record);
+    const own = await run(service, 'seq 1 5000');
+    await store.flush();
+    expect(removed).toEqual([]);
+    expect(readFileSync(join(dir, `${real.id}.out`)).equals(realOut)).toBe(true);
+    const again = await loadAfresh(dir);
+    expect(again.map((r) => r.info.id).sort()).toEqual([real.id, ...planted.map((p) => p.id), own].sort());
+    expect(recordOf(again, real.id).info).toMatchObject({ status: 'lost', restored: true });
   });
 
   it('takes a restored session as it is on disk: its output file is not written again, its metadata says lost', async () => {
@@ -218,11 +280,11 @@ describe('session store', () => {
 
     // The next host: it loads, restores, then records, as the host does at start.
     const next = recorded({ dir: first.dir });
-    const [record] = next.store.load();
+    const [record] = await next.store.load();
     next.service.restore(record!);
     await next.store.flush();
     expect(statSync(join(first.dir, `${id}.out`)).ino).toBe(output.ino);
-    const again = recordOf(loadAfresh(first.dir), id);
+    const again = recordOf(await loadAfresh(first.dir), id);
     expect(again.info).toMatchObject({ id, status: 'lost', owner: 'agent-1' });
     expect(again.start).toBe(record!.start);
     expect(Buffer.from(again.output).equals(Buffer.from(record!.output))).toBe(true);

@@ -25,6 +25,8 @@ import { SessionWriter, type OnDisk } from './session-writer.js';
 const MiB = 1024 * 1024;
 /** Sessions written at once: libuv's thread pool has four threads by default. */
 const WRITE_LANES = 4;
+/** Records a start brings back at most: as many exited sessions as the PTY service keeps (service-config.ts). */
+const MAX_RESTORED = 256;
 
 export interface SessionStoreOptions {
   /** `<stateDir>/sessions`: created 0700; refused when other users could write it. */
@@ -83,6 +85,8 @@ class DiskSessionStore implements SessionStore {
   private readonly writers = new Map<string, SessionWriter>();
   /** What load() found on disk, until a writer adopts it. */
   private onDisk = new Map<string, OnDisk>();
+  /** Sessions restored from load()'s records: the total cap never trims their files for this host's (enforceTotal). */
+  private readonly restored = new Set<string>();
   /** Every disk operation runs in this chain, one after another: a removal never races a write of the same files. */
   private queue: Promise<void> = Promise.resolve();
   private turnQueued = false;
@@ -104,9 +108,10 @@ class DiskSessionStore implements SessionStore {
     });
   }
 
-  load(): LostRecord[] {
-    const { records, onDisk } = loadRecords(this.dir, this.report);
+  async load(): Promise<LostRecord[]> {
+    const { records, onDisk } = await loadRecords(this.dir, { sessionBytes: this.sessionBytes, totalBytes: this.totalBytes, maxRecords: MAX_RESTORED }, this.report);
     this.onDisk = onDisk;
+    for (const record of records) this.restored.add(record.info.id);
     return records;
   }
 
@@ -160,6 +165,7 @@ class DiskSessionStore implements SessionStore {
   private drop(id: string): void {
     this.writers.delete(id);
     this.onDisk.delete(id);
+    this.restored.delete(id);
     if (!isStorableId(id)) return;
     void this.enqueue(() => removeSessionFiles(this.dir, id));
   }
@@ -200,10 +206,14 @@ class DiskSessionStore implements SessionStore {
    * Past totalBytes, output goes: the oldest ended sessions' first (whole),
    * then running sessions' above the per-session cap (their files grow to
    * twice it between compactions), then the running sessions holding the
-   * most. Metadata stays, so every session still comes back.
+   * most. Metadata stays, so every session still comes back. Only what this
+   * host wrote counts and is trimmed: a restored record's file is as an earlier
+   * host (or anything else) left it, and trimming it in favour of records
+   * nothing can tell apart from it could empty the developer's for a planted
+   * one's (load() bounds what restored files hold instead).
    */
   private async enforceTotal(): Promise<void> {
-    const writers = [...this.writers.values()];
+    const writers = [...this.writers.values()].filter((writer) => !this.restored.has(writer.id));
     let excess = writers.reduce((sum, writer) => sum + writer.bytes, 0) - this.totalBytes;
     if (excess <= 0) return;
     const ended = writers.filter((writer) => writer.ended).sort((a, b) => a.endedAt - b.endedAt);

@@ -1,17 +1,27 @@
 /**
  * Reads what an earlier host left in the store's directory, once, at start,
- * before anything is served (so synchronously). A kill can fall anywhere in
- * a write, so nothing here trusts a file: metadata that does not parse is
- * reported and its session's files go; an output file torn short is taken
- * as far as it goes; half-written temporary files and output without
- * metadata are removed. One bad record never costs the others.
+ * before anything is served. Nothing here trusts a file: a kill can fall
+ * anywhere in a write, and anything running as the developer can write the
+ * directory (untrusted-files.ts). So a file is read only when it is a regular
+ * file under a cap, asynchronously (nothing can hold the host's loop while it
+ * holds the host lock); an entry that is not, or a record that does not parse,
+ * is set aside with one line in the log; an output file torn short is taken
+ * as far as it goes; half-written temporary files and output without metadata
+ * are removed. One bad record never costs the others, and nothing in here
+ * throws out of a host's start.
+ *
+ * How many records come back, and how much of their output, is bounded
+ * (LoadLimits): past that, records are left on disk unread, never removed,
+ * since nothing tells the developer's from one planted beside it.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ErrorReporter } from '@ptydeck/contract';
+import { formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX } from './store-format.js';
+import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
+import { RefusedFile, readRegularFile, SET_ASIDE_DIR, setAside } from './untrusted-files.js';
 
 export interface LoadedStore {
   records: LostRecord[];
@@ -19,42 +29,96 @@ export interface LoadedStore {
   onDisk: Map<string, OnDisk>;
 }
 
-export function loadRecords(dir: string, report: ErrorReporter): LoadedStore {
+export interface LoadLimits {
+  /** The store's per-session cap: an output file of ours holds at most three times it (SessionWriter's compaction). */
+  sessionBytes: number;
+  /** Output read across records; the records past it are left on disk. */
+  totalBytes: number;
+  /** Records read at most; the others are left on disk. */
+  maxRecords: number;
+}
+
+/** Metadata is a few hundred bytes; this is room for a long command line and title, and bounds 256 of them to 64 MiB. */
+const MAX_META_BYTES = 256 * 1024;
+
+export async function loadRecords(dir: string, limits: LoadLimits, report: ErrorReporter): Promise<LoadedStore> {
   const records: LostRecord[] = [];
   const onDisk = new Map<string, OnDisk>();
-  const names = listDir(dir);
-  const metas = new Set<string>();
-  for (const name of names) {
+  const entries = await listDir(dir, report);
+  const bad = (name: string, why: string) => setAsideLogged(dir, name, why, report);
+  const ids: string[] = [];
+  for (const entry of entries) {
+    const name = entry.name;
+    if (name === SET_ASIDE_DIR) continue;
     if (name.startsWith(TEMP_PREFIX)) {
-      rmSync(join(dir, name), { force: true });
+      if (entry.isDirectory()) await bad(name, 'a directory under the name of a half-written file');
+      // Unlinking removes the name only: a link's target, a FIFO's writer are untouched.
+      else await unlink(join(dir, name)).catch(() => undefined);
       continue;
     }
     if (!name.endsWith(META_SUFFIX)) continue;
     const id = name.slice(0, -META_SUFFIX.length);
-    if (!isStorableId(id)) continue;
-    metas.add(id);
+    if (isStorableId(id)) ids.push(id);
+  }
+  const kept = new Set(ids);
+  const metas: Array<{ id: string; meta: SessionMeta }> = [];
+  for (const id of ids.slice(0, limits.maxRecords)) {
     try {
-      const { record, output } = loadRecord(dir, id);
+      metas.push({ id, meta: await readMeta(dir, id) });
+    } catch (error) {
+      kept.delete(id);
+      await setAsideRecord(dir, id, error, report);
+    }
+  }
+  // The newest first, for the output cap: what a developer just had open matters most.
+  metas.sort((a, b) => b.meta.info.createdAt - a.meta.info.createdAt);
+  let outputBytes = 0;
+  let leftUnread = Math.max(0, ids.length - limits.maxRecords);
+  for (const { id, meta } of metas) {
+    try {
+      const file = await readRegularFile(outputPath(dir, id), HEADER_BYTES + 3 * limits.sessionBytes);
+      if (file && outputBytes + file.length > limits.totalBytes) {
+        leftUnread++;
+        continue;
+      }
+      outputBytes += file?.length ?? 0;
+      const { record, output } = toRecord(meta, file ?? Buffer.alloc(0));
       records.push(record);
       onDisk.set(id, output);
     } catch (error) {
-      report(error, `the session store's record of session ${id} cannot be read; its files are removed`);
-      metas.delete(id);
-      rmSync(metaPath(dir, id), { force: true });
-      rmSync(outputPath(dir, id), { force: true });
+      kept.delete(id);
+      await setAsideRecord(dir, id, error, report);
     }
   }
-  for (const name of names) {
-    if (name.endsWith(OUTPUT_SUFFIX) && !metas.has(name.slice(0, -OUTPUT_SUFFIX.length))) rmSync(join(dir, name), { force: true });
+  if (leftUnread > 0) {
+    logLine(report, `${leftUnread} more are left on disk unread (at most ${limits.maxRecords} records, and their output up to the store's total cap, come back)`, 'the session store restored only some records');
+  }
+  for (const entry of entries) {
+    const name = entry.name;
+    if (!name.endsWith(OUTPUT_SUFFIX) || kept.has(name.slice(0, -OUTPUT_SUFFIX.length))) continue;
+    if (entry.isDirectory()) await bad(name, 'a directory where an output file would be');
+    else await unlink(join(dir, name)).catch(() => undefined);
   }
   records.sort((a, b) => a.info.createdAt - b.info.createdAt);
   return { records, onDisk };
 }
 
-function loadRecord(dir: string, id: string): { record: LostRecord; output: OnDisk } {
-  const meta = SessionMeta.parse(JSON.parse(readFileSync(metaPath(dir, id), 'utf8')));
-  if (meta.info.id !== id) throw new Error(`the metadata names session ${meta.info.id}`);
-  const file = readOrEmpty(outputPath(dir, id));
+async function readMeta(dir: string, id: string): Promise<SessionMeta> {
+  const text = await readRegularFile(metaPath(dir, id), MAX_META_BYTES);
+  if (text === undefined) throw new RefusedFile('gone while the store read it');
+  let json: unknown;
+  try {
+    json = JSON.parse(text.toString('utf8'));
+  } catch (error) {
+    throw new RefusedFile(`not JSON (${(error as Error).message})`);
+  }
+  const parsed = SessionMeta.safeParse(json);
+  if (!parsed.success) throw new RefusedFile(`not a session record (${formatZodIssues(parsed.error, 3)})`);
+  if (parsed.data.info.id !== id) throw new RefusedFile(`its metadata names session ${JSON.stringify(parsed.data.info.id)}`);
+  return parsed.data;
+}
+
+function toRecord(meta: SessionMeta, file: Buffer): { record: LostRecord; output: OnDisk } {
   const headerStart = readHeader(file);
   // Without a header (the file is missing or torn inside it) nothing of the output is known, but where it ended is.
   const start = headerStart ?? meta.written;
@@ -73,20 +137,29 @@ function loadRecord(dir: string, id: string): { record: LostRecord; output: OnDi
   };
 }
 
-function listDir(dir: string): string[] {
+/** Both of a record's files go to set-aside, with one line in the log saying why. */
+async function setAsideRecord(dir: string, id: string, error: unknown, report: ErrorReporter): Promise<void> {
+  const why = error instanceof RefusedFile ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})`;
+  const moved = await setAside(dir, id + META_SUFFIX);
+  await setAside(dir, id + OUTPUT_SUFFIX);
+  logLine(report, why, moved ? `the session store set aside the record of session ${id} in ${SET_ASIDE_DIR}/` : `the session store skipped the record of session ${id}`);
+}
+
+async function setAsideLogged(dir: string, name: string, why: string, report: ErrorReporter): Promise<void> {
+  const moved = await setAside(dir, name);
+  logLine(report, why, moved ? `the session store set aside ${JSON.stringify(name)} in ${SET_ASIDE_DIR}/` : `the session store skipped ${JSON.stringify(name)}`);
+}
+
+async function listDir(dir: string, report: ErrorReporter) {
   try {
-    return readdirSync(dir);
+    return await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') logLine(report, String(error), 'the session store cannot list its directory; nothing is restored');
+    return [];
   }
 }
 
-function readOrEmpty(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
-    throw error;
-  }
+/** One line of the log, whatever a file or a name put in it: a string, not an Error, so no stack follows. */
+function logLine(report: ErrorReporter, why: string, context: string): void {
+  report(withoutControls(why).slice(0, 400), withoutControls(context));
 }

@@ -3,8 +3,12 @@
  * each log trimmed to its own cap, all logs together to a global one
  * (exited sessions' first, then the running session holding the most), and
  * exited sessions kept per owner up to a count, beyond which the oldest are
- * evicted. Keeps the byte total and the exit order; the service says when
- * output arrives, a session exits or it is forgotten, and evicts on request.
+ * evicted. Sessions restored from an earlier host's records have their logs
+ * trimmed like exited ones but are never evicted: nothing tells a record the
+ * developer's tab left from one planted beside it, so a planted one must not
+ * push a real one out (the store bounds how many come back). Keeps the byte
+ * total and the exit order; the service says when output arrives, a session
+ * exits, is restored or is forgotten, and evicts on request.
  */
 import type { PtySession } from './pty-session.js';
 
@@ -18,6 +22,8 @@ export interface RetentionLimits {
 export class LogRetention {
   /** Exited sessions, oldest exit first: retention evicts and the global cap trims from the front. */
   private exitedOrder: PtySession[] = [];
+  /** Restored sessions, in the order they came back: trimmed after the exited ones, never evicted. */
+  private restoredOrder: PtySession[] = [];
   private totalBytes = 0;
 
   constructor(
@@ -41,10 +47,16 @@ export class LogRetention {
     this.exitedOrder.push(session);
   }
 
+  /** The session came back from an earlier host's record: its log is trimmed with the exited ones', it is never evicted. */
+  restored(session: PtySession): void {
+    this.restoredOrder.push(session);
+  }
+
   /** The session is gone from the service: its log's bytes no longer count. */
   forgotten(session: PtySession): void {
     this.totalBytes -= session.log.clear();
     this.exitedOrder = this.exitedOrder.filter((other) => other !== session);
+    this.restoredOrder = this.restoredOrder.filter((other) => other !== session);
   }
 
   /**
@@ -74,7 +86,7 @@ export class LogRetention {
    */
   private trimGlobal(): void {
     const cap = this.limits.totalLogBytes;
-    for (const session of this.exitedOrder) {
+    for (const session of [...this.exitedOrder, ...this.restoredOrder]) {
       if (this.totalBytes <= cap) return;
       this.totalBytes -= session.log.trimBy(this.totalBytes - cap);
     }

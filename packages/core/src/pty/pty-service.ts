@@ -175,16 +175,15 @@ class PtyServiceImpl implements PtyService {
     if (this.sessions.has(info.id)) throw new PtyError('invalid_argument', `cannot restore session '${info.id}': a session with that id exists`);
     const session = new PtySession(info, { restoredLogStart: record.start });
     this.sessions.set(session.id, session);
-    // Counted like an exited session: its log against the byte caps, the session against its owner's exited ones.
+    // Its log counts against the byte caps like an exited session's; the session is never evicted for another record (LogRetention).
+    this.retention.restored(session);
     if (record.output.length > 0) {
       session.log.append(record.output);
       this.retention.appended(session, record.output.length);
     }
     // An earlier host scanned that output: an empty scan moves the scanner past it, as over a gap.
     session.sequences.scan(session.log.end, new Uint8Array(0));
-    this.retention.exited(session);
     this.events.emit('pty.created', { type: 'pty.created', info: session.snapshot() });
-    this.retention.enforce(session);
     return session.snapshot();
   }
 

@@ -89,18 +89,45 @@ describe('PtyService.restore', () => {
     expect(service.restore(record({}, 'x', 0, null)).lost).toMatchObject({ unwrittenBytes: null });
   });
 
-  it('counts restored sessions as exited ones: no running slot taken, their logs and number capped like theirs', async () => {
-    const service = newService({ maxLiveSessions: 1, reservedUserSessions: 0, maxExitedSessions: 2, sessionLogBytes: 8 });
+  it('takes no running slot for a restored session, caps its log, and evicts none for another record or this host\'s exits', async () => {
+    const service = newService({ maxLiveSessions: 1, reservedUserSessions: 0, maxExitedSessions: 2, maxExitedTotal: 3, sessionLogBytes: 8 });
     const removed: string[] = [];
     service.on('pty.removed', (event) => removed.push(event.id));
-    const records = [record(), record(), record()];
-    for (const lost of records) service.restore(lost);
-    // The owner's oldest goes, as an exited session would.
-    expect(removed).toEqual([records[0]!.info.id]);
-    expect(readAll(service, records[2]!.info.id).toString()).toBe('before\r\n');
+    // The developer's lost tab, then more exited records under the same owner than it keeps: planted ones, for all anyone can tell.
+    const real = record({ source: 'user', owner: null, ownerName: null, createdAt: 1 });
+    const planted = Array.from({ length: 5 }, (_, i) => record({ source: 'user', owner: null, ownerName: null, status: 'exited', exitCode: 0, exitedAt: 10 + i, createdAt: 2 + i }));
+    for (const lost of [real, ...planted]) service.restore(lost);
+    expect(removed).toEqual([]);
+    expect(service.get(real.info.id)).toMatchObject({ status: 'lost', restored: true });
+    expect(readAll(service, planted[4]!.info.id).toString()).toBe('before\r\n');
 
-    const live = service.create({ command: 'bash', args: ['--norc', '--noprofile', '-c', 'exit 5'], source: 'agent', owner: 'agent-abc' });
-    expect(await waitForExit(service, live.id)).toEqual({ exitCode: 5, signal: null });
+    // This host's own exits are held to the caps among themselves; the restored stay.
+    const own: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const live = service.create({ command: 'bash', args: ['--norc', '--noprofile', '-c', 'exit 5'], source: 'user' });
+      expect(await waitForExit(service, live.id)).toEqual({ exitCode: 5, signal: null });
+      own.push(live.id);
+    }
+    expect(removed).toEqual(own.slice(0, 2));
+    expect(service.list().filter((info) => info.restored)).toHaveLength(6);
+  });
+
+  it('takes nothing a record says at its word: controls dropped from what is drawn, no ports, marked restored', () => {
+    const service = newService();
+    const restored = service.restore(
+      record({
+        title: 'npm test\x1b]0;pwned\x07\x1b[2J',
+        cwd: '/etc\r\n\x9b31m',
+        command: 'npm\x1b[8m',
+        args: ['test\x00'],
+        ownerName: 'claude\x1b[1m',
+        signal: 'SIG\x1b[2J',
+        ports: [{ port: 33783, address: '127.0.0.1', pid: 4242, command: 'node server.js' }],
+      }),
+    );
+    expect(restored).toMatchObject({ title: 'npm test]0;pwned[2J', cwd: '/etc31m', command: 'npm[8m', args: ['test'], ownerName: 'claude[1m', signal: null, restored: true });
+    expect(restored.ports).toBeUndefined();
+    expect(service.get(restored.id)?.ports).toBeUndefined();
   });
 
   it('signals nothing for a restored session, whatever process its old pid names now', async () => {

@@ -2,10 +2,14 @@
  * What a session an earlier host kept becomes in this one (PtyService.restore):
  * a read-only record whose process is gone. One that was running when that
  * host died comes back `lost`, saying how much of its end is known missing;
- * one that had exited comes back exited, as it was.
+ * one that had exited comes back exited, as it was. Either is marked
+ * `restored`: a record is a file in the state directory, which anything
+ * running as the developer can write, so nothing in it proves itself; what
+ * would draw on a screen (controls in its title, cwd, command) is dropped.
  */
 import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
+import { withoutControls } from './title-tracker.js';
 import { PtyError } from './types.js';
 
 /** The restored session's info, or a PtyError naming what is wrong with the record. */
@@ -15,19 +19,30 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
   if (!Number.isSafeInteger(record.start) || record.start < 0) {
     throw new PtyError('invalid_argument', `cannot restore session '${parsed.data.id}': its output starts at ${record.start}, not a cursor`);
   }
-  const info = parsed.data;
+  // Whatever the file said of ports (and of prompts and shells) was true of processes that are gone.
+  const { ports: _ports, ...info } = parsed.data;
   const wasRunning = info.status !== 'exited';
   const writtenEnd = record.start + record.output.length;
   return {
     ...info,
+    // A record is a file anything running as the developer can write: what is drawn from it cannot draw.
+    title: withoutControls(info.title),
+    command: withoutControls(info.command),
+    args: info.args.map(withoutControls),
+    cwd: withoutControls(info.cwd),
+    ownerName: info.ownerName === null ? null : withoutControls(info.ownerName),
+    signal: info.signal !== null && SIGNAL_NAME.test(info.signal) ? info.signal : null,
     // Its process, if any is left, is not this host's; and a pid kept from then may name another process now.
     pid: 0,
     status: wasRunning ? 'lost' : 'exited',
     attention: null,
     shell: null,
     lost: wasRunning ? { foundAt, unwrittenBytes: record.readEnd === null ? null : Math.max(0, record.readEnd - writtenEnd) } : null,
+    restored: true,
   };
 }
+
+const SIGNAL_NAME = /^SIG[A-Z0-9+-]{1,16}$/;
 
 /** Why a restored session takes no input and cannot be resized: the process is gone. */
 export function restoredRefusal(info: SessionInfo, action: string): PtyError {

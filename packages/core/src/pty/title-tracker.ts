@@ -27,7 +27,10 @@ export class TitleTracker {
 function titleOf(payload: Uint8Array): string | undefined {
   // "0;" or "2;": checked on the bytes, so the other codes' payloads (hyperlinks, marks) are never decoded.
   if (payload.length < 2 || payload[1] !== 0x3b || (payload[0] !== 0x30 && payload[0] !== 0x32)) return undefined;
-  const text = Buffer.from(payload.buffer, payload.byteOffset + 2, payload.length - 2).toString('utf8');
-  // Control characters would corrupt a tab label; drop them.
+  return withoutControls(Buffer.from(payload.buffer, payload.byteOffset + 2, payload.length - 2).toString('utf8'));
+}
+
+/** `text` without C0 and C1 control characters: they would corrupt a tab label, a list's row or the terminal printing it. */
+export function withoutControls(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }

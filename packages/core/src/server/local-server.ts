@@ -105,7 +105,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let http;
   let stopRecording: (() => void) | undefined;
   try {
-    if (options.sessionStore) stopRecording = restoreAndRecord(options.sessionStore, service, tool);
+    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool);
     http = await startHttpServer({
       service,
       screens,

@@ -27,11 +27,11 @@ afterAll(async () => {
   }
 });
 
-function startHost(dir: string) {
+async function startHost(dir: string) {
   const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
   const tool = createTerminalTool(service);
   const store = openSessionStore({ dir });
-  const host = { service, tool, store, stop: restoreAndRecord(store, service, tool) };
+  const host = { service, tool, store, stop: await restoreAndRecord(store, service, tool) };
   hosts.push(host);
   return host;
 }
@@ -39,7 +39,7 @@ function startHost(dir: string) {
 describe('restoreAndRecord', () => {
   it("carries an agent's terminal and its read position through the store to the next host, and drops its files once closed", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
-    const before = startHost(dir);
+    const before = await startHost(dir);
     const agent = await connectMcp(before.tool, OWNER);
     const id = String((await agent.ok('terminal_create', {})).id);
     expect((await agent.ok('terminal_run', { id, command: 'echo seen-$((1+1))' })).output).toContain('seen-2');
@@ -50,7 +50,7 @@ describe('restoreAndRecord', () => {
     before.stop();
     await agent.close();
 
-    const after = startHost(dir);
+    const after = await startHost(dir);
     expect(after.service.get(id)).toMatchObject({ status: 'lost', owner: OWNER, pid: 0 });
     const again = await connectMcp(after.tool, OWNER);
     const read = await again.ok('terminal_read', { id });

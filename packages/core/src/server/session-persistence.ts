@@ -11,15 +11,25 @@ import type { TerminalTool } from '../terminal-tool/index.js';
 import type { SessionStore } from '../persist/session-store.js';
 import type { PtyService } from '../pty/types.js';
 
-/** Restores what `store` kept into `service` and `tool`, then records; returns the disposer of the recording. */
-export function restoreAndRecord(
+/**
+ * Restores what `store` kept into `service` and `tool`, then records; resolves
+ * with the disposer of the recording. Never rejects for what is on disk: a
+ * record is untrusted input (the README's "Security"), and a host starts
+ * without the ones it cannot take.
+ */
+export async function restoreAndRecord(
   store: Pick<SessionStore, 'load' | 'forget' | 'record'>,
   service: PtyService,
   tool: TerminalTool,
   report: ErrorReporter = reportError,
-): () => void {
-  const records = store.load().sort((a, b) => a.info.createdAt - b.info.createdAt);
-  // Recording first: a restored session the caps evict at once is removed, and the store hears of it.
+): Promise<() => void> {
+  const records = (
+    await store.load().catch((error: unknown) => {
+      report(error, 'the session store could not be read; no session of an earlier host comes back');
+      return [];
+    })
+  ).sort((a, b) => a.info.createdAt - b.info.createdAt);
+  // Recording first, so the store follows every restored session from its creation.
   const stop = store.record(service, { agentCursorOf: (id) => tool.agentCursorOf(id) });
   for (const record of records) {
     try {

@@ -59,7 +59,7 @@ describe('a lost terminal, to its agent', () => {
 
     // Carries on from the agent's cursor: the unread command, not what it was already handed.
     const fresh = await again.ok('terminal_read', { id });
-    expect(fresh).toMatchObject({ id, mode: 'new', state: 'lost', unwritten_bytes: 9 });
+    expect(fresh).toMatchObject({ id, mode: 'new', state: 'lost', unwritten_bytes: 9, restored: true });
     expect(fresh.output).toContain('unread-after-42');
     expect(fresh.output).not.toContain('read-before-MARKER');
     expect((await again.ok('terminal_read', { id })).output).toBe('');
@@ -69,7 +69,7 @@ describe('a lost terminal, to its agent', () => {
     // Nothing more will come: a wait ends at once, as on an exited terminal.
     expect(await again.ok('terminal_wait', { id, until: 'exit', timeout_ms: 60_000 })).toMatchObject({ reason: 'exit', state: 'lost' });
     const text = await again.call('terminal_read', { id });
-    expect(text.content[0]?.text).toMatch(/lost \(its process is gone: ptydeck's host stopped while it ran; the last 9 bytes/);
+    expect(text.content[0]?.text).toMatch(/lost \(its process is gone: ptydeck's host stopped while it ran; at least its last 9 bytes of output were never saved; it takes no input\) \(restored from the record an earlier host left on disk/);
 
     for (const [name, args] of [
       ['terminal_run', { id, command: 'echo nope' }],
@@ -110,6 +110,34 @@ describe('a lost terminal, to its agent', () => {
     expect((await agent.ok('terminal_list')).terminals).toEqual([expect.objectContaining({ id: 'agent-exited', state: 'exited', process_exit_code: 2 })]);
     expect(await agent.ok('terminal_read', { id: 'agent-exited' })).toMatchObject({ state: 'exited', process_exit_code: 2, output: expect.stringContaining('done') });
     expect(after.tool.agentCursorOf('dev-tab')).toBeNull();
+    await agent.close();
+  });
+
+  it('says what a figure of 0 unsaved bytes means, not that the last 0 bytes were lost', async () => {
+    const after = host();
+    const lost = after.service.restore(lostRecord({ id: 'agent-saved-all', source: 'agent', owner: OWNER }, 'all saved\r\n', { unwrittenBytes: 0 }));
+    after.tool.adoptRestored(lost, null);
+    const agent = await connectMcp(after.tool, OWNER);
+    const text = (await agent.call('terminal_read', { id: 'agent-saved-all' })).content[0]?.text ?? '';
+    expect(text).not.toMatch(/0 bytes/);
+    expect(text).toMatch(/what it printed after the host last saved it .* is missing, if it printed anything then/);
+    await agent.close();
+  });
+
+  it("keeps an agent's restored terminals however many records carry its owner: none is removed for another", async () => {
+    const after = host();
+    const removed: string[] = [];
+    after.service.on('pty.removed', (event) => removed.push(event.id));
+    // Its real terminal, oldest, then more exited records under its owner than an owner keeps: planted ones, for all anyone can tell.
+    const real = lostRecord({ id: 'agent-real', source: 'agent', owner: OWNER, createdAt: 1 }, 'real\r\n');
+    const planted = Array.from({ length: 40 }, (_, i) =>
+      lostRecord({ id: `agent-planted-${i}`, source: 'agent', owner: OWNER, status: 'exited', exitCode: 0, exitedAt: 10 + i, createdAt: 2 + i }, 'planted\r\n'),
+    );
+    for (const record of [real, ...planted]) after.tool.adoptRestored(after.service.restore(record), null);
+    const agent = await connectMcp(after.tool, OWNER);
+    expect(removed).toEqual([]);
+    expect((await agent.ok('terminal_list')).terminals).toHaveLength(41);
+    expect(await agent.ok('terminal_read', { id: 'agent-real' })).toMatchObject({ state: 'lost', restored: true, output: expect.stringContaining('real') });
     await agent.close();
   });
 });

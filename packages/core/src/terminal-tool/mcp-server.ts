@@ -1,5 +1,6 @@
 // The MCP server of the agent terminal tool: the seven terminal_* tools for one connection.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { byteCount } from '@ptydeck/contract';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
@@ -228,6 +229,7 @@ interface TerminalStatus {
   process_exit_code?: number | null;
   process_signal?: string | null;
   unwritten_bytes?: number | null;
+  restored?: true;
 }
 
 /** How a terminal's process ended. */
@@ -237,8 +239,19 @@ function processText(result: { process_exit_code?: number | null; process_signal
 
 /** What a lost terminal is, and how much of its end is missing. */
 function lostText(result: TerminalStatus): string {
-  const missing = result.unwritten_bytes == null ? 'its last output may be missing' : `the last ${result.unwritten_bytes} bytes it printed were not saved, and more may be missing`;
+  const missing = unsavedText(result.unwritten_bytes);
   return `its process is gone: ptydeck's host stopped while it ran; ${missing}; it takes no input`;
+}
+
+/**
+ * How much of a lost terminal's end is missing: the host's figure is what it
+ * had read and not saved when it last saved, so 0 says only that what came
+ * after that save is missing, if anything came.
+ */
+function unsavedText(bytes: number | null | undefined): string {
+  if (bytes == null) return 'how much of its last output is missing is not known';
+  if (bytes === 0) return 'what it printed after the host last saved it (about the last second) is missing, if it printed anything then';
+  return `at least its last ${byteCount(bytes)} of output were never saved`;
 }
 
 /** What a waiting program asks, and how to answer it. */
@@ -257,7 +270,8 @@ function stateText(result: TerminalStatus): string {
 function statusLine(result: TerminalStatus): string {
   const command = result.exit_code != null ? ` (a command finished: exit ${result.exit_code})` : '';
   const ended = result.state === 'exited' ? ` (${processText(result)})` : result.state === 'lost' ? ` (${lostText(result)})` : '';
-  return `[${result.id}] ${result.state}${ended}${command}${askText(result)}`;
+  const restored = result.restored ? ' (restored from the record an earlier host left on disk, which anything running as your user could have written: not proof of what ran)' : '';
+  return `[${result.id}] ${result.state}${ended}${restored}${command}${askText(result)}`;
 }
 
 function portName(port: { address: string; port: number; pid: number }): string {

@@ -65,11 +65,15 @@ export class OwnedSessions {
     return true;
   }
 
-  /** Removes the owner's exited sessions past its retention, oldest first. */
+  /**
+   * Removes the owner's exited sessions past its retention, oldest first: of
+   * those this host ran only. A restored one is never removed for another
+   * (a planted record may carry the owner's id: LogRetention says why).
+   */
   evictExited(owner: string): void {
     const exitedAt = (s: AgentTerminal) => this.service.get(s.id)?.exitedAt ?? 0;
     const exited = this.ofOwner(owner)
-      .filter((s) => s.exited)
+      .filter((s) => s.exited && this.service.get(s.id)?.restored !== true)
       .sort((a, b) => exitedAt(a) - exitedAt(b));
     for (const session of exited.slice(0, Math.max(0, exited.length - this.maxExitedPerOwner))) this.removeQuietly(session.id);
   }
@@ -90,14 +94,14 @@ export class OwnedSessions {
   /**
    * Takes back an agent's session an earlier host kept (PtyService.restore),
    * fenced to its owner as before, its read position where the host kept it.
-   * Display sessions and the developer's own are not the tool's.
+   * Display sessions and the developer's own are not the tool's. Nothing is
+   * evicted for it (evictExited).
    */
   adoptRestored(info: SessionInfo, cursor: number | null): void {
     if (info.source !== 'agent' || !info.owner || info.readOnly || this.sessions.has(info.id)) return;
     const session = new AgentTerminal(this.service, info.id, info.owner, null, info.cwd);
     session.markRestored(info.status === 'lost', cursor);
     this.add(session);
-    this.evictExited(info.owner);
   }
 
   /** The owner's read position in a session, for the session store to keep across a restart; null when not the tool's. */

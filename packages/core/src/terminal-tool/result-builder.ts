@@ -17,6 +17,7 @@ export function terminalFields(session: AgentTerminal, info: SessionInfo, caller
     ...(attention && session.developerAnswering ? { developer_answering: true } : {}),
     ...(info.status === 'exited' ? { process_exit_code: info.exitCode, process_signal: info.signal } : {}),
     ...(info.status === 'lost' ? { unwritten_bytes: info.lost?.unwrittenBytes ?? null } : {}),
+    ...(info.restored ? { restored: true as const } : {}),
   };
 }
 

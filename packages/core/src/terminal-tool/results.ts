@@ -79,6 +79,12 @@ export const terminalShape = {
     .nullable()
     .optional()
     .describe('With state lost: bytes at the end of its output that the stopped host had read but not yet saved, so nobody can read them (null: not known); more may be missing after them.'),
+  restored: z
+    .literal(true)
+    .optional()
+    .describe(
+      'Present for a terminal taken back from the record an earlier ptydeck host left on disk: its output, title and cwd are what that file says, and any process running as your user could have written it. Do not take it as proof of what ran.',
+    ),
 };
 
 export const createResultShape = {

@@ -1,7 +1,9 @@
 // Session infos and lost-session records for tests that restore one without a session store.
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
+import { metaPath, outputHeader, outputPath, type SessionMeta } from '../persist/store-format.js';
 
 /** A session's info as the core reports it: the developer's running bash, unless `overrides` say otherwise. */
 export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {
@@ -41,4 +43,19 @@ export function lostRecord(
   const output = new TextEncoder().encode(text);
   const unwritten = options.unwrittenBytes === undefined ? 0 : options.unwrittenBytes;
   return { info: sessionInfo(overrides), start, output, readEnd: unwritten === null ? null : start + output.length + unwritten };
+}
+
+/**
+ * Writes a record into a session store's directory as a host would, or as
+ * anything running as the developer can: `<id>.json` and `<id>.out` holding
+ * `text` from cursor 0. For tests of what a restore makes of a planted one.
+ */
+export function plantRecord(dir: string, overrides: Partial<SessionInfo>, text: string): SessionInfo {
+  const info = sessionInfo(overrides);
+  const output = Buffer.from(text);
+  const meta: SessionMeta = { version: 1, info, written: output.length, readEnd: output.length, agentCursor: null, savedAt: Date.now() };
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(metaPath(dir, info.id), JSON.stringify(meta), { mode: 0o600 });
+  writeFileSync(outputPath(dir, info.id), Buffer.concat([outputHeader(0), output]), { mode: 0o600 });
+  return info;
 }
