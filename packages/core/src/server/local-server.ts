@@ -1,6 +1,7 @@
 // The local server with everything in it: the PTY service, screens, terminal tool and chats, served through http-server.ts.
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
+import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
@@ -84,13 +85,14 @@ function chatMcpEnv(stateDir: string): Record<string, string> {
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const ownsService = options.service === undefined;
-  const service = options.service ?? createPtyService();
+  const stateDir = options.stateDir ?? resolveStateDir();
+  // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
+  const service = options.service ?? createPtyService({ hostId: hostIdOf(stateDir) });
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
   const tool = createTerminalTool(service, { screens });
   const chatBindings = new ChatBindings();
-  const stateDir = options.stateDir ?? resolveStateDir();
   const chats = new ChatHost({
     service,
     configDir: options.configDir,

@@ -100,12 +100,13 @@ class TerminalToolImpl implements TerminalTool {
   private readonly subscriptions = new DisposableStore();
   private readonly shellStartMs: number;
   private readonly screens: ScreenService;
-  private readonly processes = new OwnedProcesses();
+  private readonly processes: OwnedProcesses;
 
   constructor(
     private readonly service: PtyService,
     private readonly options: TerminalToolOptions,
   ) {
+    this.processes = new OwnedProcesses(service.labels);
     this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
     this.launcher = new ShellLauncher(service, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
