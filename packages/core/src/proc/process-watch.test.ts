@@ -73,9 +73,9 @@ async function startServer(id: string): Promise<number> {
 }
 
 /**
- * Resolves with what `watch` lists of session `id` once `holds` it. Other
- * tests' sessions on this machine are listed too (by the id in their
- * environment), so each test looks at its own session only.
+ * Resolves with what `watch` lists of session `id` once `holds` it. Each
+ * test's service has a host id of its own, so what other tests (and other
+ * test files) left running is not listed.
  */
 function leftoverOf(id: string, holds: (session: LeftoverSession | undefined) => boolean, of: ProcessWatch = watch): Promise<LeftoverSession | undefined> {
   const find = (sessions: LeftoverSession[]) => sessions.find((session) => session.id === id);
