@@ -44,7 +44,7 @@ export async function run(ctx) {
     const machineProcesses = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).length;
 
     let snapshot;
-    const first = cpuMs(() => (snapshot = snapshotSessions(refs)));
+    const first = cpuMs(() => (snapshot = snapshotSessions(service.labels, refs)));
     const owned = [...snapshot.values()].reduce((sum, s) => sum + s.processes.length, 0);
     if (owned !== n * (CHILDREN + 1)) throw new Error(`the scan found ${owned} processes of the ${n} sessions, not ${n * (CHILDREN + 1)}`);
 
@@ -54,7 +54,7 @@ export async function run(ctx) {
       // At a panel's cadence: what a scan keeps of a process's stat line ages as it does there.
       await new Promise((resolve) => setTimeout(resolve, CADENCE_MS));
       bare.push(cpuMs(() => readdirSync('/proc')));
-      scan.push(cpuMs(() => snapshotSessions(refs)));
+      scan.push(cpuMs(() => snapshotSessions(service.labels, refs)));
     }
     const value = median(scan);
     const baseline = median(bare);

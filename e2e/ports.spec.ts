@@ -47,6 +47,5 @@ test('a job a closed tab left running is listed in the overview and ended from t
   await expect(job).toContainText('sleep 984');
   await keepScreenshot(page, 'left-running');
   await job.getByTestId('end-process').click();
-  // Only this session's: what other hosts' sessions on this machine run (other tests') is listed too.
   await expect(left).toHaveCount(0);
 });

@@ -1,16 +1,22 @@
 // The overview's list of processes that outlived their session, with a control to end them.
-import { For, Show } from 'solid-js';
+import { createSignal, For, Show } from 'solid-js';
+import { leftRunningView } from '../processes/left-running-view.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { PortChips } from './PortChips.jsx';
 import { ProcessList } from './ProcessList.jsx';
 
 /**
  * Processes that outlived their session (a closed tab's `nohup` job, a dev
- * server that daemonized), with their ports and a control to end them.
+ * server that daemonized), with their ports and a control to end them. A
+ * long list shows its newest cards and "and N more", so the agents and what
+ * waits for the developer's input stay in view.
  */
 export function LeftRunning() {
   const terminal = useTerminal();
   const sessions = () => terminal.processes.state.leftovers;
+  const [expanded, setExpanded] = createSignal(false);
+  const view = () => leftRunningView(sessions(), expanded());
+  const hidden = () => leftRunningView(sessions(), false).more;
   return (
     <Show when={sessions().length > 0}>
       <section class="overview-section" aria-labelledby="left-running-heading" data-testid="left-running">
@@ -19,7 +25,7 @@ export function LeftRunning() {
           <span class="count">{sessions().reduce((sum, session) => sum + session.processes.length, 0)}</span>
         </div>
         <ul class="agent-list">
-          <For each={sessions()}>
+          <For each={view().shown}>
             {(session) => (
               <li class="agent-card" data-testid="leftover-session" data-session-id={session.id}>
                 <div class="agent-head">
@@ -45,6 +51,11 @@ export function LeftRunning() {
             )}
           </For>
         </ul>
+        <Show when={hidden() > 0}>
+          <button type="button" class="button ghost small list-more" data-testid="left-running-more" aria-expanded={expanded()} onClick={() => setExpanded(!expanded())}>
+            {expanded() ? 'Show fewer' : `and ${hidden()} more`}
+          </button>
+        </Show>
       </section>
     </Show>
   );

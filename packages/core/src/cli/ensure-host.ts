@@ -169,6 +169,8 @@ function hostEnv(stateDir: string): Record<string, string | undefined> {
   // The client's own ties: a host serves every client, not the chat or session this one was started from.
   delete env.PTYDECK_CHAT_BINDING;
   delete env.PTYDECK_SESSION_ID;
+  delete env.PTYDECK_HOST_ID;
+  delete env.PTYDECK_SESSION_KEY;
   // In the desktop app the runtime is Electron's binary, which runs a script as Node only when told to.
   if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
   return env;

@@ -1,4 +1,5 @@
 // What scans learn of each process and keep, so a scan of a thousand processes reads little.
+import type { ProcessLabel } from '../pty/session-labels.js';
 import { readStat, socketInodes, startedAtMs, type ProcStat } from './proc-fs.js';
 
 /**
@@ -18,7 +19,7 @@ const STAT_MAX_AGE_MS = 10_000;
  * What a scan learns of a process, kept between scans so that one of a
  * thousand processes reads little more than /proc's directory: its stat
  * line (for STAT_MAX_AGE_MS), and, while it runs the same program, its
- * session id (from its environment)
+ * session labels (from its environment)
  * and command line, both read once per program (a pid, its start time and
  * its name: exec changes the name), and which process holds each listening
  * socket, looked for only when the socket is new to the TCP tables (or its
@@ -52,13 +53,13 @@ export class ProcessFacts {
     for (const pid of this.entries.keys()) if (!pids.has(pid)) this.entries.delete(pid);
   }
 
-  sessionId(pid: number, stat: ProcStat, read: (pid: number) => string | undefined): string | undefined {
+  label(pid: number, stat: ProcStat, read: (pid: number) => ProcessLabel | undefined): ProcessLabel | undefined {
     const entry = this.entry(pid, stat);
-    if (!entry.sessionIdRead) {
-      entry.sessionId = read(pid);
-      entry.sessionIdRead = true;
+    if (!entry.labelRead) {
+      entry.label = read(pid);
+      entry.labelRead = true;
     }
-    return entry.sessionId;
+    return entry.label;
   }
 
   command(pid: number, stat: ProcStat, read: (pid: number) => string): string {
@@ -97,7 +98,7 @@ export class ProcessFacts {
   private entry(pid: number, stat: ProcStat): Entry {
     let entry = this.entries.get(pid);
     if (!entry || !sameProgram(entry, stat)) {
-      entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, sessionIdRead: false };
+      entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, labelRead: false };
       this.entries.set(pid, entry);
     }
     return entry;
@@ -109,8 +110,8 @@ interface Entry {
   name: string;
   stat: ProcStat;
   statAt: number;
-  sessionId?: string;
-  sessionIdRead: boolean;
+  label?: ProcessLabel;
+  labelRead: boolean;
   command?: string;
 }
 

@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
+import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
 import { ProcessWatch } from './process-watch.js';
 import { commandOf, snapshotSessions, type SessionRef, type SnapshotOptions } from './session-processes.js';
 import { running } from '../testing/carrying.js';
@@ -27,9 +31,9 @@ beforeEach(() => {
   scans = 0;
   watch = new ProcessWatch(service, {
     intervalMs: 50,
-    scan: (sessions: readonly SessionRef[], options: SnapshotOptions) => {
+    scan: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => {
       scans++;
-      return snapshotSessions(sessions, options);
+      return snapshotSessions(labels, sessions, options);
     },
   });
 });
@@ -69,9 +73,9 @@ async function startServer(id: string): Promise<number> {
 }
 
 /**
- * Resolves with what `watch` lists of session `id` once `holds` it. Other
- * tests' sessions on this machine are listed too (by the id in their
- * environment), so each test looks at its own session only.
+ * Resolves with what `watch` lists of session `id` once `holds` it. Each
+ * test's service has a host id of its own, so what other tests (and other
+ * test files) left running is not listed.
  */
 function leftoverOf(id: string, holds: (session: LeftoverSession | undefined) => boolean, of: ProcessWatch = watch): Promise<LeftoverSession | undefined> {
   const find = (sessions: LeftoverSession[]) => sessions.find((session) => session.id === id);
@@ -195,7 +199,8 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       await service.remove(id);
       // The host that had the tab is gone (`ptydeck stop` closes the developer's tabs as terminal windows); a new one starts.
       watch.dispose();
-      const later = createPtyService({ env: isolatedEnv() });
+      // A later host of the same state directory has the same host id.
+      const later = createPtyService({ env: isolatedEnv(), hostId: service.labels.hostId });
       const laterWatch = new ProcessWatch(later, { intervalMs: 50 });
       const stop = laterWatch.watch();
       try {
@@ -212,6 +217,52 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       }
     } finally {
       killQuietly(detached);
+    }
+  });
+
+  it("neither lists nor ends another host's shells or what they left, each host having its own state directory", async () => {
+    const [dirA, dirB] = [mkdtempSync(join(tmpdir(), 'ptydeck-host-a-')), mkdtempSync(join(tmpdir(), 'ptydeck-host-b-'))];
+    const hostA = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirA) });
+    const hostB = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirB) });
+    const watchA = new ProcessWatch(hostA, { intervalMs: 50 });
+    const stop = watchA.watch();
+    const pids: number[] = [];
+    try {
+      // Host B: a live shell running a job, and a closed tab's nohup job (issue 32.1).
+      const live = hostB.create({ source: 'user', command: 'bash', args: BASH });
+      hostB.write(live.id, 'sleep 977 & echo "job=$!"\r');
+      pids.push(Number(/job=(\d+)/.exec(await waitForOutput(hostB, live.id, /job=\d+/))![1]));
+      const closed = hostB.create({ source: 'user', command: 'bash', args: BASH });
+      hostB.write(closed.id, 'nohup sleep 976 >/dev/null 2>&1 & echo "nohup=$!"\r');
+      pids.push(Number(/nohup=(\d+)/.exec(await waitForOutput(hostB, closed.id, /nohup=\d+/))![1]));
+      await execd(pids[1]!, 'sleep 976');
+      await hostB.remove(closed.id);
+      // Host A's own closed tab: once A lists it, A has scanned since B's processes started.
+      const own = hostA.create({ source: 'user', command: 'bash', args: BASH });
+      hostA.write(own.id, 'nohup sleep 975 >/dev/null 2>&1 & echo "nohup=$!"\r');
+      const ownPid = Number(/nohup=(\d+)/.exec(await waitForOutput(hostA, own.id, /nohup=\d+/))![1]);
+      pids.push(ownPid);
+      await execd(ownPid, 'sleep 975');
+      await hostA.remove(own.id);
+      await leftoverOf(own.id, (session) => session?.processes.some((proc) => proc.pid === ownPid) ?? false, watchA);
+
+      const listed = watchA.leftovers();
+      expect(listed.map((session) => session.id)).not.toContain(live.id);
+      expect(listed.map((session) => session.id)).not.toContain(closed.id);
+      expect(listed.flatMap((session) => session.processes.map((proc) => proc.pid))).not.toContain(live.pid);
+      // Nor can A be asked to end them, under B's sessions or its own.
+      await expect(watchA.end(closed.id, [pids[1]!])).rejects.toThrow(/no session/);
+      const refused = await watchA.end(own.id, [live.pid, pids[0]!, pids[1]!]);
+      expect(refused.refused.sort()).toEqual([live.pid, pids[0]!, pids[1]!].sort());
+      expect([live.pid, pids[0]!, pids[1]!].map(running)).toEqual([true, true, true]);
+    } finally {
+      stop();
+      watchA.dispose();
+      for (const pid of pids) killQuietly(pid);
+      await hostA.dispose();
+      await hostB.dispose();
+      rmSync(dirA, { recursive: true, force: true });
+      rmSync(dirB, { recursive: true, force: true });
     }
   });
 
@@ -239,7 +290,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     try {
       await new Promise<void>((resolve, reject) => leader.once('spawn', resolve).once('error', reject));
       const ended = { id: 'ended-long-ago', pid: leader.pid!, running: false };
-      expect(snapshotSessions([ended])!.get(ended.id)!.processes).toEqual([]);
+      expect(snapshotSessions(service.labels, [ended])!.get(ended.id)!.processes).toEqual([]);
     } finally {
       leader.kill('SIGKILL');
     }

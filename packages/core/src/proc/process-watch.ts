@@ -1,5 +1,6 @@
 // Keeps sessions' listening ports and leftover processes current while a panel watches, and nothing otherwise.
 import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
+import type { LabelReader } from '../pty/session-labels.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { endProcesses } from './end-processes.js';
 import { SessionBook, type BookedSession } from './session-book.js';
@@ -13,7 +14,7 @@ export interface ProcessWatchOptions {
   /** Least time between two looks. Default 2000 ms. */
   intervalMs?: number;
   /** The process table scan (seam for tests). Default snapshotSessions. */
-  scan?: (sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
+  scan?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
 }
 
 export interface EndedProcesses {
@@ -28,7 +29,8 @@ export interface EndedProcesses {
  * least one panel watches: with none, nothing is read. What a session the
  * service no longer has left (a closed tab's `nohup` job) is found by the id
  * in its environment, so it stays listed whether or not the session's name is
- * still remembered, after a host restart too. It looks at most every
+ * still remembered, after a host restart too; what another host's sessions
+ * left (another PTYDECK_HOST_ID) is neither listed nor ended. It looks at most every
  * `intervalMs`, on a timer of its own, never on the keystroke or output path,
  * and a look is cheap when nothing changed: the process table is scanned only
  * when the count of TCP sockets changed (tcpFingerprint, 0.06 ms) and the
@@ -95,7 +97,7 @@ export class ProcessWatch {
   /** The session's processes now (a scan of its own); null where the system cannot say. */
   query(id: SessionId): SessionProcess[] | null {
     const session = this.require(id);
-    return snapshotSession(session.ref)?.processes.map(processField) ?? null;
+    return snapshotSession(this.service.labels, session.ref)?.processes.map(processField) ?? null;
   }
 
   /**
@@ -104,7 +106,7 @@ export class ProcessWatch {
    */
   async end(id: SessionId, pids: readonly number[]): Promise<EndedProcesses> {
     const session = this.require(id);
-    const owned = snapshotSession(session.ref)?.processes ?? [];
+    const owned = snapshotSession(this.service.labels, session.ref)?.processes ?? [];
     const asked = new Set(pids);
     const targets = owned.filter((proc) => asked.has(proc.pid));
     const refused = [...asked].filter((pid) => !targets.some((proc) => proc.pid === pid));
@@ -175,6 +177,7 @@ export class ProcessWatch {
     this.dirty = false;
     const sessions = this.book.sessions();
     const snapshots = this.scan(
+      this.service.labels,
       sessions.map((session) => session.ref),
       { outlived: true },
     );

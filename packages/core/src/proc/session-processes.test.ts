@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SessionLabels } from '../pty/session-labels.js';
 import { portHolders } from './port-holders.js';
 import { sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
 
@@ -15,11 +16,12 @@ describe('where /proc is missing (macOS)', () => {
     Object.defineProperty(process, 'platform', { ...platform, value: 'darwin' });
     try {
       const self = { id: 'no-proc', pid: process.pid, running: true };
-      expect(snapshotSessions([self])).toBeUndefined();
-      expect(snapshotSessions([], { outlived: true })).toBeUndefined();
+      const labels = new SessionLabels();
+      expect(snapshotSessions(labels, [self])).toBeUndefined();
+      expect(snapshotSessions(labels, [], { outlived: true })).toBeUndefined();
       expect(portHolders([22, 80])).toBeUndefined();
-      expect(sessionLeftovers(self)).toEqual([]);
-      expect(sessionsOf([process.pid], [self]).size).toBe(0);
+      expect(sessionLeftovers(labels, self)).toEqual([]);
+      expect(sessionsOf(labels, [process.pid], [self]).size).toBe(0);
     } finally {
       Object.defineProperty(process, 'platform', platform);
     }

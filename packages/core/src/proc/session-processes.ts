@@ -1,22 +1,27 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
-import { SESSION_ID_ENV } from '../pty/environment.js';
+import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../pty/environment.js';
+import type { LabelReader, ProcessLabel } from '../pty/session-labels.js';
 import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';
 
 /**
  * What a session owns on the machine, read from /proc on demand (never on the
- * keystroke or output path). A process is the session's when any of these holds:
+ * keystroke or output path). A process is the session's when the first of
+ * these that says anything says so:
  * - it descends from the session's process (its ppid chain), while that runs:
  *   once it has exited its pid may belong to anyone;
  * - it is in the session's POSIX session (node-pty starts the session's process
  *   with setsid, so its pid is the sid of everything that stays in the terminal;
  *   the kernel reuses no pid still in use as a sid);
- * - its environment carries PTYDECK_SESSION_ID=<the session's id>, which every
- *   session's process starts with and children inherit: this finds what left on
+ * - its environment carries the session's labels, which every session's
+ *   process starts with and children inherit (pty/session-labels.ts: the
+ *   session's key, else its id with this host's id): this finds what left on
  *   purpose (nohup, setsid, a daemon's double fork to init).
- * A process that both scrubs its environment and leaves the tree and the POSIX
- * session cannot be told from anyone else's, and is not found.
+ * The kernel's facts come first: a process in an agent's tree that names the
+ * developer's session in its environment is the agent's. A process that both
+ * scrubs or forges its labels and leaves the tree and the POSIX session cannot
+ * be told from anyone else's, and is not found.
  */
 
 export interface SessionRef {
@@ -66,19 +71,19 @@ export function processesKnown(): boolean {
 
 export interface SnapshotOptions {
   /**
-   * Also every process carrying the PTYDECK_SESSION_ID of a session not among
+   * Also every process whose labels name a session of this host not among
    * those asked for, under that id: what sessions this host no longer has
-   * left running (a closed tab's `nohup` job, a previous host's). Another
-   * ptydeck host's sessions look the same from here, and come too.
+   * left running (a closed tab's `nohup` job, a previous host's of the same
+   * state directory). Another host's (another PTYDECK_HOST_ID) never come.
    */
   outlived?: boolean;
 }
 
 /** One scan of the process table for several sessions at once; undefined where /proc is missing. */
-export function snapshotSessions(sessions: readonly SessionRef[], options: SnapshotOptions = {}): Map<string, SessionSnapshot> | undefined {
+export function snapshotSessions(labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions = {}): Map<string, SessionSnapshot> | undefined {
   if (!processesKnown()) return undefined;
   const table = readProcessTable(new Set(sessions.filter((session) => session.running).map((session) => session.pid)));
-  const owner = attribute(table, sessions, options.outlived ?? false);
+  const owner = attribute(table, sessions, options.outlived ?? false, labels);
   const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
   const result = new Map<string, SessionSnapshot>();
   for (const session of sessions) {
@@ -99,31 +104,33 @@ export function snapshotSessions(sessions: readonly SessionRef[], options: Snaps
   return result;
 }
 
-/**
- * What a session that no longer runs left behind: processes in its POSIX
- * session or carrying its id, without their ports (no TCP table read).
- * Empty where /proc is missing.
- */
-export function sessionLeftovers(session: Pick<SessionRef, 'id' | 'pid'>): OwnedProcess[] {
+/** A session's processes as snapshotSessions finds them, without their ports (no TCP table read). Empty where /proc is missing. */
+export function sessionProcesses(labels: LabelReader, session: SessionRef): OwnedProcess[] {
   if (!processesKnown()) return [];
-  const table = readProcessTable();
-  const owned = attribute(table, [{ ...session, running: false }], false);
+  const table = readProcessTable(new Set(session.running ? [session.pid] : []));
+  const owned = attribute(table, [session], false, labels);
   return [...owned.keys()].sort((a, b) => a - b).map((pid) => processOf(pid, table.stats.get(pid)!));
+}
+
+/** What a session that no longer runs left behind: processes in its POSIX session or carrying its labels. */
+export function sessionLeftovers(labels: LabelReader, session: Pick<SessionRef, 'id' | 'pid'>): OwnedProcess[] {
+  return sessionProcesses(labels, { ...session, running: false });
 }
 
 /**
  * Whose each of `pids` is: the id of the session among `sessions` it belongs
- * to (as snapshotSessions decides), else the PTYDECK_SESSION_ID it carries
- * (a session no longer live); pids of neither are left out.
+ * to (as snapshotSessions decides), else the session of this host its labels
+ * name (one no longer live); pids of neither are left out.
  */
-export function sessionsOf(pids: readonly number[], sessions: readonly SessionRef[]): Map<number, string> {
+export function sessionsOf(labels: LabelReader, pids: readonly number[], sessions: readonly SessionRef[]): Map<number, string> {
   const found = new Map<number, string>();
   if (!processesKnown() || pids.length === 0) return found;
   const table = readProcessTable();
-  const owner = attribute(table, sessions, false);
+  const owner = attribute(table, sessions, false, labels);
   for (const pid of pids) {
     const stat = table.stats.get(pid);
-    const id = owner.get(pid) ?? (stat ? facts.sessionId(pid, stat, sessionIdOf) : undefined);
+    const label = stat ? facts.label(pid, stat, labelOf) : undefined;
+    const id = owner.get(pid) ?? (label ? labels.sessionOf(label) : undefined);
     if (id !== undefined) found.set(pid, id);
   }
   return found;
@@ -166,11 +173,11 @@ function push(index: Map<number, number[]>, key: number, pid: number): void {
 }
 
 /**
- * Which of `sessions` each process is, by tree, POSIX session, then
- * environment (see the top of this file); with `outlived`, a process carrying
- * any other session's id is that session's.
+ * Which of `sessions` each process is, by tree, POSIX session, then labels
+ * (see the top of this file); with `outlived`, a process whose labels name
+ * any other session of this host is that session's.
  */
-function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[], outlived: boolean): Map<number, string> {
+function attribute({ stats, children, members }: ProcessTable, sessions: readonly SessionRef[], outlived: boolean, labels: LabelReader): Map<number, string> {
   const owner = new Map<number, string>();
   for (const session of sessions) {
     if (session.pid <= 0) continue;
@@ -188,7 +195,8 @@ function attribute({ stats, children, members }: ProcessTable, sessions: readonl
   const ids = new Set(sessions.map((session) => session.id));
   for (const [pid, stat] of stats) {
     if (owner.has(pid)) continue;
-    const id = facts.sessionId(pid, stat, sessionIdOf);
+    const label = facts.label(pid, stat, labelOf);
+    const id = label ? labels.sessionOf(label) : undefined;
     if (id !== undefined && (outlived || ids.has(id))) owner.set(pid, id);
   }
   return owner;
@@ -198,8 +206,8 @@ function processOf(pid: number, stat: ProcStat): OwnedProcess {
   return { pid, command: facts.command(pid, stat, commandOf), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
 }
 
-export function snapshotSession(session: SessionRef): SessionSnapshot | undefined {
-  return snapshotSessions([session])?.get(session.id);
+export function snapshotSession(labels: LabelReader, session: SessionRef): SessionSnapshot | undefined {
+  return snapshotSessions(labels, [session])?.get(session.id);
 }
 
 /** Processes that are not the session's own process nor its terminal's foreground job: what runs behind the agent's back. */
@@ -215,10 +223,17 @@ export function stillRunning(proc: OwnedProcess): boolean {
   return stat !== undefined && isLive(stat) && stat.startTicks === proc.startTicks;
 }
 
-function sessionIdOf(pid: number): string | undefined {
+/** The session labels in the environment `pid` was started with; undefined without a session id. */
+function labelOf(pid: number): ProcessLabel | undefined {
   const environ = readOptional(`/proc/${pid}/environ`);
   if (!environ) return undefined; // another user's process, a kernel thread, or gone
-  const key = `${SESSION_ID_ENV}=`;
+  const id = variable(environ, SESSION_ID_ENV);
+  return id === undefined ? undefined : { id, host: variable(environ, HOST_ID_ENV), key: variable(environ, SESSION_KEY_ENV) };
+}
+
+/** The value of `name` in a NUL-separated environment. */
+function variable(environ: string, name: string): string | undefined {
+  const key = `${name}=`;
   const at = environ.startsWith(key) ? 0 : environ.indexOf(`\0${key}`) + 1;
   if (at === 0 && !environ.startsWith(key)) return undefined;
   const start = at + key.length;

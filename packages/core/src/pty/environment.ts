@@ -5,6 +5,9 @@ export type EnvLike = Record<string, string | undefined>;
 
 /** Set in every session's environment: programs find their tab by it, and the server knows them for a session's. */
 export const SESSION_ID_ENV = 'PTYDECK_SESSION_ID';
+/** Beside it, the host's id and the session's key (session-labels.ts): whose the processes that carry them are. */
+export const HOST_ID_ENV = 'PTYDECK_HOST_ID';
+export const SESSION_KEY_ENV = 'PTYDECK_SESSION_KEY';
 
 /**
  * Variables dropped from the inherited environment: they describe the
@@ -16,9 +19,14 @@ const INHERITED_TERMINAL_VARS = ['COLUMNS', 'LINES', 'TMUX', 'TMUX_PANE', 'STY',
 /**
  * A session's environment, in precedence order: the inherited one, then the
  * caller's, then what the session's terminal is (TERM, COLORTERM), a UTF-8
- * LANG when none is set, and the session id so programs can find their tab.
+ * LANG when none is set, the session id so programs can find their tab, and
+ * the labels that say whose its processes are (session-labels.ts).
  */
-export function buildSessionEnv(inherited: EnvLike, callerEnv: Record<string, string> | undefined, id: SessionId): Record<string, string> {
+export function buildSessionEnv(
+  inherited: EnvLike,
+  callerEnv: Record<string, string> | undefined,
+  label: { id: SessionId; host: string; key: string },
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(inherited)) {
     if (value !== undefined) env[key] = value;
@@ -28,6 +36,8 @@ export function buildSessionEnv(inherited: EnvLike, callerEnv: Record<string, st
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   if (!env.LANG) env.LANG = 'C.UTF-8';
-  env[SESSION_ID_ENV] = id;
+  env[SESSION_ID_ENV] = label.id;
+  env[HOST_ID_ENV] = label.host;
+  env[SESSION_KEY_ENV] = label.key;
   return env;
 }

@@ -15,6 +15,7 @@ import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-pr
 import { PtySession } from './pty-session.js';
 import { restoredInfo, restoredRefusal } from './restored-session.js';
 import { serviceConfig, type ServiceConfig } from './service-config.js';
+import { SessionLabels } from './session-labels.js';
 import { SessionQuota } from './session-quota.js';
 import { endSessionProcesses, waitFor } from './session-termination.js';
 import { SharedReadThread } from './shared-read-thread.js';
@@ -51,9 +52,11 @@ class PtyServiceImpl implements PtyService {
   private readonly floods: FloodTurns;
   private readonly readThread: SharedReadThread;
   private readonly loop: LoopWatch;
+  readonly labels: SessionLabels;
 
   constructor(options: PtyServiceOptions) {
     this.config = serviceConfig(options);
+    this.labels = new SessionLabels(options.hostId);
     this.baseEnv = options.env ?? process.env;
     this.events = new EventHub(options.onListenerError);
     // One watch of the loop for both measures of a flood's run: the turns' and the read thread's.
@@ -70,7 +73,7 @@ class PtyServiceImpl implements PtyService {
     this.quota.checkSpawn(input.source);
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
-    const env = buildSessionEnv(this.baseEnv, input.env, id);
+    const env = buildSessionEnv(this.baseEnv, input.env, this.labels.issue(id));
     let file: string;
     let args: string[];
     if (input.command !== undefined) {
@@ -384,7 +387,7 @@ class PtyServiceImpl implements PtyService {
     }
     // A flood waiting its turn reads again, so the end it is asked for is seen at once.
     session.floodTurn?.dispose();
-    return endSessionProcesses(session, this.config.killGraceMs);
+    return endSessionProcesses(session, this.config.killGraceMs, this.labels);
   }
 
   private requireSession(id: SessionId): PtySession {

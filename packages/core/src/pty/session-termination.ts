@@ -5,7 +5,8 @@
  * the leader's exit and poll for the processes left (not our children, so
  * only polling sees them go). A PTY session's are ended by whose it is:
  * - an agent's: its whole POSIX session, then everything else it owns
- *   (detached jobs carrying its id, proc/end-processes.ts): the agent
+ *   (what descended from it while it ran, whatever its environment claims,
+ *   and detached jobs carrying its labels, proc/end-processes.ts): the agent
  *   started them and is not there to end them;
  * - the developer's: as closing a terminal window does. The session's own
  *   process group and its terminal's foreground job get SIGHUP (SIGKILL after
@@ -14,10 +15,12 @@
  *   by its PTYDECK_SESSION_ID (the process watch lists it: proc/process-watch.ts).
  */
 import { endSessionLeftovers } from '../proc/end-processes.js';
+import { sessionProcesses } from '../proc/session-processes.js';
 import { readStat } from '../proc/proc-fs.js';
 import { groupAlive, groupMembers, posixSessionMembers, signalGroups, signalPosixSession } from './process-tree.js';
 import { escalate, type Escalation } from './process-wait.js';
 import type { PtySession } from './pty-session.js';
+import type { LabelReader } from './session-labels.js';
 
 export { waitFor } from './process-wait.js';
 
@@ -47,13 +50,16 @@ export async function endPosixSession(sid: number, options: EndPosixSessionOptio
  * process group is empty has nothing left in its POSIX session; skipping the
  * process-table scan keeps remove() and retention eviction cheap.
  */
-export function endSessionProcesses(session: PtySession, killGraceMs: number): Promise<void> {
+export function endSessionProcesses(session: PtySession, killGraceMs: number, labels: LabelReader): Promise<void> {
   session.termination ??= (async () => {
     if (session.info.source === 'user') {
       await hangUp(session, killGraceMs);
       return;
     }
     const sid = session.info.pid;
+    // Read while its process runs: what descends from it is its own whatever its label says, and that tree is lost
+    // once the process exits (a `setsid` child that relabelled itself goes to init).
+    const descended = session.running ? sessionProcesses(labels, { id: session.id, pid: sid, running: true }) : [];
     if (session.running || session.terminalHeld || groupAlive(sid)) {
       await endPosixSession(sid, {
         signal: 'SIGHUP',
@@ -62,7 +68,7 @@ export function endSessionProcesses(session: PtySession, killGraceMs: number): P
         exited: session.exited,
       });
     }
-    await endSessionLeftovers({ id: session.id, pid: sid }, killGraceMs, false);
+    await endSessionLeftovers(labels, { id: session.id, pid: sid }, killGraceMs, false, descended);
   })();
   return session.termination;
 }

@@ -2,6 +2,7 @@
 import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
 import type { ScannedOutput } from '../vt/index.js';
+import type { LabelReader } from './session-labels.js';
 
 export interface PtyServiceOptions {
   /** Live (running) sessions allowed at once. Default 32. */
@@ -47,6 +48,13 @@ export interface PtyServiceOptions {
   threadReadAfter?: number;
   /** Base environment for sessions. Default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * The id every session's environment carries as PTYDECK_HOST_ID (see
+   * session-labels.ts): a host of a state directory passes hostIdOf(it).
+   * Default: one of this service's own, so no other host lists what its
+   * sessions leave running.
+   */
+  hostId?: string;
   /**
    * Called when an event listener throws, with a context naming the event
    * (`a 'pty.data' listener threw`). Listeners are isolated from each other and
@@ -160,6 +168,13 @@ export type PtyServiceEventMap = { [K in PtyEventType]: PtyEventOf<K> } & { 'pty
 export type PtyServiceEventType = keyof PtyServiceEventMap;
 
 export interface PtyService {
+  /**
+   * The labels the service writes into every session's environment beside
+   * PTYDECK_SESSION_ID (its host's id, the session's key), and which session
+   * a process carrying some comes from: what a process table scan trusts of
+   * a label (proc/session-processes.ts).
+   */
+  readonly labels: LabelReader;
   create(input: CreateSessionInput): SessionInfo;
   /**
    * Opens a display-only session (SessionInfo.readOnly): no process, pid 0,

@@ -7,6 +7,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnsafeStateError } from './discovery.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket } from '../testing/http.js';
+import { until } from '../testing/poll-until.js';
+import { readOptional } from '../proc/proc-fs.js';
+import { hostIdOf } from '../pty/session-labels.js';
 
 let server: LocalServer;
 let stateDir: string;
@@ -123,6 +126,16 @@ describe('startLocalServer', () => {
     await expect(started).rejects.toThrow(UnsafeStateError);
     await expect(started).rejects.toThrow(`chmod 700 ${dir}`);
     expect(existsSync(join(dir, 'server.json'))).toBe(false);
+  });
+
+  it("marks its sessions' processes with its state directory's host id, as every host of that directory does (issue 32.1)", async () => {
+    const info = server.service.create({ source: 'user', command: 'sleep', args: ['100'] });
+    try {
+      await until(() => (readOptional(`/proc/${info.pid}/environ`) ?? '').split('\0').includes(`PTYDECK_HOST_ID=${hostIdOf(stateDir)}`), 'the session runs with the host id');
+      expect(server.service.labels.hostId).toBe(hostIdOf(stateDir));
+    } finally {
+      await server.service.remove(info.id);
+    }
   });
 
   it('close() ends the sessions of the service it created and removes the discovery file', async () => {

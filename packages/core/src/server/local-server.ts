@@ -1,6 +1,8 @@
 // The local server with everything in it: the PTY service, screens, terminal tool and chats, served through http-server.ts.
+import { mkdirSync } from 'node:fs';
 import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
+import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
@@ -70,6 +72,11 @@ function chatMcpLaunch(): { command: string; args: string[] } {
   return { command: process.execPath, args: [ptydeckLauncher(), 'mcp'] };
 }
 
+function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
 function chatMcpEnv(stateDir: string): Record<string, string> {
   return {
     // Where `ptydeck mcp` finds this server's server.json.
@@ -86,13 +93,15 @@ function chatMcpEnv(stateDir: string): Record<string, string> {
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const ownsService = options.service === undefined;
-  const service = options.service ?? createPtyService();
+  const stateDir = options.stateDir ?? resolveStateDir();
+  // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
+  // The id is the directory's, so it is made first (as server.json's writer would) on a first run.
+  const service = options.service ?? createPtyService({ hostId: hostIdOf(ensureDir(stateDir)) });
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
   const tool = createTerminalTool(service, { screens });
   const chatBindings = new ChatBindings();
-  const stateDir = options.stateDir ?? resolveStateDir();
   const chats = new ChatHost({
     service,
     configDir: options.configDir,

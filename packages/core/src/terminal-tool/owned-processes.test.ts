@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrying } from '../testing/carrying.js';
+import { readOptional } from '../proc/proc-fs.js';
+import { carrying, running } from '../testing/carrying.js';
+import { until } from '../testing/poll-until.js';
 import { connectMcp, type McpCaller } from '../testing/mcp-client.js';
 import { useRealShells } from '../testing/real-shells.js';
 
@@ -65,6 +67,24 @@ pid = os.read(ready_r, 32).decode()
 os.waitpid(middle, 0)
 print(pid, *(s.getsockname()[1] for s in listening))
 `;
+
+/** A loopback HTTP server that writes its pid and port to the path it is given, then serves. */
+const RELABELLED_SERVER = `
+import http.server, os, sys
+server = http.server.HTTPServer(('127.0.0.1', 0), http.server.SimpleHTTPRequestHandler)
+with open(sys.argv[1], 'w') as ready:
+    ready.write(f'{os.getpid()} {server.server_address[1]}\\n')
+server.serve_forever()
+`;
+
+function killQuietly(pid: number): void {
+  if (pid <= 0) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
 
 describe.runIf(process.platform === 'linux')('what an agent session leaves running', () => {
   it('lists nohup, setsid and double-forked jobs and a server\'s port, waits for the server to listen, and closes them all', async () => {
@@ -139,6 +159,63 @@ describe.runIf(process.platform === 'linux')('what an agent session leaves runni
     const closed = await mcp.ok('terminal_close', { id: run.id });
     expect(closed.ended).toContainEqual({ pid: sleeper.pid, command: expect.stringMatching(/sleep 996$/) });
     expect(carrying(run.id)).toEqual([]);
+  });
+
+  it("is found by the key it kept when it names the developer's session, listed, blamed and ended as the agent's own", async () => {
+    const developer = shells.service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'] });
+    const script = join(shells.dir, 'relabelled.py');
+    writeFileSync(script, RELABELLED_SERVER);
+    const ready = shells.gate().path;
+    let pid = 0;
+    try {
+      // Issue 31.9: a server that claims the developer's tab and leaves the shell's tree and POSIX session at once.
+      const run = await mcp.ok('terminal_run', {
+        command: `PTYDECK_SESSION_ID=${developer.id} setsid -f python3 ${script} ${ready} </dev/null >/dev/null 2>&1; read -r pid port < ${ready}; echo "$pid $port"`,
+      });
+      const [started, port] = run.output.trim().split(' ').map(Number) as [number, number];
+      pid = started;
+      const listed = (await mcp.ok('terminal_list')).terminals.find((terminal: { id: string }) => terminal.id === run.id);
+      expect(listed.background).toContainEqual({ pid, command: `python3 ${script} ${ready}`, started_at: expect.any(Number) });
+      expect(listed.ports).toContainEqual({ port, address: '127.0.0.1', pid });
+      // Told to the agent as its own server, not the developer's.
+      const clash = await mcp.ok('terminal_run', { command: `python3 -m http.server ${port} --bind 127.0.0.1` });
+      expect(clash.port_in_use).toEqual([{ port, pid, command: `python3 ${script} ${ready}`, session: run.id, owner: 'you' }]);
+      await mcp.ok('terminal_close', { id: clash.id });
+
+      const closed = await mcp.ok('terminal_close', { id: run.id, force: true });
+      expect(closed.ended).toContainEqual({ pid, command: `python3 ${script} ${ready}` });
+      expect(running(pid)).toBe(false);
+    } finally {
+      killQuietly(pid);
+      await shells.service.remove(developer.id);
+    }
+  });
+
+  it("ends what descended from the agent's shell whatever labels it forged, the developer's key included", async () => {
+    const developer = shells.service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'] });
+    const keyOf = () => (readOptional(`/proc/${developer.pid}/environ`) ?? '').split('\0').find((variable) => variable.startsWith('PTYDECK_SESSION_KEY='));
+    // Once bash has exec'd: until then the environment is the forked host's.
+    await until(() => keyOf() !== undefined, "the developer's shell runs");
+    const key = keyOf()!;
+    const ready = shells.gate().path;
+    let pid = 0;
+    try {
+      // A POSIX session of its own, still below the shell (setsid -w waits for it), with the developer's labels copied from /proc.
+      const run = await mcp.ok('terminal_run', {
+        command: `PTYDECK_SESSION_ID=${developer.id} ${key} setsid -w sh -c 'echo $$ > ${ready}; exec sleep 994' </dev/null >/dev/null 2>&1 & read -r pid < ${ready}; echo "pid=$pid"`,
+      });
+      pid = Number(/pid=(\d+)/.exec(run.output)![1]);
+      const listed = (await mcp.ok('terminal_list')).terminals.find((terminal: { id: string }) => terminal.id === run.id);
+      expect(listed.background.map((proc: { pid: number }) => proc.pid)).toContain(pid);
+
+      // Closing ends the shell's POSIX session; the sleep, in its own, goes to init, carrying the developer's labels.
+      const closed = await mcp.ok('terminal_close', { id: run.id });
+      expect(closed.ended.map((proc: { pid: number }) => proc.pid)).toContain(pid);
+      expect(running(pid)).toBe(false);
+    } finally {
+      killQuietly(pid);
+      await shells.service.remove(developer.id);
+    }
   });
 
   it('takes port only with until "port"', async () => {

@@ -1,5 +1,5 @@
 // What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
-import { endProcesses, endSessionLeftovers } from '../proc/end-processes.js';
+import { endProcesses, endSessionLeftovers, unionOf } from '../proc/end-processes.js';
 import {
   backgroundProcesses,
   processesKnown,
@@ -12,6 +12,7 @@ import {
   type SessionRef,
 } from '../proc/session-processes.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
+import type { LabelReader } from '../pty/session-labels.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
 
 /** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends what survived the service's close. */
@@ -37,9 +38,11 @@ export class OwnedProcesses {
   /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
   private readonly fingerprints = new Map<string, string | undefined>();
 
+  constructor(private readonly labels: LabelReader) {}
+
   /** Each session's listening ports and background processes (all reported to the agent); undefined without /proc. */
   list(sessions: readonly SessionRef[]): Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined {
-    const snapshots = snapshotSessions(sessions);
+    const snapshots = snapshotSessions(this.labels, sessions);
     if (!snapshots) return undefined;
     const listed = new Map<string, { ports: ListedPort[]; background: ListedProcess[] }>();
     for (const session of sessions) {
@@ -63,7 +66,7 @@ export class OwnedProcesses {
     const seen = this.seen.get(session.id);
     this.seen.set(session.id, new Set(listening.keys()));
     if (seen && [...listening.keys()].every((inode) => seen.has(inode))) return [];
-    const ports = snapshotSession(session)?.ports ?? [];
+    const ports = snapshotSession(this.labels, session)?.ports ?? [];
     const told = this.told.get(session.id);
     const fresh = ports.filter((port) => !told?.has(port.inode));
     this.report(session.id, ports, fresh);
@@ -74,7 +77,7 @@ export class OwnedProcesses {
   listening(session: SessionRef, port: number): ListedPort[] {
     const listening = listeningSockets();
     if (![...(listening?.values() ?? [])].some((socket) => socket.port === port)) return [];
-    const ports = snapshotSession(session)?.ports ?? [];
+    const ports = snapshotSession(this.labels, session)?.ports ?? [];
     const mine = ports.filter((socket) => socket.port === port);
     this.report(session.id, ports, mine);
     return mine.map(portField);
@@ -84,22 +87,25 @@ export class OwnedProcesses {
    * Ends the session as every agent session ends (pty/session-termination.ts:
    * its process group and POSIX session, then what carries its id), through
    * `end` (the service's kill) and `release` (its remove); with `force`, what
-   * carries its id gets SIGKILL at once, before `release` would give it a
-   * grace period. Says what ended, which ports that freed, and what could not
-   * be ended.
+   * carries its labels or descended from it gets SIGKILL at once, before
+   * `release` would give it a grace period. What its tree held before the end
+   * is its own whatever its environment claims (a `setsid` child that named
+   * the developer's session goes to init once the shell dies), and is ended
+   * too. Says what ended, which ports that freed, and what could not be ended.
    */
   async close<T>(session: SessionRef, force: boolean, end: () => Promise<void>, release: () => Promise<T>): Promise<[T, ClosedProcesses | undefined]> {
-    const before = snapshotSession(session);
+    const before = snapshotSession(this.labels, session);
+    const descended = before?.processes ?? [];
     await end();
-    if (force) await endSessionLeftovers(session, LEFTOVER_GRACE_MS, true);
+    if (force) await endSessionLeftovers(this.labels, session, LEFTOVER_GRACE_MS, true, descended);
     const released = await release();
     this.forget(session.id);
     if (!before) return [released, undefined];
-    // Normally nothing: only what survived SIGKILL, or what was started meanwhile.
-    const leftovers = sessionLeftovers(session);
+    // Normally nothing: only what survived SIGKILL, what left the tree before the end, or what was started meanwhile.
+    const leftovers = unionOf(descended, sessionLeftovers(this.labels, session)).filter(stillRunning);
     const survivors = await endProcesses(leftovers, LEFTOVER_GRACE_MS, force);
-    const all = new Map<number, OwnedProcess>([...before.processes, ...leftovers].map((proc) => [proc.pid, proc]));
-    const ended = [...all.values()].filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
+    const all = unionOf(before.processes, leftovers);
+    const ended = all.filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
     const endedPids = new Set(ended.map((proc) => proc.pid));
     return [
       released,

@@ -43,6 +43,7 @@ export function portsInUse(output: string, command: string | undefined, service:
   if (!holders || holders.length === 0) return undefined;
   const sessions = service.list().map((info) => ({ id: info.id, pid: info.pid, running: info.status !== 'exited' }));
   const whose = sessionsOf(
+    service.labels,
     holders.flatMap((holder) => (holder.pid === null ? [] : [holder.pid])),
     sessions,
   );

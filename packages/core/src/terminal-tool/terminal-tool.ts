@@ -104,7 +104,7 @@ class TerminalToolImpl implements TerminalTool {
   private readonly subscriptions = new DisposableStore();
   private readonly shellStartMs: number;
   private readonly screens: ScreenService;
-  private readonly processes = new OwnedProcesses();
+  private readonly processes: OwnedProcesses;
   /** The owners' read positions when the tool let go of its sessions, for the session store's last write. */
   private cursorsAtDispose: Map<string, number> | undefined;
   private readonly patterns = new AgentPatterns();
@@ -113,6 +113,7 @@ class TerminalToolImpl implements TerminalTool {
     private readonly service: PtyService,
     private readonly options: TerminalToolOptions,
   ) {
+    this.processes = new OwnedProcesses(service.labels);
     this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
     this.launcher = new ShellLauncher(service, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
