@@ -10,6 +10,7 @@ import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
 import { resolveConfigDir } from './agents-config.js';
 import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
 import { ChatError, ChatSession, type ChatSessionOptions } from './chat-session.js';
+import { endOrphanedChatProcesses } from './orphaned-agents.js';
 
 export interface ChatHostOptions {
   service: PtyService;
@@ -102,6 +103,23 @@ export class ChatHost {
     this.onEvent = this.events.on;
     this.onClosed = this.closed.on;
     this.onAgentProcess = this.agentProcesses.on;
+    this.endOrphans();
+  }
+
+  /**
+   * Ends what the chats of a host that died without closing them left running
+   * (its agents, when no parent-death signal ended them, and what they
+   * started): no host owns them any more. Reports what could not be ended.
+   */
+  private endOrphans(): void {
+    endOrphanedChatProcesses(this.options.killGraceMs ?? 3000).then(
+      (survivors) => {
+        if (survivors.length === 0) return;
+        const list = survivors.map((proc) => `${proc.pid} (${proc.command})`).join(', ');
+        this.report(new Error(`still running: ${list}`), "ending what a previous ptydeck's chats left running failed");
+      },
+      (error: unknown) => this.report(error, "ending what a previous ptydeck's chats left running failed"),
+    );
   }
 
   /** The agents one can start now (agents.json read afresh, PATH searched). */
