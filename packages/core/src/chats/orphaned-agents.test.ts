@@ -80,14 +80,13 @@ describe.runIf(linux)('chat agents and their host', () => {
     await until(() => sleeper() !== undefined, 'the agent has started sleep 777');
     const agent = chats().find((pid) => commandOf(pid).includes('demo-agent.mjs'))!;
     expect(agent).toBeGreaterThan(0);
-    const sleep = sleeper()!;
+    expect(sleeper()).toBeGreaterThan(0);
 
     host.kill('SIGKILL');
     await once(host, 'exit');
     // The parent-death signal: the agent goes with its host.
     await until(() => !isAlive(agent), `the agent ${agent} died with its host`);
-    // What it started has no host now, and the next one ends it.
-    expect(isAlive(sleep)).toBe(true);
+    // What it started has no host now, and the next one ends it (another test's host starting meanwhile may be first).
     const next = new ChatHost({ service: createPtyService({ env }), configDir, killGraceMs: 1000 });
     try {
       await until(() => chats().length === 0, `nothing of chat ${chatId} is left (${chats().map(commandOf).join(', ')})`);
@@ -109,9 +108,12 @@ describe.runIf(linux)('chat agents and their host', () => {
     const unmarked = start({});
     await until(() => [orphan, live, inSession, unmarked].every((pid) => commandOf(pid) === 'sleep 600'), 'the sleeps have started');
     const found = orphanedChatProcesses().map((proc) => proc.pid);
-    expect(found).toContain(orphan);
+    // A host starting in another test file meanwhile may have ended the orphan already: found, or gone.
+    expect(found.includes(orphan) || !isAlive(orphan)).toBe(true);
     expect(found).not.toContain(live);
     expect(found).not.toContain(inSession);
     expect(found).not.toContain(unmarked);
+    // And no host ended the others.
+    expect([live, inSession, unmarked].every(isAlive)).toBe(true);
   });
 });
