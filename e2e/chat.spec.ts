@@ -338,6 +338,77 @@ test.describe('with the demo agent', () => {
   });
 });
 
+test.describe('the overview with a chat', () => {
+  test.use({ agentsJson: demoAgentsJson() });
+
+  // Issue 32 item 9: a chat's agent reaches ptydeck's MCP server under its chat's owner id, so it was also a
+  // "Connected agents" entry holding its shells, and its chat's card said "No shells yet".
+  test("lists the chat's agent once, on its chat's card, with the shells it opened through ptydeck's MCP server", async ({ panel: page }) => {
+    const pane = await startDemoChat(page);
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    await send(pane, 'mcp echo via-mcp');
+    await expect(lastAgentMessage(log)).toHaveText(/^MCP terminal \S+: exit code 0$/);
+    const sessionId = /^MCP terminal (\S+):/.exec((await lastAgentMessage(log).textContent())!)![1]!;
+    const card = page.getByTestId('chat-agent');
+    await expect(card.locator(`[data-session-id="${sessionId}"]`)).toBeVisible();
+    await expect(card.getByText('No shells yet.')).toHaveCount(0);
+    // Its MCP connection stays open, as a real agent's does, and is not a second entry.
+    await expect(page.getByTestId('agent')).toHaveCount(0);
+    await expect(page.getByTestId('agent-count')).toHaveText('0');
+  });
+});
+
+test.describe('a long transcript', () => {
+  test.use({ agentsJson: demoAgentsJson() });
+
+  // Issue 32 item 8: once the transcript outgrew the pane, every tool card shrank to 2 px (flex items with
+  // overflow: hidden may shrink) and the plan took the pane.
+  test('keeps every tool card its height, and the plan leaves the transcript room', async ({ panel: page }) => {
+    await page.setViewportSize({ width: 1280, height: 640 });
+    const pane = await startDemoChat(page);
+    const log = pane.getByRole('log', { name: 'Chat with demo' });
+    for (let n = 1; n <= 6; n++) {
+      await send(pane, `own echo card-${n}`);
+      await expect(log.getByRole('article', { name: new RegExp(`^echo card-${n}`) })).toHaveAttribute('data-status', 'completed');
+      await expect(lastAgentMessage(log)).toHaveText('Exit code 0');
+      // A plain prompt adds a plan and a thought, as a real agent's turn does.
+      await send(pane, `note ${n}`);
+      await expect(lastAgentMessage(log)).toHaveText(`You said: note ${n}`);
+    }
+    const transcript = await log.evaluate((element) => ({ scroll: element.scrollHeight, client: element.clientHeight }));
+    expect(transcript.scroll).toBeGreaterThan(transcript.client);
+    // Each card keeps at least its header and its output: none is squeezed to a sliver.
+    const heights = await log.getByTestId('tool-card').evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().height));
+    expect(heights).toHaveLength(6);
+    for (const height of heights) expect(height).toBeGreaterThan(40);
+    // The plan sits above the transcript, which keeps most of the pane.
+    const plan = (await pane.getByRole('region', { name: 'Plan' }).boundingBox())!;
+    const shown = (await log.boundingBox())!;
+    expect(plan.y + plan.height).toBeLessThanOrEqual(shown.y + 1);
+    expect(shown.height).toBeGreaterThan(200);
+    await keepScreenshot(page, 'chat-long-transcript');
+  });
+});
+
+test.describe('agents.json changing', () => {
+  test.use({ agentsJson: demoAgentsJson() });
+
+  // Issue 32 item 8: the pane read agents.json once per connection; a changed file needed "Look again".
+  test('the pane lists the agents of agents.json as it is now, without Look again', async ({ panel: page, server }) => {
+    const pane = await showChatPane(page);
+    const select = pane.getByTestId('chat-agent-select');
+    await expect(select.locator('option')).toHaveText(['demo']);
+    const [demo] = (JSON.parse(demoAgentsJson()) as { agents: object[] }).agents;
+    writeFileSync(join(server.configDir, 'agents.json'), JSON.stringify({ agents: [demo, { ...demo, name: 'second' }] }));
+    await expect(select.locator('option')).toHaveText(['demo', 'second']);
+    // Hidden and shown again: read afresh on opening.
+    await pane.getByTestId('chat-pane-hide').click();
+    writeFileSync(join(server.configDir, 'agents.json'), JSON.stringify({ agents: [{ ...demo, name: 'third' }] }));
+    await page.getByTestId('toggle-chat').click();
+    await expect(select.locator('option')).toHaveText(['third']);
+  });
+});
+
 test.describe('with a broken agents.json', () => {
   test.use({ agentsJson: '{"agents": [ this is not json' });
 

@@ -35,6 +35,8 @@ export interface E2eServer {
   port: number;
   agentToken: string;
   panelToken: string;
+  /** Where the server reads agents.json: a spec may rewrite it. */
+  configDir: string;
   /** The panel URL with a fresh one-time ticket. */
   panelUrl(): Promise<string>;
   sessions(): Promise<SessionInfo[]>;
@@ -99,6 +101,7 @@ export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2
     port: ready.port,
     agentToken: ready.agentToken,
     panelToken: ready.panelToken,
+    configDir: dirs.configDir,
     panelUrl: () => call('panelUrl'),
     sessions: () => call('sessions'),
     session: (id) => call('session', id),

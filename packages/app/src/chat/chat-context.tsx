@@ -98,6 +98,9 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
     }
 
     function setPaneOpen(open: boolean): void {
+      // Opening reads agents.json afresh (the core also tells of changes while it watches the file).
+      // Offline, the connection's own list comes when it is back.
+      if (open && !store.paneOpen) client.sendChat({ type: 'chat.refresh_agents' });
       setStore('paneOpen', open);
       localStorage.setItem(PANE_OPEN_KEY, String(open));
     }

@@ -15,6 +15,11 @@ export interface DisconnectedAgent {
 }
 
 export interface SessionGroups {
+  /**
+   * The connected agents listed as such: every MCP connection but a chat's
+   * (a chat's agent connects under its chat's owner id, and is listed with its chat).
+   */
+  agents: AgentInfo[];
   /** Sessions of each connected agent, by agent id. */
   byAgent: Map<string, SessionInfo[]>;
   /** Sessions of each chat's agent (ACP, hosted by ptydeck), by the chat's owner id. */
@@ -32,7 +37,9 @@ export interface SessionGroups {
 }
 
 /**
- * Sorts the sessions the overview lists by who they belong to. An agent session
+ * Sorts the sessions the overview lists by who they belong to. A chat's
+ * agent is listed with its chat, not among the connected agents, though its
+ * MCP connection is one (under the chat's owner id). An agent session
  * whose owner is not among the connected agents belongs to an agent that has
  * disconnected, unless it is a chat's (`chatOwners`): a chat's agent is not an
  * MCP connection, and is not gone while its chat lasts. One without an owner
@@ -44,9 +51,10 @@ export function groupSessions(
   agents: readonly AgentInfo[],
   chatOwners: readonly string[] = [],
 ): SessionGroups {
-  const connected = new Set(agents.map((agent) => agent.id));
-  const byAgent = new Map<string, SessionInfo[]>(agents.map((agent) => [agent.id, []]));
   const byChat = new Map<string, SessionInfo[]>(chatOwners.map((owner) => [owner, []]));
+  const listed = agents.filter((agent) => !byChat.has(agent.id));
+  const connected = new Set(listed.map((agent) => agent.id));
+  const byAgent = new Map<string, SessionInfo[]>(listed.map((agent) => [agent.id, []]));
   const gone = new Map<string, DisconnectedAgent>();
   const user: SessionInfo[] = [];
   const lost: SessionInfo[] = [];
@@ -77,5 +85,5 @@ export function groupSessions(
     group.sessions.push(session);
     if (session.status === 'running') group.running.push(session);
   }
-  return { byAgent, byChat, disconnected: [...gone.values()], user, lost };
+  return { agents: listed, byAgent, byChat, disconnected: [...gone.values()], user, lost };
 }

@@ -279,10 +279,10 @@ export function Overview() {
       <section class="overview-section" aria-labelledby="agents-heading">
         <div class="section-head">
           <h2 id="agents-heading">{!terminal.offline() ? 'Connected agents' : terminal.state.instance !== null ? 'Agents (last known)' : 'Agents'}</h2>
-          <span class="count" data-testid="agent-count">{terminal.state.agents.length}</span>
+          <span class="count" data-testid="agent-count">{groups().agents.length}</span>
         </div>
         <Show
-          when={terminal.state.agents.length > 0}
+          when={groups().agents.length > 0}
           fallback={
             <p class="empty" data-testid="no-agents">
               <Show when={!terminal.offline()} fallback="Not known while this page is not connected to ptydeck.">
@@ -292,7 +292,7 @@ export function Overview() {
           }
         >
           <ul class="agent-list">
-            <For each={terminal.state.agents}>
+            <For each={groups().agents}>
               {(agent) => (
                 <li class="agent-card" classList={{ stale: terminal.offline() }} data-testid="agent" data-agent-id={agent.id} data-connected={terminal.offline() ? 'unknown' : 'true'}>
                   <div class="agent-head">

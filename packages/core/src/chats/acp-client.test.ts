@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
@@ -36,6 +38,21 @@ function connect(callbacks: Partial<AcpClientCallbacks> = {}): { client: AcpClie
   for (const sessionId of ['s', 'a', 'b', 'trusted', 'other']) client.addSession(sessionId, dir);
   const connection = acp.agent({ name: 'test agent' }).connect(client.app);
   return { client, agent: connection.client, errors };
+}
+
+/** Swaps two paths atomically (renameat2 RENAME_EXCHANGE) in a loop, after printing that it started. */
+const EXCHANGE_FOREVER = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+print("swapping", flush=True)
+while True:
+    if libc.renameat2(-100, a, -100, b, 2) != 0:
+        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+`;
+
+function hasPython(): boolean {
+  return spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2']).status === 0;
 }
 
 async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -108,6 +125,39 @@ describe('AcpClient', () => {
     expect(shown).toEqual([target]);
     expect(existsSync(join(outside, 'file.txt'))).toBe(false);
     rmSync(outside, { recursive: true, force: true });
+  });
+
+  // Issue 31 item 8: with `sub` swapped between a directory and a link to outside, the check passed and mkdir and
+  // open then followed the link (8 of 60 writes landed outside).
+  it.runIf(process.platform === 'linux' && hasPython())('writes allowed for the chat land in its directory while a directory is swapped for a link to outside', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'ptydeck-acp-race-'));
+    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-acp-race-outside-'));
+    mkdirSync(join(project, 'sub'));
+    symlinkSync(outside, join(project, 'link'));
+    let asked = 0;
+    // The developer allows the chat's writes once; a write that resolves outside is asked about, and refused.
+    const { client, agent } = connect({ approveWrite: async () => (asked++ === 0 ? 'allow_for_session' : 'reject') });
+    client.addSession('race', project);
+    const write = (name: string) => agent.request(methods.fs.writeTextFile, { sessionId: 'race', path: join(project, name), content: name });
+    await write('first.txt');
+    const swapper = spawn('python3', ['-c', EXCHANGE_FOREVER, join(project, 'sub'), join(project, 'link')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await once(swapper.stdout, 'data');
+      let landed = 0;
+      for (let n = 0; n < 200; n++) {
+        // Refused (it resolved outside, or a link met on the way) or written inside: never outside.
+        // Every other one makes a directory on the way too.
+        const name = n % 2 === 0 ? `sub/race-${n}.txt` : `sub/made-${n}/race.txt`;
+        if (await write(name).then(() => true, () => false)) landed++;
+      }
+      expect(readdirSync(outside)).toEqual([]);
+      // The swap did not stop every write: those that met the directory landed in it.
+      expect(landed).toBeGreaterThan(0);
+    } finally {
+      swapper.kill('SIGKILL');
+      rmSync(project, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('treats a chosen option the agent did not offer, or a failing prompt, as cancelled', async () => {

@@ -4,10 +4,12 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, McpServer, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import { resolveExecutable } from '../pty/command.js';
 import { endPosixSession } from '../pty/session-termination.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpClient, type AcpClientCallbacks, type AcpClientOptions } from './acp-client.js';
 import type { AgentConfig } from './agents-config.js';
+import { withParentDeathSignal } from './orphaned-agents.js';
 
 export interface StartAgentOptions extends AcpClientCallbacks {
   service: PtyService;
@@ -79,9 +81,13 @@ const EXIT_AFTER_FAILURE_MS = 500;
  */
 export async function startAcpAgent(config: AgentConfig, options: StartAgentOptions): Promise<AcpAgent> {
   const { service, requestPermission, approveWrite, wrote } = options;
-  const child = spawn(config.command, config.args, {
+  const env = { ...(options.env ?? process.env), ...config.env };
+  // An agent that cannot be found is spawned as named, so its ENOENT says so; one that can dies with its host.
+  const found = findExecutable(config.command, env.PATH, options.cwd);
+  const start = found === undefined ? { command: config.command, args: config.args } : withParentDeathSignal(found, config.args);
+  const child = spawn(start.command, start.args, {
     cwd: options.cwd,
-    env: { ...(options.env ?? process.env), ...config.env },
+    env,
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own session, so stopping it reaches what it started (npx's node, an MCP server) too.
     detached: true,
@@ -255,4 +261,13 @@ function describeFailure(error: unknown): string {
 /** The agent and every helper it started: it runs in a POSIX session of its own, with no terminal, so SIGTERM asks. */
 function endProcessSession(sid: number, graceMs: number): Promise<void> {
   return endPosixSession(sid, { signal: 'SIGTERM', graceMs });
+}
+
+/** Where `command` runs from (as spawn would find it on `searchPath`), or undefined when it cannot be run. */
+function findExecutable(command: string, searchPath: string | undefined, cwd: string): string | undefined {
+  try {
+    return resolveExecutable(command, searchPath, cwd);
+  } catch {
+    return undefined;
+  }
 }

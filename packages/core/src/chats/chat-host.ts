@@ -10,6 +10,8 @@ import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
 import { resolveConfigDir } from './agents-config.js';
 import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
 import { ChatError, ChatSession, type ChatSessionOptions } from './chat-session.js';
+import { endOrphanedChatProcesses } from './orphaned-agents.js';
+import { watchAgentsConfig } from './agents-watch.js';
 
 export interface ChatHostOptions {
   service: PtyService;
@@ -74,6 +76,10 @@ export class ChatHost {
   private readonly events: Emitter<{ chatId: string; event: ChatEvent }>;
   private readonly closed: Emitter<string>;
   private readonly agentProcesses: Emitter<number>;
+  private readonly agentsChanged: Emitter<void>;
+  /** Listeners to agentsChanged: agents.json is watched while there are any. */
+  private agentsListeners = 0;
+  private stopWatchingAgents: (() => void) | undefined;
   /** A chat was opened (its state 'starting'), with the origin its opener passed. */
   readonly onOpened: OnEvent<ChatOpened>;
   /** Something happened in a chat. */
@@ -98,15 +104,57 @@ export class ChatHost {
     this.events = new Emitter({ name: 'chat event', onListenerError: this.report });
     this.closed = new Emitter({ name: 'chat closed', onListenerError: this.report });
     this.agentProcesses = new Emitter({ name: 'chat agent process', onListenerError: this.report });
+    this.agentsChanged = new Emitter({ name: 'agents changed', onListenerError: this.report });
     this.onOpened = this.opened.on;
     this.onEvent = this.events.on;
     this.onClosed = this.closed.on;
     this.onAgentProcess = this.agentProcesses.on;
+    this.endOrphans();
+  }
+
+  /**
+   * Ends what the chats of a host that died without closing them left running
+   * (its agents, when no parent-death signal ended them, and what they
+   * started): no host owns them any more. Reports what could not be ended.
+   */
+  private endOrphans(): void {
+    endOrphanedChatProcesses(this.options.killGraceMs ?? 3000).then(
+      (survivors) => {
+        if (survivors.length === 0) return;
+        const list = survivors.map((proc) => `${proc.pid} (${proc.command})`).join(', ');
+        this.report(new Error(`still running: ${list}`), "ending what a previous ptydeck's chats left running failed");
+      },
+      (error: unknown) => this.report(error, "ending what a previous ptydeck's chats left running failed"),
+    );
   }
 
   /** The agents one can start now (agents.json read afresh, PATH searched). */
   agents(): Promise<AgentChoices> {
     return loadAgentChoices(this.configDir, this.env.PATH);
+  }
+
+  /**
+   * agents.json changed (created, edited, replaced or removed): agents() says
+   * what it holds now. The file is watched only while someone listens.
+   */
+  onAgentsChanged(listener: () => void): () => void {
+    const off = this.agentsChanged.on(listener);
+    this.agentsListeners++;
+    if (this.agentsListeners === 1 && !this.disposed) {
+      this.stopWatchingAgents = watchAgentsConfig(this.configDir, () => this.agentsChanged.fire(), (error) => this.report(error, `watching ${this.configDir} for agents.json failed`));
+    }
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      off();
+      if (--this.agentsListeners === 0) this.stopAgentsWatch();
+    };
+  }
+
+  private stopAgentsWatch(): void {
+    this.stopWatchingAgents?.();
+    this.stopWatchingAgents = undefined;
   }
 
   /** Every chat with its events so far, for a panel that just connected. */
@@ -227,6 +275,8 @@ export class ChatHost {
     this.events.clear();
     this.closed.clear();
     this.agentProcesses.clear();
+    this.agentsChanged.clear();
+    this.stopAgentsWatch();
   }
 
   private checkRoom(): void {

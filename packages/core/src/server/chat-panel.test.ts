@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,15 +93,33 @@ describe('chats over the panel WebSocket', () => {
       writeAgents('{ "agents": [ not json');
       const from = p.messages.all.length;
       p.send({ type: 'chat.refresh_agents' });
-      const broken = await p.messages.json((m) => m.type === 'chat.agents', from);
+      // The file is watched too: a re-read it caused may come first, so the answer is told by what it says.
+      const broken = await p.messages.json((m) => m.type === 'chat.agents' && m.configError !== null, from);
       expect(broken.configError).toMatch(/agents\.json: not valid JSON/);
       expect(broken.agents.every((a: { origin: string }) => a.origin === 'path')).toBe(true);
 
       writeAgents(JSON.stringify({ agents: [{ name: 'x', command: 'y', colour: 'red' }] }));
       const from2 = p.messages.all.length;
       p.send({ type: 'chat.refresh_agents' });
-      const wrong = await p.messages.json((m) => m.type === 'chat.agents', from2);
+      const wrong = await p.messages.json((m) => m.type === 'chat.agents' && /colour/.test(m.configError ?? ''), from2);
       expect(wrong.configError).toMatch(/colour/);
+    } finally {
+      writeAgents(DEMO_CONFIG);
+    }
+  });
+
+  // Issue 32 item 8: the pane's agents were read once per connection; a new agents.json needed "Look again".
+  it('tells every panel the agents again when agents.json changes, unasked', async () => {
+    const p = await panel();
+    await p.messages.json((m) => m.type === 'chat.agents');
+    const from = p.messages.all.length;
+    const watched = { name: 'watched', command: process.execPath, args: [DEMO_AGENT] };
+    try {
+      // As an editor saves: a new file renamed over the old one.
+      writeFileSync(join(configDir, 'agents.json.tmp'), JSON.stringify({ agents: [watched] }));
+      renameSync(join(configDir, 'agents.json.tmp'), join(configDir, 'agents.json'));
+      const told = await p.messages.json((m) => m.type === 'chat.agents' && m.agents.some((a: { name: string }) => a.name === 'watched'), from);
+      expect(told.agents[0]).toEqual({ ...watched, origin: 'config' });
     } finally {
       writeAgents(DEMO_CONFIG);
     }

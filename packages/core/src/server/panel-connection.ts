@@ -43,7 +43,7 @@ export interface PanelConnectionDeps {
    */
   socket?: Pick<Duplex, 'cork' | 'uncork'>;
   /** The chats with ACP agents; without it the panel is told there are none and chat requests fail. */
-  chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed'>;
+  chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed' | 'onAgentsChanged'>;
   /** Sessions' ports and leftover processes: the panel watches them while connected. Without it, process requests fail. */
   processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
 }
@@ -96,6 +96,8 @@ export class PanelConnection {
       );
       subscriptions.add(chats.onEvent(({ chatId, event }) => this.send({ type: 'chat.event', chatId, event })));
       subscriptions.add(chats.onClosed((chatId) => this.send({ type: 'chat.closed', chatId })));
+      // The pane's list of agents follows agents.json as the developer edits it.
+      subscriptions.add(chats.onAgentsChanged(() => this.sendAgents()));
     }
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());

@@ -67,7 +67,7 @@ describe('restoreAndRecord', () => {
 
   it("keeps the read position of a restored terminal through a graceful stop, which lets the tool go before the store's last write, to a third host", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
-    const first = startHost(dir);
+    const first = await startHost(dir);
     const agent = await connectMcp(first.tool, OWNER);
     const id = String((await agent.ok('terminal_create', {})).id);
     expect((await agent.ok('terminal_run', { id, command: 'echo first-$((1+1))' })).output).toContain('first-2');
@@ -78,7 +78,7 @@ describe('restoreAndRecord', () => {
     first.stop();
     await agent.close();
 
-    const second = startHost(dir);
+    const second = await startHost(dir);
     const again = await connectMcp(second.tool, OWNER);
     expect((await again.ok('terminal_read', { id })).output).toContain('second-4');
     expect(await again.ok('terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id, unread_bytes: 0 })] });
@@ -89,7 +89,7 @@ describe('restoreAndRecord', () => {
     await second.store.flush();
     second.stop();
 
-    const third = startHost(dir);
+    const third = await startHost(dir);
     const last = await connectMcp(third.tool, OWNER);
     expect(await last.ok('terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id, unread_bytes: 0 })] });
     expect((await last.ok('terminal_read', { id })).output).toBe('');

@@ -38,6 +38,26 @@ function updater(client, sessionId) {
 
 const failure = (error) => ({ code: error?.code ?? null, message: String(error?.message ?? error) });
 
+/**
+ * The session's MCP client of the server given in session/new, connected on first use and kept, as real agents keep
+ * theirs for the whole session (it ends with the agent).
+ */
+function mcpClientOf(session, server) {
+  session.mcp ??= (async () => {
+    const [{ Client }, { StdioClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+    ]);
+    const env = { ...process.env };
+    for (const variable of server.env ?? []) env[variable.name] = variable.value;
+    const transport = new StdioClientTransport({ command: server.command, args: server.args, env, stderr: 'inherit' });
+    const mcp = new Client({ name: 'demo-agent', version: '1.0.0' });
+    await mcp.connect(transport);
+    return mcp;
+  })();
+  return session.mcp;
+}
+
 /** A promise that settles when the session's current turn is cancelled. */
 function cancelled(session) {
   return new Promise((resolve) => session.cancels.push(resolve));
@@ -209,16 +229,9 @@ const scenarios = {
       await updates.message('No MCP server was given to this session.');
       return 'end_turn';
     }
-    const [{ Client }, { StdioClientTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/stdio.js'),
-    ]);
-    const env = { ...process.env };
-    for (const variable of server.env ?? []) env[variable.name] = variable.value;
-    const transport = new StdioClientTransport({ command: server.command, args: server.args, env, stderr: 'inherit' });
-    const mcp = new Client({ name: 'demo-agent', version: '1.0.0' });
+    let mcp;
     try {
-      await mcp.connect(transport);
+      mcp = await mcpClientOf(session, server);
       const result = await mcp.callTool({ name: 'terminal_run', arguments: { command } });
       const structured = result.structuredContent ?? {};
       if (result.isError) {
@@ -228,8 +241,9 @@ const scenarios = {
       }
     } catch (error) {
       await updates.message(`MCP failed: ${failure(error).message}`);
-    } finally {
-      await mcp.close().catch(() => {});
+      // A connection that failed is not kept for the next command.
+      session.mcp = undefined;
+      await mcp?.close().catch(() => {});
     }
     return 'end_turn';
   },

@@ -1,0 +1,104 @@
+// Chat agents outliving their host: the parent-death signal that ends an agent with its host, and the next host
+// ending what a dead host's chats left running.
+import { existsSync } from 'node:fs';
+import { endProcesses } from '../proc/end-processes.js';
+import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { commandOf, type OwnedProcess } from '../proc/session-processes.js';
+import { SESSION_ID_ENV } from '../pty/environment.js';
+import { CHAT_ID_ENV } from './chat-bindings.js';
+
+/**
+ * Set beside PTYDECK_CHAT_ID in a chat's agent's environment: the host running
+ * the chat, as `<pid>:<start ticks>` (a pid alone could name a later process).
+ * Whatever the agent starts inherits it, so a later host can tell what a dead
+ * host's chats left running from a live host's chats.
+ */
+export const CHAT_HOST_ENV = 'PTYDECK_CHAT_HOST';
+
+/** This process as CHAT_HOST_ENV names it; undefined without /proc (nothing is then found by it either). */
+export function chatHostMark(): string | undefined {
+  if (mark === null) {
+    const stat = process.platform === 'linux' ? readStat(process.pid) : undefined;
+    mark = stat ? `${process.pid}:${stat.startTicks}` : undefined;
+  }
+  return mark;
+}
+let mark: string | undefined | null = null;
+
+/** util-linux's setpriv, where Debian, Fedora and Arch put it; looked up by absolute path, never on PATH. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((file) => process.platform === 'linux' && existsSync(file));
+
+/**
+ * The command and arguments that start `file` (absolute) with SIGKILL as its
+ * parent-death signal (prctl PR_SET_PDEATHSIG, which Node cannot set): the
+ * agent dies the moment its host does, however the host died. setpriv sets it
+ * and execs the agent in the same process, so the pid is the agent's. Without
+ * setpriv (macOS, a system without util-linux) the agent is started as is,
+ * and the next host ends it (endOrphanedChatProcesses).
+ */
+export function withParentDeathSignal(file: string, args: readonly string[]): { command: string; args: string[] } {
+  if (SETPRIV === undefined) return { command: file, args: [...args] };
+  return { command: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] };
+}
+
+/**
+ * Processes a chat of a host that is no longer running left: they carry a
+ * chat id and a CHAT_HOST_ENV naming a host whose pid is gone or now belongs
+ * to a later process. What also carries a PTYDECK_SESSION_ID is a session's,
+ * the process watch lists it by that session (a host started inside a tab
+ * passes both on), and is left alone. An agent can plant both variables in
+ * what it starts, and so have the next host end its own processes; nothing the
+ * developer started carries them. Empty without /proc.
+ */
+export function orphanedChatProcesses(): OwnedProcess[] {
+  if (process.platform !== 'linux' || !existsSync('/proc/self/environ')) return [];
+  const hosts = new Map<string, boolean>();
+  const found: OwnedProcess[] = [];
+  for (const pid of procPids()) {
+    if (pid === process.pid) continue;
+    const environ = readOptional(`/proc/${pid}/environ`);
+    if (!environ) continue; // another user's process, a kernel thread, or gone
+    const values = environValues(environ, [CHAT_ID_ENV, CHAT_HOST_ENV, SESSION_ID_ENV]);
+    const host = values.get(CHAT_HOST_ENV);
+    if (!values.has(CHAT_ID_ENV) || host === undefined || values.has(SESSION_ID_ENV)) continue;
+    let running = hosts.get(host);
+    if (running === undefined) hosts.set(host, (running = hostRunning(host)));
+    if (running) continue;
+    const stat = readStat(pid);
+    if (stat && isLive(stat)) found.push(processOf(pid, stat));
+  }
+  return found;
+}
+
+/**
+ * Ends what dead hosts' chats left running (SIGTERM, SIGKILL after `graceMs`),
+ * each only while the same process runs. Resolves with those still running.
+ */
+export function endOrphanedChatProcesses(graceMs: number): Promise<OwnedProcess[]> {
+  const orphans = orphanedChatProcesses();
+  return orphans.length === 0 ? Promise.resolve([]) : endProcesses(orphans, graceMs, false);
+}
+
+/** Whether the host `<pid>:<start ticks>` still runs; a malformed mark names no host that runs. */
+function hostRunning(mark: string): boolean {
+  const match = /^(\d+):(\d+)$/.exec(mark);
+  if (!match) return false;
+  const stat = readStat(Number(match[1]));
+  return stat !== undefined && isLive(stat) && stat.startTicks === Number(match[2]);
+}
+
+/** The values of `names` in a NUL-separated environment block (the first of each). */
+function environValues(environ: string, names: readonly string[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const entry of environ.split('\0')) {
+    const equals = entry.indexOf('=');
+    if (equals <= 0) continue;
+    const name = entry.slice(0, equals);
+    if (names.includes(name) && !values.has(name)) values.set(name, entry.slice(equals + 1));
+  }
+  return values;
+}
+
+function processOf(pid: number, stat: ProcStat): OwnedProcess {
+  return { pid, command: commandOf(pid), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
+}
