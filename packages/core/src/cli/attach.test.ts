@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * Issue 23: `ptydeck ls` and `ptydeck attach`, the real CLI against a real
@@ -235,7 +236,8 @@ describe('ptydeck attach', () => {
       await pane.waitFor('read-only');
       await other.close();
       await pane.waitFor(/attach-rc=1/);
-      expect(pane.screen()).toMatch(/lost ptydeck/);
+      // This server runs in the test's own process, which lives on: the connection is lost, not the host.
+      expect(pane.screen()).toMatch(/lost the ptydeck host \(pid \d+\), which still runs/);
       await expectRestored(pane);
     } finally {
       await other.close();
@@ -317,6 +319,83 @@ process.stdin.on('data', () => {});
     expect(service.get(sameSize)).toMatchObject({ cols: 100, rows: 30 });
     nudged.keys([DETACH], true);
     await nudged.waitFor(/attach-rc=0/);
+  });
+
+  it('gives this terminal what draws, never a request: no OSC 52, title, report request or mouse mode reaches it, and with --write nothing is typed back', async () => {
+    // Each thing the session writes is followed by a letter, so the text around it shows it was drawn in place.
+    const requests = [
+      '\x1b]52;c;aGVsbG8=\x07', // OSC 52: set the developer's clipboard
+      '\x1b]52;c;?\x07', // OSC 52: read it back, typed into the session
+      '\x1b]0;session-set-title\x07',
+      '\x1b]8;;https://example.com\x07',
+      '\x1b]11;?\x07', // background colour query
+      '\x1b[6n', // cursor position report
+      '\x1b[c', // DA1
+      '\x1b[>c', // DA2
+      '\x1b[>0q', // XTVERSION
+      '\x1bP$qm\x1b\\', // DECRQSS
+      '\x1b[?1000h\x1b[?1006h', // mouse reports, typed as keys
+      '\x1b[?1004h', // focus events
+      '\u009b5n', // C1 CSI (UTF-8): a device status report
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-requests-'));
+    const script = join(dir, 'requests.mjs');
+    writeFileSync(
+      script,
+      `process.stdin.setRawMode(true);
+process.stdout.write('WAITING\\r\\n');
+let asked = false;
+process.stdin.on('data', (data) => {
+  // The first key (the test's, not attach's) has it write the requests, live to whoever is attached.
+  if (!asked) {
+    asked = true;
+    return process.stdout.write(${JSON.stringify(requests.map((request, i) => `${request}${String.fromCharCode(97 + i)}`).join(''))} + '|\\r\\nREADY-' + 6 * 7 + '\\r\\n');
+  }
+  // Every byte that reaches the session after them, shown: a typed-back answer would be here.
+  process.stdout.write('GOT:' + JSON.stringify(data.toString('latin1')) + '\\r\\n');
+});
+`,
+    );
+    const id = service.create({ source: 'user', command: process.execPath, args: [script], cols: 80, rows: 24 }).id;
+    // A title given at creation (an agent's terminal_create names it) is not cleaned as one its program sets is.
+    const titled = service.create({ source: 'user', command: 'cat', cols: 80, rows: 24, title: 'evil\x1b]52;c;?\x07\u009b6n-title' }).id;
+    await waitForOutput(service, id, 'WAITING');
+
+    const pane = await shellPane();
+    const received = join(dir, 'terminal-received');
+    pane.recordOutput(received);
+    pane.type(`ptydeck attach --write ${id}; echo "attach-rc=$?"`);
+    await pane.waitFor(/writing[\s\S]*WAITING/);
+    service.write(id, 'g');
+    await pane.waitFor('READY-42');
+    // The letters drawn in a row: every request was dropped whole, none shown as text (a C1 CSI's "5n" is text once its introducer is gone).
+    expect(pane.screen()).toContain('abcdefghijkl5nm|');
+    // Anything the terminal answered is in attach's input before this marker, so reaches the session before it.
+    pane.keys(['zz-end'], true);
+    const output = await waitForOutput(service, id, /GOT:.*zz-end/);
+    const typed = output
+      .slice(output.indexOf('READY-42'))
+      .match(/GOT:.*/g)!
+      .map((line) => JSON.parse(line.slice('GOT:'.length).trim()) as string)
+      .join('');
+    expect(typed).toBe('zz-end');
+    expect(pane.format('#{mouse_any_flag} #{focus_flag}')).not.toMatch(/^1/);
+    expect(pane.format('#{pane_title}')).not.toContain('session-set-title');
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+    pane.type(`clear; ptydeck attach ${titled}; echo "attach-rc=$?"`);
+    // The status line shows the title with its controls made spaces.
+    await pane.waitFor(/attached to [0-9a-f]{8} "evil \]52;c;\?  6n-title" \(you\) · read-only/);
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+
+    pane.type('echo "recorded-$((4*4))"');
+    await until(() => existsSync(received) && readFileSync(received, 'latin1').includes('recorded-16'), 'the pane output is recorded');
+    const bytes = readFileSync(received, 'latin1');
+    for (const request of [...requests, '\x1b]', '\x1bP', '\x9b', '\x9d']) {
+      expect(bytes.includes(Buffer.from(request, 'utf8').toString('latin1')), JSON.stringify(request)).toBe(false);
+    }
+    await expectRestored(pane);
   });
 
   it('a flood it fell behind ends in a fresh screen, not a backlog; attach stays attached', async () => {
