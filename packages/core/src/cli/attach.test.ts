@@ -93,16 +93,19 @@ describe('ptydeck ls', () => {
         (error: { code?: number; stdout?: string; stderr?: string }) => ({ status: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
       );
 
+    // A server in the session: no panel watches, so ls's own connection has the host look at the ports.
+    service.write(mine, `${process.execPath} -e "require('net').createServer().listen(0, '127.0.0.1', function () { console.log('listening-' + this.address().port) })"\r`);
+    const port = /listening-(\d+)/.exec(await waitForOutput(service, mine, /listening-\d+/))![1]!;
     const table = await run(['ls']);
     expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+CWD\s+AGE/);
-    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running`));
+    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+PORTS\s+CWD\s+AGE/);
+    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running\\s+${port}\\s`));
 
     const json = await run(['ls', '--json']);
     expect(json.status, json.stderr).toBe(0);
     const entries = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
     const entry = entries.find((e) => e.id === mine)!;
-    expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null });
+    expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null, ports: [expect.objectContaining({ port: Number(port), address: '127.0.0.1' })] });
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
     expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1 });
 

@@ -73,6 +73,8 @@ export class PanelConnection {
       report: (error, context) => this.report(error, context),
     });
     const subscriptions = this.subscriptions;
+    // Before the snapshot and before this panel hears events: a due look lands in the snapshot's ports, not in events ahead of it.
+    if (deps.processes) subscriptions.add(deps.processes.watch());
     subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
@@ -113,7 +115,6 @@ export class PanelConnection {
     if (processes) {
       this.send({ type: 'processes.leftovers', sessions: processes.leftovers() });
       subscriptions.add(processes.onLeftovers((sessions) => this.send({ type: 'processes.leftovers', sessions })));
-      subscriptions.add(processes.watch());
     }
   }
 
