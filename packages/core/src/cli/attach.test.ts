@@ -11,7 +11,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import type { SessionInfo } from '@ptydeck/contract';
+import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
@@ -77,7 +77,7 @@ async function expectRestored(pane: TmuxPane): Promise<void> {
 }
 
 describe('ptydeck ls', () => {
-  it('lists every session as a table and as JSON; no running ptydeck is one line and a non-zero exit', async () => {
+  it('lists every session as a table and as JSON, with its ports; status shows the host; no running ptydeck is one line and a non-zero exit', async () => {
     const mine = shellSession();
     await waitForOutput(service, mine, 'sh$');
     // An agent's shell, over MCP: its owner is the agent's name, and its shell integration says when it sits at its prompt.
@@ -109,20 +109,33 @@ describe('ptydeck ls', () => {
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
     expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1 });
 
+    // The host as it says itself over its panel connection: here the server runs in this very process.
+    const status = await run(['status']);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`ptydeck host running, pid ${process.pid}`);
+    expect(status.stdout).toMatch(new RegExp(`state dir +${stateDir}\\n`));
+    expect(status.stdout).toMatch(/agents +\d+ connected: .*ls-test-agent/);
+    const facts = JSON.parse((await run(['status', '--json'])).stdout) as Record<string, unknown>;
+    expect(facts).toMatchObject({ pid: process.pid, version: expect.stringMatching(/^\d+\.\d+/), protocol: HOST_PROTOCOL_VERSION, state_dir: stateDir, url: server.url });
+    expect(facts.sessions).toMatchObject({ total: service.list().length, running: expect.any(Number), idle_at_prompt: 1 });
+    expect(facts.uptime_ms).toBeGreaterThan(0);
+
     const unknown = await run(['attach', 'zzz']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(new RegExp(`no session matches 'zzz'; sessions: .*${mine.slice(0, 8)}`));
     expect((await run(['attach', ''])).status).toBe(2);
-    for (const command of ['ls', 'attach']) {
+    for (const command of ['ls', 'attach', 'status']) {
       const help = await run([command, '--help']);
       expect(help.status).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: ptydeck ${command}`));
     }
 
-    const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
-    expect(none.status).toBe(1);
-    expect(none.stdout).toBe('');
-    expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
+    for (const command of ['ls', 'status']) {
+      const none = await run([command], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
+      expect(none.status).toBe(1);
+      expect(none.stdout).toBe('');
+      expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
+    }
   });
 
   it('ls and attach are refused inside a ptydeck session, saying so', async () => {

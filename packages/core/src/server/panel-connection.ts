@@ -7,6 +7,7 @@ import {
   parseJsonAs,
   reportError,
   type ErrorReporter,
+  type HostFacts,
   type McpLaunch,
   type PanelServerMessage,
   type SessionId,
@@ -34,6 +35,8 @@ export interface PanelConnectionDeps {
   screens: Pick<ScreenService, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
+  /** The host's own facts, sent in the snapshot. */
+  host?: HostFacts;
   /** Where a failure nothing awaits (a screen that could not be restored) is reported. Default: the contract's reportError. */
   reportError?: ErrorReporter;
   /**
@@ -108,6 +111,7 @@ export class PanelConnection {
       agents: agents.list(),
       instance: deps.instance,
       ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
+      ...(deps.host ? { host: deps.host } : {}),
     });
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
