@@ -67,6 +67,19 @@ export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 export const McpLaunch = z.object({ command: z.string(), args: z.array(z.string()) });
 export type McpLaunch = z.infer<typeof McpLaunch>;
 
+/** The host itself, as `ptydeck status` shows it: what a person needs to find, judge or end it. */
+export const HostFacts = z.object({
+  pid: z.number().int(),
+  /** The ptydeck package version the host runs. */
+  version: z.string(),
+  /** Its HOST_PROTOCOL_VERSION. */
+  protocol: z.number().int(),
+  /** Epoch milliseconds when its process started. */
+  startedAt: z.number(),
+  stateDir: z.string(),
+});
+export type HostFacts = z.infer<typeof HostFacts>;
+
 export const SnapshotMessage = z.object({
   type: z.literal('snapshot'),
   sessions: z.array(SessionInfo),
@@ -75,6 +88,8 @@ export const SnapshotMessage = z.object({
   instance: z.string(),
   /** Filled in by the server so the overview's set-up snippets name this install's real path. */
   mcpLaunch: McpLaunch.optional(),
+  /** The host's own facts, for `ptydeck status`; absent from a host that predates them. */
+  host: HostFacts.optional(),
 });
 export const EventMessage = z.object({ type: z.literal('event'), event: PtyEvent });
 /**

@@ -30,6 +30,8 @@ describe('parseCommand', () => {
     expect(parseCommand(['host', '--idle-exit', '30'])).toEqual({ kind: 'host', port: 0, host: '127.0.0.1', idleExitSeconds: 30 });
     expect(parseCommand(['serve', '--idle-exit=0'])).toEqual({ kind: 'serve', port: 0, host: '127.0.0.1', idleExitSeconds: 0 });
     expect(parseCommand(['stop'])).toEqual({ kind: 'stop', force: false });
+    expect(parseCommand(['status', '--json'])).toEqual({ kind: 'status', json: true });
+    expect(parseCommand(['status', '-h'])).toEqual({ kind: 'help', topic: 'status' });
     expect(parseCommand(['stop', '--force'])).toEqual({ kind: 'stop', force: true });
     expect(parseCommand(['mcp'])).toEqual({ kind: 'mcp', embedded: false });
     expect(parseCommand(['mcp', '--embedded'])).toEqual({ kind: 'mcp', embedded: true });
@@ -43,7 +45,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, ls, attach");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 

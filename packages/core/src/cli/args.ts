@@ -1,6 +1,6 @@
 // Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
+import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -12,9 +12,10 @@ export type Command =
   | { kind: 'url' }
   | { kind: 'stop'; force: boolean }
   | { kind: 'ls'; json: boolean }
+  | { kind: 'status'; json: boolean }
   | { kind: 'attach'; target: string; write: boolean };
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'ls', 'attach'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach'] as const;
 export type HelpTopic = 'root' | (typeof COMMANDS)[number];
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
@@ -40,6 +41,10 @@ export function parseCommand(argv: string[]): Command {
   if (first === 'ls') {
     const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck ls', LS_USAGE);
     return values.help ? { kind: 'help', topic: 'ls' } : { kind: 'ls', json: Boolean(values.json) };
+  }
+  if (first === 'status') {
+    const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck status', STATUS_USAGE);
+    return values.help ? { kind: 'help', topic: 'status' } : { kind: 'status', json: Boolean(values.json) };
   }
   if (first === 'attach') return parseAttach(rest);
   if (first.startsWith('-')) {

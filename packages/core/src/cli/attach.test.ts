@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,11 @@ import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import type { SessionInfo } from '@ptydeck/contract';
+import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * Issue 23: `ptydeck ls` and `ptydeck attach`, the real CLI against a real
@@ -76,7 +77,7 @@ async function expectRestored(pane: TmuxPane): Promise<void> {
 }
 
 describe('ptydeck ls', () => {
-  it('lists every session as a table and as JSON; no running ptydeck is one line and a non-zero exit', async () => {
+  it('lists every session as a table and as JSON, with its ports; status shows the host; no running ptydeck is one line and a non-zero exit', async () => {
     const mine = shellSession();
     await waitForOutput(service, mine, 'sh$');
     // An agent's shell, over MCP: its owner is the agent's name, and its shell integration says when it sits at its prompt.
@@ -92,33 +93,49 @@ describe('ptydeck ls', () => {
         (error: { code?: number; stdout?: string; stderr?: string }) => ({ status: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
       );
 
+    // A server in the session: no panel watches, so ls's own connection has the host look at the ports.
+    service.write(mine, `${process.execPath} -e "require('net').createServer().listen(0, '127.0.0.1', function () { console.log('listening-' + this.address().port) })"\r`);
+    const port = /listening-(\d+)/.exec(await waitForOutput(service, mine, /listening-\d+/))![1]!;
     const table = await run(['ls']);
     expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+CWD\s+AGE/);
-    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running`));
+    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+PORTS\s+CWD\s+AGE/);
+    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running\\s+${port}\\s`));
 
     const json = await run(['ls', '--json']);
     expect(json.status, json.stderr).toBe(0);
     const entries = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
     const entry = entries.find((e) => e.id === mine)!;
-    expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null });
+    expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null, ports: [expect.objectContaining({ port: Number(port), address: '127.0.0.1' })] });
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
     expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1 });
+
+    // The host as it says itself over its panel connection: here the server runs in this very process.
+    const status = await run(['status']);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`ptydeck host running, pid ${process.pid}`);
+    expect(status.stdout).toMatch(new RegExp(`state dir +${stateDir}\\n`));
+    expect(status.stdout).toMatch(/agents +\d+ connected: .*ls-test-agent/);
+    const facts = JSON.parse((await run(['status', '--json'])).stdout) as Record<string, unknown>;
+    expect(facts).toMatchObject({ pid: process.pid, version: expect.stringMatching(/^\d+\.\d+/), protocol: HOST_PROTOCOL_VERSION, state_dir: stateDir, url: server.url });
+    expect(facts.sessions).toMatchObject({ total: service.list().length, running: expect.any(Number), idle_at_prompt: 1 });
+    expect(facts.uptime_ms).toBeGreaterThan(0);
 
     const unknown = await run(['attach', 'zzz']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(new RegExp(`no session matches 'zzz'; sessions: .*${mine.slice(0, 8)}`));
     expect((await run(['attach', ''])).status).toBe(2);
-    for (const command of ['ls', 'attach']) {
+    for (const command of ['ls', 'attach', 'status']) {
       const help = await run([command, '--help']);
       expect(help.status).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: ptydeck ${command}`));
     }
 
-    const none = await run(['ls'], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
-    expect(none.status).toBe(1);
-    expect(none.stdout).toBe('');
-    expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
+    for (const command of ['ls', 'status']) {
+      const none = await run([command], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
+      expect(none.status).toBe(1);
+      expect(none.stdout).toBe('');
+      expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
+    }
   });
 
   it('ls and attach are refused inside a ptydeck session, saying so', async () => {
@@ -235,7 +252,8 @@ describe('ptydeck attach', () => {
       await pane.waitFor('read-only');
       await other.close();
       await pane.waitFor(/attach-rc=1/);
-      expect(pane.screen()).toMatch(/lost ptydeck/);
+      // This server runs in the test's own process, which lives on: the connection is lost, not the host.
+      expect(pane.screen()).toMatch(/lost the ptydeck host \(pid \d+\), which still runs/);
       await expectRestored(pane);
     } finally {
       await other.close();
@@ -317,6 +335,83 @@ process.stdin.on('data', () => {});
     expect(service.get(sameSize)).toMatchObject({ cols: 100, rows: 30 });
     nudged.keys([DETACH], true);
     await nudged.waitFor(/attach-rc=0/);
+  });
+
+  it('gives this terminal what draws, never a request: no OSC 52, title, report request or mouse mode reaches it, and with --write nothing is typed back', async () => {
+    // Each thing the session writes is followed by a letter, so the text around it shows it was drawn in place.
+    const requests = [
+      '\x1b]52;c;aGVsbG8=\x07', // OSC 52: set the developer's clipboard
+      '\x1b]52;c;?\x07', // OSC 52: read it back, typed into the session
+      '\x1b]0;session-set-title\x07',
+      '\x1b]8;;https://example.com\x07',
+      '\x1b]11;?\x07', // background colour query
+      '\x1b[6n', // cursor position report
+      '\x1b[c', // DA1
+      '\x1b[>c', // DA2
+      '\x1b[>0q', // XTVERSION
+      '\x1bP$qm\x1b\\', // DECRQSS
+      '\x1b[?1000h\x1b[?1006h', // mouse reports, typed as keys
+      '\x1b[?1004h', // focus events
+      '\u009b5n', // C1 CSI (UTF-8): a device status report
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-requests-'));
+    const script = join(dir, 'requests.mjs');
+    writeFileSync(
+      script,
+      `process.stdin.setRawMode(true);
+process.stdout.write('WAITING\\r\\n');
+let asked = false;
+process.stdin.on('data', (data) => {
+  // The first key (the test's, not attach's) has it write the requests, live to whoever is attached.
+  if (!asked) {
+    asked = true;
+    return process.stdout.write(${JSON.stringify(requests.map((request, i) => `${request}${String.fromCharCode(97 + i)}`).join(''))} + '|\\r\\nREADY-' + 6 * 7 + '\\r\\n');
+  }
+  // Every byte that reaches the session after them, shown: a typed-back answer would be here.
+  process.stdout.write('GOT:' + JSON.stringify(data.toString('latin1')) + '\\r\\n');
+});
+`,
+    );
+    const id = service.create({ source: 'user', command: process.execPath, args: [script], cols: 80, rows: 24 }).id;
+    // A title given at creation (an agent's terminal_create names it) is not cleaned as one its program sets is.
+    const titled = service.create({ source: 'user', command: 'cat', cols: 80, rows: 24, title: 'evil\x1b]52;c;?\x07\u009b6n-title' }).id;
+    await waitForOutput(service, id, 'WAITING');
+
+    const pane = await shellPane();
+    const received = join(dir, 'terminal-received');
+    pane.recordOutput(received);
+    pane.type(`ptydeck attach --write ${id}; echo "attach-rc=$?"`);
+    await pane.waitFor(/writing[\s\S]*WAITING/);
+    service.write(id, 'g');
+    await pane.waitFor('READY-42');
+    // The letters drawn in a row: every request was dropped whole, none shown as text (a C1 CSI's "5n" is text once its introducer is gone).
+    expect(pane.screen()).toContain('abcdefghijkl5nm|');
+    // Anything the terminal answered is in attach's input before this marker, so reaches the session before it.
+    pane.keys(['zz-end'], true);
+    const output = await waitForOutput(service, id, /GOT:.*zz-end/);
+    const typed = output
+      .slice(output.indexOf('READY-42'))
+      .match(/GOT:.*/g)!
+      .map((line) => JSON.parse(line.slice('GOT:'.length).trim()) as string)
+      .join('');
+    expect(typed).toBe('zz-end');
+    expect(pane.format('#{mouse_any_flag} #{focus_flag}')).not.toMatch(/^1/);
+    expect(pane.format('#{pane_title}')).not.toContain('session-set-title');
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+    pane.type(`clear; ptydeck attach ${titled}; echo "attach-rc=$?"`);
+    // The status line shows the title with its controls made spaces.
+    await pane.waitFor(/attached to [0-9a-f]{8} "evil \]52;c;\?  6n-title" \(you\) · read-only/);
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
+
+    pane.type('echo "recorded-$((4*4))"');
+    await until(() => existsSync(received) && readFileSync(received, 'latin1').includes('recorded-16'), 'the pane output is recorded');
+    const bytes = readFileSync(received, 'latin1');
+    for (const request of [...requests, '\x1b]', '\x1bP', '\x9b', '\x9d']) {
+      expect(bytes.includes(Buffer.from(request, 'utf8').toString('latin1')), JSON.stringify(request)).toBe(false);
+    }
+    await expectRestored(pane);
   });
 
   it('a flood it fell behind ends in a fresh screen, not a backlog; attach stays attached', async () => {

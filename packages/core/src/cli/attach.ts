@@ -4,11 +4,14 @@ import { constants } from 'node:os';
 import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
+import { OutputFilter } from './output-filter.js';
 import { PanelSession } from './panel-session.js';
+import { printable } from './printable.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
 import { matchSession, ownerOf, SHORT_ID_LENGTH } from './session-list.js';
 import { styleFor } from './style.js';
 import { EXIT_FAILURE, EXIT_LOST, EXIT_OK } from './usage.js';
+import { waitForExit } from '../server/process-identity.js';
 
 export interface AttachOptions {
   /** An id, or a prefix that names one session. */
@@ -28,6 +31,12 @@ const EXIT_SETTLE_MS = 150;
 const NUDGE_MS = 300;
 /** What a serialized screen starts its alternate screen with. */
 const ALT_SCREEN_ON = '\x1b[?1049h';
+/**
+ * How long a closed connection waits for the host's process to be gone
+ * before calling it gone: the socket closes as the kernel tears the process
+ * down, a moment before its pid is free.
+ */
+const HOST_EXIT_WAIT_MS = 1000;
 
 /** `ptydeck attach`: shows one session in this terminal, and with --write, types into it. */
 export async function runAttach(options: AttachOptions, io: CliIo): Promise<number> {
@@ -39,7 +48,7 @@ export async function runAttach(options: AttachOptions, io: CliIo): Promise<numb
       throw new Error(`no session matches '${options.target}'${known ? `; sessions: ${known}` : '; there are no sessions'} (see \`ptydeck ls\`)`);
     }
     if (match.kind === 'ambiguous') {
-      const candidates = match.candidates.map((info) => `  ${info.id}  ${info.title}`).join('\n');
+      const candidates = match.candidates.map((info) => `  ${info.id}  ${printable(info.title)}`).join('\n');
       throw new Error(`'${options.target}' matches ${match.candidates.length} sessions; type more of the id:\n${candidates}`);
     }
     if (options.write && match.info.status === 'lost') {
@@ -57,12 +66,15 @@ export async function runAttach(options: AttachOptions, io: CliIo): Promise<numb
 /**
  * One attach: the session's screen drawn once from the server's resync, then
  * its output as it comes, acknowledged as it is written so the server's flow
- * control works (a flood ends in a fresh resync, never a backlog).
+ * control works (a flood ends in a fresh resync, never a backlog). Both pass
+ * through an OutputFilter: this terminal is given what draws, never a request
+ * it would answer into the session, nor the developer's clipboard or title.
  */
 class Attachment {
   private readonly disposables = new DisposableStore();
   private readonly keys = new DetachKeys();
   private readonly decoder = new StringDecoder('utf8');
+  private readonly filter = new OutputFilter();
   private readonly short: string;
   /** One past the last byte written to the local terminal; null until the first screen. */
   private through: number | null = null;
@@ -93,7 +105,7 @@ class Attachment {
     const { panel, terminal, disposables } = this;
     disposables.add(panel.onControl((message) => this.onControl(message)));
     disposables.add(panel.onOutput((frame) => this.onOutput(frame)));
-    disposables.add(panel.onClosed((why) => this.finish(EXIT_FAILURE, `lost ptydeck: ${why}`)));
+    disposables.add(panel.onClosed((why) => void this.hostClosed(why)));
     for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
       const onSignal = () => this.finish(128 + constants.signals[signal], `${signal} ended attach; session ${this.short} keeps running`);
       process.on(signal, onSignal);
@@ -119,8 +131,9 @@ class Attachment {
     const mode = this.info.status === 'lost' ? 'lost: its process is gone' : this.writer ? 'writing' : 'read-only (--write to type)';
     const local = this.terminal.size();
     const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · session is ${info.cols}x${info.rows}, larger than here` : '';
-    const title = info.title.length > 24 ? `${info.title.slice(0, 23)}…` : info.title;
-    return `ptydeck: attached to ${this.short} "${title}" (${ownerOf(info, this.panel.snapshot.agents)}) · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
+    const flat = printable(info.title);
+    const title = flat.length > 24 ? `${flat.slice(0, 23)}…` : flat;
+    return `ptydeck: attached to ${this.short} "${title}" (${printable(ownerOf(info, this.panel.snapshot.agents))}) · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
   }
 
   private onControl(message: PanelServerMessage): void {
@@ -145,8 +158,12 @@ class Attachment {
 
   private onResync(screen: string, cursor: number): void {
     const first = this.through === null;
+    // A fresh screen: whatever sequence the skipped stream had open is void, and so is one the screen might leave open.
+    this.filter.reset();
+    const drawn = this.filter.filter(screen);
+    this.filter.reset();
     // A later resync follows a skip (this terminal fell behind a flood): start from a clean screen.
-    this.write(first ? screen : CLEAR_FOR_REDRAW + screen, cursor);
+    this.write(first ? drawn : CLEAR_FOR_REDRAW + drawn, cursor);
     this.acked = cursor;
     if (first && this.writer) this.takeSize(screen.includes(ALT_SCREEN_ON));
     if (this.info.status === 'lost') return this.finishLost();
@@ -165,13 +182,13 @@ class Attachment {
     // Frames sent before a resync arrive after it, and its screen already holds them.
     if (end <= this.through) return;
     const data = frame.cursor < this.through ? frame.data.subarray(this.through - frame.cursor) : frame.data;
-    this.write(data, end);
+    this.write(this.filter.filter(data), end);
     this.endNudge();
     if (this.exit) this.settle();
   }
 
-  /** Writes to the local terminal and acknowledges once it took the bytes. */
-  private write(data: string | Uint8Array, next: number): void {
+  /** Writes to the local terminal and acknowledges the stream through `next` once it took the text. */
+  private write(data: string, next: number): void {
     this.through = next;
     process.stdout.write(data, () => this.ack(next));
   }
@@ -238,6 +255,22 @@ class Attachment {
       if (data.length > 0) this.panel.send({ type: 'input', id: this.info.id, data });
     }
     if (verdict.detach) this.finish(EXIT_OK, `detached from ${this.short}; it keeps running (ptydeck attach ${this.short} to come back)`);
+  }
+
+  /**
+   * The panel connection closed unasked: says whether the host is gone (and
+   * what to do) or only the connection dropped while the host runs on.
+   */
+  private async hostClosed(why: string): Promise<void> {
+    const { hostPid } = this.panel;
+    if (await waitForExit(hostPid, HOST_EXIT_WAIT_MS)) {
+      return this.finish(
+        EXIT_FAILURE,
+        `the ptydeck host (pid ${hostPid}) is gone: it exited, was stopped or was killed, and session ${this.short} with it. ` +
+          'Run `ptydeck` to start a new host; `ptydeck ls` then shows what it kept of your sessions (as lost).',
+      );
+    }
+    this.finish(EXIT_FAILURE, `lost the ptydeck host (pid ${hostPid}), which still runs: ${why}. Attach again with \`ptydeck attach ${this.short}\`; \`ptydeck status\` says how the host is.`);
   }
 
   private settle(): void {

@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';
+import { terminalSafeJson } from './printable.js';
 import { formatTable, listEntry } from './session-list.js';
 import { EXIT_OK } from './usage.js';
 
@@ -11,7 +12,7 @@ export async function runLs(command: { json: boolean }, io: CliIo): Promise<numb
   try {
     const { sessions, agents } = panel.snapshot;
     const entries = sessions.map((info) => listEntry(info, agents));
-    io.stdout.write(command.json ? `${JSON.stringify(entries, null, 2)}\n` : formatTable(entries, Date.now(), homedir()));
+    io.stdout.write(command.json ? `${terminalSafeJson(entries)}\n` : formatTable(entries, Date.now(), homedir()));
     return EXIT_OK;
   } finally {
     panel.close();

@@ -1,9 +1,8 @@
 // The ptydeck CLI's entry: parses the command and loads only the module that runs it, so a start stays cheap.
-import { readFileSync } from 'node:fs';
 import { parseCommand } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { styleFor } from './style.js';
-import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -20,11 +19,12 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP }[command.topic]);
         return EXIT_OK;
       case 'version': {
         // The protocol decides whether this CLI and a running host understand each other.
         const { HOST_PROTOCOL_VERSION } = await import('@ptydeck/contract');
+        const { packageVersion } = await import('../server/package-version.js');
         io.stdout.write(`ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
         return EXIT_OK;
       }
@@ -43,6 +43,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         else io.stderr.write(`ptydeck: this system cannot tell ptydeck who is asking, so the new link is in ${answer.shownIn}\n`);
         return EXIT_OK;
       }
+      case 'status':
+        return await (await import('./status.js')).runStatus(command, io);
       case 'ls':
         return await (await import('./ls.js')).runLs(command, io);
       case 'attach':
@@ -55,11 +57,4 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ${error instanceof Error ? error.message : String(error)}`)}\n`);
     return EXIT_FAILURE;
   }
-}
-
-function packageVersion(): string {
-  // src/cli, dist/cli and dist/bundle all sit two levels below the package root
-  // (the installed package's own package.json, written by scripts/pack.mjs).
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return pkg.version ?? '0.0.0';
 }

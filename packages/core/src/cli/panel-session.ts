@@ -16,6 +16,7 @@ import {
 import { resolveStateDir, UnsafeStateError } from '../server/discovery.js';
 import { PanelLinkRefused, panelToken } from '../host/panel-access.js';
 import { ensureHost, HostProtocolError } from './ensure-host.js';
+import { printable } from './printable.js';
 
 type SnapshotMessage = Extract<PanelServerMessage, { type: 'snapshot' }>;
 
@@ -42,6 +43,8 @@ export class PanelSession {
     private readonly ws: WebSocket,
     /** The server's address, for messages. */
     readonly url: string,
+    /** The host's process, as the discovery record it was proven by names it: to tell a host gone from a connection dropped. */
+    readonly hostPid: number,
     /** The first message of every panel connection: every session and agent now. */
     readonly snapshot: SnapshotMessage,
   ) {
@@ -49,7 +52,7 @@ export class PanelSession {
     ws.on('close', (code, reason) => {
       if (this.closing) return;
       this.closing = true;
-      this.closedEmitter.fire(`the connection to ptydeck at ${url} closed (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''})`);
+      this.closedEmitter.fire(`the connection to ${url} closed (${code}${reason.length > 0 ? `: ${printable(reason.toString())}` : ''})`);
     });
   }
 
@@ -94,7 +97,7 @@ export class PanelSession {
     });
     ws.removeAllListeners();
     ws.on('error', () => undefined); // 'close' follows and says it.
-    return new PanelSession(ws, server, snapshot);
+    return new PanelSession(ws, server, record.pid, snapshot);
   }
 
   send(message: PanelClientMessage): void {

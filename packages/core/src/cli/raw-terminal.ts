@@ -6,18 +6,21 @@ import type { Unsubscribe } from '@ptydeck/contract';
  * Undoes what a session's program may have switched on in the local terminal
  * while its output passed through: the alternate screen, application cursor
  * keys and keypad, a hidden cursor, mouse reporting, bracketed paste, focus
- * events, a scroll region (saved and restored around, as DECSTBM homes the
- * cursor), insert mode, no autowrap and the current colours. The user's
- * shell gets its terminal back as it left it.
+ * events, synchronized output, a scroll region (saved and restored around,
+ * as DECSTBM homes the cursor), insert mode, no autowrap, the cursor's shape,
+ * a line-drawing character set (after the restore, which brings the saved
+ * set back) and the current colours. The user's shell gets its terminal back
+ * as it left it.
  */
 export const MODE_RESET =
   '\x1b[?1049l' +
   '\x1b[?1l\x1b>' +
   '\x1b[?25h' +
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l' +
-  '\x1b[?2004l\x1b[?1004l' +
+  '\x1b[?2004l\x1b[?1004l\x1b[?2026l' +
   '\x1b7\x1b[r\x1b8' +
-  '\x1b[4l\x1b[?7h' +
+  '\x1b[4l\x1b[?7h\x1b[0 q' +
+  '\x1b(B\x0f' +
   '\x1b[0m';
 
 /** Clears the screen for a fresh copy of a session's (its modes reset first). */

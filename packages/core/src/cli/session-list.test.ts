@@ -24,7 +24,7 @@ describe('session-list', () => {
     const lost = session({ status: 'lost', pid: 0, lost: { foundAt: 1, unwrittenBytes: 10 }, shell: { state: 'idle', lastExitCode: 0 } });
     expect(sessionState(lost)).toBe('lost');
     expect(listEntry(lost, [])).toMatchObject({ state: 'lost', pid: 0, exit_code: null });
-    expect(formatTable([listEntry(lost, [])], 1_000_000, '/home/dev').split('\n')[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+bash\s+lost\s+~\/project\s+0s$/);
+    expect(formatTable([listEntry(lost, [])], 1_000_000, '/home/dev').split('\n')[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+bash\s+lost\s+\?\s+~\/project\s+0s$/);
   });
 
   it('names the owner: "you" for your sessions, the agent otherwise', () => {
@@ -34,15 +34,21 @@ describe('session-list', () => {
     expect(listEntry(session({ status: 'exited', exitCode: 2 }), [])).toMatchObject({ state: 'exited', exit_code: 2, pid: 4242 });
   });
 
-  it('prints a table with short ids, ~ for home, ages, and control characters flattened', () => {
+  it('prints a table with short ids, ports, ~ for home, ages, and control characters flattened', () => {
+    const port = (number: number, address: string) => ({ port: number, address, pid: 7, command: 'node server.js' });
     const entries = [
-      listEntry(session({ createdAt: 1_000_000 - 90_000, title: 'evil\x1b]0;x\x07' }), []),
-      listEntry(session({ id: 'abcdef12-ffff', source: 'agent', ownerName: 'codex', status: 'exited', exitCode: 1, cwd: '/tmp' }), []),
+      listEntry(session({ createdAt: 1_000_000 - 90_000, title: 'evil\x1b]0;x\x07', ports: [port(8080, '0.0.0.0'), port(3000, '127.0.0.1'), port(8080, '::')] }), []),
+      listEntry(session({ id: 'abcdef12-ffff', source: 'agent', ownerName: 'codex', status: 'exited', exitCode: 1, cwd: '/tmp', ports: [] }), []),
+      // What an agent names and its shell prints, C1 controls included (a UTF-8 terminal may take U+009B for CSI).
+      listEntry(session({ id: 'c1c1c1c1-0000', source: 'agent', ownerName: 'x\u009b2Jy', title: 't\u009d0;z\u009c', cwd: '/tmp/\u009b31m' }), []),
     ];
-    const lines = formatTable(entries, 1_000_000 + 5_000, '/home/dev').split('\n');
-    expect(lines[0]).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+CWD\s+AGE$/);
-    expect(lines[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+evil ]0;x \s+running\s+~\/project\s+1m$/);
-    expect(lines[2]).toMatch(/^abcdef12\s+agent\s+codex\s+bash\s+exited \(1\)\s+\/tmp\s+5s$/);
+    const table = formatTable(entries, 1_000_000 + 5_000, '/home/dev');
+    const lines = table.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+PORTS\s+CWD\s+AGE$/);
+    expect(lines[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+evil ]0;x \s+running\s+3000,8080\s+~\/project\s+1m$/);
+    expect(lines[2]).toMatch(/^abcdef12\s+agent\s+codex\s+bash\s+exited \(1\)\s+-\s+\/tmp\s+5s$/);
+    expect(lines[3]).toMatch(/^c1c1c1c1\s+agent\s+x 2Jy\s+t 0;z \s+running\s+\?\s+\/tmp\/ 31m\s+/);
+    expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(formatTable([], 0, '/')).toBe('no sessions\n');
     expect([formatAge(59_999), formatAge(3_600_000), formatAge(2 * 86_400_000)]).toEqual(['59s', '1h', '2d']);
   });

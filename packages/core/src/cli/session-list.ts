@@ -1,4 +1,5 @@
 import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+import { printable } from './printable.js';
 
 /**
  * What `ptydeck ls` says of a session, pure so it is tested without a server.
@@ -30,6 +31,11 @@ export interface SessionListEntry {
   prompt: string | null;
   /** Exit code of the shell's newest finished command, where the core follows its commands. */
   last_exit_code: number | null;
+  /**
+   * The TCP ports its processes listen on (for an exited session, those it
+   * left running), as the host last looked; null where the system cannot say.
+   */
+  ports: Array<{ port: number; address: string; pid: number; command: string }> | null;
 }
 
 /** Characters of an id shown in the table: enough to be unique among a person's sessions, short to type. */
@@ -64,22 +70,24 @@ export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): Sess
     created_at: info.createdAt,
     prompt: info.attention?.prompt ?? null,
     last_exit_code: info.shell?.lastExitCode ?? null,
+    ports: info.ports ? info.ports.map(({ port, address, pid, command }) => ({ port, address, pid, command })) : null,
   };
 }
 
-/** The human table: a header, one row per session, oldest first; `home` is shortened to ~. */
+/** The human table: a header, one row per session, oldest first; `home` is shortened to ~. Every field is made printable. */
 export function formatTable(entries: readonly SessionListEntry[], now: number, home: string): string {
   if (entries.length === 0) return 'no sessions\n';
   const rows = [
-    ['ID', 'SOURCE', 'OWNER', 'TITLE', 'STATE', 'CWD', 'AGE'],
+    ['ID', 'SOURCE', 'OWNER', 'TITLE', 'STATE', 'PORTS', 'CWD', 'AGE'],
     ...[...entries]
       .sort((a, b) => a.created_at - b.created_at)
       .map((entry) => [
         entry.id.slice(0, SHORT_ID_LENGTH),
         entry.source,
-        entry.owner,
+        clip(entry.owner, 24),
         clip(entry.title, 32),
         entry.state === 'exited' ? `exited (${entry.signal ?? entry.exit_code ?? '?'})` : entry.state,
+        clip(portList(entry.ports), 24),
         clip(tildePath(entry.cwd, home), 40),
         formatAge(now - entry.created_at),
       ]),
@@ -108,8 +116,15 @@ export function matchSession(sessions: readonly SessionInfo[], query: string): S
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
 }
 
+/** 3000,8080 (a port on IPv4 and IPv6 once); - for none, ? where the host cannot say. */
+function portList(ports: SessionListEntry['ports']): string {
+  if (ports === null) return '?';
+  if (ports.length === 0) return '-';
+  return [...new Set(ports.map((entry) => entry.port))].sort((a, b) => a - b).join(',');
+}
+
 function clip(text: string, max: number): string {
-  const flat = text.replace(/[\x00-\x1f\x7f]/g, ' ');
+  const flat = printable(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -1,8 +1,9 @@
 // `ptydeck stop`: asks the host to end itself and its sessions, and waits until its process is gone.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { waitForExit } from '../server/process-identity.js';
-import { STOP_PATH, StopAnswer } from '../host/stop-protocol.js';
+import { STOP_PATH, StopAnswer, type AgentSessionSummary } from '../host/stop-protocol.js';
 import type { CliIo } from './cli-io.js';
+import { printable } from './printable.js';
 import { EXIT_FAILURE, EXIT_OK } from './usage.js';
 
 /** The host's own bound on ending its sessions (8 s) plus a margin. */
@@ -29,7 +30,7 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
   if (!parsed.success) throw new Error(`the ptydeck host at ${url} answered ${response.status} without saying why`);
   const answer = parsed.data;
   if ('agentSessions' in answer) {
-    const list = answer.agentSessions.map((s) => `  ${s.id}  ${s.ownerName ?? 'agent'}  ${s.command}`).join('\n');
+    const list = agentSessionLines(answer.agentSessions);
     io.stderr.write(`ptydeck: not stopping: agents' sessions are running:\n${list}\nStop anyway (ending them) with \`ptydeck stop --force\`.\n`);
     return EXIT_FAILURE;
   }
@@ -46,4 +47,14 @@ function agentsLine(agents: number | undefined): string {
   if (agents === undefined) return '';
   if (agents === 0) return ' No agent was connected.';
   return ` ${agents} agent(s) were connected; those through \`ptydeck mcp\` start no new host, and join the one you start with \`ptydeck\`.`;
+}
+
+/**
+ * The agents' sessions that keep the host from stopping, one a line: id,
+ * agent, and title as the panel and `ptydeck ls` name them (a shell's command
+ * is /bin/bash, whichever shell it is); the command where an older host sent
+ * no title. Agents name both, so both are made printable.
+ */
+export function agentSessionLines(sessions: readonly AgentSessionSummary[]): string {
+  return sessions.map((s) => `  ${s.id}  ${printable(s.ownerName ?? 'agent')}  ${printable(s.title ?? s.command)}`).join('\n');
 }

@@ -25,6 +25,7 @@ export const HOST_USAGE = 'ptydeck host [--port N] [--host H] [--idle-exit S]';
 export const MCP_USAGE = 'ptydeck mcp [--embedded]';
 export const URL_USAGE = 'ptydeck url';
 export const STOP_USAGE = 'ptydeck stop [--force]';
+export const STATUS_USAGE = 'ptydeck status [--json]';
 export const LS_USAGE = 'ptydeck ls [--json]';
 export const ATTACH_USAGE = 'ptydeck attach [--write] <id or unique prefix>';
 
@@ -42,6 +43,7 @@ Commands:
   mcp       A stdio MCP server for agents; joins the host, starting it if needed
   url       Print a fresh one-time link to the host's panel
   stop      End the host and every session in it
+  status    Show the running host: pid, version, state directory, uptime, sessions
   ls        List every session of the host: yours and your agents'
   attach    Watch a session in this terminal, or type into it with --write
 
@@ -147,12 +149,28 @@ Options:
   -h, --help   Show this help
 `;
 
+export const STATUS_HELP = `Usage: ${STATUS_USAGE}
+
+Shows the running ptydeck host of this state directory (none is started), as
+it reports itself over its panel connection: its pid (to end a stuck host
+with \`kill\`), version and host protocol, state directory, url, uptime, its
+sessions by state and the agents connected now. With no host running it says
+so and exits 1. Like \`ptydeck ls\`, refused inside a ptydeck session.
+
+Options:
+  --json       One object: pid, version, protocol, state_dir, url,
+               started_at, uptime_ms, sessions (by state), agents (names)
+  -h, --help   Show this help
+`;
+
 export const LS_HELP = `Usage: ${LS_USAGE}
 
 Lists the sessions of the running ptydeck host (found through server.json;
 none is started): short id, source (agent or user), owner (the agent's name,
 or "you"), title, state (running, idle_at_prompt, waiting_for_input,
-exited, lost), working directory and age. A lost session was running when
+exited, lost), the TCP ports its processes listen on (- for none, ? where
+the system cannot say), working directory and age. Control characters in
+any field are shown as spaces (in --json, as \\u escapes). A lost session was running when
 an earlier host stopped (killed, crashed or upgraded): its process is gone,
 its output is what that host saved, and it stays listed until removed (its
 tab's close in the panel, or its agent's terminal_close).
@@ -163,7 +181,8 @@ terminal of your own.
 Options:
   --json       An array of objects: id, source, owner, title, state, pid, cwd,
                exit_code, signal, command, cols, rows, created_at, prompt,
-               last_exit_code
+               last_exit_code, ports (port, address, pid, command; or null).
+               The host's own pid is in \`ptydeck status\`
   -h, --help   Show this help
 `;
 
@@ -177,8 +196,17 @@ live. Read-only unless --write: your keys go nowhere but the detach key.
 With --write, keys (Ctrl-C included) go to the session, and this terminal's
 size becomes the session's while you are the latest to type; attaching to a
 full-screen program asks it to redraw. A read-only attach never resizes.
+
+This terminal is given what the session draws, not its raw bytes: text,
+colours, cursor movement, erasing, scroll regions, the alternate screen,
+bracketed paste and the cursor's visibility. Titles, OSC 52 (the clipboard),
+links, report requests (cursor position, device attributes), mouse and focus
+reporting are dropped, so nothing the session writes reaches your clipboard
+or makes this terminal type an answer into the session.
+
 When the session ends, attach says how and exits with its exit code (128+N
-for signal N); 1 if ptydeck goes away. A lost session (the host restarted
+for signal N); 1 if ptydeck goes away (it says whether the host is gone or
+only the connection). A lost session (the host restarted
 while it ran: see \`ptydeck ls\`) has no process: attach draws what was
 saved of its screen, says it is lost and exits 3; --write to it is refused.
 Refused inside a ptydeck session.

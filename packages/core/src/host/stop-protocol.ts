@@ -14,6 +14,8 @@ export const AgentSessionSummary = z.object({
   id: z.string(),
   ownerName: z.string().nullable(),
   command: z.string(),
+  /** What the panel's tab and `ptydeck ls` call it; absent from a host that predates it. */
+  title: z.string().optional(),
 });
 export type AgentSessionSummary = z.infer<typeof AgentSessionSummary>;
 

@@ -43,7 +43,7 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
     }
     const agentSessions: AgentSessionSummary[] = running
       .filter((session) => session.source === 'agent')
-      .map((session) => ({ id: session.id, ownerName: session.ownerName, command: session.command }));
+      .map((session) => ({ id: session.id, ownerName: session.ownerName, command: session.command, title: session.title }));
     if (agentSessions.length > 0 && !flag(req, 'force')) {
       return answer(res, 409, { error: `${agentSessions.length} agent session(s) are running; stop with --force to end them too`, agentSessions });
     }

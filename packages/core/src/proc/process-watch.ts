@@ -78,12 +78,19 @@ export class ProcessWatch {
     return this.current;
   }
 
-  /** A panel watches until the returned function is called; the first one starts the looks (at once, or once the interval since the last has passed). */
+  /**
+   * A panel watches until the returned function is called; the first one
+   * starts the looks. When a look is due (the interval since the last passed)
+   * it is taken before watch() returns, so what the first watcher is sent next
+   * (a panel's snapshot, `ptydeck ls`) carries ports as they are now, not as
+   * the last watcher left them.
+   */
   watch(): () => void {
     let watching = true;
     this.watchers++;
     if (this.watchers === 1) {
       this.dirty = true;
+      if (!this.disposed && performance.now() >= this.lastLook + this.intervalMs) this.look();
       this.schedule();
     }
     return () => {

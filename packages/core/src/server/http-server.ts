@@ -29,6 +29,7 @@ import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
 import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
+import { packageVersion, PROCESS_STARTED_AT } from './package-version.js';
 
 /**
  * A route this server does not know (the host's /stop), tried after its
@@ -280,7 +281,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, socket, chats: options.chats, processes });
+      const host = { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

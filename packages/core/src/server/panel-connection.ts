@@ -7,6 +7,7 @@ import {
   parseJsonAs,
   reportError,
   type ErrorReporter,
+  type HostFacts,
   type McpLaunch,
   type PanelServerMessage,
   type SessionId,
@@ -34,6 +35,8 @@ export interface PanelConnectionDeps {
   screens: Pick<ScreenService, 'snapshot'>;
   instance: string;
   mcpLaunch?: McpLaunch;
+  /** The host's own facts, sent in the snapshot. */
+  host?: HostFacts;
   /** Where a failure nothing awaits (a screen that could not be restored) is reported. Default: the contract's reportError. */
   reportError?: ErrorReporter;
   /**
@@ -73,6 +76,8 @@ export class PanelConnection {
       report: (error, context) => this.report(error, context),
     });
     const subscriptions = this.subscriptions;
+    // Before the snapshot and before this panel hears events: a due look lands in the snapshot's ports, not in events ahead of it.
+    if (deps.processes) subscriptions.add(deps.processes.watch());
     subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
     subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
@@ -108,6 +113,7 @@ export class PanelConnection {
       agents: agents.list(),
       instance: deps.instance,
       ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
+      ...(deps.host ? { host: deps.host } : {}),
     });
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
@@ -115,7 +121,6 @@ export class PanelConnection {
     if (processes) {
       this.send({ type: 'processes.leftovers', sessions: processes.leftovers() });
       subscriptions.add(processes.onLeftovers((sessions) => this.send({ type: 'processes.leftovers', sessions })));
-      subscriptions.add(processes.watch());
     }
   }
 

@@ -62,6 +62,11 @@ export class TmuxPane {
     this.server.tmux('send-keys', '-t', this.id, ...(literal ? ['-l'] : []), ...keys);
   }
 
+  /** Appends every byte the pane's program writes to its terminal, from now on, to `path` (tmux's pipe-pane). */
+  recordOutput(path: string): void {
+    this.server.tmux('pipe-pane', '-O', '-t', this.id, `cat >> '${path}'`);
+  }
+
   /** A tmux format for this pane, e.g. `#{pane_dead_status}`. */
   format(format: string): string {
     return this.server.tmux('display-message', '-p', '-t', this.id, format).trim();
