@@ -4,6 +4,19 @@ import { defineConfig } from '@playwright/test';
 // same local server and renderer the Electron window uses. scripts/e2e.mjs
 // finds a Chromium and passes it in PTYDECK_CHROMIUM.
 const executablePath = process.env.PTYDECK_CHROMIUM;
+const launchOptions = {
+  ...(executablePath ? { executablePath } : {}),
+  args: [
+    // Root in CI cannot use Chromium's sandbox; this is the test browser, not the app.
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
 
 export default defineConfig({
   testDir: 'e2e',
@@ -24,23 +37,14 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      testIgnore: /electron\.spec\.ts/,
-      use: {
-        browserName: 'chromium',
-        launchOptions: {
-          ...(executablePath ? { executablePath } : {}),
-          args: [
-            // Root in CI cannot use Chromium's sandbox; this is the test browser, not the app.
-            ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        },
-      },
+      testIgnore: /electron\.spec\.ts|windowed\.spec\.ts/,
+      use: { browserName: 'chromium', launchOptions },
+    },
+    {
+      // A real window (on Xvfb without a display, see scripts/e2e.mjs): the browser's own shortcuts see real key events first.
+      name: 'chromium-windowed',
+      testMatch: /windowed\.spec\.ts/,
+      use: { browserName: 'chromium', headless: false, launchOptions },
     },
     { name: 'electron', testMatch: /electron\.spec\.ts/ },
   ],

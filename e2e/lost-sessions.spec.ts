@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionInfo } from '@ptydeck/contract';
 import { expect, expectScreen, keepScreenshot, screenText, terminalOf, test, type E2eLostRecord } from './fixtures.js';
+import type { Page } from '@playwright/test';
 
 const MINE = randomUUID();
 const AGENTS = randomUUID();
@@ -83,4 +84,27 @@ test("the overview's remove-all removes every lost session and its tab", async (
   await expect(lostGroup).toHaveCount(0);
   await expect(page.getByRole('tab')).toHaveCount(0);
   await expect.poll(() => server.sessions()).toEqual([]);
+});
+
+/** The box of the first row xterm.js drew in a session's terminal. */
+async function firstRowBox(page: Page, id: string) {
+  const row = terminalOf(page, id).locator('.xterm-rows > div').first();
+  return { text: await row.textContent(), box: (await row.boundingBox())! };
+}
+
+test("a lost agent tab shows one banner, never the typing one, and its output's first line below it", async ({ panel: page }) => {
+  const agents = page.getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: 'claude-code agent: tests, lost' });
+  await agents.click();
+  await expectScreen(page, AGENTS, /agent-marker-7/);
+  // Clicked into, as a developer would before typing: the terminal takes no keys, and nothing says the agent sees them.
+  await terminalOf(page, AGENTS).click();
+  await expect(page.getByTestId('lost-banner')).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: /typing into|goes nowhere/ })).toHaveCount(1);
+  await expect(page.getByTestId('typing-banner')).toHaveCount(0);
+  await expect(agents.getByTestId('tab-typing')).toBeHidden();
+  const banner = (await page.getByTestId('lost-banner').boundingBox())!;
+  const first = await firstRowBox(page, AGENTS);
+  expect(first.text).toContain('agent-marker-7');
+  expect(first.box.y).toBeGreaterThanOrEqual(banner.y + banner.height);
+  await keepScreenshot(page, 'lost-agent-tab-banner');
 });

@@ -1,5 +1,5 @@
 // Runs the Playwright end-to-end suite against web mode with a Chromium found
-// by find-chromium.mjs. Extra arguments go to `playwright test`.
+// by find-chromium.mjs (under Xvfb when there is no display). Extra arguments go to `playwright test`.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { findChromium } from './find-chromium.mjs';
@@ -14,9 +14,13 @@ if (!chromium) {
   process.exit(1);
 }
 process.stdout.write(`e2e: using Chromium at ${chromium}\n`);
-const result = spawnSync(
-  process.execPath,
-  [require.resolve('@playwright/test/cli'), 'test', ...process.argv.slice(2)],
-  { stdio: 'inherit', env: { ...process.env, PTYDECK_CHROMIUM: chromium } },
-);
+const playwright = [process.execPath, require.resolve('@playwright/test/cli'), 'test', ...process.argv.slice(2)];
+// The windowed project needs an X display: without one, a virtual one (xvfb-run picks a free number).
+// Without xvfb-run either, its specs skip and say why.
+const command = !process.env.DISPLAY && hasXvfbRun() ? ['xvfb-run', '-a', '-s', '-screen 0 1280x1024x24', ...playwright] : playwright;
+const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: { ...process.env, PTYDECK_CHROMIUM: chromium } });
 process.exit(result.status ?? 1);
+
+function hasXvfbRun() {
+  return spawnSync('sh', ['-c', 'command -v xvfb-run'], { stdio: 'ignore' }).status === 0;
+}

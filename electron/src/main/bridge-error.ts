@@ -3,7 +3,7 @@
  * renderer's rejected `invoke` promise, so the code is repeated at the start of the
  * message ("untrusted_sender: ...") for the renderer to match on.
  */
-export type BridgeErrorCode = 'untrusted_sender' | 'invalid_url' | 'invalid_notification';
+export type BridgeErrorCode = 'untrusted_sender' | 'invalid_url' | 'invalid_notification' | 'invalid_clipboard_text';
 
 export class BridgeError extends Error {
   override readonly name = 'BridgeError';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { assertTrustedSender, bridgeChannels, registerBridge, type BridgeBackend } from './bridge.js';
+import { assertTrustedSender, bridgeChannels, MAX_CLIPBOARD_TEXT, registerBridge, type BridgeBackend } from './bridge.js';
 import { FakeIpcMain } from './testing/fakes.js';
 
 const appOrigin = 'http://127.0.0.1:4000';
@@ -9,14 +9,16 @@ function setup() {
   const ipcMain = new FakeIpcMain();
   const openExternal = vi.fn<(url: string) => Promise<void>>(() => Promise.resolve());
   const notify = vi.fn<BridgeBackend['notify']>();
+  const clipboard = { text: 'on the clipboard', readText: () => clipboard.text, writeText: (text: string) => void (clipboard.text = text) };
   const backend: BridgeBackend = {
     appOrigin,
     connection: () => ({ url: appOrigin, token: 'secret-token' }),
     openExternal,
     notify,
+    clipboard,
   };
   const unregister = registerBridge(ipcMain, backend);
-  return { ipcMain, openExternal, notify, unregister };
+  return { ipcMain, openExternal, notify, clipboard, unregister };
 }
 
 describe('assertTrustedSender', () => {
@@ -35,6 +37,23 @@ describe('assertTrustedSender', () => {
 });
 
 describe('registerBridge', () => {
+  it("reads and writes the clipboard's text for the app only, a string of bounded size", async () => {
+    const { ipcMain, clipboard } = setup();
+    await expect(ipcMain.invoke(bridgeChannels.readClipboard, app)).resolves.toBe('on the clipboard');
+    await ipcMain.invoke(bridgeChannels.writeClipboard, app, 'copied from a terminal');
+    expect(clipboard.text).toBe('copied from a terminal');
+
+    const evil = { url: 'https://evil.example/' };
+    await expect(ipcMain.invoke(bridgeChannels.readClipboard, evil)).rejects.toThrow(/untrusted_sender/);
+    await expect(ipcMain.invoke(bridgeChannels.writeClipboard, evil, 'x')).rejects.toThrow(/untrusted_sender/);
+    await expect(ipcMain.invoke(bridgeChannels.readClipboard, { url: `${appOrigin}/`, parent: {} })).rejects.toThrow(/untrusted_sender/);
+    for (const input of [undefined, 42, { toString: () => 'x' }, ['x']]) {
+      await expect(ipcMain.invoke(bridgeChannels.writeClipboard, app, input)).rejects.toThrow(/invalid_clipboard_text: .* must be a string/);
+    }
+    await expect(ipcMain.invoke(bridgeChannels.writeClipboard, app, 'x'.repeat(MAX_CLIPBOARD_TEXT + 1))).rejects.toThrow(/invalid_clipboard_text: .* over/);
+    expect(clipboard.text).toBe('copied from a terminal');
+  });
+
   it('hands the connection to the app and to nobody else', async () => {
     const { ipcMain } = setup();
     await expect(ipcMain.invoke(bridgeChannels.connection, app)).resolves.toEqual({ url: appOrigin, token: 'secret-token' });
@@ -114,7 +133,7 @@ describe('registerBridge', () => {
 
   it('removes its handlers when unregistered', () => {
     const { ipcMain, unregister } = setup();
-    expect([...ipcMain.handlers.keys()].sort()).toEqual([bridgeChannels.connection, bridgeChannels.openExternal, bridgeChannels.notify].sort());
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([bridgeChannels.connection, bridgeChannels.openExternal, bridgeChannels.notify, bridgeChannels.readClipboard, bridgeChannels.writeClipboard].sort());
     unregister();
     expect(ipcMain.handlers.size).toBe(0);
   });

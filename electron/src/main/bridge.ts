@@ -19,7 +19,15 @@ export const bridgeChannels: BridgeChannels = {
   openExternal: 'ptydeck:open-external',
   notify: 'ptydeck:notify',
   notificationClick: 'ptydeck:notification-click',
+  readClipboard: 'ptydeck:read-clipboard',
+  writeClipboard: 'ptydeck:write-clipboard',
 };
+
+/**
+ * The most a terminal's Copy puts on the clipboard: a whole 10,000-line scrollback of
+ * wide lines fits; a renderer cannot make main copy gigabytes.
+ */
+export const MAX_CLIPBOARD_TEXT = 8 * 1024 * 1024;
 
 /** What the bridge hands out and does; main.ts wires these to the server and `shell`. */
 export interface BridgeBackend {
@@ -30,6 +38,8 @@ export interface BridgeBackend {
   openExternal(url: string): Promise<void>;
   /** Shows an already-validated notification (in production Electron's Notification, see notification.ts). */
   notify(notification: DeskNotificationRequest): void;
+  /** The system clipboard's text (Electron's `clipboard` in production). */
+  clipboard: { readText(): string | Promise<string>; writeText(text: string): void | Promise<void> };
 }
 
 /** The part of an invoke event the check reads; a plain object satisfies it in tests. */
@@ -67,8 +77,20 @@ export function registerBridge(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'
     assertTrustedSender(event, backend.appOrigin);
     backend.notify(parseNotification(input));
   });
+  ipcMain.handle(bridgeChannels.readClipboard, (event) => {
+    assertTrustedSender(event, backend.appOrigin);
+    return backend.clipboard.readText();
+  });
+  ipcMain.handle(bridgeChannels.writeClipboard, (event, input: unknown) => {
+    assertTrustedSender(event, backend.appOrigin);
+    if (typeof input !== 'string') throw new BridgeError('invalid_clipboard_text', 'the clipboard text must be a string');
+    if (input.length > MAX_CLIPBOARD_TEXT) throw new BridgeError('invalid_clipboard_text', `the clipboard text is over ${MAX_CLIPBOARD_TEXT} characters`);
+    return backend.clipboard.writeText(input);
+  });
   return () => {
     ipcMain.removeHandler(bridgeChannels.connection);
+    ipcMain.removeHandler(bridgeChannels.readClipboard);
+    ipcMain.removeHandler(bridgeChannels.writeClipboard);
     ipcMain.removeHandler(bridgeChannels.openExternal);
     ipcMain.removeHandler(bridgeChannels.notify);
   };

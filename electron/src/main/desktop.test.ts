@@ -13,6 +13,7 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
   const ipcMain = new FakeIpcMain();
   const session = new FakeSession();
   const shell = { openExternal: vi.fn(() => Promise.resolve()) };
+  const clipboard = { readText: vi.fn(() => ''), writeText: vi.fn() };
   const processLike = new EventEmitter();
   const server: DesktopServer & { closed: boolean } = {
     url,
@@ -55,6 +56,7 @@ function setup(options: { platform?: NodeJS.Platform; singleInstance?: boolean }
     app,
     ipcMain,
     shell,
+    clipboard,
     browserSession: () => session,
     createWindow,
     createNotification,

@@ -5,7 +5,7 @@
  * before quitting. Electron and the server come in as parameters so the whole sequence
  * runs in a unit test with fakes; main.ts passes the real ones.
  */
-import type { App, BrowserWindow, IpcMain, Shell } from 'electron';
+import type { App, BrowserWindow, Clipboard, IpcMain, Shell } from 'electron';
 import { DisposableStore } from '@ptydeck/contract';
 import { bridgeChannels, registerBridge } from './bridge.js';
 import { guardWebContents, hardenBrowserSession, type GuardedContents, type HardenedBrowserSession } from './guards.js';
@@ -43,6 +43,8 @@ export interface DesktopDeps {
   >;
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Shell, 'openExternal'>;
+  /** The system clipboard (Electron's `clipboard`): the terminals' copy and paste go through the bridge. */
+  clipboard: Pick<Clipboard, 'readText' | 'writeText'>;
   /** The session the window uses (session.defaultSession), available once the app is ready. */
   browserSession: () => HardenedBrowserSession;
   /** Creates and loads the window; window.ts's createMainWindow in production. */
@@ -103,6 +105,7 @@ export async function runDesktop(deps: DesktopDeps): Promise<Desktop | null> {
     appOrigin,
     connection: () => ({ url: server.url, token: server.panelToken }),
     openExternal: (url) => deps.shell.openExternal(url),
+    clipboard: { readText: () => deps.clipboard.readText(), writeText: (text) => deps.clipboard.writeText(text) },
     // A click focuses the window there is now (the first may have been closed and reopened on macOS).
     notify: desktopNotifier({ create: deps.createNotification, window: () => window, clickChannel: bridgeChannels.notificationClick }),
   });

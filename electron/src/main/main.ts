@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, ipcMain, Notification, session, shell } from 'electron';
+import { app, clipboard, ipcMain, Notification, session, shell } from 'electron';
 import { joinHostAsPanel, startLocalServer } from '@ptydeck/core';
 import { connectDesktop } from './host-connection.js';
 import { runDesktop } from './desktop.js';
@@ -24,6 +24,7 @@ runDesktop({
   app,
   ipcMain,
   shell,
+  clipboard,
   browserSession: () => session.defaultSession,
   createWindow: (url) => createMainWindow({ preloadPath, url }),
   createNotification: (options) => new Notification(options),

@@ -14,6 +14,8 @@ const channels: BridgeChannels = {
   openExternal: 'ptydeck:open-external',
   notify: 'ptydeck:notify',
   notificationClick: 'ptydeck:notification-click',
+  readClipboard: 'ptydeck:read-clipboard',
+  writeClipboard: 'ptydeck:write-clipboard',
 };
 
 const bridge: PtydeckBridge = {
@@ -33,6 +35,9 @@ const bridge: PtydeckBridge = {
       electron.ipcRenderer.removeListener(channels.notificationClick, forward);
     };
   },
+  readClipboard: () => electron.ipcRenderer.invoke(channels.readClipboard),
+  // Passed through: main checks the type and the size.
+  writeClipboard: (text: string) => electron.ipcRenderer.invoke(channels.writeClipboard, text),
 };
 
 const globalName: BridgeGlobalName = 'ptydeck';

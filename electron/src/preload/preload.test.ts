@@ -44,7 +44,7 @@ describe('preload', () => {
     const { exposed } = runPreload();
     expect([...exposed.keys()]).toEqual(['ptydeck']);
     const bridge = exposed.get('ptydeck') as Record<string, unknown>;
-    expect(Object.keys(bridge).sort()).toEqual(['connection', 'notify', 'onNotificationClick', 'openExternal']);
+    expect(Object.keys(bridge).sort()).toEqual(['connection', 'notify', 'onNotificationClick', 'openExternal', 'readClipboard', 'writeClipboard']);
     for (const value of Object.values(bridge)) expect(typeof value).toBe('function');
   });
 
@@ -54,6 +54,14 @@ describe('preload', () => {
     await expect(bridge.connection()).resolves.toBe('answer');
     await bridge.openExternal('https://example.com/');
     expect(invoke.mock.calls).toEqual([[bridgeChannels.connection], [bridgeChannels.openExternal, 'https://example.com/']]);
+  });
+
+  it('reads and writes the clipboard through main', async () => {
+    const { exposed, invoke } = runPreload();
+    const bridge = exposed.get('ptydeck') as { readClipboard(): Promise<unknown>; writeClipboard(text: unknown): Promise<unknown> };
+    await expect(bridge.readClipboard()).resolves.toBe('answer');
+    await bridge.writeClipboard('copied');
+    expect(invoke.mock.calls).toEqual([[bridgeChannels.readClipboard], [bridgeChannels.writeClipboard, 'copied']]);
   });
 
   it('asks main for a notification and hands the page only the target string of a click', async () => {

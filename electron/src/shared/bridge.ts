@@ -53,6 +53,14 @@ export interface PtydeckBridge {
   notify(notification: DeskNotificationRequest): Promise<void>;
   /** Listens for clicks on the notifications this window showed; returns the unsubscribe. */
   onNotificationClick(listener: (target: string) => void): () => void;
+  /**
+   * The system clipboard's text, for the terminal's Paste. The window is granted no
+   * permission (clipboard-read included), so the page reads it through main, which checks
+   * the sender as for every call.
+   */
+  readClipboard(): Promise<string>;
+  /** Puts text on the system clipboard (a terminal's Copy); main checks it is a string of bounded size. */
+  writeClipboard(text: string): Promise<void>;
 }
 
 /** The IPC channel of each bridge function; main and preload both hold a value of this type. */
@@ -62,6 +70,8 @@ export interface BridgeChannels {
   notify: 'ptydeck:notify';
   /** Main to renderer: a notification was clicked (its one argument is the notification's target). */
   notificationClick: 'ptydeck:notification-click';
+  readClipboard: 'ptydeck:read-clipboard';
+  writeClipboard: 'ptydeck:write-clipboard';
 }
 
 /** The name the preload exposes the bridge under: `window.ptydeck`. */

@@ -26,6 +26,10 @@ export interface PtydeckBridge {
   notify?(notification: { title: string; body: string; target: string }): Promise<void>;
   /** Optional: called with the session id of a clicked notification; returns the unsubscribe. */
   onNotificationClick?(listener: (target: string) => void): () => void;
+  /** Optional: the system clipboard's text, read by the main process (the window is granted no clipboard permission). */
+  readClipboard?(): Promise<string>;
+  /** Optional: puts text on the system clipboard, through the main process. */
+  writeClipboard?(text: string): Promise<void>;
 }
 
 /** The bridge if this renderer runs inside ptydeck's Electron window. */

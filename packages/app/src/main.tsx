@@ -11,6 +11,7 @@ import { PanelClient } from './connection/panel-client.js';
 import { openBrowserSocket } from './connection/socket.js';
 import { openSafeLink } from './terminal/safe-link.js';
 import { parseSettings, SETTINGS_STORAGE_KEY } from './terminal/settings.js';
+import { textClipboard } from './terminal/text-clipboard.js';
 import { ChatProvider } from './chat/chat-context.jsx';
 import { TerminalProvider } from './terminal/terminal-context.jsx';
 import { App } from './ui/App.jsx';
@@ -62,6 +63,7 @@ async function start(): Promise<void> {
         settings={parseSettings(localStorage.getItem(SETTINGS_STORAGE_KEY))}
         shortcutMode={bridge ? 'electron' : 'browser'}
         notifier={createNotifier(bridge, window)}
+        clipboard={textClipboard(bridge, navigator.clipboard)}
         openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
       >
         <ChatProvider>

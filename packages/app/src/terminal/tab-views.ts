@@ -8,6 +8,7 @@
 import type { DeckState, Tab } from './deck-state.js';
 import type { SessionStreams, StreamSubscription } from './session-streams.js';
 import { TerminalView } from './terminal-view.js';
+import type { TextClipboard } from './text-clipboard.js';
 
 export interface TabViewsDeps {
   streams: SessionStreams;
@@ -18,6 +19,8 @@ export interface TabViewsDeps {
   /** The tab's terminal was fitted to a new size. */
   onResize(id: string, cols: number, rows: number): void;
   onFocusChange(id: string, focused: boolean): void;
+  clipboard: TextClipboard;
+  onClipboardError(action: 'copy' | 'paste', error: unknown): void;
 }
 
 export class TabViews {
@@ -77,6 +80,8 @@ export class TabViews {
       onFocusChange: (focused) => this.deps.onFocusChange(tab.id, focused),
       onLink: this.deps.openLink,
       onParsed: (cursor) => this.viewStreams.get(tab.id)?.parsed(cursor),
+      clipboard: this.deps.clipboard,
+      onClipboardError: this.deps.onClipboardError,
     });
   }
 }

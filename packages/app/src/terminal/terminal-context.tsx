@@ -8,6 +8,7 @@ import { createSimpleContext } from '../lib/create-context.jsx';
 import { DisposableStore } from '@ptydeck/contract';
 import type { DeskNotifier, NotifyPermission } from '../attention/desk-notifier.js';
 import type { NotificationSettings } from '../attention/notification-settings.js';
+import { clipboardKeyLabels, MAC_PLATFORM } from './clipboard-keys.js';
 import { createDeckNotifications, storedNotificationSettings } from './deck-notifications.js';
 import { deckReducer } from './deck-reducer.js';
 import { initialDeckState, type DeckAction, type DeckState } from './deck-state.js';
@@ -18,6 +19,7 @@ import { shortcutLabels, type ShortcutMode } from './shortcuts.js';
 import { SessionStreams, type StreamSink, type StreamSubscription } from './session-streams.js';
 import { TabViews } from './tab-views.js';
 import type { TerminalView } from './terminal-view.js';
+import type { TextClipboard } from './text-clipboard.js';
 import { TypeAheadKeys } from './type-ahead-keys.js';
 import { createProcessPanel } from '../processes/process-panel.js';
 
@@ -33,6 +35,8 @@ export interface TerminalProviderProps extends Record<string, unknown> {
   shortcutMode: ShortcutMode;
   /** Shows desktop notifications (the web API, or the desktop app's main process); the provider disposes it. */
   notifier: DeskNotifier;
+  /** The system clipboard: the terminals' copy and paste. */
+  clipboard: TextClipboard;
 }
 
 interface TerminalStore {
@@ -84,6 +88,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       onFocusChange: (id, focused) => {
         if (focused) dispatch({ type: 'terminal-focus', id });
         else if (deck.focusedId === id) dispatch({ type: 'terminal-focus', id: null });
+      },
+      clipboard: props.clipboard,
+      onClipboardError: (action, error) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        dispatch({ type: 'notice', message: `Could not ${action}: the clipboard was not available (${reason}).` });
       },
     });
     const lingerTimers = new LingerTimers(lingerMs, (id) => dispatch({ type: 'linger-expired', id }));
@@ -239,6 +248,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       lingerMs,
       /** Key bindings as the developer can press them here. */
       shortcuts: shortcutLabels(props.shortcutMode),
+      /** The copy and paste keys here, for the terminal's context menu. */
+      clipboardKeys: clipboardKeyLabels(MAC_PLATFORM),
       /** Where the page runs: a browser gets its link from `ptydeck url`, the desktop app on its own. */
       runsIn: props.shortcutMode,
       /** True while the panel is not in sync with the server: terminals are read-only, agents' state unknown. */
@@ -280,6 +291,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
           return;
         }
         dispatch({ type: 'toggle-panel' });
+        if (deck.panelOpen) focusTerminalSoon(deck.activeId);
+      },
+      /** Puts the keyboard in the active tab's terminal, when the panel shows it. */
+      focusActive() {
         if (deck.panelOpen) focusTerminalSoon(deck.activeId);
       },
       closePanel() {

@@ -6,8 +6,10 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
 import { DisposableStore } from '@ptydeck/contract';
+import { MAC_PLATFORM, matchClipboardKey } from './clipboard-keys.js';
 import { matchShortcut } from './shortcuts.js';
 import { TerminalFeed } from './terminal-feed.js';
+import type { TextClipboard } from './text-clipboard.js';
 
 export interface TerminalViewOptions {
   id: string;
@@ -20,6 +22,9 @@ export interface TerminalViewOptions {
   onLink(uri: string): void;
   /** The terminal has parsed output up to `cursor` (batched): the server's flow control. */
   onParsed(cursor: number): void;
+  clipboard: TextClipboard;
+  /** Copying or pasting failed (the browser refused the clipboard, say): tell the developer. */
+  onClipboardError(action: 'copy' | 'paste', error: unknown): void;
 }
 
 export const TERMINAL_THEME: ITheme = {
@@ -105,8 +110,8 @@ export class TerminalView {
     this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
-    // Panel shortcuts win over the shell: xterm.js must not turn them into bytes.
-    this.terminal.attachCustomKeyEventHandler((event) => matchShortcut(event) === null);
+    // Panel shortcuts and clipboard keys win over the shell: xterm.js must not turn them into bytes.
+    this.terminal.attachCustomKeyEventHandler((event) => matchShortcut(event) === null && !this.clipboardKey(event));
     const input = (data: string) => options.onInput(data);
     this.disposables.add(disposeOf(this.terminal.onData(input)));
     this.disposables.add(disposeOf(this.terminal.onBinary(input)));
@@ -197,6 +202,59 @@ export class TerminalView {
     if (this.readOnly === readOnly) return;
     this.readOnly = readOnly;
     this.applyInputState();
+  }
+
+  /** Whether text is selected: what Copy would copy. */
+  hasSelection(): boolean {
+    return this.terminal.hasSelection();
+  }
+
+  /** Puts the selection on the clipboard; false with nothing selected. */
+  copySelection(): boolean {
+    if (!this.terminal.hasSelection()) return false;
+    this.options.clipboard.writeText(this.terminal.getSelection()).catch((error: unknown) => this.options.onClipboardError('copy', error));
+    return true;
+  }
+
+  /**
+   * Pastes the clipboard's text as typed input, through xterm.js: bracketed
+   * when the program asked for it (a shell then does not run a pasted line).
+   */
+  pasteFromClipboard(): void {
+    if (!this.takesInput) return;
+    this.options.clipboard.readText().then(
+      (text) => {
+        if (text !== '' && this.takesInput) this.terminal.paste(text);
+      },
+      (error: unknown) => this.options.onClipboardError('paste', error),
+    );
+  }
+
+  selectAll(): void {
+    this.terminal.selectAll();
+  }
+
+  /** Whether keys and pastes reach the process now. */
+  get takesInput(): boolean {
+    return !(this.exited || this.offline || this.readOnly);
+  }
+
+  /**
+   * Handles a copy or paste key; true when it was one (xterm.js then leaves it
+   * alone). A paste key does nothing here: not cancelled, it goes on to the
+   * browser's own paste, whose event xterm.js turns into (bracketed) input, and
+   * which needs no permission to read the clipboard.
+   */
+  private clipboardKey(event: KeyboardEvent): boolean {
+    const action = matchClipboardKey(event, { mac: MAC_PLATFORM, hasSelection: this.terminal.hasSelection() });
+    if (action === null) return false;
+    if (event.type === 'keydown' && action !== 'paste') {
+      // The browser's own use of the chord (Ctrl+Shift+C opens Chromium's inspector) must not run.
+      event.preventDefault();
+      this.copySelection();
+      if (action === 'copy-and-clear') this.terminal.clearSelection();
+    }
+    return true;
   }
 
   private applyInputState(): void {

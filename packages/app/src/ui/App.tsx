@@ -89,9 +89,15 @@ function Notice() {
 
 function ChatToggle() {
   const chat = useChat();
+  const terminal = useTerminal();
+  function toggle() {
+    chat.togglePane();
+    // Hiding the chats leaves the keyboard on this button: give it back to the terminal in front.
+    if (!chat.paneOpen()) terminal.focusActive();
+  }
   const asking = () => chat.state.chats.filter((item) => item.questions.length > 0).length;
   return (
-    <button type="button" class="button ghost" data-testid="toggle-chat" aria-pressed={chat.paneOpen()} onClick={() => chat.togglePane()}>
+    <button type="button" class="button ghost" data-testid="toggle-chat" aria-pressed={chat.paneOpen()} onClick={toggle}>
       {chat.paneOpen() ? 'Hide chats' : 'Chats'}
       <Show when={chat.state.chats.length > 0}>
         <span class="count" classList={{ attention: asking() > 0 }} title={asking() > 0 ? `${asking()} waiting for your answer` : undefined}>

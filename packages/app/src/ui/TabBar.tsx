@@ -3,6 +3,7 @@ import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid
 import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';
 import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
+import { typingIntoAgent } from '../terminal/pane-banner.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
@@ -76,7 +77,7 @@ export function TabBar() {
               return session ? sessionStatus(session, terminal.offline()) : undefined;
             };
             // Offline, typing reaches no one: no claim that the agent sees it.
-            const typing = () => tab.source === 'agent' && !tab.readOnly && terminal.state.focusedId === tab.id && !terminal.offline();
+            const typing = () => typingIntoAgent(tab, terminal.state.focusedId, terminal.offline());
             return (
               <div
                 class="tab"

@@ -1,25 +1,44 @@
 // The terminal panel docked at the bottom, with its remembered height and panel shortcuts.
-import { createSignal, For, onCleanup, onMount, Show } from 'solid-js';
+import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
+import type { Tab } from '../terminal/deck-state.js';
+import { paneBanner, typingIntoAgent } from '../terminal/pane-banner.js';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
 import { arrowResizeStep, followDrag } from './resize-edge.js';
 import { TabBar } from './TabBar.jsx';
+import { TerminalContextMenu } from './TerminalContextMenu.jsx';
 import { TerminalHost } from './TerminalHost.jsx';
 
 const HEIGHT_KEY = 'ptydeck.panelHeight';
 const MIN_HEIGHT = 120;
 /** Room kept above the panel so the overview never vanishes entirely. */
 const MIN_ABOVE = 96;
+/** The app's top bar (styles.css, .topbar). */
+const TOP_BAR_HEIGHT = 48;
 
 function clampHeight(height: number): number {
   return Math.round(Math.max(MIN_HEIGHT, Math.min(height, window.innerHeight - MIN_ABOVE)));
 }
 
+/**
+ * Before the developer sizes it, the panel takes 45% of the window, and in a
+ * small window (800×600) enough for about 20 rows: there the overview gives
+ * way (it scrolls) rather than leave the terminal a dozen rows.
+ */
+const DEFAULT_MIN_HEIGHT = 400;
+/** The overview keeps this much at the default height; dragging may take it down to MIN_ABOVE. */
+const DEFAULT_ABOVE = 120;
+
+function defaultHeight(): number {
+  const room = window.innerHeight - TOP_BAR_HEIGHT - DEFAULT_ABOVE;
+  return Math.max(Math.round(window.innerHeight * 0.45), Math.min(DEFAULT_MIN_HEIGHT, room));
+}
+
 function storedHeight(): number {
   const stored = Number(localStorage.getItem(HEIGHT_KEY));
-  return clampHeight(Number.isFinite(stored) && stored > 0 ? stored : Math.round(window.innerHeight * 0.45));
+  return clampHeight(Number.isFinite(stored) && stored > 0 ? stored : defaultHeight());
 }
 
 /** The terminal panel docked at the bottom: tabs, terminals, a draggable top edge, the panel shortcuts. */
@@ -27,6 +46,7 @@ export function TerminalPanel() {
   const terminal = useTerminal();
   const [height, setHeight] = createSignal(storedHeight());
   const [searching, setSearching] = createSignal(false);
+  const [menu, setMenu] = createSignal<{ id: string; x: number; y: number } | null>(null);
 
   function run(command: ShortcutCommand) {
     switch (command) {
@@ -112,7 +132,9 @@ export function TerminalPanel() {
         <SearchBar onClose={() => setSearching(false)} />
       </Show>
       <div class="panel-body">
-        <For each={terminal.state.tabs.map((tab) => tab.id)}>{(id) => <TerminalHost id={id} />}</For>
+        <For each={terminal.state.tabs.map((tab) => tab.id)}>
+          {(id) => <TerminalHost id={id} onContextMenu={(x, y) => setMenu({ id, x, y })} />}
+        </For>
         <Show when={terminal.state.tabs.length === 0 && terminal.state.pendingCreates.length > 0}>
           <div class="panel-placeholder" data-testid="terminal-starting">Starting your shell…</div>
         </Show>
@@ -121,25 +143,46 @@ export function TerminalPanel() {
             Disconnected: these terminals are read-only until ptydeck is back.
           </div>
         </Show>
-        {/* Over the terminal, not beside it: taking a row would resize the PTY (a SIGWINCH) on every click in and out. */}
-        <Show when={terminal.activeTab()?.status === 'lost' ? terminal.activeTab() : undefined}>
-          {(tab) => (
-            <div class="read-only-banner lost" data-testid="lost-banner" role="status">
-              <strong>{lostNote(tab().lost)}.</strong> Its process is gone: what you type goes nowhere; closing the tab removes it.
-            </div>
-          )}
-        </Show>
-        <Show when={terminal.activeTab()?.readOnly && terminal.activeTab()?.status !== 'lost'}>
-          <div class="read-only-banner" data-testid="read-only-banner" role="status">
-            Read-only: <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong> runs this itself; what you type goes nowhere.
-          </div>
-        </Show>
-        <Show when={!terminal.offline() && terminal.state.focusedId !== null && terminal.activeTab()?.source === 'agent' && !terminal.activeTab()?.readOnly && terminal.activeTab()?.id === terminal.state.focusedId}>
-          <div class="typing-banner" data-testid="typing-banner" role="status">
-            You are typing into <strong>{terminal.activeTab()?.ownerName ?? 'an agent'}</strong>'s shell. The agent sees what you type.
-          </div>
+        <Show when={terminal.activeTab()}>{(tab) => <TabBanner tab={tab()} />}</Show>
+        <Show when={menu()}>
+          {(at) => <TerminalContextMenu id={at().id} x={at().x} y={at().y} onClose={() => setMenu(null)} />}
         </Show>
       </div>
     </section>
+  );
+}
+
+/**
+ * The active tab's one banner, in the strip its pane leaves free above the
+ * terminal (see paneBanner), so it never covers output. An agent's shell says
+ * whose it is, louder while the developer types into it.
+ */
+function TabBanner(props: { tab: Tab }) {
+  const terminal = useTerminal();
+  const owner = () => props.tab.ownerName ?? 'an agent';
+  const typing = () => typingIntoAgent(props.tab, terminal.state.focusedId, terminal.offline());
+  return (
+    <Switch>
+      <Match when={paneBanner(props.tab) === 'lost'}>
+        <div class="pane-banner lost" data-testid="lost-banner" role="status" title={`${lostNote(props.tab.lost)}. Its process is gone.`}>
+          <strong>{lostNote(props.tab.lost)}.</strong> Its process is gone: what you type goes nowhere; closing the tab removes it.
+        </div>
+      </Match>
+      <Match when={paneBanner(props.tab) === 'read-only'}>
+        <div class="pane-banner" data-testid="read-only-banner" role="status">
+          Read-only: <strong>{owner()}</strong> runs this itself; what you type goes nowhere.
+        </div>
+      </Match>
+      <Match when={paneBanner(props.tab) === 'agent' && typing()}>
+        <div class="pane-banner typing" data-testid="typing-banner" role="status">
+          You are typing into <strong>{owner()}</strong>'s shell. The agent sees what you type.
+        </div>
+      </Match>
+      <Match when={paneBanner(props.tab) === 'agent'}>
+        <div class="pane-banner" data-testid="agent-banner">
+          <strong>{owner()}</strong>'s shell: the agent sees what you type here.
+        </div>
+      </Match>
+    </Switch>
   );
 }
