@@ -45,8 +45,8 @@ export interface PtyServiceOptions {
    * read-thread.ts). 0: the event loop reads every session. Default 256 KiB.
    */
   threadReadAfter?: number;
-  /** Base environment for sessions. Default process.env. */
-  env?: Record<string, string | undefined>;
+  /** Base environment for sessions, or a function giving it at each spawn. Default process.env. */
+  env?: Record<string, string | undefined> | (() => Record<string, string | undefined>);
   /**
    * Called when an event listener throws, with a context naming the event
    * (`a 'pty.data' listener threw`). Listeners are isolated from each other and
