@@ -9,7 +9,11 @@ import { newChallenge, PROOF_PATH, proofHolds } from '../server/server-proof.js'
 import { ptydeckLauncher } from '../server/mcp-launch.js';
 import { hostLockHolder } from '../host/host-lock.js';
 import { STOP_PATH } from '../host/stop-protocol.js';
-import { waitForExit } from '../server/process-identity.js';
+import { isProcessAlive, waitForExit } from '../server/process-identity.js';
+import { checkHostProcess } from '../host/host-check.js';
+import { withoutInjection } from '../pty/inherited-env.js';
+import { SESSION_ID_ENV } from '../pty/environment.js';
+import { CHAT_BINDING_ENV, CHAT_ID_ENV } from '../chats/chat-bindings.js';
 
 const PROBE_MS = 1500;
 /** Start-up of a host takes well under a second; a shutting-down one may take the kill grace (3 s) plus reaping. */
@@ -47,7 +51,7 @@ export class HostProtocolError extends Error {
 export async function ensureHost(options: EnsureHostOptions): Promise<{ record: DiscoveryRecord; started: boolean }> {
   const stateDir = options.stateDir ?? resolveStateDir();
   const deadline = Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS);
-  let child: { pid: number | undefined; exit?: string } | undefined;
+  let child: StartedHost | undefined;
   /** Records whose server failed the proof: asked once, never again (a foreign process learns as little as possible). */
   const unproven = new Set<string>();
   const reported = new Set<string>();
@@ -61,7 +65,10 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
     const found = readDiscovery(stateDir);
     const key = found.status === 'live' ? `${found.record.instance} ${found.record.url}` : '';
     if (found.status === 'live' && !unproven.has(key)) {
-      const proof = await proveHost(found.record);
+      // The kernel first: the file, the lock and /proof's answer are all things an agent's shell can make.
+      const check = checkHostProcess(found.record, stateDir);
+      if (check.kind === 'refused') throw new UntrustedHostError(found.record, check.reason);
+      const proof = check.kind === 'absent' ? { answered: false, reason: `is not the host (${check.reason})` } : await proveHost(found.record);
       if (proof === true) {
         if (found.record.protocol === HOST_PROTOCOL_VERSION) return { record: found.record, started: child !== undefined };
         // An older host nobody would miss steps aside; any other mismatch is the one line that says what to do.
@@ -80,10 +87,10 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
     const holder = hostLockHolder(stateDir);
     if (options.start === false) throw new Error(`no running ptydeck host answers for ${stateDir}`);
     if (!holder && !child) {
-      child = startHostDetached(stateDir);
+      child = await startHostDetached(stateDir);
       options.log(`ptydeck: no ptydeck host was running; started one (pid ${child.pid ?? '?'}, log ${hostLogPath(stateDir)})`);
-    } else if (!holder && child?.exit !== undefined) {
-      throw new Error(`the ptydeck host exited at start (${child.exit}); see ${hostLogPath(stateDir)}${logTail(stateDir)}`);
+    } else if (!holder && child && (child.pid === undefined || !isProcessAlive(child.pid))) {
+      throw new Error(`the ptydeck host exited at start${child.failure ? ` (${child.failure})` : ''}; see ${hostLogPath(stateDir)}${logTail(stateDir)}`);
     }
     if (Date.now() > deadline) {
       const who = holder ? `the host (pid ${holder.pid ?? '?'}) holds ${stateDir} but` : 'no ptydeck host';
@@ -129,6 +136,23 @@ async function retireIdleHost(record: DiscoveryRecord): Promise<boolean> {
   }
 }
 
+/** A server the kernel says is not the developer's host (host-check.ts): the one line says what it is and what to do. */
+export class UntrustedHostError extends Error {
+  override readonly name = 'UntrustedHostError';
+  constructor(record: Pick<DiscoveryRecord, 'url'>, reason: string) {
+    super(
+      `not connecting to the ptydeck host at ${record.url}: ${reason}. It may be a process an agent's shell started in the host's place; ` +
+        'sending it nothing. If so, end that process, then run ptydeck again from a terminal of your own',
+    );
+  }
+}
+
+/** Throws UntrustedHostError unless the kernel vouches for the record's server or cannot say (host-check.ts). */
+export function assertTrustedHost(record: Pick<DiscoveryRecord, 'url' | 'pid'>, stateDir: string): void {
+  const check = checkHostProcess(record, stateDir);
+  if (check.kind === 'refused') throw new UntrustedHostError(record, check.reason);
+}
+
 function protocolMismatch(record: DiscoveryRecord): HostProtocolError {
   const fix =
     record.protocol < HOST_PROTOCOL_VERSION
@@ -139,38 +163,64 @@ function protocolMismatch(record: DiscoveryRecord): HostProtocolError {
   );
 }
 
+/** A host this client started: its pid, or why there is none. */
+interface StartedHost {
+  pid: number | undefined;
+  failure?: string;
+}
+
 /**
- * `ptydeck host` in a session of its own (setsid), its stdio the log file and
- * nothing of ours, unreferenced: the caller's exit, its terminal's hang-up or
- * its crash does not reach it. It starts in the home directory so that it
- * holds no project directory busy.
+ * Spawns `ptydeck host` (argv[1]) detached, reports its pid on stdout and
+ * exits: run as `node -e`, so that the host is adopted by init (or the nearest
+ * subreaper) the moment this exits, and is no child of the client.
  */
-function startHostDetached(stateDir: string): { pid: number | undefined; exit?: string } {
+const DETACH_SCRIPT = `
+const host = require('node:child_process').spawn(process.execPath, [process.argv[1], 'host'], { detached: true, stdio: ['ignore', 2, 2] });
+host.once('error', (error) => { process.stderr.write('ptydeck: cannot start the host: ' + error.message + '\\n'); process.exit(1); });
+if (host.pid !== undefined) { host.unref(); process.stdout.write(String(host.pid), () => process.exit(0)); }
+`;
+
+/**
+ * `ptydeck host` detached: in a POSIX session of its own (setsid), adopted by
+ * init through a short-lived middle process, its stdio the log file and
+ * nothing of ours, so the caller's exit, its terminal's hang-up or its crash
+ * does not reach it, and clients can tell it from a process an agent's shell
+ * started (host-check.ts): started from an agent's `ptydeck mcp`, it is still
+ * no descendant of that agent's session. It starts in the home directory so
+ * that it holds no project directory busy.
+ */
+async function startHostDetached(stateDir: string): Promise<StartedHost> {
   const logFd = openLog(stateDir);
   try {
-    const child = spawn(process.execPath, [ptydeckLauncher(), 'host'], {
-      detached: true,
-      stdio: ['ignore', logFd, logFd],
+    const middle = spawn(process.execPath, ['-e', DETACH_SCRIPT, ptydeckLauncher()], {
+      stdio: ['ignore', 'pipe', logFd],
       cwd: homedir(),
       env: hostEnv(stateDir),
     });
-    const started: { pid: number | undefined; exit?: string } = { pid: child.pid };
-    child.once('error', (error) => (started.exit = error.message));
-    child.once('exit', (code, signal) => (started.exit = signal ? `signal ${signal}` : `exit code ${code}`));
-    child.unref();
-    return started;
+    let out = '';
+    middle.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const failure = await new Promise<string | undefined>((resolve) => {
+      middle.once('error', (error) => resolve(error.message));
+      middle.once('close', (code, signal) => resolve(code === 0 ? undefined : signal ? `signal ${signal}` : `exit code ${code}`));
+    });
+    const pid = /^\d+$/.test(out) ? Number(out) : undefined;
+    return failure === undefined && pid !== undefined ? { pid } : { pid: undefined, failure: failure ?? 'no pid reported' };
   } finally {
     closeSync(logFd);
   }
 }
 
+/**
+ * The client's environment for the host, without ptydeck's own variables (a
+ * host serves every client, not the chat or session this one was started
+ * from, and must not carry a session's label) and without the variables that
+ * would run code in it (NODE_OPTIONS, LD_PRELOAD, ...): the client may be an
+ * agent's `ptydeck mcp`.
+ */
 function hostEnv(stateDir: string): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, PTYDECK_STATE_DIR: stateDir };
+  const env: Record<string, string | undefined> = { ...withoutInjection(process.env), PTYDECK_STATE_DIR: stateDir };
   // The client's own ties: a host serves every client, not the chat or session this one was started from.
-  delete env.PTYDECK_CHAT_BINDING;
-  delete env.PTYDECK_SESSION_ID;
-  delete env.PTYDECK_HOST_ID;
-  delete env.PTYDECK_SESSION_KEY;
+  for (const label of [SESSION_ID_ENV, CHAT_ID_ENV, CHAT_BINDING_ENV, 'PTYDECK_HOST_ID', 'PTYDECK_SESSION_KEY']) delete env[label];
   // In the desktop app the runtime is Electron's binary, which runs a script as Node only when told to.
   if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
   return env;

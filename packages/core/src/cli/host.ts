@@ -1,6 +1,8 @@
 // `ptydeck host` and `ptydeck serve`: the one host for a state directory, until stopped or idle.
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
-import { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore } from '../persist/session-store.js';
+import { openSessionStore, sessionStoreDir, type SessionStore } from '../persist/session-store.js';
+import { loadHostSettings } from '../host/host-config.js';
+import { resolveConfigDir } from '../chats/agents-config.js';
 import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { discoveryPath, readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { acquireHostLock } from '../host/host-lock.js';
@@ -100,12 +102,15 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
 
 /**
  * The store that keeps sessions across this host's death, in `<stateDir>/sessions`,
- * unless PTYDECK_PERSIST turns it off. One that cannot be opened (a directory
- * others could write) is reported, and the host runs without it.
+ * unless config.json or PTYDECK_PERSIST turns it off (host-config.ts: the
+ * file holds, whoever starts the host). One that cannot be opened (a
+ * directory others could write) is reported, and the host runs without it.
  */
 function openStore(stateDir: string, log: (line: string) => void): SessionStore | undefined {
-  if (!sessionStoreSetting(process.env)) {
-    log('session persistence is off (PTYDECK_PERSIST): sessions will not be kept if this host dies');
+  const settings = loadHostSettings(resolveConfigDir());
+  if (settings.problem) log(`${settings.problem}; using its strictest reading`);
+  if (!settings.persist) {
+    log(`session persistence is off (${settings.persistOffBecause}): sessions will not be kept if this host dies`);
     return undefined;
   }
   try {

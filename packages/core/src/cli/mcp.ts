@@ -1,7 +1,7 @@
 // `ptydeck mcp`: the stdio MCP server agents run, a bridge to the host (or an embedded core on request).
 import { randomUUID } from 'node:crypto';
 import { UnsafeStateError } from '../server/discovery.js';
-import { ensureHost, HostProtocolError } from './ensure-host.js';
+import { ensureHost, HostProtocolError, UntrustedHostError } from './ensure-host.js';
 import type { HostTarget } from './host-link.js';
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
@@ -28,7 +28,7 @@ export async function runMcp(command: { embedded: boolean }, log: (line: string)
     try {
       target = await findHost(log, chatBinding === undefined);
     } catch (error) {
-      if (error instanceof UnsafeStateError || error instanceof HostProtocolError) throw error;
+      if (error instanceof UnsafeStateError || error instanceof HostProtocolError || error instanceof UntrustedHostError) throw error;
       // Started for a chat: only the host the chat runs in will do, and it is not there.
       if (chatBinding) log(`ptydeck mcp: ${CHAT_BINDING_ENV} is set, but the ptydeck it belongs to is not running (${(error as Error).message})`);
       else log(`ptydeck mcp: ${(error as Error).message}`);

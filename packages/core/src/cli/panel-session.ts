@@ -15,7 +15,7 @@ import {
 } from '@ptydeck/contract';
 import { resolveStateDir, UnsafeStateError } from '../server/discovery.js';
 import { PanelLinkRefused, panelToken } from '../host/panel-access.js';
-import { ensureHost, HostProtocolError } from './ensure-host.js';
+import { ensureHost, HostProtocolError, UntrustedHostError } from './ensure-host.js';
 import { printable } from './printable.js';
 
 type SnapshotMessage = Extract<PanelServerMessage, { type: 'snapshot' }>;
@@ -66,7 +66,9 @@ export class PanelSession {
   static async connect(command: string, stateDir: string = resolveStateDir()): Promise<PanelSession> {
     const { record } = await ensureHost({ stateDir, start: false, log: () => undefined }).catch((error: Error) => {
       // A host of another protocol, or a state directory others could write, say themselves what to do.
-      throw error instanceof HostProtocolError || error instanceof UnsafeStateError ? error : new Error(`${error.message}; start one with \`ptydeck\``);
+      throw error instanceof HostProtocolError || error instanceof UnsafeStateError || error instanceof UntrustedHostError
+        ? error
+        : new Error(`${error.message}; start one with \`ptydeck\``);
     });
     const server = record.url;
     const token = await panelToken(server).catch((error: unknown) => {

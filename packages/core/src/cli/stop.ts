@@ -1,6 +1,7 @@
 // `ptydeck stop`: asks the host to end itself and its sessions, and waits until its process is gone.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { waitForExit } from '../server/process-identity.js';
+import { assertTrustedHost } from './ensure-host.js';
 import { STOP_PATH, StopAnswer, type AgentSessionSummary } from '../host/stop-protocol.js';
 import type { CliIo } from './cli-io.js';
 import { printable } from './printable.js';
@@ -21,6 +22,8 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
     return EXIT_FAILURE;
   }
   const { url, pid } = found.record;
+  // What a server that is not the host would answer is its own invention.
+  assertTrustedHost(found.record, stateDir);
   const target = new URL(STOP_PATH, url);
   if (command.force) target.searchParams.set('force', '1');
   const response = await fetch(target, { method: 'POST', signal: AbortSignal.timeout(5000) }).catch((error: Error) => {

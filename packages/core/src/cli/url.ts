@@ -1,6 +1,7 @@
 // `ptydeck url`: a new one-time panel link from the running host, which decides by who asks.
 import { readDiscovery, resolveStateDir } from '../server/discovery.js';
 import { askPanelLink, type PanelLinkAnswer } from '../host/panel-access.js';
+import { assertTrustedHost } from './ensure-host.js';
 
 export type { PanelLinkAnswer };
 
@@ -16,5 +17,7 @@ export async function freshPanelLink(stateDir: string = resolveStateDir()): Prom
     const why = found.status === 'stale' ? `${found.path} is stale (pid ${found.record.pid} is gone)` : `no ${found.path}`;
     throw new Error(`no running ptydeck found (${why}); start one with \`ptydeck\``);
   }
+  // A link from a server that is not the host would be a page of someone else's choosing.
+  assertTrustedHost(found.record, stateDir);
   return askPanelLink(found.record.url);
 }

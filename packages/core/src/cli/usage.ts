@@ -61,7 +61,10 @@ Environment:
                       (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
   PTYDECK_PERSIST     0 (or false, off, no): the host keeps no session on disk;
                       otherwise a host that is killed, crashes or is upgraded
-                      leaves its sessions to the next one, marked lost
+                      leaves its sessions to the next one, marked lost. To keep
+                      it off whoever starts the next host (an agent's
+                      \`ptydeck mcp\` too), put { "persist": false } in
+                      config.json in the config directory
 `;
 
 const HOST_OPTIONS = `Options:

@@ -42,7 +42,7 @@ export function createPtyService(options: PtyServiceOptions = {}): PtyService {
 
 class PtyServiceImpl implements PtyService {
   private readonly config: ServiceConfig;
-  private readonly baseEnv: Record<string, string | undefined>;
+  private readonly baseEnv: () => Record<string, string | undefined>;
   private readonly events: EventHub<PtyServiceEventMap>;
   /** Insertion order is creation order. */
   private readonly sessions = new Map<SessionId, PtySession>();
@@ -57,7 +57,8 @@ class PtyServiceImpl implements PtyService {
   constructor(options: PtyServiceOptions) {
     this.config = serviceConfig(options);
     this.labels = new SessionLabels(options.hostId);
-    this.baseEnv = options.env ?? process.env;
+    const env = options.env ?? process.env;
+    this.baseEnv = typeof env === 'function' ? env : () => env;
     this.events = new EventHub(options.onListenerError);
     // One watch of the loop for both measures of a flood's run: the turns' and the read thread's.
     this.loop = new LoopWatch(FLOOD.quietMs / 2);
@@ -73,7 +74,7 @@ class PtyServiceImpl implements PtyService {
     this.quota.checkSpawn(input.source);
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
-    const env = buildSessionEnv(this.baseEnv, input.env, this.labels.issue(id));
+    const env = buildSessionEnv(this.baseEnv(), input.env, this.labels.issue(id));
     let file: string;
     let args: string[];
     if (input.command !== undefined) {

@@ -46,8 +46,8 @@ export interface PtyServiceOptions {
    * read-thread.ts). 0: the event loop reads every session. Default 256 KiB.
    */
   threadReadAfter?: number;
-  /** Base environment for sessions. Default process.env. */
-  env?: Record<string, string | undefined>;
+  /** Base environment for sessions, or a function giving it at each spawn. Default process.env. */
+  env?: Record<string, string | undefined> | (() => Record<string, string | undefined>);
   /**
    * The id every session's environment carries as PTYDECK_HOST_ID (see
    * session-labels.ts): a host of a state directory passes hostIdOf(it).

@@ -13,6 +13,8 @@ import { resolveStateDir } from './discovery.js';
 import { ptydeckLauncher } from './mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from './session-persistence.js';
+import { DeveloperEnv } from './developer-env.js';
+import { judgePeerFromProc } from './peer-process.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -94,9 +96,12 @@ function chatMcpEnv(stateDir: string): Record<string, string> {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const ownsService = options.service === undefined;
   const stateDir = options.stateDir ?? resolveStateDir();
+  // Sessions inherit the developer's client's environment, not the host's (developer-env.ts).
+  const developerEnv = new DeveloperEnv();
   // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
   // The id is the directory's, so it is made first (as server.json's writer would) on a first run.
-  const service = options.service ?? createPtyService({ hostId: hostIdOf(ensureDir(stateDir)) });
+  const service = options.service ?? createPtyService({ hostId: hostIdOf(ensureDir(stateDir)), env: () => developerEnv.current() });
+  const judgePeer = options.judgePeer ?? judgePeerFromProc;
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
@@ -130,7 +135,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       maxMcpSessions: options.maxMcpSessions,
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
-      judgePeer: options.judgePeer,
+      judgePeer: (socket, sessionPids) => {
+        const verdict = judgePeer(socket, sessionPids);
+        // A process outside every session is the developer's: its environment is the one their tabs get.
+        if (verdict.kind === 'outside' && verdict.pids[0] !== undefined) developerEnv.learnFrom(verdict.pids[0]);
+        return verdict;
+      },
       route: options.route,
       processWatch: options.processWatch,
       chats,

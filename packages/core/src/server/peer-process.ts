@@ -103,8 +103,13 @@ function peerHolders(socket: PeerSocket): Holders {
   return { kind: 'found', pids };
 }
 
-/** Why `pid` counts as inside a session or a chat, or undefined when neither it nor any ancestor does. */
-function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): string | undefined {
+/**
+ * Why `pid` counts as inside a session or a chat, or undefined when neither it
+ * nor any ancestor does. Clients judge the host's process with it too (with no
+ * session pids: they do not know the host's), so a host that an agent's shell
+ * started does not pass for the developer's.
+ */
+export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): string | undefined {
   let current = pid;
   for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
     // The server itself is no session; its own ancestry (the developer's terminal) is not ours to judge.

@@ -1,0 +1,217 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
+import { until } from '../testing/poll-until.js';
+import { exchangeTicket, openSocket } from '../testing/http.js';
+import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { readStat } from '../proc/proc-fs.js';
+
+/**
+ * Issue 31 items 1, 6 and 7 with real processes: a fake host (a plain node
+ * http server that rewrites server.json, as an agent's shell could run one)
+ * is refused by `ptydeck url`, `ls`, `mcp` and a reconnecting agent's bridge,
+ * and hears nothing; a host that an agent's `ptydeck mcp` started with a
+ * hostile environment is trusted, but the developer's tab gets the
+ * developer's environment; config.json's `"persist": false` holds whoever
+ * starts the host.
+ */
+beforeAll(buildCore, 120_000);
+
+const fakeHost = join(dirname(fileURLToPath(import.meta.url)), '..', 'testing', 'fake-host.mjs');
+const sandboxes: HostSandbox[] = [];
+const clients: Client[] = [];
+const strays: number[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const box of sandboxes.splice(0)) {
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+  }
+});
+
+function sandbox(): HostSandbox {
+  const box = hostSandbox();
+  sandboxes.push(box);
+  return box;
+}
+
+type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, any> };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+/** Why a call failed, whether the bridge answered with an error result or a JSON-RPC error. */
+async function failure(client: Client): Promise<string> {
+  const outcome = await call(client, 'terminal_list').then(
+    (result) => ({ failed: result.isError === true, text: result.content.map((c) => c.text).join('') }),
+    (error: Error) => ({ failed: true, text: error.message }),
+  );
+  expect(outcome.failed, outcome.text).toBe(true);
+  return outcome.text;
+}
+
+/** The developer's `ptydeck`: starts the host from a terminal of their own. */
+async function startHost(box: HostSandbox): Promise<number> {
+  const opened = await runCli(box, []);
+  expect(opened.code, opened.stderr).toBe(0);
+  return discoveryOf(box).pid;
+}
+
+/** What the fake host heard: one line per request. */
+function heard(log: string): string {
+  return existsSync(log) ? readFileSync(log, 'utf8') : '';
+}
+
+/** `ptydeck url`, `ls` and `mcp` each refuse the server server.json names, saying why, and print no link. */
+async function expectRefusedByEveryClient(box: HostSandbox, why: RegExp): Promise<void> {
+  for (const args of [['url'], ['ls'], ['mcp'], ['stop']]) {
+    const result = await runCli(box, args);
+    expect(result.code, `${args[0]}: ${result.stderr}`).toBe(1);
+    expect(result.stderr, args[0]).toMatch(/not connecting to the ptydeck host at http:\/\/127\.0\.0\.1:\d+: /);
+    expect(result.stderr, args[0]).toMatch(why);
+    expect(result.stdout, args[0]).not.toContain('ATTACKER');
+  }
+}
+
+describe('a client confirms the host with the kernel, not with server.json', () => {
+  it('refuses a fake host that a shell in an agent session wrote into server.json and host.lock, while the host runs and after it was killed', async () => {
+    const box = sandbox();
+    const host = await startHost(box);
+    const log = join(box.home, 'fake-requests.log');
+    const attacker = await stdioAgent(box, 'attacker', { clients });
+    const victim = await stdioAgent(box, 'victim', { clients });
+    expect((await call(victim.client, 'terminal_run', { command: 'echo victim-ready' })).isError).toBeFalsy();
+
+    // server.json rewritten while the host runs: the kernel says another process holds the port.
+    const rewrite = await call(attacker.client, 'terminal_run', {
+      command: `nohup node ${fakeHost} ${box.stateDir} ${log} ${HOST_PROTOCOL_VERSION} >/dev/null 2>&1 & echo started-$!`,
+    });
+    const fake = Number(/started-(\d+)/.exec(rewrite.content.map((c) => c.text).join(''))?.[1]);
+    strays.push(fake);
+    await until(() => discoveryOf(box).pid === fake, 'the fake host rewrote server.json');
+    await expectRefusedByEveryClient(box, new RegExp(`process ${fake} listens on port \\d+, which server.json names, but the host for .* is process ${host} \\(it holds host.lock\\): server.json was rewritten`));
+    expect(heard(log)).toBe('');
+    process.kill(fake, 'SIGKILL');
+
+    // The same, with host.lock taken too and a scrubbed environment: the leader of its POSIX session is the agent's shell.
+    const takeover = await call(attacker.client, 'terminal_run', {
+      command: `env -i PATH="$PATH" nohup node ${fakeHost} ${box.stateDir} ${log} ${HOST_PROTOCOL_VERSION} --lock >/dev/null 2>&1 & echo started-$!`,
+    });
+    const locked = Number(/started-(\d+)/.exec(takeover.content.map((c) => c.text).join(''))?.[1]);
+    strays.push(locked);
+    await until(() => discoveryOf(box).pid === locked, 'the second fake host rewrote server.json');
+    await expectRefusedByEveryClient(box, new RegExp(`\\(pid ${locked}\\) runs inside a ptydeck session or chat: process \\d+ carries PTYDECK_SESSION_ID`));
+
+    // The host killed: the agent's shell is hung up and gone, the fake lives on in that shell's POSIX session.
+    const shell = readStat(locked)!.sid;
+    process.kill(host, 'SIGKILL');
+    await until(() => !isAlive(host) && !isAlive(shell), "the host and the agent's shell are gone");
+    expect(isAlive(locked)).toBe(true);
+    await expectRefusedByEveryClient(box, new RegExp(`is in the POSIX session ${shell}, whose leader is gone`));
+
+    // The victim's bridge hears that its host is gone, then does not reconnect to the fake: its agent key stays its own.
+    expect(await failure(victim.client)).toMatch(/is gone/);
+    expect(await failure(victim.client)).toMatch(/could not reach a ptydeck host: not connecting to the ptydeck host/);
+    expect(heard(log)).toBe('');
+  }, 120_000);
+
+  it('refuses a fake host started with a session label, which took host.lock after the host was killed', async () => {
+    const box = sandbox();
+    const host = await startHost(box);
+    process.kill(host, 'SIGKILL');
+    await until(() => !isAlive(host), 'the host is gone');
+    const log = join(box.home, 'fake-requests.log');
+    const fake = spawn(process.execPath, [fakeHost, box.stateDir, log, String(HOST_PROTOCOL_VERSION), '--lock'], {
+      env: { ...box.env, PTYDECK_CHAT_ID: 'chat-1' },
+      stdio: 'ignore',
+    });
+    strays.push(fake.pid!);
+    await until(() => discoveryOf(box).pid === fake.pid, 'the fake host rewrote server.json');
+    await expectRefusedByEveryClient(box, /carries PTYDECK_CHAT_ID/);
+    expect(heard(log)).toBe('');
+  }, 60_000);
+});
+
+describe("a developer's tab gets the developer's environment, whoever started the host", () => {
+  it("an agent's `ptydeck mcp` inside a session starts a host that clients trust, and its hostile environment reaches no tab", async () => {
+    const box = sandbox();
+    const bashEnv = join(box.home, 'bash-env.sh');
+    writeFileSync(bashEnv, 'touch "$HOME/bash-env-ran"\n');
+    // The agent's environment: inside a session and a chat, with ways to run code in the developer's next shell.
+    const hostile = {
+      PTYDECK_SESSION_ID: 'agent-session',
+      PTYDECK_CHAT_ID: 'agent-chat',
+      BASH_ENV: bashEnv,
+      PROMPT_COMMAND: 'touch "$HOME/prompt-command-ran"',
+      LD_PRELOAD: '/nonexistent/planted.so',
+      PAGER: 'cat',
+      GIT_PAGER: 'cat',
+      PLANTED: 'by-the-agent',
+    };
+    await stdioAgent({ ...box, env: { ...box.env, ...hostile } }, 'agent', { clients });
+    const host = discoveryOf(box).pid;
+    // Started detached: adopted by init, in a POSIX session of its own, without a session's label.
+    expect(readStat(host)).toMatchObject({ sid: host });
+    const hostEnviron = readFileSync(`/proc/${host}/environ`, 'utf8').split('\0');
+    for (const name of ['PTYDECK_SESSION_ID', 'PTYDECK_CHAT_ID', 'BASH_ENV', 'PROMPT_COMMAND', 'LD_PRELOAD']) {
+      expect(hostEnviron.some((entry) => entry.startsWith(`${name}=`)), name).toBe(false);
+    }
+
+    // The developer, from a terminal of their own: the host passes the kernel's check.
+    const developer: Record<string, string> = { ...box.env, DEVELOPER_MARK: 'mine' };
+    delete developer.PAGER;
+    delete developer.GIT_PAGER;
+    const url = await runCli({ ...box, env: developer }, ['url']);
+    expect(url.code, url.stderr).toBe(0);
+    const link = url.stdout.trim();
+    const exchanged = await exchangeTicket(link);
+    expect(exchanged.status).toBe(200);
+    const { token } = JSON.parse(exchanged.body) as { token: string };
+    const server = new URL(link);
+    const panel = await openSocket(Number(server.port), { headers: { Origin: server.origin }, protocols: ['ptydeck.v1', `ptydeck.token.${token}`] });
+    if (!('ws' in panel)) throw new Error(`panel refused ${panel.refused}`);
+    try {
+      await panel.messages.json((m) => m.type === 'snapshot');
+      panel.ws.send(JSON.stringify({ type: 'create', requestId: 'tab', cols: 80, rows: 24 }));
+      const created = (await panel.messages.json((m) => m.type === 'created' && m.requestId === 'tab')) as { info: SessionInfo };
+      // Until the exec, the forked child's environment is still the host's own.
+      await until(() => readStat(created.info.pid)?.name === 'bash', "the tab's shell is running");
+      const tab = Object.fromEntries(
+        readFileSync(`/proc/${created.info.pid}/environ`, 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+      );
+      expect(tab.DEVELOPER_MARK).toBe('mine');
+      expect(tab.PTYDECK_SESSION_ID).toBe(created.info.id);
+      expect(tab.PTYDECK_STATE_DIR).toBe(box.stateDir);
+      for (const name of ['PTYDECK_CHAT_ID', 'BASH_ENV', 'PROMPT_COMMAND', 'LD_PRELOAD', 'PAGER', 'GIT_PAGER', 'PLANTED']) expect(tab[name], name).toBeUndefined();
+    } finally {
+      panel.ws.close();
+    }
+  }, 60_000);
+});
+
+describe('settings that protect the developer live in config.json', () => {
+  it('"persist": false holds when an agent\'s client starts the next host without PTYDECK_PERSIST', async () => {
+    const box = sandbox();
+    mkdirSync(box.env.PTYDECK_CONFIG_DIR!, { recursive: true });
+    writeFileSync(join(box.env.PTYDECK_CONFIG_DIR!, 'config.json'), '{ "persist": false }\n');
+    const { client } = await stdioAgent(box, 'agent', { clients });
+    expect((await call(client, 'terminal_run', { command: 'echo kept-nowhere' })).isError).toBeFalsy();
+    expect(readFileSync(join(box.stateDir, 'host.log'), 'utf8')).toContain(`session persistence is off ("persist": false in ${join(box.env.PTYDECK_CONFIG_DIR!, 'config.json')})`);
+    expect(existsSync(join(box.stateDir, 'sessions'))).toBe(false);
+  }, 60_000);
+});

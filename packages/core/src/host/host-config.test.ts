@@ -1,0 +1,33 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHostSettings } from './host-config.js';
+
+function configDir(text?: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-host-config-'));
+  if (text !== undefined) writeFileSync(join(dir, 'config.json'), text);
+  return dir;
+}
+
+describe('the host settings in config.json', () => {
+  it('keep sessions by default, and the environment can turn that off', () => {
+    expect(loadHostSettings(configDir(), {})).toEqual({ persist: true });
+    expect(loadHostSettings(configDir('{}'), { PTYDECK_PERSIST: '0' })).toEqual({ persist: false, persistOffBecause: 'PTYDECK_PERSIST' });
+  });
+
+  it('"persist": false holds whatever the environment says', () => {
+    const dir = configDir('{ "persist": false }');
+    for (const value of [undefined, '1', 'on', 'true']) {
+      expect(loadHostSettings(dir, { PTYDECK_PERSIST: value })).toEqual({ persist: false, persistOffBecause: `"persist": false in ${join(dir, 'config.json')}` });
+    }
+  });
+
+  it('a file that cannot be read as a config reads as its strictest, saying why', () => {
+    for (const text of ['{ "persist": "no" }', '{ "persist": true, "unknown": 1 }', 'not json']) {
+      const settings = loadHostSettings(configDir(text), {});
+      expect(settings.persist, text).toBe(false);
+      expect(settings.problem, text).toMatch(/config\.json: /);
+    }
+  });
+});
