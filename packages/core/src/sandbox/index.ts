@@ -1,0 +1,5 @@
+// Sandboxed agent shells: profiles, what each allows, and bubblewrap's command line for it.
+export { DEFAULT_AGENT_PROFILE, SANDBOX_PROFILES, isAtLeastAsStrict, isSandboxProfile, parseSandboxProfile, type SandboxProfile } from './profile.js';
+export { DEFAULT_CACHES, DEFAULT_HIDDEN, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './policy.js';
+export { bwrapArgs, type BwrapOptions } from './bwrap-args.js';
+export { sandboxAvailability, type Availability } from './availability.js';
