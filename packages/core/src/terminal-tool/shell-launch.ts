@@ -1,11 +1,13 @@
 // Starts an agent session's program with the best shell integration it can get.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import type { SandboxProfile } from '@ptydeck/contract';
 import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { SANDBOX_PROFILES, SandboxUnavailableError, confine, isAtLeastAsStrict, type Confinement, type SandboxChoice, type SandboxContext } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
@@ -31,6 +33,17 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  sandbox?: SandboxSettings;
+}
+
+/** How agents' shells are fenced. */
+export interface SandboxSettings {
+  /**
+   * The profile an owner's shells get unless a call tightens it (its client's,
+   * the configuration's, or the built-in default), and what its sandbox is
+   * built from, as the configuration says now.
+   */
+  forOwner(owner: TerminalOwner): { choice: SandboxChoice; context: SandboxContext };
 }
 
 /**
@@ -52,6 +65,7 @@ export class ShellLauncher {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? owner.cwd : checkCwd(input.cwd);
     const launch = this.launch(input.command, input.args);
+    const confinement = this.confine(owner, input.sandbox, cwd ?? process.cwd());
     // Quota check, spawn and registration in one turn of the spawn queue: creations queued
     // together never both pass a quota the first one's session fills.
     const create = () =>
@@ -68,6 +82,7 @@ export class ShellLauncher {
           source: 'agent',
           owner: owner.id,
           ownerName: owner.name,
+          ...(confinement ? { sandbox: confinement.info, ...(confinement.wrap ? { wrap: confinement.wrap } : {}) } : {}),
         });
         const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
         this.owned.add(session);
@@ -83,6 +98,37 @@ export class ShellLauncher {
       } catch (retryError) {
         throw fromPtyError(retryError);
       }
+    }
+  }
+
+  /**
+   * The sandbox a new session of `owner` runs in: the owner's profile, or a
+   * stricter one the call asks for (never a looser one). Undefined when the
+   * tool has no sandbox settings. Throws a `sandbox` error when an explicit
+   * profile cannot start: the session is not started unsandboxed.
+   */
+  private confine(owner: TerminalOwner, requested: SandboxProfile | undefined, cwd: string): Confinement | undefined {
+    const settings = this.options.sandbox;
+    if (!settings) {
+      if (requested !== undefined && requested !== 'off') {
+        throw new TerminalToolError('sandbox', `This ptydeck runs no sandboxed shells, so a ${requested} sandbox cannot be given. Nothing was started.`);
+      }
+      return undefined;
+    }
+    const { choice: base, context } = settings.forOwner(owner);
+    if (requested !== undefined && !isAtLeastAsStrict(requested, base.profile)) {
+      throw new TerminalToolError(
+        'sandbox',
+        `sandbox "${requested}" is looser than your profile "${base.profile}", which the developer set; you may only ask for a stricter one (${SANDBOX_PROFILES.filter((p) => isAtLeastAsStrict(p, base.profile)).join(', ')}). Nothing was started.`,
+      );
+    }
+    const choice = requested === undefined ? base : { profile: requested, explicit: true };
+    const keepVisible = this.files ? [dirname(this.files.bashRcfile)] : [];
+    try {
+      return confine(choice, cwd, { ...context, keepVisible: [...(context.keepVisible ?? []), ...keepVisible] });
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
+      throw error;
     }
   }
 
