@@ -4,9 +4,9 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parseJsonAs, SandboxProfile } from '@ptydeck/contract';
 import { z } from 'zod';
-import type { SandboxContext } from './confine.js';
+import { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
 import { DEFAULT_HIDDEN } from './policy.js';
-import { DEFAULT_AGENT_PROFILE, type SandboxChoice } from './profile.js';
+import { DEFAULT_AGENT_PROFILE, isAtLeastAsStrict, SANDBOX_PROFILES, type SandboxChoice, type SandboxProfile as Profile } from './profile.js';
 
 /**
  * config.json's "sandbox" section. Lives in ptydeck's config directory, which
@@ -74,4 +74,32 @@ export function sandboxContext(options: { stateDir: string; configDir: string; c
     ...(env.XDG_RUNTIME_DIR ? { runtimeDir: env.XDG_RUNTIME_DIR } : uid !== undefined ? { runtimeDir: `/run/user/${uid}` } : {}),
     ...(env.PATH ? { searchPath: env.PATH } : {}),
   };
+}
+
+/** How agents' shells are fenced on a host: what the terminal tool and the chats' terminals both follow. */
+export interface SandboxSettings {
+  /**
+   * The profile an owner's shells get unless a call tightens it (its client's,
+   * the configuration's, or the built-in default), and what its sandbox is
+   * built from, as the configuration says now.
+   */
+  forOwner(owner: SandboxOwner): { choice: SandboxChoice; context: SandboxContext };
+}
+
+/**
+ * The sandbox a new session of `owner` runs in: the owner's profile, or a
+ * stricter one the call asks for (never a looser one). Throws
+ * SandboxUnavailableError, with a message an agent can act on, for a looser
+ * request and for an explicit profile that cannot start: the session is then
+ * not started at all.
+ */
+export function confineSession(settings: SandboxSettings, owner: SandboxOwner, requested: Profile | undefined, cwd: string, keepVisible: string[] = []): Confinement {
+  const { choice: base, context } = settings.forOwner(owner);
+  if (requested !== undefined && !isAtLeastAsStrict(requested, base.profile)) {
+    throw new SandboxUnavailableError(
+      `sandbox "${requested}" is looser than your profile "${base.profile}", which the developer set; you may only ask for a stricter one (${SANDBOX_PROFILES.filter((p) => isAtLeastAsStrict(p, base.profile)).join(', ')}). Nothing was started.`,
+    );
+  }
+  const choice = requested === undefined ? base : { profile: requested, explicit: true };
+  return confine(choice, cwd, { ...context, keepVisible: [...(context.keepVisible ?? []), ...keepVisible] });
 }

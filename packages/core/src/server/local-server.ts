@@ -12,8 +12,7 @@ import { ptydeckLauncher } from './mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from './session-persistence.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
-import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext } from '../sandbox/index.js';
-import type { SandboxSettings } from '../terminal-tool/shell-launch.js';
+import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -99,11 +98,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const screens = options.screens ?? new ScreenService(service);
   const stateDir = options.stateDir ?? resolveStateDir();
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
-  const tool = createTerminalTool(service, { screens, ...((options.sandbox ?? true) ? { sandbox: sandboxSettings(stateDir, configDir) } : {}) });
+  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
+  const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
     configDir,
+    ...(sandbox ? { sandbox } : {}),
     launchDir: options.launchDir,
     env: options.agentEnv,
     killGraceMs: options.agentKillGraceMs,

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { SANDBOX_PROFILES, SandboxUnavailableError, confine, isAtLeastAsStrict, type Confinement, type SandboxChoice, type SandboxContext } from '../sandbox/index.js';
+import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
@@ -16,6 +16,7 @@ import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execu
 import { integrationFor, writeShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
 
 export { shellQuote } from './shell-integration.js';
+export type { SandboxSettings } from '../sandbox/index.js';
 
 /** How to start an agent session's program, and how commands will be run in it. */
 export interface ShellLaunch {
@@ -34,16 +35,6 @@ export interface LaunchOptions {
   cols?: number;
   rows?: number;
   sandbox?: SandboxSettings;
-}
-
-/** How agents' shells are fenced. */
-export interface SandboxSettings {
-  /**
-   * The profile an owner's shells get unless a call tightens it (its client's,
-   * the configuration's, or the built-in default), and what its sandbox is
-   * built from, as the configuration says now.
-   */
-  forOwner(owner: TerminalOwner): { choice: SandboxChoice; context: SandboxContext };
 }
 
 /**
@@ -102,10 +93,9 @@ export class ShellLauncher {
   }
 
   /**
-   * The sandbox a new session of `owner` runs in: the owner's profile, or a
-   * stricter one the call asks for (never a looser one). Undefined when the
-   * tool has no sandbox settings. Throws a `sandbox` error when an explicit
-   * profile cannot start: the session is not started unsandboxed.
+   * The sandbox a new session of `owner` runs in; undefined when the tool has
+   * no sandbox settings. A looser request, or an explicit profile that cannot
+   * start, is a `sandbox` error: the session is not started unsandboxed.
    */
   private confine(owner: TerminalOwner, requested: SandboxProfile | undefined, cwd: string): Confinement | undefined {
     const settings = this.options.sandbox;
@@ -115,17 +105,8 @@ export class ShellLauncher {
       }
       return undefined;
     }
-    const { choice: base, context } = settings.forOwner(owner);
-    if (requested !== undefined && !isAtLeastAsStrict(requested, base.profile)) {
-      throw new TerminalToolError(
-        'sandbox',
-        `sandbox "${requested}" is looser than your profile "${base.profile}", which the developer set; you may only ask for a stricter one (${SANDBOX_PROFILES.filter((p) => isAtLeastAsStrict(p, base.profile)).join(', ')}). Nothing was started.`,
-      );
-    }
-    const choice = requested === undefined ? base : { profile: requested, explicit: true };
-    const keepVisible = this.files ? [dirname(this.files.bashRcfile)] : [];
     try {
-      return confine(choice, cwd, { ...context, keepVisible: [...(context.keepVisible ?? []), ...keepVisible] });
+      return confineSession(settings, owner, requested, cwd, this.files ? [dirname(this.files.bashRcfile)] : []);
     } catch (error) {
       if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
       throw error;
