@@ -94,6 +94,31 @@ export const SessionProcess = z.object({
 });
 export type SessionProcess = z.infer<typeof SessionProcess>;
 
+/**
+ * How an agent's shell is fenced by the OS (bubblewrap on Linux). `off`: as
+ * the developer. `workspace`: writes only in its working directory, a private
+ * /tmp and package caches; secrets and ptydeck's own directories hidden;
+ * network on. `workspace-offline`: the same with no network.
+ */
+export const SandboxProfile = z.enum(['off', 'workspace', 'workspace-offline']);
+export type SandboxProfile = z.infer<typeof SandboxProfile>;
+
+/** A session's sandbox as the panel, `ptydeck ls` and the agent see it. */
+export const SandboxInfo = z.object({
+  profile: SandboxProfile,
+  /** Paths the session may write (empty with `off`: then it may write what the developer may). */
+  writable: z.array(z.string()),
+  /** Paths it cannot see. */
+  hidden: z.array(z.string()),
+  network: z.boolean(),
+  /**
+   * Set when a sandbox was wanted by default but could not start here: why the
+   * session runs unsandboxed (profile `off`). Absent or null otherwise.
+   */
+  unavailable: z.string().nullable().optional(),
+});
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
 export const SessionInfo = z.object({
   id: SessionId,
   source: SessionSource,
@@ -150,6 +175,8 @@ export const SessionInfo = z.object({
    * /proc, e.g. macOS) and before the first look.
    */
   ports: z.array(ListeningPort).nullable().optional(),
+  /** The agent session's sandbox; absent or null for sessions started without one in mind (the developer's tabs). */
+  sandbox: SandboxInfo.nullable().optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 

@@ -1,4 +1,5 @@
 // ACP's terminal/* methods for one agent, each terminal a PTY session the developer sees live in the panel.
+import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings } from '../sandbox/index.js';
 import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
@@ -32,6 +33,8 @@ export interface AcpTerminalsOptions {
   ownerName?: string;
   /** Working directory for a terminal the agent gives none: the ACP session's cwd. */
   cwdOf?: (sessionId: string) => string | undefined;
+  /** How the chat's agent's shells are fenced: its profile by its name, as for the terminal tool. Without it, none is. */
+  sandbox?: SandboxSettings;
 }
 
 const DEFAULTS = {
@@ -165,9 +168,17 @@ export class AcpTerminals {
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
     const args = params.args ?? [];
     const commandLine = args.length === 0 && /\s/.test(params.command.trim());
+    let confinement: Confinement | undefined;
+    try {
+      confinement = this.options.sandbox && confineSession(this.options.sandbox, { ...(this.options.ownerName ? { name: this.options.ownerName } : {}) }, undefined, cwd ?? process.cwd());
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw new RequestError(TERMINAL_LIMIT_CODE, error.message);
+      throw error;
+    }
     let info;
     try {
       info = this.service.create({
+        ...(confinement ? { sandbox: confinement.info, ...(confinement.wrap ? { wrap: confinement.wrap } : {}) } : {}),
         source: 'agent',
         owner: this.options.owner ?? sessionId,
         ownerName: this.options.ownerName,

@@ -1,5 +1,6 @@
 // Every chat the host runs: opens them, routes the panel's requests to them and hands their events to every
 // panel.
+import type { SandboxSettings } from '../sandbox/index.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
@@ -35,6 +36,8 @@ export interface ChatHostOptions {
   maxChats?: number;
   version?: string;
   terminals?: ChatSessionOptions['terminals'];
+  /** How chat agents' terminals are fenced (their profile by agent name); without it they run as the developer. */
+  sandbox?: SandboxSettings;
   killGraceMs?: number;
   onError?: ErrorReporter;
 }
@@ -204,7 +207,7 @@ export class ChatHost {
       owner,
       mcpServers,
       version: this.options.version,
-      terminals: this.options.terminals,
+      terminals: { ...this.options.terminals, ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}) },
       killGraceMs: this.options.killGraceMs,
       onAgentSpawned: (pid) => {
         if (binding) mcp?.bindings.attachProcess(binding, pid);

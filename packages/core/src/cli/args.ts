@@ -1,6 +1,6 @@
 // Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
+import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -8,14 +8,23 @@ export type Command =
   /** No command: make sure a host runs, then print a panel link. */
   | { kind: 'open' }
   | { kind: 'serve' | 'host'; port: number; host: string; idleExitSeconds?: number }
-  | { kind: 'mcp'; embedded: boolean }
+  | { kind: 'mcp'; embedded: boolean; sandbox?: SandboxProfileName }
+  | { kind: 'sandbox-check'; json: boolean }
   | { kind: 'url' }
   | { kind: 'stop'; force: boolean }
   | { kind: 'ls'; json: boolean }
   | { kind: 'status'; json: boolean }
   | { kind: 'attach'; target: string; write: boolean };
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'sandbox'] as const;
+/**
+ * The sandbox profiles' names, as the contract's SandboxProfile lists them (a
+ * test holds the two equal): spelled out here so that parsing a command line
+ * loads no schema library, which every client start would pay for.
+ */
+export const SANDBOX_PROFILE_NAMES = ['off', 'workspace', 'workspace-offline'] as const;
+export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
+
 export type HelpTopic = 'root' | (typeof COMMANDS)[number];
 
 /** Parses argv (without node and the script) into one command, or throws a UsageError. */
@@ -47,6 +56,7 @@ export function parseCommand(argv: string[]): Command {
     return values.help ? { kind: 'help', topic: 'status' } : { kind: 'status', json: Boolean(values.json) };
   }
   if (first === 'attach') return parseAttach(rest);
+  if (first === 'sandbox') return parseSandbox(rest);
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }
@@ -83,9 +93,23 @@ function parseServe(args: string[], kind: 'serve' | 'host', usage: string): Comm
 }
 
 function parseMcp(args: string[]): Command {
-  const values = parse(args, { embedded: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
+  const values = parse(args, { embedded: { type: 'boolean' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
   if (values.help) return { kind: 'help', topic: 'mcp' };
-  return { kind: 'mcp', embedded: Boolean(values.embedded) };
+  if (values.sandbox === undefined) return { kind: 'mcp', embedded: Boolean(values.embedded) };
+  const sandbox = String(values.sandbox);
+  if (!(SANDBOX_PROFILE_NAMES as readonly string[]).includes(sandbox)) {
+    throw new UsageError(`--sandbox expects one of ${SANDBOX_PROFILE_NAMES.join(', ')}, received '${sandbox}'`, 'ptydeck mcp', MCP_USAGE);
+  }
+  return { kind: 'mcp', embedded: Boolean(values.embedded), sandbox: sandbox as SandboxProfileName };
+}
+
+/** `ptydeck sandbox check [--json]`: whether each profile can start here. */
+function parseSandbox(args: string[]): Command {
+  const [verb, ...rest] = args;
+  if (verb === '-h' || verb === '--help') return { kind: 'help', topic: 'sandbox' };
+  if (verb !== 'check') throw new UsageError(`expected \`ptydeck sandbox check\`, received ${verb === undefined ? 'nothing' : `'${verb}'`}`, 'ptydeck sandbox', SANDBOX_USAGE);
+  const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck sandbox check', SANDBOX_USAGE);
+  return values.help ? { kind: 'help', topic: 'sandbox' } : { kind: 'sandbox-check', json: Boolean(values.json) };
 }
 
 function parseAttach(args: string[]): Command {

@@ -6,6 +6,7 @@ import type { HostTarget } from './host-link.js';
 import { connectChecked } from '../server/request-params.js';
 import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js';
 import { startStdioBridge } from './stdio-bridge.js';
+import type { SandboxProfileName } from './args.js';
 import { CHAT_BINDING_ENV } from '../chats/chat-bindings.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
@@ -17,7 +18,7 @@ const SHUTDOWN_MS = 4000;
  * an agent's shells always land where a panel shows them and outlive this
  * process. An embedded core only when asked (--embedded). Logs go to stderr only.
  */
-export async function runMcp(command: { embedded: boolean }, log: (line: string) => void): Promise<number> {
+export async function runMcp(command: { embedded: boolean; sandbox?: SandboxProfileName }, log: (line: string) => void): Promise<number> {
   // stdout carries protocol frames only: a stray console.log anywhere in the core would corrupt it.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const signals = nextSignal();
@@ -34,7 +35,7 @@ export async function runMcp(command: { embedded: boolean }, log: (line: string)
       else log(`ptydeck mcp: ${(error as Error).message}`);
       return 1;
     }
-    return await bridge(target, log, signals.stopped, chatBinding);
+    return await bridge(target, log, signals.stopped, chatBinding, command.sandbox);
   } finally {
     signals.dispose();
   }
@@ -45,12 +46,13 @@ async function findHost(log: (line: string) => void, start: boolean): Promise<Ho
   return { url: record.url, token: record.token, pid: record.pid };
 }
 
-async function bridge(target: HostTarget, log: (line: string) => void, stopped: Promise<StopReason>, chatBinding?: string): Promise<number> {
+async function bridge(target: HostTarget, log: (line: string) => void, stopped: Promise<StopReason>, chatBinding?: string, sandbox?: SandboxProfileName): Promise<number> {
   log(`ptydeck mcp: connected to the running ptydeck at ${target.url}; sessions appear in its panel`);
   const link = await startStdioBridge({
     target,
     log,
     ...(chatBinding ? { chatBinding } : { reconnect: (start: boolean) => findHost(log, start) }),
+    ...(sandbox ? { sandbox } : {}),
   });
   const reason = await Promise.race([stopped, link.done.then(() => 'eof' as const)]);
   // Sessions stay in the host; only this MCP session ends.

@@ -10,7 +10,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { newAgentKey } from '../server/agent-identity.js';
-import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER } from '../server/bridge-header.js';
+import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER, SANDBOX_HEADER } from '../server/bridge-header.js';
 import { CLIENT_CWD_HEADER } from '../server/client-cwd.js';
 import { HostLink, type HostTarget } from './host-link.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
@@ -20,6 +20,8 @@ export interface BridgeOptions {
   target: HostTarget;
   /** A chat's binding, sent with every request so the server files this connection under the chat. */
   chatBinding?: string;
+  /** The sandbox profile for this agent's shells (`--sandbox`), sent with every connect. */
+  sandbox?: string;
   /**
    * Finds a host after the one joined is gone, starting one when `start` (a
    * killed host) and not after `ptydeck stop` (the developer stopped it). It
@@ -77,6 +79,7 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
     // This bridge's identity on every host it joins, kept only here: its agent's lost sessions stay its own after a restart.
     [AGENT_KEY_HEADER]: newAgentKey(),
     ...(options.chatBinding ? { [CHAT_BINDING_HEADER]: options.chatBinding } : {}),
+    ...(options.sandbox ? { [SANDBOX_HEADER]: options.sandbox } : {}),
   };
   /** The agent's initialize and initialized, replayed to a new host. */
   let initialize: JSONRPCRequest | undefined;

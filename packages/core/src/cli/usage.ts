@@ -22,7 +22,8 @@ export const EXIT_SIGTERM = 143;
 export const ROOT_USAGE = 'ptydeck [<command>] [options]';
 export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H] [--idle-exit S]';
 export const HOST_USAGE = 'ptydeck host [--port N] [--host H] [--idle-exit S]';
-export const MCP_USAGE = 'ptydeck mcp [--embedded]';
+export const MCP_USAGE = 'ptydeck mcp [--sandbox PROFILE] [--embedded]';
+export const SANDBOX_USAGE = 'ptydeck sandbox check [--json]';
 export const URL_USAGE = 'ptydeck url';
 export const STOP_USAGE = 'ptydeck stop [--force]';
 export const STATUS_USAGE = 'ptydeck status [--json]';
@@ -46,6 +47,7 @@ Commands:
   status    Show the running host: pid, version, state directory, uptime, sessions
   ls        List every session of the host: yours and your agents'
   attach    Watch a session in this terminal, or type into it with --write
+  sandbox   \`sandbox check\`: whether agents' shells can be sandboxed here, and why not
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
@@ -125,6 +127,13 @@ the call after it goes to a new host. Only protocol frames go to stdout;
 logs go to stderr.
 
 Options:
+  --sandbox PROFILE  How the OS fences this agent's shells: off, workspace
+               (writes only in the shell's directory, a private /tmp and
+               package caches; keys, credentials and ptydeck's state hidden;
+               network on) or workspace-offline (the same, no network).
+               Overrides config.json's choice for this agent; one that cannot
+               start here fails the shell, never runs it unsandboxed. Without
+               it: config.json, else workspace where bubblewrap works
   --embedded   Run an embedded core in this process instead: its sessions end
                with it and no panel shows them
   -h, --help   Show this help
@@ -223,3 +232,15 @@ Options:
 export function formatUsageError(error: UsageError, red: (text: string) => string = (t) => t): string {
   return `${red(`${error.command}: ${error.message}`)}\nUsage: ${error.usage}\nRun '${error.command} --help' for more.\n`;
 }
+
+export const SANDBOX_HELP = `Usage: ${SANDBOX_USAGE}
+
+Says whether each sandbox profile for agents' shells can start on this
+machine (bubblewrap with unprivileged user namespaces on Linux) and, where
+one cannot, why and how to fix it. Exits 0 when every profile works, 1 when
+one does not.
+
+Options:
+  --json       One JSON object: each profile with ok, and reason and fix when not
+  -h, --help   Show this help
+`;

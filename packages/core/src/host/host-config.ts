@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
 import { sessionStoreSetting } from '../persist/session-store.js';
+import { SandboxConfig } from '../sandbox/index.js';
 
 /**
  * A host may be started by anyone's client, an agent's `ptydeck mcp` after
@@ -16,6 +17,8 @@ import { sessionStoreSetting } from '../persist/session-store.js';
 export const HostConfigFile = z
   .object({
     persist: z.boolean().default(true).describe("Keep each session's last output on disk so that a killed host's sessions come back as lost."),
+    // Read for each new agent shell by sandbox/sandbox-config.ts; checked here too so a host starts knowing it is valid.
+    sandbox: SandboxConfig.optional(),
   })
   .strict();
 export type HostConfigFile = z.infer<typeof HostConfigFile>;

@@ -104,12 +104,14 @@ class PtyServiceImpl implements PtyService {
         signal: null,
         createdAt: Date.now(),
         exitedAt: null,
+        ...(input.sandbox ? { sandbox: input.sandbox } : {}),
       },
       { reuse: this.readThread.reuse },
     );
     try {
+      const launched = input.wrap ? { file: input.wrap.file, args: [...input.wrap.args, file, ...args] } : { file, args };
       session.process = spawnPtyProcess(
-        { file, args, cwd, env, cols, rows, threadReading: this.readThread },
+        { file: launched.file, args: launched.args, cwd, env, cols, rows, threadReading: this.readThread },
         (chunk, reusable) => this.onData(session, chunk, reusable),
         (exit) => this.onExit(session, exit),
       );

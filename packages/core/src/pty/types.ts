@@ -1,5 +1,5 @@
 // The PTY service's public types and errors.
-import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
+import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
 import type { LostRecord } from '../persist/lost-record.js';
 import type { ScannedOutput } from '../vt/index.js';
 import type { LabelReader } from './session-labels.js';
@@ -78,6 +78,14 @@ export interface CreateSessionInput {
   owner?: string;
   /** Human-readable creator name for badges, e.g. the MCP client name. */
   ownerName?: string;
+  /**
+   * Runs the program under this one (a sandbox's launcher): `file args… program
+   * programArgs…`. The session still describes the program; its pid is the
+   * wrapper's, whose end is the session's.
+   */
+  wrap?: { file: string; args: string[] };
+  /** What the wrapper fences, as the session reports it. */
+  sandbox?: SandboxInfo;
 }
 
 /** A display session: no program runs, output comes from its creator. */

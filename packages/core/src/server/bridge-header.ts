@@ -19,3 +19,11 @@ export const CHAT_BINDING_HEADER = 'x-ptydeck-chat-binding';
  * same bridge is the same owner on a host started after the last one died.
  */
 export const AGENT_KEY_HEADER = 'x-ptydeck-agent-key';
+
+/**
+ * Header carrying the sandbox profile `ptydeck mcp --sandbox PROFILE` was
+ * given: the developer's choice for this agent's shells, over the
+ * configuration's. Only a client holding the agent token can send it, and a
+ * sandboxed shell cannot read the token.
+ */
+export const SANDBOX_HEADER = 'x-ptydeck-sandbox';

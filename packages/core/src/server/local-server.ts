@@ -15,6 +15,8 @@ import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from './session-persistence.js';
 import { DeveloperEnv } from './developer-env.js';
 import { judgePeerFromProc } from './peer-process.js';
+import { resolveConfigDir } from '../chats/agents-config.js';
+import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -34,6 +36,12 @@ export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 
    * opened it, and disposes it). Without it nothing is kept.
    */
   sessionStore?: SessionStore;
+  /**
+   * Whether agents' shells may be sandboxed (sandbox/): each gets the profile
+   * config.json or its client names, else `workspace` where bubblewrap works.
+   * Default true; false runs every agent shell as the developer.
+   */
+  sandbox?: boolean;
 }
 
 export interface LocalServer {
@@ -105,11 +113,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
-  const tool = createTerminalTool(service, { screens });
+  const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
+  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
+  const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
-    configDir: options.configDir,
+    configDir,
+    ...(sandbox ? { sandbox } : {}),
     launchDir: options.launchDir,
     env: options.agentEnv,
     killGraceMs: options.agentKillGraceMs,
@@ -191,5 +202,27 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           stopRecording();
         }
       })()),
+  };
+}
+
+/**
+ * Agents' sandboxes as config.json says, read again for each new shell so an
+ * edit needs no restart. A config.json that cannot be read gives every agent
+ * shell the strictest profile, never none.
+ */
+function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
+  return {
+    forOwner: (owner) => {
+      let config: SandboxConfig | undefined;
+      try {
+        config = readSandboxConfig(configDir);
+      } catch {
+        // Below: the strictest profile, with the built-in paths.
+      }
+      return {
+        choice: config ? choiceFor(owner, config) : { profile: 'workspace-offline', explicit: true },
+        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}) }),
+      };
+    },
   };
 }

@@ -9,7 +9,9 @@ import { HOST_STOPPED_NOTIFICATION } from '../host/stop-protocol.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ChatBinding, ChatBindings } from '../chats/chat-bindings.js';
 import { agentOwnerId, isAgentKey } from './agent-identity.js';
-import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER } from './bridge-header.js';
+import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER, SANDBOX_HEADER } from './bridge-header.js';
+import { isSandboxProfile, SANDBOX_PROFILES } from '../sandbox/index.js';
+import type { SandboxProfile } from '@ptydeck/contract';
 import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from './jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
@@ -159,9 +161,13 @@ export class McpHttpEndpoint {
     if (agentKey !== undefined && !isAgentKey(agentKey)) {
       return jsonRpcError(res, 400, -32000, `Bad Request: ${AGENT_KEY_HEADER} must be 43 to 128 base64url characters (32 random bytes or more); leave it out for a new identity`);
     }
+    const sandbox = headerValue(req, SANDBOX_HEADER);
+    if (sandbox !== undefined && !isSandboxProfile(sandbox)) {
+      return jsonRpcError(res, 400, -32000, `Bad Request: ${SANDBOX_HEADER} must be one of ${SANDBOX_PROFILES.join(', ')}`);
+    }
     if (this.closed) return jsonRpcError(res, 503, -32000, 'ptydeck is shutting down');
     this.makeRoom();
-    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey);
+    const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey, sandbox);
     this.track(opened, req, res);
     await opened.transport.handleRequest(req, res, body.value);
   }
@@ -230,7 +236,7 @@ export class McpHttpEndpoint {
     session.server.close().catch((error: unknown) => reportError(error, `closing idle MCP session ${session.connectionId} failed`));
   }
 
-  private open(kind: 'http' | 'stdio', binding?: ChatBinding, cwd?: string, agentKey?: string): McpSession {
+  private open(kind: 'http' | 'stdio', binding?: ChatBinding, cwd?: string, agentKey?: string, sandbox?: SandboxProfile): McpSession {
     // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
     // Else a bridge's key names it, the same on every host it joins; a plain client is a new owner.
     const connectionId = binding?.owner ?? agentOwnerId(agentKey);
@@ -244,6 +250,7 @@ export class McpHttpEndpoint {
       id: connectionId,
       transport: kind,
       ...(binding ? { ownerName: binding.agentName, cwd: binding.cwd } : cwd ? { cwd } : {}),
+      ...(sandbox && !binding ? { sandbox } : {}),
       onInitialized: (client) =>
         this.agents.add({
           id: connectionId,

@@ -14,7 +14,8 @@ export type TerminalToolErrorCode =
   | 'not_a_shell'
   | 'exited'
   | 'spawn_failed'
-  | 'input_backlog';
+  | 'input_backlog'
+  | 'sandbox';
 
 export class TerminalToolError extends Error {
   override readonly name = 'TerminalToolError';

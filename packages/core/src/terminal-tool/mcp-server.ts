@@ -2,6 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { byteCount } from '@ptydeck/contract';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxProfile } from '@ptydeck/contract';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
 import { CLOSED_TERMINAL, OUTSIDE_PTYDECK, YOU } from './port-in-use.js';
@@ -19,6 +20,8 @@ export interface AgentConnection {
   ownerName?: string;
   /** Where its new shells start when a call names no cwd (a chat's directory). */
   cwd?: string;
+  /** The sandbox profile its client asked for (`ptydeck mcp --sandbox`). */
+  sandbox?: SandboxProfile;
   /** Called once the client has completed initialize, with the name and version it gave. */
   onInitialized?: (client: { name: string; version: string | null }) => void;
 }
@@ -59,7 +62,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   };
   const owner = (): TerminalOwner => {
     const name = connection.ownerName ?? server.server.getClientVersion()?.name;
-    return { id: connection.id, ...(name ? { name } : {}), ...(connection.cwd ? { cwd: connection.cwd } : {}) };
+    return { id: connection.id, ...(name ? { name } : {}), ...(connection.cwd ? { cwd: connection.cwd } : {}), ...(connection.sandbox ? { sandbox: connection.sandbox } : {}) };
   };
 
   server.registerTool(

@@ -1,5 +1,5 @@
 // The agent tool's sessions by owner: the fence that keeps each MCP connection to its own sessions.
-import { reportError, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { reportError, type SandboxProfile, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
@@ -10,6 +10,8 @@ export interface TerminalOwner {
   name?: string;
   /** Where its new shells start when a call names no cwd (a chat's agent: the chat's directory). Default ptydeck's own. */
   cwd?: string;
+  /** The sandbox profile its client asked for (`ptydeck mcp --sandbox`): the developer's choice, over the configuration's. */
+  sandbox?: SandboxProfile;
 }
 
 /**

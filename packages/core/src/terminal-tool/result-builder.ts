@@ -96,6 +96,7 @@ export function listTerminals(
       ...(info.status === 'exited' ? { process_exit_code: info.exitCode } : {}),
       unread_bytes: Math.max(0, session.safeEnd - session.cursorOf(caller)),
       created_at: info.createdAt,
+      ...(info.sandbox ? { sandbox: info.sandbox.profile } : {}),
       ...processes?.get(session.id),
     });
   }

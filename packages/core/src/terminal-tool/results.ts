@@ -1,3 +1,4 @@
+import { SandboxInfo, SandboxProfile } from '@ptydeck/contract';
 import { z } from 'zod';
 
 /**
@@ -102,6 +103,9 @@ export const createResultShape = {
       sharedStdoutStderr: z.boolean(),
     })
     .describe('What programs in the terminal see: a tty, its colour depth and size.'),
+  sandbox: SandboxInfo.optional().describe(
+    'How the OS fences this shell: profile (off, workspace, workspace-offline), the paths it may write, the paths hidden from it, whether it has network. unavailable says why a default sandbox could not start and the shell runs unsandboxed.',
+  ),
 };
 
 export const runResultShape = {
@@ -175,6 +179,7 @@ export const listedTerminalSchema = z.object({
   process_exit_code: z.number().int().nullable().optional(),
   unread_bytes: z.number().int().describe('Bytes of output you have not read yet.'),
   created_at: z.number().int().describe('Unix time in ms.'),
+  sandbox: SandboxProfile.optional().describe('The sandbox profile the terminal runs under (off: none).'),
   ports: z.array(listedPort).optional().describe('TCP ports the terminal\'s processes listen on, detached ones included (Linux only).'),
   background: z
     .array(listedProcess)

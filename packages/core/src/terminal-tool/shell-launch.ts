@@ -1,11 +1,13 @@
 // Starts an agent session's program with the best shell integration it can get.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import type { SandboxProfile } from '@ptydeck/contract';
 import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
@@ -14,6 +16,7 @@ import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execu
 import { integrationFor, writeShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
 
 export { shellQuote } from './shell-integration.js';
+export type { SandboxSettings } from '../sandbox/index.js';
 
 /** How to start an agent session's program, and how commands will be run in it. */
 export interface ShellLaunch {
@@ -31,6 +34,7 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  sandbox?: SandboxSettings;
 }
 
 /**
@@ -52,6 +56,7 @@ export class ShellLauncher {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? owner.cwd : checkCwd(input.cwd);
     const launch = this.launch(input.command, input.args);
+    const confinement = this.confine(owner, input.sandbox, cwd ?? process.cwd());
     // Quota check, spawn and registration in one turn of the spawn queue: creations queued
     // together never both pass a quota the first one's session fills.
     const create = () =>
@@ -68,6 +73,7 @@ export class ShellLauncher {
           source: 'agent',
           owner: owner.id,
           ownerName: owner.name,
+          ...(confinement ? { sandbox: confinement.info, ...(confinement.wrap ? { wrap: confinement.wrap } : {}) } : {}),
         });
         const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
         this.owned.add(session);
@@ -83,6 +89,27 @@ export class ShellLauncher {
       } catch (retryError) {
         throw fromPtyError(retryError);
       }
+    }
+  }
+
+  /**
+   * The sandbox a new session of `owner` runs in; undefined when the tool has
+   * no sandbox settings. A looser request, or an explicit profile that cannot
+   * start, is a `sandbox` error: the session is not started unsandboxed.
+   */
+  private confine(owner: TerminalOwner, requested: SandboxProfile | undefined, cwd: string): Confinement | undefined {
+    const settings = this.options.sandbox;
+    if (!settings) {
+      if (requested !== undefined && requested !== 'off') {
+        throw new TerminalToolError('sandbox', `This ptydeck runs no sandboxed shells, so a ${requested} sandbox cannot be given. Nothing was started.`);
+      }
+      return undefined;
+    }
+    try {
+      return confineSession(settings, owner, requested, cwd, this.files ? [dirname(this.files.bashRcfile)] : []);
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
+      throw error;
     }
   }
 

@@ -15,7 +15,7 @@ import { portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 import { listTerminals, readNew, runResult, terminalFields, withPorts } from './result-builder.js';
-import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
+import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote, type SandboxSettings } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
 import type { SessionRef } from '../proc/session-processes.js';
@@ -46,6 +46,11 @@ export interface TerminalToolOptions {
    * and disposes it with itself.
    */
   screens?: ScreenService;
+  /**
+   * How agents' shells are fenced (sandbox/): each owner's profile and what the
+   * sandbox is built from. Without it every agent shell runs as the developer.
+   */
+  sandbox?: SandboxSettings;
 }
 
 export interface ToolCallHooks {
@@ -155,6 +160,7 @@ class TerminalToolImpl implements TerminalTool {
       cwd: session.cwd,
       command: [info.command, ...info.args].join(' '),
       terminal: ptySessionCapability({ cols: info.cols, rows: info.rows }, { ...AGENT_ENV, ...this.options.env, ...input.env }),
+      ...(info.sandbox ? { sandbox: info.sandbox } : {}),
     };
   }
 

@@ -1,6 +1,6 @@
 // The terminal tool's input schemas, with the limits a model's input is held to.
 import { z } from 'zod';
-import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, formatZodIssues } from '@ptydeck/contract';
+import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SandboxProfile, formatZodIssues } from '@ptydeck/contract';
 import { TerminalToolError } from './errors.js';
 import { KEY_NAMES } from './keys.js';
 
@@ -55,6 +55,9 @@ export const createShape = {
   title: z.string().max(200).optional().describe('Tab title shown to the developer in the ptydeck panel.'),
   cols: z.number().int().min(MIN_COLS).max(MAX_COLS).optional().describe('Terminal width in columns (default 120).'),
   rows: z.number().int().min(MIN_ROWS).max(MAX_ROWS).optional().describe('Terminal height in rows (default 32).'),
+  sandbox: SandboxProfile.optional().describe(
+    'Fence this shell more tightly than your default: "workspace" (writes only in cwd, a private /tmp and package caches; keys and credentials hidden; network on) or "workspace-offline" (the same, no network). A looser profile than the developer set for you is refused.',
+  ),
 };
 
 export const runShape = {

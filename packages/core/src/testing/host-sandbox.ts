@@ -100,8 +100,8 @@ export function reap(sandbox: HostSandbox): number[] {
  * An agent on stdio through `ptydeck mcp`, as Claude Code or Codex start it, in
  * the sandbox. Its client joins `clients` before it connects, for the caller to close.
  */
-export async function stdioAgent(box: HostSandbox, name: string, options: { cwd?: string; clients?: Client[] } = {}) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: box.env, stderr: 'pipe', ...(options.cwd ? { cwd: options.cwd } : {}) });
+export async function stdioAgent(box: HostSandbox, name: string, options: { cwd?: string; clients?: Client[]; args?: string[] } = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', ...(options.args ?? [])], env: box.env, stderr: 'pipe', ...(options.cwd ? { cwd: options.cwd } : {}) });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name, version: '1' });

@@ -1,0 +1,56 @@
+// bubblewrap's command line for a policy: the filesystem built from binds, then the namespaces.
+import { statSync } from 'node:fs';
+import { isWithin, type SandboxPolicy } from './policy.js';
+
+export interface BwrapOptions {
+  /** Paths to show read-only whatever the private /tmp hides (the shell integration's rcfile directory). */
+  keepVisible?: string[];
+  /** HOME: shown read-only even where it lies under /tmp, which the sandbox replaces. */
+  home: string;
+  /** The user's runtime directory ($XDG_RUNTIME_DIR, /run/user/UID): its sockets (ssh-agent, gpg-agent, D-Bus) are hidden. */
+  runtimeDir?: string;
+  /** Where the shell starts. */
+  cwd: string;
+}
+
+/** Variables naming agents' sockets the sandbox hides: a shell left with them would only fail to connect. */
+const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
+
+/**
+ * The arguments before `--` and the command. Mounts apply in order, so the
+ * order is the policy: everything read-only, fresh /dev and /proc (a new PID
+ * namespace, so no process outside can be seen or signalled), a private /tmp,
+ * what must stay visible under it, the writable binds, then the hidden paths
+ * over all of it (a secret inside the workspace stays hidden).
+ *
+ * No `--new-session`: the session's terminal is one ptydeck made for it alone,
+ * so TIOCSTI can reach only that terminal, and a new POSIX session would take
+ * job control (Ctrl-Z, fg) away from the shell.
+ */
+export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const underTmp = (path: string) => isWithin(path, '/tmp');
+  if (underTmp(options.home)) args.push('--ro-bind', options.home, options.home);
+  for (const path of options.keepVisible ?? []) if (underTmp(path)) args.push('--ro-bind', path, path);
+  for (const path of policy.writable) if (path !== '/tmp') args.push('--bind', path, path);
+  for (const path of policy.hidden) args.push(...hide(path));
+  if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
+  for (const name of UNSET) args.push('--unsetenv', name);
+  args.push('--unshare-all');
+  if (policy.network) args.push('--share-net');
+  // The sandbox ends with the host that started it, as a terminal's shell ends with its window.
+  args.push('--die-with-parent', '--chdir', options.cwd);
+  return args;
+}
+
+function hide(path: string): string[] {
+  return isDirectory(path) ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

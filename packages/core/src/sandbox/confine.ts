@@ -1,0 +1,60 @@
+// Turns a session's sandbox choice into the wrapper its program runs under, or a clear refusal.
+import type { SandboxInfo } from '@ptydeck/contract';
+import { sandboxAvailability } from './availability.js';
+import { bwrapArgs } from './bwrap-args.js';
+import { sandboxPolicy } from './policy.js';
+import type { SandboxChoice } from './profile.js';
+
+/** Where a session's sandbox is built from: the machine's paths and the developer's configuration. */
+export interface SandboxContext {
+  home: string;
+  /** ptydeck's state and config directories: never visible inside. */
+  ptydeckDirs: string[];
+  /** Paths to keep visible under the private /tmp (the shell integration's rcfile). */
+  keepVisible?: string[];
+  /** From the configuration: more writable paths, and the hidden list (default DEFAULT_HIDDEN). */
+  writable?: string[];
+  hidden?: string[];
+  runtimeDir?: string;
+  /** PATH bubblewrap is looked for on. Default the host's. */
+  searchPath?: string;
+}
+
+export interface Confinement {
+  /** The program to start instead, with its arguments before `--`; absent: the program runs as it is. */
+  wrap?: { file: string; args: string[] };
+  info: SandboxInfo;
+}
+
+/** A sandbox that was asked for explicitly and cannot start: the session must not start either. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+const UNSANDBOXED: SandboxInfo = { profile: 'off', writable: [], hidden: [], network: true };
+
+/** The confinement for a session that starts in `cwd`. Throws SandboxUnavailableError for an explicit profile that cannot start. */
+export function confine(choice: SandboxChoice, cwd: string, context: SandboxContext): Confinement {
+  if (choice.profile === 'off') return { info: UNSANDBOXED };
+  const available = sandboxAvailability(choice.profile, context.searchPath);
+  if (!available.ok) {
+    if (choice.explicit) {
+      throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start here: ${available.reason}. To fix: ${available.fix}. Nothing was started.`);
+    }
+    return { info: { ...UNSANDBOXED, unavailable: `${available.reason} (${available.fix})` } };
+  }
+  let policy;
+  try {
+    policy = sandboxPolicy({ profile: choice.profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden });
+  } catch (error) {
+    throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
+  }
+  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir });
+  return {
+    wrap: { file: available.bwrap, args: [...args, '--'] },
+    info: { profile: policy.profile, writable: policy.writable, hidden: policy.hidden, network: policy.network },
+  };
+}

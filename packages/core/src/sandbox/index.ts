@@ -1,0 +1,7 @@
+// Sandboxed agent shells: profiles, what each allows, and bubblewrap's command line for it.
+export { DEFAULT_AGENT_PROFILE, SANDBOX_PROFILES, isAtLeastAsStrict, isSandboxProfile, parseSandboxProfile, type SandboxChoice, type SandboxProfile } from './profile.js';
+export { DEFAULT_CACHES, DEFAULT_HIDDEN, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './policy.js';
+export { bwrapArgs, type BwrapOptions } from './bwrap-args.js';
+export { sandboxAvailability, type Availability } from './availability.js';
+export { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
+export { SandboxConfig, choiceFor, confineSession, readSandboxConfig, sandboxContext, type SandboxOwner, type SandboxSettings } from './sandbox-config.js';

@@ -1,0 +1,125 @@
+// What a profile allows for one session: the paths it may write, the paths it may not see, the network.
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import type { SandboxProfile } from './profile.js';
+
+/**
+ * Secrets hidden from a sandboxed shell unless the configuration says otherwise:
+ * keys, cloud and forge credentials, browser profiles (cookies, saved passwords).
+ * Relative to HOME.
+ */
+export const DEFAULT_HIDDEN = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.config/gh',
+  '.netrc',
+  '.docker',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  'snap/firefox',
+] as const;
+
+/**
+ * Package managers' caches, writable so that `npm install`, `pip install` and
+ * `cargo build` work inside: each is created when missing (0700), since a
+ * read-only HOME would otherwise make the first install fail. Relative to HOME.
+ */
+export const DEFAULT_CACHES = ['.npm', '.cache/pip', '.cargo/registry', '.cargo/git'] as const;
+
+export interface PolicyInput {
+  profile: Exclude<SandboxProfile, 'off'>;
+  /** The session's working directory: the one tree it may write. */
+  workspace: string;
+  home: string;
+  /** ptydeck's own directories (state, config, runtime): not visible at all. */
+  ptydeckDirs: string[];
+  /** More writable paths, from the configuration. Absolute. */
+  writable?: string[];
+  /** The hidden list; default DEFAULT_HIDDEN under HOME. Absolute or relative to HOME. */
+  hidden?: string[];
+}
+
+export interface SandboxPolicy {
+  profile: Exclude<SandboxProfile, 'off'>;
+  workspace: string;
+  /** Every writable path: the workspace, a private /tmp, the caches, the configuration's. */
+  writable: string[];
+  /** Paths replaced by an empty directory (or an empty file), in the order they are applied. */
+  hidden: string[];
+  network: boolean;
+}
+
+/**
+ * Resolves a profile for one session. Paths are made real (symbolic links
+ * followed) so that a link cannot point a bind or a hiding mount elsewhere, and
+ * only paths that exist are kept (but for caches, which are created). Throws
+ * when the workspace is itself one of the hidden paths or inside one.
+ */
+export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
+  const workspace = realOrThrow(input.workspace, 'the workspace');
+  const home = realOr(input.home);
+  const underHome = (path: string) => (isAbsolute(path) ? path : join(home, path));
+  const caches = DEFAULT_CACHES.map((cache) => ensureDir(join(home, cache))).filter((path): path is string => path !== null);
+  const extra = (input.writable ?? []).map((path) => realOr(resolve(path))).filter(exists);
+  const hidden = unique([...input.ptydeckDirs.map(realOr), ...(input.hidden ?? DEFAULT_HIDDEN).map((path) => realOr(underHome(path)))].filter(exists));
+  for (const path of hidden) {
+    if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
+  }
+  return {
+    profile: input.profile,
+    workspace,
+    writable: unique([workspace, '/tmp', ...caches, ...extra]),
+    hidden,
+    network: input.profile === 'workspace',
+  };
+}
+
+/** Whether `path` is `dir` or lies beneath it. */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+function realOrThrow(path: string, what: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    throw new Error(`${what} ${path} does not exist`);
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ensureDir(path: string): string | null {
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}

@@ -1,0 +1,140 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bin, buildCore, hostSandbox, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
+import { sandboxAvailability } from './availability.js';
+
+/**
+ * Issue 35 from the agent's side, with real processes: the real host, the real
+ * `ptydeck mcp` under the official MCP SDK client, real bubblewrap and bash.
+ */
+const available = sandboxAvailability('workspace').ok;
+beforeAll(buildCore, 120_000);
+
+const boxes: HostSandbox[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const box of boxes.splice(0)) {
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+  }
+});
+
+type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, any> };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const result = await call(client, name, args);
+  if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
+  return result.structuredContent!;
+}
+
+/** A host sandbox with a key in ~/.ssh and a workspace of its own. */
+function box(extra: Record<string, string> = {}): HostSandbox & { workspace: string } {
+  const made = hostSandbox(extra);
+  boxes.push(made);
+  mkdirSync(join(made.home, '.ssh'), { mode: 0o700 });
+  writeFileSync(join(made.home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n', { mode: 0o600 });
+  const workspace = mkdtempSync(join(made.home, 'project-'));
+  return { ...made, workspace };
+}
+
+/** A PATH with every program of /usr/bin and /bin but bubblewrap: a machine without it. */
+function pathWithoutBwrap(home: string): string {
+  const dir = join(home, 'no-bwrap-bin');
+  mkdirSync(dir);
+  for (const from of ['/usr/bin', '/bin']) {
+    for (const name of readdirSync(from)) {
+      if (name === 'bwrap') continue;
+      try {
+        symlinkSync(join(from, name), join(dir, name));
+      } catch {
+        // Already linked from the other directory.
+      }
+    }
+  }
+  return dir;
+}
+
+describe.skipIf(!available)('an agent shell in the default workspace sandbox', () => {
+  it('writes in its workspace, cannot read keys or ptydeck\'s state, keeps exact exit codes, and leaves no process when closed', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'sandboxed-agent', { clients, cwd: b.workspace });
+    const made = await ok(client, 'terminal_create', {});
+    expect(made.sandbox).toMatchObject({ profile: 'workspace', network: true });
+    expect(made.sandbox.writable).toContain(b.workspace);
+    const id = made.id as string;
+    const run = (command: string) => ok(client, 'terminal_run', { id, command });
+
+    expect(await run('echo made > made.txt && cat made.txt')).toMatchObject({ exit_code: 0, output: expect.stringContaining('made') });
+    const key = await run('cat ~/.ssh/id_test');
+    expect(key.exit_code).not.toBe(0);
+    expect(key.output).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect((await run('touch ~/planted')).exit_code).not.toBe(0);
+    expect((await run('touch /etc/planted')).output).toMatch(/Read-only file system/);
+    // ptydeck's state directory is an empty directory inside.
+    expect(await run(`ls -A ${b.stateDir}`)).toMatchObject({ exit_code: 0, output: '' });
+    expect((await run(`ls ${b.stateDir}/sessions`)).exit_code).not.toBe(0);
+    expect((await run(`cat ${b.stateDir}/server.json`)).exit_code).not.toBe(0);
+    // The CLI finds no host from inside: its state directory is not there.
+    const url = await run(`${process.execPath} ${bin} url`);
+    expect(url.exit_code).not.toBe(0);
+    expect(url.output).not.toMatch(/#ticket=/);
+    expect((await run('(exit 42)')).exit_code).toBe(42);
+
+    const listed = await ok(client, 'terminal_list');
+    expect(listed.terminals.find((t: { id: string }) => t.id === id).sandbox).toBe('workspace');
+    await run('sleep 600 &');
+    await ok(client, 'terminal_close', { id, force: true });
+    await until(() => processesOf(b.stateDir).every((pid) => !isSessionProcess(pid)), 'no process of the session is left');
+  });
+
+  it('refuses a looser profile than its own, and gives a stricter one', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'sandboxed-agent', { clients, cwd: b.workspace });
+    const looser = await call(client, 'terminal_create', { sandbox: 'off' });
+    expect(looser.isError).toBe(true);
+    expect(looser.content[0]?.text).toMatch(/looser than your profile "workspace"/);
+    const offline = await ok(client, 'terminal_create', { sandbox: 'workspace-offline' });
+    expect(offline.sandbox).toMatchObject({ profile: 'workspace-offline', network: false });
+  });
+
+  it('--sandbox off gives the developer\'s own reach', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'trusted-agent', { clients, cwd: b.workspace, args: ['--sandbox', 'off'] });
+    const made = await ok(client, 'terminal_create', {});
+    expect(made.sandbox).toMatchObject({ profile: 'off' });
+    expect((await ok(client, 'terminal_run', { id: made.id, command: 'cat ~/.ssh/id_test' })).output).toContain('PRIVATE-KEY-MATERIAL');
+  });
+});
+
+describe('without bubblewrap', () => {
+  it('an explicit profile fails the create with the fix; the default runs unsandboxed and says so', async () => {
+    const b = box();
+    b.env.PATH = pathWithoutBwrap(b.home);
+    const strict = await stdioAgent(b, 'strict-agent', { clients, cwd: b.workspace, args: ['--sandbox', 'workspace'] });
+    const refused = await call(strict.client, 'terminal_create', {});
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toMatch(/cannot start here: bubblewrap \(bwrap\) is not installed.*apt install bubblewrap.*Nothing was started/);
+
+    const relaxed = await stdioAgent(b, 'default-agent', { clients, cwd: b.workspace });
+    const made = await ok(relaxed.client, 'terminal_create', {});
+    expect(made.sandbox).toMatchObject({ profile: 'off', unavailable: expect.stringMatching(/not installed/) });
+    expect((await ok(relaxed.client, 'terminal_run', { id: made.id, command: 'cat ~/.ssh/id_test' })).output).toContain('PRIVATE-KEY-MATERIAL');
+  });
+});
+
+/** A process a ptydeck session started (it carries a session id), as opposed to the host. */
+function isSessionProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes('PTYDECK_SESSION_ID=');
+  } catch {
+    return false;
+  }
+}
