@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from './args.js';
+import { SandboxProfile } from '@ptydeck/contract';
+import { parseCommand, SANDBOX_PROFILE_NAMES } from './args.js';
 import { formatUsageError, UsageError } from './usage.js';
 
 function usageErrorOf(argv: string[]): UsageError {
@@ -45,7 +46,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach, sandbox");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 
@@ -73,5 +74,18 @@ describe('parseCommand: ls and attach', () => {
     expect(usageErrorOf(['attach', 'a', 'b']).message).toBe('expected one session, received 2: a b');
     expect(usageErrorOf(['attach', '--force', 'a']).message).toBe("unknown option '--force'; expected one of: --write, --help");
     expect(usageErrorOf(['ls', 'x']).message).toContain("unexpected argument 'x'");
+  });
+});
+
+describe('parseCommand: sandbox', () => {
+  it('parses mcp --sandbox PROFILE and sandbox check, and refuses an unknown profile', () => {
+    expect(parseCommand(['mcp', '--sandbox', 'workspace-offline'])).toEqual({ kind: 'mcp', embedded: false, sandbox: 'workspace-offline' });
+    expect(parseCommand(['sandbox', 'check', '--json'])).toEqual({ kind: 'sandbox-check', json: true });
+    expect(usageErrorOf(['mcp', '--sandbox', 'loose']).message).toBe("--sandbox expects one of off, workspace, workspace-offline, received 'loose'");
+    expect(usageErrorOf(['sandbox']).message).toMatch(/expected `ptydeck sandbox check`/);
+  });
+
+  it('names the profiles as the contract does', () => {
+    expect([...SANDBOX_PROFILE_NAMES]).toEqual(SandboxProfile.options);
   });
 });

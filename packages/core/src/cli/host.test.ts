@@ -104,22 +104,26 @@ describe('one ptydeck host per state directory', () => {
     expect(refused.stderr).toContain('sleeper-agent');
     expect(isAlive(sleeper.pid)).toBe(true);
 
-    // A process in a session (here an agent's shell) may not stop the host, even with --force.
-    const second = await agent(box, 'shell-agent');
+    // A process in a session (here an agent's shell) may not stop the host, even with --force. Unsandboxed, the
+    // shell finds the host and the host's judge refuses it; sandboxed, it does not even find the host.
+    const second = await stdioAgent(box, 'shell-agent', { clients, args: ['--sandbox', 'off'] });
+    const stopFromInside = `'${process.execPath}' '${bin}' stop --force; echo "exit=$?"`;
     const shell = await create(second.client, {});
-    const inside = await second.client.callTool({
-      name: 'terminal_run',
-      arguments: { id: shell.id, command: `'${process.execPath}' '${bin}' stop --force; echo "exit=$?"`, timeout_ms: 20_000 },
-    });
+    const inside = await second.client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: stopFromInside, timeout_ms: 20_000 } });
     const insideText = JSON.stringify(inside.structuredContent);
     expect(insideText).toContain('exit=1');
     expect(insideText).toContain('refused');
+    const third = await agent(box, 'sandboxed-agent');
+    const fenced = await create(third.client, {});
+    const fencedText = JSON.stringify((await third.client.callTool({ name: 'terminal_run', arguments: { id: fenced.id, command: stopFromInside, timeout_ms: 20_000 } })).structuredContent);
+    expect(fencedText).toContain('exit=1');
     expect(isAlive(hostPid)).toBe(true);
     await second.client.close();
+    await third.client.close();
 
     const stopped = await cli(box, ['stop', '--force']);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 2 running session(s)`);
+    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 3 running session(s)`);
     expect(isAlive(hostPid)).toBe(false);
     expect(processesOf(box.stateDir)).toEqual([]);
   });

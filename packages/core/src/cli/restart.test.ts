@@ -104,8 +104,8 @@ async function stdioAgent(name: string) {
   return { client, transport, stderr: () => stderr };
 }
 
-async function httpAgent(name: string, record = discovery()) {
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', record.url), { requestInit: { headers: { Authorization: `Bearer ${record.token}` } } });
+async function httpAgent(name: string, record = discovery(), headers: Record<string, string> = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', record.url), { requestInit: { headers: { Authorization: `Bearer ${record.token}`, ...headers } } });
   const client = new Client({ name, version: '1' });
   await client.connect(transport);
   return { client, transport };
@@ -194,10 +194,16 @@ describe('ptydeck serve under faults', () => {
   it('SIGTERM ends every session, including a child ignoring SIGHUP and SIGTERM and a job in its own group, and removes the discovery file', async () => {
     const running = await serve(0);
     const record = discovery();
-    const agent = await httpAgent('sigterm-agent', record);
+    // Unsandboxed, so that `$!` below is a pid of this machine's namespace, not of a sandbox's.
+    const agent = await httpAgent('sigterm-agent', record, { 'x-ptydeck-sandbox': 'off' });
     const shell = await create(agent.client, {});
+    // And one in the default sandbox, with a job of its own: bubblewrap and all it holds end too.
+    const sandboxed = await httpAgent('sandboxed-agent', record);
+    const fenced = await create(sandboxed.client, {});
+    await sandboxed.client.callTool({ name: 'terminal_run', arguments: { id: fenced.id, command: 'sleep 1000 &' } });
     const pids = [
       shell.pid,
+      fenced.pid,
       (await create(agent.client, { command: 'sh', args: ['-c', "trap '' HUP TERM; sleep 1000 & wait; sleep 1000"] })).pid,
       (await create(agent.client, { command: 'sleep', args: ['1000'] })).pid,
     ];
@@ -206,8 +212,8 @@ describe('ptydeck serve under faults', () => {
     const job = Number(/job=(\d+)/.exec(JSON.stringify(ran.structuredContent))?.[1]);
     expect(job, JSON.stringify(ran.content)).toBeGreaterThan(0);
     expect(survivorsOf([shell.pid]).map((p) => p.pid)).toContain(job);
-    // bash, the job, sh and its sleep, the lone sleep.
-    await until(() => survivorsOf(pids).length >= 5, 'every session and child is running');
+    // bash, the job, sh and its sleep, the lone sleep; bwrap, its bash and its job.
+    await until(() => survivorsOf(pids).length >= 8, 'every session and child is running');
     const sessionsBefore = survivorsOf(pids).length;
 
     running.child.kill('SIGTERM');

@@ -46,7 +46,9 @@ beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-shell-'));
   // Sessions inherit the developer's environment, state dir included, as they would from `ptydeck serve`.
   service = createPtyService({ env: { ...outsideEnv, HOME: isolatedHome(), PTYDECK_STATE_DIR: stateDir }, killGraceMs: 500 });
-  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+  // Unsandboxed agents' shells (sandbox: false): the fences at ptydeck's API must hold on their own,
+  // where bubblewrap is missing or the developer turned the sandbox off (sandboxed-shells.test.ts has the rest).
+  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent', sandbox: false });
 });
 
 afterAll(async () => {
