@@ -36,6 +36,7 @@ vi.mock('electron', async () => {
     ipcMain: new FakeIpcMain(),
     session: { defaultSession: new FakeSession() },
     shell: { openExternal: () => Promise.resolve() },
+    clipboard: { readText: () => '', writeText: () => {} },
     BrowserWindow,
     Notification: class {
       on() {

@@ -1,5 +1,5 @@
 // ACP's terminal/* methods for one agent, each terminal a PTY session the developer sees live in the panel.
-import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings } from '../sandbox/index.js';
+import { SandboxUnavailableError, confineSession, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
 import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
@@ -168,17 +168,13 @@ export class AcpTerminals {
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
     const args = params.args ?? [];
     const commandLine = args.length === 0 && /\s/.test(params.command.trim());
-    let confinement: Confinement | undefined;
-    try {
-      confinement = this.options.sandbox && confineSession(this.options.sandbox, { ...(this.options.ownerName ? { name: this.options.ownerName } : {}) }, undefined, cwd ?? process.cwd());
-    } catch (error) {
-      if (error instanceof SandboxUnavailableError) throw new RequestError(TERMINAL_LIMIT_CODE, error.message);
-      throw error;
-    }
+    const sandbox = this.options.sandbox;
+    const owner = this.options.ownerName ? { name: this.options.ownerName } : {};
+    const confine = sandbox && ((spawn: SessionSpawn) => confineSession(sandbox, owner, undefined, spawn));
     let info;
     try {
       info = this.service.create({
-        ...(confinement ? { sandbox: confinement.info, ...(confinement.wrap ? { wrap: confinement.wrap } : {}) } : {}),
+        ...(confine ? { confine } : {}),
         source: 'agent',
         owner: this.options.owner ?? sessionId,
         ownerName: this.options.ownerName,
@@ -286,6 +282,8 @@ function titleOf(command: string, args: string[]): string {
 /** The service's errors as JSON-RPC errors an agent can act on. */
 function toRequestError(error: unknown, what: string): RequestError {
   if (error instanceof RequestError) return error;
+  // The chat's agent's sandbox, set by the developer, cannot start: the agent is told why and that nothing ran.
+  if (error instanceof SandboxUnavailableError) return new RequestError(TERMINAL_LIMIT_CODE, error.message);
   if (error instanceof PtyError) {
     if (error.code === 'session_limit') return new RequestError(TERMINAL_LIMIT_CODE, `Terminal limit reached: ${error.message}`);
     if (error.code === 'invalid_argument' || error.code === 'spawn_failed') return RequestError.invalidParams(undefined, error.message);

@@ -90,7 +90,9 @@ describe('a client confirms the host with the kernel, not with server.json', () 
     const box = sandbox();
     const host = await startHost(box);
     const log = join(box.home, 'fake-requests.log');
-    const attacker = await stdioAgent(box, 'attacker', { clients });
+    // Unsandboxed: a sandboxed shell could not see server.json at all (sandboxed-shells.test.ts), and the kernel
+    // check must hold where there is no sandbox.
+    const attacker = await stdioAgent(box, 'attacker', { clients, args: ['--sandbox', 'off'] });
     const victim = await stdioAgent(box, 'victim', { clients });
     expect((await call(victim.client, 'terminal_run', { command: 'echo victim-ready' })).isError).toBeFalsy();
 

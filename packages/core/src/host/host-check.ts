@@ -43,11 +43,23 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
     if (Number.parseInt(socket.local.split(':')[1] ?? '', 16) === port) inodes.add(socket.inode);
   }
   if (inodes.size === 0) return { kind: 'absent', reason: `nothing of yours listens on port ${port}` };
-  const listeners = procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
-  if (listeners.length === 0) return { kind: 'absent', reason: `no process of yours holds the socket listening on port ${port}` };
+  const holders = new Map<number, string[]>();
+  for (const pid of procPids()) {
+    const held = socketInodes(pid).filter((inode) => inodes.has(inode));
+    if (held.length > 0) holders.set(pid, held);
+  }
+  if (holders.size === 0) return { kind: 'absent', reason: `no process of yours holds the socket listening on port ${port}` };
   const lock = hostLockHolder(stateDir);
   const host = lock?.pid ?? record.pid;
-  const stranger = listeners.find((pid) => pid !== host);
+  // The host must hold every socket listening on the port (a second one, SO_REUSEPORT's, would share its
+  // clients). Anyone else holding one is a stranger, but for the host's own child between fork and exec
+  // (a session or a worker being started), which holds a copy of every descriptor for that moment.
+  const hostHolds = holders.get(host) ?? [];
+  const stranger =
+    [...inodes].every((inode) => hostHolds.includes(inode))
+      ? [...holders.keys()].find((pid) => pid !== host && !descendsFrom(pid, host))
+      : [...holders.keys()].find((pid) => pid !== host) ?? -1;
+  if (stranger === -1) return { kind: 'refused', reason: `process ${host}, the host server.json names, does not hold the socket listening on port ${port}` };
   if (stranger !== undefined) {
     return {
       kind: 'refused',
@@ -82,4 +94,16 @@ function insideSession(pid: number): string | undefined {
     return `process ${pid} is in the POSIX session ${stat.sid}, whose leader is gone (a shell that ended leaves its jobs there)`;
   }
   return sessionAncestry(stat.sid, NO_SESSION_PIDS);
+}
+
+/** Whether `pid` is a descendant of `ancestor`, by the kernel's parent links. */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  let current = pid;
+  for (let depth = 0; depth < 64; depth++) {
+    const stat = readStat(current);
+    if (!stat || stat.ppid <= 1) return false;
+    if (stat.ppid === ancestor) return true;
+    current = stat.ppid;
+  }
+  return false;
 }

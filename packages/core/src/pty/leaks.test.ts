@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,9 @@ describe('nothing left behind', () => {
     writeFileSync(shell, '#!/bin/sh\necho up\nexec cat\n');
     chmodSync(shell, 0o755);
     const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-leaks-'));
+    // libuv keeps one inotify descriptor per loop from the first fs.watch on (the chat host watches
+    // agents.json while a panel is connected): made before the count, it is no leak of a cycle's.
+    watch(stateDir, { persistent: false }).close();
     const fdsAtStart = openDescriptors();
     const service = createPtyService({ env: { ...process.env, HOME: home, SHELL: shell }, killGraceMs: 500 });
     const server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });

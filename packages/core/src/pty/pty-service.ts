@@ -84,6 +84,8 @@ class PtyServiceImpl implements PtyService {
       file = resolveShell(env, cwd);
       args = loginShellArgs(input.args ?? []);
     }
+    // Before anything is made: a confinement that cannot be had fails the create.
+    const confined = input.confine?.({ env, cwd });
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
     const session = new PtySession(
@@ -104,12 +106,12 @@ class PtyServiceImpl implements PtyService {
         signal: null,
         createdAt: Date.now(),
         exitedAt: null,
-        ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+        ...(confined ? { sandbox: confined.sandbox } : {}),
       },
       { reuse: this.readThread.reuse },
     );
     try {
-      const launched = input.wrap ? { file: input.wrap.file, args: [...input.wrap.args, file, ...args] } : { file, args };
+      const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args] } : { file, args };
       session.process = spawnPtyProcess(
         { file: launched.file, args: launched.args, cwd, env, cols, rows, threadReading: this.readThread },
         (chunk, reusable) => this.onData(session, chunk, reusable),

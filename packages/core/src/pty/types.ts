@@ -79,13 +79,19 @@ export interface CreateSessionInput {
   /** Human-readable creator name for badges, e.g. the MCP client name. */
   ownerName?: string;
   /**
-   * Runs the program under this one (a sandbox's launcher): `file args… program
-   * programArgs…`. The session still describes the program; its pid is the
-   * wrapper's, whose end is the session's.
+   * Confines the program (a sandbox): called with the session's final
+   * environment and working directory just before the spawn, it returns the
+   * launcher to run the program under (`file args… program programArgs…`) and
+   * what that fences, which the session reports. Its pid is the launcher's,
+   * whose end is the session's. A throw fails the create: nothing is spawned.
    */
+  confine?: (spawn: { env: Readonly<Record<string, string>>; cwd: string }) => Confined;
+}
+
+/** What confine() made of a session: the launcher, if any, and the sandbox it reports. */
+export interface Confined {
   wrap?: { file: string; args: string[] };
-  /** What the wrapper fences, as the session reports it. */
-  sandbox?: SandboxInfo;
+  sandbox: SandboxInfo;
 }
 
 /** A display session: no program runs, output comes from its creator. */

@@ -1,6 +1,6 @@
 // Checks the PTY service's inputs where they enter, with errors that name the argument.
 import { statSync } from 'node:fs';
-import { formatZodIssues, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SandboxInfo, SessionSource } from '@ptydeck/contract';
+import { formatZodIssues, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SessionSource } from '@ptydeck/contract';
 import { z } from 'zod';
 import { PtyError, type CreateSessionInput, type ReadOptions } from './types.js';
 
@@ -28,8 +28,7 @@ const CreateInput = z.object({
   source: SessionSource,
   owner: z.string().optional(),
   ownerName: z.string().optional(),
-  wrap: z.object({ file: noNul('wrap.file').min(1), args: z.array(noNul('a wrap argument')) }).optional(),
-  sandbox: SandboxInfo.optional(),
+  confine: z.custom<NonNullable<CreateSessionInput['confine']>>((value) => typeof value === 'function', 'confine must be a function').optional(),
 });
 
 const ReadInput = z.object({

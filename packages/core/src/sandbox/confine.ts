@@ -20,10 +20,10 @@ export interface SandboxContext {
   searchPath?: string;
 }
 
+/** What a session runs under: the launcher to start instead (arguments up to `--`), absent when none; and what it fences. */
 export interface Confinement {
-  /** The program to start instead, with its arguments before `--`; absent: the program runs as it is. */
   wrap?: { file: string; args: string[] };
-  info: SandboxInfo;
+  sandbox: SandboxInfo;
 }
 
 /** A sandbox that was asked for explicitly and cannot start: the session must not start either. */
@@ -38,13 +38,13 @@ const UNSANDBOXED: SandboxInfo = { profile: 'off', writable: [], hidden: [], net
 
 /** The confinement for a session that starts in `cwd`. Throws SandboxUnavailableError for an explicit profile that cannot start. */
 export function confine(choice: SandboxChoice, cwd: string, context: SandboxContext): Confinement {
-  if (choice.profile === 'off') return { info: UNSANDBOXED };
+  if (choice.profile === 'off') return { sandbox: UNSANDBOXED };
   const available = sandboxAvailability(choice.profile, context.searchPath);
   if (!available.ok) {
     if (choice.explicit) {
       throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start here: ${available.reason}. To fix: ${available.fix}. Nothing was started.`);
     }
-    return { info: { ...UNSANDBOXED, unavailable: `${available.reason} (${available.fix})` } };
+    return { sandbox: { ...UNSANDBOXED, unavailable: `${available.reason} (${available.fix})` } };
   }
   let policy;
   try {
@@ -55,6 +55,6 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir });
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
-    info: { profile: policy.profile, writable: policy.writable, hidden: policy.hidden, network: policy.network },
+    sandbox: { profile: policy.profile, writable: policy.writable, hidden: policy.hidden, network: policy.network },
   };
 }

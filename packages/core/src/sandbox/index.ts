@@ -4,4 +4,4 @@ export { DEFAULT_CACHES, DEFAULT_HIDDEN, sandboxPolicy, type PolicyInput, type S
 export { bwrapArgs, type BwrapOptions } from './bwrap-args.js';
 export { sandboxAvailability, type Availability } from './availability.js';
 export { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
-export { SandboxConfig, choiceFor, confineSession, readSandboxConfig, sandboxContext, type SandboxOwner, type SandboxSettings } from './sandbox-config.js';
+export { SandboxConfig, choiceFor, confineSession, readSandboxConfig, sandboxContext, type HostSandboxContext, type SandboxOwner, type SandboxSettings, type SessionSpawn } from './sandbox-config.js';

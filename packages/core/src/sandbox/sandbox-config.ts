@@ -61,20 +61,20 @@ export function choiceFor(owner: SandboxOwner, config: SandboxConfig): SandboxCh
   return { profile: DEFAULT_AGENT_PROFILE, explicit: false };
 }
 
-/** What every sandbox on this host is built from: the host's HOME, its own directories, the configuration's paths. */
-export function sandboxContext(options: { stateDir: string; configDir: string; config: SandboxConfig; env?: Record<string, string | undefined> }): SandboxContext {
-  const env = options.env ?? process.env;
-  const home = env.HOME || homedir();
-  const uid = process.getuid?.();
+/**
+ * What every sandbox on this host is built from, but for what each session's
+ * own environment says (its HOME, PATH and runtime directory: confineSession).
+ */
+export function sandboxContext(options: { stateDir: string; configDir: string; config: SandboxConfig }): HostSandboxContext {
   return {
-    home,
     ptydeckDirs: [options.stateDir, options.configDir],
     writable: options.config.writable,
     hidden: [...DEFAULT_HIDDEN, ...options.config.hide],
-    ...(env.XDG_RUNTIME_DIR ? { runtimeDir: env.XDG_RUNTIME_DIR } : uid !== undefined ? { runtimeDir: `/run/user/${uid}` } : {}),
-    ...(env.PATH ? { searchPath: env.PATH } : {}),
   };
 }
+
+/** A SandboxContext less what comes from the session's environment. */
+export type HostSandboxContext = Omit<SandboxContext, 'home' | 'runtimeDir' | 'searchPath' | 'keepVisible'>;
 
 /** How agents' shells are fenced on a host: what the terminal tool and the chats' terminals both follow. */
 export interface SandboxSettings {
@@ -83,17 +83,24 @@ export interface SandboxSettings {
    * the configuration's, or the built-in default), and what its sandbox is
    * built from, as the configuration says now.
    */
-  forOwner(owner: SandboxOwner): { choice: SandboxChoice; context: SandboxContext };
+  forOwner(owner: SandboxOwner): { choice: SandboxChoice; context: HostSandboxContext };
+}
+
+/** A session about to start: its final environment and working directory. */
+export interface SessionSpawn {
+  env: Readonly<Record<string, string>>;
+  cwd: string;
 }
 
 /**
  * The sandbox a new session of `owner` runs in: the owner's profile, or a
- * stricter one the call asks for (never a looser one). Throws
+ * stricter one the call asks for (never a looser one), built around the
+ * session's own HOME, PATH and runtime directory. Throws
  * SandboxUnavailableError, with a message an agent can act on, for a looser
  * request and for an explicit profile that cannot start: the session is then
  * not started at all.
  */
-export function confineSession(settings: SandboxSettings, owner: SandboxOwner, requested: Profile | undefined, cwd: string, keepVisible: string[] = []): Confinement {
+export function confineSession(settings: SandboxSettings, owner: SandboxOwner, requested: Profile | undefined, spawn: SessionSpawn, keepVisible: string[] = []): Confinement {
   const { choice: base, context } = settings.forOwner(owner);
   if (requested !== undefined && !isAtLeastAsStrict(requested, base.profile)) {
     throw new SandboxUnavailableError(
@@ -101,5 +108,13 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
     );
   }
   const choice = requested === undefined ? base : { profile: requested, explicit: true };
-  return confine(choice, cwd, { ...context, keepVisible: [...(context.keepVisible ?? []), ...keepVisible] });
+  const uid = process.getuid?.();
+  const runtimeDir = spawn.env.XDG_RUNTIME_DIR || (uid === undefined ? undefined : `/run/user/${uid}`);
+  return confine(choice, spawn.cwd, {
+    ...context,
+    home: spawn.env.HOME || homedir(),
+    keepVisible,
+    ...(runtimeDir ? { runtimeDir } : {}),
+    ...(spawn.env.PATH ? { searchPath: spawn.env.PATH } : {}),
+  });
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { SessionLabels } from '../pty/session-labels.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,8 @@ function recordingService(): PtyService & { calls: string[] } {
     get: () => undefined,
     list: () => [],
     on: () => () => {},
+    // Read by the panel's process watch, which looks once as a panel connects.
+    labels: new SessionLabels(),
     dispose: async () => {},
   } as unknown as PtyService & { calls: string[] };
 }
@@ -165,6 +168,8 @@ describe('panel WebSocket refuses without auth, Origin and Host', () => {
       agents: [],
       instance: core.instance,
       mcpLaunch: { command: 'node', args: [expect.stringMatching(/bin\/ptydeck\.js$/), 'mcp'] },
+      // What `ptydeck status` shows: this host's own facts, over the authenticated panel socket.
+      host: { pid: process.pid, protocol: expect.any(Number), startedAt: expect.any(Number), stateDir: expect.any(String), version: expect.any(String) },
     });
     result.ws.close();
   });

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings } from '../sandbox/index.js';
+import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
@@ -56,7 +56,7 @@ export class ShellLauncher {
     this.owned.checkRoom(owner.id);
     const cwd = input.cwd === undefined ? owner.cwd : checkCwd(input.cwd);
     const launch = this.launch(input.command, input.args);
-    const confinement = this.confine(owner, input.sandbox, cwd ?? process.cwd());
+    const confine = this.confinerFor(owner, input.sandbox);
     // Quota check, spawn and registration in one turn of the spawn queue: creations queued
     // together never both pass a quota the first one's session fills.
     const create = () =>
@@ -73,7 +73,7 @@ export class ShellLauncher {
           source: 'agent',
           owner: owner.id,
           ownerName: owner.name,
-          ...(confinement ? { sandbox: confinement.info, ...(confinement.wrap ? { wrap: confinement.wrap } : {}) } : {}),
+          ...(confine ? { confine } : {}),
         });
         const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
         this.owned.add(session);
@@ -93,11 +93,12 @@ export class ShellLauncher {
   }
 
   /**
-   * The sandbox a new session of `owner` runs in; undefined when the tool has
-   * no sandbox settings. A looser request, or an explicit profile that cannot
-   * start, is a `sandbox` error: the session is not started unsandboxed.
+   * How a new session of `owner` is confined, built from its final environment
+   * at the spawn; undefined when the tool has no sandbox settings. A looser
+   * request, or an explicit profile that cannot start, is a `sandbox` error:
+   * the session is not started unsandboxed.
    */
-  private confine(owner: TerminalOwner, requested: SandboxProfile | undefined, cwd: string): Confinement | undefined {
+  private confinerFor(owner: TerminalOwner, requested: SandboxProfile | undefined): ((spawn: SessionSpawn) => Confinement) | undefined {
     const settings = this.options.sandbox;
     if (!settings) {
       if (requested !== undefined && requested !== 'off') {
@@ -105,12 +106,15 @@ export class ShellLauncher {
       }
       return undefined;
     }
-    try {
-      return confineSession(settings, owner, requested, cwd, this.files ? [dirname(this.files.bashRcfile)] : []);
-    } catch (error) {
-      if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
-      throw error;
-    }
+    const keepVisible = this.files ? [dirname(this.files.bashRcfile)] : [];
+    return (spawn) => {
+      try {
+        return confineSession(settings, owner, requested, spawn, keepVisible);
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
+        throw error;
+      }
+    };
   }
 
   /** `command` and `args` as the agent gave them; without a command, an interactive shell. */
