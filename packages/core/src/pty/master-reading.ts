@@ -1,7 +1,7 @@
 // Who reads a terminal's master, the event loop or the read thread, and the handover between them.
-import type { Socket } from 'node:net';
 import { FLOOD } from './flood.js';
 import type { LoopClock } from './loop-watch.js';
+import type { LoopReading, NodePtyMaster } from './node-pty-adapter.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';
 
 /**
@@ -17,8 +17,9 @@ import type { ReadThread, ThreadRead } from './read-thread.js';
  * Stopping the loop means stopping libuv's read at once: a paused Readable
  * keeps reading until its buffer passes the high-water mark, and a chunk read
  * after the thread's first would arrive out of order. So the socket's handle
- * is stopped directly (what net.Socket.pause() itself does for sockets made
- * with `onread`), and the socket's _read() is kept from restarting it.
+ * is stopped directly, and its _read() kept from restarting it
+ * (node-pty-adapter.ts, loopReading). Where Node's internals for that are not
+ * found, the loop is paused through node-pty's public API and always reads.
  */
 export interface ThreadReading {
   /** The read thread, started on first use; undefined when it cannot run. */
@@ -35,35 +36,23 @@ export interface ThreadReading {
 /** A pause this long ends a run of output: the flood's own measure, as the turns' (flood-turns.ts). */
 const FLOOD_QUIET_MS = FLOOD.quietMs;
 
-interface StreamHandle {
-  reading: boolean;
-  readStart(): number;
-  readStop(): number;
-}
-
 export class MasterReading {
   private held = false;
   private onThread: ThreadRead | undefined;
   private closing = false;
   private run = 0;
   private lastReadAt = Number.NEGATIVE_INFINITY;
+  private readonly loop: LoopReading;
 
   constructor(
-    private readonly socket: Socket,
-    private readonly fd: number,
+    /** The terminal's master; when the thread finds it closed, it is closed as libuv's EOF would. */
+    private readonly master: Pick<NodePtyMaster, 'fd' | 'destroyed' | 'close' | 'loopReading'>,
     /** `reusable`: a read thread batch, lent for the call (see OutputLog.appendReusable). */
     private readonly deliver: (chunk: Buffer, reusable: boolean) => void,
-    /** Called when the thread found the terminal closed: the owner closes it as libuv's EOF would. */
-    private readonly ended: () => void,
     private readonly threadReading?: ThreadReading,
   ) {
-    const read = socket._read;
-    const reading = this;
-    socket._read = function gatedRead(this: Socket, size: number) {
-      // Closing: the fd is the closer's until it is closed (the thread may still be handing on what it read).
-      if (reading.held || reading.onThread || reading.closing) return;
-      read.call(this, size);
-    };
+    // Closing: the fd is the closer's until it is closed (the thread may still be handing on what it read).
+    this.loop = master.loopReading(() => !(this.held || this.onThread || this.closing));
   }
 
   /** A chunk the event loop read. */
@@ -84,7 +73,7 @@ export class MasterReading {
     if (this.held) return;
     this.held = true;
     if (this.onThread) this.onThread.hold();
-    else this.stopLoop();
+    else this.loop.stop();
   }
 
   /** Whether output the read thread read for this terminal waits to be handed on. */
@@ -96,7 +85,7 @@ export class MasterReading {
     if (!this.held) return;
     this.held = false;
     if (this.onThread) this.onThread.go();
-    else this.startLoop();
+    else this.loop.start();
   }
 
   /**
@@ -112,42 +101,25 @@ export class MasterReading {
   }
 
   private toThread(options: ThreadReading): void {
+    // A loop that cannot stop at once could read a chunk after the thread's first.
+    if (!this.loop.instant) return;
     const thread = options.thread();
-    if (!thread?.alive || this.socket.destroyed) return;
-    this.stopLoop();
+    if (!thread?.alive || this.master.destroyed) return;
+    this.loop.stop();
     this.run = 0;
-    this.onThread = thread.adopt(this.fd, {
+    this.onThread = thread.adopt(this.master.fd, {
       data: (chunk, reusable) => this.deliver(chunk, reusable),
       quiet: () => this.backToLoop(),
       ended: () => {
         // The terminal is done: no reader again, the owner closes it (unless it is already closing).
         this.onThread = undefined;
-        if (!this.closing) this.ended();
+        if (!this.closing) this.master.close();
       },
     });
   }
 
   private backToLoop(): void {
     this.onThread = undefined;
-    if (!this.held && !this.closing) this.startLoop();
-  }
-
-  private handle(): StreamHandle | undefined {
-    return (this.socket as unknown as { _handle?: StreamHandle })._handle ?? undefined;
-  }
-
-  private stopLoop(): void {
-    const handle = this.handle();
-    if (!handle?.reading) return;
-    handle.reading = false;
-    handle.readStop();
-  }
-
-  private startLoop(): void {
-    const handle = this.handle();
-    if (this.socket.destroyed || !handle || handle.reading) return;
-    handle.reading = true;
-    const error = handle.readStart();
-    if (error) this.socket.destroy(new Error(`cannot read the terminal (libuv error ${error})`));
+    if (!this.held && !this.closing) this.loop.start();
   }
 }

@@ -1,9 +1,9 @@
 // A child on a PTY whose exit is reported only after its last byte of output.
 import { readSync, writeSync } from 'node:fs';
-import type { Socket } from 'node:net';
 import * as nodePty from 'node-pty';
 import { fillDescriptorGaps } from './fd-hygiene.js';
 import { MasterReading, type ThreadReading } from './master-reading.js';
+import { nodePtyMaster, onBytes, type NodePtyMaster } from './node-pty-adapter.js';
 import { signalName } from './process-tree.js';
 
 /**
@@ -25,8 +25,9 @@ import { signalName } from './process-tree.js';
  *
  * The fix: every path that closes the master goes through socket.destroy()
  * (EOF -> end -> destroy, a read error, node-pty's 200 ms timer). We wrap
- * destroy() on this socket so that, before the fd is closed, it first
- * delivers anything still buffered in the stream, then drains the master
+ * destroy() on this socket (node-pty-adapter.ts, interceptClose) so that,
+ * before the fd is closed, it first delivers anything still buffered in the
+ * stream, then drains the master
  * with non-blocking read(2) until EIO (slave closed and queue empty) or
  * EAGAIN (a background process still holds the slave and has written
  * nothing more). Since node-pty emits exit only after the socket's 'close',
@@ -73,11 +74,6 @@ export interface PtyProcess {
 const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 const DRAIN_BUFFER_BYTES = 64 * 1024;
 
-interface UnixTerminalInternals {
-  _socket?: Socket;
-  _fd?: number;
-}
-
 /** Spawns `file` on a new PTY. onData gets each chunk in order; onExit fires once, after the last chunk. */
 export function spawnPtyProcess(
   options: PtyProcessOptions,
@@ -101,40 +97,33 @@ export function spawnPtyProcess(
   } finally {
     closeFillers();
   }
-  const internals = pty as unknown as UnixTerminalInternals;
-  const socket = internals._socket;
-  const fd = internals._fd;
-  if (!socket || typeof fd !== 'number') {
+  let master: NodePtyMaster;
+  try {
+    master = nodePtyMaster(pty);
+  } catch (error) {
     pty.kill('SIGKILL');
-    throw new Error('node-pty internals changed: expected _socket and _fd on UnixTerminal (see pty-process.ts)');
+    throw error;
   }
+  const fd = master.fd;
 
   let terminalHeld = false;
   const input = new MasterInput(fd);
-  const reading = new MasterReading(socket, fd, onData, () => socket.destroy(), options.threadReading);
-  const destroy = socket.destroy;
-  let closing = false;
-  const drainAndDestroy = (error?: Error) => {
-    // Chunks already read into the stream but not yet emitted: read() emits them as 'data'.
-    while (socket.read() !== null) {
-      // emitted through the 'data' listener below
-    }
+  const reading = new MasterReading(master, onData, options.threadReading);
+  const drainAndClose = (finish: () => void) => {
+    master.emitBuffered();
     terminalHeld = drainMaster(fd, (chunk) => onData(chunk, false));
-    destroy.call(socket, error);
+    finish();
   };
-  socket.destroy = function destroyAfterDrain(this: Socket, error?: Error) {
-    if (this.destroyed || closing) return this;
-    closing = true;
+  master.interceptClose((finish) => {
     // Input not yet written is dropped before the fd number is freed for reuse.
     input.close();
     // The read thread lets go of the fd; what it read is handed on (in turns, it may be MiBs) before anyone else reads it.
     const handedOn = reading.close();
-    if (handedOn) void handedOn.then(() => drainAndDestroy(error));
-    else drainAndDestroy(error);
-    return this;
-  } as Socket['destroy'];
+    if (handedOn) void handedOn.then(() => drainAndClose(finish));
+    else drainAndClose(finish);
+  });
 
-  (pty.onData as unknown as nodePty.IEvent<Buffer>)((chunk) => reading.fromLoop(chunk));
+  onBytes(pty, (chunk) => reading.fromLoop(chunk));
   pty.onExit(({ exitCode, signal }) => {
     const name = signalName(signal);
     onExit({ exitCode: name ? null : exitCode, signal: name, terminalHeld });
