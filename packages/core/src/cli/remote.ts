@@ -58,7 +58,8 @@ export async function runRemoteAttach(command: { target: string; write: boolean;
   let delay = BACKOFF_FIRST_MS;
   for (let attempt = 1; ; attempt++) {
     const run = await runOnce(remote, args, io, Boolean(process.stdin.isTTY));
-    if (run.code !== SSH_FAILED || !run.spoke) return report(run, remote, io);
+    // 255: ssh lost the connection; no code: ssh itself was killed. Either way the remote attach may still be there.
+    if ((run.code !== SSH_FAILED && run.code !== null) || !run.spoke) return report(run, remote, io);
     io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: the link to ${remote.name} dropped; reconnecting to ${remote.name}…`)}\n`);
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, BACKOFF_MAX_MS);

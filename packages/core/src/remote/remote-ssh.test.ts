@@ -1,4 +1,5 @@
 // ptydeck on a remote through real OpenSSH: a test sshd on loopback, a test user with a temporary HOME, the checkout's ptydeck installed for it.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -88,6 +89,27 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).map((s: { id: string }) => s.id)).toContain(created.id);
   });
+
+  it('attach --remote shows the remote session, reconnects by itself when ssh is killed, and exits with the session', async () => {
+    const { client } = await remoteAgent();
+    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
+    await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'echo attach-marker-1', timeout_ms: 20_000 } });
+    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    attach.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    attach.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
+    await until(() => stdout.includes('attach-marker-1'), 'the remote screen is drawn');
+    const ssh = childSsh(attach.pid!);
+    expect(ssh).toBeDefined();
+    process.kill(ssh!, 'SIGKILL');
+    await until(() => stderr.includes('reconnecting to box'), 'attach says it reconnects');
+    await until(() => childSsh(attach.pid!) !== undefined && childSsh(attach.pid!) !== ssh, 'a new ssh runs');
+    await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'echo attach-marker-2; exit 5', keys: ['Enter'], wait_ms: 0 } });
+    expect(await exited).toBe(5);
+    expect(stdout).toContain('attach-marker-2');
+  }, 60_000);
 
   it("SIGKILL of ssh mid-flood: the agent's next call gets an error within 2 s, the session runs on, and after the reconnect its reads go on from its cursor: no line lost, none repeated", async () => {
     const { client, transport, stderr } = await remoteAgent();
