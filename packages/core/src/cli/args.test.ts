@@ -46,7 +46,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach, sandbox");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach, sandbox, remote");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 
@@ -72,7 +72,7 @@ describe('parseCommand: ls and attach', () => {
   it('attach wants exactly one session', () => {
     expect(usageErrorOf(['attach']).message).toContain('expected a session id or a unique prefix of one');
     expect(usageErrorOf(['attach', 'a', 'b']).message).toBe('expected one session, received 2: a b');
-    expect(usageErrorOf(['attach', '--force', 'a']).message).toBe("unknown option '--force'; expected one of: --write, --help");
+    expect(usageErrorOf(['attach', '--force', 'a']).message).toBe("unknown option '--force'; expected one of: --write, --remote, --help");
     expect(usageErrorOf(['ls', 'x']).message).toContain("unexpected argument 'x'");
   });
 });
@@ -87,5 +87,26 @@ describe('parseCommand: sandbox', () => {
 
   it('names the profiles as the contract does', () => {
     expect([...SANDBOX_PROFILE_NAMES]).toEqual(SandboxProfile.options);
+  });
+});
+
+describe('parseCommand: remotes', () => {
+  it('parses remote add|ls|rm and --remote on mcp, ls and attach', () => {
+    expect(parseCommand(['remote', 'add', 'box', 'me@box'])).toEqual({ kind: 'remote-add', name: 'box', destination: 'me@box' });
+    // After --, a destination that looks like an option is a positional: remotes-config.ts refuses it by name.
+    expect(parseCommand(['remote', 'add', 'box', '--', '-oProxyCommand=x'])).toEqual({ kind: 'remote-add', name: 'box', destination: '-oProxyCommand=x' });
+    expect(parseCommand(['remote', 'ls', '--json'])).toEqual({ kind: 'remote-ls', json: true });
+    expect(parseCommand(['remote', 'rm', 'box'])).toEqual({ kind: 'remote-rm', name: 'box' });
+    expect(parseCommand(['remote'])).toEqual({ kind: 'help', topic: 'remote' });
+    expect(parseCommand(['mcp', '--remote', 'box'])).toEqual({ kind: 'mcp', embedded: false, remote: 'box' });
+    expect(parseCommand(['ls', '--remote', 'box'])).toEqual({ kind: 'ls', json: false, remote: 'box' });
+    expect(parseCommand(['attach', '--remote', 'box', '3f2a'])).toEqual({ kind: 'attach', target: '3f2a', write: false, remote: 'box' });
+  });
+
+  it('refuses what it cannot mean', () => {
+    expect(usageErrorOf(['remote', 'add', 'box', '-oProxyCommand=x']).message).toContain("Unknown option '-o'");
+    expect(usageErrorOf(['remote', 'add', 'box']).message).toContain('expected a name and an ssh destination');
+    expect(usageErrorOf(['remote', 'move']).message).toBe("unknown subcommand 'move'; expected add, ls or rm");
+    expect(usageErrorOf(['mcp', '--remote', 'box', '--embedded']).message).toContain('--embedded and --sandbox do not apply');
   });
 });

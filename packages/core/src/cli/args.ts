@@ -1,5 +1,6 @@
 // Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseRemote, type RemoteCommand } from './remote-args.js';
 import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
@@ -8,15 +9,16 @@ export type Command =
   /** No command: make sure a host runs, then print a panel link. */
   | { kind: 'open' }
   | { kind: 'serve' | 'host'; port: number; host: string; idleExitSeconds?: number }
-  | { kind: 'mcp'; embedded: boolean; sandbox?: SandboxProfileName }
+  | { kind: 'mcp'; embedded: boolean; sandbox?: SandboxProfileName; remote?: string; agentKeyStdin?: boolean }
   | { kind: 'sandbox-check'; json: boolean }
   | { kind: 'url' }
   | { kind: 'stop'; force: boolean }
-  | { kind: 'ls'; json: boolean }
+  | { kind: 'ls'; json: boolean; remote?: string }
   | { kind: 'status'; json: boolean }
-  | { kind: 'attach'; target: string; write: boolean };
+  | { kind: 'attach'; target: string; write: boolean; remote?: string }
+  | RemoteCommand;
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'sandbox'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'sandbox', 'remote'] as const;
 /**
  * The sandbox profiles' names, as the contract's SandboxProfile lists them (a
  * test holds the two equal): spelled out here so that parsing a command line
@@ -48,8 +50,8 @@ export function parseCommand(argv: string[]): Command {
     return values.help ? { kind: 'help', topic: 'url' } : { kind: 'url' };
   }
   if (first === 'ls') {
-    const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck ls', LS_USAGE);
-    return values.help ? { kind: 'help', topic: 'ls' } : { kind: 'ls', json: Boolean(values.json) };
+    const values = parse(rest, { json: { type: 'boolean' }, remote: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck ls', LS_USAGE);
+    return values.help ? { kind: 'help', topic: 'ls' } : { kind: 'ls', json: Boolean(values.json), ...remoteOption(values.remote) };
   }
   if (first === 'status') {
     const values = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck status', STATUS_USAGE);
@@ -57,6 +59,7 @@ export function parseCommand(argv: string[]): Command {
   }
   if (first === 'attach') return parseAttach(rest);
   if (first === 'sandbox') return parseSandbox(rest);
+  if (first === 'remote') return parseRemote(rest);
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }
@@ -93,8 +96,19 @@ function parseServe(args: string[], kind: 'serve' | 'host', usage: string): Comm
 }
 
 function parseMcp(args: string[]): Command {
-  const values = parse(args, { embedded: { type: 'boolean' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'ptydeck mcp', MCP_USAGE);
+  const values = parse(
+    args,
+    // --agent-key-stdin: the bridge's identity comes as stdin's first line (a `ptydeck mcp --remote` on another machine keeps it across reconnects).
+    { embedded: { type: 'boolean' }, sandbox: { type: 'string' }, remote: { type: 'string' }, 'agent-key-stdin': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'ptydeck mcp',
+    MCP_USAGE,
+  );
   if (values.help) return { kind: 'help', topic: 'mcp' };
+  if (values.remote !== undefined) {
+    if (values.embedded || values.sandbox !== undefined) throw new UsageError('--remote runs the agent\'s shells in the remote\'s host: --embedded and --sandbox do not apply', 'ptydeck mcp', MCP_USAGE);
+    return { kind: 'mcp', embedded: false, ...remoteOption(values.remote) };
+  }
+  if (values['agent-key-stdin']) return { kind: 'mcp', embedded: false, agentKeyStdin: true };
   if (values.sandbox === undefined) return { kind: 'mcp', embedded: Boolean(values.embedded) };
   const sandbox = String(values.sandbox);
   if (!(SANDBOX_PROFILE_NAMES as readonly string[]).includes(sandbox)) {
@@ -113,7 +127,7 @@ function parseSandbox(args: string[]): Command {
 }
 
 function parseAttach(args: string[]): Command {
-  const options = { write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { write: { type: 'boolean' }, remote: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
@@ -124,7 +138,12 @@ function parseAttach(args: string[]): Command {
   const [target, ...extra] = parsed.positionals;
   if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck attach', ATTACH_USAGE);
   if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck attach', ATTACH_USAGE);
-  return { kind: 'attach', target, write: Boolean(parsed.values.write) };
+  return { kind: 'attach', target, write: Boolean(parsed.values.write), ...remoteOption(parsed.values.remote) };
+}
+
+/** `--remote NAME`: which remote (a name from `ptydeck remote ls`) the command runs on. */
+function remoteOption(value: string | boolean | (string | boolean)[] | undefined): { remote?: string } {
+  return typeof value === 'string' ? { remote: value } : {};
 }
 
 function parse(

@@ -8,6 +8,7 @@ import { bounded, exitCodeFor, nextSignal, type StopReason } from './signals.js'
 import { startStdioBridge } from './stdio-bridge.js';
 import type { SandboxProfileName } from './args.js';
 import { CHAT_BINDING_ENV } from '../chats/chat-bindings.js';
+import { isAgentKey } from '../server/agent-identity.js';
 import { StdioJsonRpcTransport } from './stdio-transport.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
@@ -18,12 +19,14 @@ const SHUTDOWN_MS = 4000;
  * an agent's shells always land where a panel shows them and outlive this
  * process. An embedded core only when asked (--embedded). Logs go to stderr only.
  */
-export async function runMcp(command: { embedded: boolean; sandbox?: SandboxProfileName }, log: (line: string) => void): Promise<number> {
+export async function runMcp(command: { embedded: boolean; sandbox?: SandboxProfileName; remote?: string; agentKeyStdin?: boolean }, log: (line: string) => void): Promise<number> {
   // stdout carries protocol frames only: a stray console.log anywhere in the core would corrupt it.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const signals = nextSignal();
   try {
     if (command.embedded) return await embedded(log, signals.stopped);
+    if (command.remote !== undefined) return await (await import('./remote-mcp.js')).runRemoteMcp(command.remote, log, signals.stopped);
+    const agentKey = command.agentKeyStdin ? await readAgentKey(process.stdin) : undefined;
     const chatBinding = process.env[CHAT_BINDING_ENV] || undefined;
     let target: HostTarget;
     try {
@@ -35,7 +38,7 @@ export async function runMcp(command: { embedded: boolean; sandbox?: SandboxProf
       else log(`ptydeck mcp: ${(error as Error).message}`);
       return 1;
     }
-    return await bridge(target, log, signals.stopped, chatBinding, command.sandbox);
+    return await bridge(target, log, signals.stopped, chatBinding, command.sandbox, agentKey);
   } finally {
     signals.dispose();
   }
@@ -46,18 +49,55 @@ async function findHost(log: (line: string) => void, start: boolean): Promise<Ho
   return { url: record.url, token: record.token, pid: record.pid };
 }
 
-async function bridge(target: HostTarget, log: (line: string) => void, stopped: Promise<StopReason>, chatBinding?: string, sandbox?: SandboxProfileName): Promise<number> {
+async function bridge(target: HostTarget, log: (line: string) => void, stopped: Promise<StopReason>, chatBinding?: string, sandbox?: SandboxProfileName, agentKey?: string): Promise<number> {
   log(`ptydeck mcp: connected to the running ptydeck at ${target.url}; sessions appear in its panel`);
   const link = await startStdioBridge({
     target,
     log,
     ...(chatBinding ? { chatBinding } : { reconnect: (start: boolean) => findHost(log, start) }),
     ...(sandbox ? { sandbox } : {}),
+    ...(agentKey ? { agentKey } : {}),
   });
   const reason = await Promise.race([stopped, link.done.then(() => 'eof' as const)]);
   // Sessions stay in the host; only this MCP session ends.
   await bounded(link.close(), SHUTDOWN_MS);
   return exitCodeFor(reason);
+}
+
+/**
+ * The first line of stdin, which `ptydeck mcp --remote` on another machine
+ * sends before any frame: the agent key it keeps across reconnects, so that
+ * the agent owns its terminals here again after the link drops. Read byte
+ * for byte up to the newline; what follows it is left for the protocol.
+ */
+async function readAgentKey(stdin: NodeJS.ReadStream): Promise<string> {
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = Buffer.alloc(0);
+    const finish = (error?: Error, value?: string) => {
+      stdin.off('readable', onReadable);
+      stdin.off('end', onEnd);
+      if (error) reject(error);
+      else resolve(value!);
+    };
+    const onEnd = () => finish(new Error('stdin ended before the agent key (--agent-key-stdin)'));
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = stdin.read() as Buffer | null) !== null) {
+        buffered = Buffer.concat([buffered, chunk]);
+        const at = buffered.indexOf(0x0a);
+        if (at !== -1) {
+          const rest = buffered.subarray(at + 1);
+          if (rest.length > 0) stdin.unshift(rest);
+          return finish(undefined, buffered.subarray(0, at).toString('latin1').trim());
+        }
+        if (buffered.length > 256) return finish(new Error('--agent-key-stdin expects a key on the first line of stdin'));
+      }
+    };
+    stdin.on('readable', onReadable);
+    stdin.once('end', onEnd);
+  });
+  if (!isAgentKey(line)) throw new Error('--agent-key-stdin: the first line of stdin is not an agent key (43 to 128 base64url characters)');
+  return line;
 }
 
 async function embedded(log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {

@@ -22,6 +22,8 @@ export interface BridgeOptions {
   chatBinding?: string;
   /** The sandbox profile for this agent's shells (`--sandbox`), sent with every connect. */
   sandbox?: string;
+  /** This bridge's identity (AGENT_KEY_HEADER) when it is given one (`--agent-key-stdin`); else a new one. */
+  agentKey?: string;
   /**
    * Finds a host after the one joined is gone, starting one when `start` (a
    * killed host) and not after `ptydeck stop` (the developer stopped it). It
@@ -77,7 +79,7 @@ export async function startStdioBridge(options: BridgeOptions): Promise<StdioBri
     // The host starts in the home directory; the agent's shells belong where the agent works.
     [CLIENT_CWD_HEADER]: encodeURIComponent(process.cwd()),
     // This bridge's identity on every host it joins, kept only here: its agent's lost sessions stay its own after a restart.
-    [AGENT_KEY_HEADER]: newAgentKey(),
+    [AGENT_KEY_HEADER]: options.agentKey ?? newAgentKey(),
     ...(options.chatBinding ? { [CHAT_BINDING_HEADER]: options.chatBinding } : {}),
     ...(options.sandbox ? { [SANDBOX_HEADER]: options.sandbox } : {}),
   };

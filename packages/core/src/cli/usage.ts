@@ -22,13 +22,14 @@ export const EXIT_SIGTERM = 143;
 export const ROOT_USAGE = 'ptydeck [<command>] [options]';
 export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H] [--idle-exit S]';
 export const HOST_USAGE = 'ptydeck host [--port N] [--host H] [--idle-exit S]';
-export const MCP_USAGE = 'ptydeck mcp [--sandbox PROFILE] [--embedded]';
+export const MCP_USAGE = 'ptydeck mcp [--sandbox PROFILE] [--embedded] [--remote NAME]';
 export const SANDBOX_USAGE = 'ptydeck sandbox check [--json]';
 export const URL_USAGE = 'ptydeck url';
 export const STOP_USAGE = 'ptydeck stop [--force]';
 export const STATUS_USAGE = 'ptydeck status [--json]';
-export const LS_USAGE = 'ptydeck ls [--json]';
-export const ATTACH_USAGE = 'ptydeck attach [--write] <id or unique prefix>';
+export const LS_USAGE = 'ptydeck ls [--json] [--remote NAME]';
+export const ATTACH_USAGE = 'ptydeck attach [--write] [--remote NAME] <id or unique prefix>';
+export const REMOTE_USAGE = 'ptydeck remote add NAME DESTINATION | remote ls [--json] | remote rm NAME';
 
 export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
@@ -48,6 +49,7 @@ Commands:
   ls        List every session of the host: yours and your agents'
   attach    Watch a session in this terminal, or type into it with --write
   sandbox   \`sandbox check\`: whether agents' shells can be sandboxed here, and why not
+  remote    \`remote add|ls|rm\`: hosts on other machines, reached with ssh (--remote NAME)
 
 Options:
   -h, --help      Show help (also: ptydeck <command> --help)
@@ -136,6 +138,10 @@ Options:
                it: config.json, else workspace where bubblewrap works
   --embedded   Run an embedded core in this process instead: its sessions end
                with it and no panel shows them
+  --remote NAME  The agent's shells run in the ptydeck host on remote NAME
+               (\`ptydeck remote add\`), reached with ssh; if the link drops,
+               calls get an error result at once while it reconnects, and the
+               remote's sessions keep running
   -h, --help   Show this help
 
 ptydeck passes this command to the ACP agents it hosts in chats, with
@@ -195,6 +201,7 @@ Options:
                exit_code, signal, command, cols, rows, created_at, prompt,
                last_exit_code, ports (port, address, pid, command; or null).
                The host's own pid is in \`ptydeck status\`
+  --remote NAME  List the sessions of the host on remote NAME, through ssh
   -h, --help   Show this help
 `;
 
@@ -225,6 +232,8 @@ Refused inside a ptydeck session.
 
 Options:
   --write      Send keys and this terminal's size to the session
+  --remote NAME  A session of the host on remote NAME, through ssh; a dropped
+               link is reconnected, redrawing the screen
   -h, --help   Show this help
 `;
 
@@ -243,4 +252,22 @@ one does not.
 Options:
   --json       One JSON object: each profile with ok, and reason and fix when not
   -h, --help   Show this help
+`;
+
+export const REMOTE_HELP = `Usage: ${REMOTE_USAGE}
+
+Names hosts on other machines, reached through OpenSSH: ssh does the login,
+the encryption and any jump hosts; ptydeck runs its own ptydeck there (which
+must be installed there, at the same host protocol) and talks to that host.
+
+  add NAME DESTINATION   DESTINATION is anything ssh accepts: user@box, or a
+                         Host alias from ~/.ssh/config
+  ls [--json]            The remotes, with their destinations
+  rm NAME                Forget a remote (its host and sessions keep running)
+
+Kept in remotes.json in ptydeck's config directory. Use a remote with
+\`ptydeck mcp --remote NAME\`, \`ptydeck ls --remote NAME\` and
+\`ptydeck attach --remote NAME <id>\`. Nothing of this machine's environment,
+paths or ssh agent is sent; shells start in the remote home. PTYDECK_SSH
+names the ssh program to run (default: ssh).
 `;

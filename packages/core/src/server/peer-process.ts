@@ -120,9 +120,15 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
     if (!stat) return `process ${current} could not be inspected`;
     if (sessionPids.has(stat.sid)) return `process ${current} is in the POSIX session of a process ptydeck started for a session or a chat (${stat.sid})`;
     const environ = readOptional(`/proc/${current}/environ`);
-    if (environ === undefined) return `process ${current}'s environment could not be read`;
-    const marker = environ.split('\0').find((entry) => INSIDE_ENV_PREFIXES.some((prefix) => entry.startsWith(prefix)));
-    if (marker) return `process ${current} carries ${marker.slice(0, marker.indexOf('='))}`;
+    if (environ === undefined) {
+      // The kernel hides the environment of another user's process and of one that changed credentials: sshd's
+      // session processes above every `ptydeck ls` run over ssh, sudo. Such a process is judged by its pid and
+      // POSIX session (above) alone: a marker hidden in it gains an agent nothing `setsid env -i` does not.
+      if (!readStat(current)) return `process ${current} could not be inspected`;
+    } else {
+      const marker = environ.split('\0').find((entry) => INSIDE_ENV_PREFIXES.some((prefix) => entry.startsWith(prefix)));
+      if (marker) return `process ${current} carries ${marker.slice(0, marker.indexOf('='))}`;
+    }
     current = stat.ppid;
   }
   return undefined;

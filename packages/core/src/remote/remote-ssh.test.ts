@@ -1,0 +1,164 @@
+// ptydeck on a remote through real OpenSSH: a test sshd on loopback, a test user with a temporary HOME, the checkout's ptydeck installed for it.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, buildCore, hostSandbox, runCli, type HostSandbox } from '../testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
+import { canRunSshServer, processesOfUid, startSshServer, type SshServer } from '../testing/ssh-server.js';
+
+const runnable = canRunSshServer();
+
+describe.runIf(runnable)('a remote over real OpenSSH', () => {
+  let server: SshServer;
+  let box: HostSandbox;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    buildCore();
+    server = await startSshServer();
+    // A local secret in the client's environment: nothing of it may reach the remote.
+    box = hostSandbox({ PTYDECK_SSH: server.ssh, PTYDECK_LOCAL_SECRET: 'laptop-only' });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await server?.close();
+  }, 30_000);
+
+  async function remoteAgent(): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--remote', 'box'], env: box.env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'remote-agent', version: '1' });
+    clients.push(client);
+    await client.connect(transport);
+    return { client, transport, stderr: () => stderr };
+  }
+
+  it('adds, lists and removes remotes, refusing a destination ssh would read as an option', async () => {
+    expect((await runCli(box, ['remote', 'add', 'box', server.alias])).code).toBe(0);
+    expect((await runCli(box, ['remote', 'add', 'spare', 'me@elsewhere'])).code).toBe(0);
+    const listed = await runCli(box, ['remote', 'ls', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { name: 'box', destination: server.alias },
+      { name: 'spare', destination: 'me@elsewhere' },
+    ]);
+    const injected = await runCli(box, ['remote', 'add', 'evil', '--', '-oProxyCommand=touch /tmp/pwned']);
+    expect(injected.code).toBe(1);
+    expect(injected.stderr).toContain("starts with '-', which ssh would read as an option");
+    expect((await runCli(box, ['remote', 'rm', 'spare'])).code).toBe(0);
+    expect(JSON.parse((await runCli(box, ['remote', 'ls', '--json'])).stdout)).toEqual([{ name: 'box', destination: server.alias }]);
+  });
+
+  it('a remote without ptydeck: one line saying where it looked and what to run', async () => {
+    server.uninstall();
+    const listed = await runCli(box, ['ls', '--remote', 'box']);
+    expect(listed.code).toBe(1);
+    const lines = listed.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^ptydeck: no ptydeck on remote 'box' \(ptydeck-test-box\); looked in PATH \(.*\), \/bin\/sh -lc "command -v ptydeck", .*\.local\/bin.*: install ptydeck \S+ there: .*npm install -g/);
+  });
+
+  it("a remote with an old ptydeck: the agent's MCP server ends with one line naming both versions, and the old one runs nothing", async () => {
+    server.install('#!/bin/sh\nif [ "$1" = --version ]; then echo "ptydeck 0.0.1 (host protocol 0)"; exit 0; fi\necho ran >> "$HOME/ran"\n');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--remote', 'box'], env: box.env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'old-remote', version: '1' });
+    await expect(client.connect(transport)).rejects.toThrow();
+    await until(() => /host protocol 0/.test(stderr), 'the one line is written');
+    expect(stderr).toMatch(/ptydeck mcp: the ptydeck on remote 'box' \(\S+\/\.local\/bin\/ptydeck\) is 0\.0\.1 \(host protocol 0\); this ptydeck is \S+ \(host protocol \d+\): install ptydeck/);
+    expect(() => readFileSync(`${server.home}/ran`)).toThrow();
+  });
+
+  it("an agent's shells run on the remote: exit codes, the remote home, nothing of the local environment", async () => {
+    server.install();
+    const { client } = await remoteAgent();
+    const created = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string; cwd: string };
+    expect(created.cwd).toBe(server.home);
+    const run = (await client.callTool({ name: 'terminal_run', arguments: { id: created.id, command: 'id -un; echo "secret=${PTYDECK_LOCAL_SECRET:-none}"; (exit 7)', timeout_ms: 20_000 } })).structuredContent as {
+      exit_code: number;
+      output: string;
+    };
+    expect(run.exit_code).toBe(7);
+    expect(run.output).toContain(server.user);
+    expect(run.output).toContain('secret=none');
+    const listed = await runCli(box, ['ls', '--remote', 'box', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).map((s: { id: string }) => s.id)).toContain(created.id);
+  });
+
+  it('attach --remote shows the remote session, reconnects by itself when ssh is killed, and exits with the session', async () => {
+    const { client } = await remoteAgent();
+    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
+    await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'echo attach-marker-1', timeout_ms: 20_000 } });
+    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    attach.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    attach.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
+    await until(() => stdout.includes('attach-marker-1'), 'the remote screen is drawn');
+    const ssh = childSsh(attach.pid!);
+    expect(ssh).toBeDefined();
+    process.kill(ssh!, 'SIGKILL');
+    await until(() => stderr.includes('reconnecting to box'), 'attach says it reconnects');
+    await until(() => childSsh(attach.pid!) !== undefined && childSsh(attach.pid!) !== ssh, 'a new ssh runs');
+    await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'echo attach-marker-2; exit 5', keys: ['Enter'], wait_ms: 0 } });
+    expect(await exited).toBe(5);
+    expect(stdout).toContain('attach-marker-2');
+  }, 60_000);
+
+  it("SIGKILL of ssh mid-flood: the agent's next call gets an error within 2 s, the session runs on, and after the reconnect its reads go on from its cursor: no line lost, none repeated", async () => {
+    const { client, transport, stderr } = await remoteAgent();
+    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
+    const read = async () => {
+      const answer = await client.callTool({ name: 'terminal_read', arguments: { id: shell.id, mode: 'new', max_bytes: 1048576, wait_ms: 5000 } });
+      if (!answer.isError) return (answer.structuredContent as { output: string }).output;
+      const text = JSON.stringify(answer.content);
+      // While the link is down, and only then, reads fail; any other failure (not this agent's terminal) is the test's.
+      if (!/reconnecting to box/.test(text)) throw new Error(`terminal_read failed: ${text}`);
+      return undefined;
+    };
+    await read();
+    // Numbered lines, slowly enough to be mid-way at the kill.
+    await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'for i in $(seq 1 6000); do echo "line $i"; [ $((i % 200)) = 0 ] && sleep 0.05; done; echo flood-done', keys: ['Enter'], wait_ms: 0 } });
+    let seen = '';
+    while (!/^line 300\r?$/m.test(seen)) seen += (await read()) ?? '';
+    const ssh = childSsh(transport.pid!);
+    expect(ssh).toBeDefined();
+    process.kill(ssh!, 'SIGKILL');
+    const during = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 });
+    expect(during).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/ssh link to remote 'box'.*dropped.*reconnecting to box.*keep running/) }] });
+    // Back by itself: the same agent owns the same terminal there, its read position with it.
+    for (;;) {
+      const more = await read();
+      if (more !== undefined) seen += more;
+      if (/^flood-done\r?$/m.test(seen)) break;
+      // Reads fail at once while the link is down: no event tells this client when it is back.
+      if (more === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(stderr()).toContain('reconnected to box');
+    const numbers = [...seen.matchAll(/^line (\d+)\r?$/gm)].map((m) => Number(m[1]));
+    expect(numbers).toHaveLength(6000);
+    expect(numbers.every((n, i) => n === i + 1)).toBe(true);
+  }, 120_000);
+
+});
+
+/** The ssh process `ptydeck mcp --remote` runs (its child, named ssh). */
+function childSsh(parent: number): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const match = /^\d+ \((.*)\) \S+ (\d+)/s.exec(stat);
+      if (match && match[1] === 'ssh' && Number(match[2]) === parent) return Number(name);
+    } catch {
+      // Gone.
+    }
+  }
+  return undefined;
+}

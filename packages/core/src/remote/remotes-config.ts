@@ -1,0 +1,101 @@
+// The remotes the developer named (`ptydeck remote add`), kept in remotes.json in ptydeck's config directory.
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { parseJsonAs } from '@ptydeck/contract';
+
+export const REMOTES_FILE = 'remotes.json';
+
+/** A name for the CLI and the panel: a word, so it needs no quoting anywhere it is shown or typed. */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * Why `destination` cannot be handed to ssh, or undefined when it can. It is
+ * passed as one argv element after `--`, but a leading '-' would still read
+ * as an option to some ssh builds (and to a reader), and whitespace or a
+ * control character is never part of a user, host or alias.
+ */
+export function destinationProblem(destination: string): string | undefined {
+  if (destination === '') return 'it is empty';
+  if (destination.startsWith('-')) return "it starts with '-', which ssh would read as an option";
+  if (/[\s\x00-\x1f\x7f]/.test(destination)) return 'it contains whitespace or a control character';
+  if (destination.length > 255) return 'it is longer than 255 characters';
+  return undefined;
+}
+
+export function nameProblem(name: string): string | undefined {
+  return NAME_PATTERN.test(name) ? undefined : 'expected 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit';
+}
+
+const Remote = z.strictObject({
+  destination: z.string().refine((d) => destinationProblem(d) === undefined, { message: 'not a destination ssh can be given' }),
+});
+const RemotesFile = z.strictObject({
+  remotes: z.record(z.string().regex(NAME_PATTERN), Remote),
+});
+
+export interface RemoteEntry {
+  name: string;
+  destination: string;
+}
+
+/** A remotes.json that cannot be used: the message names the file and what is wrong. */
+export class RemotesConfigError extends Error {
+  override readonly name = 'RemotesConfigError';
+}
+
+/** The remotes in `configDir`, sorted by name; none when the file does not exist. Throws RemotesConfigError on a bad file. */
+export function readRemotes(configDir: string): RemoteEntry[] {
+  const path = join(configDir, REMOTES_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new RemotesConfigError(`${path}: cannot read the file (${(error as Error).message})`);
+  }
+  const checked = parseJsonAs(RemotesFile, text);
+  if (!checked.ok) throw new RemotesConfigError(`${path}: ${checked.json ? '' : 'not valid JSON: '}${checked.error}`);
+  return Object.entries(checked.value.remotes)
+    .map(([name, remote]) => ({ name, destination: remote.destination }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The remote called `name`, or a RemotesConfigError that lists the ones there are. */
+export function findRemote(configDir: string, name: string): RemoteEntry {
+  const remotes = readRemotes(configDir);
+  const found = remotes.find((remote) => remote.name === name);
+  if (found) return found;
+  const known = remotes.length === 0 ? 'none is configured' : `known: ${remotes.map((r) => r.name).join(', ')}`;
+  throw new RemotesConfigError(`no remote named '${name}' (${known}); add it with \`ptydeck remote add ${name} user@host\``);
+}
+
+/** Adds or replaces a remote. Throws RemotesConfigError on an unusable name or destination. */
+export function addRemote(configDir: string, entry: RemoteEntry): void {
+  const nameIssue = nameProblem(entry.name);
+  if (nameIssue) throw new RemotesConfigError(`cannot use '${entry.name}' as a remote name: ${nameIssue}`);
+  const destinationIssue = destinationProblem(entry.destination);
+  if (destinationIssue) throw new RemotesConfigError(`cannot use '${entry.destination}' as an ssh destination: ${destinationIssue}`);
+  const remotes = readRemotes(configDir).filter((remote) => remote.name !== entry.name);
+  writeRemotes(configDir, [...remotes, entry]);
+}
+
+/** Removes a remote; false when there was none by that name. */
+export function removeRemote(configDir: string, name: string): boolean {
+  const remotes = readRemotes(configDir);
+  const kept = remotes.filter((remote) => remote.name !== name);
+  if (kept.length === remotes.length) return false;
+  writeRemotes(configDir, kept);
+  return true;
+}
+
+function writeRemotes(configDir: string, remotes: RemoteEntry[]): void {
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  const path = join(configDir, REMOTES_FILE);
+  const file = { remotes: Object.fromEntries(remotes.sort((a, b) => a.name.localeCompare(b.name)).map((r) => [r.name, { destination: r.destination }])) };
+  // Written whole and renamed, so a reader never sees half a file.
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}
