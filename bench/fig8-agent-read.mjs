@@ -89,7 +89,8 @@ export async function run(ctx) {
  * measured call has a delay window of its own.
  */
 async function agentRound(client, host, file, head, workspace, samples) {
-  const shell = await callTool(client, 'terminal_create', { cwd: workspace.home });
+  // In the data directory: an agent's shell runs sandboxed with a private /tmp, and sees its working directory.
+  const shell = await callTool(client, 'terminal_create', { cwd: workspace.data });
   const ran = await measured(host, () => callTool(client, 'terminal_run', { id: shell.id, command: `cat ${file.path}` }));
   if (ran.result.outcome !== 'completed' || ran.result.exit_code !== 0) throw new Error(`terminal_run cat: ${JSON.stringify(ran.result).slice(0, 300)}`);
   samples.run.push({ ...ran.delay, callMs: ran.ms, returnedBytes: Buffer.byteLength(ran.result.output) });
@@ -97,7 +98,7 @@ async function agentRound(client, host, file, head, workspace, samples) {
   samples.read.push({ ...read.delay, callMs: read.ms, returnedBytes: Buffer.byteLength(read.result.output) });
   await callTool(client, 'terminal_close', { id: shell.id });
 
-  const small = await callTool(client, 'terminal_create', { cwd: workspace.home });
+  const small = await callTool(client, 'terminal_create', { cwd: workspace.data });
   await callTool(client, 'terminal_run', { id: small.id, command: `cat ${head.path}` });
   const smallRead = await measured(host, () => callTool(client, 'terminal_read', { id: small.id, mode: 'all' }));
   samples.readSmall.push({ ...smallRead.delay, callMs: smallRead.ms, returnedBytes: Buffer.byteLength(smallRead.result.output) });
