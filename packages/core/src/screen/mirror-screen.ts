@@ -33,6 +33,12 @@ export interface MirrorScreen {
   snapshot(scrollback: number): Promise<string>;
   /** The visible screen as text, and whether the alternate screen is on. */
   text(): Promise<{ text: string; altScreen: boolean }>;
+  /**
+   * The session's output ended and all of it was written: keep only what
+   * reads return, not the terminal (ScreenMirror.freeze). Applies after
+   * everything written before it; a later write or resize brings a terminal back.
+   */
+  freeze(): void;
   /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
   readonly lost: boolean;
   /**

@@ -193,6 +193,10 @@ class RemoteScreen implements MirrorScreen {
     if (!this.isLost && !this.disposed) this.host.post({ type: 'resize', screen: this.handle, cols, rows });
   }
 
+  freeze(): void {
+    if (!this.isLost && !this.disposed) this.host.post({ type: 'freeze', screen: this.handle });
+  }
+
   async snapshot(scrollback: number): Promise<string> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
     return (await this.host.request({ type: 'snapshot', screen: this.handle, req: this.host.newRequest(), scrollback })) as string;

@@ -88,6 +88,9 @@ port.on('message', (message: ScreenRequest) => {
       // Nothing to reply to: a resize that throws (it never has) must still not stop the chain.
       entry.chain = entry.chain.then(() => entry.mirror.resize(message.cols, message.rows)).catch(() => {});
       return;
+    case 'freeze':
+      entry.chain = entry.chain.then(() => entry.mirror.freeze()).catch(() => {});
+      return;
     case 'snapshot':
       return enqueue(entry, message.req, () => entry.mirror.serialize({ scrollback: message.scrollback }));
     case 'text':
