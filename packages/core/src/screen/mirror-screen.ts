@@ -14,6 +14,14 @@
 export const MIRROR_SCROLLBACK = 1000;
 
 /**
+ * Lines of history the live screens of one thread keep together (see
+ * ScrollbackShares): sixteen screens' full scrollback, so up to sixteen live
+ * sessions each keep all of MIRROR_SCROLLBACK, and a hundred flooding at
+ * once 160 lines each, 21 MiB in all instead of 130 (the bench README's "Memory").
+ */
+export const SHARED_SCROLLBACK_LINES = 16 * MIRROR_SCROLLBACK;
+
+/**
  * A session's headless terminal as a session's screen uses it: a ScreenMirror
  * in this thread, or one in the screen worker (ScreenWorker). Reads are
  * promises because the worker answers later; a read asked for after a write

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
 import { modeChanges } from './mode-changes.js';
+import type { ScrollbackShares, SharedScrollback } from './scrollback-shares.js';
 
 type Terminal = InstanceType<typeof HeadlessModule.Terminal>;
 type SerializeAddon = InstanceType<typeof SerializeModule.SerializeAddon>;
@@ -41,6 +42,8 @@ export interface ScreenMirrorOptions {
    * thread a long parse must yield.
    */
   synchronous?: boolean;
+  /** History shared with the thread's other screens: this one keeps at most its share (see ScrollbackShares). */
+  shares?: ScrollbackShares;
 }
 
 /**
@@ -92,7 +95,7 @@ interface FrozenScreen {
  * bench README's "Memory"). Anything else it is asked brings a terminal back,
  * repainted from the snapshot.
  */
-export class ScreenMirror {
+export class ScreenMirror implements SharedScrollback {
   private live: LiveTerminal | undefined;
   private frozen: FrozenScreen | undefined;
   private pending: Promise<void> = Promise.resolve();
@@ -102,14 +105,25 @@ export class ScreenMirror {
   /** The size as of everything queued: the terminal's own lags until the queued resizes are reached. */
   private size: { cols: number; rows: number };
   private readonly scrollback: number;
+  /** Lines of history kept now: `scrollback`, or less while the shares allow less. */
+  private scrollbackLimit: number;
+  /** Leaves the shares: while frozen or once disposed, this screen holds no lines. */
+  private leaveShares: (() => void) | undefined;
   /** Set when options.synchronous and this xterm.js has writeSync. */
   private readonly synchronousWrites: boolean;
 
   constructor(private readonly options: ScreenMirrorOptions) {
     this.size = { cols: options.cols, rows: options.rows };
     this.scrollback = options.scrollback ?? 1000;
+    this.scrollbackLimit = this.scrollback;
     this.live = this.open();
     this.synchronousWrites = this.live.writeSync !== undefined;
+    this.leaveShares = options.shares?.join(this);
+  }
+
+  limitScrollback(lines: number): void {
+    this.scrollbackLimit = Math.min(this.scrollback, lines);
+    if (this.live && this.live.terminal.options.scrollback !== this.scrollbackLimit) this.live.terminal.options.scrollback = this.scrollbackLimit;
   }
 
   private open(): LiveTerminal {
@@ -118,7 +132,7 @@ export class ScreenMirror {
     const terminal = new Terminal({
       cols: this.size.cols,
       rows: this.size.rows,
-      scrollback: this.scrollback,
+      scrollback: this.scrollbackLimit,
       allowProposedApi: true,
       // writeSync warns once through xterm.js's log that it is meant for tests; a mirror has no one to tell.
       ...(this.options.synchronous ? { logLevel: 'off' as const } : {}),
@@ -137,6 +151,7 @@ export class ScreenMirror {
     const snapshot = this.frozen!.snapshot;
     this.frozen = undefined;
     this.live = this.open();
+    this.leaveShares = this.options.shares?.join(this);
     this.pending = this.queue(snapshot, () => {});
     return this.live;
   }
@@ -321,6 +336,8 @@ export class ScreenMirror {
   }
 
   private release(): void {
+    this.leaveShares?.();
+    this.leaveShares = undefined;
     this.live?.serializer.dispose();
     this.live?.terminal.dispose();
     this.live = undefined;
