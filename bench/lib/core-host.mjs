@@ -26,6 +26,7 @@ import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from 
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
 import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
+import { SCREEN_WORKER_OPTIONS } from '../../packages/core/dist/screen/screen-worker-host.js';
 import { openSessionStore, sessionStoreDir } from '../../packages/core/dist/persist/session-store.js';
 import { send, serveOps } from './host-rpc.mjs';
 import { watchMemory } from './memory-probe.mjs';
@@ -49,7 +50,7 @@ const stopRecording = store?.record(service);
 let screenWorker;
 let screenWorkerMemory;
 const probedWorker = () => {
-  screenWorker = new Worker(new URL('./screen-worker-probe.mjs', import.meta.url));
+  screenWorker = new Worker(new URL('./screen-worker-probe.mjs', import.meta.url), SCREEN_WORKER_OPTIONS);
   screenWorker.on('message', (message) => {
     if (message?.type === 'memory-probe') screenWorkerMemory = message.memory;
   });
