@@ -66,6 +66,6 @@ function worstOfFigure(runs) {
 function formatMeasure(row, on) {
   const v = row[on];
   if (typeof v !== 'number' || !Number.isFinite(v)) return row.pass === false ? 'MISS' : '-';
-  const text = on === 'ratio' ? `${v.toFixed(2)}x` : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+  const text = on === 'ratio' ? `${v.toFixed(2)}x` : Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
   return row.pass === false ? `${text} MISS` : text;
 }
