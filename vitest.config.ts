@@ -19,7 +19,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'electron/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'electron/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.mjs'],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -19,14 +19,17 @@ import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { WebSocketServer } from 'ws';
 import { PANEL_WS_PATH } from '@ptydeck/contract';
 import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from '@ptydeck/core';
 import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
 import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
 import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
+import { SCREEN_WORKER_OPTIONS } from '../../packages/core/dist/screen/screen-worker-host.js';
 import { openSessionStore, sessionStoreDir } from '../../packages/core/dist/persist/session-store.js';
 import { send, serveOps } from './host-rpc.mjs';
+import { watchMemory } from './memory-probe.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +46,20 @@ const service = createPtyService({ maxLiveSessions: Number(values['max-sessions'
 const storeDir = `${sessionStoreDir(values['state-dir'] ?? '.')}-${process.pid}`;
 const store = values.persist === 'on' ? openSessionStore({ dir: storeDir }) : undefined;
 const stopRecording = store?.record(service);
-const screens = values.mirror === 'off' ? undefined : new ScreenService(service, values.screens === 'main' ? { createScreen: (options) => new ScreenMirror(options) } : {});
+// The shipped screen worker, started from a file that also answers the memory probe (memory-probe.mjs).
+let screenWorker;
+let screenWorkerMemory;
+const probedWorker = () => {
+  screenWorker = new Worker(new URL('./screen-worker-probe.mjs', import.meta.url), SCREEN_WORKER_OPTIONS);
+  screenWorker.on('message', (message) => {
+    if (message?.type === 'memory-probe') screenWorkerMemory = message.memory;
+  });
+  return screenWorker;
+};
+const screens =
+  values.mirror === 'off'
+    ? undefined
+    : new ScreenService(service, values.screens === 'main' ? { createScreen: (options) => new ScreenMirror(options) } : { worker: { spawn: probedWorker } });
 const server = values.mirror === 'off' ? await startWithoutMirror(service) : await startLocalServer({
   service,
   screens,
@@ -60,6 +76,44 @@ service.on('pty.exited', (event) => {
 
 const LOOP_RESOLUTION_MS = 1;
 let loopDelay;
+let stopMemoryWatch;
+let probeTimer;
+
+/**
+ * Bytes the sessions' logs retain (through the service's API), and what the
+ * buffers holding them occupy (a look inside the service, for diagnosis only:
+ * undefined once its fields are named otherwise).
+ */
+function logBytes() {
+  let bytes = 0;
+  for (const info of service.list()) {
+    try {
+      const { cursor, end } = service.read(info.id, { maxBytes: 1 });
+      bytes += end - cursor;
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return { retained: bytes, buffers: logBuffers() };
+}
+
+function logBuffers() {
+  const sessions = service.sessions;
+  if (!(sessions instanceof Map)) return undefined;
+  const seen = new Set();
+  let bytes = 0;
+  for (const session of sessions.values()) {
+    const chunks = session.log?.chunks;
+    if (!Array.isArray(chunks)) return undefined;
+    for (let i = session.log.head ?? 0; i < chunks.length; i++) {
+      const buffer = chunks[i].buffer;
+      if (seen.has(buffer)) continue;
+      seen.add(buffer);
+      bytes += buffer.byteLength;
+    }
+  }
+  return bytes;
+}
 
 // Subscribed only while someone waits, so the hot path is the server's own otherwise.
 const endWaiters = new Map();
@@ -126,6 +180,23 @@ const ops = {
     const late = (ns) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
     const result = { max: late(loopDelay.max), p99: late(loopDelay.percentile(99)), p50: late(loopDelay.percentile(50)), samples: loopDelay.count };
     loopDelay = undefined;
+    return result;
+  },
+  /** Starts sampling where this process's memory is (memory-probe.mjs): one window at a time. */
+  memoryWatchStart: () => {
+    stopMemoryWatch?.();
+    clearInterval(probeTimer);
+    screenWorkerMemory = undefined;
+    probeTimer = setInterval(() => screenWorker?.postMessage({ type: 'memory-probe' }), 50);
+    stopMemoryWatch = watchMemory({ logBytes, worker: () => screenWorkerMemory });
+    return true;
+  },
+  /** Ends the window: the sample at the highest RSS, and each measure's own maximum. */
+  memoryWatchStop: () => {
+    if (!stopMemoryWatch) throw new Error('memoryWatchStart first');
+    clearInterval(probeTimer);
+    const result = stopMemoryWatch();
+    stopMemoryWatch = undefined;
     return result;
   },
   /** CPU time this process used so far (user + system, ms): to tell a CPU-bound core from a waiting one. */

@@ -14,6 +14,14 @@
 export const MIRROR_SCROLLBACK = 1000;
 
 /**
+ * Lines of history the live screens of one thread keep together (see
+ * ScrollbackShares): sixteen screens' full scrollback, so up to sixteen live
+ * sessions each keep all of MIRROR_SCROLLBACK, and a hundred flooding at
+ * once 160 lines each, 21 MiB in all instead of 130 (the bench README's "Memory").
+ */
+export const SHARED_SCROLLBACK_LINES = 16 * MIRROR_SCROLLBACK;
+
+/**
  * A session's headless terminal as a session's screen uses it: a ScreenMirror
  * in this thread, or one in the screen worker (ScreenWorker). Reads are
  * promises because the worker answers later; a read asked for after a write
@@ -33,6 +41,12 @@ export interface MirrorScreen {
   snapshot(scrollback: number): Promise<string>;
   /** The visible screen as text, and whether the alternate screen is on. */
   text(): Promise<{ text: string; altScreen: boolean }>;
+  /**
+   * The session's output ended and all of it was written: keep only what
+   * reads return, not the terminal (ScreenMirror.freeze). Applies after
+   * everything written before it; a later write or resize brings a terminal back.
+   */
+  freeze(): void;
   /** The terminal is gone (its worker died): nothing it parsed is left, a new one must be made and fed again. */
   readonly lost: boolean;
   /**

@@ -77,4 +77,36 @@ describe('ScreenMirror', () => {
     expect(later.screenText()).toBe('');
     later.dispose();
   });
+
+  it.each([true, false])('keeps xterm.js parse buffer at its starting size after a megabyte in one write (synchronous %s)', async (synchronous) => {
+    // xterm.js decodes a write into a buffer as long as the longest write so far, never shrunk: 512 KiB a screen.
+    // This reads its internals: after an upgrade that renames them, look again at what a screen keeps.
+    mirror = new ScreenMirror({ cols: 80, rows: 24, synchronous });
+    const line = `${'é'.repeat(39)}x\r\n`;
+    const text = line.repeat(Math.ceil((1024 * 1024) / line.length));
+    await mirror.write(new TextEncoder().encode(text));
+    await mirror.write(text);
+    const inputHandler = (mirror as unknown as { live: { terminal: { _core: { _inputHandler: { _parseBuffer: Uint32Array } } } } }).live.terminal._core._inputHandler;
+    expect(inputHandler._parseBuffer.length).toBe(4096);
+    // Characters cut between two pieces still come out whole.
+    expect(mirror.screenText().split('\n').at(-2)).toBe(`${'é'.repeat(39)}x`);
+  });
+
+  it.each([true, false])('freezes: reads answer the same without the terminal, and a write brings it back as it was (synchronous %s)', async (synchronous) => {
+    mirror = new ScreenMirror({ cols: 20, rows: 3, scrollback: 50, synchronous });
+    await mirror.write(Array.from({ length: 80 }, (_, i) => `\x1b[3${i % 8}mline ${i}\x1b[0m`).join('\r\n'));
+    const before = { snapshot: mirror.serialize({ scrollback: 50 }), text: mirror.screenText(), cursor: mirror.cursorPosition(), alt: mirror.isAltScreen };
+    mirror.freeze();
+    expect(mirror.isFrozen).toBe(true);
+    expect(await mirror.snapshot(50)).toBe(before.snapshot);
+    expect(await mirror.text()).toEqual({ text: before.text, altScreen: before.alt });
+    expect(mirror.cursorPosition()).toEqual(before.cursor);
+    expect(mirror.isFrozen).toBe(true);
+
+    await mirror.write('!\r\nnext');
+    expect(mirror.isFrozen).toBe(false);
+    expect(mirror.screenText()).toBe('line 78\nline 79!\nnext');
+    expect(mirror.serialize({ scrollback: 50 })).toContain('line 30');
+  });
 });
+

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
 import { modeChanges } from './mode-changes.js';
+import type { ScrollbackShares, SharedScrollback } from './scrollback-shares.js';
 
 type Terminal = InstanceType<typeof HeadlessModule.Terminal>;
 type SerializeAddon = InstanceType<typeof SerializeModule.SerializeAddon>;
@@ -41,11 +42,45 @@ export interface ScreenMirrorOptions {
    * thread a long parse must yield.
    */
   synchronous?: boolean;
+  /** History shared with the thread's other screens: this one keeps at most its share (see ScrollbackShares). */
+  shares?: ScrollbackShares;
+}
+
+/**
+ * Longest piece of output handed to xterm.js at once. Its parser decodes each
+ * write into a buffer of code points that grows to the longest write so far
+ * (up to 128 Ki code points, 512 KiB) and never shrinks: with a screen per
+ * session fed slices of 64 KiB to 1 MiB, that was half a megabyte per screen,
+ * 50 MiB for figure 5's hundred. 4096 is the buffer's starting length, so it
+ * never grows; parsing speed is the same (the bench README's "Memory").
+ */
+const PARSE_PIECE = 4096;
+
+function piece(data: string | Uint8Array, at: number): string | Uint8Array {
+  if (at === 0 && data.length <= PARSE_PIECE) return data;
+  const end = Math.min(data.length, at + PARSE_PIECE);
+  return typeof data === 'string' ? data.slice(at, end) : data.subarray(at, end);
 }
 
 /** xterm.js's own synchronous write, on its core (not in the public typings). */
 interface SynchronousCore {
   _core?: { writeSync?: (data: string | Uint8Array) => void };
+}
+
+/** A live mirror's terminal, its serializer, and xterm.js's synchronous write when the mirror uses it. */
+interface LiveTerminal {
+  terminal: Terminal;
+  serializer: SerializeAddon;
+  writeSync: ((data: string | Uint8Array) => void) | undefined;
+}
+
+/** What a frozen mirror keeps of its terminal: what its reads return. */
+interface FrozenScreen {
+  /** serialize() with the mirror's whole scrollback. */
+  snapshot: string;
+  text: string;
+  altScreen: boolean;
+  cursor: { x: number; y: number };
 }
 
 /**
@@ -54,35 +89,92 @@ interface SynchronousCore {
  * the session's bytes in order with write() and its size changes with
  * resize(), in the order they happened; reads reflect what was parsed so far,
  * so await settled() (or write()'s promise) before reading.
+ *
+ * A mirror whose output has ended can be frozen (freeze()): it keeps what its
+ * reads return and lets the terminal go, a tenth of its memory or less (the
+ * bench README's "Memory"). Anything else it is asked brings a terminal back,
+ * repainted from the snapshot.
  */
-export class ScreenMirror {
-  private readonly terminal: Terminal;
-  private readonly serializer: SerializeAddon;
+export class ScreenMirror implements SharedScrollback {
+  private live: LiveTerminal | undefined;
+  private frozen: FrozenScreen | undefined;
   private pending: Promise<void> = Promise.resolve();
   /** Writes (and queued resizes) the parser has not reached yet. */
   private unparsed = 0;
   private disposed = false;
   /** The size as of everything queued: the terminal's own lags until the queued resizes are reached. */
   private size: { cols: number; rows: number };
+  private readonly scrollback: number;
+  /** Lines of history kept now: `scrollback`, or less while the shares allow less. */
+  private scrollbackLimit: number;
+  /** Leaves the shares: while frozen or once disposed, this screen holds no lines. */
+  private leaveShares: (() => void) | undefined;
   /** Set when options.synchronous and this xterm.js has writeSync. */
-  private readonly writeSync: ((data: string | Uint8Array) => void) | undefined;
+  private readonly synchronousWrites: boolean;
 
-  constructor(options: ScreenMirrorOptions) {
-    const { Terminal, SerializeAddon } = loadXterm();
-    this.serializer = new SerializeAddon();
+  constructor(private readonly options: ScreenMirrorOptions) {
     this.size = { cols: options.cols, rows: options.rows };
-    this.terminal = new Terminal({
-      cols: options.cols,
-      rows: options.rows,
-      scrollback: options.scrollback ?? 1000,
+    this.scrollback = options.scrollback ?? 1000;
+    this.scrollbackLimit = this.scrollback;
+    this.live = this.open();
+    this.synchronousWrites = this.live.writeSync !== undefined;
+    this.leaveShares = options.shares?.join(this);
+  }
+
+  limitScrollback(lines: number): void {
+    this.scrollbackLimit = Math.min(this.scrollback, lines);
+    if (this.live && this.live.terminal.options.scrollback !== this.scrollbackLimit) this.live.terminal.options.scrollback = this.scrollbackLimit;
+  }
+
+  private open(): LiveTerminal {
+    const { Terminal, SerializeAddon } = loadXterm();
+    const serializer = new SerializeAddon();
+    const terminal = new Terminal({
+      cols: this.size.cols,
+      rows: this.size.rows,
+      scrollback: this.scrollbackLimit,
       allowProposedApi: true,
       // writeSync warns once through xterm.js's log that it is meant for tests; a mirror has no one to tell.
-      ...(options.synchronous ? { logLevel: 'off' as const } : {}),
+      ...(this.options.synchronous ? { logLevel: 'off' as const } : {}),
     });
-    const core = (this.terminal as unknown as SynchronousCore)._core;
-    if (options.synchronous && typeof core?.writeSync === 'function') this.writeSync = core.writeSync.bind(core);
+    const core = (terminal as unknown as SynchronousCore)._core;
+    const writeSync = this.options.synchronous && typeof core?.writeSync === 'function' ? core.writeSync.bind(core) : undefined;
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same addon surface.
-    this.terminal.loadAddon(this.serializer as unknown as Parameters<Terminal['loadAddon']>[0]);
+    terminal.loadAddon(serializer as unknown as Parameters<Terminal['loadAddon']>[0]);
+    return { terminal, serializer, writeSync };
+  }
+
+  /** The live terminal; a frozen mirror's comes back, repainted from its snapshot. */
+  private terminal(): LiveTerminal {
+    if (this.live) return this.live;
+    if (!this.frozen) throw new Error('the screen mirror was disposed');
+    const snapshot = this.frozen!.snapshot;
+    this.frozen = undefined;
+    this.live = this.open();
+    this.leaveShares = this.options.shares?.join(this);
+    this.pending = this.queue(snapshot, () => {});
+    return this.live;
+  }
+
+  /**
+   * Keeps only what reads return (the snapshot with the whole scrollback, the
+   * text, the cursor) and lets the terminal go: for a session whose output
+   * ended, so nothing more is written. Not while a write is still being
+   * parsed (a mirror on the main thread): the caller asks again later.
+   */
+  freeze(): void {
+    if (this.disposed || !this.live || this.unparsed > 0) return;
+    const snapshot = this.serialize({ scrollback: this.scrollback });
+    // The serializer builds the string a piece at a time, which V8 keeps as a rope: 2.2 MiB for the
+    // 80 KiB of a thousand plain lines. Reading a character makes V8 flatten it into one string.
+    snapshot.charCodeAt(0);
+    this.frozen = { snapshot, text: this.screenText(), altScreen: this.isAltScreen, cursor: this.cursorPosition() };
+    this.release();
+  }
+
+  /** Whether the mirror is frozen (see freeze()). */
+  get isFrozen(): boolean {
+    return this.frozen !== undefined;
   }
 
   /** Columns once everything queued so far is applied (the size last passed to resize()). */
@@ -97,12 +189,13 @@ export class ScreenMirror {
 
   /** True while a full-screen program has switched to the alternate screen. */
   get isAltScreen(): boolean {
-    return this.terminal.buffer.active.type === 'alternate';
+    return this.frozen ? this.frozen.altScreen : this.terminal().terminal.buffer.active.type === 'alternate';
   }
 
   /** Parses output; resolves once these bytes are reflected in the screen. */
   write(data: string | Uint8Array): Promise<void> {
     if (this.disposed) return Promise.resolve();
+    this.terminal();
     this.pending = this.queue(data, () => {});
     return this.pending;
   }
@@ -131,22 +224,25 @@ export class ScreenMirror {
    * snapshot taken where the session was resized) sees the new size.
    */
   resize(cols: number, rows: number): void {
-    if (this.disposed) return;
+    if (this.disposed || (cols === this.size.cols && rows === this.size.rows && this.frozen)) return;
+    const { terminal } = this.terminal();
     this.size = { cols, rows };
     if (this.unparsed === 0) {
-      this.terminal.resize(cols, rows);
+      terminal.resize(cols, rows);
       return;
     }
     this.pending = this.queue('', () => {
-      if (!this.disposed) this.terminal.resize(cols, rows);
+      if (!this.disposed) this.live?.terminal.resize(cols, rows);
     });
   }
 
   /** The visible screen as plain text, trailing blanks trimmed: what a person would see. */
   screenText(): string {
-    const buffer = this.terminal.buffer.active;
+    if (this.frozen) return this.frozen.text;
+    const { terminal } = this.terminal();
+    const buffer = terminal.buffer.active;
     const lines: string[] = [];
-    for (let y = 0; y < this.terminal.rows; y++) {
+    for (let y = 0; y < terminal.rows; y++) {
       lines.push((buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '').trimEnd());
     }
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
@@ -155,7 +251,8 @@ export class ScreenMirror {
 
   /** Cursor position on the visible screen (0-based). */
   cursorPosition(): { x: number; y: number } {
-    const buffer = this.terminal.buffer.active;
+    if (this.frozen) return { ...this.frozen.cursor };
+    const buffer = this.terminal().terminal.buffer.active;
     return { x: buffer.cursorX, y: buffer.cursorY };
   }
 
@@ -164,7 +261,9 @@ export class ScreenMirror {
    * history) into a freshly reset terminal of the same size.
    */
   serialize(options?: { scrollback?: number }): string {
-    return this.serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
+    // A frozen snapshot holds the whole scrollback: asked for as much or more, it is the same string.
+    if (this.frozen && (options?.scrollback === undefined || options.scrollback >= this.scrollback)) return this.frozen.snapshot;
+    return this.terminal().serializer.serialize(options?.scrollback === undefined ? undefined : { scrollback: options.scrollback });
   }
 
   /**
@@ -181,7 +280,7 @@ export class ScreenMirror {
 
   /** Whether writes are parsed before write() returns (options.synchronous, where xterm.js allows it). */
   get parsesSynchronously(): boolean {
-    return this.writeSync !== undefined;
+    return this.synchronousWrites;
   }
 
   /** Reads here see what is parsed so far: a write must be awaited before a read reflects it. */
@@ -196,9 +295,10 @@ export class ScreenMirror {
 
   /** Hands `data` to the parser; `parsed` runs once the parser reaches it (a throw rejects). */
   private queue(data: string | Uint8Array, parsed: () => void): Promise<void> {
-    if (this.writeSync) {
+    const { terminal, writeSync } = this.live!;
+    if (writeSync) {
       try {
-        this.writeSync(data);
+        for (let at = 0; at < data.length; at += PARSE_PIECE) writeSync(piece(data, at));
         parsed();
         return Promise.resolve();
       } catch (error) {
@@ -217,7 +317,9 @@ export class ScreenMirror {
         }
       };
       try {
-        this.terminal.write(data, done);
+        // An empty write still reaches the parser, and its callback marks where a resize applies.
+        if (data.length === 0) terminal.write(data, done);
+        for (let at = 0; at < data.length; at += PARSE_PIECE) terminal.write(piece(data, at), at + PARSE_PIECE >= data.length ? done : undefined);
       } catch (error) {
         // Refused (xterm.js discards writes once too much is pending): the parser will never reach it.
         this.unparsed--;
@@ -229,7 +331,15 @@ export class ScreenMirror {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.serializer.dispose();
-    this.terminal.dispose();
+    this.frozen = undefined;
+    this.release();
+  }
+
+  private release(): void {
+    this.leaveShares?.();
+    this.leaveShares = undefined;
+    this.live?.serializer.dispose();
+    this.live?.terminal.dispose();
+    this.live = undefined;
   }
 }

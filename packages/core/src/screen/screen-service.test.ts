@@ -121,6 +121,41 @@ describe('ScreenService', () => {
     }
   });
 
+  it("keeps only what reads return of an exited session's screen once it parsed the whole log, and reads answer as before", async () => {
+    const made: ScreenMirror[] = [];
+    const local = new ScreenService(service, {
+      createScreen: (options) => {
+        const mirror = new ScreenMirror(options);
+        made.push(mirror);
+        return mirror;
+      },
+    });
+    try {
+      const info = service.create({
+        source: 'user',
+        command: 'bash',
+        args: ['--norc', '--noprofile', '-c', 'for i in $(seq 1 3000); do printf "\\e[3%dm%05d\\e[0m frozen line\\n" $((i % 8)) $i; done'],
+        cols: 80,
+        rows: 24,
+      });
+      await exited(info.id);
+      const end = service.read(info.id, { maxBytes: 1 }).end;
+      await vi.waitFor(() => expect(made[0]?.isFrozen).toBe(true), { timeout: 20_000, interval: 20 });
+      expect(local.parsedThrough(info.id)).toBe(end);
+
+      const reference = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000 });
+      await reference.write(service.read(info.id).data);
+      expect(await local.snapshot(info.id)).toEqual({ screen: reference.serialize({ scrollback: 1000 }), cursor: end });
+      expect(await local.text(info.id)).toEqual({ text: reference.screenText(), altScreen: false, cursor: end });
+      expect(made).toHaveLength(1);
+      expect(made[0]!.isFrozen).toBe(true);
+      reference.dispose();
+      await service.remove(info.id);
+    } finally {
+      local.dispose();
+    }
+  });
+
   it('catches up in the background once a session goes quiet, so the first snapshot has nothing left to parse', async () => {
     // About 200 KiB: under the backlog that starts background parsing during output, so only quiet can start it.
     const info = service.create({

@@ -91,6 +91,7 @@ export class ScreenService {
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
     this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
     this.subscriptions.add(service.on('pty.data', (e) => this.screens.get(e.id)?.grew(e.cursor + e.data.length)));
+    this.subscriptions.add(service.on('pty.exited', (e) => this.screens.get(e.id)?.exited()));
     this.subscriptions.add(
       service.on('pty.removed', (e) => {
         this.screens.get(e.id)?.dispose();
@@ -135,6 +136,8 @@ export class ScreenService {
     if (!screen) {
       screen = new SessionScreen(this.deps, info.id, info.cols, info.rows);
       this.screens.set(info.id, screen);
+      // Its log is final already: an exited session, or a lost one an earlier host recorded.
+      if (info.status !== 'running') screen.exited();
     }
     return screen;
   }

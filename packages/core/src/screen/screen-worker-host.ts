@@ -5,7 +5,8 @@ import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
 import { ScreenLostError } from './screen-lost-error.js';
-import type { MirrorScreen } from './mirror-screen.js';
+import { SHARED_SCROLLBACK_LINES, type MirrorScreen } from './mirror-screen.js';
+import { ScrollbackShares } from './scrollback-shares.js';
 
 
 /**
@@ -14,6 +15,13 @@ import type { MirrorScreen } from './mirror-screen.js';
  * session's output) must not be restarted in a loop.
  */
 const MAX_WORKER_DEATHS = 3;
+
+/**
+ * How the screen worker is started. Its young generation is capped: V8 let
+ * it grow to 32 MiB under a flood's parsing, which is mostly short-lived
+ * garbage a smaller one collects as well (the bench README's "Memory").
+ */
+export const SCREEN_WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } } as const;
 
 export interface ScreenWorkerOptions {
   reportError: ErrorReporter;
@@ -45,6 +53,8 @@ export class ScreenWorker {
   private nextReq = 1;
   private deaths = 0;
   private disposed = false;
+  /** The history budget of screens made in this thread once the worker gave up. */
+  private readonly shares = new ScrollbackShares(SHARED_SCROLLBACK_LINES);
 
   constructor(private readonly options: ScreenWorkerOptions) {}
 
@@ -64,7 +74,7 @@ export class ScreenWorker {
 
   createScreen(options: ScreenMirrorOptions): MirrorScreen {
     if (this.disposed) throw new Error('the screen worker has been disposed');
-    if (this.gaveUp) return new ScreenMirror(options);
+    if (this.gaveUp) return new ScreenMirror({ ...options, shares: this.shares });
     const screen = new RemoteScreen(this, this.nextScreen++, options.cols, options.rows);
     this.screens.add(screen);
     this.post({ type: 'open', screen: screen.handle, cols: options.cols, rows: options.rows, scrollback: options.scrollback ?? 1000 });
@@ -107,7 +117,7 @@ export class ScreenWorker {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = this.options.spawn ? this.options.spawn() : new Worker(SCREEN_WORKER_URL);
+    const worker = this.options.spawn ? this.options.spawn() : new Worker(SCREEN_WORKER_URL, SCREEN_WORKER_OPTIONS);
     // Parsing for a server that is otherwise done must not keep its process alive.
     worker.unref();
     let failure: Error | undefined;
@@ -191,6 +201,10 @@ class RemoteScreen implements MirrorScreen {
     this.cols = cols;
     this.rows = rows;
     if (!this.isLost && !this.disposed) this.host.post({ type: 'resize', screen: this.handle, cols, rows });
+  }
+
+  freeze(): void {
+    if (!this.isLost && !this.disposed) this.host.post({ type: 'freeze', screen: this.handle });
   }
 
   async snapshot(scrollback: number): Promise<string> {

@@ -9,6 +9,8 @@ export type ScreenRequest =
   /** `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim). */
   | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean }
   | { type: 'resize'; screen: number; cols: number; rows: number }
+  /** The screen's output ended: keep what reads return, not the terminal (ScreenMirror.freeze). */
+  | { type: 'freeze'; screen: number }
   | { type: 'snapshot'; screen: number; req: number; scrollback: number }
   | { type: 'text'; screen: number; req: number }
   | { type: 'close'; screen: number };

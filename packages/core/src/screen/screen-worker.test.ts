@@ -77,6 +77,32 @@ describe('ScreenService with the screen worker', () => {
     }
   });
 
+  it("answers an exited session's reads from its frozen screen as a terminal would", async () => {
+    const { screens } = workerScreens();
+    const inThread = new ScreenService(service, { createScreen: (options) => new ScreenMirror(options) });
+    try {
+      const info = service.create({
+        source: 'user',
+        command: 'bash',
+        args: ['--norc', '--noprofile', '-c', 'for i in $(seq 1 2000); do printf "\\e[3%dm%05d\\e[0m worker line\\n" $((i % 8)) $i; done'],
+        cols: 40,
+        rows: 6,
+      });
+      await waitForExit(service, info.id);
+      const end = service.read(info.id, { maxBytes: 1 }).end;
+      // The freeze goes to the worker right behind the last slice: every read asked from now on comes after it.
+      await expect.poll(() => screens.parsedThrough(info.id), { timeout: 20_000, interval: 10 }).toBe(end);
+      const [viaWorker, local] = await Promise.all([screens.snapshot(info.id), inThread.snapshot(info.id)]);
+      expect(viaWorker).toEqual(local);
+      expect(viaWorker.screen).toContain('02000');
+      expect(await screens.text(info.id)).toEqual(await inThread.text(info.id));
+      await service.remove(info.id);
+    } finally {
+      screens.dispose();
+      inThread.dispose();
+    }
+  });
+
   it('recovers from a dead worker: reported, and the screen parsed again from the log in a new one', async () => {
     const reports: string[] = [];
     const { screens, workers } = workerScreens(reports);

@@ -9,6 +9,8 @@
 import { parentPort } from 'node:worker_threads';
 import { warmUpParser } from './parser-warm-up.js';
 import { loadXterm, ScreenMirror } from './screen-mirror.js';
+import { SHARED_SCROLLBACK_LINES } from './mirror-screen.js';
+import { ScrollbackShares } from './scrollback-shares.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 
 type ReplyValue = string | ScreenTextValue;
@@ -28,6 +30,8 @@ if (!port) throw new Error('screen-worker.js runs as a worker thread (new Worker
 loadXterm();
 
 const screens = new Map<number, Entry>();
+/** Every screen's history comes out of one budget (see ScrollbackShares). */
+const shares = new ScrollbackShares(SHARED_SCROLLBACK_LINES);
 /** Requests being served, and who waits for there to be none (the warm-up). */
 let busy = 0;
 let idleWaiters: Array<() => void> = [];
@@ -68,7 +72,7 @@ function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undef
 port.on('message', (message: ScreenRequest) => {
   if (message.type === 'open') {
     screens.set(message.screen, {
-      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, synchronous: true }),
+      mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, synchronous: true, shares }),
       chain: Promise.resolve(),
     });
     return;
@@ -87,6 +91,9 @@ port.on('message', (message: ScreenRequest) => {
     case 'resize':
       // Nothing to reply to: a resize that throws (it never has) must still not stop the chain.
       entry.chain = entry.chain.then(() => entry.mirror.resize(message.cols, message.rows)).catch(() => {});
+      return;
+    case 'freeze':
+      entry.chain = entry.chain.then(() => entry.mirror.freeze()).catch(() => {});
       return;
     case 'snapshot':
       return enqueue(entry, message.req, () => entry.mirror.serialize({ scrollback: message.scrollback }));

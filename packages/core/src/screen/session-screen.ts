@@ -90,6 +90,8 @@ export class SessionScreen implements BackgroundParse {
   /** When this screen parses in the background (see BackgroundPacing). */
   private readonly pacing: BackgroundPacing;
   private disposed = false;
+  /** The session exited: its log is final, and a screen that parsed all of it is frozen (see freezeIfDone). */
+  private ended = false;
   /** Size changes, applied when parsing reaches the log position where they happened. */
   private resizes: Array<{ at: number; cols: number; rows: number }> = [];
   private waiters: Array<{ target: number; history: boolean; settle: (through: number) => void }> = [];
@@ -117,6 +119,18 @@ export class SessionScreen implements BackgroundParse {
   grew(end: number): void {
     this.end = Math.max(this.end, end);
     this.pacing.grew();
+  }
+
+  /**
+   * The session exited: nothing more enters its log. Once the screen has
+   * parsed all of it (the quiet catch-up sees to that), it keeps only what
+   * reads return, not its terminal: an exited session's screen never changes
+   * again, and a terminal with its scrollback is ten times the size of its
+   * snapshot (the bench README's "Memory").
+   */
+  exited(): void {
+    this.ended = true;
+    this.freezeIfDone();
   }
 
   /** Cursor one past the last byte parsed (for the worker's screens, handed to it to parse in order). */
@@ -276,6 +290,7 @@ export class SessionScreen implements BackgroundParse {
     this.parsed = slice.next;
     this.applyDueResizes();
     this.settleWaiters(empty);
+    this.freezeIfDone();
   }
 
   /**
@@ -291,6 +306,8 @@ export class SessionScreen implements BackgroundParse {
     this.parsed = next;
     this.applyDueResizes();
     this.settleWaiters(false);
+    // Asked after the write and the reads it completed: the worker applies it after them.
+    this.freezeIfDone();
     try {
       await written;
     } catch (error) {
@@ -312,6 +329,14 @@ export class SessionScreen implements BackgroundParse {
     if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
     this.failed = true;
     return false;
+  }
+
+  /** Freezes the screen of an exited session once it reflects the whole log, with no read or parse in between. */
+  private freezeIfDone(): void {
+    const screen = this.mirror;
+    if (!this.ended || this.disposed || this.busy || this.waiters.length > 0 || !screen || screen.lost) return;
+    if (this.parsed < this.logEnd() || this.resizes.length > 0) return;
+    screen.freeze();
   }
 
   /** Where a slice from `from` skims to (see skimTarget), or undefined to parse. */
