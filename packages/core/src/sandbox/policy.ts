@@ -5,8 +5,12 @@ import type { SandboxProfile } from './profile.js';
 
 /**
  * Secrets hidden from a sandboxed shell unless the configuration says otherwise:
- * keys, cloud and forge credentials, browser profiles (cookies, saved passwords).
- * Relative to HOME.
+ * keys, cloud and forge credentials, browser profiles (cookies, saved passwords)
+ * (relative to HOME); and the system's Unix sockets that hand their caller
+ * more than the developer's own reach (absolute). A socket on the read-only
+ * root stays connectable inside, whatever the network namespace: docker's or
+ * LXD's group is root on the machine, libvirt's starts VMs, the system D-Bus
+ * lets polkit grant an active session's user more.
  */
 export const DEFAULT_HIDDEN = [
   '.ssh',
@@ -24,6 +28,17 @@ export const DEFAULT_HIDDEN = [
   '.config/BraveSoftware',
   '.config/microsoft-edge',
   'snap/firefox',
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/podman',
+  '/run/containerd',
+  '/run/libvirt',
+  '/var/run/libvirt',
+  '/var/snap/lxd/common/lxd/unix.socket',
+  '/var/lib/lxd/unix.socket',
+  '/run/snapd.socket',
+  '/run/snapd-snap.socket',
+  '/run/dbus/system_bus_socket',
 ] as const;
 
 /**

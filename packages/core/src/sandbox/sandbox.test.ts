@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedEnv } from '../testing/isolated-env.js';
-import { bwrapArgs, isAtLeastAsStrict, sandboxAvailability, sandboxPolicy, type SandboxPolicy } from './index.js';
+import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, sandboxAvailability, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
 const available = sandboxAvailability('workspace');
@@ -97,6 +97,28 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     const offline = await inside(script, policy('workspace-offline'));
     expect(offline.status).not.toBe(0);
     expect(offline.out).toMatch(/Connection refused|Network is unreachable/);
+  });
+
+  it("hides the system's privileged Unix sockets: one on the read-only root is connectable until hidden, in either profile", async () => {
+    // A stand-in for /run/docker.sock outside the private /tmp (HOME here is bound in read-only).
+    const socketDir = mkdtempSync(join(home, 'run-'));
+    const socketPath = join(socketDir, 'docker.sock');
+    const daemon = createServer((socket) => socket.end('daemon\n'));
+    await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
+    try {
+      const connect = `python3 -c 'import socket, sys; c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print(c.recv(16).decode(), end="")' ${socketPath}`;
+      expect((await inside(connect, policy('workspace-offline'))).out).toBe('daemon\n');
+      const hidden = (profile: 'workspace' | 'workspace-offline') =>
+        sandboxPolicy({ profile, workspace, home, ptydeckDirs: [stateDir, configDir], hidden: [...DEFAULT_HIDDEN, socketPath] });
+      for (const profile of ['workspace', 'workspace-offline'] as const) {
+        const refused = await inside(connect, hidden(profile));
+        expect(refused.status, profile).not.toBe(0);
+        expect(refused.out, profile).toMatch(/ConnectionRefusedError/);
+      }
+    } finally {
+      daemon.close();
+    }
+    expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket', '/run/libvirt']));
   });
 
   it('refuses a workspace inside a hidden path', async () => {
