@@ -54,7 +54,7 @@ test("a sandboxed agent's tab and agent card carry a shield naming the profile; 
   await expect(userTab.getByTestId('tab-sandbox')).toHaveCount(0);
 
   // How a developer checks it: the key is not there.
-  const key = await agent.call<Output & { exit_code: number | null }>('terminal_run', { id: made.id, command: 'cat ~/.ssh/id_* ; ls -A ~/.ssh' });
+  const key = await agent.call<Output & { exit_code: number | null }>('terminal_run', { id: made.id, command: 'cat ~/.ssh/id_*' });
   expect(key.exit_code).not.toBe(0);
   await keepScreenshot(page, 'sandbox-shields');
 });

@@ -44,6 +44,9 @@ beforeAll(async () => {
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE KEY\n');
   writeFileSync(join(home, '.netrc'), 'machine example.com password hunter2\n');
+  writeFileSync(join(home, '.git-credentials'), 'https://dev:ghp_GITTOKEN@github.com\n');
+  writeFileSync(join(home, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_NPMTOKEN\n');
+  writeFileSync(join(home, '.bash_history'), 'export AWS_SECRET_ACCESS_KEY=HISTORYSECRET\n');
   mkdirSync(join(stateDir, 'sessions'), { recursive: true });
   writeFileSync(join(stateDir, 'server.json'), '{"token":"secret"}\n');
   mkdirSync(configDir, { recursive: true });
@@ -77,9 +80,9 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
       expect(read.out, path).toMatch(/No such file/);
     }
     expect((await inside(`ls ${stateDir}/sessions`)).status).not.toBe(0);
-    const netrc = await inside('cat ~/.netrc');
-    expect(netrc.status).not.toBe(0);
-    expect(netrc.out).not.toMatch(/hunter2/);
+    // Hidden files read as empty, not as an error (Permission denied), tokens and history alike; none can be written.
+    expect(await inside('cat ~/.netrc ~/.git-credentials ~/.npmrc ~/.bash_history; echo end')).toEqual({ status: 0, out: 'end\n' });
+    expect((await inside('echo planted > ~/.npmrc')).status).not.toBe(0);
   });
 
   it('keeps package caches writable', async () => {
