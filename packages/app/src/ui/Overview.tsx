@@ -13,6 +13,8 @@ import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
 import { LeftRunning } from './LeftRunning.jsx';
 import { PortChips } from './PortChips.jsx';
+import { SandboxShield } from './SandboxShield.jsx';
+import { agentShields, sandboxShield } from '../sandbox/sandbox-shield.js';
 import { SessionProcesses } from './ProcessList.jsx';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -21,15 +23,17 @@ function SessionRow(props: { session: SessionInfo }) {
   const terminal = useTerminal();
   const status = () => sessionStatus(props.session, terminal.offline());
   const is = (state: SessionStatus['state']) => status().state === state;
+  const shield = () => sandboxShield(props.session.sandbox);
   return (
     <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status} data-state={status().state}>
-      <button type="button" class="session-row" onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
+      <button type="button" class="session-row" classList={{ sandboxed: shield() !== null }} onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
         <span
           class="status-dot"
           classList={{ running: is('running') || is('needs-input'), idle: is('idle'), failed: is('exited') && status().failed }}
           aria-hidden="true"
         />
         <span class="session-title">{props.session.title}</span>
+        <SandboxShield shield={shield()} testId="session-sandbox" />
         <span class="session-cwd">{props.session.cwd}</span>
         <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input'), lost: is('lost') }} data-testid="overview-session-status">
           {status().label}
@@ -305,6 +309,9 @@ export function Overview() {
                       <div class="agent-meta">
                         {agent.transport === 'http' ? 'HTTP' : 'stdio'} ·{' '}
                         {terminal.offline() ? 'unknown: ptydeck is not connected' : `connected ${timeFormat.format(agent.connectedAt)}`}
+                      </div>
+                      <div class="agent-shields">
+                        <For each={agentShields(sessionsOf(agent.id).map((session) => session.sandbox))}>{(shield) => <SandboxShield shield={shield} testId="agent-sandbox" />}</For>
                       </div>
                     </div>
                   </div>

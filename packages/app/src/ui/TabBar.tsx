@@ -8,6 +8,8 @@ import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
 import { TabOverflowMenu } from './TabOverflowMenu.jsx';
 import { PortChips } from './PortChips.jsx';
+import { SandboxShield } from './SandboxShield.jsx';
+import { sandboxShield } from '../sandbox/sandbox-shield.js';
 
 export function TabBar() {
   const terminal = useTerminal();
@@ -78,10 +80,11 @@ export function TabBar() {
             };
             // Offline, typing reaches no one: no claim that the agent sees it.
             const typing = () => typingIntoAgent(tab, terminal.state.focusedId, terminal.offline());
+            const shield = () => sandboxShield(info()?.sandbox);
             return (
               <div
                 class="tab"
-                classList={{ active: active(), agent: tab.source === 'agent', exited: exited(), lost: lost(), typing: typing(), waiting: tab.attention !== null }}
+                classList={{ active: active(), agent: tab.source === 'agent', sandboxed: shield() !== null, exited: exited(), lost: lost(), typing: typing(), waiting: tab.attention !== null }}
                 style={tab.source === 'agent' ? agentStyle(tab.ownerName) : undefined}
               >
                 <button
@@ -112,6 +115,7 @@ export function TabBar() {
                   <Show when={tab.source === 'agent'}>
                     <span class="agent-badge" data-testid="tab-agent-badge" style={agentStyle(tab.ownerName)}>{tab.ownerName ?? 'agent'}</span>
                   </Show>
+                  <SandboxShield shield={shield()} testId="tab-sandbox" />
                   <span class="tab-title">{tab.title}</span>
                   <Show when={tab.readOnly}>
                     <span class="read-only-marker" data-testid="tab-read-only" title="Read-only: the agent runs this itself; it takes no input">read-only</span>

@@ -100,5 +100,5 @@ function environValues(environ: string, names: readonly string[]): Map<string, s
 }
 
 function processOf(pid: number, stat: ProcStat): OwnedProcess {
-  return { pid, command: commandOf(pid), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
+  return { pid, command: commandOf(pid), startedAt: startedAtMs(stat), pgrp: stat.pgrp, ppid: stat.ppid, startTicks: stat.startTicks };
 }

@@ -16,6 +16,7 @@ import { startLocalServer, type LocalServer } from '../server/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
 import { until } from '../testing/poll-until.js';
+import { sandboxAvailability } from '../sandbox/availability.js';
 
 /**
  * Issue 23: `ptydeck ls` and `ptydeck attach`, the real CLI against a real
@@ -98,8 +99,11 @@ describe('ptydeck ls', () => {
     const port = /listening-(\d+)/.exec(await waitForOutput(service, mine, /listening-\d+/))![1]!;
     const table = await run(['ls']);
     expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+PORTS\s+CWD\s+AGE/);
-    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running\\s+${port}\\s`));
+    expect(table.stdout).toMatch(/^ID\s+SOURCE\s+OWNER\s+TITLE\s+STATE\s+SANDBOX\s+PORTS\s+CWD\s+AGE/);
+    expect(table.stdout).toMatch(new RegExp(`${mine.slice(0, 8)}\\s+user\\s+you\\s+.*running\\s+-\\s+${port}\\s`));
+    // The agent's shell runs in the host's default sandbox where bubblewrap works, and says so where it does not.
+    const profile = sandboxAvailability('workspace').ok ? 'workspace' : 'unsandboxed';
+    expect(table.stdout).toMatch(new RegExp(`${agentSession.slice(0, 8)}\\s+agent\\s+ls-test-agent\\s+.*idle_at_prompt\\s+${profile}\\s`));
 
     const json = await run(['ls', '--json']);
     expect(json.status, json.stderr).toBe(0);
@@ -107,7 +111,8 @@ describe('ptydeck ls', () => {
     const entry = entries.find((e) => e.id === mine)!;
     expect(entry).toMatchObject({ id: mine, source: 'user', owner: 'you', state: 'running', pid: service.get(mine)!.pid, exit_code: null, ports: [expect.objectContaining({ port: Number(port), address: '127.0.0.1' })] });
     expect(Object.keys(entry)).toEqual(expect.arrayContaining(['id', 'source', 'owner', 'title', 'state', 'pid', 'cwd', 'exit_code']));
-    expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1 });
+    expect(entries.find((e) => e.id === agentSession)).toMatchObject({ source: 'agent', owner: 'ls-test-agent', state: 'idle_at_prompt', last_exit_code: 1, sandbox: expect.objectContaining({ profile: profile === 'workspace' ? 'workspace' : 'off' }) });
+    expect(entry.sandbox).toBeNull();
 
     // The host as it says itself over its panel connection: here the server runs in this very process.
     const status = await run(['status']);

@@ -1,4 +1,4 @@
-import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+import type { AgentInfo, SandboxInfo, SessionInfo } from '@ptydeck/contract';
 import { printable } from './printable.js';
 
 /**
@@ -36,6 +36,12 @@ export interface SessionListEntry {
    * left running), as the host last looked; null where the system cannot say.
    */
   ports: Array<{ port: number; address: string; pid: number; command: string }> | null;
+  /**
+   * An agent's shell's sandbox: its profile, the paths it may write, the paths
+   * hidden from it, its network, and (profile off) why a default sandbox could
+   * not start. Null for sessions started without one in mind (yours).
+   */
+  sandbox: SandboxInfo | null;
 }
 
 /** Characters of an id shown in the table: enough to be unique among a person's sessions, short to type. */
@@ -71,6 +77,7 @@ export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): Sess
     prompt: info.attention?.prompt ?? null,
     last_exit_code: info.shell?.lastExitCode ?? null,
     ports: info.ports ? info.ports.map(({ port, address, pid, command }) => ({ port, address, pid, command })) : null,
+    sandbox: info.sandbox ?? null,
   };
 }
 
@@ -78,7 +85,7 @@ export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): Sess
 export function formatTable(entries: readonly SessionListEntry[], now: number, home: string): string {
   if (entries.length === 0) return 'no sessions\n';
   const rows = [
-    ['ID', 'SOURCE', 'OWNER', 'TITLE', 'STATE', 'PORTS', 'CWD', 'AGE'],
+    ['ID', 'SOURCE', 'OWNER', 'TITLE', 'STATE', 'SANDBOX', 'PORTS', 'CWD', 'AGE'],
     ...[...entries]
       .sort((a, b) => a.created_at - b.created_at)
       .map((entry) => [
@@ -87,6 +94,7 @@ export function formatTable(entries: readonly SessionListEntry[], now: number, h
         clip(entry.owner, 24),
         clip(entry.title, 32),
         entry.state === 'exited' ? `exited (${entry.signal ?? entry.exit_code ?? '?'})` : entry.state,
+        sandboxCell(entry.sandbox),
         clip(portList(entry.ports), 24),
         clip(tildePath(entry.cwd, home), 40),
         formatAge(now - entry.created_at),
@@ -114,6 +122,12 @@ export function matchSession(sessions: readonly SessionInfo[], query: string): S
   const candidates = query.length === 0 ? [] : sessions.filter((info) => info.id.startsWith(query));
   if (candidates.length === 1) return { kind: 'found', info: candidates[0]! };
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
+}
+
+/** The profile; "unsandboxed" where a default sandbox could not start (--json says why); - for your own sessions. */
+function sandboxCell(sandbox: SandboxInfo | null): string {
+  if (!sandbox) return '-';
+  return sandbox.profile === 'off' && sandbox.unavailable ? 'unsandboxed' : sandbox.profile;
 }
 
 /** 3000,8080 (a port on IPv4 and IPv6 once); - for none, ? where the host cannot say. */

@@ -29,6 +29,12 @@ export interface SessionRef {
   pid: number;
   /** Whether the session's process still runs: only then does its pid name its tree. */
   running: boolean;
+  /**
+   * Whether the session's process is a launcher that runs the program under it
+   * (a sandbox's bubblewrap): its own forks and the program it started are then
+   * the session's process too, not jobs in the background.
+   */
+  wrapped?: boolean;
 }
 
 export interface OwnedProcess {
@@ -38,6 +44,7 @@ export interface OwnedProcess {
   /** Unix time in ms. */
   startedAt: number;
   pgrp: number;
+  ppid: number;
   /** Start time in clock ticks after boot: with the pid, names this process and no later one that reuses the pid. */
   startTicks: number;
 }
@@ -203,7 +210,7 @@ function attribute({ stats, children, members }: ProcessTable, sessions: readonl
 }
 
 function processOf(pid: number, stat: ProcStat): OwnedProcess {
-  return { pid, command: facts.command(pid, stat, commandOf), startedAt: startedAtMs(stat), pgrp: stat.pgrp, startTicks: stat.startTicks };
+  return { pid, command: facts.command(pid, stat, commandOf), startedAt: startedAtMs(stat), pgrp: stat.pgrp, ppid: stat.ppid, startTicks: stat.startTicks };
 }
 
 export function snapshotSession(labels: LabelReader, session: SessionRef): SessionSnapshot | undefined {
@@ -212,9 +219,33 @@ export function snapshotSession(labels: LabelReader, session: SessionRef): Sessi
 
 /** Processes that are not the session's own process nor its terminal's foreground job: what runs behind the agent's back. */
 export function backgroundProcesses(session: SessionRef, snapshot: SessionSnapshot): OwnedProcess[] {
+  const own = session.running ? ownProcesses(session, snapshot.processes) : new Set<number>();
   return snapshot.processes.filter(
-    (proc) => !(session.running && proc.pid === session.pid) && !(snapshot.foregroundGroup !== null && snapshot.foregroundGroup !== session.pid && proc.pgrp === snapshot.foregroundGroup),
+    (proc) => !own.has(proc.pid) && !(snapshot.foregroundGroup !== null && snapshot.foregroundGroup !== session.pid && proc.pgrp === snapshot.foregroundGroup),
   );
+}
+
+/**
+ * The running session's own process: its pid, and for a wrapped one the
+ * launcher's forks of itself (bubblewrap's init in its PID namespace: the same
+ * command line, no exec) and the first program the innermost one started (the
+ * shell; a daemon orphaned inside starts later).
+ */
+function ownProcesses(session: SessionRef, processes: readonly OwnedProcess[]): Set<number> {
+  const own = new Set([session.pid]);
+  const launcher = processes.find((proc) => proc.pid === session.pid);
+  if (!session.wrapped || !launcher) return own;
+  const childrenOf = (pid: number) => processes.filter((proc) => proc.ppid === pid);
+  let innermost = launcher;
+  for (let fork = childrenOf(innermost.pid).find((proc) => proc.command === launcher.command); fork; fork = childrenOf(innermost.pid).find((proc) => proc.command === launcher.command)) {
+    own.add(fork.pid);
+    innermost = fork;
+  }
+  const [program] = childrenOf(innermost.pid)
+    .filter((proc) => !own.has(proc.pid))
+    .sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid);
+  if (program) own.add(program.pid);
+  return own;
 }
 
 /** Whether `proc` still runs: the same pid started at the same tick, not a zombie. */

@@ -5,8 +5,12 @@ import type { SandboxProfile } from './profile.js';
 
 /**
  * Secrets hidden from a sandboxed shell unless the configuration says otherwise:
- * keys, cloud and forge credentials, browser profiles (cookies, saved passwords).
- * Relative to HOME.
+ * keys, cloud and forge credentials, browser profiles (cookies, saved passwords)
+ * (relative to HOME); and the system's Unix sockets that hand their caller
+ * more than the developer's own reach (absolute). A socket on the read-only
+ * root stays connectable inside, whatever the network namespace: docker's or
+ * LXD's group is root on the machine, libvirt's starts VMs, the system D-Bus
+ * lets polkit grant an active session's user more.
  */
 export const DEFAULT_HIDDEN = [
   '.ssh',
@@ -24,6 +28,33 @@ export const DEFAULT_HIDDEN = [
   '.config/BraveSoftware',
   '.config/microsoft-edge',
   'snap/firefox',
+  // Tokens in plain files: git's credential store, package registries' publish tokens, Vault, Terraform.
+  '.git-credentials',
+  '.config/git/credentials',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.vault-token',
+  '.terraform.d/credentials.tfrc.json',
+  '.config/hub',
+  '.local/share/keyrings',
+  '.password-store',
+  // What the developer typed, secrets pasted on command lines included.
+  '.bash_history',
+  '.zsh_history',
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/podman',
+  '/run/containerd',
+  '/run/libvirt',
+  '/var/run/libvirt',
+  '/var/snap/lxd/common/lxd/unix.socket',
+  '/var/lib/lxd/unix.socket',
+  '/run/snapd.socket',
+  '/run/snapd-snap.socket',
+  '/run/dbus/system_bus_socket',
 ] as const;
 
 /**

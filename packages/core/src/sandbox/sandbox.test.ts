@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedEnv } from '../testing/isolated-env.js';
-import { bwrapArgs, isAtLeastAsStrict, sandboxAvailability, sandboxPolicy, type SandboxPolicy } from './index.js';
+import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, sandboxAvailability, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
 const available = sandboxAvailability('workspace');
@@ -21,12 +22,18 @@ function policy(profile: 'workspace' | 'workspace-offline' = 'workspace'): Sandb
   return sandboxPolicy({ profile, workspace, home, ptydeckDirs: [stateDir, configDir] });
 }
 
-/** Runs `script` in bash inside the sandbox; its exit code and what it printed. Async, so this process's listener can answer. */
-function inside(script: string, sandbox = policy()): Promise<{ status: number | null; out: string }> {
+/**
+ * Runs `script` in bash inside the sandbox; its exit code and what it printed.
+ * Async, so this process's listener can answer. `as` runs bubblewrap as
+ * another user (setpriv), with that user's HOME.
+ */
+function inside(script: string, sandbox = policy(), as?: { uid: number; gid: number; home: string }): Promise<{ status: number | null; out: string }> {
   if (!available.ok) throw new Error(available.reason);
-  const args = bwrapArgs(sandbox, { home, cwd: workspace });
+  const args = bwrapArgs(sandbox, { home: as?.home ?? home, cwd: sandbox.workspace });
+  const command = [available.bwrap, ...args, '--', 'bash', '--norc', '--noprofile', '-c', script];
+  const [file, ...argv] = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', ...command] : command;
   return new Promise((resolve) => {
-    execFile(available.bwrap, [...args, '--', 'bash', '--norc', '--noprofile', '-c', script], { env: env as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(file!, argv, { env: (as ? { ...env, HOME: as.home } : env) as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ status, out: `${stdout}${stderr}` });
     });
@@ -37,6 +44,9 @@ beforeAll(async () => {
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE KEY\n');
   writeFileSync(join(home, '.netrc'), 'machine example.com password hunter2\n');
+  writeFileSync(join(home, '.git-credentials'), 'https://dev:ghp_GITTOKEN@github.com\n');
+  writeFileSync(join(home, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_NPMTOKEN\n');
+  writeFileSync(join(home, '.bash_history'), 'export AWS_SECRET_ACCESS_KEY=HISTORYSECRET\n');
   mkdirSync(join(stateDir, 'sessions'), { recursive: true });
   writeFileSync(join(stateDir, 'server.json'), '{"token":"secret"}\n');
   mkdirSync(configDir, { recursive: true });
@@ -70,9 +80,9 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
       expect(read.out, path).toMatch(/No such file/);
     }
     expect((await inside(`ls ${stateDir}/sessions`)).status).not.toBe(0);
-    const netrc = await inside('cat ~/.netrc');
-    expect(netrc.status).not.toBe(0);
-    expect(netrc.out).not.toMatch(/hunter2/);
+    // Hidden files read as empty, not as an error (Permission denied), tokens and history alike; none can be written.
+    expect(await inside('cat ~/.netrc ~/.git-credentials ~/.npmrc ~/.bash_history; echo end')).toEqual({ status: 0, out: 'end\n' });
+    expect((await inside('echo planted > ~/.npmrc')).status).not.toBe(0);
   });
 
   it('keeps package caches writable', async () => {
@@ -92,8 +102,96 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     expect(offline.out).toMatch(/Connection refused|Network is unreachable/);
   });
 
+  it("hides the system's privileged Unix sockets: one on the read-only root is connectable until hidden, in either profile", async () => {
+    // A stand-in for /run/docker.sock outside the private /tmp (HOME here is bound in read-only).
+    const socketDir = mkdtempSync(join(home, 'run-'));
+    const socketPath = join(socketDir, 'docker.sock');
+    const daemon = createServer((socket) => socket.end('daemon\n'));
+    await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
+    try {
+      const connect = `python3 -c 'import socket, sys; c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print(c.recv(16).decode(), end="")' ${socketPath}`;
+      expect((await inside(connect, policy('workspace-offline'))).out).toBe('daemon\n');
+      const hidden = (profile: 'workspace' | 'workspace-offline') =>
+        sandboxPolicy({ profile, workspace, home, ptydeckDirs: [stateDir, configDir], hidden: [...DEFAULT_HIDDEN, socketPath] });
+      for (const profile of ['workspace', 'workspace-offline'] as const) {
+        const refused = await inside(connect, hidden(profile));
+        expect(refused.status, profile).not.toBe(0);
+        expect(refused.out, profile).toMatch(/ConnectionRefusedError/);
+      }
+    } finally {
+      daemon.close();
+    }
+    expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket', '/run/libvirt']));
+  });
+
   it('refuses a workspace inside a hidden path', async () => {
     expect(() => sandboxPolicy({ profile: 'workspace', workspace: join(home, '.ssh'), home, ptydeckDirs: [] })).toThrow(/may not see/);
+  });
+});
+
+/**
+ * The same fences for an unprivileged user, as most developers are: bubblewrap
+ * then builds the sandbox in a user namespace, without root's capabilities.
+ * Run as root, the test makes a user of its own (useradd) and runs the
+ * sandbox as that user; run as anyone else, the tests above already are.
+ */
+const isRoot = process.getuid?.() === 0;
+describe.skipIf(!available.ok || !isRoot)('a workspace sandbox for an unprivileged user (real bubblewrap, user namespaces)', () => {
+  const name = `ptydeck-sb-${randomBytes(4).toString('hex')}`;
+  let user: { uid: number; gid: number; home: string };
+  let userWorkspace: string;
+  let userState: string;
+
+  beforeAll(() => {
+    const userHome = mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-user-'));
+    execFileSync('useradd', ['--no-create-home', '--home-dir', userHome, '--shell', '/bin/bash', '--user-group', name]);
+    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+    user = { uid, gid, home: userHome };
+    userWorkspace = join(userHome, 'project');
+    userState = join(userHome, '.local', 'state', 'ptydeck');
+    for (const dir of [userWorkspace, join(userHome, '.ssh'), userState, join(userHome, '.npm'), join(userHome, '.cache', 'pip'), join(userHome, '.cargo', 'registry'), join(userHome, '.cargo', 'git')]) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(userHome, '.ssh', 'id_test'), 'USER-PRIVATE-KEY\n', { mode: 0o600 });
+    writeFileSync(join(userState, 'server.json'), '{"token":"user-secret"}\n', { mode: 0o600 });
+    execFileSync('chown', ['-R', `${uid}:${gid}`, userHome]);
+    chmodSync(userHome, 0o700);
+  });
+
+  afterAll(() => {
+    spawnSync('userdel', [name]);
+    if (user) rmSync(user.home, { recursive: true, force: true });
+  });
+
+  function userPolicy(profile: 'workspace' | 'workspace-offline' = 'workspace'): SandboxPolicy {
+    return sandboxPolicy({ profile, workspace: userWorkspace, home: user.home, ptydeckDirs: [userState] });
+  }
+
+  it('runs as that user, writes only its workspace, /tmp and caches, and cannot read its key or ptydeck\'s state', async (context) => {
+    const probe = await inside('id -u', userPolicy(), user);
+    // Where the kernel allows no unprivileged user namespaces, bubblewrap says so, and this machine cannot run the check.
+    if (probe.status !== 0 && /namespace|Operation not permitted|permission/i.test(probe.out)) context.skip(`user namespaces are off for unprivileged users here: ${probe.out.trim()}`);
+    expect(probe).toEqual({ status: 0, out: `${user.uid}\n` });
+    expect(await inside('echo made > made.txt && touch /tmp/t ~/.npm/cached && cat made.txt', userPolicy(), user)).toEqual({ status: 0, out: 'made\n' });
+    expect(statSync(join(userWorkspace, 'made.txt')).uid).toBe(user.uid);
+    expect((await inside('touch ~/planted', userPolicy(), user)).status).not.toBe(0);
+    expect((await inside('touch /etc/planted', userPolicy(), user)).out).toMatch(/Read-only file system|Permission denied/);
+    const key = await inside('cat ~/.ssh/id_test', userPolicy(), user);
+    expect(key.status).not.toBe(0);
+    expect(key.out).not.toContain('USER-PRIVATE-KEY');
+    const state = await inside(`cat ${userState}/server.json`, userPolicy(), user);
+    expect(state.status).not.toBe(0);
+    expect(state.out).not.toContain('user-secret');
+    expect((await inside(`test -e /proc/${process.pid} && echo visible || echo hidden`, userPolicy(), user)).out).toBe('hidden\n');
+  });
+
+  it("reaches the host's loopback with the network on, and not offline", async (context) => {
+    const script = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
+    const online = await inside(script, userPolicy(), user);
+    if (online.status !== 0 && /namespace|Operation not permitted/i.test(online.out)) context.skip(`user namespaces are off for unprivileged users here: ${online.out.trim()}`);
+    expect(online.out).toBe('hello from the host\n');
+    const offline = await inside(script, userPolicy('workspace-offline'), user);
+    expect(offline.status).not.toBe(0);
+    expect(offline.out).toMatch(/Connection refused|Network is unreachable/);
   });
 });
 

@@ -26,7 +26,11 @@ export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 
   configDir?: string;
   /** A chat's working directory when the panel names none. Default process.cwd(). */
   launchDir?: string;
-  /** Base environment of chat agents' processes (and the PATH known agents are looked for on). Default process.env. */
+  /**
+   * Base environment of chat agents' processes (and the PATH known agents are
+   * looked for on), and the HOME and PATH agents' sandboxes are built from
+   * (its keys hidden, its caches writable, bubblewrap looked for). Default process.env.
+   */
   agentEnv?: Record<string, string | undefined>;
   /** Time between SIGTERM and SIGKILL when ending a chat's agent. Default 3000 ms. */
   agentKillGraceMs?: number;
@@ -114,7 +118,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
-  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
+  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir, options.agentEnv ?? process.env) : undefined;
   const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
@@ -210,7 +214,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  * edit needs no restart. A config.json that cannot be read gives every agent
  * shell the strictest profile, never none.
  */
-function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
+function sandboxSettings(stateDir: string, configDir: string, env: Record<string, string | undefined>): SandboxSettings {
   return {
     forOwner: (owner) => {
       let config: SandboxConfig | undefined;
@@ -221,7 +225,7 @@ function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
       }
       return {
         choice: config ? choiceFor(owner, config) : { profile: 'workspace-offline', explicit: true },
-        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}) }),
+        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}), env }),
       };
     },
   };

@@ -478,7 +478,7 @@ class TerminalToolImpl implements TerminalTool {
   /** The session as the process table knows it: its pid names its tree only while it runs. */
   private refOf(session: AgentTerminal): SessionRef {
     const info = this.infoOf(session);
-    return { id: session.id, pid: info.pid, running: info.status === 'running' };
+    return { id: session.id, pid: info.pid, running: info.status === 'running', wrapped: info.sandbox != null && info.sandbox.profile !== 'off' };
   }
 
   private infoOf(session: AgentTerminal): SessionInfo {
