@@ -38,7 +38,7 @@ beforeAll(() => {
   const configDir = join(home, '.config', 'ptydeck');
   mkdirSync(stateDir, { recursive: true });
   const sandbox: SandboxSettings = {
-    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}), env }) }),
+    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
   };
   service = createPtyService({ env });
   tool = createTerminalTool(service, { sandbox });

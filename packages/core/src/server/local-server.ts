@@ -118,7 +118,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const ownsScreens = options.screens === undefined;
   const screens = options.screens ?? new ScreenService(service);
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
-  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir, options.agentEnv ?? process.env) : undefined;
+  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
   const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
@@ -214,7 +214,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  * edit needs no restart. A config.json that cannot be read gives every agent
  * shell the strictest profile, never none.
  */
-function sandboxSettings(stateDir: string, configDir: string, env: Record<string, string | undefined>): SandboxSettings {
+function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
   return {
     forOwner: (owner) => {
       let config: SandboxConfig | undefined;
@@ -225,7 +225,7 @@ function sandboxSettings(stateDir: string, configDir: string, env: Record<string
       }
       return {
         choice: config ? choiceFor(owner, config) : { profile: 'workspace-offline', explicit: true },
-        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}), env }),
+        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}) }),
       };
     },
   };
