@@ -12,7 +12,7 @@ import { isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
-import { startLocalServer, type LocalServer } from '../server/local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
 import { until } from '../testing/poll-until.js';

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startLocalServer, type LocalServer } from '../server/local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { writeDiscovery } from '../server/discovery.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';

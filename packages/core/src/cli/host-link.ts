@@ -6,7 +6,7 @@ import { MCP_PATH } from '@ptydeck/contract';
 import { HOST_STOPPED_NOTIFICATION } from '../host/stop-protocol.js';
 import { isProcessAlive } from '../server/process-identity.js';
 import { proveHost } from './ensure-host.js';
-import { bounded } from './signals.js';
+import { bounded } from '../common/bounded.js';
 
 /** A host to join: where it listens, the agent token, and its pid (to notice at once when it dies). */
 export interface HostTarget {

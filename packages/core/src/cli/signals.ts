@@ -33,14 +33,3 @@ export function nextSignal(): { stopped: Promise<StopReason>; dispose(): void } 
 export function exitCodeFor(reason: StopReason): number {
   return reason === 'SIGINT' ? EXIT_SIGINT : reason === 'SIGTERM' ? EXIT_SIGTERM : 0;
 }
-
-/** Resolves after `promise` or `ms`, whichever comes first, so a shutdown step cannot hang. */
-export function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void promise.then(
-      () => resolve(),
-      () => resolve(),
-    ).finally(() => clearTimeout(timer));
-  });
-}

@@ -11,7 +11,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from './bridge-header.js';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';
 import { descendantsOf, environValue, survivorsOf } from '../testing/process-table.js';

@@ -1,20 +1,20 @@
 // The local server with everything in it: the PTY service, screens, terminal tool and chats, served through http-server.ts.
 import { mkdirSync } from 'node:fs';
-import type { PtyService } from '../pty/types.js';
+import type { PtyService, PtyServiceOptions } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
-import { ScreenService } from '../screen/index.js';
-import type { AgentRegistry } from './agent-registry.js';
-import { startHttpServer, type HttpServerOptions } from './http-server.js';
+import { ScreenMirror, ScreenService } from '../screen/index.js';
+import type { AgentRegistry } from '../server/agent-registry.js';
+import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
 import { ChatHost } from '../chats/chat-host.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
-import { resolveStateDir } from './discovery.js';
-import { ptydeckLauncher } from './mcp-launch.js';
+import { resolveStateDir } from '../server/discovery.js';
+import { ptydeckLauncher } from '../server/mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
-import { restoreAndRecord } from './session-persistence.js';
-import { DeveloperEnv } from './developer-env.js';
-import { judgePeerFromProc } from './peer-process.js';
+import { restoreAndRecord } from '../server/session-persistence.js';
+import { DeveloperEnv } from '../server/developer-env.js';
+import { judgePeerFromProc } from '../server/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 
@@ -22,6 +22,13 @@ import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type Sandb
 export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
   /** The PTY service to serve; without one the server creates its own and disposes it on close. */
   service?: PtyService;
+  /** Bounds of the service the server creates (not of one passed in); defaults in pty/types.ts. */
+  limits?: Pick<PtyServiceOptions, 'maxLiveSessions' | 'maxExitedSessions'>;
+  /**
+   * Where the screens the server creates parse: 'worker' (default, as shipped), or 'main': this
+   * thread, lazily, as before the screen worker. 'main' exists for measurement (bench figure 5).
+   */
+  screenThread?: 'worker' | 'main';
   /** Where agents.json is read; default $PTYDECK_CONFIG_DIR, $XDG_CONFIG_HOME/ptydeck, ~/.config/ptydeck. */
   configDir?: string;
   /** A chat's working directory when the panel names none. Default process.cwd(). */
@@ -58,6 +65,8 @@ export interface LocalServer {
   /** Changes on every launch; the panel snapshot carries it too. */
   instance: string;
   service: PtyService;
+  /** The sessions' screens, read by the tool and the panels' resyncs. */
+  screens: ScreenService;
   tool: TerminalTool;
   /** MCP clients connected right now. */
   agents: AgentRegistry;
@@ -108,11 +117,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const developerEnv = new DeveloperEnv();
   // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
   // The id is the directory's, so it is made first (as server.json's writer would) on a first run.
-  const service = options.service ?? createPtyService({ hostId: hostIdOf(ensureDir(stateDir)), env: () => developerEnv.current() });
+  const service = options.service ?? createPtyService({ ...options.limits, hostId: hostIdOf(ensureDir(stateDir)), env: () => developerEnv.current() });
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
   // One screen per session for the tool's screen reads and the viewers' resyncs alike.
   const ownsScreens = options.screens === undefined;
-  const screens = options.screens ?? new ScreenService(service);
+  const screens = options.screens ?? new ScreenService(service, options.screenThread === 'main' ? { createScreen: (screen) => new ScreenMirror(screen) } : {});
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
   const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
@@ -181,6 +190,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     panelToken: started.panelToken,
     instance: started.instance,
     service,
+    screens,
     tool,
     agents: started.agents,
     chats,
