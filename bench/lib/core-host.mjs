@@ -155,4 +155,4 @@ process.on('disconnect', () => {
   void host.close().finally(() => process.exit(0));
 });
 
-send({ event: 'ready', url: host.url, agentToken: host.agentToken, panelToken: host.panelToken, pid: process.pid });
+send({ event: 'ready', url: host.url, agentToken: host.agentToken, panelToken: host.panelToken, pid: process.pid, stateDir: host.stateDir });

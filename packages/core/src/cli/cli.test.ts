@@ -10,7 +10,7 @@ import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
-import { writeDiscovery } from '../server/discovery.js';
+import { writeDiscovery } from '../common/discovery.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';
 import { hostSandbox, processesOf, reap, type HostSandbox } from '../testing/host-sandbox.js';

@@ -1,10 +1,10 @@
 // `ptydeck host` and `ptydeck serve`: the one host for a state directory (host/start-host.ts), until stopped or idle.
 import { HOST_PROTOCOL_VERSION, MCP_PATH } from '@ptydeck/contract';
 import { startHost, type Host } from '../host/start-host.js';
-import { discoveryPath } from '../server/discovery.js';
-import type { CliIo } from './cli-io.js';
-import { exitCodeFor, nextSignal, type StopReason } from './signals.js';
-import { styleFor } from './style.js';
+import { discoveryPath } from '../common/discovery.js';
+import type { CliIo } from '../client/cli-io.js';
+import { exitCodeFor, nextSignal, type StopReason } from '../common/signals.js';
+import { styleFor } from '../client/style.js';
 
 /** `ptydeck host`'s idle exit when neither --idle-exit nor the variable says: 10 minutes. */
 const DEFAULT_HOST_IDLE_EXIT_S = 600;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnsafeStateError } from '../server/discovery.js';
+import { UnsafeStateError } from '../common/discovery.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';

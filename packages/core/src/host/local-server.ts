@@ -9,12 +9,12 @@ import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
 import { ChatHost } from '../chats/chat-host.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
-import { resolveStateDir } from '../server/discovery.js';
-import { ptydeckLauncher } from '../server/mcp-launch.js';
+import { resolveStateDir } from '../common/discovery.js';
+import { ptydeckLauncher } from '../common/mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from '../server/session-persistence.js';
 import { DeveloperEnv } from '../server/developer-env.js';
-import { judgePeerFromProc } from '../server/peer-process.js';
+import { judgePeerFromProc } from '../common/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 

@@ -5,8 +5,8 @@ import { openSessionStore, sessionStoreDir, type SessionStore } from '../persist
 import type { PtyService } from '../pty/types.js';
 import type { ScreenService } from '../screen/index.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
-import { readDiscovery, resolveStateDir } from '../server/discovery.js';
-import { acquireHostLock } from './host-lock.js';
+import { readDiscovery, resolveStateDir } from '../common/discovery.js';
+import { acquireHostLock } from '../common/host-lock.js';
 import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';

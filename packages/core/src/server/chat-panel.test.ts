@@ -10,7 +10,7 @@ import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
-import { CHAT_BINDING_HEADER } from './bridge-header.js';
+import { CHAT_BINDING_HEADER } from '../common/bridge-header.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';

@@ -3,7 +3,7 @@ import type { CliIo } from './cli-io.js';
 import { ensureHost } from './ensure-host.js';
 import { freshPanelLink } from './url.js';
 import { styleFor } from './style.js';
-import { EXIT_OK } from './usage.js';
+import { EXIT_OK } from '../common/exit-codes.js';
 
 /**
  * `ptydeck` with no command: make sure the host runs (starting it detached),

@@ -1,7 +1,7 @@
 // Panel scope for the developer's own processes, asked of the host with no secret (the kernel says who asks).
-import { TICKET_EXCHANGE_PATH, TICKET_FRAGMENT_KEY } from '@ptydeck/contract';
-import { TICKET_PATH } from '../server/http-server.js';
-import { ensureHost } from '../cli/ensure-host.js';
+import { TICKET_EXCHANGE_PATH, TICKET_FRAGMENT_KEY, TICKET_PATH } from '@ptydeck/contract';
+import { ensureHost } from './ensure-host.js';
+import { requestJson } from './host-request.js';
 
 /**
  * Panel scope for a process of the developer's own, asked of a running host
@@ -76,14 +76,14 @@ export async function joinHostAsPanel(options: { stateDir?: string; log: (line: 
 }
 
 async function postJson(server: string, path: string, body?: unknown, origin?: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(new URL(path, server), {
+  const response = await requestJson(new URL(path, server), {
     method: 'POST',
-    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...(origin === undefined ? {} : { Origin: origin }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    ...(origin === undefined ? {} : { headers: { Origin: origin } }),
+    ...(body === undefined ? {} : { body }),
+    timeoutMs: REQUEST_TIMEOUT_MS,
   }).catch((error: Error) => {
     throw new Error(`ptydeck at ${server} is not answering (${error.message})`);
   });
-  const json = (await response.json().catch(() => ({}))) as unknown;
+  const json = response.body;
   return { status: response.status, body: json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {} };
 }

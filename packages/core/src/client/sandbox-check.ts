@@ -1,8 +1,8 @@
 // `ptydeck sandbox check`: whether each sandbox profile can start on this machine, and why not.
-import { sandboxAvailability } from '../sandbox/availability.js';
+import { sandboxAvailability } from '../sandbox/index.js';
 import type { CliIo } from './cli-io.js';
 import { styleFor } from './style.js';
-import { EXIT_FAILURE, EXIT_OK } from './usage.js';
+import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
 
 const PROFILES = ['workspace', 'workspace-offline'] as const;
 

@@ -4,7 +4,7 @@ import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';
 import { terminalSafeJson } from './printable.js';
 import { formatTable, listEntry } from './session-list.js';
-import { EXIT_OK } from './usage.js';
+import { EXIT_OK } from '../common/exit-codes.js';
 
 /** `ptydeck ls`: every session of the running ptydeck, as a table or (--json) an array. */
 export async function runLs(command: { json: boolean }, io: CliIo): Promise<number> {

@@ -1,9 +1,8 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { CHAT_ID_ENV } from '../chats/chat-bindings.js';
 import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
 import { procAddressBytes, readTcpTables, tcpSockets } from '../proc/tcp-table.js';
-import { SESSION_ID_ENV } from '../pty/environment.js';
+import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
 /**
  * Who is at the other end of a loopback TCP connection, and whether it runs

@@ -1,7 +1,7 @@
 // The host lock: exactly one host per state directory, and a lock left by a dead host taken over at once.
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { identityAlive, identityPid, processIdentity } from '../server/process-identity.js';
+import { identityAlive, identityPid, processIdentity } from './process-identity.js';
 
 /**
  * Exactly one host per state directory. The lock is a symbolic link,

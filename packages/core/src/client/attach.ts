@@ -10,8 +10,8 @@ import { printable } from './printable.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
 import { matchSession, ownerOf, SHORT_ID_LENGTH } from './session-list.js';
 import { styleFor } from './style.js';
-import { EXIT_FAILURE, EXIT_LOST, EXIT_OK } from './usage.js';
-import { waitForExit } from '../server/process-identity.js';
+import { EXIT_FAILURE, EXIT_LOST, EXIT_OK } from '../common/exit-codes.js';
+import { waitForExit } from '../common/process-identity.js';
 
 export interface AttachOptions {
   /** An id, or a prefix that names one session. */

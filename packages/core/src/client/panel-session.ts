@@ -13,8 +13,8 @@ import {
   type OutputFrame,
   type PanelClientMessage,
 } from '@ptydeck/contract';
-import { resolveStateDir, UnsafeStateError } from '../server/discovery.js';
-import { PanelLinkRefused, panelToken } from '../host/panel-access.js';
+import { resolveStateDir, UnsafeStateError } from '../common/discovery.js';
+import { PanelLinkRefused, panelToken } from './panel-access.js';
 import { ensureHost, HostProtocolError, UntrustedHostError } from './ensure-host.js';
 import { printable } from './printable.js';
 

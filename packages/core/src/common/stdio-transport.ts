@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { errorResponse, judgeLine } from '../server/jsonrpc-frame.js';
+import { errorResponse, judgeLine } from './jsonrpc-frame.js';
 
 /**
  * MCP over stdio, one JSON-RPC message per line, for `ptydeck mcp` (bridged
@@ -107,4 +107,9 @@ export class StdioJsonRpcTransport implements Transport {
   private reply(message: JSONRPCMessage): void {
     this.send(message).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
   }
+}
+
+/** stdout carries protocol frames only: a stray console.log anywhere in the process would corrupt it. */
+export function protocolOnlyStdout(): void {
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
 }

@@ -1,5 +1,5 @@
 // What of a client's environment may reach the host or a session: never ptydeck's own labels, never a way to run code.
-import type { EnvLike } from './environment.js';
+import type { EnvLike } from './env-names.js';
 
 /**
  * Variables that make a shell, the dynamic loader or a runtime run code or

@@ -27,3 +27,11 @@ export const AGENT_KEY_HEADER = 'x-ptydeck-agent-key';
  * sandboxed shell cannot read the token.
  */
 export const SANDBOX_HEADER = 'x-ptydeck-sandbox';
+
+/**
+ * Header carrying the working directory of the agent that started `ptydeck
+ * mcp` (URI-encoded: a path may hold any byte, a header only Latin-1), so its
+ * shells start where the agent works rather than where the host happened to
+ * start (client-cwd.ts). It grants nothing: the agent may name any directory in terminal_create.
+ */
+export const CLIENT_CWD_HEADER = 'x-ptydeck-client-cwd';

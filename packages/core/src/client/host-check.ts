@@ -1,8 +1,8 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
 import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
 import { readTcpTables, tcpSockets } from '../proc/tcp-table.js';
-import { sessionAncestry } from '../server/peer-process.js';
-import { hostLockHolder } from './host-lock.js';
+import { sessionAncestry } from '../common/peer-process.js';
+import { hostLockHolder } from '../common/host-lock.js';
 
 /**
  * server.json, host.lock and whatever answers /proof are all things an

@@ -3,7 +3,7 @@ import { mkdtempSync, readlinkSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { processIdentity } from '../server/process-identity.js';
+import { processIdentity } from './process-identity.js';
 import { acquireHostLock, hostLockHolder, hostLockPath } from './host-lock.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'ptydeck-lock-'));

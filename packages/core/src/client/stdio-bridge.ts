@@ -9,11 +9,10 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { newAgentKey } from '../server/agent-identity.js';
-import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER, SANDBOX_HEADER } from '../server/bridge-header.js';
-import { CLIENT_CWD_HEADER } from '../server/client-cwd.js';
+import { newAgentKey } from '../common/agent-identity.js';
+import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER, CLIENT_CWD_HEADER, SANDBOX_HEADER } from '../common/bridge-header.js';
 import { HostLink, type HostTarget } from './host-link.js';
-import { StdioJsonRpcTransport } from './stdio-transport.js';
+import { StdioJsonRpcTransport } from '../common/stdio-transport.js';
 
 export interface BridgeOptions {
   /** The host to join first. */

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_PATH } from '@ptydeck/contract';
-import { HOST_STOPPED_NOTIFICATION } from '../host/stop-protocol.js';
-import { isProcessAlive } from '../server/process-identity.js';
+import { HOST_STOPPED_NOTIFICATION } from '../common/stop-protocol.js';
+import { isProcessAlive } from '../common/process-identity.js';
 import { proveHost } from './ensure-host.js';
 import { bounded } from '../common/bounded.js';
 

@@ -1,11 +1,12 @@
 // `ptydeck stop`: asks the host to end itself and its sessions, and waits until its process is gone.
-import { readDiscovery, resolveStateDir } from '../server/discovery.js';
-import { waitForExit } from '../server/process-identity.js';
+import { readDiscovery, resolveStateDir } from '../common/discovery.js';
+import { waitForExit } from '../common/process-identity.js';
 import { assertTrustedHost } from './ensure-host.js';
-import { STOP_PATH, StopAnswer, type AgentSessionSummary } from '../host/stop-protocol.js';
+import { STOP_PATH, StopAnswer, type AgentSessionSummary } from '../common/stop-protocol.js';
 import type { CliIo } from './cli-io.js';
 import { printable } from './printable.js';
-import { EXIT_FAILURE, EXIT_OK } from './usage.js';
+import { requestJson } from './host-request.js';
+import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
 
 /** The host's own bound on ending its sessions (8 s) plus a margin. */
 const EXIT_WAIT_MS = 12_000;
@@ -26,10 +27,10 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
   assertTrustedHost(found.record, stateDir);
   const target = new URL(STOP_PATH, url);
   if (command.force) target.searchParams.set('force', '1');
-  const response = await fetch(target, { method: 'POST', signal: AbortSignal.timeout(5000) }).catch((error: Error) => {
+  const response = await requestJson(target, { method: 'POST', timeoutMs: 5000 }).catch((error: Error) => {
     throw new Error(`the ptydeck host at ${url} is not answering (${error.message}); end it with \`kill ${pid}\``);
   });
-  const parsed = StopAnswer.safeParse(await response.json().catch(() => undefined));
+  const parsed = StopAnswer.safeParse(response.body);
   if (!parsed.success) throw new Error(`the ptydeck host at ${url} answered ${response.status} without saying why`);
   const answer = parsed.data;
   if ('agentSessions' in answer) {

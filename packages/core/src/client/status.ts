@@ -3,7 +3,7 @@ import type { CliIo } from './cli-io.js';
 import { PanelSession } from './panel-session.js';
 import { printable, terminalSafeJson } from './printable.js';
 import { sessionState, type SessionState } from './session-list.js';
-import { EXIT_OK } from './usage.js';
+import { EXIT_OK } from '../common/exit-codes.js';
 
 /** `ptydeck status --json`: snake_case, stable keys; null where a host older than this CLI did not say. */
 export interface HostStatus {

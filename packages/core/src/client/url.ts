@@ -1,6 +1,6 @@
 // `ptydeck url`: a new one-time panel link from the running host, which decides by who asks.
-import { readDiscovery, resolveStateDir } from '../server/discovery.js';
-import { askPanelLink, type PanelLinkAnswer } from '../host/panel-access.js';
+import { readDiscovery, resolveStateDir } from '../common/discovery.js';
+import { askPanelLink, type PanelLinkAnswer } from './panel-access.js';
 import { assertTrustedHost } from './ensure-host.js';
 
 export type { PanelLinkAnswer };

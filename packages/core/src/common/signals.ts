@@ -1,5 +1,5 @@
 // How CLI commands stop on SIGINT and SIGTERM: first end the sessions, a second signal exits at once.
-import { EXIT_SIGINT, EXIT_SIGTERM } from './usage.js';
+import { EXIT_SIGINT, EXIT_SIGTERM } from './exit-codes.js';
 
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'eof';
 

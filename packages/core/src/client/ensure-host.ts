@@ -4,16 +4,16 @@ import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, re
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
-import { readDiscovery, resolveStateDir, type DiscoveryRecord } from '../server/discovery.js';
-import { newChallenge, PROOF_PATH, proofHolds } from '../server/server-proof.js';
-import { ptydeckLauncher } from '../server/mcp-launch.js';
-import { hostLockHolder } from '../host/host-lock.js';
-import { STOP_PATH } from '../host/stop-protocol.js';
-import { isProcessAlive, waitForExit } from '../server/process-identity.js';
-import { checkHostProcess } from '../host/host-check.js';
-import { withoutInjection } from '../pty/inherited-env.js';
-import { SESSION_ID_ENV } from '../pty/environment.js';
-import { CHAT_BINDING_ENV, CHAT_ID_ENV } from '../chats/chat-bindings.js';
+import { readDiscovery, resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
+import { newChallenge, PROOF_PATH, proofHolds } from '../common/server-proof.js';
+import { ptydeckLauncher } from '../common/mcp-launch.js';
+import { hostLockHolder } from '../common/host-lock.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
+import { isProcessAlive, waitForExit } from '../common/process-identity.js';
+import { checkHostProcess } from './host-check.js';
+import { requestJson } from './host-request.js';
+import { withoutInjection } from '../common/inherited-env.js';
+import { CHAT_BINDING_ENV, CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
 
 const PROBE_MS = 1500;
 /** Start-up of a host takes well under a second; a shutting-down one may take the kill grace (3 s) plus reaping. */
@@ -111,9 +111,8 @@ export async function proveHost(record: Pick<DiscoveryRecord, 'url' | 'token'>):
   try {
     const url = new URL(PROOF_PATH, record.url);
     url.searchParams.set('challenge', challenge);
-    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_MS) });
-    const answer = response.ok ? ((await response.json().catch(() => null)) as { proof?: unknown } | null) : null;
-    if (!response.ok) await response.body?.cancel();
+    const response = await requestJson(url, { timeoutMs: PROBE_MS });
+    const answer = response.status === 200 ? (response.body as { proof?: unknown } | undefined) : undefined;
     if (proofHolds(record.token, challenge, answer?.proof)) return true;
     return { answered: true, reason: `did not prove it is the ptydeck host (answered ${response.status}); not sending it anything` };
   } catch (error) {
@@ -128,9 +127,8 @@ export async function proveHost(record: Pick<DiscoveryRecord, 'url' | 'token'>):
  */
 async function retireIdleHost(record: DiscoveryRecord): Promise<boolean> {
   try {
-    const response = await fetch(new URL(`${STOP_PATH}?ifIdle=1`, record.url), { method: 'POST', signal: AbortSignal.timeout(PROBE_MS) });
-    await response.body?.cancel();
-    return response.ok && (await waitForExit(record.pid, RETIRE_WAIT_MS));
+    const response = await requestJson(new URL(`${STOP_PATH}?ifIdle=1`, record.url), { method: 'POST', timeoutMs: PROBE_MS });
+    return response.status >= 200 && response.status < 300 && (await waitForExit(record.pid, RETIRE_WAIT_MS));
   } catch {
     return false;
   }
