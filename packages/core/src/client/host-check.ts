@@ -43,10 +43,15 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
     if (Number.parseInt(socket.local.split(':')[1] ?? '', 16) === port) inodes.add(socket.inode);
   }
   if (inodes.size === 0) return { kind: 'absent', reason: `nothing of yours listens on port ${port}` };
-  const listeners = procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
-  if (listeners.length === 0) return { kind: 'absent', reason: `no process of yours holds the socket listening on port ${port}` };
   const lock = hostLockHolder(stateDir);
   const host = lock?.pid ?? record.pid;
+  // Every socket listening on the port held by the host itself: no other process listens there, since
+  // another could only share one of these by inheriting it from the host (whose descriptors are
+  // close-on-exec). Then the process table need not be read: with a machine's thousands of
+  // processes that read is most of a client's check. Otherwise the table names who else listens.
+  const hostHolds = new Set(socketInodes(host));
+  const listeners = [...inodes].every((inode) => hostHolds.has(inode)) ? [host] : procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  if (listeners.length === 0) return { kind: 'absent', reason: `no process of yours holds the socket listening on port ${port}` };
   const stranger = listeners.find((pid) => pid !== host);
   if (stranger !== undefined) {
     return {
