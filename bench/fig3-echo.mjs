@@ -15,7 +15,7 @@ const WARMUP_KEYS = 50;
 
 export async function run(ctx) {
   const { workspace, sizes } = ctx;
-  const host = await startCoreHost(workspace, { mirror: 'on' });
+  const host = await startCoreHost(workspace);
   let client;
   let raw;
   try {

@@ -13,7 +13,7 @@ const WARMUP_CALLS = 5;
 
 export async function run(ctx) {
   const { workspace, sizes } = ctx;
-  const host = await startCoreHost(workspace, { mirror: 'on' });
+  const host = await startCoreHost(workspace);
   const client = new Client({ name: 'ptydeck-bench', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', host.ready.url), {
     requestInit: { headers: { Authorization: `Bearer ${host.ready.agentToken}` } },

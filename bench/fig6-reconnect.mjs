@@ -23,7 +23,7 @@ const QUIET_MS = 2000;
 
 export async function run(ctx) {
   const { workspace, data, sizes } = ctx;
-  const host = await startCoreHost(workspace, { mirror: 'on' });
+  const host = await startCoreHost(workspace);
   try {
     const file = data.scrollback;
     const warmUp = await host.request('create', { input: { command: 'sh', args: ['-c', 'seq 1 100; exec cat'], cwd: workspace.home } });

@@ -35,7 +35,7 @@ export async function run(ctx) {
   const { workspace, data, sizes } = ctx;
   const file = data.agentLog;
   const head = writeHead(file.path, path.join(workspace.data, 'agent-log-head.txt'), HEAD_BYTES);
-  const host = await startCoreHost(workspace, { mirror: 'on' });
+  const host = await startCoreHost(workspace);
   const client = new Client({ name: 'ptydeck-bench', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', host.ready.url), {
     requestInit: { headers: { Authorization: `Bearer ${host.ready.agentToken}` } },

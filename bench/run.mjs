@@ -22,6 +22,7 @@ const FIGURES = [
   { id: 9, title: 'typing while sessions are created', module: './fig9-spawn.mjs' },
   { id: 10, title: 'persistence cost', module: './fig10-persist.mjs' },
   { id: 11, title: 'process and port scan', module: './fig11-process-scan.mjs' },
+  { id: 12, title: 'client cost: ls, url, attach against node -e 0', module: './fig12-clients.mjs' },
   { id: 14, title: 'sandboxed shells', module: './fig14-sandbox.mjs' },
 ];
 

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AgentInfo, SessionInfo } from '@ptydeck/contract';
+import { plantInStateDir } from '../packages/core/src/testing/lost-records.js';
 
 /** Where the server process lives, for server-process.mjs. */
 export interface ServerDirs {
@@ -8,7 +9,10 @@ export interface ServerDirs {
   home: string;
   configDir: string;
   appDir: string;
-  /** Sessions an earlier host kept, restored (lost, or exited) before the server serves. */
+  /**
+   * Sessions an earlier host kept: written into the state dir's session store before
+   * the host starts (with the store on), which restores them (lost, or exited) before serving.
+   */
   lost?: E2eLostRecord[];
   /** Keep sessions in the state dir's session store, as the host does, and restore what it holds at start. */
   persist?: boolean;
@@ -25,9 +29,9 @@ export interface E2eLostRecord {
 }
 
 /**
- * A real local server in a Node process of its own, as `ptydeck serve` runs
+ * The real host (startHost) in a Node process of its own, as `ptydeck serve` runs
  * it: the specs reach it as clients do (the panel URL, the agent token) and,
- * for what no client sees, through these calls.
+ * for what no client sees, through these calls (its diagnostics).
  */
 export interface E2eServer {
   /** http://127.0.0.1:PORT */
@@ -68,9 +72,13 @@ interface Ready {
 }
 type Reply = { id: number; result: unknown } | { id: number; error: string };
 
-/** Starts the server process; resolves once it serves. */
+/** Starts the host's process; resolves once it serves. */
 export async function startServerProcess(dirs: ServerDirs): Promise<{ server: E2eServer; stop(): Promise<void>; kill(): Promise<void> }> {
-  const child = fork(SERVER_PROCESS, [JSON.stringify(dirs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const lost = dirs.lost ?? [];
+  plantInStateDir(dirs.stateDir, lost);
+  const options = { stateDir: dirs.stateDir, home: dirs.home, configDir: dirs.configDir, appDir: dirs.appDir, persist: (dirs.persist ?? false) || lost.length > 0 };
+  // The host's own environment is what its sessions start from: the spec's HOME, never the machine's.
+  const child = fork(SERVER_PROCESS, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, HOME: dirs.home } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 0;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

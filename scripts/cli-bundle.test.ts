@@ -36,6 +36,41 @@ describe('the CLI bundle', () => {
     expect(existsSync(join(dir, 'read-thread-worker.js'))).toBe(true);
   });
 
+  it('keeps the host out of every client: main.js and each client command load no PTY, screen, tool, chat, store or server module', () => {
+    // Each module in a chunk starts with a `// <path>/dist/<folder>/<file>.js` line; a chunk's static imports load with it.
+    const modulesOf = (chunk: string): string[] =>
+      [...readFileSync(join(dir, chunk), 'utf8').matchAll(/^\/\/ (?:\S*\/)?dist\/(\S+\.js)$/gm)].map((m) => m[1]!);
+    const staticImports = (chunk: string): string[] =>
+      [...readFileSync(join(dir, chunk), 'utf8').matchAll(/^(?:import|export)\b[^'"\n]*?from "([^"]+)"|^import "([^"]+)"/gm)].map((m) => (m[1] ?? m[2])!);
+    const loaded = (entry: string): { modules: string[]; packages: string[] } => {
+      const seen = new Set<string>();
+      const packages = new Set<string>();
+      const queue = [entry];
+      while (queue.length > 0) {
+        const chunk = queue.pop()!;
+        if (seen.has(chunk)) continue;
+        seen.add(chunk);
+        for (const target of staticImports(chunk)) {
+          if (target.startsWith('./')) queue.push(target.slice(2));
+          else packages.add(target);
+        }
+      }
+      return { modules: [...seen].flatMap(modulesOf), packages: [...packages] };
+    };
+    const commandChunk = (name: string) => readdirSync(dir).find((file) => file.startsWith(`${name}-`) && file.endsWith('.js'))!;
+    const clients = ['main.js', ...['ls', 'attach', 'url', 'status', 'stop', 'open', 'mcp', 'sandbox-check'].map(commandChunk)];
+    const hostOnly = /^(pty|screen|terminal-tool|chats|persist|server|host)\//;
+    for (const client of clients) {
+      const { modules, packages } = loaded(client);
+      expect(modules.length, `${client} loads modules`).toBeGreaterThan(0);
+      // pty/utf8.js is a UTF-8 helper the escape-sequence scanner (vt/) uses, no PTY.
+      expect(modules.filter((module) => hostOnly.test(module) && module !== 'pty/utf8.js'), client).toEqual([]);
+      expect(packages.filter((name) => name.startsWith('node-pty')), client).toEqual([]);
+    }
+    // The host is there, in an entry of its own.
+    expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
+  });
+
   it('runs the bundled worker: a screen opened, written and read', async () => {
     const worker = new Worker(pathToFileURL(join(dir, 'screen-worker.js')));
     try {

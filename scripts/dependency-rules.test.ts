@@ -87,6 +87,23 @@ describe('the dependency checker', () => {
     ]);
   });
 
+  it('keeps the host out of clients: a client or a shared module importing host code is named, a test of either is not', () => {
+    // Paths under packages/core/src/.
+    const core: Array<[string, string]> = [
+      ['common/names.ts', 'export const NAME = 1;\n'],
+      ['client/ls.ts', "import { NAME } from '../common/names.js';\nimport { ok } from '../server/ok.js';\nexport const ls = [NAME, ok];\n"],
+      ['client/ls.test.ts', "import { ok } from '../server/ok.js';\nexport const t = ok;\n"],
+      ['common/reaches.ts', "import { ls } from '../client/ls.js';\nexport const r = ls;\n"],
+      ['host/root.ts', "import { ls } from '../client/ls.js';\nimport { NAME } from '../common/names.js';\nexport const root = [ls, NAME];\n"],
+    ];
+    const dir = plant({ ...LAWFUL, ...Object.fromEntries(core.map(([path, text]) => [`packages/core/src/${path}`, text])) });
+    expect(violationsIn(dir)).toEqual([
+      "packages/core/src/client/ls.ts:2: import '../server/ok.js': packages/core/src/client/ may not import packages/core/src/server/ (packages/core/src/server/ok.ts)",
+      "packages/core/src/common/reaches.ts:1: import '../client/ls.js': packages/core/src/common/ may not import packages/core/src/client/ (packages/core/src/client/ls.ts)",
+      "packages/core/src/host/root.ts:1: import '../client/ls.js': packages/core/src/host/ may not import packages/core/src/client/ (packages/core/src/client/ls.ts)",
+    ]);
+  });
+
   it('finds nothing in a tree that keeps the rules', () => {
     expect(violationsIn(plant(LAWFUL))).toEqual([]);
   });

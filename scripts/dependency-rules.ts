@@ -52,8 +52,46 @@ export function formatViolation(violation: Violation): string {
   return `${violation.file}:${violation.line}: import '${violation.specifier}': ${violation.rule}`;
 }
 
-export function checkDependencyRules(graph: ImportGraph, layers: Layer[] = LAYERS): Violation[] {
-  return [...layerViolations(graph, layers), ...entryViolations(graph), ...testKitViolations(graph), ...cycleViolations(graph)];
+export function checkDependencyRules(graph: ImportGraph, layers: Layer[] = LAYERS, hostAndClients: FolderRule[] = HOST_AND_CLIENTS): Violation[] {
+  return [...layerViolations(graph, layers), ...folderViolations(graph, hostAndClients), ...entryViolations(graph), ...testKitViolations(graph), ...cycleViolations(graph)];
+}
+
+// ---- The host and its clients (issue 33) -------------------------------------------------------
+// What runs in a client process (client/: finding or starting the host, the stdio bridge, panel
+// access, ls, attach, stop, url, status, sandbox check) loads no PTY, screen, tool, chat or store
+// code, so a client starts as cheaply as a tmux client; common/ is what both sides share (where a
+// host is found, how it proves itself, its paths, headers and environment names); host/ is the one
+// composition root; cli/ is the `ptydeck` command, loading host/ only for `host`, `serve` and
+// `mcp --embedded`. Tests look inside what they test and are exempt.
+
+export interface FolderRule {
+  /** A folder of the core, relative to the root. */
+  dir: string;
+  /** Folders its production modules may not import. */
+  forbids: string[];
+}
+
+const CORE = 'packages/core/src';
+const HOST_ONLY = ['pty', 'screen', 'terminal-tool', 'chats', 'persist', 'server', 'host'].map((dir) => `${CORE}/${dir}`);
+
+export const HOST_AND_CLIENTS: FolderRule[] = [
+  { dir: `${CORE}/common`, forbids: [...HOST_ONLY, `${CORE}/client`, `${CORE}/cli`] },
+  { dir: `${CORE}/client`, forbids: [...HOST_ONLY, `${CORE}/cli`] },
+  { dir: `${CORE}/host`, forbids: [`${CORE}/client`, `${CORE}/cli`] },
+];
+
+function folderViolations(graph: ImportGraph, rules: FolderRule[]): Violation[] {
+  const out: Violation[] = [];
+  for (const [file, edges] of graph) {
+    if (isTestCode(file)) continue;
+    const rule = rules.find((candidate) => file.startsWith(`${candidate.dir}/`));
+    if (!rule) continue;
+    for (const edge of edges) {
+      const forbidden = edge.target === undefined ? undefined : rule.forbids.find((dir) => edge.target!.startsWith(`${dir}/`));
+      if (forbidden) out.push(violation(file, edge, `${rule.dir}/ may not import ${forbidden}/ (${edge.target})`));
+    }
+  }
+  return out;
 }
 
 /**

@@ -8,7 +8,7 @@
  *   npm run build        # the driver imports packages/core/dist
  *   node scripts/try-acp-agent.mjs [--out DIR] [--prompt TEXT]... [--env K=V]... -- COMMAND [ARGS...]
  *
- * It starts the fake model on 127.0.0.1, a ptydeck server (startLocalServer)
+ * It starts the fake model on 127.0.0.1, a ptydeck host (startHost)
  * whose agents.json names COMMAND as agent "real", wrapped in a tap that
  * copies every ACP frame to DIR/acp.jsonl. The agent gets a temporary HOME and
  * ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, OPENAI_BASE_URL, OPENAI_API_KEY
@@ -96,7 +96,7 @@ async function drive() {
     process.stderr.write('usage: node scripts/try-acp-agent.mjs [--out DIR] [--prompt TEXT]... [--env K=V]... -- COMMAND [ARGS...]\n');
     process.exit(2);
   }
-  const { createPtyService, startLocalServer } = await import('../packages/core/dist/index.js');
+  const { startHost } = await import('../packages/core/dist/index.js');
   const { default: WebSocket } = await import('ws');
   const out = option('--out')[0] ?? mkdtempSync(join(tmpdir(), 'try-acp-'));
   mkdirSync(out, { recursive: true });
@@ -137,8 +137,9 @@ async function drive() {
     JSON.stringify({ agents: [{ name: 'real', command: process.execPath, args: [self, '--tap', join(out, 'acp.jsonl'), '--', ...command.map(fill)] }] }, null, 2),
   );
 
-  const service = createPtyService({ env: { ...process.env, HOME: home } });
-  const server = await startLocalServer({ service, stateDir: join(out, 'state'), appDir: '/nonexistent', configDir, launchDir: work, agentEnv });
+  // The host's shells take this process's environment (no client has told it the developer's yet).
+  process.env.HOME = home;
+  const server = await startHost({ stateDir: join(out, 'state'), persist: false, appDir: '/nonexistent', configDir, launchDir: work, agentEnv });
   const ws = new WebSocket(`ws://127.0.0.1:${server.port}/panel`, [`ptydeck.token.${server.panelToken}`], { headers: { Origin: server.url } });
   const messages = [];
   const waiters = new Set();

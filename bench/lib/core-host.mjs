@@ -1,39 +1,31 @@
-// The ptydeck core in its own process, driven by the bench over IPC.
+// The ptydeck host in its own process, started as every host is (startHost,
+// host/start-host.ts), driven by the bench over IPC through the host's
+// diagnostics (its PTY service and screens, in this process only).
 //
-// The core runs apart from the bench's clients because that is how it runs
-// for real (Electron's main process or `ptydeck serve`, with the panel in a
-// renderer and agents in their own processes), so clients and server do not
-// share an event loop, and so its RSS can be read on its own.
+// The host runs apart from the bench's clients because that is how it runs
+// for real (`ptydeck host`, with the panel in a renderer and agents in their
+// own processes), so clients and host do not share an event loop, and so its
+// RSS can be read on its own.
 //
-// --mirror=off serves the panel WebSocket with the same PanelConnection but
-// without the server-side screen mirrors (resync then sends an empty screen):
-// the difference to --mirror=on is what the mirror costs. --screens=main
-// parses the screens on the core's main thread (a ScreenService given
-// createScreen, lazily, as before the screen worker) instead of in the
-// worker: the before of a before/after measured in the same run.
-// --persist=on records every session into a session store (issue 24) in the
-// state directory, as a host does unless PTYDECK_PERSIST=0: figure 10 runs
-// the same flood with it on and off.
+// Host options that exist for measurement: --screens=main parses the screens
+// on the host's main thread, lazily, as before the screen worker (figure 5's
+// before/after in the same run); --max-sessions raises the PTY service's
+// bound on live sessions. --persist=on keeps a session store (issue 24) in
+// the state directory, as a host does unless config.json or PTYDECK_PERSIST
+// says otherwise: figure 10 runs the same flood with it on and off.
 import { readdirSync, statSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { WebSocketServer } from 'ws';
-import { PANEL_WS_PATH } from '@ptydeck/contract';
-import { createPtyService, ScreenMirror, ScreenService, startLocalServer } from '@ptydeck/core';
-import { AgentRegistry } from '../../packages/core/dist/server/agent-registry.js';
-import { PanelConnection } from '../../packages/core/dist/server/panel-connection.js';
-import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
+import { startHost } from '@ptydeck/core';
 import { SCREEN_WORKER_OPTIONS } from '../../packages/core/dist/screen/screen-worker-host.js';
-import { openSessionStore, sessionStoreDir } from '../../packages/core/dist/persist/session-store.js';
-import { send, serveOps } from './host-rpc.mjs';
 import { watchMemory } from './memory-probe.mjs';
+import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
+import { send, serveOps } from './host-rpc.mjs';
 
 const { values } = parseArgs({
   options: {
-    mirror: { type: 'string', default: 'on' },
     screens: { type: 'string', default: 'worker' },
     'max-sessions': { type: 'string', default: '32' },
     'state-dir': { type: 'string' },
@@ -41,11 +33,6 @@ const { values } = parseArgs({
   },
 });
 
-const service = createPtyService({ maxLiveSessions: Number(values['max-sessions']), maxExitedSessions: 256 });
-// A directory of its own per host: a host started after this one in the same run starts empty.
-const storeDir = `${sessionStoreDir(values['state-dir'] ?? '.')}-${process.pid}`;
-const store = values.persist === 'on' ? openSessionStore({ dir: storeDir }) : undefined;
-const stopRecording = store?.record(service);
 // The shipped screen worker, started from a file that also answers the memory probe (memory-probe.mjs).
 let screenWorker;
 let screenWorkerMemory;
@@ -56,17 +43,18 @@ const probedWorker = () => {
   });
   return screenWorker;
 };
-const screens =
-  values.mirror === 'off'
-    ? undefined
-    : new ScreenService(service, values.screens === 'main' ? { createScreen: (options) => new ScreenMirror(options) } : { worker: { spawn: probedWorker } });
-const server = values.mirror === 'off' ? await startWithoutMirror(service) : await startLocalServer({
-  service,
-  screens,
-  stateDir: values['state-dir'],
-  writeDiscovery: false,
+// A state directory of its own per host: two hosts of one run may overlap, and one started after another starts empty.
+const host = await startHost({
+  stateDir: path.join(values['state-dir'] ?? '.', `host-${process.pid}`),
+  port: 0,
   appDir: '/nonexistent',
+  persist: values.persist === 'on',
+  limits: { maxLiveSessions: Number(values['max-sessions']), maxExitedSessions: 256 },
+  screenThread: values.screens === 'main' ? 'main' : 'worker',
+  // The shipped screen worker, started from a file that also answers the memory probe (memory-probe.mjs).
+  screenWorkerSpawn: () => probedWorker(),
 });
+const { service, screens, storeDir } = host.diagnostics;
 
 // Session exits, with the final log end so the bench can account for every byte.
 service.on('pty.exited', (event) => {
@@ -76,6 +64,9 @@ service.on('pty.exited', (event) => {
 
 const LOOP_RESOLUTION_MS = 1;
 let loopDelay;
+
+
+
 let stopMemoryWatch;
 let probeTimer;
 
@@ -144,7 +135,7 @@ const ops = {
   createTaking: ({ inputs }) => Promise.all(inputs.map((input) => spawnTurnsOf(service).run(() => service.create({ source: 'user', ...input }).id))),
   end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
   /** How far the session's screen has parsed its log: where a slow resync's time went. */
-  parsedThrough: ({ id }) => screens?.parsedThrough(id) ?? null,
+  parsedThrough: ({ id }) => screens.parsedThrough(id) ?? null,
   /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
   screenRead: async ({ id }) => {
     const started = performance.now();
@@ -219,16 +210,13 @@ const ops = {
   /** Ms until the session store has everything the sessions printed on disk: how far behind its turns were. */
   storeFlush: async () => {
     const started = performance.now();
-    await store?.flush();
+    await host.diagnostics.persisted();
     return performance.now() - started;
   },
   /** Bytes the session store has on disk (output and metadata): what persistence wrote and kept. */
-  storedBytes: () => (store ? readdirSync(storeDir).reduce((sum, name) => sum + statSync(path.join(storeDir, name)).size, 0) : 0),
+  storedBytes: () => (storeDir ? readdirSync(storeDir).reduce((sum, name) => sum + statSync(path.join(storeDir, name)).size, 0) : 0),
   stop: async () => {
-    stopRecording?.();
-    await server.close();
-    screens?.dispose();
-    await service.dispose();
+    await host.close();
     setImmediate(() => process.exit(0));
     return true;
   },
@@ -237,42 +225,7 @@ const ops = {
 serveOps(ops);
 // The bench went away: do not outlive it.
 process.on('disconnect', () => {
-  void service.dispose().finally(() => process.exit(0));
+  void host.close().finally(() => process.exit(0));
 });
 
-send({ event: 'ready', url: server.url, agentToken: server.agentToken, panelToken: server.panelToken, pid: process.pid });
-
-async function startWithoutMirror(service) {
-  const agents = new AgentRegistry();
-  const mirrors = {
-    // No screen to restore: the viewer continues from the end of the log.
-    snapshot: async (id) => ({ screen: '', cursor: service.read(id, { maxBytes: 1 }).end }),
-  };
-  const httpServer = http.createServer((_req, res) => res.writeHead(404).end());
-  const wss = new WebSocketServer({
-    server: httpServer,
-    path: PANEL_WS_PATH,
-    perMessageDeflate: false,
-    skipUTF8Validation: true,
-    maxPayload: 8 * 1024 * 1024,
-    handleProtocols: (protocols) => [...protocols][0] ?? false,
-  });
-  const panels = new Set();
-  wss.on('connection', (ws) => {
-    const panel = new PanelConnection(ws, { service, agents, screens: mirrors, instance: 'bench' });
-    panels.add(panel);
-    ws.on('close', () => panels.delete(panel));
-  });
-  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const { port } = httpServer.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    token: 'unused',
-    close: async () => {
-      for (const client of wss.clients) client.terminate();
-      for (const panel of panels) panel.dispose();
-      wss.close();
-      await new Promise((resolve) => httpServer.close(resolve));
-    },
-  };
-}
+send({ event: 'ready', url: host.url, agentToken: host.agentToken, panelToken: host.panelToken, pid: process.pid, stateDir: host.stateDir });

@@ -105,15 +105,15 @@ async function startHost(script, args, workspace) {
 }
 
 /**
- * The ptydeck core (local server) in a child process. mirror: 'on' (as
- * shipped) or 'off'; screens: 'worker' (as shipped) or 'main' (parsed on the
- * core's main thread, as before the screen worker); persist: 'off', or 'on'
- * to record every session into a session store (figure 10).
+ * The ptydeck host (startHost) in a child process. screens: 'worker' (as
+ * shipped) or 'main' (parsed on the host's main thread, as before the screen
+ * worker); persist: 'off', or 'on' to record every session into a session
+ * store (figure 10).
  */
-export function startCoreHost(workspace, { mirror = 'on', screens = 'worker', maxSessions = 32, persist = 'off' } = {}) {
+export function startCoreHost(workspace, { screens = 'worker', maxSessions = 32, persist = 'off' } = {}) {
   return startHost(
     'core-host.mjs',
-    [`--mirror=${mirror}`, `--screens=${screens}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`, `--persist=${persist}`],
+    [`--screens=${screens}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`, `--persist=${persist}`],
     workspace,
   );
 }

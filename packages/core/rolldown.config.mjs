@@ -5,6 +5,13 @@
 // and so does every `ptydeck mcp` an agent starts.
 // dist/bundle sits as deep as dist/cli, so paths the code resolves from its
 // own URL (the launcher, the app's dist, package.json) stay right.
+//
+// Two sides, two entries: main.js is the `ptydeck` command, a client of the
+// host for everything but `host`, `serve` and `mcp --embedded`, and loads
+// each command's client modules on demand, never the host's; host.js (and
+// embedded-mcp.js) is the host, with the PTYs, screens, agent tool and chats,
+// loaded by main.js only for those commands. scripts/cli-bundle.test.ts holds
+// the line between them.
 import { fileURLToPath } from 'node:url';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -12,6 +19,8 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 export default {
   input: {
     main: here('./dist/cli/main.js'),
+    host: here('./dist/cli/host.js'),
+    'embedded-mcp': here('./dist/host/embedded-mcp.js'),
     // The screen worker is started from its own file, which the bundle finds
     // beside itself (screen-worker-url.ts): an entry of its own, same name.
     'screen-worker': here('./dist/screen/screen-worker.js'),

@@ -13,7 +13,7 @@ export interface HostConnectionDeps {
   platform: NodeJS.Platform;
   /** Joins (or starts) the host with panel scope; joinHostAsPanel from '@ptydeck/core' in production. */
   joinHost: () => Promise<{ url: string; panelToken: string }>;
-  /** Runs the core in this process; startLocalServer in production. */
+  /** Runs the core in this process; startHost (exclusive: false) in production. */
   startInProcess: (hooks: DesktopServerHooks) => Promise<DesktopServer>;
 }
 

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, clipboard, ipcMain, Notification, session, shell } from 'electron';
-import { joinHostAsPanel, startLocalServer } from '@ptydeck/core';
+import { joinHostAsPanel, startHost } from '@ptydeck/core';
 import { connectDesktop } from './host-connection.js';
 import { runDesktop } from './desktop.js';
 import { raiseFdLimit } from './fd-limit.js';
@@ -32,10 +32,12 @@ runDesktop({
     platform: process.platform,
     // The host's log says what it did; the app's own stderr says whether it had to start one.
     joinHost: () => joinHostAsPanel({ log: (line) => console.error(line) }),
-    // The core's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
+    // The host's defaults are the desktop's: 127.0.0.1 on a free port, the discovery file
     // `ptydeck mcp` reads (so agents land in this window), and the renderer from packages/app/dist.
     // A desktop launch's cwd is often `/`: a chat's agent starts in the home directory instead.
-    startInProcess: (hooks) => startLocalServer({ presentPanelLink: hooks.presentPanelLink, launchDir: homedir() }),
+    // As before the host existed: no host lock (a host may run beside it) and no session store.
+    startInProcess: (hooks) =>
+      startHost({ presentPanelLink: hooks.presentPanelLink, launchDir: homedir(), exclusive: false, persist: false }),
   }),
 }).catch((error: unknown) => {
   console.error(`ptydeck: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -168,6 +168,12 @@ export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
  * trades the ticket for the panel token by POSTing `{ ticket }` as JSON here.
  */
 export const TICKET_FRAGMENT_KEY = 'ticket';
+/**
+ * POST without credentials, from a process outside every session (`ptydeck url`):
+ * answers {url} with a fresh one-time panel link, or {shownIn} where the link
+ * was shown instead when the host cannot name the asker, or {error}.
+ */
+export const TICKET_PATH = '/ticket';
 export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
 
 /**

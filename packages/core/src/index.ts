@@ -7,11 +7,11 @@ export { advertisedDepth, detectCapability, detectColor, ptySessionCapability } 
 export type * from './capability/terminal-capability.js';
 export * from './screen/index.js';
 export * from './terminal-tool/index.js';
-export { startLocalServer, type LocalServer, type LocalServerOptions } from './server/local-server.js';
+export { startHost, type Host, type HostDiagnostics, type HostOptions, type HostStopRequest } from './host/start-host.js';
 export { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore, type SessionStoreOptions } from './persist/session-store.js';
-export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './server/discovery.js';
+export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './common/discovery.js';
 export { main as runCli } from './cli/main.js';
-export { joinHostAsPanel, type HostPanel } from './host/panel-access.js';
+export { joinHostAsPanel, type HostPanel } from './client/panel-access.js';
 export { ChatHost, type ChatHostOptions } from './chats/chat-host.js';
 export { ChatError } from './chats/chat-session.js';
 export { loadAgentsConfig, resolveConfigDir, type AgentConfig, type AgentsLoad } from './chats/agents-config.js';

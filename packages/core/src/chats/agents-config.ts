@@ -1,7 +1,9 @@
 // Reads agents.json, the developer's list of ACP agents, and says what is wrong with it rather than failing.
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { resolveConfigDir } from '../common/config-dir.js';
 import { join } from 'node:path';
+
+export { resolveConfigDir };
 import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
 
@@ -40,12 +42,6 @@ export const AGENTS_FILE = 'agents.json';
  */
 export type AgentsLoad = { ok: true; path: string; agents: AgentConfig[] } | { ok: false; path: string; error: string };
 
-/** $PTYDECK_CONFIG_DIR, else $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck. Empty values count as unset. */
-export function resolveConfigDir(env: Record<string, string | undefined> = process.env): string {
-  if (env.PTYDECK_CONFIG_DIR) return env.PTYDECK_CONFIG_DIR;
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'ptydeck');
-  return join(env.HOME || homedir(), '.config', 'ptydeck');
-}
 
 /** Reads `agents.json` from the config directory; a missing file is an empty list. Never throws. */
 export async function loadAgentsConfig(configDir: string = resolveConfigDir()): Promise<AgentsLoad> {

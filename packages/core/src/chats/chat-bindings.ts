@@ -2,14 +2,6 @@
 // chat.
 import { createHash, randomBytes } from 'node:crypto';
 
-/** The environment variable that hands a chat's binding to the `ptydeck mcp` it starts. */
-export const CHAT_BINDING_ENV = 'PTYDECK_CHAT_BINDING';
-/**
- * Set in a chat's agent's environment (the chat's id, no secret): the server
- * knows the agent's processes for a chat's by it, as PTYDECK_SESSION_ID marks a session's.
- */
-export const CHAT_ID_ENV = 'PTYDECK_CHAT_ID';
-
 /** Who an MCP connection presenting a binding speaks for. */
 export interface ChatBinding {
   /** The chat's owner id: the connection's sessions get it, and the fence is drawn around it. */

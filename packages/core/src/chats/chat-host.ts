@@ -9,10 +9,11 @@ import { PtyError, type PtyService } from '../pty/types.js';
 import { isExistingDirectory } from '../pty/validate.js';
 import { loadAgentChoices, type AgentChoices } from './agent-choices.js';
 import { resolveConfigDir } from './agents-config.js';
-import { CHAT_BINDING_ENV, type ChatBindings } from './chat-bindings.js';
+import { type ChatBindings } from './chat-bindings.js';
 import { ChatError, ChatSession, type ChatSessionOptions } from './chat-session.js';
 import { endOrphanedChatProcesses } from './orphaned-agents.js';
 import { watchAgentsConfig } from './agents-watch.js';
+import { CHAT_BINDING_ENV } from '../common/env-names.js';
 
 export interface ChatHostOptions {
   service: PtyService;

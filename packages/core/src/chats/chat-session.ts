@@ -9,10 +9,10 @@ import type { AcpTerminalsOptions } from './acp-terminals.js';
 import { lastWords, startAcpAgent, type AcpAgent, type AgentExit } from './agent-process.js';
 import { AgentOwnedTerminals } from './agent-owned-terminals.js';
 import type { AgentConfig } from './agents-config.js';
-import { CHAT_ID_ENV } from './chat-bindings.js';
 import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
 import { ChatLog } from './chat-log.js';
 import { CHAT_HOST_ENV, chatHostMark } from './orphaned-agents.js';
+import { CHAT_ID_ENV } from '../common/env-names.js';
 
 /** A chat request that cannot be served, with a code for the panel's `error` message. */
 export class ChatError extends Error {

@@ -9,9 +9,9 @@ import { createPtyService } from '../pty/pty-service.js';
 import { buildCore, isAlive } from '../testing/host-sandbox.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
-import { CHAT_ID_ENV } from './chat-bindings.js';
 import { ChatHost } from './chat-host.js';
 import { CHAT_HOST_ENV, chatHostMark, orphanedChatProcesses } from './orphaned-agents.js';
+import { CHAT_ID_ENV } from '../common/env-names.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
 const HOST_PROCESS = fileURLToPath(new URL('../testing/chat-host-process.mjs', import.meta.url));

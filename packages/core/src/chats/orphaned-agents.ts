@@ -4,8 +4,7 @@ import { existsSync } from 'node:fs';
 import { endProcesses } from '../proc/end-processes.js';
 import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { commandOf, type OwnedProcess } from '../proc/session-processes.js';
-import { SESSION_ID_ENV } from '../pty/environment.js';
-import { CHAT_ID_ENV } from './chat-bindings.js';
+import { CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
 
 /**
  * Set beside PTYDECK_CHAT_ID in a chat's agent's environment: the host running

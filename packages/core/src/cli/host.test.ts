@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
-import { writeDiscovery } from '../server/discovery.js';
+import { writeDiscovery } from '../common/discovery.js';
 import { until } from '../testing/poll-until.js';
 import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 

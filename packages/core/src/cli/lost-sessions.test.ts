@@ -6,7 +6,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
-import { PanelSession } from './panel-session.js';
+import { PanelSession } from '../client/panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**

@@ -1,8 +1,9 @@
 // The ptydeck CLI's entry: parses the command and loads only the module that runs it, so a start stays cheap.
 import { parseCommand } from './args.js';
-import type { CliIo } from './cli-io.js';
-import { styleFor } from './style.js';
-import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, REMOTE_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import type { CliIo } from '../client/cli-io.js';
+import { styleFor } from '../client/style.js';
+import { ATTACH_HELP, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, REMOTE_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../common/exit-codes.js';
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -24,42 +25,45 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'version': {
         // The protocol decides whether this CLI and a running host understand each other.
         const { HOST_PROTOCOL_VERSION } = await import('@ptydeck/contract');
-        const { packageVersion } = await import('../server/package-version.js');
+        const { packageVersion } = await import('../common/package-version.js');
         io.stdout.write(`ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
         return EXIT_OK;
       }
       case 'open':
-        return await (await import('./open.js')).runOpen(io);
+        return await (await import('../client/open.js')).runOpen(io);
       case 'serve':
       case 'host':
-        // Loaded on demand so --help and --version stay instant.
+        // The host's modules (PTYs, screens, the agent tool, chats) load only here: every other command is a client.
         return await (await import('./host.js')).runHost(command, io);
       case 'stop':
-        return await (await import('./stop.js')).runStop(command, io);
+        return await (await import('../client/stop.js')).runStop(command, io);
       case 'url': {
-        const answer = await (await import('./url.js')).freshPanelLink();
+        const answer = await (await import('../client/url.js')).freshPanelLink();
         if ('url' in answer) io.stdout.write(`${answer.url}\n`);
         // stdout stays empty so `open "$(ptydeck url)"` never opens a sentence.
         else io.stderr.write(`ptydeck: this system cannot tell ptydeck who is asking, so the new link is in ${answer.shownIn}\n`);
         return EXIT_OK;
       }
       case 'status':
-        return await (await import('./status.js')).runStatus(command, io);
+        return await (await import('../client/status.js')).runStatus(command, io);
       case 'ls':
-        if (command.remote !== undefined) return await (await import('./remote.js')).runRemoteLs({ ...command, remote: command.remote }, io);
-        return await (await import('./ls.js')).runLs(command, io);
+        if (command.remote !== undefined) return await (await import('../client/remote.js')).runRemoteLs({ ...command, remote: command.remote }, io);
+        return await (await import('../client/ls.js')).runLs(command, io);
       case 'attach':
-        if (command.remote !== undefined) return await (await import('./remote.js')).runRemoteAttach({ ...command, remote: command.remote }, io);
-        return await (await import('./attach.js')).runAttach(command, io);
+        if (command.remote !== undefined) return await (await import('../client/remote.js')).runRemoteAttach({ ...command, remote: command.remote }, io);
+        return await (await import('../client/attach.js')).runAttach(command, io);
       case 'remote-add':
       case 'remote-ls':
       case 'remote-rm':
-        return await (await import('./remote.js')).runRemoteCommand(command, io);
+        return await (await import('../client/remote.js')).runRemoteCommand(command, io);
       case 'sandbox-check':
-        return await (await import('./sandbox-check.js')).runSandboxCheck(command, io);
-      case 'mcp':
+        return await (await import('../client/sandbox-check.js')).runSandboxCheck(command, io);
+      case 'mcp': {
         // stdout belongs to the protocol: nothing else may be written there.
-        return await (await import('./mcp.js')).runMcp(command, (line) => io.stderr.write(`${line}\n`));
+        const log = (line: string) => io.stderr.write(`${line}\n`);
+        if (command.embedded) return await (await import('../host/embedded-mcp.js')).runEmbeddedMcp(log);
+        return await (await import('../client/mcp.js')).runMcp(command, log);
+      }
     }
   } catch (error) {
     io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ${error instanceof Error ? error.message : String(error)}`)}\n`);

@@ -2,11 +2,9 @@
 import { parseArgs } from 'node:util';
 import { REMOTE_USAGE, UsageError } from './usage.js';
 
-export type RemoteCommand =
-  | { kind: 'remote-add'; name: string; destination: string }
-  | { kind: 'remote-ls'; json: boolean }
-  | { kind: 'remote-rm'; name: string }
-  | { kind: 'help'; topic: 'remote' };
+import type { RemoteCommand } from '../client/remote.js';
+
+export type { RemoteCommand };
 
 const NAME = 'ptydeck remote';
 

@@ -11,13 +11,6 @@ export class UsageError extends Error {
   }
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-/** `ptydeck attach` of a lost session: its screen was shown, and there is no exit code to give. */
-export const EXIT_LOST = 3;
-export const EXIT_SIGINT = 130;
-export const EXIT_SIGTERM = 143;
 
 export const ROOT_USAGE = 'ptydeck [<command>] [options]';
 export const SERVE_USAGE = 'ptydeck serve [--port N] [--host H] [--idle-exit S]';

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { startHttpServer, type HttpServer } from '../server/http-server.js';
-import type { PeerVerdict } from '../server/peer-process.js';
-import { STOP_PATH } from './stop-protocol.js';
+import type { PeerVerdict } from '../common/peer-process.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
 import { stopRoute } from './stop-route.js';
 
 /** The route through the real HTTP core; the sessions are plain records and the asker's verdict is chosen per test. */

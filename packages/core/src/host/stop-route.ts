@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { ServerRoute } from '../server/http-server.js';
-import { STOP_PATH, type AgentSessionSummary, type StopAnswer } from './stop-protocol.js';
+import { STOP_PATH, type AgentSessionSummary, type StopAnswer } from '../common/stop-protocol.js';
 
 export interface StopRouteDeps {
   /** The host's sessions now. */

@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportError, type ErrorReporter, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { assertPrivateDir } from '../server/discovery.js';
+import { assertPrivateDir } from '../common/discovery.js';
 import type { LostRecord, LostRecordSource } from './lost-record.js';
 import { removeSessionFiles } from './store-files.js';
 import { isStorableId } from './store-format.js';

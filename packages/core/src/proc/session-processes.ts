@@ -1,9 +1,9 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
-import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../pty/environment.js';
 import type { LabelReader, ProcessLabel } from '../pty/session-labels.js';
 import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from './tcp-table.js';
+import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
 
 /**
  * What a session owns on the machine, read from /proc on demand (never on the

@@ -1,6 +1,6 @@
 // Resolves what a session runs before spawning, so a missing command fails with an error instead of a dead tab.
-import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { findExecutable } from '../common/executable.js';
 import { PtyError } from './types.js';
 
 /**
@@ -10,40 +10,15 @@ import { PtyError } from './types.js';
  * exits 1: checking first turns it into a typed error at create().
  */
 export function resolveExecutable(command: string, searchPath: string | undefined, cwd: string): string {
-  if (command.includes('/')) {
-    const file = path.resolve(cwd, command);
-    const problem = executableProblem(file);
-    if (problem) throw new PtyError('spawn_failed', `cannot run command '${command}': ${problem}`);
-    return file;
-  }
-  for (const dir of (searchPath ?? '/usr/local/bin:/usr/bin:/bin').split(':')) {
-    // An empty PATH entry means the current directory, as in execvp.
-    const file = path.resolve(cwd, dir || '.', command);
-    if (!executableProblem(file)) return file;
-  }
-  throw new PtyError('spawn_failed', `cannot run command '${command}': not found on PATH`);
-}
-
-function executableProblem(file: string): string | null {
-  let stats;
-  try {
-    stats = statSync(file);
-  } catch {
-    return `${file} does not exist`;
-  }
-  if (!stats.isFile()) return `${file} is not a file`;
-  try {
-    accessSync(file, constants.X_OK);
-  } catch {
-    return `${file} is not executable`;
-  }
-  return null;
+  const found = findExecutable(command, searchPath, cwd);
+  if ('problem' in found) throw new PtyError('spawn_failed', `cannot run command '${command}': ${found.problem}`);
+  return found.file;
 }
 
 /** The user's shell: $SHELL when it can be run, else bash, else sh. */
 export function resolveShell(env: Record<string, string | undefined>, cwd: string): string {
   const shell = env.SHELL;
-  if (shell && path.isAbsolute(shell) && !executableProblem(shell)) return shell;
+  if (shell && path.isAbsolute(shell) && 'file' in findExecutable(shell, undefined, '/')) return shell;
   for (const candidate of ['bash', 'sh']) {
     try {
       return resolveExecutable(candidate, env.PATH, cwd);

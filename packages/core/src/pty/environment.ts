@@ -1,13 +1,9 @@
 // A session's environment: inherited, the caller's, its terminal's, and the session id its programs can find.
 import type { SessionId } from '@ptydeck/contract';
 
-export type EnvLike = Record<string, string | undefined>;
+import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV, type EnvLike } from '../common/env-names.js';
 
-/** Set in every session's environment: programs find their tab by it, and the server knows them for a session's. */
-export const SESSION_ID_ENV = 'PTYDECK_SESSION_ID';
-/** Beside it, the host's id and the session's key (session-labels.ts): whose the processes that carry them are. */
-export const HOST_ID_ENV = 'PTYDECK_HOST_ID';
-export const SESSION_KEY_ENV = 'PTYDECK_SESSION_KEY';
+export type { EnvLike } from '../common/env-names.js';
 
 /**
  * Variables dropped from the inherited environment: they describe the

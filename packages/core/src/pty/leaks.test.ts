@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, watch, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalServer } from '../server/local-server.js';
+import { startLocalServer } from '../host/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
 import { isolatedHome } from '../testing/isolated-env.js';

@@ -1,7 +1,7 @@
 // Runs a ptydeck command on a remote through OpenSSH: finds the remote's ptydeck, checks that it speaks our host protocol, runs it.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
-import { packageVersion } from '../server/package-version.js';
+import { packageVersion } from '../common/package-version.js';
 import type { RemoteEntry } from './remotes-config.js';
 
 /** The ssh program to run; PTYDECK_SSH names another (a wrapper, a different build), as GIT_SSH does for git. */

@@ -1,6 +1,6 @@
 // Whether bubblewrap can build each profile's sandbox on this machine, and why not.
 import { spawnSync } from 'node:child_process';
-import { resolveExecutable } from '../pty/command.js';
+import { findExecutable } from '../common/executable.js';
 import type { SandboxProfile } from './profile.js';
 
 export type Availability = { ok: true; bwrap: string } | { ok: false; reason: string; fix: string };
@@ -23,16 +23,15 @@ export function sandboxAvailability(profile: Exclude<SandboxProfile, 'off'>, sea
 const cache = new Map<string, Availability>();
 
 function probe(profile: Exclude<SandboxProfile, 'off'>, searchPath: string | undefined): Availability {
-  let bwrap: string;
-  try {
-    bwrap = resolveExecutable('bwrap', searchPath, '/');
-  } catch {
+  const found = findExecutable('bwrap', searchPath, '/');
+  if ('problem' in found) {
     return {
       ok: false,
       reason: 'bubblewrap (bwrap) is not installed or not on PATH',
       fix: process.platform === 'linux' ? 'install it (Debian/Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)' : 'sandboxed shells need Linux with bubblewrap',
     };
   }
+  const bwrap = found.file;
   const net = profile === 'workspace' ? ['--share-net'] : [];
   const tried = spawnSync(bwrap, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', ...net, '--die-with-parent', '--', 'true'], {
     encoding: 'utf8',

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { ChatBindings } from '../chats/chat-bindings.js';
-import { CHAT_BINDING_HEADER } from './bridge-header.js';
+import { CHAT_BINDING_HEADER } from '../common/bridge-header.js';
 import { useAgentCore } from '../testing/agent-core.js';
 
 const bindings = new ChatBindings();

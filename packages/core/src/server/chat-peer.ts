@@ -1,7 +1,7 @@
 // Checks that a connection presenting a chat binding comes from that chat's agent, not a process that read the
 // secret.
 import type { Socket } from 'node:net';
-import { peerDescendsFromProc, type LineageJudge } from './peer-process.js';
+import { peerDescendsFromProc, type LineageJudge } from '../common/peer-process.js';
 
 /**
  * Whether a connection presenting a chat binding comes from that chat's agent.

@@ -1,7 +1,7 @@
 // The environment the developer's tabs inherit: the developer's own client's, never whoever started the host.
 import { readOptional } from '../proc/proc-fs.js';
 import type { EnvLike } from '../pty/environment.js';
-import { parseEnviron, sessionInheritable } from '../pty/inherited-env.js';
+import { parseEnviron, sessionInheritable } from '../common/inherited-env.js';
 
 /** ptydeck's variables that describe this host, which programs in its sessions need to find it. */
 const HOST_VARS = ['PTYDECK_STATE_DIR', 'PTYDECK_CONFIG_DIR'];

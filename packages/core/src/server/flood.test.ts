@@ -7,7 +7,7 @@ import { decodeOutputFrame } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
 import { isolatedHome } from '../testing/isolated-env.js';

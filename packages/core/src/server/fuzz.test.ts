@@ -13,7 +13,7 @@ import { closeShape, createShape, readShape, runShape, sendShape, waitShape } fr
 import { createPtyService } from '../pty/pty-service.js';
 import { readAll, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';
 import { openSocket } from '../testing/http.js';
 import { isolatedHome } from '../testing/isolated-env.js';

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
 import { isolatedHome } from '../testing/isolated-env.js';
 import { descendantsOf } from '../testing/process-table.js';

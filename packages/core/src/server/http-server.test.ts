@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { newChallenge, proofHolds } from './server-proof.js';
+import { newChallenge, proofHolds } from '../common/server-proof.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
-import type { PeerJudge } from './peer-process.js';
+import type { PeerJudge } from '../common/peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
 
 /**

@@ -11,6 +11,7 @@ import {
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   TICKET_EXCHANGE_PATH,
+  TICKET_PATH,
   TICKET_FRAGMENT_KEY,
   TOKEN_SUBPROTOCOL_PREFIX,
 } from '@ptydeck/contract';
@@ -18,18 +19,18 @@ import type { PtyService } from '../pty/types.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
-import { removeDiscovery, resolveStateDir, writeDiscovery } from './discovery.js';
+import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
 import type { ChatBindings } from '../chats/chat-bindings.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
-import { mcpLaunchCommand } from './mcp-launch.js';
-import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
+import { mcpLaunchCommand } from '../common/mcp-launch.js';
+import { isChallenge, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
-import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
+import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
 import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
-import { packageVersion, PROCESS_STARTED_AT } from './package-version.js';
+import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
 
 /**
  * A route this server does not know (the host's /stop), tried after its
@@ -44,12 +45,6 @@ const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
 const STALE_MCP_SESSION_MESSAGE =
   'Session not found: ptydeck restarted; this session is gone (it belongs to an earlier launch, whose token is no longer valid). Reconnect with the token in server.json to start a new session.';
-/**
- * POST without credentials, from a process outside every session (`ptydeck url`):
- * answers {url} with a fresh one-time panel link, or {shownIn} where the link
- * was shown instead when this system cannot name the asker, or {error}.
- */
-export const TICKET_PATH = '/ticket';
 /** Largest ticket exchange body: a ticket is 43 characters. */
 const MAX_EXCHANGE_BODY_BYTES = 1024;
 

@@ -12,7 +12,7 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { formatZodIssues, type IssueList } from '@ptydeck/contract';
-import { errorResponse } from './jsonrpc-frame.js';
+import { errorResponse } from '../common/jsonrpc-frame.js';
 
 /**
  * Params checks for the methods ptydeck's MCP server answers. The SDK parses

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfigDir } from '../chats/agents-config.js';
-import { resolveStateDir } from '../server/discovery.js';
+import { resolveStateDir } from '../common/discovery.js';
 import { isolatedEnv } from './isolated-env.js';
 
 const saved = { ...process.env };

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { checkHostProcess } from './host-check.js';
+
+// The kernel's word on who listens on server.json's port: the host's own
+// socket passes without reading the whole process table; anyone else's is named.
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function listenHere(): Promise<number> {
+  const server: Server = createServer();
+  cleanups.push(() => server.close());
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+}
+
+/** A process of this user, outside any session, listening on a port it prints. */
+function listenElsewhere(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['-e', "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => console.log(s.address().port))"], {
+    env: isolatedEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups.push(() => child.kill('SIGKILL'));
+  return new Promise((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve({ child, port: Number(chunk.toString().trim()) })));
+}
+
+describe.runIf(process.platform === 'linux')('checkHostProcess', () => {
+  const stateDir = () => mkdtempSync(join(tmpdir(), 'ptydeck-host-check-'));
+
+  it('trusts the process server.json names when it holds the socket listening on the port', async () => {
+    const port = await listenHere();
+    expect(checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir())).toEqual({ kind: 'trusted', pid: process.pid });
+  });
+
+  it('refuses when another process listens on the port server.json names, and names it', async () => {
+    const { child, port } = await listenElsewhere();
+    const check = checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir());
+    expect(check).toMatchObject({ kind: 'refused' });
+    expect((check as { reason: string }).reason).toContain(`process ${child.pid} listens on port ${port}`);
+  });
+
+  it('calls a port nobody listens on absent', async () => {
+    const port = await listenHere();
+    cleanups.splice(0).forEach((cleanup) => cleanup());
+    expect(checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir())).toMatchObject({ kind: 'absent' });
+  });
+});
+
+describe('a child of the host between fork and exec', () => {
+  it('holds a copy of the host\'s socket, and the host is trusted all the same', async () => {
+    const server: Server = createServer();
+    cleanups.push(() => server.close());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+    // What a spawning host's child is until its exec closes the copy: here it keeps it.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'ignore', 'ignore', fd] });
+    cleanups.push(() => child.kill('SIGKILL'));
+    await new Promise((resolve) => child.once('spawn', resolve));
+    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-host-check-fork-'));
+    expect(checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir)).toMatchObject({ kind: 'trusted', pid: process.pid });
+  });
+});

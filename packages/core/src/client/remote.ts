@@ -1,0 +1,115 @@
+// `ptydeck remote add|ls|rm`, and `ls` and `attach` with --remote: the remote's own ptydeck run through ssh.
+import { resolveConfigDir } from '../common/config-dir.js';
+import { addRemote, findRemote, readRemotes, removeRemote, type RemoteEntry } from '../remote/remotes-config.js';
+import { RemoteVerdict, spawnRemote } from '../remote/ssh-launch.js';
+import type { CliIo } from './cli-io.js';
+import { styleFor } from './style.js';
+import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
+
+/** `ptydeck remote add|ls|rm`, as cli/remote-args.ts parses it. */
+export type RemoteCommand =
+  | { kind: 'remote-add'; name: string; destination: string }
+  | { kind: 'remote-ls'; json: boolean }
+  | { kind: 'remote-rm'; name: string }
+  | { kind: 'help'; topic: 'remote' };
+
+/** ssh's own exit code when it failed (could not connect, or the connection dropped); any other is the remote command's. */
+const SSH_FAILED = 255;
+const BACKOFF_FIRST_MS = 250;
+const BACKOFF_MAX_MS = 5000;
+
+export async function runRemoteCommand(command: Exclude<RemoteCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
+  const configDir = resolveConfigDir();
+  switch (command.kind) {
+    case 'remote-add':
+      addRemote(configDir, { name: command.name, destination: command.destination });
+      io.stdout.write(`remote '${command.name}' is ${command.destination}; try \`ptydeck ls --remote ${command.name}\`\n`);
+      return EXIT_OK;
+    case 'remote-ls': {
+      const remotes = readRemotes(configDir);
+      if (command.json) io.stdout.write(`${JSON.stringify(remotes.map((r) => ({ name: r.name, destination: r.destination })))}\n`);
+      else if (remotes.length === 0) io.stdout.write('no remotes; add one with `ptydeck remote add NAME user@host`\n');
+      else {
+        const width = Math.max(4, ...remotes.map((r) => r.name.length));
+        io.stdout.write(`${'NAME'.padEnd(width)}  DESTINATION\n${remotes.map((r) => `${r.name.padEnd(width)}  ${r.destination}\n`).join('')}`);
+      }
+      return EXIT_OK;
+    }
+    case 'remote-rm':
+      if (!removeRemote(configDir, command.name)) {
+        io.stderr.write(`ptydeck remote rm: no remote named '${command.name}'\n`);
+        return EXIT_FAILURE;
+      }
+      io.stdout.write(`forgot remote '${command.name}' (its ptydeck and sessions there keep running)\n`);
+      return EXIT_OK;
+  }
+}
+
+/** `ptydeck ls --remote NAME`: the remote's `ptydeck ls`, its output as it prints it. */
+export async function runRemoteLs(command: { json: boolean; remote: string }, io: CliIo): Promise<number> {
+  const remote = findRemote(resolveConfigDir(), command.remote);
+  const run = await runOnce(remote, ['ls', ...(command.json ? ['--json'] : [])], io, false);
+  return report(run, remote, io);
+}
+
+/**
+ * `ptydeck attach --remote NAME <id>`: the remote's `ptydeck attach` in a
+ * terminal ssh gives it. When the link drops after it showed something, it
+ * says so and reconnects with backoff; the new attach draws the session's
+ * screen as it is now, then streams again.
+ */
+export async function runRemoteAttach(command: { target: string; write: boolean; remote: string }, io: CliIo): Promise<number> {
+  const remote = findRemote(resolveConfigDir(), command.remote);
+  const args = ['attach', ...(command.write ? ['--write'] : []), command.target];
+  let delay = BACKOFF_FIRST_MS;
+  for (let attempt = 1; ; attempt++) {
+    const run = await runOnce(remote, args, io, Boolean(process.stdin.isTTY));
+    // 255: ssh lost the connection; no code: ssh itself was killed. Either way the remote attach may still be there.
+    if ((run.code !== SSH_FAILED && run.code !== null) || !run.spoke) return report(run, remote, io);
+    io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: the link to ${remote.name} dropped; reconnecting to ${remote.name}…`)}\n`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, BACKOFF_MAX_MS);
+    if (attempt > 1) io.stderr.write(`ptydeck: reconnecting to ${remote.name} (attempt ${attempt})\n`);
+  }
+}
+
+interface RemoteRun {
+  code: number | null;
+  /** Whether the remote command wrote anything (it ran: a later drop is worth reconnecting). */
+  spoke: boolean;
+  failure: string | undefined;
+}
+
+function runOnce(remote: RemoteEntry, args: string[], io: CliIo, tty: boolean): Promise<RemoteRun> {
+  const child = spawnRemote(remote, args, { tty, stdio: ['inherit', 'pipe', 'pipe'] });
+  const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${line}\n`));
+  let spoke = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    spoke = true;
+    io.stdout.write(chunk);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => verdict.write(chunk));
+  return new Promise((resolve) => {
+    child.once('error', (error) => {
+      verdict.end();
+      io.stderr.write(`ptydeck: cannot run ssh: ${error.message}\n`);
+      resolve({ code: SSH_FAILED, spoke: false, failure: undefined });
+    });
+    child.once('close', (code) => {
+      verdict.end();
+      resolve({ code, spoke, failure: verdict.failure(code) });
+    });
+  });
+}
+
+function report(run: RemoteRun, remote: RemoteEntry, io: CliIo): number {
+  if (run.failure) {
+    io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ${run.failure}`)}\n`);
+    return EXIT_FAILURE;
+  }
+  if (run.code === SSH_FAILED) {
+    io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ssh could not reach remote '${remote.name}' (${remote.destination}); see ssh's message above`)}\n`);
+    return EXIT_FAILURE;
+  }
+  return run.code ?? EXIT_FAILURE;
+}

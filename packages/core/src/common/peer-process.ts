@@ -1,0 +1,206 @@
+// Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
+import { isIPv4, isIPv6 } from 'node:net';
+import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
+import { procAddressBytes, readTcpTables, tcpSockets } from '../proc/tcp-table.js';
+import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
+
+/**
+ * Who is at the other end of a loopback TCP connection, and whether it runs
+ * inside one of ptydeck's sessions. `ptydeck url` carries no secret (any
+ * secret it could read, a process in an agent's shell could read too), so the
+ * server decides by the asking process instead: Linux names it in /proc.
+ *
+ * The connection's client socket is found in /proc/net/tcp{,6} (its uid and
+ * inode), the processes holding that inode through the /proc/<pid>/fd links
+ * this user can read, then each holder and every ancestor up the ppid chain
+ * is checked: not a process ptydeck started for a session or a chat, not in
+ * such a process's POSIX session (node-pty starts every session with setsid, and
+ * a chat's agent is started detached, so their pid is also their sid), and no
+ * PTYDECK_SESSION_ID or PTYDECK_CHAT_ID in its environment. A process that leaves on purpose (setsid, a double fork that
+ * reparents it to init, a scrubbed environment) passes; see the README's
+ * threat model for why that is accepted.
+ */
+
+/** The connection as the server's socket sees it. */
+export interface PeerSocket {
+  remoteAddress?: string;
+  remotePort?: number;
+  localAddress?: string;
+  localPort?: number;
+}
+
+export type PeerVerdict =
+  /** Every process holding the connection is outside every session. */
+  | { kind: 'outside'; pids: number[] }
+  /** The asker runs inside a session, belongs to another user, or cannot be named. */
+  | { kind: 'refused'; reason: string }
+  /** This system cannot name the asker (no /proc): the caller must not hand it a link. */
+  | { kind: 'unknown'; reason: string };
+
+/** Decides about one connection, given the pid of every session and chat agent the server started. */
+export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => PeerVerdict;
+
+/**
+ * Variables that mark a process as started by ptydeck for something semi-trusted:
+ * buildSessionEnv sets the first in every session, a chat sets the second in its
+ * agent's environment. Children inherit them unless they scrub their environment.
+ */
+const INSIDE_ENV_PREFIXES = [`${SESSION_ID_ENV}=`, `${CHAT_ID_ENV}=`];
+/** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
+const MAX_ANCESTRY = 256;
+
+export const judgePeerFromProc: PeerJudge = (socket, sessionPids) => {
+  const found = peerHolders(socket);
+  if (found.kind !== 'found') return found;
+  for (const pid of found.pids) {
+    const inside = sessionAncestry(pid, sessionPids);
+    if (inside) return { kind: 'refused', reason: inside };
+  }
+  return { kind: 'outside', pids: found.pids };
+};
+
+export type LineageVerdict =
+  /** Every process holding the connection descends from the root. */
+  | { kind: 'descends'; pids: number[] }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'unknown'; reason: string };
+
+/** Whether the process at the other end of a connection was started, directly or not, by process `root`. */
+export type LineageJudge = (socket: PeerSocket, root: number) => LineageVerdict;
+
+/**
+ * Descent from `root`: `root` is on the holder's ppid chain, or the holder is in
+ * `root`'s POSIX session (root was started with setsid, so a child that was
+ * reparented to init still carries its session id). Nothing the holder can read
+ * or forge decides it: the kernel keeps both.
+ */
+export const peerDescendsFromProc: LineageJudge = (socket, root) => {
+  const found = peerHolders(socket);
+  if (found.kind !== 'found') return found;
+  for (const pid of found.pids) {
+    if (!descendsFrom(pid, root)) return { kind: 'refused', reason: `process ${pid} was not started by process ${root}` };
+  }
+  return { kind: 'descends', pids: found.pids };
+};
+
+type Holders = { kind: 'found'; pids: number[] } | { kind: 'refused'; reason: string } | { kind: 'unknown'; reason: string };
+
+/** The processes of this user holding the client end of the connection. */
+function peerHolders(socket: PeerSocket): Holders {
+  if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
+  const tables = readTcpTables();
+  if (!tables) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
+  // The asker's socket: its local end is our remote end, and the other way round.
+  const client = findSocket(tables, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
+  const uid = process.getuid?.();
+  if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
+  const pids = pidsHoldingSocket(client.inode);
+  if (pids.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
+  return { kind: 'found', pids };
+}
+
+/**
+ * Why `pid` counts as inside a session or a chat, or undefined when neither it
+ * nor any ancestor does. Clients judge the host's process with it too (with no
+ * session pids: they do not know the host's), so a host that an agent's shell
+ * started does not pass for the developer's.
+ */
+export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): string | undefined {
+  let current = pid;
+  for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
+    // The server itself is no session; its own ancestry (the developer's terminal) is not ours to judge.
+    if (current === process.pid) return undefined;
+    if (sessionPids.has(current)) return `process ${current} is a process ptydeck started for a session or a chat`;
+    const stat = readStat(current);
+    // A process that exited while we looked cannot be vouched for.
+    if (!stat) return `process ${current} could not be inspected`;
+    if (sessionPids.has(stat.sid)) return `process ${current} is in the POSIX session of a process ptydeck started for a session or a chat (${stat.sid})`;
+    const environ = readOptional(`/proc/${current}/environ`);
+    if (environ === undefined) {
+      // The kernel hides the environment of another user's process and of one that changed credentials: sshd's
+      // session processes above every `ptydeck ls` run over ssh, sudo. Such a process is judged by its pid and
+      // POSIX session (above) alone: a marker hidden in it gains an agent nothing `setsid env -i` does not.
+      if (!readStat(current)) return `process ${current} could not be inspected`;
+    } else {
+      const marker = environ.split('\0').find((entry) => INSIDE_ENV_PREFIXES.some((prefix) => entry.startsWith(prefix)));
+      if (marker) return `process ${current} carries ${marker.slice(0, marker.indexOf('='))}`;
+    }
+    current = stat.ppid;
+  }
+  return undefined;
+}
+
+function descendsFrom(pid: number, root: number): boolean {
+  let current = pid;
+  for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
+    if (current === root) return true;
+    const stat = readStat(current);
+    if (!stat) return false;
+    if (stat.sid === root) return true;
+    current = stat.ppid;
+  }
+  return false;
+}
+
+/** Every pid whose descriptor table holds the socket `inode` (only this user's processes are readable, unless root). */
+function pidsHoldingSocket(inode: string): number[] {
+  return procPids().filter((pid) => socketInodes(pid).includes(inode));
+}
+
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** The established socket whose local end is `local` and remote end `remote`, from /proc/net/tcp{,6}. */
+function findSocket(tables: readonly string[], local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined {
+  const wantLocal = endpointKey(local);
+  const wantRemote = endpointKey(remote);
+  if (!wantLocal || !wantRemote) return undefined;
+  for (const socket of tcpSockets(tables)) {
+    if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) continue;
+    if (socket.inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)
+    return { uid: socket.uid, inode: socket.inode };
+  }
+  return undefined;
+}
+
+/** "address:port" with the address as 16 bytes of hex, IPv4 as IPv4-mapped IPv6, so both tables compare alike. */
+function endpointKey({ address, port }: Endpoint): string | undefined {
+  const bytes = addressHex(address);
+  return bytes === undefined ? undefined : `${bytes}:${port}`;
+}
+
+/** /proc/net/tcp writes an address as 32-bit words in host byte order, then ":PORT" in hex. */
+function procEndpointKey(field: string): string | undefined {
+  const [hex, portHex] = field.split(':');
+  const bytes = hex === undefined ? undefined : procAddressBytes(hex);
+  if (!bytes || !portHex) return undefined;
+  const mapped = bytes.length === 4 ? Buffer.concat([IPV4_MAPPED_PREFIX, bytes]) : bytes;
+  return `${mapped.toString('hex')}:${Number.parseInt(portHex, 16)}`;
+}
+
+const IPV4_MAPPED_PREFIX = Buffer.from('00000000000000000000ffff', 'hex');
+
+/** The 16 bytes of an IPv4 or IPv6 address in hex (IPv4 mapped), or undefined if it is neither. */
+function addressHex(address: string): string | undefined {
+  const bare = address.replace(/%.*$/, ''); // a zone id is not part of the address
+  if (isIPv4(bare)) return IPV4_MAPPED_PREFIX.toString('hex') + Buffer.from(bare.split('.').map(Number)).toString('hex');
+  if (!isIPv6(bare)) return undefined;
+  let text = bare;
+  // An embedded IPv4 tail (::ffff:127.0.0.1) becomes two hex groups.
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
+    text = text.slice(0, tail.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = rest ? rest.split(':') : [];
+  const zeros = rest === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array<string>(zeros).fill('0'), ...tailGroups];
+  return groups.map((group) => group.padStart(4, '0')).join('').toLowerCase();
+}
