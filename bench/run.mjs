@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick] [-- --only=1,3]`: every figure as a ratio to a
 // baseline measured in the same run, printed as a table and written to
-// bench/results.json. See bench/README-section.md for what each one measures.
+// bench/results.json. See bench/README.md for what each one measures.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
