@@ -17,7 +17,7 @@ import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
  * such a process's POSIX session (node-pty starts every session with setsid, and
  * a chat's agent is started detached, so their pid is also their sid), and no
  * PTYDECK_SESSION_ID or PTYDECK_CHAT_ID in its environment. A process that leaves on purpose (setsid, a double fork that
- * reparents it to init, a scrubbed environment) passes; see the README's
+ * reparents it to init, a scrubbed environment) passes; see docs/security.md's
  * threat model for why that is accepted.
  */
 

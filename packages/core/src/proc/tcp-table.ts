@@ -43,7 +43,7 @@ export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {
  * opened or closed). Reading /proc/net/tcp walks the kernel's whole hash
  * table however few sockets there are, and these two files are counters the
  * kernel keeps, so a caller looks at the tables only once this has changed
- * (the README's Benchmarks section has the costs). Undefined without /proc.
+ * (bench/README.md has the costs). Undefined without /proc.
  */
 export function tcpFingerprint(): string | undefined {
   const counts = ['/proc/net/sockstat', '/proc/net/sockstat6'].map((path) => /^TCP6?: inuse (\d+)/m.exec(readOptional(path) ?? '')?.[1]);

@@ -7,7 +7,7 @@
  * the loop came back to a keystroke, and the hundred writers, woken by every
  * read, took the CPU the loop needed: the main thread spent longer waiting
  * for a CPU than running, and typing in a 101st session echoed late (bench
- * figure 5; the README's Benchmarks section has the figures).
+ * figure 5; bench/README.md has the figures).
  *
  * So only `readers` flooding sessions are read at once. A session counts as a
  * flood once it has produced `floodBytes` without pausing for `quietMs`;

@@ -129,8 +129,8 @@ export class ReadThread {
    * A batch buffer lent with a reusable chunk, given back: the thread fills it
    * again instead of a new one. New buffers are new external memory to V8,
    * which counts it toward a full GC: on a heap the idle-time GC had shrunk,
-   * a flood of new batches set off one full GC after another (the README's
-   * Benchmarks section has the counts).
+   * a flood of new batches set off one full GC after another (bench/README.md
+   * has the counts).
    */
   reuse(buffer: ArrayBuffer): void {
     if (this.dead) return;

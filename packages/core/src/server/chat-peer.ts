@@ -10,7 +10,7 @@ import { peerDescendsFromProc, type LineageJudge } from '../common/peer-process.
  * the secret alone would let a shell of another session act as the chat. The
  * kernel says who holds the connection; only the agent's descendants pass.
  * Where it cannot say (no /proc: macOS), the secret alone decides, as the
- * README says.
+ * docs/security.md says.
  *
  * Naming the holder scans every process's descriptors (milliseconds), so the
  * verdict is kept per socket: its holder does not change while it is open

@@ -14,7 +14,7 @@ import type { PtyService } from '../pty/types.js';
 /**
  * Restores what `store` kept into `service` and `tool`, then records; resolves
  * with the disposer of the recording. Never rejects for what is on disk: a
- * record is untrusted input (the README's "Security"), and a host starts
+ * record is untrusted input (docs/security.md), and a host starts
  * without the ones it cannot take.
  */
 export async function restoreAndRecord(
