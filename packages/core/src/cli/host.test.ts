@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../common/discovery.js';
 import { until } from '../testing/poll-until.js';
-import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
  * One ptydeck host per state directory, with real processes: `ptydeck mcp`
@@ -16,19 +16,11 @@ import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, i
  */
 beforeAll(buildCore, 120_000);
 
-const sandboxes: HostSandbox[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  for (const sandbox of sandboxes.splice(0)) {
-    reap(sandbox);
-    await until(() => processesOf(sandbox.stateDir).length === 0, `no process of ${sandbox.stateDir} is left`);
-  }
-});
+const { track, clients } = reapAfterEach();
 
 function sandbox(extra: Record<string, string> = {}): HostSandbox {
   const made = hostSandbox(extra);
-  sandboxes.push(made);
+  track(made);
   return made;
 }
 

@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { metaPath, outputPath } from '../persist/store-format.js';
-import { until } from '../testing/poll-until.js';
 import { plantRecord } from '../testing/lost-records.js';
-import { buildCore, hostSandbox, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { buildCore, hostSandbox, runCli, reapAfterEach, stdioAgent } from '../testing/host-sandbox.js';
 
 /**
  * Issue 31.4 with the real CLI: entries an agent's shell can plant in the
@@ -19,20 +17,12 @@ import { buildCore, hostSandbox, processesOf, reap, runCli, stdioAgent, type Hos
  */
 beforeAll(buildCore, 120_000);
 
-const sandboxes: HostSandbox[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  for (const box of sandboxes.splice(0)) {
-    reap(box);
-    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
-  }
-});
+const { track, clients } = reapAfterEach();
 
 describe('a session store with planted entries', () => {
   it('never stops the next host: it starts, answers, restores the good record, and logs one line per bad one', async () => {
     const box = hostSandbox();
-    sandboxes.push(box);
+    track(box);
     const dir = sessionStoreDir(box.stateDir);
     const good = plantRecord(dir, { title: 'good-record', status: 'exited', exitCode: 0, exitedAt: 1_700_000_001_000 }, 'kept\r\n');
     const fifo = plantRecord(dir, {}, 'x');

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { until } from '../testing/poll-until.js';
-import { bin, buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, runCli, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
  * Issue 32 item 7, with real processes: `ptydeck stop --force` stops ptydeck
@@ -13,15 +13,7 @@ import { bin, buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processes
  */
 beforeAll(buildCore, 120_000);
 
-const sandboxes: HostSandbox[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  for (const box of sandboxes.splice(0)) {
-    reap(box);
-    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
-  }
-});
+const { track, clients } = reapAfterEach();
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
 
@@ -48,7 +40,7 @@ const stoppedResult = {
 describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
   it('answers every call that ptydeck was stopped, starts no host, and joins the one the developer starts', async () => {
     const box = hostSandbox();
-    sandboxes.push(box);
+    track(box);
     const { client, stderr } = await stdioAgent(box, 'stopped-agent', { clients });
     const shell = await call(client, 'terminal_create', {});
     expect(shell.isError, JSON.stringify(shell.content)).toBeFalsy();

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bin, buildCore, hostSandbox, processesOf, reap, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bin, buildCore, hostSandbox, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
 
@@ -13,15 +13,7 @@ import { sandboxAvailability } from './availability.js';
 const available = sandboxAvailability('workspace').ok;
 beforeAll(buildCore, 120_000);
 
-const boxes: HostSandbox[] = [];
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  for (const box of boxes.splice(0)) {
-    reap(box);
-    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
-  }
-});
+const { track, clients } = reapAfterEach();
 
 type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, any> };
 
@@ -38,7 +30,7 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
 /** A host sandbox with a key in ~/.ssh and a workspace of its own. */
 function box(extra: Record<string, string> = {}): HostSandbox & { workspace: string } {
   const made = hostSandbox(extra);
-  boxes.push(made);
+  track(made);
   mkdirSync(join(made.home, '.ssh'), { mode: 0o700 });
   writeFileSync(join(made.home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n', { mode: 0o600 });
   const workspace = mkdtempSync(join(made.home, 'project-'));

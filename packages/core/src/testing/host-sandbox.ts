@@ -4,7 +4,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach } from 'vitest';
 import { isolatedHome } from './isolated-env.js';
+import { until } from './poll-until.js';
 
 /**
  * A state directory and HOME of a test's own, for tests that run the real
@@ -132,4 +134,29 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The host sandboxes and MCP clients of one test file's tests, every one
+ * closed and reaped after each test, which then waits until no process of a
+ * sandbox is left: `track(box)` takes a sandbox in, `clients` is what
+ * `stdioAgent` is given. Call at a file's top level.
+ */
+export function reapAfterEach(): { track<T extends HostSandbox>(box: T): T; clients: Client[] } {
+  const sandboxes: HostSandbox[] = [];
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+    for (const box of sandboxes.splice(0)) {
+      reap(box);
+      await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+    }
+  });
+  return {
+    track: (box) => {
+      sandboxes.push(box);
+      return box;
+    },
+    clients,
+  };
 }
