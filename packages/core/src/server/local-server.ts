@@ -4,6 +4,7 @@ import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
+import { Timeline } from '../timeline/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from './http-server.js';
@@ -59,6 +60,8 @@ export interface LocalServer {
   instance: string;
   service: PtyService;
   tool: TerminalTool;
+  /** Every session's commands (issue 36). */
+  timeline: Timeline;
   /** MCP clients connected right now. */
   agents: AgentRegistry;
   /** Chats with ACP agents. */
@@ -116,6 +119,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
   const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
+  const timeline = new Timeline(service);
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
@@ -130,7 +134,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let http;
   let stopRecording: (() => void) | undefined;
   try {
-    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool);
+    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool, undefined, timeline);
     http = await startHttpServer({
       service,
       screens,
@@ -161,6 +165,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     stopRecording?.();
     await chats.dispose();
     tool.dispose();
+    timeline.dispose();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
@@ -182,6 +187,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     instance: started.instance,
     service,
     tool,
+    timeline,
     agents: started.agents,
     chats,
     panelCount: () => started.panelCount(),
@@ -201,6 +207,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           await options.sessionStore!.flush();
           stopRecording();
         }
+        timeline.dispose();
       })()),
   };
 }
