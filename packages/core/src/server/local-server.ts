@@ -4,7 +4,7 @@ import type { PtyService } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
-import { Timeline } from '../timeline/index.js';
+import { registerHistoryTool, Timeline } from '../timeline/index.js';
 import { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from './http-server.js';
@@ -138,7 +138,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     http = await startHttpServer({
       service,
       screens,
-      createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+      createMcpServer: (connection) =>
+        createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
       host: options.host,
       port: options.port,
       stateDir,

@@ -19,3 +19,4 @@ export type { TerminalState } from './agent-terminal.js';
 // The command timeline (timeline/) reads the same marks, and renders output as the tool does.
 export { BASH_INTEGRATION, parseShellMark, type ShellMark } from './shell-integration.js';
 export { boundText, renderPlainText } from './model-text.js';
+export { runsInLinearTime } from './pattern-safety.js';

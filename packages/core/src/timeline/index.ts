@@ -2,3 +2,4 @@
 export { Timeline, type PersistedTimeline, type TimelineOptions, type TimelineQuery } from './timeline.js';
 export { ChunkTimes, type ChunkTime } from './chunk-times.js';
 export { parsePersistedTimeline } from './persisted.js';
+export { registerHistoryTool, type HistoryToolDeps } from './history-tool.js';
