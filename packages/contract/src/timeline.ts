@@ -59,5 +59,16 @@ export function commandFailed(record: Pick<CommandRecord, 'status' | 'exitCode' 
   return record.status === 'lost' || (record.exitCode !== null && record.exitCode !== 0) || record.signal !== null;
 }
 
-export const TimelineServerMessage = z.discriminatedUnion('type', [TimelineSnapshotMessage, TimelineCommandMessage]);
+export const RecordingFormat = z.enum(['asciicast-v3', 'asciicast-v2', 'text']);
+export type RecordingFormat = z.infer<typeof RecordingFormat>;
+
+/** Asks for a session's recording; answered by `timeline.exported` (or an error with the requestId). */
+export const TimelineExportMessage = z.object({ type: z.literal('timeline.export'), requestId: z.string().max(64), id: SessionId, format: RecordingFormat });
+/** The recording, whole: asciicast's JSON lines, or plain text. */
+export const TimelineExportedMessage = z.object({ type: z.literal('timeline.exported'), requestId: z.string().max(64), id: SessionId, format: RecordingFormat, data: z.string() });
+
+export const TimelineClientMessage = z.discriminatedUnion('type', [TimelineExportMessage]);
+export type TimelineClientMessage = z.infer<typeof TimelineClientMessage>;
+
+export const TimelineServerMessage = z.discriminatedUnion('type', [TimelineSnapshotMessage, TimelineCommandMessage, TimelineExportedMessage]);
 export type TimelineServerMessage = z.infer<typeof TimelineServerMessage>;

@@ -1,6 +1,6 @@
 // Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
+import { ATTACH_USAGE, EXPORT_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -14,9 +14,13 @@ export type Command =
   | { kind: 'stop'; force: boolean }
   | { kind: 'ls'; json: boolean }
   | { kind: 'status'; json: boolean }
-  | { kind: 'attach'; target: string; write: boolean };
+  | { kind: 'attach'; target: string; write: boolean }
+  | { kind: 'export'; target: string; format: ExportFormat; output: string | null };
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'sandbox'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'export', 'sandbox'] as const;
+/** The recording formats, as the contract's RecordingFormat lists them (spelled out so parsing loads no schema library). */
+export const EXPORT_FORMATS = ['asciicast-v3', 'asciicast-v2', 'text'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /**
  * The sandbox profiles' names, as the contract's SandboxProfile lists them (a
  * test holds the two equal): spelled out here so that parsing a command line
@@ -56,6 +60,7 @@ export function parseCommand(argv: string[]): Command {
     return values.help ? { kind: 'help', topic: 'status' } : { kind: 'status', json: Boolean(values.json) };
   }
   if (first === 'attach') return parseAttach(rest);
+  if (first === 'export') return parseExport(rest);
   if (first === 'sandbox') return parseSandbox(rest);
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
@@ -125,6 +130,25 @@ function parseAttach(args: string[]): Command {
   if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck attach', ATTACH_USAGE);
   if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck attach', ATTACH_USAGE);
   return { kind: 'attach', target, write: Boolean(parsed.values.write) };
+}
+
+function parseExport(args: string[]): Command {
+  const options = { format: { type: 'string' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck export', EXPORT_USAGE);
+  }
+  if (parsed.values.help) return { kind: 'help', topic: 'export' };
+  const [target, ...extra] = parsed.positionals;
+  if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck export', EXPORT_USAGE);
+  if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck export', EXPORT_USAGE);
+  const format = parsed.values.format ?? 'asciicast-v3';
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, received '${format}'`, 'ptydeck export', EXPORT_USAGE);
+  }
+  return { kind: 'export', target, format: format as ExportFormat, output: parsed.values.output ?? null };
 }
 
 function parse(

@@ -2,7 +2,7 @@
 import { parseCommand } from './args.js';
 import type { CliIo } from './cli-io.js';
 import { styleFor } from './style.js';
-import { ATTACH_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import { ATTACH_HELP, EXPORT_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -19,7 +19,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP, sandbox: SANDBOX_HELP }[command.topic]);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP, export: EXPORT_HELP, sandbox: SANDBOX_HELP }[command.topic]);
         return EXIT_OK;
       case 'version': {
         // The protocol decides whether this CLI and a running host understand each other.
@@ -49,6 +49,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         return await (await import('./ls.js')).runLs(command, io);
       case 'attach':
         return await (await import('./attach.js')).runAttach(command, io);
+      case 'export':
+        return await (await import('./export.js')).runExport(command, io);
       case 'sandbox-check':
         return await (await import('./sandbox-check.js')).runSandboxCheck(command, io);
       case 'mcp':

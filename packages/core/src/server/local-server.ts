@@ -161,6 +161,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       processWatch: options.processWatch,
       chats,
       chatBindings,
+      timeline,
     });
   } catch (error) {
     stopRecording?.();

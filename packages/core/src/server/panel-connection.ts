@@ -20,6 +20,7 @@ import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch } from '../proc/process-watch.js';
+import type { Timeline } from '../timeline/index.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -49,6 +50,8 @@ export interface PanelConnectionDeps {
   chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed' | 'onAgentsChanged'>;
   /** Sessions' ports and leftover processes: the panel watches them while connected. Without it, process requests fail. */
   processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
+  /** Every session's commands (timeline/): the panel gets them all, then each change, and asks for recordings. */
+  timeline?: Pick<Timeline, 'list' | 'onCommand' | 'recording'>;
 }
 
 /**
@@ -117,6 +120,11 @@ export class PanelConnection {
     });
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
+    const { timeline } = deps;
+    if (timeline) {
+      this.send({ type: 'timeline.snapshot', commands: timeline.list() });
+      subscriptions.add(timeline.onCommand((command) => this.send({ type: 'timeline.command', command })));
+    }
     const { processes } = deps;
     if (processes) {
       this.send({ type: 'processes.leftovers', sessions: processes.leftovers() });
@@ -199,6 +207,11 @@ export class PanelConnection {
     const { service } = this.deps;
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
     if (message.type.startsWith('processes.')) return this.handleProcesses(message as Extract<PanelClientMessage, { type: `processes.${string}` }>);
+    if (message.type === 'timeline.export') {
+      const data = this.deps.timeline?.recording(message.id, message.format);
+      if (data === undefined) throw new PtyError('no_such_session', `no recording of session ${message.id}`);
+      return this.send({ type: 'timeline.exported', requestId: message.requestId, id: message.id, format: message.format, data });
+    }
     switch (message.type) {
       case 'attach':
         return this.streams.attach(message.id, message.cursor);

@@ -3,3 +3,4 @@ export { Timeline, type PersistedTimeline, type TimelineOptions, type TimelineQu
 export { ChunkTimes, type ChunkTime } from './chunk-times.js';
 export { parsePersistedTimeline } from './persisted.js';
 export { registerHistoryTool, type HistoryToolDeps } from './history-tool.js';
+export { RECORDING_FORMATS, type RecordingFormat } from './recording.js';

@@ -89,3 +89,35 @@ describe('command records', () => {
     expect(timeline.list({ sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['HISTIGNORE="secret*"', null, 'exit 4']);
   });
 });
+
+describe('recordings', () => {
+  it('hold output, markers, resizes and the exit, and nothing typed at a prompt with echo off', async () => {
+    const { tool, service } = shells;
+    const shell = await tool.create(owner, { cols: 90, rows: 20 });
+    await tool.run(owner, { id: shell.id, command: 'echo before-resize' });
+    service.resize(shell.id, 100, 25);
+    const asked = tool.run(owner, { id: shell.id, command: `read -s -p 'Password: ' pw; echo; echo "got \${#pw} chars"` });
+    await asked;
+    const answered = nextRecord((record) => record.session === shell.id && record.status === 'done' && record.command !== null && record.command.startsWith('read -s'));
+    service.write(shell.id, 'hunter2-secret\r', 'user');
+    await answered;
+    const exited = new Promise<void>((resolve) => service.on('pty.exited', (event) => event.id === shell.id && resolve()));
+    service.write(shell.id, 'exit 5\r', 'agent');
+    await exited;
+
+    const cast = timeline.recording(shell.id, 'asciicast-v3')!;
+    expect(cast).not.toContain('hunter2');
+    const [header, ...events] = cast.trimEnd().split('\n').map((line) => JSON.parse(line) as [number, string, string]);
+    expect(header).toMatchObject({ version: 3, term: { cols: 90, rows: 20 } });
+    expect(events.filter((e) => e[1] === 'm').map((e) => e[2])).toEqual(['echo before-resize', `read -s -p 'Password: ' pw; echo; echo "got \${#pw} chars"`, 'exit 5']);
+    expect(events.filter((e) => e[1] === 'r').map((e) => e[2])).toEqual(['100x25']);
+    expect(events.at(-1)).toEqual([expect.any(Number), 'x', '5']);
+    const output = events.filter((e) => e[1] === 'o').map((e) => e[2]).join('');
+    expect(output).toContain('got 14 chars');
+    expect(Buffer.from(output, 'utf8').equals(Buffer.from(service.read(shell.id).data))).toBe(true);
+    const v2 = timeline.recording(shell.id, 'asciicast-v2')!.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(v2[0]).toMatchObject({ version: 2, width: 90, height: 20 });
+    expect(v2.slice(1).every((e: [number, string]) => e[1] !== 'x')).toBe(true);
+  });
+});
+

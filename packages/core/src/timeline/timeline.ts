@@ -8,6 +8,7 @@
 import { DisposableStore, Emitter, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { ChunkTimes } from './chunk-times.js';
+import { buildRecording, type RecordingFormat, type Resize } from './recording.js';
 import { SessionCommands } from './session-commands.js';
 
 export interface TimelineOptions {
@@ -37,6 +38,9 @@ export interface PersistedTimeline {
   commands: CommandRecord[];
   /** ChunkTimes.encode(). */
   times: number[];
+  /** The terminal's size as the kept output begins, and its resizes after. */
+  size?: { cols: number; rows: number };
+  resizes?: Resize[];
 }
 
 interface Followed {
@@ -45,7 +49,13 @@ interface Followed {
   readonly stop: () => void;
   /** Changes with each record change: the store writes again when it moved. */
   revision: number;
+  /** The size the session started with, and each resize since, bounded. */
+  size: { cols: number; rows: number };
+  resizes: Resize[];
 }
+
+/** Resizes kept per session; a dragged window makes many. */
+const MAX_RESIZES = 1000;
 
 /** An OSC payload worth decoding: 133;, 633; or ptydeck's 6973; (the shell's key). */
 function mayBeMark(payload: Uint8Array): boolean {
@@ -91,6 +101,7 @@ export class Timeline {
         }),
       );
     }
+    this.subscriptions.add(service.on('pty.updated', (event) => this.resized(event.info)));
     this.subscriptions.add(
       service.on('pty.removed', (event) => {
         this.sessions.get(event.id)?.stop();
@@ -133,6 +144,29 @@ export class Timeline {
     return this.sessions.get(session)?.times;
   }
 
+  /** The session's recording (asciicast v3, v2, or plain text); undefined for a session not followed. */
+  recording(session: SessionId, format: RecordingFormat): string | undefined {
+    const followed = this.sessions.get(session);
+    const info = this.service.get(session);
+    if (!followed || !info) return undefined;
+    this.trim(session, followed);
+    const read = this.service.read(session);
+    const resizes = followed.resizes.filter((resize) => resize.cursor >= read.cursor);
+    const before = followed.resizes.filter((resize) => resize.cursor < read.cursor).at(-1);
+    return buildRecording(
+      {
+        info,
+        bytes: read.data,
+        start: read.cursor,
+        times: followed.times.entries(read.cursor),
+        commands: followed.commands.all,
+        resizes,
+        size: before ? { cols: before.cols, rows: before.rows } : followed.size,
+      },
+      format,
+    );
+  }
+
   /** A change counter for the store: it moves with every record and chunk time. */
   revisionOf(session: SessionId): number {
     const followed = this.sessions.get(session);
@@ -147,6 +181,8 @@ export class Timeline {
       version: 1,
       commands: followed.commands.all.filter((record) => record.output.start >= from),
       times: followed.times.encode(from),
+      size: followed.size,
+      resizes: followed.resizes,
     };
   }
 
@@ -158,7 +194,7 @@ export class Timeline {
   restore(session: SessionId, saved: PersistedTimeline): void {
     const followed = this.sessions.get(session);
     if (!followed) return;
-    const next: Followed = { ...followed, times: ChunkTimes.decode(saved.times) };
+    const next: Followed = { ...followed, times: ChunkTimes.decode(saved.times), size: saved.size ?? followed.size, resizes: saved.resizes ?? [] };
     this.sessions.set(session, next);
     for (const record of next.commands.restore(saved.commands)) this.changed.fire(record);
     next.revision++;
@@ -194,8 +230,18 @@ export class Timeline {
           },
         })
       : () => undefined;
-    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0 };
+    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [] };
     this.sessions.set(info.id, followed);
+  }
+
+  private resized(info: SessionInfo): void {
+    const followed = this.sessions.get(info.id);
+    if (!followed) return;
+    const last = followed.resizes.at(-1) ?? followed.size;
+    if (last.cols === info.cols && last.rows === info.rows) return;
+    followed.resizes.push({ cursor: this.service.sequences(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
+    if (followed.resizes.length > MAX_RESIZES) followed.resizes.shift();
+    followed.revision++;
   }
 
   private publish(followed: Followed, record: CommandRecord | null): void {
