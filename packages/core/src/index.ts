@@ -7,6 +7,7 @@ export { advertisedDepth, detectCapability, detectColor, ptySessionCapability } 
 export type * from './capability/terminal-capability.js';
 export * from './screen/index.js';
 export * from './terminal-tool/index.js';
+export * from './timeline/index.js';
 export { startLocalServer, type LocalServer, type LocalServerOptions } from './server/local-server.js';
 export { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore, type SessionStoreOptions } from './persist/session-store.js';
 export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './server/discovery.js';
