@@ -28,6 +28,8 @@ import type { Timeline } from '../timeline/index.js';
  * here; it reconnects and resumes from its cursors.
  */
 const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
+/** Command records a panel is sent when it connects (then each new one). */
+const TIMELINE_SNAPSHOT_RECORDS = 5000;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -122,7 +124,8 @@ export class PanelConnection {
     this.sendAgents();
     const { timeline } = deps;
     if (timeline) {
-      this.send({ type: 'timeline.snapshot', commands: timeline.list() });
+      // The newest only: a host's every record (2000 per session) would make one message of megabytes.
+      this.send({ type: 'timeline.snapshot', commands: timeline.list({ limit: TIMELINE_SNAPSHOT_RECORDS }) });
       subscriptions.add(timeline.onCommand((command) => this.send({ type: 'timeline.command', command })));
     }
     const { processes } = deps;

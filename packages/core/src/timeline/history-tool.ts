@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { PtyService } from '../pty/types.js';
 import { runsInLinearTime } from '../terminal-tool/index.js';
 import { readCommandOutput } from './command-output.js';
-import { SearchTooCostlyError, searchOutput } from './output-search.js';
+import { SearchBusyError, SearchTooCostlyError, searchOutput } from './output-search.js';
 import type { Timeline } from './timeline.js';
 
 /** Longest a search may run in its thread before it is stopped. */
@@ -86,7 +86,7 @@ export function registerHistoryTool(server: McpServer, deps: HistoryToolDeps): v
         const [structured, text] = await history(deps, args as HistoryArgs);
         return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> } satisfies CallToolResult;
       } catch (error) {
-        const message = error instanceof HistoryError || error instanceof SearchTooCostlyError ? error.message : `Internal error: ${error instanceof Error ? error.message : String(error)}`;
+        const message = error instanceof HistoryError || error instanceof SearchTooCostlyError || error instanceof SearchBusyError ? error.message : `Internal error: ${error instanceof Error ? error.message : String(error)}`;
         return { isError: true, content: [{ type: 'text', text: message }] } satisfies CallToolResult;
       }
     },

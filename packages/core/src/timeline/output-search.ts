@@ -99,11 +99,40 @@ outer: for (const session of sessions) {
 parentPort.postMessage({ matches, truncated });
 `;
 
+/** Searches waiting for the one running, at most: past it a search is refused, not queued. */
+const MAX_WAITING = 8;
+/** Searches run one at a time in the host (each thread may take 512 MiB): the tail of the queue. */
+let running: Promise<unknown> = Promise.resolve();
+let waiting = 0;
+
+/** Thrown when too many searches wait already. */
+export class SearchBusyError extends Error {
+  override readonly name = 'SearchBusyError';
+}
+
 /**
  * Searches `sessions` (read one by one through `read`, on the loop, between
- * turns) in a fresh worker; rejects with SearchTooCostlyError past `budgetMs`.
+ * turns) in a fresh worker, one search at a time across the host; rejects
+ * with SearchTooCostlyError past `budgetMs`, with SearchBusyError when
+ * MAX_WAITING searches wait already.
  */
-export async function searchOutput(
+export function searchOutput(
+  sessionIds: readonly string[],
+  read: (id: string) => SearchSession | null,
+  request: SearchRequest,
+  budgetMs: number,
+): Promise<{ matches: SearchMatch[]; truncated: boolean }> {
+  if (waiting >= MAX_WAITING) return Promise.reject(new SearchBusyError(`${waiting} searches are waiting already; try again when they are done`));
+  waiting++;
+  const run = running.then(() => {
+    waiting--;
+    return searchNow(sessionIds, read, request, budgetMs);
+  });
+  running = run.catch(() => undefined);
+  return run;
+}
+
+async function searchNow(
   sessionIds: readonly string[],
   read: (id: string) => SearchSession | null,
   request: SearchRequest,
