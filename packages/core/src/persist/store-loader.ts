@@ -38,7 +38,7 @@ export interface LoadLimits {
   maxRecords: number;
 }
 
-/** A session's command records (2000 at most, a few hundred bytes each) and output times. */
+/** A session's command records (1000 at most, a few hundred bytes each) and output times. */
 const MAX_TIMELINE_BYTES = 4 * 1024 * 1024;
 
 /** Metadata is a few hundred bytes; this is room for a long command line and title, and bounds 256 of them to 64 MiB. */

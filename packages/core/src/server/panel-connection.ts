@@ -124,7 +124,7 @@ export class PanelConnection {
     this.sendAgents();
     const { timeline } = deps;
     if (timeline) {
-      // The newest only: a host's every record (2000 per session) would make one message of megabytes.
+      // The newest only: a host's every record (1000 per session) would make one message of megabytes.
       this.send({ type: 'timeline.snapshot', commands: timeline.list({ limit: TIMELINE_SNAPSHOT_RECORDS }) });
       subscriptions.add(timeline.onCommand((command) => this.send({ type: 'timeline.command', command })));
     }

@@ -19,7 +19,7 @@ export class ChunkTimes {
 
   constructor(
     private readonly granularityMs = 10,
-    private readonly maxEntries = 20_000,
+    private readonly maxEntries = 4096,
   ) {}
 
   /** Changes with every entry: the store writes the times again only when it moved. */

@@ -12,7 +12,7 @@ import { buildRecording, type RecordingFormat, type Resize } from './recording.j
 import { SessionCommands } from './session-commands.js';
 
 export interface TimelineOptions {
-  /** Command records kept per session; the oldest go first. Default 2000. */
+  /** Command records kept per session; the oldest go first. Default 1000. */
   maxRecordsPerSession?: number;
   /** Follow the marks and keep records. Default true (off only to measure what they cost). */
   records?: boolean;
@@ -79,7 +79,7 @@ export class Timeline {
     private readonly service: PtyService,
     options: TimelineOptions = {},
   ) {
-    this.maxRecords = options.maxRecordsPerSession ?? 2000;
+    this.maxRecords = options.maxRecordsPerSession ?? 1000;
     this.records = options.records ?? true;
     this.chunkTimes = options.chunkTimes ?? true;
     for (const info of service.list()) this.follow(info);
