@@ -23,6 +23,7 @@ const FIGURES = [
   { id: 10, title: 'persistence cost', module: './fig10-persist.mjs' },
   { id: 11, title: 'process and port scan', module: './fig11-process-scan.mjs' },
   { id: 12, title: 'client cost: ls, url, attach against node -e 0', module: './fig12-clients.mjs' },
+  { id: 13, title: 'command timeline cost', module: './fig13-timeline.mjs' },
   { id: 14, title: 'sandboxed shells', module: './fig14-sandbox.mjs' },
 ];
 

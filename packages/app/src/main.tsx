@@ -14,6 +14,7 @@ import { parseSettings, SETTINGS_STORAGE_KEY } from './terminal/settings.js';
 import { textClipboard } from './terminal/text-clipboard.js';
 import { ChatProvider } from './chat/chat-context.jsx';
 import { TerminalProvider } from './terminal/terminal-context.jsx';
+import { TimelineProvider } from './timeline/timeline-context.jsx';
 import { App } from './ui/App.jsx';
 import { NoCredential } from './ui/NoCredential.jsx';
 
@@ -67,7 +68,9 @@ async function start(): Promise<void> {
         openLink={(uri) => openSafeLink(uri, bridge, (url, target, features) => window.open(url, target, features))}
       >
         <ChatProvider>
-          <App />
+          <TimelineProvider>
+            <App />
+          </TimelineProvider>
         </ChatProvider>
       </TerminalProvider>
     ),

@@ -12,3 +12,4 @@ export * from './emitter.js';
 export * from './disposable.js';
 export * from './zod-issues.js';
 export * from './lost-note.js';
+export * from './timeline.js';

@@ -10,6 +10,7 @@ import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
 import { PtyEvent } from './events.js';
 import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
+import { TimelineClientMessage, TimelineServerMessage } from './timeline.js';
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
@@ -58,6 +59,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   AckMessage,
   ...ChatClientMessage.options,
   ...ProcessClientMessage.options,
+  ...TimelineClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -132,6 +134,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   ErrorMessage,
   ...ChatServerMessage.options,
   ...ProcessServerMessage.options,
+  ...TimelineServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 

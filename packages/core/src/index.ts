@@ -8,6 +8,7 @@ export type * from './capability/terminal-capability.js';
 export * from './screen/index.js';
 export * from './terminal-tool/index.js';
 export { startHost, type Host, type HostDiagnostics, type HostOptions, type HostStopRequest } from './host/start-host.js';
+export * from './timeline/index.js';
 export { openSessionStore, sessionStoreDir, sessionStoreSetting, type SessionStore, type SessionStoreOptions } from './persist/session-store.js';
 export { discoveryPath, readDiscovery, resolveStateDir, type DiscoveryLookup, type DiscoveryRecord } from './common/discovery.js';
 export { main as runCli } from './cli/main.js';

@@ -11,6 +11,8 @@ import {
   type ChatServerMessage,
   type McpLaunch,
   type ProcessServerMessage,
+  type RecordingFormat,
+  type TimelineServerMessage,
   type PtyEvent,
   type SessionInfo,
 } from '@ptydeck/contract';
@@ -112,6 +114,7 @@ export class PanelClient {
   private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
   private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
   private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
+  private readonly timelineEmitter = new Emitter<TimelineServerMessage>({ name: 'timeline' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -131,6 +134,8 @@ export class PanelClient {
   readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
   /** A session's processes, what ending some did, and the leftovers of ended sessions (on connect and on each change). */
   readonly onProcesses = this.processesEmitter.on;
+  /** Every session's commands on connect, then each one that starts or ends, and the recordings asked for. */
+  readonly onTimeline = this.timelineEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -247,6 +252,11 @@ export class PanelClient {
     return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids }));
   }
 
+  /** Asks for a session's recording (answered through onTimeline); returns the request id, or null when offline. */
+  exportRecording(id: string, format: RecordingFormat): string | null {
+    return this.request('timeline-export', (requestId) => ({ type: 'timeline.export', requestId, id, format }));
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -260,7 +270,7 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter, this.timelineEmitter,
     ]) emitter.clear();
   }
 
@@ -405,6 +415,11 @@ export class PanelClient {
       case 'processes.ended':
       case 'processes.leftovers':
         this.processesEmitter.fire(message);
+        return;
+      case 'timeline.snapshot':
+      case 'timeline.command':
+      case 'timeline.exported':
+        this.timelineEmitter.fire(message);
         return;
       case 'error': {
         if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {

@@ -7,6 +7,7 @@ import { ChatPane } from './chat/ChatPane.jsx';
 import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
 import { TestHooks } from './test-hooks.js';
+import { TimelineToggle, TimelineView } from './TimelineView.jsx';
 
 /** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
 const ATTEMPTS_BEFORE_ADVICE = 3;
@@ -120,6 +121,7 @@ export function App() {
         </div>
         <ConnectionStatus />
         <div class="topbar-actions">
+          <TimelineToggle />
           <ChatToggle />
           <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
@@ -145,6 +147,7 @@ export function App() {
       <ConnectionProblem />
       <div class="main">
         <div class="workspace">
+          <TimelineView />
           <Overview />
           <TerminalPanel />
         </div>

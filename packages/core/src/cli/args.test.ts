@@ -46,7 +46,7 @@ describe('parseCommand', () => {
     expect(usageErrorOf(['host', '--idle-exit', 'soon']).message).toBe("--idle-exit expects a number of seconds (0: never), received 'soon'");
     expect(usageErrorOf(['serve', 'extra']).message).toContain("unexpected argument 'extra'");
     expect(usageErrorOf(['mcp', '--embedded=yes']).message).toBe('--embedded takes no value, received one');
-    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach, sandbox, remote");
+    expect(usageErrorOf(['launch']).message).toBe("unknown command 'launch'; expected one of: serve, host, mcp, url, stop, status, ls, attach, export, sandbox, remote");
     expect(usageErrorOf(['--frobnicate']).command).toBe('ptydeck');
   });
 
@@ -74,6 +74,13 @@ describe('parseCommand: ls and attach', () => {
     expect(usageErrorOf(['attach', 'a', 'b']).message).toBe('expected one session, received 2: a b');
     expect(usageErrorOf(['attach', '--force', 'a']).message).toBe("unknown option '--force'; expected one of: --write, --remote, --help");
     expect(usageErrorOf(['ls', 'x']).message).toContain("unexpected argument 'x'");
+  });
+  it('export takes one session, a format and a file', () => {
+    expect(parseCommand(['export', 'ab12'])).toEqual({ kind: 'export', target: 'ab12', format: 'asciicast-v3', output: null });
+    expect(parseCommand(['export', 'ab12', '--format', 'text', '-o', 'out.txt'])).toEqual({ kind: 'export', target: 'ab12', format: 'text', output: 'out.txt' });
+    expect(parseCommand(['export', '-h'])).toEqual({ kind: 'help', topic: 'export' });
+    expect(usageErrorOf(['export', 'ab12', '--format', 'gif']).message).toBe("--format expects one of asciicast-v3, asciicast-v2, text, received 'gif'");
+    expect(usageErrorOf(['export']).message).toContain('expected a session id');
   });
 });
 

@@ -1,7 +1,10 @@
 // Parses the ptydeck command line into one command, or a usage error that says what is wrong.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXPORT_FORMATS, type ExportFormat } from '../common/recording-formats.js';
 import { parseRemote, type RemoteCommand } from './remote-args.js';
-import { ATTACH_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
+
+export { EXPORT_FORMATS, type ExportFormat };
+import { ATTACH_USAGE, EXPORT_USAGE, HOST_USAGE, LS_USAGE, MCP_USAGE, ROOT_USAGE, SANDBOX_USAGE, SERVE_USAGE, STATUS_USAGE, STOP_USAGE, URL_USAGE, UsageError } from './usage.js';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -16,9 +19,10 @@ export type Command =
   | { kind: 'ls'; json: boolean; remote?: string }
   | { kind: 'status'; json: boolean }
   | { kind: 'attach'; target: string; write: boolean; remote?: string }
+  | { kind: 'export'; target: string; format: ExportFormat; output: string | null }
   | RemoteCommand;
 
-const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'sandbox', 'remote'] as const;
+const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'export', 'sandbox', 'remote'] as const;
 /**
  * The sandbox profiles' names, as the contract's SandboxProfile lists them (a
  * test holds the two equal): spelled out here so that parsing a command line
@@ -58,6 +62,7 @@ export function parseCommand(argv: string[]): Command {
     return values.help ? { kind: 'help', topic: 'status' } : { kind: 'status', json: Boolean(values.json) };
   }
   if (first === 'attach') return parseAttach(rest);
+  if (first === 'export') return parseExport(rest);
   if (first === 'sandbox') return parseSandbox(rest);
   if (first === 'remote') return parseRemote(rest);
   if (first.startsWith('-')) {
@@ -144,6 +149,25 @@ function parseAttach(args: string[]): Command {
 /** `--remote NAME`: which remote (a name from `ptydeck remote ls`) the command runs on. */
 function remoteOption(value: string | boolean | (string | boolean)[] | undefined): { remote?: string } {
   return typeof value === 'string' ? { remote: value } : {};
+}
+
+function parseExport(args: string[]): Command {
+  const options = { format: { type: 'string' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck export', EXPORT_USAGE);
+  }
+  if (parsed.values.help) return { kind: 'help', topic: 'export' };
+  const [target, ...extra] = parsed.positionals;
+  if (target === undefined || target === '') throw new UsageError('expected a session id or a unique prefix of one (see `ptydeck ls`), received nothing', 'ptydeck export', EXPORT_USAGE);
+  if (extra.length > 0) throw new UsageError(`expected one session, received ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`, 'ptydeck export', EXPORT_USAGE);
+  const format = parsed.values.format ?? 'asciicast-v3';
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, received '${format}'`, 'ptydeck export', EXPORT_USAGE);
+  }
+  return { kind: 'export', target, format: format as ExportFormat, output: parsed.values.output ?? null };
 }
 
 function parse(

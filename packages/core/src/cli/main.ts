@@ -2,7 +2,7 @@
 import { parseCommand } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
 import { styleFor } from '../client/style.js';
-import { ATTACH_HELP, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, REMOTE_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
+import { ATTACH_HELP, EXPORT_HELP, formatUsageError, HOST_HELP, LS_HELP, MCP_HELP, REMOTE_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP, UsageError } from './usage.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../common/exit-codes.js';
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */
@@ -20,7 +20,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   try {
     switch (command.kind) {
       case 'help':
-        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP, sandbox: SANDBOX_HELP, remote: REMOTE_HELP }[command.topic]);
+        io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP, export: EXPORT_HELP, sandbox: SANDBOX_HELP, remote: REMOTE_HELP }[command.topic]);
         return EXIT_OK;
       case 'version': {
         // The protocol decides whether this CLI and a running host understand each other.
@@ -52,6 +52,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'attach':
         if (command.remote !== undefined) return await (await import('../client/remote.js')).runRemoteAttach({ ...command, remote: command.remote }, io);
         return await (await import('../client/attach.js')).runAttach(command, io);
+      case 'export':
+        return await (await import('../client/export.js')).runExport(command, io);
       case 'remote-add':
       case 'remote-ls':
       case 'remote-rm':

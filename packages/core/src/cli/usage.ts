@@ -23,6 +23,7 @@ export const STATUS_USAGE = 'ptydeck status [--json]';
 export const LS_USAGE = 'ptydeck ls [--json] [--remote NAME]';
 export const ATTACH_USAGE = 'ptydeck attach [--write] [--remote NAME] <id or unique prefix>';
 export const REMOTE_USAGE = 'ptydeck remote add NAME DESTINATION | remote ls [--json] | remote rm NAME';
+export const EXPORT_USAGE = 'ptydeck export <id or unique prefix> [--format asciicast-v3|asciicast-v2|text] [-o file]';
 
 export const ROOT_HELP = `Usage: ${ROOT_USAGE}
 
@@ -41,6 +42,7 @@ Commands:
   status    Show the running host: pid, version, state directory, uptime, sessions
   ls        List every session of the host: yours and your agents'
   attach    Watch a session in this terminal, or type into it with --write
+  export    Write a session's recording (asciicast, for asciinema) or its output as text
   sandbox   \`sandbox check\`: whether agents' shells can be sandboxed here, and why not
   remote    \`remote add|ls|rm\`: hosts on other machines, reached with ssh (--remote NAME)
 
@@ -172,6 +174,22 @@ Options:
   --json       One object: pid, version, protocol, state_dir, url,
                started_at, uptime_ms, sessions (by state), agents (names)
   -h, --help   Show this help
+`;
+
+export const EXPORT_HELP = `Usage: ${EXPORT_USAGE}
+
+Writes a session's recording, from the output the host still keeps (lost
+sessions too): asciicast v3 by default (play it with asciinema or its web
+player: output timed as it arrived, a marker at each command with its
+command line, resizes, the exit status last), asciicast v2 for older players,
+or the output as plain text. Input is never recorded: what you typed at a
+prompt with echo off (a password) is in no recording. Without -o it goes to
+stdout. Refused inside a ptydeck session, as \`ptydeck ls\` is.
+
+Options:
+  --format F    asciicast-v3 (default), asciicast-v2 or text
+  -o, --output  Write to this file (created 0600) instead of stdout
+  -h, --help    Show this help
 `;
 
 export const LS_HELP = `Usage: ${LS_USAGE}

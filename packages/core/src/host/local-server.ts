@@ -5,6 +5,7 @@ import type { PtyService, PtyServiceOptions } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
+import { registerHistoryTool, Timeline } from '../timeline/index.js';
 import { ScreenMirror, ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
@@ -78,6 +79,8 @@ export interface LocalServer {
   /** The sessions' screens, read by the tool and the panels' resyncs. */
   screens: ScreenService;
   tool: TerminalTool;
+  /** Every session's commands (issue 36). */
+  timeline: Timeline;
   /** MCP clients connected right now. */
   agents: AgentRegistry;
   /** Chats with ACP agents. */
@@ -140,6 +143,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
   const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
+  const timeline = new Timeline(service);
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
@@ -154,11 +158,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let http;
   let stopRecording: (() => void) | undefined;
   try {
-    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool);
+    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool, undefined, timeline);
     http = await startHttpServer({
       service,
       screens,
-      createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+      createMcpServer: (connection) =>
+        createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
       host: options.host,
       port: options.port,
       stateDir,
@@ -180,11 +185,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       processWatch: options.processWatch,
       chats,
       chatBindings,
+      timeline,
     });
   } catch (error) {
     stopRecording?.();
     await chats.dispose();
     tool.dispose();
+    timeline.dispose();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
@@ -207,6 +214,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     service,
     screens,
     tool,
+    timeline,
     agents: started.agents,
     chats,
     panelCount: () => started.panelCount(),
@@ -226,6 +234,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           await options.sessionStore!.flush();
           stopRecording();
         }
+        timeline.dispose();
       })()),
   };
 }

@@ -30,6 +30,12 @@ export interface LostRecord {
    * other means than the store.
    */
   agentCursor?: number | null;
+  /**
+   * What the old host kept of the session's command timeline (timeline/), as
+   * parsed JSON: untrusted, checked by the timeline's own schema. Absent when
+   * none was kept.
+   */
+  timeline?: unknown;
 }
 
 /** Reads what an earlier host kept; the host calls it once at start, before it serves anyone. */

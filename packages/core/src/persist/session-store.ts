@@ -20,7 +20,7 @@ import type { LostRecord, LostRecordSource } from './lost-record.js';
 import { removeSessionFiles } from './store-files.js';
 import { isStorableId } from './store-format.js';
 import { loadRecords } from './store-loader.js';
-import { SessionWriter, type OnDisk } from './session-writer.js';
+import { SessionWriter, type OnDisk, type TimelineSource } from './session-writer.js';
 
 const MiB = 1024 * 1024;
 /** Sessions written at once: libuv's thread pool has four threads by default. */
@@ -46,6 +46,8 @@ export interface SessionStoreOptions {
 export interface SessionStoreExtras {
   /** The agent tool's read cursor for a session (null when no agent reads it): kept so the agent carries on after a restart. */
   agentCursorOf(id: string): number | null;
+  /** The session's command timeline: a revision that moves when it changes, and what to write for output from `from` on. */
+  timeline?: TimelineSource;
 }
 
 export interface SessionStore extends LostRecordSource {
@@ -182,7 +184,10 @@ class DiskSessionStore implements SessionStore {
 
   /** Writes the sessions with something new, ended ones first, then the longest waiting, until `budget` bytes are spent. */
   private async turn(budget: number): Promise<void> {
-    for (const writer of this.writers.values()) writer.noteAgentCursor(this.extras?.agentCursorOf(writer.id) ?? null);
+    for (const writer of this.writers.values()) {
+      writer.noteAgentCursor(this.extras?.agentCursorOf(writer.id) ?? null);
+      if (this.extras?.timeline) writer.noteTimeline(this.extras.timeline);
+    }
     const due = [...this.writers.values()].filter((writer) => writer.pending());
     due.sort((a, b) => Number(b.urgent) - Number(a.urgent) || a.servedAt - b.servedAt);
     let spent = 0;

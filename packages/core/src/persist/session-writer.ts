@@ -11,7 +11,17 @@ import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../pty/utf8.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { appendOutput, readOutputTail, rewriteOutput, writeAtomically } from './store-files.js';
-import { metaPath, type SessionMeta } from './store-format.js';
+import { metaPath, timelinePath, type SessionMeta } from './store-format.js';
+
+/**
+ * A session's command timeline as the store sees it (timeline/ gives it): a
+ * revision that moves whenever it changed, and its JSON for the output from a
+ * cursor on, so the file never names output the output file no longer holds.
+ */
+export interface TimelineSource {
+  revisionOf(id: SessionId): number;
+  persisted(id: SessionId, from: number): object | null;
+}
 
 /** What a file holds already, for a session restored from it: it is not written again. */
 export interface OnDisk {
@@ -30,6 +40,9 @@ export class SessionWriter {
   private fileBytes = 0;
   private metaDirty = true;
   private agentCursor: number | null = null;
+  private timeline: TimelineSource | undefined;
+  /** The timeline revision and output start the timeline file was last written for. */
+  private timelineWritten = { revision: -1, from: -1 };
   /** When this writer was last given a turn: the store serves the longest waiting first. */
   servedAt = 0;
 
@@ -79,10 +92,14 @@ export class SessionWriter {
     this.metaDirty = true;
   }
 
+  noteTimeline(source: TimelineSource): void {
+    this.timeline = source;
+  }
+
   /** Whether a turn would write anything. */
   pending(): boolean {
     const end = this.logEnd();
-    return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes);
+    return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes || this.timelineDirty());
   }
 
   /** Writes what the log has that the file does not, then the metadata. Resolves with the bytes written. */
@@ -107,6 +124,7 @@ export class SessionWriter {
       this.metaDirty = true;
     }
     if (this.fileBytes > 2 * this.cap) written += await this.shrinkTo(this.cap);
+    if (this.timelineDirty()) written += await this.writeTimeline();
     if (this.metaDirty) written += await this.writeMeta();
     return written;
   }
@@ -144,6 +162,22 @@ export class SessionWriter {
       this.hasFile = false;
       throw error;
     }
+  }
+
+  private timelineDirty(): boolean {
+    if (!this.timeline || !this.hasFile) return false;
+    return this.timeline.revisionOf(this.id) !== this.timelineWritten.revision || this.fileStart !== this.timelineWritten.from;
+  }
+
+  /** The records and times for the output the file holds; before the metadata, which a kill must find last. */
+  private async writeTimeline(): Promise<number> {
+    const revision = this.timeline!.revisionOf(this.id);
+    const data = this.timeline!.persisted(this.id, this.fileStart);
+    if (data === null) return 0;
+    const text = JSON.stringify(data);
+    await writeAtomically(timelinePath(this.dir, this.id), text);
+    this.timelineWritten = { revision, from: this.fileStart };
+    return text.length;
   }
 
   private async writeMeta(): Promise<number> {

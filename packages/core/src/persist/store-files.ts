@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { HEADER_BYTES, metaPath, outputHeader, outputPath, TEMP_PREFIX } from './store-format.js';
+import { HEADER_BYTES, metaPath, outputHeader, outputPath, TEMP_PREFIX, timelinePath } from './store-format.js';
 
 const FILE_MODE = 0o600;
 
@@ -54,5 +54,5 @@ export async function readOutputTail(dir: string, id: string, length: number, by
 }
 
 export async function removeSessionFiles(dir: string, id: string): Promise<void> {
-  await Promise.all([rm(metaPath(dir, id), { force: true }), rm(outputPath(dir, id), { force: true })]);
+  await Promise.all([rm(metaPath(dir, id), { force: true }), rm(outputPath(dir, id), { force: true }), rm(timelinePath(dir, id), { force: true })]);
 }

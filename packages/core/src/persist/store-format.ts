@@ -12,6 +12,8 @@ import { z } from 'zod';
 
 export const META_SUFFIX = '.json';
 export const OUTPUT_SUFFIX = '.out';
+/** The session's command records and output times (timeline/), as JSON. */
+export const TIMELINE_SUFFIX = '.cmds';
 /** Names that are ours but half-written: `.<id>.json.<random>`; a kill mid-write leaves one behind. */
 export const TEMP_PREFIX = '.';
 
@@ -28,6 +30,10 @@ export function metaPath(dir: string, id: string): string {
 
 export function outputPath(dir: string, id: string): string {
   return join(dir, id + OUTPUT_SUFFIX);
+}
+
+export function timelinePath(dir: string, id: string): string {
+  return join(dir, id + TIMELINE_SUFFIX);
 }
 
 export const SessionMeta = z.object({

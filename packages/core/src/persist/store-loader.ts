@@ -18,7 +18,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
-import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX } from './store-format.js';
+import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
 import { RefusedFile, readRegularFile, SET_ASIDE_DIR, setAside } from './untrusted-files.js';
@@ -37,6 +37,9 @@ export interface LoadLimits {
   /** Records read at most; the others are left on disk. */
   maxRecords: number;
 }
+
+/** A session's command records (1000 at most, a few hundred bytes each) and output times. */
+const MAX_TIMELINE_BYTES = 4 * 1024 * 1024;
 
 /** Metadata is a few hundred bytes; this is room for a long command line and title, and bounds 256 of them to 64 MiB. */
 const MAX_META_BYTES = 256 * 1024;
@@ -83,6 +86,8 @@ export async function loadRecords(dir: string, limits: LoadLimits, report: Error
       }
       outputBytes += file?.length ?? 0;
       const { record, output } = toRecord(meta, file ?? Buffer.alloc(0));
+      const timeline = await readTimeline(dir, id, report);
+      if (timeline !== undefined) record.timeline = timeline;
       records.push(record);
       onDisk.set(id, output);
     } catch (error) {
@@ -95,12 +100,28 @@ export async function loadRecords(dir: string, limits: LoadLimits, report: Error
   }
   for (const entry of entries) {
     const name = entry.name;
-    if (!name.endsWith(OUTPUT_SUFFIX) || kept.has(name.slice(0, -OUTPUT_SUFFIX.length))) continue;
+    const suffix = name.endsWith(OUTPUT_SUFFIX) ? OUTPUT_SUFFIX : name.endsWith(TIMELINE_SUFFIX) ? TIMELINE_SUFFIX : null;
+    if (suffix === null || kept.has(name.slice(0, -suffix.length))) continue;
     if (entry.isDirectory()) await bad(name, 'a directory where an output file would be');
     else await unlink(join(dir, name)).catch(() => undefined);
   }
   records.sort((a, b) => a.info.createdAt - b.info.createdAt);
   return { records, onDisk };
+}
+
+/**
+ * The record's timeline file as parsed JSON, or undefined when there is none or it cannot be read: the
+ * session comes back without its command records rather than not at all.
+ */
+async function readTimeline(dir: string, id: string, report: ErrorReporter): Promise<unknown> {
+  try {
+    const text = await readRegularFile(timelinePath(dir, id), MAX_TIMELINE_BYTES);
+    return text === undefined ? undefined : JSON.parse(text.toString('utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    logLine(report, error instanceof Error ? error.message : String(error), `the session store could not read the command records of session ${id}`);
+    return undefined;
+  }
 }
 
 async function readMeta(dir: string, id: string): Promise<SessionMeta> {

@@ -90,6 +90,8 @@ export interface HttpServerOptions {
   judgePeer?: PeerJudge;
   /** Chats with ACP agents, for the panels (and their agents' pids, for /ticket); the caller owns and disposes it. */
   chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
+  /** Every session's commands, for the panel's timeline and recordings. */
+  timeline?: PanelConnectionDeps['timeline'];
   /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
   chatBindings?: ChatBindings;
   /** One more route, e.g. the host's /stop. */
@@ -277,7 +279,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const host = { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
-      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes });
+      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}) });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

@@ -20,6 +20,7 @@ import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch } from '../proc/process-watch.js';
+import type { Timeline } from '../timeline/index.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -27,6 +28,8 @@ import type { ProcessWatch } from '../proc/process-watch.js';
  * here; it reconnects and resumes from its cursors.
  */
 const CONTROL_BACKLOG_LIMIT = 32 * 1024 * 1024;
+/** Command records a panel is sent when it connects (then each new one). */
+const TIMELINE_SNAPSHOT_RECORDS = 5000;
 
 export interface PanelConnectionDeps {
   service: PtyService;
@@ -49,6 +52,8 @@ export interface PanelConnectionDeps {
   chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed' | 'onAgentsChanged'>;
   /** Sessions' ports and leftover processes: the panel watches them while connected. Without it, process requests fail. */
   processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
+  /** Every session's commands (timeline/): the panel gets them all, then each change, and asks for recordings. */
+  timeline?: Pick<Timeline, 'list' | 'onCommand' | 'recording'>;
 }
 
 /**
@@ -117,6 +122,12 @@ export class PanelConnection {
     });
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
+    const { timeline } = deps;
+    if (timeline) {
+      // The newest only: a host's every record (1000 per session) would make one message of megabytes.
+      this.send({ type: 'timeline.snapshot', commands: timeline.list({ limit: TIMELINE_SNAPSHOT_RECORDS }) });
+      subscriptions.add(timeline.onCommand((command) => this.send({ type: 'timeline.command', command })));
+    }
     const { processes } = deps;
     if (processes) {
       this.send({ type: 'processes.leftovers', sessions: processes.leftovers() });
@@ -199,6 +210,11 @@ export class PanelConnection {
     const { service } = this.deps;
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
     if (message.type.startsWith('processes.')) return this.handleProcesses(message as Extract<PanelClientMessage, { type: `processes.${string}` }>);
+    if (message.type === 'timeline.export') {
+      const data = this.deps.timeline?.recording(message.id, message.format);
+      if (data === undefined) throw new PtyError('no_such_session', `no recording of session ${message.id}`);
+      return this.send({ type: 'timeline.exported', requestId: message.requestId, id: message.id, format: message.format, data });
+    }
     switch (message.type) {
       case 'attach':
         return this.streams.attach(message.id, message.cursor);

@@ -10,6 +10,7 @@ import { reportError, type ErrorReporter } from '@ptydeck/contract';
 import type { TerminalTool } from '../terminal-tool/index.js';
 import type { SessionStore } from '../persist/session-store.js';
 import type { PtyService } from '../pty/types.js';
+import { parsePersistedTimeline, type Timeline } from '../timeline/index.js';
 
 /**
  * Restores what `store` kept into `service` and `tool`, then records; resolves
@@ -22,6 +23,8 @@ export async function restoreAndRecord(
   service: PtyService,
   tool: TerminalTool,
   report: ErrorReporter = reportError,
+  /** The command timeline: its records are kept with the output and come back with their session. */
+  timeline?: Timeline,
 ): Promise<() => void> {
   const records = (
     await store.load().catch((error: unknown) => {
@@ -30,10 +33,15 @@ export async function restoreAndRecord(
     })
   ).sort((a, b) => a.info.createdAt - b.info.createdAt);
   // Recording first, so the store follows every restored session from its creation.
-  const stop = store.record(service, { agentCursorOf: (id) => tool.agentCursorOf(id) });
+  const stop = store.record(service, { agentCursorOf: (id) => tool.agentCursorOf(id), ...(timeline ? { timeline } : {}) });
   for (const record of records) {
     try {
       tool.adoptRestored(service.restore(record), record.agentCursor ?? null);
+      if (timeline && record.timeline !== undefined) {
+        const saved = parsePersistedTimeline(record.timeline);
+        if (saved instanceof Error) report(saved.message, `the command records of session ${record.info.id} are not restored`);
+        else timeline.restore(record.info.id, saved);
+      }
     } catch (error) {
       report(error, `session ${record.info.id} kept by an earlier host could not be restored; its record is dropped`);
       store.forget(record.info.id);

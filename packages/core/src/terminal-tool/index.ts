@@ -16,3 +16,7 @@ export type {
 export { createAgentMcpServer, type AgentConnection, type AgentMcpServerOptions } from './mcp-server.js';
 export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
 export type { TerminalState } from './agent-terminal.js';
+// The command timeline (timeline/) reads the same marks, and renders output as the tool does.
+export { BASH_INTEGRATION, parseShellMark, type ShellMark } from './shell-integration.js';
+export { boundText, renderPlainText } from './model-text.js';
+export { runsInLinearTime } from './pattern-safety.js';

@@ -31,6 +31,8 @@ export interface AgentMcpServerOptions {
   connection: AgentConnection;
   /** Reported to clients as the server version. */
   version?: string;
+  /** Registers the host's further tools (timeline/'s terminal_history) on the server, for the same connection. */
+  extend?: (server: McpServer, connection: AgentConnection) => void;
 }
 
 const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
@@ -203,6 +205,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       }),
   );
 
+  options.extend?.(server, connection);
   return server;
 }
 

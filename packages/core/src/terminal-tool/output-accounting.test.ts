@@ -78,7 +78,9 @@ describe('agent output accounting', () => {
     // The developer types into the agent's tab (the panel writes to the PTY directly).
     service.write(shell.id, 'echo from-the-developer\r');
     await waitForOutput(service, shell.id, 'from-the-developer\r\n');
-    const waited = await tool.wait(owner, { id: shell.id, until: 'pattern', pattern: 'from-the-developer\\n(.|\\n)*from-the-developer' });
+    // The command's own output line (the echo's line starts with "echo "): a pattern within one line, since the
+    // echo and the output may arrive apart (the shell forks for its command line mark in between).
+    const waited = await tool.wait(owner, { id: shell.id, until: 'pattern', pattern: '(^|\\n)from-the-developer\\n' });
     const read = await tool.read(owner, { id: shell.id });
     expect(`${waited.output}${read.output}`).toContain('echo from-the-developer\nfrom-the-developer\n');
   });

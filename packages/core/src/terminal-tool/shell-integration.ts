@@ -46,6 +46,10 @@ bind 'set enable-bracketed-paste on' 2>/dev/null
 
 __ptydeck_ran=''
 __ptydeck_ps0=''
+# Every line stays in this shell's history (it is never written to a file), so the command
+# line mark can name a repeated one too; a line starting with a space stays out as the user set.
+HISTCONTROL=${'$'}{HISTCONTROL//ignoreboth/ignorespace}
+HISTCONTROL=${'$'}{HISTCONTROL//ignoredups/}
 # A per-shell key that every mark carries, so output cannot forge a mark: it lives in an
 # unexported variable (programs run from this shell never see it) and is announced once,
 # before any command runs. getrandom(2) through $SRANDOM (bash 5.1), else /dev/urandom.
@@ -65,8 +69,31 @@ __ptydeck_cwd() {
   done
   printf '\e]7;file://%s%s\a' "${'$'}{HOSTNAME:-}" "$out"
 }
+# The command line mark (as VS Code's OSC 633;E), printed by PS0 from a subshell just before the
+# line runs: the line as history has it, the cwd, and the key. HISTCMD unmoved since the last
+# prompt means history left the line out (HISTCONTROL, HISTIGNORE): its text is not told (h=0).
+# Bytes counted in the C locale keep the payload under the 4 KiB a terminal's scanner takes.
+__ptydeck_hc=''
+__ptydeck_esc() {
+  local s=$1
+  s=${'$'}{s//\\/\\\\}; s=${'$'}{s//;/\\x3b}; s=${'$'}{s//$'\n'/\\x0a}; s=${'$'}{s//$'\r'/\\x0d}; s=${'$'}{s//$'\t'/\\x09}
+  s=${'$'}{s//$'\e'/\\x1b}; s=${'$'}{s//$'\a'/\\x07}; s=${'$'}{s//$'\x18'/\\x18}; s=${'$'}{s//$'\x1a'/\\x1a}
+  if (( ${'$'}{#s} > $2 )); then s="${'$'}{s:0:$2};t=1"; fi
+  __ptydeck_out=$s
+}
+__ptydeck_cmdline() {
+  local LC_ALL=C c='' h=0 cmd
+  if [ "$1" != "$__ptydeck_hc" ]; then
+    c=$(HISTTIMEFORMAT= builtin history 1)
+    if [[ $c =~ ^\ *[0-9]+\*?\ \ (.*)$ ]]; then c=${'$'}{BASH_REMATCH[1]}; h=1; else c=''; fi
+  fi
+  __ptydeck_esc "$c" 3000; cmd=$__ptydeck_out
+  __ptydeck_esc "$PWD" 900
+  printf '\e]633;E;%s;k=%s;h=%s;cwd=%s\a' "$cmd" "$__ptydeck_k" "$h" "$__ptydeck_out"
+}
 __ptydeck_precmd() {
   local ec=$?
+  __ptydeck_hc=$HISTCMD
   # D with the status after a command; a bare D when the line ran nothing (empty, a comment).
   if [ -n "$__ptydeck_ran" ]; then
     printf '\e]133;D;%s;k=%s\a' "$ec" "$__ptydeck_k"
@@ -88,7 +115,7 @@ __ptydeck_postcmd() {
 }
 # PS0 is expanded in the shell itself just before a command runs: the arithmetic
 # marks that a command ran, so an empty Enter reports no exit code.
-PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1)):0}\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
+PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1)):0}$(__ptydeck_cmdline "$HISTCMD")\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
 if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
   PROMPT_COMMAND=(__ptydeck_precmd "${'$'}{PROMPT_COMMAND[@]}" __ptydeck_postcmd)
 else

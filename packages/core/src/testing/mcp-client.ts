@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createAgentMcpServer } from '../terminal-tool/mcp-server.js';
+import { createAgentMcpServer, type AgentMcpServerOptions } from '../terminal-tool/mcp-server.js';
 import type { TerminalTool } from '../terminal-tool/terminal-tool.js';
 
 export interface McpToolResult {
@@ -23,8 +23,8 @@ export interface McpCaller {
  * callTool check its result against the tool's output schema, as opencode
  * and MCP Inspector do.
  */
-export async function connectMcp(tool: TerminalTool, id: string): Promise<McpCaller> {
-  const server = createAgentMcpServer({ tool, connection: { id, transport: 'stdio' } });
+export async function connectMcp(tool: TerminalTool, id: string, extend?: AgentMcpServerOptions['extend']): Promise<McpCaller> {
+  const server = createAgentMcpServer({ tool, connection: { id, transport: 'stdio' }, ...(extend ? { extend } : {}) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: id, version: '1.0.0' });

@@ -1,0 +1,192 @@
+// Figure 13: what the command timeline (issue 36) costs. Ingest of a flood
+// through the PTY service with the timeline's records and chunk times on,
+// against the same build with them off (alternating which goes first); then,
+// on a service holding 10 000 command records and 100 sessions of 1 MiB,
+// the host-loop time of listing every record and of a regex search over all
+// the output (the search runs in its own thread; the loop copies the logs,
+// one per turn), and the keystroke echo p99 of another session meanwhile.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createPtyService, searchOutput, Timeline } from '@ptydeck/core';
+import { deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
+
+const INGEST_TARGET = 0.97;
+const LOOP_TARGET_MS = 50;
+const KEY = '0123456789abcdef0123456789abcdef';
+
+export async function run(ctx) {
+  const { workspace, data, reps, log } = ctx;
+  const rows = [];
+  const details = {};
+
+  // 1. Ingest, records and chunk times on against off.
+  const ingest = [];
+  for (let i = 0; i < reps; i++) {
+    const order = i % 2 === 0 ? [true, false] : [false, true];
+    const result = {};
+    for (const on of order) result[on ? 'on' : 'off'] = await ingestWith(on, data.plain, workspace);
+    ingest.push({ ...result, ratio: result.on.mbps / result.off.mbps });
+    log(
+      `  ingest rep ${i + 1}: on ${result.on.mbps.toFixed(1)} MB/s, off ${result.off.mbps.toFixed(1)} MB/s;` +
+        ` CPU ms/MB on ${result.on.cpuMsPerMB.toFixed(2)}, off ${result.off.cpuMsPerMB.toFixed(2)}`,
+    );
+  }
+  const ratio = median(ingest.map((r) => r.ratio));
+  // CPU per MB moves far less with the machine's load than MB/s: its ratio (off over on) is the cost itself.
+  const cpuRatio = median(ingest.map((r) => r.off.cpuMsPerMB / r.on.cpuMsPerMB));
+  details.ingest = ingest;
+  rows.push(
+    row({
+      figure: '13',
+      metric: `ingest, cat ${Math.round(data.plain.bytes / MiB)} MiB, timeline on (MB/s)`,
+      value: median(ingest.map((r) => r.on.mbps)),
+      baseline: median(ingest.map((r) => r.off.mbps)),
+      ratio,
+      target: `>= ${INGEST_TARGET}x off`,
+      pass: ratio >= INGEST_TARGET,
+    }),
+    row({
+      figure: '13',
+      metric: '  CPU per MB ingested (ms), timeline on',
+      value: median(ingest.map((r) => r.on.cpuMsPerMB)),
+      baseline: median(ingest.map((r) => r.off.cpuMsPerMB)),
+      ratio: cpuRatio,
+      target: `>= ${INGEST_TARGET}x (off / on)`,
+      pass: cpuRatio >= INGEST_TARGET,
+      note: 'less load-sensitive than MB/s',
+    }),
+  );
+
+  // 2. Listing 10 000 records and searching 100 x 1 MiB, with typing on another session.
+  const service = createPtyService({ env: workspace.env, maxDisplaySessions: 128, sessionLogBytes: 2 * MiB, totalLogBytes: 512 * MiB });
+  const timeline = new Timeline(service);
+  try {
+    const sessions = [];
+    for (let s = 0; s < 100; s++) {
+      const { session } = service.createDisplay({ source: 'agent', owner: 'bench', ownerName: 'bench' });
+      sessions.push(session.id);
+      session.append(`\x1b]6973;key;${KEY}\x07`);
+      // 100 commands in each session: 10 000 records.
+      const line = 'x'.repeat(100) + '\r\n';
+      const output = line.repeat(Math.floor(MiB / 100 / line.length));
+      for (let c = 0; c < 100; c++) {
+        session.append(`\x1b]633;E;make target-${s}-${c};k=${KEY};h=1;cwd=/w\x07\x1b]133;C;k=${KEY}\x07${c % 10 === 0 ? 'error: needle here\r\n' : ''}${output}\x1b]133;D;${c % 7 === 0 ? 1 : 0};k=${KEY}\x07\x1b]133;A;k=${KEY}\x07$ \x1b]133;B;k=${KEY}\x07`);
+      }
+    }
+    const records = timeline.list().length;
+    const typist = await startTypist(service, workspace);
+    const listCpu = [];
+    const listStall = [];
+    for (let i = 0; i < 5; i++) {
+      const delay = loopDelay();
+      const cpu = process.cpuUsage();
+      const listed = timeline.list();
+      listCpu.push(cpuMs(cpu));
+      listStall.push(delay.stop());
+      if (listed.length !== records) throw new Error(`listed ${listed.length} of ${records}`);
+    }
+    const searchStall = [];
+    const searchWall = [];
+    let matches = 0;
+    for (let i = 0; i < 3; i++) {
+      const delay = loopDelay();
+      const started = now();
+      const found = await searchOutput(
+        sessions,
+        (id) => {
+          const read = service.read(id);
+          return { id, start: read.cursor, bytes: read.data, ranges: null };
+        },
+        { source: 'error: needle', flags: '', context: 2, maxMatches: 100_000 },
+        60_000,
+      );
+      searchWall.push(now() - started);
+      searchStall.push(delay.stop());
+      matches = found.matches.length;
+    }
+    const echo = await typist.stop();
+    details.listing = { records, cpuMs: listCpu, stallMs: listStall };
+    details.search = { sessions: sessions.length, matches, stallMs: searchStall, wallMs: searchWall };
+    details.echo = { samples: echo.length };
+    rows.push(
+      row({ figure: '13', metric: `list ${records} command records: host CPU (ms)`, value: median(listCpu), target: `< ${LOOP_TARGET_MS}`, pass: Math.max(...listCpu) < LOOP_TARGET_MS }),
+      row({
+        figure: '13',
+        metric: `regex search of 100 sessions x 1 MiB: longest loop stall (ms)`,
+        value: Math.max(...searchStall),
+        target: `< ${LOOP_TARGET_MS}`,
+        pass: Math.max(...searchStall) < LOOP_TARGET_MS,
+        note: `${matches} matches, ${Math.round(median(searchWall))} ms wall in its own thread`,
+      }),
+      row({ figure: '13', metric: '  keystroke echo p99 on another session meanwhile (ms)', value: percentile(echo, 99), target: `< ${LOOP_TARGET_MS}`, pass: percentile(echo, 99) < LOOP_TARGET_MS }),
+    );
+  } finally {
+    timeline.dispose();
+    await service.dispose();
+  }
+  return { rows, details };
+}
+
+/** MB/s of `cat file` through a service with the timeline's records and chunk times on or off. */
+async function ingestWith(on, file, workspace) {
+  const service = createPtyService({ env: workspace.env });
+  const timeline = new Timeline(service, { records: on, chunkTimes: on });
+  const exited = deferred();
+  try {
+    const cpu = process.cpuUsage();
+    const started = now();
+    const { id } = service.create({ command: 'cat', args: [file.path], cwd: workspace.home, source: 'agent' });
+    const off = service.on('pty.exited', (event) => event.id === id && exited.resolve());
+    await withDeadline(exited.promise, 300_000, 'timeline ingest');
+    off();
+    const seconds = (now() - started) / 1000;
+    const bytes = service.read(id, { maxBytes: 1 }).end;
+    return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpuMs(cpu) / (bytes / 1e6) };
+  } finally {
+    timeline.dispose();
+    await service.dispose();
+  }
+}
+
+/** The longest event-loop stall from now to stop(), in ms. */
+function loopDelay() {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  return {
+    stop() {
+      histogram.disable();
+      return histogram.max / 1e6;
+    },
+  };
+}
+
+/** A `cat` session typed into every 20 ms: each key's echo latency, until stop(). */
+async function startTypist(service, workspace) {
+  const { id } = service.create({ command: 'cat', cwd: workspace.home, source: 'user' });
+  const samples = [];
+  let sentAt = 0;
+  let waiting = false;
+  const off = service.on('pty.data', (event) => {
+    if (event.id !== id || !waiting) return;
+    waiting = false;
+    samples.push(now() - sentAt);
+  });
+  const timer = setInterval(() => {
+    if (waiting) return;
+    waiting = true;
+    sentAt = now();
+    service.write(id, 'k');
+  }, 20);
+  return {
+    async stop() {
+      clearInterval(timer);
+      off();
+      await service.remove(id);
+      return samples.sort((a, b) => a - b);
+    },
+  };
+}
+
+function cpuMs(before) {
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1000;
+}

@@ -1,0 +1,58 @@
+import type { CommandRecord } from '@ptydeck/contract';
+import { describe, expect, it } from 'vitest';
+import { actorLabel, durationLabel, filterCommands, fromSnapshot, NO_FILTER, textError, upsertCommand } from './timeline-rows.js';
+
+function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
+  return {
+    id: `s1:${n}`,
+    session: 's1',
+    command: `cmd ${n}`,
+    cwd: '/w',
+    actor: { kind: 'agent', name: 'claude' },
+    status: 'done',
+    startedAt: n * 1000,
+    endedAt: n * 1000 + 5,
+    exitCode: 0,
+    signal: null,
+    output: { start: n * 100, end: n * 100 + 10 },
+    ...over,
+  };
+}
+
+describe('timeline rows', () => {
+  it('merge a command as it starts and ends, in the order commands started', () => {
+    const running = record(3, { status: 'running', endedAt: null, exitCode: null });
+    let rows = fromSnapshot([record(2), record(1)]);
+    rows = upsertCommand(rows, running);
+    expect(rows.map((r) => r.id)).toEqual(['s1:1', 's1:2', 's1:3']);
+    rows = upsertCommand(rows, { ...running, status: 'done', endedAt: 3100, exitCode: 1 });
+    expect(rows.map((r) => [r.id, r.exitCode])).toEqual([['s1:1', 0], ['s1:2', 0], ['s1:3', 1]]);
+    expect(upsertCommand(rows, record(0)).map((r) => r.id)).toEqual(['s1:0', 's1:1', 's1:2', 's1:3']);
+  });
+
+  it('filter by actor, session, failure and text or /regex/', () => {
+    const rows = [
+      record(1),
+      record(2, { actor: { kind: 'developer', name: null }, command: 'make test' }),
+      record(3, { session: 's2', id: 's2:1', exitCode: 2, command: 'npm run build' }),
+      record(4, { actor: { kind: 'agent', name: 'codex' }, status: 'lost', exitCode: null }),
+    ];
+    expect(filterCommands(rows, NO_FILTER)).toHaveLength(4);
+    expect(filterCommands(rows, { ...NO_FILTER, actor: 'developer' }).map((r) => r.command)).toEqual(['make test']);
+    expect(filterCommands(rows, { ...NO_FILTER, actor: 'codex' }).map((r) => r.id)).toEqual(['s1:4']);
+    expect(filterCommands(rows, { ...NO_FILTER, actor: 'agent' })).toHaveLength(3);
+    expect(filterCommands(rows, { ...NO_FILTER, session: 's2' }).map((r) => r.id)).toEqual(['s2:1']);
+    expect(filterCommands(rows, { ...NO_FILTER, failedOnly: true }).map((r) => r.id)).toEqual(['s2:1', 's1:4']);
+    expect(filterCommands(rows, { ...NO_FILTER, text: 'MAKE' }).map((r) => r.command)).toEqual(['make test']);
+    expect(filterCommands(rows, { ...NO_FILTER, text: '/^npm run \\w+$/' }).map((r) => r.command)).toEqual(['npm run build']);
+    expect(filterCommands(rows, { ...NO_FILTER, text: '/(/' })).toEqual([]);
+    expect(textError('/(/')).toMatch(/not a valid/);
+  });
+
+  it('label actors and durations', () => {
+    expect(actorLabel(record(1))).toBe('claude');
+    expect(actorLabel(record(1, { actor: { kind: 'mixed', name: 'claude' } }))).toBe('claude + you');
+    expect(actorLabel(record(1, { actor: { kind: 'developer', name: null } }))).toBe('you');
+    expect([durationLabel(null), durationLabel(340), durationLabel(1200), durationLabel(180_000)]).toEqual(['running', '340 ms', '1.2 s', '3 min']);
+  });
+});

@@ -1,0 +1,86 @@
+// The Timeline view's rows: every session's commands, merged as the core reports them, and the developer's filters.
+import { commandFailed, type CommandRecord } from '@ptydeck/contract';
+
+export interface TimelineFilter {
+  /** 'agent' (any agent), 'developer', 'mixed', an agent's name, or null for all. */
+  actor: string | null;
+  session: string | null;
+  failedOnly: boolean;
+  /** Text to find in the command line, or /a regex/. */
+  text: string;
+}
+
+export const NO_FILTER: TimelineFilter = { actor: null, session: null, failedOnly: false, text: '' };
+
+/** The records with `record` in place of the one with its id (or added), in the order commands started. */
+export function upsertCommand(records: readonly CommandRecord[], record: CommandRecord): CommandRecord[] {
+  const index = records.findIndex((other) => other.id === record.id);
+  if (index >= 0) return records.map((other, i) => (i === index ? record : other));
+  const next = [...records, record];
+  // Nearly always the newest: only sort when it is not.
+  const last = records[records.length - 1];
+  if (last && order(last, record) > 0) next.sort(order);
+  return next;
+}
+
+/** A snapshot's records, in the order commands started. */
+export function fromSnapshot(records: readonly CommandRecord[]): CommandRecord[] {
+  return [...records].sort(order);
+}
+
+function order(a: CommandRecord, b: CommandRecord): number {
+  return a.startedAt - b.startedAt || a.output.start - b.output.start;
+}
+
+/** Who a row names: the agent's name, "you", or both. */
+export function actorLabel(record: CommandRecord): string {
+  if (record.actor.kind === 'developer') return 'you';
+  if (record.actor.kind === 'mixed') return `${record.actor.name ?? 'agent'} + you`;
+  return record.actor.name ?? (record.actor.kind === 'unknown' ? '?' : 'agent');
+}
+
+/**
+ * The rows a filter keeps. An invalid /regex/ matches nothing (and says so
+ * through `textError`), rather than everything.
+ */
+export function filterCommands(records: readonly CommandRecord[], filter: TimelineFilter): CommandRecord[] {
+  const matcher = textMatcher(filter.text);
+  return records.filter((record) => {
+    if (filter.session !== null && record.session !== filter.session) return false;
+    if (filter.failedOnly && !commandFailed(record)) return false;
+    if (filter.actor !== null) {
+      const kind = record.actor.kind;
+      const fits = filter.actor === kind || (filter.actor === 'agent' && (kind === 'agent' || kind === 'unknown') && record.actor.name !== null) || filter.actor === record.actor.name;
+      if (!fits) return false;
+    }
+    return matcher === null || (matcher !== 'invalid' && matcher(record.command ?? ''));
+  });
+}
+
+/** Why the filter's text is not a regex, or null. */
+export function textError(text: string): string | null {
+  return textMatcher(text) === 'invalid' ? 'not a valid regular expression' : null;
+}
+
+function textMatcher(text: string): ((line: string) => boolean) | 'invalid' | null {
+  if (text === '') return null;
+  const regex = /^\/(.*)\/([imsu]*)$/.exec(text);
+  if (!regex) {
+    const lower = text.toLowerCase();
+    return (line) => line.toLowerCase().includes(lower);
+  }
+  try {
+    const compiled = new RegExp(regex[1]!, regex[2]);
+    return (line) => compiled.test(line);
+  } catch {
+    return 'invalid';
+  }
+}
+
+/** "1.2 s", "340 ms", "3 min": how long a command took. */
+export function durationLabel(ms: number | null): string {
+  if (ms === null) return 'running';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}

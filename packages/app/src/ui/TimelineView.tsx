@@ -1,0 +1,91 @@
+// The Timeline view: one row per command across every session, filters, a click shows the command's tab.
+import { For, Show } from 'solid-js';
+import { commandDuration, commandFailed } from '@ptydeck/contract';
+import { useTerminal } from '../terminal/terminal-context.jsx';
+import { actorLabel, durationLabel, textError } from '../timeline/timeline-rows.js';
+import { useTimeline } from '../timeline/timeline-context.jsx';
+
+function exitLabel(record: { status: string; exitCode: number | null; signal: string | null }): string {
+  if (record.status === 'running') return '…';
+  if (record.status === 'lost') return 'lost';
+  if (record.signal) return record.signal;
+  return record.exitCode === null ? '?' : String(record.exitCode);
+}
+
+export function TimelineToggle() {
+  const timeline = useTimeline();
+  return (
+    <button type="button" class="button ghost" data-testid="toggle-timeline" aria-pressed={timeline.state.open} onClick={() => timeline.toggle()}>
+      Timeline
+      <Show when={timeline.state.commands.length > 0}>
+        <span class="count">{timeline.state.commands.length}</span>
+      </Show>
+    </button>
+  );
+}
+
+export function TimelineView() {
+  const timeline = useTimeline();
+  const terminal = useTerminal();
+  const actors = () => [...new Set(timeline.state.commands.map((record) => record.actor.name).filter((name): name is string => name !== null))];
+  const sessions = () => [...new Set(timeline.state.commands.map((record) => record.session))];
+  const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? id.slice(0, 8);
+  return (
+    <Show when={timeline.state.open}>
+      <section class="timeline" data-testid="timeline" aria-label="Timeline">
+        <div class="timeline-filters">
+          <select data-testid="timeline-actor" aria-label="Who ran it" onChange={(e) => timeline.setFilter({ actor: e.currentTarget.value || null })}>
+            <option value="">Everyone</option>
+            <option value="developer">You</option>
+            <option value="agent">Agents</option>
+            <option value="mixed">Mixed</option>
+            <For each={actors()}>{(name) => <option value={name}>{name}</option>}</For>
+          </select>
+          <select data-testid="timeline-session" aria-label="Session" onChange={(e) => timeline.setFilter({ session: e.currentTarget.value || null })}>
+            <option value="">All sessions</option>
+            <For each={sessions()}>{(id) => <option value={id}>{titleOf(id)}</option>}</For>
+          </select>
+          <label>
+            <input type="checkbox" data-testid="timeline-failed" onChange={(e) => timeline.setFilter({ failedOnly: e.currentTarget.checked })} /> Failed
+          </label>
+          <input
+            type="search"
+            data-testid="timeline-text"
+            placeholder="Command text or /regex/"
+            aria-invalid={textError(timeline.state.filter.text) !== null}
+            onInput={(e) => timeline.setFilter({ text: e.currentTarget.value })}
+          />
+        </div>
+        <table class="timeline-table">
+          <thead>
+            <tr><th>Time</th><th>Who</th><th>Session</th><th>Command</th><th>Took</th><th>Exit</th><th /></tr>
+          </thead>
+          <tbody>
+            <For each={timeline.rows()} fallback={<tr><td colspan="7" class="timeline-empty">No commands yet.</td></tr>}>
+              {(record) => (
+                <tr
+                  data-testid="timeline-row"
+                  data-command-id={record.id}
+                  data-status={record.status}
+                  classList={{ failed: commandFailed(record), running: record.status === 'running' }}
+                  onClick={() => timeline.jumpTo(record)}
+                >
+                  <td>{new Date(record.startedAt).toLocaleTimeString()}</td>
+                  <td>{actorLabel(record)}</td>
+                  <td>{titleOf(record.session)}</td>
+                  <td class="timeline-command" title={record.cwd ?? undefined}>{record.command ?? '(not in the shell\'s history)'}</td>
+                  <td>{durationLabel(commandDuration(record))}</td>
+                  <td data-testid="timeline-exit">{exitLabel(record)}</td>
+                  <td>
+                    <button type="button" class="icon-button" title="Download this session's recording (asciicast)" aria-label="Export recording"
+                      onClick={(e) => { e.stopPropagation(); timeline.exportSession(record.session, 'asciicast-v3'); }}>⤓</button>
+                  </td>
+                </tr>
+              )}
+            </For>
+          </tbody>
+        </table>
+      </section>
+    </Show>
+  );
+}

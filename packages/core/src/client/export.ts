@@ -1,0 +1,41 @@
+// `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
+import { writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import type { CliIo } from './cli-io.js';
+import type { ExportFormat } from '../common/recording-formats.js';
+import { PanelSession } from './panel-session.js';
+import { printable } from './printable.js';
+import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
+import { EXIT_OK } from '../common/exit-codes.js';
+
+export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
+  const panel = await PanelSession.connect('ptydeck export');
+  try {
+    const match = matchSession(panel.snapshot.sessions, command.target);
+    if (match.kind === 'none') throw new Error(`no session matches '${command.target}' (see \`ptydeck ls\`)`);
+    if (match.kind === 'ambiguous') {
+      const candidates = match.candidates.map((info) => `  ${info.id}  ${printable(info.title)}`).join('\n');
+      throw new Error(`'${command.target}' matches ${match.candidates.length} sessions; type more of the id:\n${candidates}`);
+    }
+    const requestId = randomUUID();
+    const data = await new Promise<string>((resolve, reject) => {
+      const offClosed = panel.onClosed((why) => reject(new Error(why)));
+      const off = panel.onControl((message) => {
+        if (message.type === 'timeline.exported' && message.requestId === requestId) resolve(message.data);
+        else if (message.type === 'error' && message.requestId === requestId) reject(new Error(message.message));
+        else return;
+        off();
+        offClosed();
+      });
+      panel.send({ type: 'timeline.export', requestId, id: match.info.id, format: command.format });
+    });
+    if (command.output === null) io.stdout.write(data);
+    else {
+      await writeFile(command.output, data, { mode: 0o600 });
+      io.stderr.write(`ptydeck: wrote session ${match.info.id.slice(0, SHORT_ID_LENGTH)} to ${command.output} (${command.format})\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    panel.close();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * A session's recording as asciinema plays it (asciicast v3, or v2 for older
+ * players) or as plain text: its output as the log keeps it, timed by when
+ * each chunk arrived, a marker at each command with its command line, its
+ * resizes, and (v3) its exit status last. Only output is recorded, never
+ * input: what a person typed at a prompt with echo off (a password) was never
+ * output, so it is in no recording.
+ */
+import type { CommandRecord, SessionInfo } from '@ptydeck/contract';
+import { renderPlainText } from '../terminal-tool/index.js';
+import type { ChunkTime } from './chunk-times.js';
+
+export const RECORDING_FORMATS = ['asciicast-v3', 'asciicast-v2', 'text'] as const;
+export type RecordingFormat = (typeof RECORDING_FORMATS)[number];
+
+export interface Resize {
+  cursor: number;
+  time: number;
+  cols: number;
+  rows: number;
+}
+
+export interface RecordingInput {
+  info: SessionInfo;
+  /** The log's bytes, the first at cursor `start`. */
+  bytes: Uint8Array;
+  start: number;
+  times: readonly ChunkTime[];
+  commands: readonly CommandRecord[];
+  resizes: readonly Resize[];
+  /** The terminal's size when the recording's first byte arrived. */
+  size: { cols: number; rows: number };
+}
+
+type Event = { at: number; code: 'o' | 'r' | 'm' | 'x'; data: string };
+
+export function buildRecording(input: RecordingInput, format: RecordingFormat): string {
+  if (format === 'text') return renderPlainText(input.bytes);
+  const events = recordingEvents(input);
+  const began = events[0]?.at ?? input.info.createdAt;
+  const title = input.info.title || input.info.command;
+  const header =
+    format === 'asciicast-v3'
+      ? { version: 3, term: { cols: input.size.cols, rows: input.size.rows, type: 'xterm-256color' }, timestamp: Math.floor(began / 1000), title, command: commandOf(input.info) }
+      : { version: 2, width: input.size.cols, height: input.size.rows, timestamp: Math.floor(began / 1000), title, env: { TERM: 'xterm-256color' } };
+  const lines = [JSON.stringify(header)];
+  let previous = began;
+  for (const event of events) {
+    // v3 counts from the previous event, v2 from the start.
+    const seconds = format === 'asciicast-v3' ? (event.at - previous) / 1000 : (event.at - began) / 1000;
+    previous = event.at;
+    if (format === 'asciicast-v2' && event.code === 'x') continue;
+    lines.push(JSON.stringify([Number(seconds.toFixed(6)), event.code, event.data]));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The events in order: output cut at each chunk time, marker and resize, each at a character's start. */
+function recordingEvents(input: RecordingInput): Event[] {
+  const { bytes, start } = input;
+  const end = start + bytes.length;
+  const cuts = new Map<number, Event[]>();
+  const at = (cursor: number) => characterStart(bytes, Math.min(Math.max(cursor, start), end) - start) + start;
+  const add = (cursor: number, event: Event) => {
+    const key = at(cursor);
+    cuts.set(key, [...(cuts.get(key) ?? []), event]);
+  };
+  const fallback = input.times[0]?.time ?? input.info.createdAt;
+  const timeAt = timeLookup(input.times, fallback);
+  for (const resize of input.resizes) if (resize.cursor >= start && resize.cursor <= end) add(resize.cursor, { at: resize.time, code: 'r', data: `${resize.cols}x${resize.rows}` });
+  for (const command of input.commands) {
+    if (command.output.start < start || command.output.start > end) continue;
+    add(command.output.start, { at: command.startedAt, code: 'm', data: command.command ?? '' });
+  }
+  const boundaries = new Set<number>([start, end, ...cuts.keys()]);
+  for (const time of input.times) if (time.cursor > start && time.cursor < end) boundaries.add(at(time.cursor));
+  const sorted = [...boundaries].sort((a, b) => a - b);
+  const decoder = new TextDecoder();
+  const events: Event[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  // Times never go backwards: a marker's clock and a chunk's are read apart.
+  const push = (event: Event) => {
+    last = Math.max(last, event.at);
+    events.push({ ...event, at: last });
+  };
+  for (let i = 0; i < sorted.length; i++) {
+    const from = sorted[i]!;
+    for (const event of cuts.get(from) ?? []) push(event);
+    const to = sorted[i + 1];
+    if (to === undefined || to <= from) continue;
+    push({ at: timeAt(from), code: 'o', data: decoder.decode(bytes.subarray(from - start, to - start)) });
+  }
+  const { info } = input;
+  if (info.status === 'exited' && info.exitedAt !== null) {
+    const status = info.exitCode ?? (info.signal ? 128 : 0);
+    push({ at: info.exitedAt, code: 'x', data: String(status) });
+  }
+  return events;
+}
+
+/** When the byte at a cursor had arrived: the chunk time at or before it. */
+function timeLookup(times: readonly ChunkTime[], fallback: number): (cursor: number) => number {
+  return (cursor) => {
+    let lo = 0;
+    let hi = times.length - 1;
+    let found = fallback;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (times[mid]!.cursor <= cursor) {
+        found = times[mid]!.time;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
+/** `offset`, moved forward past UTF-8 continuation bytes, so no event cuts a character. */
+function characterStart(bytes: Uint8Array, offset: number): number {
+  let at = offset;
+  while (at < bytes.length && at - offset < 3 && (bytes[at]! & 0xc0) === 0x80) at++;
+  return at;
+}
+
+function commandOf(info: SessionInfo): string {
+  return [info.command, ...info.args].join(' ');
+}

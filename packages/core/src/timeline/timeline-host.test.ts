@@ -1,0 +1,87 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStoreDir } from '../persist/session-store.js';
+import { timelinePath } from '../persist/store-format.js';
+import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
+
+/**
+ * The timeline through a real host: an agent's commands, `ptydeck export` in
+ * each format (`asciinema cat` takes the v2), and a SIGKILLed host whose
+ * records come back with the session on the next, the running one lost.
+ */
+
+const sandboxes: HostSandbox[] = [];
+const clients: Client[] = [];
+beforeAll(() => buildCore(), 120_000);
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  for (const box of sandboxes.splice(0)) {
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, `no process of ${box.stateDir} is left`);
+  }
+});
+
+type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, any> };
+async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+  if (result.isError) throw new Error(`${name}: ${result.content[0]?.text}`);
+  return result.structuredContent!;
+}
+
+describe('the timeline in a real host', () => {
+  it('exports a session as asciicast v3, v2 (asciinema cat takes it) and text; a SIGKILLed host leaves its records to the next, the running one lost', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const id = String((await ok(agent.client, 'terminal_create', { cols: 100, rows: 30 })).id);
+    await ok(agent.client, 'terminal_run', { id, command: 'echo recorded-one' });
+    await ok(agent.client, 'terminal_run', { id, command: 'false' });
+    await ok(agent.client, 'terminal_run', { id, command: 'sleep 300', timeout_ms: 200 });
+
+    const v3 = await runCli(box, ['export', id.slice(0, 8)]);
+    expect(v3.code, v3.stderr).toBe(0);
+    const [header, ...events] = v3.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ version: 3, term: { cols: 100, rows: 30 }, timestamp: expect.any(Number) });
+    expect(events.filter((event) => event[1] === 'm').map((event) => event[2])).toEqual(['echo recorded-one', 'false', 'sleep 300']);
+    expect(events.every((event) => typeof event[0] === 'number' && event[0] >= 0)).toBe(true);
+    expect(events.filter((event) => event[1] === 'o').map((event) => event[2]).join('')).toContain('recorded-one\r\n');
+
+    const file = join(box.home, 'session.cast');
+    const v2 = await runCli(box, ['export', id, '--format', 'asciicast-v2', '-o', file]);
+    expect(v2.code, v2.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!)).toMatchObject({ version: 2, width: 100, height: 30 });
+    // asciinema 2.2's cat reads keys from /dev/tty: it runs in a terminal of its own (util-linux's script).
+    const cat = spawnSync('script', ['-qec', `asciinema cat ${file}`, '/dev/null'], { encoding: 'utf8', env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(cat.status, cat.stderr).toBe(0);
+    expect(cat.stdout).toContain('recorded-one');
+
+    const text = await runCli(box, ['export', id, '--format', 'text']);
+    expect(text.stdout).toContain('recorded-one\n');
+    expect((await runCli(box, ['export', id, '--format', 'gif'])).code).not.toBe(0);
+
+    // The store has the running command; then the host dies.
+    const kept = timelinePath(sessionStoreDir(box.stateDir), id);
+    await until(() => existsSync(kept) && readFileSync(kept, 'utf8').includes('"sleep 300"'), 'the store wrote the records');
+    const host = discoveryOf(box).pid;
+    process.kill(host, 'SIGKILL');
+    await until(() => !isAlive(host), 'the host is gone');
+    // The call that finds the host gone is told so; the next joins a new host.
+    await agent.client.callTool({ name: 'terminal_list', arguments: {} });
+    const listed = await ok(agent.client, 'terminal_history', {});
+    expect(listed.commands.map((c: any) => [c.command, c.state, c.exit_code])).toEqual([
+      ['echo recorded-one', 'done', 0],
+      ['false', 'done', 1],
+      ['sleep 300', 'lost', null],
+    ]);
+    expect((await ok(agent.client, 'terminal_history', { command_id: listed.commands[0].id })).output).toBe('recorded-one\n');
+    const other = await stdioAgent(box, 'someone-else', { clients });
+    expect((await ok(other.client, 'terminal_history', {})).commands).toEqual([]);
+    // The lost session's recording still has its markers.
+    const after = await runCli(box, ['export', id]);
+    expect(after.stdout.split('\n').filter((line) => line.includes('"m"'))).toHaveLength(3);
+  });
+});

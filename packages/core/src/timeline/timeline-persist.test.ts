@@ -1,0 +1,94 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandRecord } from '@ptydeck/contract';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSessionStore, type SessionStore } from '../persist/session-store.js';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { restoreAndRecord } from '../server/session-persistence.js';
+import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { Timeline } from './timeline.js';
+
+/** Command records kept by the session store with the output: a host that dies leaves them to the next. */
+
+const OWNER = { id: 'timeline-kept', name: 'kept-agent' };
+const hosts: Array<{ service: PtyService; tool: TerminalTool; store: SessionStore; timeline: Timeline; stop: () => void }> = [];
+afterAll(async () => {
+  for (const { service, tool, store, timeline, stop } of hosts) {
+    stop();
+    store.dispose();
+    timeline.dispose();
+    tool.dispose();
+    await service.dispose();
+  }
+});
+
+async function startHost(dir: string, reports: string[] = []) {
+  const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+  const tool = createTerminalTool(service);
+  const timeline = new Timeline(service);
+  const store = openSessionStore({ dir, flushMs: 60_000 });
+  const stop = await restoreAndRecord(store, service, tool, (error, context) => reports.push(`${context}: ${String(error)}`), timeline);
+  const host = { service, tool, store, timeline, stop };
+  hosts.push(host);
+  return host;
+}
+
+function started(timeline: Timeline, command: string): Promise<CommandRecord> {
+  return new Promise((resolve) => {
+    const off = timeline.onCommand((record) => {
+      if (record.command !== command) return;
+      off();
+      resolve(record);
+    });
+  });
+}
+
+describe('command records across a host restart', () => {
+  it('come back with their session, readable; the one running ends lost', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-persist-')), 'sessions');
+    const before = await startHost(dir);
+    const shell = await before.tool.create(OWNER, {});
+    await before.tool.run(OWNER, { id: shell.id, command: 'echo kept-output' });
+    await before.tool.run(OWNER, { id: shell.id, command: 'false' });
+    const running = started(before.timeline, 'sleep 600');
+    await before.tool.run(OWNER, { id: shell.id, command: 'sleep 600', timeout_ms: 1 });
+    await running;
+    await before.store.flush();
+    const kept = before.timeline.list({ sessions: new Set([shell.id]) });
+    // The host dies here: nothing after this is recorded.
+    before.stop();
+
+    const after = await startHost(dir);
+    const records = after.timeline.list({ sessions: new Set([shell.id]) });
+    expect(records.map((r) => [r.command, r.status, r.exitCode])).toEqual([
+      ['echo kept-output', 'done', 0],
+      ['false', 'done', 1],
+      ['sleep 600', 'lost', null],
+    ]);
+    expect(records.map((r) => r.id)).toEqual(kept.map((r) => r.id));
+    expect(records[0]!.actor).toEqual({ kind: 'agent', name: 'kept-agent' });
+    const first = records[0]!;
+    const { data } = after.service.read(shell.id, { cursor: first.output.start, maxBytes: first.output.end! - first.output.start });
+    expect(Buffer.from(data).toString()).toBe('kept-output\r\n');
+    expect(after.timeline.timesOf(shell.id)!.timeAt(first.output.start)).toBe(before.timeline.timesOf(shell.id)!.timeAt(first.output.start));
+  });
+
+  it('a timeline file that is not one costs the session its records only', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-planted-')), 'sessions');
+    const before = await startHost(dir);
+    const shell = await before.tool.create(OWNER, {});
+    await before.tool.run(OWNER, { id: shell.id, command: 'echo planted' });
+    await before.store.flush();
+    before.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cmds'))!;
+    writeFileSync(join(dir, file), JSON.stringify({ version: 1, commands: [{ id: 'x', command: 'rm -rf /' }], times: [] }));
+    const reports: string[] = [];
+    const after = await startHost(dir, reports);
+    expect(after.service.get(shell.id)?.status).toBe('lost');
+    expect(after.timeline.list({ sessions: new Set([shell.id]) })).toEqual([]);
+    expect(reports.join('\n')).toContain('are not restored');
+  });
+});

@@ -1,0 +1,123 @@
+import type { CommandRecord } from '@ptydeck/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useRealShells } from '../testing/real-shells.js';
+import type { TerminalOwner } from '../terminal-tool/terminal-tool.js';
+import { Timeline } from './timeline.js';
+
+/** Command records from real bash sessions run by the agent tool, and lines the developer types into them. */
+
+const owner: TerminalOwner = { id: 'timeline-agent', name: 'claude-code' };
+const shells = useRealShells('timeline', owner);
+let timeline: Timeline;
+beforeAll(() => {
+  timeline = new Timeline(shells.service);
+});
+afterAll(() => timeline.dispose());
+
+/** Resolves with the first record that `match` accepts, as it is published. */
+function nextRecord(match: (record: CommandRecord) => boolean): Promise<CommandRecord> {
+  return new Promise((resolve) => {
+    const off = timeline.onCommand((record) => {
+      if (!match(record)) return;
+      off();
+      resolve(record);
+    });
+  });
+}
+
+function outputOf(record: CommandRecord): string {
+  const { data } = shells.service.read(record.session, { cursor: record.output.start, maxBytes: record.output.end! - record.output.start });
+  return Buffer.from(data).toString('utf8');
+}
+
+describe('command records', () => {
+  it("records the agent's commands and the developer's line in its shell, each with its actor, cwd and exit", async () => {
+    const { tool, service, dir } = shells;
+    const shell = await tool.create(owner, { cwd: dir });
+    await tool.run(owner, { id: shell.id, command: 'echo hello' });
+    await tool.run(owner, { id: shell.id, command: 'ls /nonexistent-timeline' });
+    await tool.run(owner, { id: shell.id, command: 'cd /tmp && printf "a;b\\n"' });
+    const developer = nextRecord((record) => record.session === shell.id && record.command === 'echo from-dev' && record.status === 'done');
+    service.write(shell.id, 'echo from-dev\r', 'user');
+    await developer;
+
+    const records = timeline.list({ sessions: new Set([shell.id]) });
+    expect(records.map((r) => [r.command, r.actor, r.exitCode, r.status])).toEqual([
+      ['echo hello', { kind: 'agent', name: 'claude-code' }, 0, 'done'],
+      ['ls /nonexistent-timeline', { kind: 'agent', name: 'claude-code' }, 2, 'done'],
+      ['cd /tmp && printf "a;b\\n"', { kind: 'agent', name: 'claude-code' }, 0, 'done'],
+      ['echo from-dev', { kind: 'developer', name: null }, 0, 'done'],
+    ]);
+    expect(records.map((r) => r.cwd)).toEqual([dir, dir, dir, '/tmp']);
+    for (const record of records) {
+      expect(record.endedAt).toBeGreaterThanOrEqual(record.startedAt);
+      expect(record.id).toMatch(new RegExp(`^${shell.id}:\\d+$`));
+    }
+    expect(outputOf(records[0]!)).toBe('hello\r\n');
+    expect(outputOf(records[2]!)).toBe('a;b\r\n');
+    expect(outputOf(records[3]!)).toBe('from-dev\r\n');
+    expect(timeline.list({ sessions: new Set([shell.id]), failedOnly: true }).map((r) => r.command)).toEqual(['ls /nonexistent-timeline']);
+    expect(timeline.list({ pattern: /^cd / }).map((r) => r.command)).toEqual(['cd /tmp && printf "a;b\\n"']);
+    expect(timeline.get(records[1]!.id)).toEqual(records[1]);
+    // The output's arrival times are kept: the first command's output has one.
+    expect(timeline.timesOf(shell.id)!.timeAt(records[0]!.output.start)).toBeGreaterThan(0);
+  });
+
+  it('a mark a program prints is output: it never becomes a record nor ends one', async () => {
+    const { tool } = shells;
+    const shell = await tool.create(owner, {});
+    const forged = String.raw`printf '\e]633;E;rm -rf /\a\e]133;C\a\e]133;D;0\a'; (exit 3)`;
+    await tool.run(owner, { id: shell.id, command: forged });
+    const key = 'k=00000000000000000000000000000000';
+    await tool.run(owner, { id: shell.id, command: String.raw`printf '\e]6973;key;00000000000000000000000000000000\a\e]633;E;rm -rf /;${key}\a\e]133;C;${key}\a'` });
+    const records = timeline.list({ sessions: new Set([shell.id]) });
+    expect(records.map((r) => [r.command, r.exitCode])).toEqual([
+      [forged, 3],
+      [String.raw`printf '\e]6973;key;00000000000000000000000000000000\a\e]633;E;rm -rf /;${key}\a\e]133;C;${key}\a'`, 0],
+    ]);
+    expect(timeline.list({ pattern: /^rm -rf/ })).toEqual([]);
+  });
+
+  it('a line kept out of history is recorded without its text; a running command ends with its shell', async () => {
+    const { tool, service } = shells;
+    const shell = await tool.create(owner, {});
+    await tool.run(owner, { id: shell.id, command: 'HISTIGNORE="secret*"' });
+    await tool.run(owner, { id: shell.id, command: 'secret=1; true' });
+    const ended = nextRecord((record) => record.session === shell.id && record.status === 'done' && record.command === 'exit 4');
+    service.write(shell.id, 'exit 4\r', 'agent');
+    expect(await ended).toMatchObject({ exitCode: 4, actor: { kind: 'agent' } });
+    expect(timeline.list({ sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['HISTIGNORE="secret*"', null, 'exit 4']);
+  });
+});
+
+describe('recordings', () => {
+  it('hold output, markers, resizes and the exit, and nothing typed at a prompt with echo off', async () => {
+    const { tool, service } = shells;
+    const shell = await tool.create(owner, { cols: 90, rows: 20 });
+    await tool.run(owner, { id: shell.id, command: 'echo before-resize' });
+    service.resize(shell.id, 100, 25);
+    const asked = tool.run(owner, { id: shell.id, command: `read -s -p 'Password: ' pw; echo; echo "got \${#pw} chars"` });
+    await asked;
+    const answered = nextRecord((record) => record.session === shell.id && record.status === 'done' && record.command !== null && record.command.startsWith('read -s'));
+    service.write(shell.id, 'hunter2-secret\r', 'user');
+    await answered;
+    const exited = new Promise<void>((resolve) => service.on('pty.exited', (event) => event.id === shell.id && resolve()));
+    service.write(shell.id, 'exit 5\r', 'agent');
+    await exited;
+
+    const cast = timeline.recording(shell.id, 'asciicast-v3')!;
+    expect(cast).not.toContain('hunter2');
+    const [header, ...events] = cast.trimEnd().split('\n').map((line) => JSON.parse(line) as [number, string, string]);
+    expect(header).toMatchObject({ version: 3, term: { cols: 90, rows: 20 } });
+    expect(events.filter((e) => e[1] === 'm').map((e) => e[2])).toEqual(['echo before-resize', `read -s -p 'Password: ' pw; echo; echo "got \${#pw} chars"`, 'exit 5']);
+    expect(events.filter((e) => e[1] === 'r').map((e) => e[2])).toEqual(['100x25']);
+    expect(events.at(-1)).toEqual([expect.any(Number), 'x', '5']);
+    const output = events.filter((e) => e[1] === 'o').map((e) => e[2]).join('');
+    expect(output).toContain('got 14 chars');
+    expect(Buffer.from(output, 'utf8').equals(Buffer.from(service.read(shell.id).data))).toBe(true);
+    const v2 = timeline.recording(shell.id, 'asciicast-v2')!.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(v2[0]).toMatchObject({ version: 2, width: 90, height: 20 });
+    expect(v2.slice(1).every((e: [number, string]) => e[1] !== 'x')).toBe(true);
+  });
+});
+

@@ -1,0 +1,264 @@
+/**
+ * The command timeline (issue 36): every session's commands, as its shell's
+ * keyed marks report them, with who typed each, and when each chunk of
+ * output arrived. It follows the PTY service from above (its events and its
+ * one scan of each session's output) and holds nothing the log does not:
+ * a record whose output the log dropped goes with it.
+ */
+import { DisposableStore, Emitter, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import type { PtyService } from '../pty/types.js';
+import { ChunkTimes } from './chunk-times.js';
+import { buildRecording, type RecordingFormat, type Resize } from './recording.js';
+import { SessionCommands } from './session-commands.js';
+
+export interface TimelineOptions {
+  /** Command records kept per session; the oldest go first. Default 1000. */
+  maxRecordsPerSession?: number;
+  /** Follow the marks and keep records. Default true (off only to measure what they cost). */
+  records?: boolean;
+  /** Keep when each chunk arrived. Default true. */
+  chunkTimes?: boolean;
+}
+
+export interface TimelineQuery {
+  /** Only these sessions (the agent tool's fence: its own). */
+  sessions?: ReadonlySet<SessionId>;
+  failedOnly?: boolean;
+  /** Epoch ms: commands that started at or after it. */
+  since?: number;
+  /** Matched against the command line. */
+  pattern?: RegExp;
+  /** The newest this many. */
+  limit?: number;
+}
+
+/** What the session store keeps of a session's timeline, beside its output. */
+export interface PersistedTimeline {
+  version: 1;
+  commands: CommandRecord[];
+  /** ChunkTimes.encode(). */
+  times: number[];
+  /** The terminal's size as the kept output begins, and its resizes after. */
+  size?: { cols: number; rows: number };
+  resizes?: Resize[];
+}
+
+interface Followed {
+  readonly commands: SessionCommands;
+  readonly times: ChunkTimes;
+  readonly stop: () => void;
+  /** Changes with each record change: the store writes again when it moved. */
+  revision: number;
+  /** The size the session started with, and each resize since, bounded. */
+  size: { cols: number; rows: number };
+  resizes: Resize[];
+}
+
+/** Resizes kept per session; a dragged window makes many. */
+const MAX_RESIZES = 1000;
+
+/** An OSC payload worth decoding: 133;, 633; or ptydeck's 6973; (the shell's key). */
+function mayBeMark(payload: Uint8Array): boolean {
+  if (payload.length < 5) return false;
+  const [a, b, c, d] = payload;
+  // "133;" / "633;"
+  if ((a === 0x31 || a === 0x36) && b === 0x33 && c === 0x33 && d === 0x3b) return true;
+  // "6973"
+  return a === 0x36 && b === 0x39 && c === 0x37 && d === 0x33;
+}
+
+export class Timeline {
+  private readonly sessions = new Map<SessionId, Followed>();
+  private readonly subscriptions = new DisposableStore();
+  private readonly changed = new Emitter<CommandRecord>({ name: 'timeline.command' });
+  private readonly maxRecords: number;
+  private readonly records: boolean;
+  private readonly chunkTimes: boolean;
+
+  constructor(
+    private readonly service: PtyService,
+    options: TimelineOptions = {},
+  ) {
+    this.maxRecords = options.maxRecordsPerSession ?? 1000;
+    this.records = options.records ?? true;
+    this.chunkTimes = options.chunkTimes ?? true;
+    for (const info of service.list()) this.follow(info);
+    this.subscriptions.add(service.on('pty.created', (event) => this.follow(event.info)));
+    if (this.chunkTimes) {
+      this.subscriptions.add(
+        service.on('pty.data', (event) => {
+          this.sessions.get(event.id)?.times.arrived(event.cursor, Date.now());
+        }),
+      );
+    }
+    if (this.records) {
+      this.subscriptions.add(service.on('pty.input', (event) => this.sessions.get(event.id)?.commands.input(event.from)));
+      this.subscriptions.add(
+        service.on('pty.exited', (event) => {
+          const followed = this.sessions.get(event.id);
+          if (!followed) return;
+          this.publish(followed, followed.commands.exited(this.service.sequences(event.id).end, Date.now(), event.exitCode, event.signal));
+        }),
+      );
+    }
+    this.subscriptions.add(service.on('pty.updated', (event) => this.resized(event.info)));
+    this.subscriptions.add(
+      service.on('pty.removed', (event) => {
+        this.sessions.get(event.id)?.stop();
+        this.sessions.delete(event.id);
+      }),
+    );
+  }
+
+  /** A command started or ended; returns the unsubscribe. */
+  readonly onCommand = this.changed.on;
+
+  /** Commands across sessions, in the order they started. */
+  list(query: TimelineQuery = {}): CommandRecord[] {
+    const out: CommandRecord[] = [];
+    for (const [id, followed] of this.sessions) {
+      if (query.sessions && !query.sessions.has(id)) continue;
+      this.trim(id, followed);
+      for (const record of followed.commands.all) {
+        if (query.failedOnly && (record.status === 'running' || !commandFailed(record))) continue;
+        if (query.since !== undefined && record.startedAt < query.since) continue;
+        if (query.pattern && !query.pattern.test(record.command ?? '')) continue;
+        out.push(record);
+      }
+    }
+    out.sort((a, b) => a.startedAt - b.startedAt || a.output.start - b.output.start);
+    return query.limit !== undefined && out.length > query.limit ? out.slice(out.length - query.limit) : out;
+  }
+
+  /** One record by id, or undefined (also when its output is gone). */
+  get(id: string): CommandRecord | undefined {
+    const session = id.slice(0, id.lastIndexOf(':'));
+    const followed = this.sessions.get(session);
+    if (!followed) return undefined;
+    this.trim(session, followed);
+    return followed.commands.all.find((record) => record.id === id);
+  }
+
+  /** When each chunk of a session's output arrived; undefined for a session not followed. */
+  timesOf(session: SessionId): ChunkTimes | undefined {
+    return this.sessions.get(session)?.times;
+  }
+
+  /** The session's recording (asciicast v3, v2, or plain text); undefined for a session not followed. */
+  recording(session: SessionId, format: RecordingFormat): string | undefined {
+    const followed = this.sessions.get(session);
+    const info = this.service.get(session);
+    if (!followed || !info) return undefined;
+    this.trim(session, followed);
+    const read = this.service.read(session);
+    const resizes = followed.resizes.filter((resize) => resize.cursor >= read.cursor);
+    const before = followed.resizes.filter((resize) => resize.cursor < read.cursor).at(-1);
+    return buildRecording(
+      {
+        info,
+        bytes: read.data,
+        start: read.cursor,
+        times: followed.times.entries(read.cursor),
+        commands: followed.commands.all,
+        resizes,
+        size: before ? { cols: before.cols, rows: before.rows } : followed.size,
+      },
+      format,
+    );
+  }
+
+  /** A change counter for the store: it moves with every record and chunk time. */
+  revisionOf(session: SessionId): number {
+    const followed = this.sessions.get(session);
+    return followed ? followed.revision + followed.times.revision : 0;
+  }
+
+  /** What the store keeps of a session's timeline: records and times for output from `from` on. */
+  persisted(session: SessionId, from = 0): PersistedTimeline | null {
+    const followed = this.sessions.get(session);
+    if (!followed) return null;
+    return {
+      version: 1,
+      commands: followed.commands.all.filter((record) => record.output.start >= from),
+      times: followed.times.encode(from),
+      size: followed.size,
+      resizes: followed.resizes,
+    };
+  }
+
+  /**
+   * A session an earlier host kept, just restored in the service: its records
+   * come back (one that was running ends `lost`) with its chunk times.
+   * `saved` is what the store read: untrusted, checked by the caller's schema.
+   */
+  restore(session: SessionId, saved: PersistedTimeline): void {
+    const followed = this.sessions.get(session);
+    if (!followed) return;
+    const next: Followed = { ...followed, times: ChunkTimes.decode(saved.times), size: saved.size ?? followed.size, resizes: saved.resizes ?? [] };
+    this.sessions.set(session, next);
+    for (const record of next.commands.restore(saved.commands)) this.changed.fire(record);
+    next.revision++;
+    this.trim(session, next);
+  }
+
+  dispose(): void {
+    this.subscriptions.dispose();
+    for (const followed of this.sessions.values()) followed.stop();
+    this.sessions.clear();
+  }
+
+  private follow(info: SessionInfo): void {
+    if (this.sessions.has(info.id)) return;
+    const commands = new SessionCommands({
+      session: info.id,
+      agentName: info.source === 'agent' ? (info.ownerName ?? 'agent') : null,
+      source: info.source,
+      maxRecords: this.maxRecords,
+    });
+    const stop = this.records
+      ? this.service.sequences(info.id).on({
+          osc: (payload, start, end) => {
+            if (!mayBeMark(payload)) return;
+            // Called inside the service's output path: a fault here must not cost the chunk its other readers.
+            try {
+              const text = Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8');
+              const current = this.sessions.get(info.id);
+              if (current) this.publish(current, current.commands.osc(text, start, end, Date.now()));
+            } catch (error) {
+              reportError(error, `the timeline could not read a mark of session ${info.id}`);
+            }
+          },
+        })
+      : () => undefined;
+    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [] };
+    this.sessions.set(info.id, followed);
+  }
+
+  private resized(info: SessionInfo): void {
+    const followed = this.sessions.get(info.id);
+    if (!followed) return;
+    const last = followed.resizes.at(-1) ?? followed.size;
+    if (last.cols === info.cols && last.rows === info.rows) return;
+    followed.resizes.push({ cursor: this.service.sequences(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
+    if (followed.resizes.length > MAX_RESIZES) followed.resizes.shift();
+    followed.revision++;
+  }
+
+  private publish(followed: Followed, record: CommandRecord | null): void {
+    if (!record) return;
+    followed.revision++;
+    this.changed.fire(record);
+  }
+
+  /** Drops records (and chunk times) whose output the session's log no longer has. */
+  private trim(id: SessionId, followed: Followed): void {
+    let start: number;
+    try {
+      start = this.service.read(id, { maxBytes: 1 }).cursor;
+    } catch {
+      return;
+    }
+    if (followed.commands.trim(start) > 0) followed.revision++;
+    followed.times.trim(start);
+  }
+}
