@@ -1,5 +1,5 @@
 // Ends processes a session left behind that are not our children, never a later process reusing a pid.
-import { escalate } from '../pty/process-wait.js';
+import { escalate } from './process-wait.js';
 import type { LabelReader } from '../pty/session-labels.js';
 import { sessionLeftovers, stillRunning, type OwnedProcess, type SessionRef } from './session-processes.js';
 

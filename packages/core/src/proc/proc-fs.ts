@@ -90,6 +90,15 @@ export function isLive(stat: ProcStat): boolean {
   return stat.state !== 'Z' && stat.state !== 'X';
 }
 
+/** Where the link points, or undefined when it cannot be read (gone, another user's). */
+export function readLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The inodes of the sockets `pid` holds open; empty for another user's process or one that is gone. */
 export function socketInodes(pid: number): string[] {
   let fds: string[];
@@ -100,13 +109,8 @@ export function socketInodes(pid: number): string[] {
   }
   const inodes: string[] = [];
   for (const fd of fds) {
-    let link: string;
-    try {
-      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue;
-    }
-    if (link.startsWith('socket:[')) inodes.push(link.slice(8, -1));
+    const link = readLink(`/proc/${pid}/fd/${fd}`);
+    if (link?.startsWith('socket:[')) inodes.push(link.slice(8, -1));
   }
   return inodes;
 }

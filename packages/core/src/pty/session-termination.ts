@@ -18,11 +18,11 @@ import { endSessionLeftovers } from '../proc/end-processes.js';
 import { sessionProcesses } from '../proc/session-processes.js';
 import { readStat } from '../proc/proc-fs.js';
 import { groupAlive, groupMembers, posixSessionMembers, signalGroups, signalPosixSession } from './process-tree.js';
-import { escalate, type Escalation } from './process-wait.js';
+import { escalate, type Escalation } from '../proc/process-wait.js';
 import type { PtySession } from './pty-session.js';
 import type { LabelReader } from './session-labels.js';
 
-export { waitFor } from './process-wait.js';
+export { waitFor } from '../proc/process-wait.js';
 
 export interface EndPosixSessionOptions extends Escalation {
   /** Everything is gone. Default: no process is left in the session. */
