@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type SessionSource, type ShellActivity } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';

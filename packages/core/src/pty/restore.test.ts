@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from './lost-record.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { groupAlive } from './process-tree.js';
 import { createPtyService } from './pty-service.js';

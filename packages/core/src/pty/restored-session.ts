@@ -8,7 +8,7 @@
  * would draw on a screen (controls in its title, cwd, command) is dropped.
  */
 import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from './lost-record.js';
 import { withoutControls } from './title-tracker.js';
 import { PtyError } from './types.js';
 

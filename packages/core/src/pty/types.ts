@@ -1,6 +1,6 @@
 // The PTY service's public types and errors.
 import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from './lost-record.js';
 import type { ScannedOutput } from '../vt/index.js';
 import type { LabelReader } from './session-labels.js';
 
@@ -180,7 +180,7 @@ export interface PtyService {
    * The labels the service writes into every session's environment beside
    * PTYDECK_SESSION_ID (its host's id, the session's key), and which session
    * a process carrying some comes from: what a process table scan trusts of
-   * a label (proc/session-processes.ts).
+   * a label (pty/session-processes.ts).
    */
   readonly labels: LabelReader;
   create(input: CreateSessionInput): SessionInfo;

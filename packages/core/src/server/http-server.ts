@@ -28,7 +28,7 @@ import { mcpLaunchCommand } from './mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from './server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from './peer-process.js';
-import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
+import { ProcessWatch, type ProcessWatchOptions } from '../facts/process-watch.js';
 import { packageVersion, PROCESS_STARTED_AT } from './package-version.js';
 
 /**

@@ -19,7 +19,7 @@ import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
-import type { ProcessWatch } from '../proc/process-watch.js';
+import type { ProcessWatch } from '../facts/process-watch.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while

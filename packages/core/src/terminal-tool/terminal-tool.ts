@@ -18,7 +18,7 @@ import { listTerminals, readNew, runResult, terminalFields, withPorts } from './
 import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote, type SandboxSettings } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
-import type { SessionRef } from '../proc/session-processes.js';
+import type { SessionRef } from '../pty/session-processes.js';
 import { titleOf } from './command-title.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';

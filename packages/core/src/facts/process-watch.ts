@@ -2,10 +2,11 @@
 import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
 import type { LabelReader } from '../pty/session-labels.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { endProcesses } from './end-processes.js';
+import { endProcesses } from '../pty/end-processes.js';
 import { SessionBook, type BookedSession } from './session-book.js';
-import { processesKnown, snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from './session-processes.js';
-import { listeningSockets, tcpFingerprint } from './tcp-table.js';
+import { processesKnown } from '../proc/proc-fs.js';
+import { snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
+import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
 const END_GRACE_MS = 3000;

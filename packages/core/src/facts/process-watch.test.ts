@@ -10,7 +10,8 @@ import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-wait
 import type { PtyService } from '../pty/types.js';
 import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
 import { ProcessWatch } from './process-watch.js';
-import { commandOf, snapshotSessions, type SessionRef, type SnapshotOptions } from './session-processes.js';
+import { commandOf } from '../proc/proc-fs.js';
+import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
 import { running } from '../testing/carrying.js';
 import { until } from '../testing/poll-until.js';
 
