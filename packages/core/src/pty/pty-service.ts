@@ -1,7 +1,7 @@
 // The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type SessionSource, type ShellActivity } from '@ptydeck/contract';
+import { reportError, type SessionId, type SessionInfo, type SessionSource } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
@@ -230,34 +230,6 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
-  setAttention(id: SessionId, attention: Attention | null): void {
-    const session = this.sessions.get(id);
-    if (!session?.running) return;
-    const current = session.info.attention ?? null;
-    if (current === attention || (current && attention && current.since === attention.since && current.prompt === attention.prompt)) return;
-    session.info.attention = attention;
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
-  setShellActivity(id: SessionId, shell: ShellActivity | null): void {
-    const session = this.sessions.get(id);
-    if (!session?.running) return;
-    const current = session.info.shell ?? null;
-    if (current?.state === shell?.state && current?.lastExitCode === shell?.lastExitCode) return;
-    session.info.shell = shell && { ...shell };
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
-  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void {
-    const session = this.sessions.get(id);
-    // A display session runs nothing of ours; an exited one's leftovers may still listen.
-    if (!session || session.info.readOnly) return;
-    const current = session.info.ports;
-    if (current !== undefined && samePorts(current, ports)) return;
-    session.info.ports = ports && ports.map((port) => ({ ...port }));
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
@@ -406,9 +378,4 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
-}
-
-function samePorts(a: readonly ListeningPort[] | null, b: readonly ListeningPort[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((port, i) => port.port === b[i]!.port && port.address === b[i]!.address && port.pid === b[i]!.pid && port.command === b[i]!.command);
 }

@@ -61,8 +61,6 @@ export class PtySession {
     this.info.exitCode = exitCode;
     this.info.signal = signal;
     this.info.exitedAt = Date.now();
-    // An exited program asks nobody for anything.
-    this.info.attention = null;
     this.process = null;
     this.markExited();
   }

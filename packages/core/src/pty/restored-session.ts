@@ -19,8 +19,8 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
   if (!Number.isSafeInteger(record.start) || record.start < 0) {
     throw new PtyError('invalid_argument', `cannot restore session '${parsed.data.id}': its output starts at ${record.start}, not a cursor`);
   }
-  // Whatever the file said of ports (and of prompts and shells) was true of processes that are gone.
-  const { ports: _ports, ...info } = parsed.data;
+  // Whatever the file said of ports, prompts and shells was learned of processes that are gone (facts/ says so anew).
+  const { ports: _ports, attention: _attention, shell: _shell, ...info } = parsed.data;
   const wasRunning = info.status !== 'exited';
   const writtenEnd = record.start + record.output.length;
   return {
@@ -35,8 +35,6 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
     // Its process, if any is left, is not this host's; and a pid kept from then may name another process now.
     pid: 0,
     status: wasRunning ? 'lost' : 'exited',
-    attention: null,
-    shell: null,
     lost: wasRunning ? { foundAt, unwrittenBytes: record.readEnd === null ? null : Math.max(0, record.readEnd - writtenEnd) } : null,
     restored: true,
   };

@@ -1,5 +1,5 @@
 // The PTY service's public types and errors.
-import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
+import type { ErrorReporter, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import type { ScannedOutput } from '../vt/index.js';
 import type { LabelReader } from './session-labels.js';
@@ -206,25 +206,6 @@ export interface PtyService {
    */
   write(id: SessionId, data: string | Uint8Array, from?: SessionSource): void;
   resize(id: SessionId, cols: number, rows: number): void;
-  /**
-   * Says whether the session's program is waiting for a person's input (or
-   * null when it no longer is); emits `pty.updated` on a change, so every
-   * viewer shows the same thing. Ignored for a session that has exited.
-   */
-  setAttention(id: SessionId, attention: Attention | null): void;
-  /**
-   * Says what the session's shell is doing, as the agent tool follows it
-   * through the shell's marks (null: nobody knows); emits `pty.updated` on a
-   * change. Ignored for a session that has exited.
-   */
-  setShellActivity(id: SessionId, shell: ShellActivity | null): void;
-  /**
-   * Says which TCP ports the session's processes listen on (null: this system
-   * cannot say), as the process watch finds them; emits `pty.updated` only when
-   * they changed. Kept for an exited session too (what it left running may
-   * still listen); ignored for a display session.
-   */
-  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void;
   /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.

@@ -5,6 +5,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
 import { ScreenService } from '../screen/index.js';
+import { SessionFacts } from '../facts/index.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from './http-server.js';
 import { ChatHost } from '../chats/chat-host.js';
@@ -58,6 +59,8 @@ export interface LocalServer {
   /** Changes on every launch; the panel snapshot carries it too. */
   instance: string;
   service: PtyService;
+  /** The sessions as the panels are shown them: the service's record with what the tool and the process watch learned. */
+  facts: SessionFacts;
   tool: TerminalTool;
   /** MCP clients connected right now. */
   agents: AgentRegistry;
@@ -115,7 +118,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const screens = options.screens ?? new ScreenService(service);
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
-  const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
+  // One record of what is learned of the sessions: the tool tells it, the panels are shown it.
+  const facts = new SessionFacts(service);
+  const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
@@ -134,6 +139,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     http = await startHttpServer({
       service,
       screens,
+      facts,
       createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
       host: options.host,
       port: options.port,
@@ -161,6 +167,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     stopRecording?.();
     await chats.dispose();
     tool.dispose();
+    facts.dispose();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
@@ -181,6 +188,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     panelToken: started.panelToken,
     instance: started.instance,
     service,
+    facts,
     tool,
     agents: started.agents,
     chats,
@@ -194,6 +202,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         await chats.dispose();
         await started.close();
         tool.dispose();
+        facts.dispose();
         if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();
         // After the sessions ended, so the store keeps how they ended.

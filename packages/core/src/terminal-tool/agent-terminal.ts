@@ -1,5 +1,6 @@
 // The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type SessionSource, type ShellActivity } from '@ptydeck/contract';
+import type { SessionFactsWriter } from '../facts/index.js';
 import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
@@ -44,12 +45,14 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private readonly watch: InputWatch;
   /** Per caller, the `since` of the last input wait a result told it about. */
   private readonly toldAttention = new Map<string, number>();
-  /** The shell activity the service was last given: checked per chunk, so the service hears only of changes. */
+  /** The shell activity last told: checked per chunk, so the facts hear only of changes. */
   private shownState: ShellActivity['state'] | null = null;
   private shownExit: number | null = null;
 
   constructor(
     private readonly service: PtyService,
+    /** Where what it learns of the session (an input wait, the shell's state) is told, for the panels. */
+    private readonly facts: SessionFactsWriter,
     readonly id: SessionId,
     readonly ownerId: string,
     strategy: ExecuteStrategy | null,
@@ -69,7 +72,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     });
     this.changed = new Emitter<void>({ name: `agent terminal ${id} changed` });
     this.watch = new InputWatch(this, (attention) => {
-      service.setAttention(id, attention);
+      facts.setAttention(id, attention);
       this.emit();
     });
   }
@@ -342,7 +345,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     if (state === this.shownState && lastExit === this.shownExit) return;
     this.shownState = state;
     this.shownExit = lastExit;
-    this.service.setShellActivity(this.id, state === null ? null : { state, lastExitCode: lastExit });
+    this.facts.setShellActivity(this.id, state === null ? null : { state, lastExitCode: lastExit });
   }
 
   private emit(): void {

@@ -2,6 +2,7 @@
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import type { PtyService } from '../pty/types.js';
+import { SessionFacts } from '../facts/index.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
@@ -51,6 +52,12 @@ export interface TerminalToolOptions {
    * sandbox is built from. Without it every agent shell runs as the developer.
    */
   sandbox?: SandboxSettings;
+  /**
+   * Where what the tool learns of its sessions (a program waiting for input,
+   * the shell's state) is told, for the panels: pass the one the server
+   * shows. Without it the tool makes its own and disposes it with itself.
+   */
+  facts?: SessionFacts;
 }
 
 export interface ToolCallHooks {
@@ -119,8 +126,13 @@ class TerminalToolImpl implements TerminalTool {
     private readonly options: TerminalToolOptions,
   ) {
     this.processes = new OwnedProcesses(service.labels);
-    this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
-    this.launcher = new ShellLauncher(service, this.owned, options);
+    let facts = options.facts;
+    if (!facts) {
+      facts = new SessionFacts(service);
+      this.subscriptions.add(facts);
+    }
+    this.owned = new OwnedSessions(service, facts, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
+    this.launcher = new ShellLauncher(service, facts, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
     if (options.screens) {
       this.screens = options.screens;
