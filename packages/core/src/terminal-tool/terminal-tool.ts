@@ -7,7 +7,6 @@ import { ScreenService } from '../screen/index.js';
 import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
-import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
@@ -101,10 +100,6 @@ export interface TerminalTool {
   dispose(): void;
 }
 
-/** A nonce shell's first prompt is recognised by its look; one that does not look like one costs at most this. */
-const NONCE_FIRST_PROMPT_MS = 2000;
-/** What bash prints as it exits by `exit` or `logout`: the shell's words, not the command's output. */
-const SHELL_EXIT_LINE = /(^|\n)(?:exit|logout)\n?$/;
 
 export function createTerminalTool(service: PtyService, options: TerminalToolOptions = {}): TerminalTool {
   return new TerminalToolImpl(service, options);
@@ -162,8 +157,7 @@ class TerminalToolImpl implements TerminalTool {
     const input = parseInput(CreateInput, rawInput);
     const session = await this.launcher.start(owner, input);
     // A new shell is useful once it shows its prompt; wait for it so the first run does not race startup.
-    const strategy = session.strategy;
-    if (strategy) await strategy.settle(session, strategy.kind === 'nonce' ? NONCE_FIRST_PROMPT_MS : this.shellStartMs);
+    await session.strategy?.settleNewShell(session, this.shellStartMs);
     const info = this.infoOf(session);
     return {
       ...terminalFields(session, info),
@@ -185,9 +179,7 @@ class TerminalToolImpl implements TerminalTool {
     let command = input.command;
     if (input.id === undefined) {
       session = await this.launcher.start(owner, { cwd, title: titleOf(input.command) });
-      // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
-      // need no prompt: their start mark tells the output from a prompt drawn late.)
-      if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
+      await session.strategy?.beforeFirstRun(session, this.shellStartMs, hooks.signal);
     } else {
       session = this.lookup(owner, input.id);
       if (cwd !== undefined) command = `cd -- ${shellQuote(cwd)} && ${command}`;
@@ -199,10 +191,10 @@ class TerminalToolImpl implements TerminalTool {
         `Terminal ${session.id} runs ${this.infoOf(session).command}, not a shell, so terminal_run cannot run commands in it. Use terminal_send to type into it, or call terminal_run without id to get a shell.`,
       );
     }
-    await this.awaitPrompt(session, deadline, hooks.signal);
+    await session.strategy.awaitPrompt(session, { deadline, shellStartMs: this.shellStartMs, startedAt: this.infoOf(session).createdAt, signal: hooks.signal });
     const strategy = session.strategy;
     const { tracker } = session;
-    const starting = strategy.kind === 'shell-marks' && !tracker.integrationSeen;
+    const starting = strategy.starting(tracker);
     if (session.runQueued || (!starting && !strategy.readyToType(tracker)) || (starting && tracker.phase !== 'starting')) {
       const { state } = session.state();
       throw new TerminalToolError(
@@ -251,7 +243,7 @@ class TerminalToolImpl implements TerminalTool {
       : session.exited && (record === null || record.exitCode === null)
         ? 'shell_exited'
         : 'completed';
-    const text = outcome === 'shell_exited' && strategy.kind === 'shell-marks' ? own.text.replace(SHELL_EXIT_LINE, '$1') : own.text;
+    const text = outcome === 'shell_exited' ? strategy.outputOfShellExit(own.text) : own.text;
     const result = runResult(
       session,
       this.infoOf(session),
@@ -434,20 +426,6 @@ class TerminalToolImpl implements TerminalTool {
       session.dispose();
     }
     this.launcher.dispose();
-  }
-
-  /**
-   * A bash starting up (slow startup files), or between a command's end and
-   * its next prompt: wait for the prompt. A prompt that never brings marks
-   * after the start window means startup files replaced our hooks: fall back
-   * to nonce marks.
-   */
-  private async awaitPrompt(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {
-    const { tracker } = session;
-    if (session.strategy?.kind !== 'shell-marks' || tracker.atPrompt || tracker.running || tracker.phase === 'typed' || session.altScreen || session.runQueued) return;
-    await session.waitFor(() => tracker.atPrompt || session.exited || tracker.running !== null, Math.max(0, deadline - Date.now()), signal);
-    const sinceStart = Date.now() - this.infoOf(session).createdAt;
-    if (!tracker.integrationSeen && sinceStart >= this.shellStartMs && looksLikeShellPrompt(session.tail())) session.fallBackToNonce();
   }
 
   private async settle(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {
