@@ -3,7 +3,7 @@ import { Emitter, reportError, type Attention, type SessionId, type SessionSourc
 import type { SessionFactsWriter } from '../facts/index.js';
 import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
-import type { ExecuteStrategy, PromptTarget } from './execute-strategy.js';
+import type { ExecuteStrategy, PromptTarget, RunTarget } from './execute-strategy.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
@@ -24,7 +24,7 @@ const TAIL_BYTES = 2048;
  * on the service's scan of it, and hears of each chunk through `ingest`.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentTerminal implements PromptTarget, InputWatchTarget {
+export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   /** The session's one scan of its output (PtyService.sequences), which hands this terminal its stream events. */
@@ -204,9 +204,13 @@ export class AgentTerminal implements PromptTarget, InputWatchTarget {
 
   /** Types a command line for the agent now. Throws the service's error (input backlog, exited) with nothing typed. */
   typeCommand(command: string): void {
-    const strategy = this.requireStrategy();
+    this.typeLine(this.requireStrategy().commandInput(command));
+  }
+
+  /** Types a line the strategy made from a command (ExecuteStrategy.commandInput), as typeCommand does. */
+  typeLine(input: string): void {
     const cursor = this.scanner.end;
-    this.service.write(this.id, strategy.commandInput(command), 'agent');
+    this.service.write(this.id, input, 'agent');
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
     // Running from now: its echo, output and done mark may all come in one chunk, never showing it run.

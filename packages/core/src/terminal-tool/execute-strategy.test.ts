@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommandTracker } from './command-tracker.js';
-import { NonceStrategy, ShellMarksStrategy } from './execute-strategy.js';
+import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execute-strategy.js';
 
 /**
  * Each strategy answers what the tool once asked by testing its kind: the
@@ -8,7 +8,7 @@ import { NonceStrategy, ShellMarksStrategy } from './execute-strategy.js';
  */
 describe('execute strategies', () => {
   it('with marks: follows the shell, keeps its own exit line out of the output, and falls back to nonce runs', () => {
-    const marks = new ShellMarksStrategy();
+    const marks: ExecuteStrategy = new ShellMarksStrategy();
     const tracker = new CommandTracker();
     expect(marks.starting(tracker)).toBe(true);
     expect(marks.shellActivity(tracker)).toBeNull();
@@ -18,7 +18,7 @@ describe('execute strategies', () => {
   });
 
   it('with nonces: claims nothing of the shell, recognises its prompt by its look, and has nothing to fall back to', () => {
-    const nonce = new NonceStrategy();
+    const nonce: ExecuteStrategy = new NonceStrategy();
     const tracker = new CommandTracker();
     expect(nonce.starting(tracker)).toBe(false);
     expect(nonce.shellActivity(tracker)).toBeNull();

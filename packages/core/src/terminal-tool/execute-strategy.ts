@@ -1,6 +1,6 @@
 // How commands are run and followed in a shell, one strategy per level of shell integration.
 import type { ShellActivity } from '@ptydeck/contract';
-import type { CommandTracker } from './command-tracker.js';
+import type { CommandRecord, CommandTracker } from './command-tracker.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
 import { bashRunInput, newNonce, nonceRunInput, parseShellMark } from './shell-integration.js';
 
@@ -24,6 +24,31 @@ export interface PromptTarget extends SettleTarget {
   tail(): string;
   /** Startup files replaced our hooks: follow commands with `fallBack()`'s strategy from now on. */
   fallBack(): void;
+}
+
+/** What a strategy needs of its session to run a line in it. */
+export interface RunTarget extends SettleTarget {
+  /** Cursor one past the newest output. */
+  readonly end: number;
+  /** Types a line the strategy made (commandInput) as the agent's; throws what the PTY service throws, with nothing typed. */
+  typeLine(input: string): void;
+}
+
+/** How a run is followed: until when, and who is told along the way. */
+export interface RunFollow {
+  /** Unix ms: past it the run returns with its command still running. */
+  deadline: number;
+  signal?: AbortSignal;
+  /** Whether the running command stopped to ask the caller for input: the run returns early, whatever the deadline. */
+  asks(): boolean;
+  /** Called once the line is typed, with how to find its command; returns what stops following it (progress). */
+  typed?(record: () => CommandRecord | null): () => void;
+}
+
+/** How a run ended: its command's record (null when the line ran nothing seen), and whether it finished. */
+export interface RunOutcome {
+  record: CommandRecord | null;
+  finished: boolean;
 }
 
 /** When a run may give up, and how long a shell may take to start. */
@@ -50,6 +75,13 @@ export interface ExecuteStrategy {
   readyToType(tracker: CommandTracker): boolean;
   /** The bytes that run `command` when typed at the prompt. */
   commandInput(command: string): string;
+  /**
+   * Runs one line at the prompt: types it, follows it by the strategy's marks
+   * until its command finished, the line ran nothing, the shell ended, the
+   * command asks for input or the deadline passed, then lets the prompt
+   * settle. Throws the PTY service's error when the line could not be typed.
+   */
+  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome>;
   /** Applies one OSC sequence, seen at [start, end) of the stream, to the tracker. */
   applyOsc(payload: string, start: number, end: number, tracker: CommandTracker): void;
   /** How long the prompt normally takes to follow a command's end: the window callers give settle(). */
@@ -95,6 +127,10 @@ const NONCE_PROMPT_SETTLE_MS = 500;
 export class ShellMarksStrategy implements ExecuteStrategy {
   readonly settleMs = PROMPT_SETTLE_MS;
   private key: string | null = null;
+
+  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
+    return executeLine(this, target, command, follow);
+  }
 
   starting(tracker: CommandTracker): boolean {
     return !tracker.integrationSeen;
@@ -186,6 +222,10 @@ export class NonceStrategy implements ExecuteStrategy {
   readonly settleMs = NONCE_PROMPT_SETTLE_MS;
   private nonce: string | null = null;
 
+  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
+    return executeLine(this, target, command, follow);
+  }
+
   starting(): boolean {
     // Nothing tells its startup files from its prompt: a line is typed when it looks ready.
     return false;
@@ -255,4 +295,28 @@ export class NonceStrategy implements ExecuteStrategy {
   fallBack(): ExecuteStrategy {
     return this;
   }
+}
+
+/**
+ * A run as every strategy makes it: the strategy's line typed, the tracker
+ * its marks feed followed to the command's end, the prompt let settle. What
+ * differs between strategies (the line, the marks, the settling) is theirs.
+ */
+async function executeLine(strategy: ExecuteStrategy, target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
+  const { tracker } = target;
+  const typedAt = target.end;
+  target.typeLine(strategy.commandInput(command));
+  const ours = () => tracker.commandAfter(typedAt);
+  const stopFollowing = follow.typed?.(ours) ?? (() => undefined);
+  let finished: boolean;
+  try {
+    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended.
+    const ended = () => target.exited || (tracker.phase !== 'typed' && tracker.running === null);
+    await target.waitFor(() => ended() || follow.asks(), Math.max(0, follow.deadline - Date.now()), follow.signal);
+    finished = ended();
+  } finally {
+    stopFollowing();
+  }
+  if (finished && !target.exited) await strategy.settle(target, Math.min(strategy.settleMs, Math.max(0, follow.deadline - Date.now())), follow.signal);
+  return { record: ours(), finished };
 }

@@ -6,6 +6,7 @@ import { SessionFacts } from '../facts/index.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
+import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
@@ -208,27 +209,25 @@ class TerminalToolImpl implements TerminalTool {
       return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started, owner.id);
     }
 
-    const typedAt = session.end;
+    // Back early when the command stops to ask this caller for input, whatever timeout_ms says.
+    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
+    let record: CommandRecord | null;
+    let finished: boolean;
     try {
-      session.typeCommand(command);
+      ({ record, finished } = await strategy.execute(session, command, {
+        deadline,
+        signal: hooks.signal,
+        asks,
+        typed: (ours) =>
+          streamProgress(session, hooks.onProgress, () => {
+            const current = ours();
+            return current && { start: current.outputStart, end: current.outputEnd ?? session.safeEnd };
+          }),
+      }));
     } catch (error) {
       throw fromPtyError(error);
     }
-    const ours = () => tracker.commandAfter(typedAt);
-    const stopProgress = streamProgress(session, hooks.onProgress, () => {
-      const record = ours();
-      return record && { start: record.outputStart, end: record.outputEnd ?? session.safeEnd };
-    });
-    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended;
-    // back early when the command stops to ask for input, whatever timeout_ms says.
-    const ended = () => session.exited || (tracker.phase !== 'typed' && tracker.running === null);
-    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
-    await session.waitFor(() => ended() || asks(), Math.max(0, deadline - Date.now()), hooks.signal);
-    const finished = ended();
-    stopProgress();
-    if (finished && !session.exited) await strategy.settle(session, Math.min(strategy.settleMs, Math.max(0, deadline - Date.now())), hooks.signal);
 
-    const record = ours();
     const from = session.cursorOf(owner.id);
     const commandStart = record?.outputStart ?? session.safeEnd;
     const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
