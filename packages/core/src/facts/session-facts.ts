@@ -1,13 +1,13 @@
 // What other layers learn about sessions (prompts, shell state, ports), merged with the PTY service's own record for the panels.
-import { DisposableStore, type Attention, type ErrorReporter, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
+import { DisposableStore, type Attention, type PtyEventOf, type ErrorReporter, type ListeningPort, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
 import { EventHub } from '../pty/event-hub.js';
-import type { PtyService, PtyServiceEventMap } from '../pty/types.js';
+import type { PtyService, PtySessionInfo } from '../pty/types.js';
 
 /** The fields of SessionInfo that are learned outside the PTY service. */
 export type LearnedFacts = Pick<SessionInfo, 'attention' | 'shell' | 'ports'>;
 
-/** The service's lifecycle events, each carrying the session's info with what was learned of it. */
-export type SessionFactsEventMap = Pick<PtyServiceEventMap, 'pty.created' | 'pty.updated' | 'pty.exited' | 'pty.removed'>;
+/** The service's lifecycle events, each carrying the session's info with what was learned of it (the panel protocol's events). */
+export type SessionFactsEventMap = { [K in 'pty.created' | 'pty.updated' | 'pty.exited' | 'pty.removed']: PtyEventOf<K> };
 
 /**
  * The PTY service knows what it spawned: size, title, status. What runs in a
@@ -118,7 +118,7 @@ export class SessionFacts {
     this.learned.clear();
   }
 
-  private noteCreated(info: SessionInfo): void {
+  private noteCreated(info: PtySessionInfo): void {
     // What an earlier host knew of a restored session's prompts and shell was true of processes that are gone.
     if (info.restored) this.learned.set(info.id, { attention: null, shell: null });
   }
@@ -127,7 +127,7 @@ export class SessionFacts {
     this.learned.set(id, { ...this.learned.get(id), ...facts });
   }
 
-  private merged(info: SessionInfo): SessionInfo {
+  private merged(info: PtySessionInfo): SessionInfo {
     const facts = this.learned.get(info.id);
     return facts ? { ...info, ...facts } : info;
   }

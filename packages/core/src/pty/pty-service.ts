@@ -1,7 +1,7 @@
 // The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type SessionId, type SessionInfo, type SessionSource } from '@ptydeck/contract';
+import { reportError, type SessionId, type SessionSource } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
@@ -27,6 +27,7 @@ import {
   type PtyService,
   type PtyServiceEventMap,
   type PtyServiceOptions,
+  type PtySessionInfo,
   type ReadOptions,
   type ReadResult,
 } from './types.js';
@@ -68,7 +69,7 @@ class PtyServiceImpl implements PtyService {
     this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));
   }
 
-  create(rawInput: CreateSessionInput): SessionInfo {
+  create(rawInput: CreateSessionInput): PtySessionInfo {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput(rawInput);
     this.quota.checkSpawn(input.source);
@@ -127,7 +128,7 @@ class PtyServiceImpl implements PtyService {
     return session.snapshot();
   }
 
-  createDisplay(rawInput: CreateDisplayInput): { info: SessionInfo; session: DisplaySession } {
+  createDisplay(rawInput: CreateDisplayInput): { info: PtySessionInfo; session: DisplaySession } {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput({ ...rawInput });
     this.quota.checkDisplay();
@@ -175,7 +176,7 @@ class PtyServiceImpl implements PtyService {
     return { info: session.snapshot(), session: handle };
   }
 
-  restore(record: LostRecord): SessionInfo {
+  restore(record: LostRecord): PtySessionInfo {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const info = restoredInfo(record, Date.now());
     if (this.sessions.has(info.id)) throw new PtyError('invalid_argument', `cannot restore session '${info.id}': a session with that id exists`);
@@ -248,11 +249,11 @@ class PtyServiceImpl implements PtyService {
     this.forget(session);
   }
 
-  get(id: SessionId): SessionInfo | undefined {
+  get(id: SessionId): PtySessionInfo | undefined {
     return this.sessions.get(id)?.snapshot();
   }
 
-  list(): SessionInfo[] {
+  list(): PtySessionInfo[] {
     return [...this.sessions.values()].map((session) => session.snapshot());
   }
 

@@ -10,10 +10,10 @@
 import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { withoutControls } from './title-tracker.js';
-import { PtyError } from './types.js';
+import { PtyError, type PtySessionInfo } from './types.js';
 
 /** The restored session's info, or a PtyError naming what is wrong with the record. */
-export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
+export function restoredInfo(record: LostRecord, foundAt: number): PtySessionInfo {
   const parsed = SessionInfo.safeParse(record.info);
   if (!parsed.success) throw new PtyError('invalid_argument', `cannot restore a session from a malformed record: ${formatZodIssues(parsed.error)}`);
   if (!Number.isSafeInteger(record.start) || record.start < 0) {
@@ -43,7 +43,7 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
 const SIGNAL_NAME = /^SIG[A-Z0-9+-]{1,16}$/;
 
 /** Why a restored session takes no input and cannot be resized: the process is gone. */
-export function restoredRefusal(info: SessionInfo, action: string): PtyError {
+export function restoredRefusal(info: PtySessionInfo, action: string): PtyError {
   const why =
     info.status === 'lost'
       ? 'its process is gone: it was running when an earlier ptydeck host stopped (killed, crashed or upgraded), and this is the record of its output that host kept'
