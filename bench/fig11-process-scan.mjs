@@ -1,18 +1,18 @@
 // Figure 11: the cost of one scan of what sessions run. 100 real sessions
 // (figure 5's count), each a shell with 10 `sleep` children, so the machine
 // holds 1000 processes of ptydeck sessions besides its own; one
-// snapshotSessions over the 100 (proc/session-processes.ts: the process
+// snapshotSessions over the 100 (pty/session-processes.ts: the process
 // table, each session's tree, POSIX session and PTYDECK_SESSION_ID, its
 // processes' command lines and socket descriptors, the kernel's TCP tables)
 // is what terminal_list and a panel's port watcher pay per look, once the
-// first scan has learned what stays true of a process (proc/process-facts.ts;
+// first scan has learned what stays true of a process (pty/process-facts.ts;
 // the first scan is reported apart). Measured in
 // this process's CPU time (user + system: reading /proc is mostly the
 // kernel's work), the median of the scans. Baseline: a bare readdir of /proc,
 // the least any scan of the process table pays, alternating with the scan.
 import { readdirSync } from 'node:fs';
 import { createPtyService } from '@ptydeck/core';
-import { snapshotSessions } from '../packages/core/dist/proc/session-processes.js';
+import { snapshotSessions } from '../packages/core/dist/pty/session-processes.js';
 import { median, onCleanup, row } from './lib/harness.mjs';
 
 const CHILDREN = 10;

@@ -4,12 +4,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readImportGraph } from './dependency-graph.js';
-import { checkDependencyRules, formatViolation, PACKAGE_ENTRIES, SOURCE_DIRS } from './dependency-rules.js';
+import { checkDependencyRules, CORE_ORDER, formatViolation, LAYERS, PACKAGE_ENTRIES, SOURCE_DIRS, type FolderOrder } from './dependency-rules.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-function violationsIn(dir: string): string[] {
-  return checkDependencyRules(readImportGraph(dir, SOURCE_DIRS, PACKAGE_ENTRIES)).map(formatViolation);
+/** The fixtures' core: two folders and the kits. */
+const FIXTURE_ORDER: FolderOrder = { dir: 'packages/core/src', folders: ['agent', 'server', 'testing'] };
+
+function violationsIn(dir: string, order: FolderOrder = FIXTURE_ORDER): string[] {
+  return checkDependencyRules(readImportGraph(dir, SOURCE_DIRS, PACKAGE_ENTRIES), LAYERS, order).map(formatViolation);
 }
 
 describe('the dependency rules', () => {
@@ -71,6 +74,7 @@ describe('the dependency checker', () => {
       "packages/contract/src/index.ts:1: import 'node:fs': contract may not import Node built-ins",
       "packages/core/src/server/reaches-app.ts:1: import '../../../app/src/view.js': core may not import app (packages/app/src/view.tsx)",
       "electron/src/preload/preload.cts:2: import '@ptydeck/core': electron preload may not import core (packages/core/src/index.ts)",
+      "packages/core/src/agent/tool.ts:1: import '../server/private.js': agent/ may not import server/, which stands above it in the folder order (packages/core/src/server/private.ts)",
       "packages/core/src/server/private.ts:1: import '../agent/tool.js': packages/core/src/agent/tool.ts is private to packages/core/src/agent/: import its public entry packages/core/src/agent/index.ts",
       "packages/core/src/server/uses-kit.ts:1: import '../testing/kit.js': production code may not import test code (packages/core/src/testing/kit.ts)",
       "packages/core/src/agent/tool.ts:1: import '../server/private.js': import cycle: packages/core/src/agent/tool.ts -> packages/core/src/server/private.ts -> packages/core/src/agent/tool.ts",
@@ -97,11 +101,44 @@ describe('the dependency checker', () => {
       ['host/root.ts', "import { ls } from '../client/ls.js';\nimport { NAME } from '../common/names.js';\nexport const root = [ls, NAME];\n"],
     ];
     const dir = plant({ ...LAWFUL, ...Object.fromEntries(core.map(([path, text]) => [`packages/core/src/${path}`, text])) });
-    expect(violationsIn(dir)).toEqual([
+    // Every folder placed; what the folder order says of these imports is its own test's (above).
+    const placed: FolderOrder = { dir: 'packages/core/src', folders: ['common', 'agent', 'server', 'host', 'client', 'testing'] };
+    expect(violationsIn(dir, placed).filter((line) => !line.includes('in the folder order'))).toEqual([
       "packages/core/src/client/ls.ts:2: import '../server/ok.js': packages/core/src/client/ may not import packages/core/src/server/ (packages/core/src/server/ok.ts)",
       "packages/core/src/common/reaches.ts:1: import '../client/ls.js': packages/core/src/common/ may not import packages/core/src/client/ (packages/core/src/client/ls.ts)",
       "packages/core/src/host/root.ts:1: import '../client/ls.js': packages/core/src/host/ may not import packages/core/src/client/ (packages/core/src/client/ls.ts)",
     ]);
+  });
+
+  it('keeps every core folder below the folders above it, and names a folder that has no place', () => {
+    const dir = plant({
+      ...LAWFUL,
+      // agent/ stands below server/: reaching up is refused even without a cycle, a type-only import too.
+      'packages/core/src/agent/reach.ts': "import type { ok } from '../server/ok.js';\nexport type R = typeof ok;\n",
+      'packages/core/src/agent/entry.ts': "import '../index.js';\n",
+      'packages/core/src/extra/thing.ts': 'export const thing = 1;\n',
+    });
+    expect(violationsIn(dir)).toEqual([
+      "packages/core/src/agent/entry.ts:1: import '../index.js': agent/ may not import the package entry, which stands above it in the folder order (packages/core/src/index.ts)",
+      "packages/core/src/agent/reach.ts:1: import '../server/ok.js': agent/ may not import server/, which stands above it in the folder order (packages/core/src/server/ok.ts)",
+      'packages/core/src/extra/thing.ts:1: folder packages/core/src/extra/ has no place in the folder order: add it to the list, above what it imports',
+    ]);
+  });
+
+  it('lets a pending import stand until it is gone, then asks for it to be struck off', () => {
+    const upward = { ...LAWFUL, 'packages/core/src/agent/reach.ts': "import { ok } from '../server/ok.js';\nexport const r = ok;\n" };
+    const order = (pending: Record<string, string>): FolderOrder => ({ ...FIXTURE_ORDER, pending });
+    expect(violationsIn(plant(upward), order({ 'agent/reach.ts -> server/ok.ts': 'moving' }))).toEqual([]);
+    rmSync(fixture!, { recursive: true, force: true });
+    expect(violationsIn(plant(LAWFUL), order({ 'agent/reach.ts -> server/ok.ts': 'moving' }))).toEqual([
+      'packages/core/src/agent/reach.ts:1: the pending import agent/reach.ts -> server/ok.ts is gone: remove it from the folder order\'s pending list',
+    ]);
+  });
+
+  it("places every folder of the core's sources in its order", () => {
+    const folders = new Set([...readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES).keys()].flatMap((file) => /^packages\/core\/src\/([^/]+)\//.exec(file)?.[1] ?? []));
+    expect([...folders].filter((folder) => !CORE_ORDER.folders.includes(folder))).toEqual([]);
+    expect(CORE_ORDER.folders.slice(0, 5)).toEqual(['capability', 'vt', 'proc', 'common', 'pty']);
   });
 
   it('finds nothing in a tree that keeps the rules', () => {

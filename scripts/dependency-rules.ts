@@ -5,7 +5,9 @@
 // public entry (an index.ts) is entered only through it, production code never
 // loads a test kit, and no module imports itself round a cycle, type-only
 // imports included, since a type cycle is the first step of a value cycle and
-// blurs which module is below which.
+// blurs which module is below which. Within the core, folders stand in a stated
+// order (CORE_ORDER) and none imports a folder above it, so no two folders
+// import each other.
 //
 // Tests and their kits run in Node under vitest and look inside what they test:
 // they may import Node built-ins and a folder's private files, and are held to
@@ -41,6 +43,65 @@ export const PACKAGE_ENTRIES = {
 
 export const SOURCE_DIRS = ['packages', 'electron'];
 
+/** Folders of one package in the order they stand: each may import those below it, never one above. */
+export interface FolderOrder {
+  /** The package's sources, relative to the root, `/` separated, no trailing slash. */
+  dir: string;
+  /** Its folders, bottom first. A file directly in `dir` (the package's entry) stands above them all. */
+  folders: string[];
+  /**
+   * Imports of a folder above that are known and on their way out, as
+   * `from -> to` (files relative to `dir`), each with the reason it still stands.
+   */
+  pending?: Record<string, string>;
+}
+
+/**
+ * The core's folders, bottom to top. A new folder takes its place in this
+ * list (the check names a folder that has none): below whatever it imports,
+ * above whatever imports it.
+ */
+export const CORE_ORDER: FolderOrder = {
+  dir: 'packages/core/src',
+  folders: [
+    // What a terminal can do (colours, width): reads only its own process's descriptors.
+    'capability',
+    // The escape-sequence scanner and UTF-8 boundaries of terminal output.
+    'vt',
+    // The OS readers: /proc, the TCP tables, waiting on processes that are not our children.
+    'proc',
+    // What the host and its clients share: where a host is found, how it proves itself, its lock, paths,
+    // headers and environment names.
+    'common',
+    // The PTYs: spawn, read, write, end, and the processes a session leaves.
+    'pty',
+    // Agents' shells in bubblewrap.
+    'sandbox',
+    // What is learned about sessions from outside the PTY: their processes and ports, prompts, shell state.
+    'facts',
+    // The session store, screens, the agent terminal tool, chats with ACP agents.
+    'persist',
+    'screen',
+    'terminal-tool',
+    // Every session's commands, from the shells' marks; the agent's history tool over them.
+    'timeline',
+    'chats',
+    // The local server: panel WebSocket, MCP endpoint.
+    'server',
+    // The host process around the server: its one composition root.
+    'host',
+    // Remote hosts over ssh: the remotes' list and how a remote's ptydeck is run.
+    'remote',
+    // What runs in a client process: finding or starting the host, the stdio bridge, ls, attach, ...
+    'client',
+    // The ptydeck command line.
+    'cli',
+    // The test kits, which start whatever a test needs (test code is exempt from the order anyway).
+    'testing',
+  ],
+  pending: {},
+};
+
 export interface Violation {
   file: string;
   line: number;
@@ -49,11 +110,19 @@ export interface Violation {
 }
 
 export function formatViolation(violation: Violation): string {
-  return `${violation.file}:${violation.line}: import '${violation.specifier}': ${violation.rule}`;
+  const where = `${violation.file}:${violation.line}`;
+  return violation.specifier === '' ? `${where}: ${violation.rule}` : `${where}: import '${violation.specifier}': ${violation.rule}`;
 }
 
-export function checkDependencyRules(graph: ImportGraph, layers: Layer[] = LAYERS, hostAndClients: FolderRule[] = HOST_AND_CLIENTS): Violation[] {
-  return [...layerViolations(graph, layers), ...folderViolations(graph, hostAndClients), ...entryViolations(graph), ...testKitViolations(graph), ...cycleViolations(graph)];
+export function checkDependencyRules(graph: ImportGraph, layers: Layer[] = LAYERS, order: FolderOrder = CORE_ORDER, hostAndClients: FolderRule[] = HOST_AND_CLIENTS): Violation[] {
+  return [
+    ...layerViolations(graph, layers),
+    ...folderOrderViolations(graph, order),
+    ...folderViolations(graph, hostAndClients),
+    ...entryViolations(graph),
+    ...testKitViolations(graph),
+    ...cycleViolations(graph),
+  ];
 }
 
 // ---- The host and its clients (issue 33) -------------------------------------------------------
@@ -72,7 +141,7 @@ export interface FolderRule {
 }
 
 const CORE = 'packages/core/src';
-const HOST_ONLY = ['pty', 'screen', 'terminal-tool', 'chats', 'persist', 'server', 'host'].map((dir) => `${CORE}/${dir}`);
+const HOST_ONLY = ['pty', 'facts', 'screen', 'terminal-tool', 'timeline', 'chats', 'persist', 'server', 'host'].map((dir) => `${CORE}/${dir}`);
 
 export const HOST_AND_CLIENTS: FolderRule[] = [
   { dir: `${CORE}/common`, forbids: [...HOST_ONLY, `${CORE}/client`, `${CORE}/cli`] },
@@ -120,6 +189,48 @@ function layerViolations(graph: ImportGraph, layers: Layer[]): Violation[] {
       const target = edge.target === undefined ? undefined : layerOf(edge.target, layers);
       if (target && layer.forbids.includes(target.name)) out.push(violation(file, edge, `${layer.name} may not import ${target.name} (${edge.target})`));
     }
+  }
+  return out;
+}
+
+/** The folder of `order` a file is in; '' for a file directly in its dir, undefined for one outside. */
+function folderOf(file: string, order: FolderOrder): string | undefined {
+  if (!file.startsWith(`${order.dir}/`)) return undefined;
+  const rest = file.slice(order.dir.length + 1);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? '' : rest.slice(0, slash);
+}
+
+function folderOrderViolations(graph: ImportGraph, order: FolderOrder): Violation[] {
+  const out: Violation[] = [];
+  const rank = (folder: string) => (folder === '' ? order.folders.length : order.folders.indexOf(folder));
+  const relative = (file: string) => file.slice(order.dir.length + 1);
+  const unplaced = new Set<string>();
+  const pendingSeen = new Set<string>();
+  for (const [file, edges] of [...graph].sort(([a], [b]) => a.localeCompare(b))) {
+    const folder = folderOf(file, order);
+    if (folder === undefined) continue;
+    if (rank(folder) < 0) {
+      if (!unplaced.has(folder)) out.push({ file, line: 1, specifier: '', rule: `folder ${order.dir}/${folder}/ has no place in the folder order: add it to the list, above what it imports` });
+      unplaced.add(folder);
+      continue;
+    }
+    // Tests and their kits look inside what they test, wherever it stands; production code reaching a kit is the kit rule's.
+    if (isTestCode(file)) continue;
+    for (const edge of edges) {
+      const target = edge.target === undefined ? undefined : folderOf(edge.target, order);
+      if (target === undefined || target === folder || rank(target) < rank(folder) || isTestCode(edge.target!)) continue;
+      const pending = `${relative(file)} -> ${relative(edge.target!)}`;
+      if (order.pending?.[pending] !== undefined) {
+        pendingSeen.add(pending);
+        continue;
+      }
+      out.push(violation(file, edge, `${folder}/ may not import ${target === '' ? 'the package entry' : `${target}/`}, which stands above it in the folder order (${edge.target})`));
+    }
+  }
+  // A pending import that is gone is struck off, so the list only shrinks.
+  for (const pending of Object.keys(order.pending ?? {})) {
+    if (!pendingSeen.has(pending)) out.push({ file: `${order.dir}/${pending.split(' -> ')[0]}`, line: 1, specifier: '', rule: `the pending import ${pending} is gone: remove it from the folder order's pending list` });
   }
   return out;
 }

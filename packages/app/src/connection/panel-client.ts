@@ -2,14 +2,16 @@
 // every stream.
 import {
   Emitter,
+  encodeClientMessage,
   MAX_PANEL_INPUT_CHARS,
-  PanelClientMessage,
+  parseServerMessage,
   reportError,
   type ErrorReporter,
   type AgentInfo,
   type ChatClientMessage,
   type ChatServerMessage,
   type McpLaunch,
+  type PanelClientMessage,
   type ProcessServerMessage,
   type RecordingFormat,
   type TimelineServerMessage,
@@ -19,7 +21,6 @@ import {
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CursorBook } from './cursor-book.js';
 import type { AccessCheck, PanelEndpoint } from './endpoint.js';
-import { parseServerMessage } from './server-message.js';
 import type { OpenSocket, SocketLike } from './socket.js';
 
 /**
@@ -442,12 +443,7 @@ export class PanelClient {
   }
 
   private send(message: PanelClientMessage): void {
-    // Keystrokes go unchecked: input() makes them (an id and a chunk under the size limit) on every
-    // key, and the server checks every frame anyway. The rest carry sizes, cursors and names worked
-    // out here, and are checked before they leave: a bad one throws where its cause is, instead of
-    // coming back as an error reply nobody can trace.
-    const checked = message.type === 'input' ? message : PanelClientMessage.parse(message);
-    this.socket?.send(JSON.stringify(checked));
+    this.socket?.send(encodeClientMessage(message));
   }
 
   private setStatus(status: ConnectionStatus): void {

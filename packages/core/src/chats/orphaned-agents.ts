@@ -1,9 +1,9 @@
 // Chat agents outliving their host: the parent-death signal that ends an agent with its host, and the next host
 // ending what a dead host's chats left running.
 import { existsSync } from 'node:fs';
-import { endProcesses } from '../proc/end-processes.js';
-import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
-import { commandOf, type OwnedProcess } from '../proc/session-processes.js';
+import { endProcesses } from '../pty/end-processes.js';
+import { commandOf, isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import type { OwnedProcess } from '../pty/session-processes.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
 
 /**

@@ -451,15 +451,15 @@ function sessionSize(id: string, cols: number, rows: number): Promise<void> {
 function sessionMatches(id: string, holds: (info: SessionInfo) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     const has = () => {
-      const info = service.get(id);
+      const info = server.facts.get(id);
       return info !== undefined && holds(info);
     };
     if (has()) return resolve();
     const timer = setTimeout(() => {
       off();
-      reject(new Error(`session ${id} never got there: ${JSON.stringify(service.get(id))}`));
+      reject(new Error(`session ${id} never got there: ${JSON.stringify(server.facts.get(id))}`));
     }, 20_000);
-    const off = service.on('pty.updated', () => {
+    const off = server.facts.on('pty.updated', () => {
       if (!has()) return;
       clearTimeout(timer);
       off();

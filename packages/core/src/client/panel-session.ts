@@ -2,16 +2,17 @@
 import { createRequire } from 'node:module';
 import type { RawData, WebSocket } from 'ws';
 import {
-  decodeOutputFrame,
   Emitter,
+  encodeClientMessage,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
-  PanelServerMessage,
-  parseJsonAs,
+  parseServerMessage,
   TOKEN_SUBPROTOCOL_PREFIX,
+  type IncomingPanelMessage,
   type OnEvent,
   type OutputFrame,
   type PanelClientMessage,
+  type PanelServerMessage,
 } from '@ptydeck/contract';
 import { resolveStateDir, UnsafeStateError } from '../common/discovery.js';
 import { PanelLinkRefused, panelToken } from './panel-access.js';
@@ -92,8 +93,8 @@ export class PanelSession {
       ws.once('error', (error) => fail(error.message));
       ws.once('close', () => fail('closed before its snapshot'));
       ws.once('message', (data, isBinary) => {
-        const message = isBinary ? undefined : parseControl(data);
-        if (message?.type === 'snapshot') resolve(message);
+        const incoming = received(data, isBinary);
+        if (incoming.kind === 'control' && incoming.message.type === 'snapshot') resolve(incoming.message);
         else fail('its first message was not a snapshot');
       });
     });
@@ -103,7 +104,7 @@ export class PanelSession {
   }
 
   send(message: PanelClientMessage): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeClientMessage(message));
   }
 
   /** Closes the socket; onClosed does not fire for it. */
@@ -113,31 +114,18 @@ export class PanelSession {
   }
 
   private receive(data: RawData, isBinary: boolean): void {
-    if (!isBinary) {
-      const message = parseControl(data);
-      if (message) this.controlEmitter.fire(message);
-      return;
-    }
-    let frame: OutputFrame;
-    try {
-      frame = decodeOutputFrame(toBytes(data));
-    } catch {
-      return; // A malformed frame is the server's bug; the next resync repairs the screen.
-    }
-    this.outputEmitter.fire(frame);
+    const incoming = received(data, isBinary);
+    // One this client does not know (a newer host's) is left out, not reported: a report would land in the middle of
+    // the session's screen that attach is drawing. A malformed frame is the server's bug; the next resync repairs the screen.
+    if (incoming.kind === 'control') this.controlEmitter.fire(incoming.message);
+    else if (incoming.kind === 'output') this.outputEmitter.fire(incoming.frame);
   }
 }
 
-function parseControl(data: RawData): PanelServerMessage | undefined {
-  // One this client does not know (a newer host's) is left out, not reported: a report would land in
-  // the middle of the session's screen that attach is drawing.
-  const checked = parseJsonAs(PanelServerMessage, Buffer.from(toBytes(data)).toString('utf8'));
-  return checked.ok ? checked.value : undefined;
-}
-
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+/** One WebSocket message, checked as every panel client checks it (the contract's panel wire); ws hands text over as bytes. */
+function received(data: RawData, isBinary: boolean): IncomingPanelMessage {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  return parseServerMessage(isBinary ? bytes : Buffer.from(bytes).toString('utf8'));
 }
 
 /** ws, required rather than imported so that `ptydeck --help` never loads it. */

@@ -1,11 +1,14 @@
 // The discovery file (server.json) through which clients and agents find the running host.
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseJsonAs } from '@ptydeck/contract';
 import { z } from 'zod';
+import { assertPrivateDir, checkOwner, octal, shellQuote, statOrUndefined, UnsafeStateError } from './private-paths.js';
 import { isProcessAlive } from './process-identity.js';
+
+export { UnsafeStateError };
 
 /** What a running ptydeck publishes so `ptydeck mcp` and agents can find it. */
 export const DiscoveryRecord = z.object({
@@ -29,17 +32,6 @@ export function resolveStateDir(env: Record<string, string | undefined> = proces
 
 export function discoveryPath(stateDir: string = resolveStateDir()): string {
   return join(stateDir, DISCOVERY_FILE);
-}
-
-/** A state directory or discovery file that someone other than this user (or root) could change. */
-export class UnsafeStateError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UnsafeStateError';
-  }
 }
 
 /**
@@ -74,26 +66,6 @@ function assertPrivateStateDir(stateDir: string, uid: number | undefined): void 
     what: 'state directory',
     risk: 'anyone could replace server.json and send your agents to their own server',
   });
-}
-
-/**
- * Refuses a directory of ptydeck's that someone other than this user (or
- * root) owns or could write; `what` names it and `risk` says what a writer
- * could do, in the error. Missing directories pass (the writer creates them
- * 0700); not checked without a uid (Windows).
- */
-export function assertPrivateDir(path: string, uid: number | undefined, { what, risk }: { what: string; risk: string }): void {
-  if (uid === undefined) return;
-  const dir = statOrUndefined(() => statSync(path));
-  if (!dir) return;
-  if (!dir.isDirectory()) throw new UnsafeStateError(path, `ptydeck's ${what} ${path} is not a directory`);
-  checkOwner(path, dir, uid, what);
-  if ((dir.mode & 0o022) !== 0) {
-    throw new UnsafeStateError(
-      path,
-      `ptydeck's ${what} ${path} is writable by other users (mode ${octal(dir.mode)}): ${risk}. Fix it with: chmod 700 ${shellQuote(path)}`,
-    );
-  }
 }
 
 /**
@@ -159,30 +131,4 @@ export function removeDiscovery(instance: string, stateDir: string = resolveStat
   if (found.status !== 'invalid' && found.record.instance !== instance) return;
   if (found.status === 'invalid') return;
   rmSync(found.path, { force: true });
-}
-
-function statOrUndefined(stat: () => Stats): Stats | undefined {
-  try {
-    return stat();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-function checkOwner(path: string, stats: Stats, uid: number, what: string): void {
-  if (stats.uid === uid || stats.uid === 0) return;
-  throw new UnsafeStateError(
-    path,
-    `ptydeck's ${what} ${path} belongs to another user (uid ${stats.uid}; you are uid ${uid}), who could replace what it says. Remove it, or set PTYDECK_STATE_DIR to a directory of your own`,
-  );
-}
-
-function octal(mode: number): string {
-  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
-}
-
-/** Quoted for a POSIX shell when it needs to be, so the fix can be pasted as is. */
-function shellQuote(path: string): string {
-  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readStat } from '../proc/proc-fs.js';
+import { waitFor } from '../proc/process-wait.js';
 
 /**
  * A process named so that a reused pid does not pass for it: its pid and,
@@ -40,32 +41,16 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** Resolves true once the pid is gone, or false after `ms`. */
-export async function waitForExit(pid: number, ms: number): Promise<boolean> {
-  const giveUpAt = Date.now() + ms;
-  while (isProcessAlive(pid)) {
-    if (Date.now() > giveUpAt) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
+export function waitForExit(pid: number, ms: number): Promise<boolean> {
+  // Not our child: only polling sees it go.
+  return waitFor(() => !isProcessAlive(pid), Promise.resolve(), ms);
 }
 
 function startTimeOf(pid: number): string | undefined {
-  // Field 3 (state) is the first after comm, so field 22 (starttime) is the twentieth.
-  return statFields(pid)?.[19];
+  const ticks = readStat(pid)?.startTicks;
+  return ticks === undefined ? undefined : String(ticks);
 }
 
 function stateOf(pid: number): string | undefined {
-  return statFields(pid)?.[0];
-}
-
-/** /proc/<pid>/stat from field 3 on; undefined without /proc or once the process is gone. */
-function statFields(pid: number): string[] | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // comm (field 2) may hold spaces and parentheses: count fields from the last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return readStat(pid)?.state;
 }

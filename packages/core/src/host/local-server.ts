@@ -9,6 +9,7 @@ import { registerHistoryTool, Timeline } from '../timeline/index.js';
 import { ScreenMirror, ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
+import { SessionFacts } from '../facts/index.js';
 import { ChatHost } from '../chats/chat-host.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from '../common/discovery.js';
@@ -78,6 +79,8 @@ export interface LocalServer {
   service: PtyService;
   /** The sessions' screens, read by the tool and the panels' resyncs. */
   screens: ScreenService;
+  /** The sessions as the panels are shown them: the service's record with what the tool and the process watch learned. */
+  facts: SessionFacts;
   tool: TerminalTool;
   /** Every session's commands (issue 36). */
   timeline: Timeline;
@@ -142,7 +145,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     );
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
-  const tool = createTerminalTool(service, { screens, ...(sandbox ? { sandbox } : {}) });
+  // One record of what is learned of the sessions: the tool tells it, the panels are shown it.
+  const facts = new SessionFacts(service);
+  const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const timeline = new Timeline(service);
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
@@ -162,6 +167,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     http = await startHttpServer({
       service,
       screens,
+      facts,
       createMcpServer: (connection) =>
         createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
       host: options.host,
@@ -192,6 +198,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await chats.dispose();
     tool.dispose();
     timeline.dispose();
+    facts.dispose();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     throw error;
@@ -213,6 +220,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     instance: started.instance,
     service,
     screens,
+    facts,
     tool,
     timeline,
     agents: started.agents,
@@ -227,6 +235,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         await chats.dispose();
         await started.close();
         tool.dispose();
+        facts.dispose();
         if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();
         // After the sessions ended, so the store keeps how they ended.

@@ -9,7 +9,7 @@ import { plantRecord } from '../testing/lost-records.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { UnsafeStateError } from '../common/discovery.js';
-import type { LostRecord } from './lost-record.js';
+import type { LostRecord } from '../pty/lost-record.js';
 import { openSessionStore, sessionStoreSetting, type SessionStoreOptions } from './session-store.js';
 import { HEADER_BYTES } from './store-format.js';
 

@@ -8,7 +8,7 @@
  * once.
  */
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
-import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../pty/utf8.js';
+import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { appendOutput, readOutputTail, rewriteOutput, writeAtomically } from './store-files.js';
 import { metaPath, timelinePath, type SessionMeta } from './store-format.js';

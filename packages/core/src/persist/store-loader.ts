@@ -17,7 +17,7 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
-import type { LostRecord } from './lost-record.js';
+import type { LostRecord } from '../pty/lost-record.js';
 import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';

@@ -1,6 +1,5 @@
 // Who listens on given TCP ports, for a command that failed on a taken one.
-import { procPids, socketInodes } from './proc-fs.js';
-import { commandOf, processesKnown } from './session-processes.js';
+import { commandOf, processesKnown, procPids, socketInodes } from './proc-fs.js';
 import { listeningSockets } from './tcp-table.js';
 
 export interface PortHolder {

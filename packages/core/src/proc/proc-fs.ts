@@ -6,6 +6,11 @@ import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:f
  * `process.platform` and treat a missing file as a process that went away.
  */
 
+/** Whether this system can say (Linux /proc); elsewhere every caller leaves the fields out. */
+export function processesKnown(): boolean {
+  return process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
+}
+
 /** Numeric entries of /proc: every process visible to us, in no particular order. */
 export function procPids(): number[] {
   const pids: number[] = [];
@@ -90,6 +95,15 @@ export function isLive(stat: ProcStat): boolean {
   return stat.state !== 'Z' && stat.state !== 'X';
 }
 
+/** Where the link points, or undefined when it cannot be read (gone, another user's). */
+export function readLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The inodes of the sockets `pid` holds open; empty for another user's process or one that is gone. */
 export function socketInodes(pid: number): string[] {
   let fds: string[];
@@ -100,13 +114,8 @@ export function socketInodes(pid: number): string[] {
   }
   const inodes: string[] = [];
   for (const fd of fds) {
-    let link: string;
-    try {
-      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue;
-    }
-    if (link.startsWith('socket:[')) inodes.push(link.slice(8, -1));
+    const link = readLink(`/proc/${pid}/fd/${fd}`);
+    if (link?.startsWith('socket:[')) inodes.push(link.slice(8, -1));
   }
   return inodes;
 }
@@ -130,4 +139,13 @@ function bootTimeMs(): number {
     bootTime = match ? Number(match[1]) * 1000 : 0;
   }
   return bootTime;
+}
+
+const MAX_COMMAND_CHARS = 300;
+
+/** Its command line with spaces between the arguments, bounded. */
+export function commandOf(pid: number): string {
+  const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
+  const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
+  return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
 }

@@ -1,4 +1,4 @@
-import { isContinuationByte, MAX_CONTINUATION_BYTES } from './utf8.js';
+import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 
 /**
  * A session's output, addressed by absolute byte cursors (bytes since the

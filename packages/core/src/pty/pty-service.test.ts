@@ -116,27 +116,6 @@ describe('PtyService', () => {
     await waitForOutput(service, info.id, 'cols=132 lines=43');
   });
 
-  it('sets ports with pty.updated only when they change, also after exit, never on a display session', async () => {
-    const info = service.create({ command: 'bash', args: BASH, source: 'user' });
-    const updates: SessionInfo[] = [];
-    service.on('pty.updated', (event) => updates.push(event.info));
-    const port = { port: 8000, address: '127.0.0.1', pid: info.pid, command: 'python3 -m http.server' };
-    service.setPorts(info.id, []);
-    service.setPorts(info.id, []);
-    service.setPorts(info.id, [port]);
-    service.setPorts(info.id, [{ ...port }]);
-    expect(updates.map((update) => update.ports)).toEqual([[], [port]]);
-    service.write(info.id, 'exit\r');
-    await waitForExit(service, info.id);
-    // What an exited session left running may still listen.
-    service.setPorts(info.id, []);
-    expect(service.get(info.id)!.ports).toEqual([]);
-    const display = service.createDisplay({ source: 'agent', command: 'npm test' });
-    service.setPorts(display.info.id, [port]);
-    expect(service.get(display.info.id)!.ports).toBeUndefined();
-    expect(updates).toHaveLength(3);
-  });
-
   it('follows OSC 0/2 titles with pty.updated', async () => {
     const info = service.create({ command: 'bash', args: BASH, source: 'user', title: 'start', env: { PS1: '$ ' } });
     expect(info.title).toBe('start');

@@ -1,8 +1,8 @@
 // The PTY service: creates, reads, writes and ends every session, and emits their lifecycle events.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportError, type Attention, type ListeningPort, type SessionId, type SessionInfo, type SessionSource, type ShellActivity } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import { reportError, type SessionId, type SessionSource } from '@ptydeck/contract';
+import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
@@ -27,6 +27,7 @@ import {
   type PtyService,
   type PtyServiceEventMap,
   type PtyServiceOptions,
+  type PtySessionInfo,
   type ReadOptions,
   type ReadResult,
 } from './types.js';
@@ -68,7 +69,7 @@ class PtyServiceImpl implements PtyService {
     this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));
   }
 
-  create(rawInput: CreateSessionInput): SessionInfo {
+  create(rawInput: CreateSessionInput): PtySessionInfo {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput(rawInput);
     this.quota.checkSpawn(input.source);
@@ -129,7 +130,7 @@ class PtyServiceImpl implements PtyService {
     return session.snapshot();
   }
 
-  createDisplay(rawInput: CreateDisplayInput): { info: SessionInfo; session: DisplaySession } {
+  createDisplay(rawInput: CreateDisplayInput): { info: PtySessionInfo; session: DisplaySession } {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const input = parseCreateInput({ ...rawInput });
     this.quota.checkDisplay();
@@ -177,7 +178,7 @@ class PtyServiceImpl implements PtyService {
     return { info: session.snapshot(), session: handle };
   }
 
-  restore(record: LostRecord): SessionInfo {
+  restore(record: LostRecord): PtySessionInfo {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const info = restoredInfo(record, Date.now());
     if (this.sessions.has(info.id)) throw new PtyError('invalid_argument', `cannot restore session '${info.id}': a session with that id exists`);
@@ -232,34 +233,6 @@ class PtyServiceImpl implements PtyService {
     this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
   }
 
-  setAttention(id: SessionId, attention: Attention | null): void {
-    const session = this.sessions.get(id);
-    if (!session?.running) return;
-    const current = session.info.attention ?? null;
-    if (current === attention || (current && attention && current.since === attention.since && current.prompt === attention.prompt)) return;
-    session.info.attention = attention;
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
-  setShellActivity(id: SessionId, shell: ShellActivity | null): void {
-    const session = this.sessions.get(id);
-    if (!session?.running) return;
-    const current = session.info.shell ?? null;
-    if (current?.state === shell?.state && current?.lastExitCode === shell?.lastExitCode) return;
-    session.info.shell = shell && { ...shell };
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
-  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void {
-    const session = this.sessions.get(id);
-    // A display session runs nothing of ours; an exited one's leftovers may still listen.
-    if (!session || session.info.readOnly) return;
-    const current = session.info.ports;
-    if (current !== undefined && samePorts(current, ports)) return;
-    session.info.ports = ports && ports.map((port) => ({ ...port }));
-    this.events.emit('pty.updated', { type: 'pty.updated', info: session.snapshot() });
-  }
-
   async kill(id: SessionId, signal?: NodeJS.Signals): Promise<void> {
     const session = this.requireSession(id);
     if (signal === undefined) return this.terminate(session);
@@ -278,11 +251,11 @@ class PtyServiceImpl implements PtyService {
     this.forget(session);
   }
 
-  get(id: SessionId): SessionInfo | undefined {
+  get(id: SessionId): PtySessionInfo | undefined {
     return this.sessions.get(id)?.snapshot();
   }
 
-  list(): SessionInfo[] {
+  list(): PtySessionInfo[] {
     return [...this.sessions.values()].map((session) => session.snapshot());
   }
 
@@ -408,9 +381,4 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
-}
-
-function samePorts(a: readonly ListeningPort[] | null, b: readonly ListeningPort[] | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((port, i) => port.port === b[i]!.port && port.address === b[i]!.address && port.pid === b[i]!.pid && port.command === b[i]!.command);
 }

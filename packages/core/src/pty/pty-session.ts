@@ -1,5 +1,5 @@
 // One session's state inside the PTY service: its info, output log and running process.
-import type { SessionInfo } from '@ptydeck/contract';
+import type { PtySessionInfo } from './types.js';
 import { OutputLog } from './output-log.js';
 import type { FloodTurn } from './flood-turns.js';
 import type { PtyProcess } from './pty-process.js';
@@ -33,7 +33,7 @@ export class PtySession {
 
   /** `reuse` takes back the read thread's batches once the log has trimmed them (OutputLog.appendReusable). */
   constructor(
-    readonly info: SessionInfo,
+    readonly info: PtySessionInfo,
     /** `restoredLogStart`: the log carries on an earlier host's from this absolute cursor (PtyService.restore). */
     options: { reuse?: (buffer: ArrayBuffer) => void; restoredLogStart?: number } = {},
   ) {
@@ -61,14 +61,12 @@ export class PtySession {
     this.info.exitCode = exitCode;
     this.info.signal = signal;
     this.info.exitedAt = Date.now();
-    // An exited program asks nobody for anything.
-    this.info.attention = null;
     this.process = null;
     this.markExited();
   }
 
   /** A copy callers may keep or mutate without touching the session. */
-  snapshot(): SessionInfo {
+  snapshot(): PtySessionInfo {
     return { ...this.info, args: [...this.info.args] };
   }
 }

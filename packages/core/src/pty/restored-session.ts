@@ -8,19 +8,19 @@
  * would draw on a screen (controls in its title, cwd, command) is dropped.
  */
 import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from './lost-record.js';
 import { withoutControls } from './title-tracker.js';
-import { PtyError } from './types.js';
+import { PtyError, type PtySessionInfo } from './types.js';
 
 /** The restored session's info, or a PtyError naming what is wrong with the record. */
-export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
+export function restoredInfo(record: LostRecord, foundAt: number): PtySessionInfo {
   const parsed = SessionInfo.safeParse(record.info);
   if (!parsed.success) throw new PtyError('invalid_argument', `cannot restore a session from a malformed record: ${formatZodIssues(parsed.error)}`);
   if (!Number.isSafeInteger(record.start) || record.start < 0) {
     throw new PtyError('invalid_argument', `cannot restore session '${parsed.data.id}': its output starts at ${record.start}, not a cursor`);
   }
-  // Whatever the file said of ports (and of prompts and shells) was true of processes that are gone.
-  const { ports: _ports, ...info } = parsed.data;
+  // Whatever the file said of ports, prompts and shells was learned of processes that are gone (facts/ says so anew).
+  const { ports: _ports, attention: _attention, shell: _shell, ...info } = parsed.data;
   const wasRunning = info.status !== 'exited';
   const writtenEnd = record.start + record.output.length;
   return {
@@ -35,8 +35,6 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
     // Its process, if any is left, is not this host's; and a pid kept from then may name another process now.
     pid: 0,
     status: wasRunning ? 'lost' : 'exited',
-    attention: null,
-    shell: null,
     lost: wasRunning ? { foundAt, unwrittenBytes: record.readEnd === null ? null : Math.max(0, record.readEnd - writtenEnd) } : null,
     restored: true,
   };
@@ -45,7 +43,7 @@ export function restoredInfo(record: LostRecord, foundAt: number): SessionInfo {
 const SIGNAL_NAME = /^SIG[A-Z0-9+-]{1,16}$/;
 
 /** Why a restored session takes no input and cannot be resized: the process is gone. */
-export function restoredRefusal(info: SessionInfo, action: string): PtyError {
+export function restoredRefusal(info: PtySessionInfo, action: string): PtyError {
   const why =
     info.status === 'lost'
       ? 'its process is gone: it was running when an earlier ptydeck host stopped (killed, crashed or upgraded), and this is the record of its output that host kept'

@@ -7,7 +7,7 @@ import { hostIdOf, SessionLabels } from './session-labels.js';
 /**
  * What a process's labels say of where it was started (issue 32.1: another
  * host's are none of ours; issue 31.9: the key it kept outweighs the id it
- * claims). With real processes: proc/process-watch.test.ts and
+ * claims). With real processes: facts/process-watch.test.ts and
  * terminal-tool/owned-processes.test.ts.
  */
 

@@ -16,7 +16,7 @@ export interface LabelReader {
   readonly hostId: string;
   /**
    * The session a process carrying `label` was started in, as far as labels
-   * can tell (the process tree and POSIX session come first: proc/session-processes.ts);
+   * can tell (the process tree and POSIX session come first: pty/session-processes.ts);
    * undefined when it is none of this host's or its label is forged.
    */
   sessionOf(label: ProcessLabel): string | undefined;

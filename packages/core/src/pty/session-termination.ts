@@ -6,23 +6,23 @@
  * only polling sees them go). A PTY session's are ended by whose it is:
  * - an agent's: its whole POSIX session, then everything else it owns
  *   (what descended from it while it ran, whatever its environment claims,
- *   and detached jobs carrying its labels, proc/end-processes.ts): the agent
+ *   and detached jobs carrying its labels, pty/end-processes.ts): the agent
  *   started them and is not there to end them;
  * - the developer's: as closing a terminal window does. The session's own
  *   process group and its terminal's foreground job get SIGHUP (SIGKILL after
  *   the grace period for what ignores it); the shell passes the hangup on to
  *   its jobs; what detached on purpose (nohup, setsid) lives on, still known
- *   by its PTYDECK_SESSION_ID (the process watch lists it: proc/process-watch.ts).
+ *   by its PTYDECK_SESSION_ID (the process watch lists it: facts/process-watch.ts).
  */
-import { endSessionLeftovers } from '../proc/end-processes.js';
-import { sessionProcesses } from '../proc/session-processes.js';
+import { endSessionLeftovers } from './end-processes.js';
+import { sessionProcesses } from './session-processes.js';
 import { readStat } from '../proc/proc-fs.js';
 import { groupAlive, groupMembers, posixSessionMembers, signalGroups, signalPosixSession } from './process-tree.js';
-import { escalate, type Escalation } from './process-wait.js';
+import { escalate, type Escalation } from '../proc/process-wait.js';
 import type { PtySession } from './pty-session.js';
 import type { LabelReader } from './session-labels.js';
 
-export { waitFor } from './process-wait.js';
+export { waitFor } from '../proc/process-wait.js';
 
 export interface EndPosixSessionOptions extends Escalation {
   /** Everything is gone. Default: no process is left in the session. */

@@ -1,6 +1,16 @@
 // The PTY service's public types and errors.
-import type { Attention, ErrorReporter, ListeningPort, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource, ShellActivity } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { ErrorReporter, PtyEventOf, PtyEventType, SandboxInfo, SessionId, SessionInfo, SessionSource } from '@ptydeck/contract';
+
+/**
+ * A session as the PTY service knows it: what it spawned and how that went.
+ * What others learn of it (prompts, shell state, ports) is not the service's:
+ * facts/session-facts.ts keeps it and merges it into the panels' SessionInfo.
+ */
+export type PtySessionInfo = Omit<SessionInfo, 'attention' | 'shell' | 'ports'>;
+
+/** A contract event, with the service's info where it carries one. */
+type WithPtyInfo<E> = E extends { info: SessionInfo } ? Omit<E, 'info'> & { info: PtySessionInfo } : E;
+import type { LostRecord } from './lost-record.js';
 import type { ScannedOutput } from '../vt/index.js';
 import type { LabelReader } from './session-labels.js';
 
@@ -178,7 +188,7 @@ export interface PtyInputEvent {
   data: string | Uint8Array;
 }
 
-export type PtyServiceEventMap = { [K in PtyEventType]: PtyEventOf<K> } & { 'pty.data': PtyDataEvent; 'pty.input': PtyInputEvent };
+export type PtyServiceEventMap = { [K in PtyEventType]: WithPtyInfo<PtyEventOf<K>> } & { 'pty.data': PtyDataEvent; 'pty.input': PtyInputEvent };
 export type PtyServiceEventType = keyof PtyServiceEventMap;
 
 export interface PtyService {
@@ -186,16 +196,16 @@ export interface PtyService {
    * The labels the service writes into every session's environment beside
    * PTYDECK_SESSION_ID (its host's id, the session's key), and which session
    * a process carrying some comes from: what a process table scan trusts of
-   * a label (proc/session-processes.ts).
+   * a label (pty/session-processes.ts).
    */
   readonly labels: LabelReader;
-  create(input: CreateSessionInput): SessionInfo;
+  create(input: CreateSessionInput): PtySessionInfo;
   /**
    * Opens a display-only session (SessionInfo.readOnly): no process, pid 0,
    * output appended through the returned handle; write() refuses it with
    * 'read_only', kill() and remove() end it like any session.
    */
-  createDisplay(input: CreateDisplayInput): { info: SessionInfo; session: DisplaySession };
+  createDisplay(input: CreateDisplayInput): { info: PtySessionInfo; session: DisplaySession };
   /**
    * Brings back a session an earlier host kept (issue 24), under its id,
    * source, owner and ownerName, with its output at the cursors it had: one
@@ -205,7 +215,7 @@ export interface PtyService {
    * saying the process is gone, kill() does nothing, remove() forgets it. It
    * counts as an exited session for the caps, and emits `pty.created`.
    */
-  restore(record: LostRecord): SessionInfo;
+  restore(record: LostRecord): PtySessionInfo;
   /**
    * Throws 'read_only' for a display session. `from` says who typed it (the
    * developer unless the agent tool says otherwise), for `pty.input`.
@@ -213,33 +223,14 @@ export interface PtyService {
   write(id: SessionId, data: string | Uint8Array, from?: SessionSource): void;
   resize(id: SessionId, cols: number, rows: number): void;
   /**
-   * Says whether the session's program is waiting for a person's input (or
-   * null when it no longer is); emits `pty.updated` on a change, so every
-   * viewer shows the same thing. Ignored for a session that has exited.
-   */
-  setAttention(id: SessionId, attention: Attention | null): void;
-  /**
-   * Says what the session's shell is doing, as the agent tool follows it
-   * through the shell's marks (null: nobody knows); emits `pty.updated` on a
-   * change. Ignored for a session that has exited.
-   */
-  setShellActivity(id: SessionId, shell: ShellActivity | null): void;
-  /**
-   * Says which TCP ports the session's processes listen on (null: this system
-   * cannot say), as the process watch finds them; emits `pty.updated` only when
-   * they changed. Kept for an exited session too (what it left running may
-   * still listen); ignored for a display session.
-   */
-  setPorts(id: SessionId, ports: readonly ListeningPort[] | null): void;
-  /**
    * Signals the session's whole process group. Without a signal: SIGHUP, then
    * SIGKILL after the grace period. Resolves once the session has exited.
    */
   kill(id: SessionId, signal?: NodeJS.Signals): Promise<void>;
   /** Forgets a session (killing it first if it runs) and emits `pty.removed`. */
   remove(id: SessionId): Promise<void>;
-  get(id: SessionId): SessionInfo | undefined;
-  list(): SessionInfo[];
+  get(id: SessionId): PtySessionInfo | undefined;
+  list(): PtySessionInfo[];
   read(id: SessionId, options?: ReadOptions): ReadResult;
   /**
    * The session's escape-sequence scanner, which every chunk passes through once as it enters the

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { SessionFacts } from '../facts/index.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
@@ -25,6 +26,7 @@ let home: string;
 let workspace: string;
 let service: PtyService;
 let tool: TerminalTool;
+let facts: SessionFacts;
 
 beforeAll(() => {
   // Without the npm_* variables `npx vitest` sets (npm_config_cache names the developer's cache, outside the sandbox).
@@ -41,7 +43,8 @@ beforeAll(() => {
     forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
   };
   service = createPtyService({ env });
-  tool = createTerminalTool(service, { sandbox });
+  facts = new SessionFacts(service);
+  tool = createTerminalTool(service, { sandbox, facts });
 });
 
 afterAll(async () => {
@@ -62,7 +65,7 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
     const id = await sandboxedShell();
     const asked = await tool.run(owner, { id, command: 'read -p "Name? " n; echo "got=$n"' });
     expect(asked).toMatchObject({ outcome: 'waiting_for_input', prompt_text: 'Name? ' });
-    expect(service.get(id)?.attention).toMatchObject({ prompt: 'Name? ' });
+    expect(facts.get(id)?.attention).toMatchObject({ prompt: 'Name? ' });
     await tool.send(owner, { id, text: 'ada', keys: ['Enter'] });
     expect(await tool.wait(owner, { id, until: 'exit', timeout_ms: 20_000 })).toMatchObject({ exit_code: 0 });
 

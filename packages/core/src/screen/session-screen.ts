@@ -1,7 +1,7 @@
 // One session's headless screen, brought up to date from its log only when someone reads it.
 import type { ErrorReporter, SessionId } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { incompleteTail } from '../pty/utf8.js';
+import { incompleteTail } from '../vt/index.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
 import { BackgroundPacing, MIRROR_CHUNK } from './background-pacing.js';
 import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader } from './mirror-screen.js';

@@ -5,6 +5,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
+import { SessionFacts } from '../facts/index.js';
 import { PanelConnection } from './panel-connection.js';
 
 const FRAME = 64 * 1024;
@@ -67,6 +68,7 @@ describe("a panel connection's frame buffers", () => {
     const ws = new HeldSocket();
     const connection = new PanelConnection(ws as never, {
       service,
+      facts: new SessionFacts(service),
       agents: new AgentRegistry(),
       screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
       instance: 'test',

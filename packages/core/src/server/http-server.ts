@@ -29,7 +29,7 @@ import { mcpLaunchCommand } from '../common/mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
-import { ProcessWatch, type ProcessWatchOptions } from '../proc/process-watch.js';
+import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
 import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
 
 /**
@@ -56,6 +56,12 @@ export interface HttpServerOptions {
    * disposes it on close.
    */
   screens?: ScreenService;
+  /**
+   * What is learned of the sessions (prompts, shell state, ports), which the
+   * panels are shown with them: pass the one the agent tool tells. Without it
+   * the server makes its own and disposes it on close.
+   */
+  facts?: SessionFacts;
   /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
   createMcpServer?: McpServerFactory;
   /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
@@ -158,7 +164,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
   const panels = new Set<PanelConnection>();
   // Each panel watches while it is connected: with none, no process table is read.
-  const processes = new ProcessWatch(options.service, options.processWatch);
+  const ownsFacts = options.facts === undefined;
+  const facts = options.facts ?? new SessionFacts(options.service);
+  const processes = new ProcessWatch(options.service, facts, options.processWatch);
   let guard: RequestGuard | undefined;
 
   // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
@@ -279,7 +287,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const host = { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
-      const panel = new PanelConnection(ws, { service: options.service, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}) });
+      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}) });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
@@ -312,6 +320,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       server.close();
       bounds.dispose();
       processes.dispose();
+      if (ownsFacts) facts.dispose();
       stopRecordingPids();
       if (ownsScreens) screens.dispose();
       throw error;
@@ -335,6 +344,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       bounds.dispose();
       wss?.close();
       processes.dispose();
+      if (ownsFacts) facts.dispose();
       stopRecordingPids();
       if (ownsScreens) screens.dispose();
     })());

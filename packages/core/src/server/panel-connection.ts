@@ -19,7 +19,7 @@ import type { AgentRegistry } from './agent-registry.js';
 import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
-import type { ProcessWatch } from '../proc/process-watch.js';
+import type { ProcessWatch, SessionFacts } from '../facts/index.js';
 import type { Timeline } from '../timeline/index.js';
 
 /**
@@ -33,6 +33,8 @@ const TIMELINE_SNAPSHOT_RECORDS = 5000;
 
 export interface PanelConnectionDeps {
   service: PtyService;
+  /** The sessions as the panel is shown them: the service's record with what was learned of them (prompts, shell state, ports). */
+  facts: Pick<SessionFacts, 'list' | 'on'>;
   agents: Pick<AgentRegistry, 'list' | 'onAdded' | 'onRemoved'>;
   /** The service's screens, shared with the agent tool: a resync hands a viewer one. */
   screens: Pick<ScreenService, 'snapshot'>;
@@ -83,11 +85,12 @@ export class PanelConnection {
     const subscriptions = this.subscriptions;
     // Before the snapshot and before this panel hears events: a due look lands in the snapshot's ports, not in events ahead of it.
     if (deps.processes) subscriptions.add(deps.processes.watch());
-    subscriptions.add(service.on('pty.created', (event) => this.send({ type: 'event', event })));
-    subscriptions.add(service.on('pty.updated', (event) => this.send({ type: 'event', event })));
-    subscriptions.add(service.on('pty.exited', (event) => this.send({ type: 'event', event })));
+    const { facts } = deps;
+    subscriptions.add(facts.on('pty.created', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(facts.on('pty.updated', (event) => this.send({ type: 'event', event })));
+    subscriptions.add(facts.on('pty.exited', (event) => this.send({ type: 'event', event })));
     subscriptions.add(
-      service.on('pty.removed', (event) => {
+      facts.on('pty.removed', (event) => {
         this.streams.detach(event.id);
         this.send({ type: 'event', event });
       }),
@@ -114,7 +117,7 @@ export class PanelConnection {
     ws.on('error', () => this.dispose());
     this.send({
       type: 'snapshot',
-      sessions: service.list(),
+      sessions: facts.list(),
       agents: agents.list(),
       instance: deps.instance,
       ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),

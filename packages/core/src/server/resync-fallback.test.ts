@@ -9,6 +9,7 @@ import { decodeOutputFrame, PANEL_WS_PATH } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
+import { SessionFacts } from '../facts/index.js';
 import { PanelConnection } from './panel-connection.js';
 import { MessageQueue } from '../testing/http.js';
 
@@ -34,6 +35,7 @@ async function connect(svc: PtyService, reports: string[]): Promise<{ ws: WebSoc
   wss.on('connection', (ws) => {
     const panel = new PanelConnection(ws, {
       service: svc,
+      facts: new SessionFacts(svc),
       agents: new AgentRegistry(),
       screens: failingMirrors,
       instance: 'test',

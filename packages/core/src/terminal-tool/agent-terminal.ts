@@ -1,9 +1,9 @@
 // The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type SessionSource, type ShellActivity } from '@ptydeck/contract';
+import type { SessionFactsWriter } from '../facts/index.js';
 import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
-import { NonceStrategy, type ExecuteStrategy, type SettleTarget } from './execute-strategy.js';
-import { looksLikeShellPrompt } from './input-prompts.js';
+import type { ExecuteStrategy, PromptTarget, RunTarget } from './execute-strategy.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
@@ -24,7 +24,7 @@ const TAIL_BYTES = 2048;
  * on the service's scan of it, and hears of each chunk through `ingest`.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentTerminal implements SettleTarget, InputWatchTarget {
+export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   /** The session's one scan of its output (PtyService.sequences), which hands this terminal its stream events. */
@@ -44,12 +44,14 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
   private readonly watch: InputWatch;
   /** Per caller, the `since` of the last input wait a result told it about. */
   private readonly toldAttention = new Map<string, number>();
-  /** The shell activity the service was last given: checked per chunk, so the service hears only of changes. */
+  /** The shell activity last told: checked per chunk, so the facts hear only of changes. */
   private shownState: ShellActivity['state'] | null = null;
   private shownExit: number | null = null;
 
   constructor(
     private readonly service: PtyService,
+    /** Where what it learns of the session (an input wait, the shell's state) is told, for the panels. */
+    private readonly facts: SessionFactsWriter,
     readonly id: SessionId,
     readonly ownerId: string,
     strategy: ExecuteStrategy | null,
@@ -69,7 +71,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     });
     this.changed = new Emitter<void>({ name: `agent terminal ${id} changed` });
     this.watch = new InputWatch(this, (attention) => {
-      service.setAttention(id, attention);
+      facts.setAttention(id, attention);
       this.emit();
     });
   }
@@ -194,17 +196,21 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     this.emit();
   }
 
-  /** Startup files replaced our hooks: follow commands with nonce marks from now on. */
-  fallBackToNonce(): void {
-    if (this.executeStrategy?.kind === 'shell-marks') this.executeStrategy = new NonceStrategy();
+  /** Startup files replaced our hooks: follow commands as the strategy's fallback does from now on. */
+  fallBack(): void {
+    if (this.executeStrategy) this.executeStrategy = this.executeStrategy.fallBack();
     this.publishActivity();
   }
 
   /** Types a command line for the agent now. Throws the service's error (input backlog, exited) with nothing typed. */
   typeCommand(command: string): void {
-    const strategy = this.requireStrategy();
+    this.typeLine(this.requireStrategy().commandInput(command));
+  }
+
+  /** Types a line the strategy made from a command (ExecuteStrategy.commandInput), as typeCommand does. */
+  typeLine(input: string): void {
     const cursor = this.scanner.end;
-    this.service.write(this.id, strategy.commandInput(command), 'agent');
+    this.service.write(this.id, input, 'agent');
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
     // Running from now: its echo, output and done mark may all come in one chunk, never showing it run.
@@ -237,8 +243,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     const cursor = this.scanner.end;
     this.service.write(this.id, data, 'agent');
     this.view.expectEcho(cursor, data);
-    // Only marks say when bash read a line: without them nothing would clear it.
-    if (this.executeStrategy?.kind === 'shell-marks' && /[\r\n]/.test(data)) this.tracker.lineEntered(cursor);
+    this.executeStrategy?.rawInput(data, cursor, this.tracker);
   }
 
   cursorOf(caller: string): number {
@@ -275,10 +280,7 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     // A result is returned after a short quiet (terminal_send waits 200 ms): ask the kernel now.
     const attention = this.watch.checkNow(200);
     if (attention) return { state: 'waiting_for_input', attention };
-    // Without marks, a command the developer ran leaves a prompt only its look reveals.
-    if (this.executeStrategy?.kind === 'nonce' && !this.tracker.running && this.tracker.phase !== 'typed' && looksLikeShellPrompt(this.tail())) {
-      return { state: 'idle_at_prompt', attention: null };
-    }
+    if (this.executeStrategy?.idleByLook(this.tracker, () => this.tail())) return { state: 'idle_at_prompt', attention: null };
     return { state: 'running', attention: null };
   }
 
@@ -328,21 +330,15 @@ export class AgentTerminal implements SettleTarget, InputWatchTarget {
     return this.executeStrategy;
   }
 
-  /**
-   * Gives the panel what the shell is doing when that changed: its marks say
-   * whether it sits at its prompt or runs a line (the agent's or one the
-   * developer typed), and how the last line ended. Nonce runs say nothing of
-   * the developer's commands, so nothing is claimed for a shell without marks.
-   */
+  /** Gives the panel what the shell is doing when that changed, as far as the strategy can follow it (nothing once exited). */
   private publishActivity(): void {
-    const followed = this.executeStrategy?.kind === 'shell-marks' && this.tracker.integrationSeen && !this.hasExited;
-    const phase = this.tracker.phase;
-    const state = !followed ? null : phase === 'typed' || phase === 'running' ? 'running' : 'idle';
-    const lastExit = followed ? (this.tracker.lastFinished?.exitCode ?? null) : null;
+    const activity = this.hasExited ? null : (this.executeStrategy?.shellActivity(this.tracker) ?? null);
+    const state = activity?.state ?? null;
+    const lastExit = activity?.lastExitCode ?? null;
     if (state === this.shownState && lastExit === this.shownExit) return;
     this.shownState = state;
     this.shownExit = lastExit;
-    this.service.setShellActivity(this.id, state === null ? null : { state, lastExitCode: lastExit });
+    this.facts.setShellActivity(this.id, state === null ? null : { state, lastExitCode: lastExit });
   }
 
   private emit(): void {

@@ -1,6 +1,6 @@
 import type { Attention } from '@ptydeck/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { InputWait } from '../pty/input-wait.js';
+import type { InputWait } from '../proc/input-wait.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 
 /** The watch under a fake clock, with the kernel's answer scripted. */

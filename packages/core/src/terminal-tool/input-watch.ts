@@ -1,7 +1,7 @@
 // Notices a command waiting for input (from the kernel, else the prompt's look), so a wait returns instead of
 // timing out.
 import type { Attention, SessionSource } from '@ptydeck/contract';
-import { probeInputWait, type InputWait } from '../pty/input-wait.js';
+import { probeInputWait, type InputWait } from '../proc/input-wait.js';
 import { detectInputPrompt, endsLikeAPrompt, lastLine } from './input-prompts.js';
 
 /** What the watch needs of its terminal. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from '../pty/lost-record.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { waitForOutput } from '../testing/session-waits.js';

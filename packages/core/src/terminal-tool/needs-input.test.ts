@@ -31,7 +31,7 @@ describe.skipIf(process.platform !== 'linux')('a command waiting for input', () 
 
   it('tells the developer too: pty.updated carries the attention, and clears it once answered', async () => {
     const updates: Array<Attention | null | undefined> = [];
-    const off = shells.service.on('pty.updated', (event) => updates.push(event.info.attention));
+    const off = shells.facts.on('pty.updated', (event) => updates.push(event.info.attention));
     try {
       const run = await shells.tool.run(owner, { command: `printf 'Continue? [y/N] '; read x` });
       expect(run.outcome).toBe('waiting_for_input');
@@ -43,7 +43,7 @@ describe.skipIf(process.platform !== 'linux')('a command waiting for input', () 
       shells.service.write(run.id, 'y\r');
       expect(await waiting).toMatchObject({ reason: 'exit', exit_code: 0, output: 'y\n' });
       expect(updates.at(-1)).toBeNull();
-      expect(shells.service.get(run.id)?.attention ?? null).toBeNull();
+      expect(shells.facts.get(run.id)?.attention ?? null).toBeNull();
       await shells.tool.close(owner, { id: run.id });
     } finally {
       off();
@@ -58,7 +58,7 @@ describe.skipIf(process.platform !== 'linux')('the developer answering a prompt'
     // Once the echo of the developer's key cleared the prompt, the kernel finds bash still reading: the prompt is back.
     const seenAgain = new Promise<void>((resolve) => {
       let cleared = false;
-      const off = shells.service.on('pty.updated', (event) => {
+      const off = shells.facts.on('pty.updated', (event) => {
         if (event.info.id !== run.id) return;
         if (!event.info.attention) cleared = true;
         else if (cleared) {

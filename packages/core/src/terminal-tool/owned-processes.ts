@@ -1,8 +1,8 @@
 // What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
-import { endProcesses, endSessionLeftovers, unionOf } from '../proc/end-processes.js';
+import { processesKnown } from '../proc/proc-fs.js';
+import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
 import {
   backgroundProcesses,
-  processesKnown,
   sessionLeftovers,
   snapshotSession,
   snapshotSessions,
@@ -10,7 +10,7 @@ import {
   type OwnedPort,
   type OwnedProcess,
   type SessionRef,
-} from '../proc/session-processes.js';
+} from '../pty/session-processes.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';

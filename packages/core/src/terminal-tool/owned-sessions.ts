@@ -1,6 +1,7 @@
 // The agent tool's sessions by owner: the fence that keeps each MCP connection to its own sessions.
 import { reportError, type SandboxProfile, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
+import type { SessionFactsWriter } from '../facts/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import { TerminalToolError, noSuchTerminal } from './errors.js';
 
@@ -25,6 +26,8 @@ export class OwnedSessions {
 
   constructor(
     private readonly service: PtyService,
+    /** Where its terminals tell what they learn of their sessions. */
+    private readonly facts: SessionFactsWriter,
     /** Live sessions one owner may hold. */
     readonly maxLivePerOwner: number,
     /** Exited sessions kept readable per owner; older ones are evicted. */
@@ -101,7 +104,7 @@ export class OwnedSessions {
    */
   adoptRestored(info: SessionInfo, cursor: number | null): void {
     if (info.source !== 'agent' || !info.owner || info.readOnly || this.sessions.has(info.id)) return;
-    const session = new AgentTerminal(this.service, info.id, info.owner, null, info.cwd);
+    const session = new AgentTerminal(this.service, this.facts, info.id, info.owner, null, info.cwd);
     session.markRestored(info.status === 'lost', cursor);
     this.add(session);
   }

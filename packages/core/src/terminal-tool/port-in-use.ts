@@ -1,6 +1,6 @@
 // "Who holds the port" for a command that failed on a taken one, within the fence between agents.
 import { portHolders } from '../proc/port-holders.js';
-import { sessionsOf } from '../proc/session-processes.js';
+import { sessionsOf } from '../pty/session-processes.js';
 import type { PtyService } from '../pty/types.js';
 import type { OwnedSessions } from './owned-sessions.js';
 import type { PortInUse } from './results.js';

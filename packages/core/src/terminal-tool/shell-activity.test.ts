@@ -19,11 +19,11 @@ const is = (shell: ShellActivity) => (info: { shell?: ShellActivity | null }) =>
 describe('shell activity in the session info', () => {
   it('says a shell is idle with its last exit code once a run ends, and tells the panel only of changes', async () => {
     const shellUpdates: Array<ShellActivity | null | undefined> = [];
-    const off = shells.service.on('pty.updated', (event) => shellUpdates.push(event.info.shell));
+    const off = shells.facts.on('pty.updated', (event) => shellUpdates.push(event.info.shell));
     try {
       const run = await shells.tool.run(owner, { command: 'ls /; false' });
       expect(run).toMatchObject({ outcome: 'completed', exit_code: 1 });
-      expect(shells.service.get(run.id)?.shell).toEqual({ state: 'idle', lastExitCode: 1 });
+      expect(shells.facts.get(run.id)?.shell).toEqual({ state: 'idle', lastExitCode: 1 });
       // Each update changed what it says: the first prompt, the command, its end.
       expect(shellUpdates).toEqual([
         { state: 'idle', lastExitCode: null },
@@ -38,13 +38,13 @@ describe('shell activity in the session info', () => {
 
   it("follows a command the developer types into the agent's shell", async () => {
     const run = await shells.tool.run(owner, { command: 'true' });
-    expect(shells.service.get(run.id)?.shell).toEqual({ state: 'idle', lastExitCode: 0 });
+    expect(shells.facts.get(run.id)?.shell).toEqual({ state: 'idle', lastExitCode: 0 });
     // The panel writes the developer's keys to the PTY; the command runs until the gate opens.
     const gate = shells.gate();
     shells.service.write(run.id, `sh -c 'read x < ${gate.path}; exit 7'\r`);
-    await waitForInfo(shells.service, run.id, is({ state: 'running', lastExitCode: 0 }));
+    await waitForInfo(shells.facts, run.id, is({ state: 'running', lastExitCode: 0 }));
     gate.open();
-    await waitForInfo(shells.service, run.id, is({ state: 'idle', lastExitCode: 7 }));
+    await waitForInfo(shells.facts, run.id, is({ state: 'idle', lastExitCode: 7 }));
     await shells.tool.close(owner, { id: run.id });
   });
 
@@ -54,7 +54,7 @@ describe('shell activity in the session info', () => {
     try {
       const run = await tool.run(plain, { command: 'false' });
       expect(run.exit_code).toBe(1);
-      expect(shells.service.get(run.id)?.shell ?? null).toBeNull();
+      expect(shells.facts.get(run.id)?.shell ?? null).toBeNull();
     } finally {
       await tool.closeOwner(plain.id);
       tool.dispose();

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
+import type { SessionFactsWriter } from '../facts/index.js';
 import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
@@ -47,6 +48,7 @@ export class ShellLauncher {
 
   constructor(
     private readonly service: PtyService,
+    private readonly facts: SessionFactsWriter,
     private readonly owned: OwnedSessions,
     private readonly options: LaunchOptions,
   ) {}
@@ -75,7 +77,7 @@ export class ShellLauncher {
           ownerName: owner.name,
           ...(confine ? { confine } : {}),
         });
-        const session = new AgentTerminal(this.service, info.id, owner.id, launch.strategy, info.cwd);
+        const session = new AgentTerminal(this.service, this.facts, info.id, owner.id, launch.strategy, info.cwd);
         this.owned.add(session);
         return session;
       });

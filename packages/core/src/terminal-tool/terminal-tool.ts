@@ -2,11 +2,12 @@
 import { DisposableStore, reportError, type SessionInfo } from '@ptydeck/contract';
 import { ptySessionCapability } from '../capability/terminal-capability.js';
 import type { PtyService } from '../pty/types.js';
+import { SessionFacts } from '../facts/index.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
+import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
-import { looksLikeShellPrompt } from './input-prompts.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
@@ -18,7 +19,7 @@ import { listTerminals, readNew, runResult, terminalFields, withPorts } from './
 import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote, type SandboxSettings } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
-import type { SessionRef } from '../proc/session-processes.js';
+import type { SessionRef } from '../pty/session-processes.js';
 import { titleOf } from './command-title.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
@@ -51,6 +52,12 @@ export interface TerminalToolOptions {
    * sandbox is built from. Without it every agent shell runs as the developer.
    */
   sandbox?: SandboxSettings;
+  /**
+   * Where what the tool learns of its sessions (a program waiting for input,
+   * the shell's state) is told, for the panels: pass the one the server
+   * shows. Without it the tool makes its own and disposes it with itself.
+   */
+  facts?: SessionFacts;
 }
 
 export interface ToolCallHooks {
@@ -99,11 +106,6 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** A nonce shell's first prompt is recognised by its look; one that does not look like one costs at most this. */
-const NONCE_FIRST_PROMPT_MS = 2000;
-/** What bash prints as it exits by `exit` or `logout`: the shell's words, not the command's output. */
-const SHELL_EXIT_LINE = /(^|\n)(?:exit|logout)\n?$/;
-
 export function createTerminalTool(service: PtyService, options: TerminalToolOptions = {}): TerminalTool {
   return new TerminalToolImpl(service, options);
 }
@@ -124,8 +126,13 @@ class TerminalToolImpl implements TerminalTool {
     private readonly options: TerminalToolOptions,
   ) {
     this.processes = new OwnedProcesses(service.labels);
-    this.owned = new OwnedSessions(service, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
-    this.launcher = new ShellLauncher(service, this.owned, options);
+    let facts = options.facts;
+    if (!facts) {
+      facts = new SessionFacts(service);
+      this.subscriptions.add(facts);
+    }
+    this.owned = new OwnedSessions(service, facts, options.maxLivePerOwner ?? 16, options.maxExitedPerOwner ?? 20, options.maxOrphanedLive ?? 8);
+    this.launcher = new ShellLauncher(service, facts, this.owned, options);
     this.shellStartMs = options.shellStartMs ?? 10_000;
     if (options.screens) {
       this.screens = options.screens;
@@ -155,8 +162,7 @@ class TerminalToolImpl implements TerminalTool {
     const input = parseInput(CreateInput, rawInput);
     const session = await this.launcher.start(owner, input);
     // A new shell is useful once it shows its prompt; wait for it so the first run does not race startup.
-    const strategy = session.strategy;
-    if (strategy) await strategy.settle(session, strategy.kind === 'nonce' ? NONCE_FIRST_PROMPT_MS : this.shellStartMs);
+    await session.strategy?.settleNewShell(session, this.shellStartMs);
     const info = this.infoOf(session);
     return {
       ...terminalFields(session, info),
@@ -178,9 +184,7 @@ class TerminalToolImpl implements TerminalTool {
     let command = input.command;
     if (input.id === undefined) {
       session = await this.launcher.start(owner, { cwd, title: titleOf(input.command) });
-      // The timeout is for the command: a new bash first gets its own start window. (Nonce runs
-      // need no prompt: their start mark tells the output from a prompt drawn late.)
-      if (session.strategy?.kind === 'shell-marks') await session.strategy.settle(session, this.shellStartMs, hooks.signal);
+      await session.strategy?.beforeFirstRun(session, this.shellStartMs, hooks.signal);
     } else {
       session = this.lookup(owner, input.id);
       if (cwd !== undefined) command = `cd -- ${shellQuote(cwd)} && ${command}`;
@@ -192,10 +196,10 @@ class TerminalToolImpl implements TerminalTool {
         `Terminal ${session.id} runs ${this.infoOf(session).command}, not a shell, so terminal_run cannot run commands in it. Use terminal_send to type into it, or call terminal_run without id to get a shell.`,
       );
     }
-    await this.awaitPrompt(session, deadline, hooks.signal);
+    await session.strategy.awaitPrompt(session, { deadline, shellStartMs: this.shellStartMs, startedAt: this.infoOf(session).createdAt, signal: hooks.signal });
     const strategy = session.strategy;
     const { tracker } = session;
-    const starting = strategy.kind === 'shell-marks' && !tracker.integrationSeen;
+    const starting = strategy.starting(tracker);
     if (session.runQueued || (!starting && !strategy.readyToType(tracker)) || (starting && tracker.phase !== 'starting')) {
       const { state } = session.state();
       throw new TerminalToolError(
@@ -209,27 +213,25 @@ class TerminalToolImpl implements TerminalTool {
       return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started, owner.id);
     }
 
-    const typedAt = session.end;
+    // Back early when the command stops to ask this caller for input, whatever timeout_ms says.
+    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
+    let record: CommandRecord | null;
+    let finished: boolean;
     try {
-      session.typeCommand(command);
+      ({ record, finished } = await strategy.execute(session, command, {
+        deadline,
+        signal: hooks.signal,
+        asks,
+        typed: (ours) =>
+          streamProgress(session, hooks.onProgress, () => {
+            const current = ours();
+            return current && { start: current.outputStart, end: current.outputEnd ?? session.safeEnd };
+          }),
+      }));
     } catch (error) {
       throw fromPtyError(error);
     }
-    const ours = () => tracker.commandAfter(typedAt);
-    const stopProgress = streamProgress(session, hooks.onProgress, () => {
-      const record = ours();
-      return record && { start: record.outputStart, end: record.outputEnd ?? session.safeEnd };
-    });
-    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended;
-    // back early when the command stops to ask for input, whatever timeout_ms says.
-    const ended = () => session.exited || (tracker.phase !== 'typed' && tracker.running === null);
-    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
-    await session.waitFor(() => ended() || asks(), Math.max(0, deadline - Date.now()), hooks.signal);
-    const finished = ended();
-    stopProgress();
-    if (finished && !session.exited) await strategy.settle(session, Math.min(strategy.settleMs, Math.max(0, deadline - Date.now())), hooks.signal);
 
-    const record = ours();
     const from = session.cursorOf(owner.id);
     const commandStart = record?.outputStart ?? session.safeEnd;
     const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
@@ -244,7 +246,7 @@ class TerminalToolImpl implements TerminalTool {
       : session.exited && (record === null || record.exitCode === null)
         ? 'shell_exited'
         : 'completed';
-    const text = outcome === 'shell_exited' && strategy.kind === 'shell-marks' ? own.text.replace(SHELL_EXIT_LINE, '$1') : own.text;
+    const text = outcome === 'shell_exited' ? strategy.outputOfShellExit(own.text) : own.text;
     const result = runResult(
       session,
       this.infoOf(session),
@@ -432,20 +434,6 @@ class TerminalToolImpl implements TerminalTool {
       session.dispose();
     }
     this.launcher.dispose();
-  }
-
-  /**
-   * A bash starting up (slow startup files), or between a command's end and
-   * its next prompt: wait for the prompt. A prompt that never brings marks
-   * after the start window means startup files replaced our hooks: fall back
-   * to nonce marks.
-   */
-  private async awaitPrompt(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {
-    const { tracker } = session;
-    if (session.strategy?.kind !== 'shell-marks' || tracker.atPrompt || tracker.running || tracker.phase === 'typed' || session.altScreen || session.runQueued) return;
-    await session.waitFor(() => tracker.atPrompt || session.exited || tracker.running !== null, Math.max(0, deadline - Date.now()), signal);
-    const sinceStart = Date.now() - this.infoOf(session).createdAt;
-    if (!tracker.integrationSeen && sinceStart >= this.shellStartMs && looksLikeShellPrompt(session.tail())) session.fallBackToNonce();
   }
 
   private async settle(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {

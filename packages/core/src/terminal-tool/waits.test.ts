@@ -24,9 +24,9 @@ function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; 
     },
     write: (_id: string, data: string) => written.push(data),
     get: () => undefined,
-    setShellActivity: () => undefined,
   } as unknown as PtyService;
-  const session = new AgentTerminal(service, 's1', 'owner', new ShellMarksStrategy(), '/');
+  const facts = { setAttention: () => undefined, setShellActivity: () => undefined, setPorts: () => undefined };
+  const session = new AgentTerminal(service, facts, 's1', 'owner', new ShellMarksStrategy(), '/');
   const emit = (text: string) => {
     const data = Buffer.from(text);
     const cursor = log.length;

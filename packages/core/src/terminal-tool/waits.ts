@@ -1,7 +1,7 @@
 // What the terminal tool waits on: a command's end, exit, idle output, a pattern or a listening port.
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
-import { processesKnown } from '../proc/session-processes.js';
+import { processesKnown } from '../proc/proc-fs.js';
 import { TerminalToolError } from './errors.js';
 import type { WaitInput } from './tool-schemas.js';
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ChatBindings } from '../chats/chat-bindings.js';
 import { createAgentMcpServer } from '../terminal-tool/mcp-server.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { SessionFacts } from '../facts/index.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from './isolated-env.js';
 import type { PtyService } from '../pty/types.js';
@@ -15,22 +16,26 @@ export interface AgentCore {
 }
 
 export function useAgentCore(options: { chatBindings?: ChatBindings } = {}): AgentCore {
-  let made: { service: PtyService; tool: TerminalTool; core: HttpServer } | undefined;
+  let made: { service: PtyService; tool: TerminalTool; core: HttpServer; facts: SessionFacts } | undefined;
   beforeAll(async () => {
     const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
-    const tool = createTerminalTool(service);
+    // One record of what is learned of the sessions, as the host has: the tool tells it, the panels are shown it.
+    const facts = new SessionFacts(service);
+    const tool = createTerminalTool(service, { facts });
     const core = await startHttpServer({
       service,
+      facts,
       writeDiscovery: false,
       appDir: '/nonexistent',
       createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
       ...(options.chatBindings ? { chatBindings: options.chatBindings } : {}),
     });
-    made = { service, tool, core };
+    made = { service, tool, core, facts };
   });
   afterAll(async () => {
     await made?.core.close();
     made?.tool.dispose();
+    made?.facts.dispose();
     await made?.service.dispose();
   });
   const required = () => {

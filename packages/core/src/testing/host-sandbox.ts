@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach } from 'vitest';
+import { isLive, procPids, readOptional, readStat } from '../proc/proc-fs.js';
 import { isolatedHome } from './isolated-env.js';
 import { until } from './poll-until.js';
 
@@ -55,21 +56,14 @@ export function hostSandbox(extra: Record<string, string> = {}): HostSandbox {
 
 /** Pids of live processes (not zombies) whose environment names this state directory. */
 export function processesOf(stateDir: string): number[] {
-  const marker = Buffer.from(`\0PTYDECK_STATE_DIR=${stateDir}\0`);
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (/^\S+ \(.*\) [ZX] /s.test(stat)) continue;
-      // A leading NUL so the first variable matches like every other.
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${name}/environ`)]);
-      if (environ.includes(marker)) found.push(Number(name));
-    } catch {
-      // Gone while we looked, or not ours to read.
-    }
-  }
-  return found;
+  // Compared as /proc reads it (latin1, one char a byte), so a path of any bytes matches.
+  const marker = Buffer.from(`\0PTYDECK_STATE_DIR=${stateDir}\0`).toString('latin1');
+  return procPids().filter((pid) => {
+    if (pid === process.pid || !isAlive(pid)) return false;
+    // A leading NUL so the first variable matches like every other; undefined: gone while we looked, or not ours to read.
+    const environ = readOptional(`/proc/${pid}/environ`);
+    return environ !== undefined && `\0${environ}`.includes(marker);
+  });
 }
 
 /** The pid in the host lock, alive or not. */
@@ -129,11 +123,8 @@ export function runCli(box: HostSandbox, args: string[]): Promise<{ code: number
 
 /** Alive and not a zombie. */
 export function isAlive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
+  const stat = readStat(pid);
+  return stat !== undefined && isLive(stat);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { SessionInfo } from '@ptydeck/contract';
-import type { LostRecord } from '../persist/lost-record.js';
+import type { LostRecord } from '../pty/lost-record.js';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { metaPath, outputHeader, outputPath, type SessionMeta } from '../persist/store-format.js';
 

@@ -1,5 +1,5 @@
 // The machine's process table as a test reads it from /proc, apart from the code under test: who is left, whose child, which environment.
-import { readdirSync, readFileSync } from 'node:fs';
+import { isLive, procPids, readOptional, readStat } from '../proc/proc-fs.js';
 
 export interface ProcessEntry {
   pid: number;
@@ -13,19 +13,11 @@ export interface ProcessEntry {
 /** Every process on the machine that is not a zombie, read from /proc. */
 function processTable(): ProcessEntry[] {
   const entries: ProcessEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // exited while we looked
-    }
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const [state, ppid, pgrp, sid] = stat.slice(close + 2).split(' ', 4);
-    if (state === 'Z' || state === 'X') continue;
-    entries.push({ pid: Number(name), ppid: Number(ppid), pgrp: Number(pgrp), sid: Number(sid), state: state!, comm });
+  for (const pid of procPids()) {
+    const stat = readStat(pid);
+    // Gone while we looked, or a zombie.
+    if (!stat || !isLive(stat)) continue;
+    entries.push({ pid, ppid: stat.ppid, pgrp: stat.pgrp, sid: stat.sid, state: stat.state, comm: stat.name });
   }
   return entries;
 }
@@ -33,12 +25,8 @@ function processTable(): ProcessEntry[] {
 /** The value of `name` in the environment of the first live process (readable to us) that carries it. */
 export function environValue(name: string): string | undefined {
   for (const { pid } of processTable()) {
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue; // another user's, or gone
-    }
+    const environ = readOptional(`/proc/${pid}/environ`);
+    if (environ === undefined) continue; // another user's, or gone
     const found = environ.split('\0').find((variable) => variable.startsWith(`${name}=`));
     if (found) return found.slice(name.length + 1);
   }

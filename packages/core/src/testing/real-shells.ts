@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { SessionFacts } from '../facts/index.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from './isolated-env.js';
 import type { PtyService } from '../pty/types.js';
@@ -15,6 +16,8 @@ import { createTerminalTool, type TerminalOwner, type TerminalTool, type Termina
  */
 export interface RealShells {
   readonly service: PtyService;
+  /** What the tool learns of its sessions, as the panels are shown it. */
+  readonly facts: SessionFacts;
   readonly tool: TerminalTool;
   /** A temporary directory for the file's own fixtures. */
   readonly dir: string;
@@ -25,16 +28,19 @@ export interface RealShells {
 export function useRealShells(name: string, owner: TerminalOwner, toolOptions: TerminalToolOptions = {}): RealShells {
   let service: PtyService | undefined;
   let tool: TerminalTool | undefined;
+  let facts: SessionFacts | undefined;
   let dir: string | undefined;
   let gates = 0;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), `ptydeck-${name}-`));
     service = createPtyService({ env: isolatedEnv() });
-    tool = createTerminalTool(service, toolOptions);
+    facts = new SessionFacts(service);
+    tool = createTerminalTool(service, { facts, ...toolOptions });
   });
   afterAll(async () => {
     await tool?.closeOwner(owner.id);
     tool?.dispose();
+    facts?.dispose();
     await service?.dispose();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -45,6 +51,9 @@ export function useRealShells(name: string, owner: TerminalOwner, toolOptions: T
   return {
     get service() {
       return required(service, 'the service');
+    },
+    get facts() {
+      return required(facts, 'the facts');
     },
     get tool() {
       return required(tool, 'the tool');

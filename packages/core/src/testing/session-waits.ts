@@ -48,8 +48,11 @@ export function waitForExit(service: PtyService, id: SessionId, timeoutMs = 30_0
   });
 }
 
+/** Where a session's info is read and its changes heard: the PTY service, or SessionFacts for what was learned of it. */
+export type SessionInfoSource = Pick<PtyService, 'get'> & { on(event: 'pty.updated', listener: (event: { info: SessionInfo }) => void): () => void };
+
 /** Resolves with the session's info once `holds` is true of it: now, or at a later `pty.updated`. */
-export function waitForInfo(service: PtyService, id: SessionId, holds: (info: SessionInfo) => boolean, timeoutMs = 20_000): Promise<SessionInfo> {
+export function waitForInfo(service: SessionInfoSource, id: SessionId, holds: (info: SessionInfo) => boolean, timeoutMs = 20_000): Promise<SessionInfo> {
   return new Promise((resolve, reject) => {
     const current = service.get(id);
     if (current && holds(current)) return resolve(current);

@@ -2,7 +2,7 @@
  * The one pass over terminal output bytes that finds its escape sequences (ESC, CSI, OSC, and the
  * DCS/SOS/PM/APC strings) across chunk boundaries and hands them to the handlers its users register.
  */
-import { incompleteTail } from '../pty/utf8.js';
+import { incompleteTail } from './utf8.js';
 
 /**
  * What a user of the scanner wants to hear about. Every array a handler is given is lent for its

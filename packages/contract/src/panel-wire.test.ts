@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encodeOutputFrame, type SessionInfo } from '@ptydeck/contract';
-import { parseServerMessage } from './server-message.js';
+import { encodeOutputFrame } from './output-frame.js';
+import { encodeClientMessage, parseServerMessage } from './panel-wire.js';
+import type { SessionInfo } from './session.js';
 
 const info: SessionInfo = {
   id: 's1', source: 'agent', owner: 'c1', ownerName: 'claude-code', title: 'bash', command: 'bash', args: [],
@@ -57,5 +58,13 @@ describe('parseServerMessage', () => {
 
   it('reports values that are neither text nor binary', () => {
     expect(parseServerMessage(42).kind).toBe('invalid');
+  });
+});
+
+describe('encodeClientMessage', () => {
+  it('checks what a client worked out before it leaves, and passes keystrokes as they are', () => {
+    expect(JSON.parse(encodeClientMessage({ type: 'resize', id: 's1', cols: 100, rows: 30 }))).toEqual({ type: 'resize', id: 's1', cols: 100, rows: 30 });
+    expect(() => encodeClientMessage({ type: 'ack', id: 's1', cursor: -1 })).toThrow(/cursor/);
+    expect(JSON.parse(encodeClientMessage({ type: 'input', id: 's1', data: '\u0003' }))).toEqual({ type: 'input', id: 's1', data: '\u0003' });
   });
 });

@@ -1,6 +1,6 @@
 // What scans learn of each process and keep, so a scan of a thousand processes reads little.
-import type { ProcessLabel } from '../pty/session-labels.js';
-import { readStat, socketInodes, startedAtMs, type ProcStat } from './proc-fs.js';
+import type { ProcessLabel } from './session-labels.js';
+import { readStat, socketInodes, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 
 /**
  * How long a process's stat line stands for it, once the process has run

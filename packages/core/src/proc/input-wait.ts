@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { procPids, readLink, readOptional, readStat } from './proc-fs.js';
 
 /**
  * Asks the kernel whether a terminal's foreground program is blocked waiting
@@ -30,7 +30,7 @@ export function probeInputWait(sessionPid: number): InputWait {
   const terminal = readLink(`/proc/${sessionPid}/fd/0`);
   if (!leader || !terminal || leader.tpgid <= 0) return { state: 'busy' };
   for (const pid of foregroundMembers(leader.tpgid, leader.sid)) {
-    const syscall = readText(`/proc/${pid}/syscall`)?.trim().split(' ');
+    const syscall = readOptional(`/proc/${pid}/syscall`)?.trim().split(' ');
     if (!syscall || syscall[0] === 'running') continue;
     const nr = Number(syscall[0]);
     if (calls.read.includes(nr)) {
@@ -43,55 +43,21 @@ export function probeInputWait(sessionPid: number): InputWait {
   return { state: 'busy' };
 }
 
-interface Stat {
-  pgrp: number;
-  sid: number;
-  tpgid: number;
-}
-
-function readStat(pid: number): Stat | null {
-  const text = readText(`/proc/${pid}/stat`);
-  if (!text) return null;
-  // The command name may hold spaces and parentheses: fields start after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pgrp: Number(fields[2]), sid: Number(fields[3]), tpgid: Number(fields[5]) };
-}
-
 /** Processes of the foreground group, within the terminal's session. */
 function foregroundMembers(pgid: number, sid: number): number[] {
-  const members: number[] = [];
-  let entries: string[];
+  let pids: number[];
   try {
-    entries = readdirSync('/proc');
+    pids = procPids();
   } catch {
-    return members;
+    return [];
   }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    const pid = Number(entry);
+  return pids.filter((pid) => {
     const stat = readStat(pid);
-    if (stat && stat.pgrp === pgid && stat.sid === sid) members.push(pid);
-  }
-  return members;
+    return stat !== undefined && stat.pgrp === pgid && stat.sid === sid;
+  });
 }
 
 /** Whether the process has the terminal open as its standard input. */
 function holdsTerminal(pid: number, terminal: string): boolean {
   return readLink(`/proc/${pid}/fd/0`) === terminal;
-}
-
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'latin1');
-  } catch {
-    return null;
-  }
-}
-
-function readLink(path: string): string | null {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return null;
-  }
 }

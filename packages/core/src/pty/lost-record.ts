@@ -1,9 +1,9 @@
 /**
  * What the session store (issue 24) hands the host at start: the sessions an
  * earlier host was running or keeping when it died, as that host had written
- * them. The store (persist/) writes and reads these; the host turns each into
- * a read-only `lost` session (PtyService) and gives agent-owned ones back to
- * their agent (terminal-tool/). This file is the seam between the two.
+ * them. The store (persist/, above pty) writes and reads these; the host turns
+ * each into a read-only `lost` session (PtyService.restore, which is why the
+ * type lives here) and gives agent-owned ones back to their agent (terminal-tool/).
  */
 import type { SessionInfo } from '@ptydeck/contract';
 

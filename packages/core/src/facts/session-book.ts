@@ -1,7 +1,7 @@
 // The sessions the process watch scans, and the names of removed ones, so what they left running is listed by name.
 import { DisposableStore, type SessionId, type SessionInfo, type SessionSource } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import type { SessionRef } from './session-processes.js';
+import type { SessionRef } from '../pty/session-processes.js';
 
 /** A session as the process watch scans it, and names it in the overview. */
 export interface BookedSession {

@@ -1,6 +1,6 @@
 // Ends processes a session left behind that are not our children, never a later process reusing a pid.
-import { escalate } from '../pty/process-wait.js';
-import type { LabelReader } from '../pty/session-labels.js';
+import { escalate } from '../proc/process-wait.js';
+import type { LabelReader } from './session-labels.js';
 import { sessionLeftovers, stillRunning, type OwnedProcess, type SessionRef } from './session-processes.js';
 
 /**

@@ -2,10 +2,12 @@
 import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
 import type { LabelReader } from '../pty/session-labels.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { endProcesses } from './end-processes.js';
+import { endProcesses } from '../pty/end-processes.js';
 import { SessionBook, type BookedSession } from './session-book.js';
-import { processesKnown, snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from './session-processes.js';
-import { listeningSockets, tcpFingerprint } from './tcp-table.js';
+import type { SessionFactsWriter } from './session-facts.js';
+import { processesKnown } from '../proc/proc-fs.js';
+import { snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
+import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
 const END_GRACE_MS = 3000;
@@ -24,8 +26,8 @@ export interface EndedProcesses {
 }
 
 /**
- * Keeps each session's listening ports (SessionInfo.ports, through the
- * service's setPorts) and the processes ended sessions left running, while at
+ * Keeps each session's listening ports (SessionInfo.ports, through
+ * SessionFacts.setPorts) and the processes ended sessions left running, while at
  * least one panel watches: with none, nothing is read. What a session the
  * service no longer has left (a closed tab's `nohup` job) is found by the id
  * in its environment, so it stays listed whether or not the session's name is
@@ -61,6 +63,8 @@ export class ProcessWatch {
 
   constructor(
     private readonly service: PtyService,
+    /** Where each session's ports are told, for the panels. */
+    private readonly facts: SessionFactsWriter,
     options: ProcessWatchOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
@@ -202,7 +206,7 @@ export class ProcessWatch {
         command: snapshot.processes.find((proc) => proc.pid === port.pid)?.command ?? '',
       }));
       shown.push(...snapshot.processes.filter((proc) => ports.some((port) => port.pid === proc.pid)));
-      if (ours.has(id)) this.service.setPorts(id, ports);
+      if (ours.has(id)) this.facts.setPorts(id, ports);
       if (session.ref.running || snapshot.processes.length === 0) continue;
       shown.push(...snapshot.processes);
       leftovers.push({ id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });

@@ -10,7 +10,9 @@ import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-wait
 import type { PtyService } from '../pty/types.js';
 import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
 import { ProcessWatch } from './process-watch.js';
-import { commandOf, snapshotSessions, type SessionRef, type SnapshotOptions } from './session-processes.js';
+import { SessionFacts } from './session-facts.js';
+import { commandOf } from '../proc/proc-fs.js';
+import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
 import { running } from '../testing/carrying.js';
 import { until } from '../testing/poll-until.js';
 
@@ -23,13 +25,15 @@ import { until } from '../testing/poll-until.js';
 const BASH = ['--norc', '--noprofile'];
 let service: PtyService;
 let watch: ProcessWatch;
+let facts: SessionFacts;
 /** Every scan of the process table the watch makes, through its seam. */
 let scans: number;
 
 beforeEach(() => {
   service = createPtyService({ env: isolatedEnv() });
   scans = 0;
-  watch = new ProcessWatch(service, {
+  facts = new SessionFacts(service);
+  watch = new ProcessWatch(service, facts, {
     intervalMs: 50,
     scan: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => {
       scans++;
@@ -40,6 +44,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   watch.dispose();
+  facts.dispose();
   await service.dispose();
 });
 
@@ -94,13 +99,13 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     const { id } = service.create({ source: 'user', command: 'bash', args: BASH });
     const stop = watch.watch();
     const port = await startServer(id);
-    const listed = await waitForInfo(service, id, (info) => info.ports?.some((entry) => entry.port === port) ?? false);
+    const listed = await waitForInfo(facts, id, (info) => info.ports?.some((entry) => entry.port === port) ?? false);
     const entry = listed.ports!.find((candidate) => candidate.port === port)!;
     expect(entry.address).toBe('127.0.0.1');
     expect(entry.command).toContain('http.server');
     // Ctrl-C ends the server: the port goes from the session's info.
     service.write(id, '\x03');
-    await waitForInfo(service, id, (info) => info.ports !== undefined && info.ports !== null && !info.ports.some((candidate) => candidate.port === port));
+    await waitForInfo(facts, id, (info) => info.ports !== undefined && info.ports !== null && !info.ports.some((candidate) => candidate.port === port));
     stop();
   });
 
@@ -110,10 +115,10 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     const port = await startServer(id);
     expect(watch.stats).toEqual({ looks: 0, scans: 0 });
     expect(scans).toBe(0);
-    expect(service.get(id)!.ports).toBeUndefined();
+    expect(facts.get(id)!.ports).toBeUndefined();
 
     const stop = watch.watch();
-    await waitForInfo(service, id, (info) => info.ports?.some((entry) => entry.port === port) ?? false);
+    await waitForInfo(facts, id, (info) => info.ports?.some((entry) => entry.port === port) ?? false);
     stop();
     const after = { ...watch.stats };
     const scansAfter = scans;
@@ -123,7 +128,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     await waitForOutput(service, id, 'done-42');
     expect(watch.stats).toEqual(after);
     expect(scans).toBe(scansAfter);
-    expect(service.get(id)!.ports!.some((entry) => entry.port === port)).toBe(true);
+    expect(facts.get(id)!.ports!.some((entry) => entry.port === port)).toBe(true);
   });
 
   it('lists what an ended session left running, ends it on request, and refuses a pid the session does not own', async () => {
@@ -201,7 +206,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       watch.dispose();
       // A later host of the same state directory has the same host id.
       const later = createPtyService({ env: isolatedEnv(), hostId: service.labels.hostId });
-      const laterWatch = new ProcessWatch(later, { intervalMs: 50 });
+      const laterWatch = new ProcessWatch(later, new SessionFacts(later), { intervalMs: 50 });
       const stop = laterWatch.watch();
       try {
         const left = await leftoverOf(id, (session) => session !== undefined, laterWatch);
@@ -224,7 +229,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     const [dirA, dirB] = [mkdtempSync(join(tmpdir(), 'ptydeck-host-a-')), mkdtempSync(join(tmpdir(), 'ptydeck-host-b-'))];
     const hostA = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirA) });
     const hostB = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirB) });
-    const watchA = new ProcessWatch(hostA, { intervalMs: 50 });
+    const watchA = new ProcessWatch(hostA, new SessionFacts(hostA), { intervalMs: 50 });
     const stop = watchA.watch();
     const pids: number[] = [];
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SessionLabels } from '../pty/session-labels.js';
-import { portHolders } from './port-holders.js';
+import { SessionLabels } from './session-labels.js';
+import { portHolders } from '../proc/port-holders.js';
 import { sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
 
 /**

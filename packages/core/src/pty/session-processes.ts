@@ -1,9 +1,9 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
-import type { LabelReader, ProcessLabel } from '../pty/session-labels.js';
-import { isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from './proc-fs.js';
-import { ProcessFacts } from './process-facts.js';
-import { listeningSockets, type ListeningSocket } from './tcp-table.js';
 import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
+import type { LabelReader, ProcessLabel } from './session-labels.js';
+import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { ProcessFacts } from './process-facts.js';
+import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
 
 /**
  * What a session owns on the machine, read from /proc on demand (never on the
@@ -63,18 +63,11 @@ export interface SessionSnapshot {
   foregroundGroup: number | null;
 }
 
-const MAX_COMMAND_CHARS = 300;
-
 /**
  * One for the whole process: every scan in it reads the same kernel, and
  * what one scan learned spares the next its reads (process-facts.ts).
  */
 const facts = new ProcessFacts();
-
-/** Whether this system can say (Linux /proc); elsewhere every caller leaves the fields out. */
-export function processesKnown(): boolean {
-  return process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
-}
 
 export interface SnapshotOptions {
   /**
@@ -270,11 +263,4 @@ function variable(environ: string, name: string): string | undefined {
   const start = at + key.length;
   const end = environ.indexOf('\0', start);
   return environ.slice(start, end < 0 ? undefined : end);
-}
-
-/** Its command line with spaces between the arguments, bounded. */
-export function commandOf(pid: number): string {
-  const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
-  const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
-  return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
 }
