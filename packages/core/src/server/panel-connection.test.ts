@@ -274,7 +274,9 @@ describe('panel protocol over a real WebSocket with real bash', () => {
         }
       });
     });
-    // A round trip: everything the server sent before its reply has arrived.
+    // The window after the resync arrives (its pump may take a turn of the loop behind the flood's reads),
+    // then a round trip: everything the server sent before its reply has arrived, and it is no more.
+    await panel.until(info.id, () => entry.frameBytes - beforeResync >= ACK_WINDOW);
     const from = panel.messages.all.length;
     panel.send({ type: 'resize', id: 'no-such-session', cols: 80, rows: 24 });
     await panel.messages.json((m) => m.type === 'error', from);
