@@ -10,6 +10,7 @@ import { AgentInfo, Cols, Rows, SessionId, SessionInfo } from './session.js';
 import { PtyEvent } from './events.js';
 import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
+import { RemoteClientMessage, RemoteServerMessage } from './remote-protocol.js';
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
@@ -36,6 +37,8 @@ export const CreateMessage = z.object({
   requestId: z.string().max(64),
   cols: Cols.optional(),
   rows: Rows.optional(),
+  /** A remote's name (remote-protocol.ts) to open the tab there; absent for this machine. */
+  host: z.string().max(64).optional(),
 });
 /**
  * Flow control: the viewer's terminal has parsed a session's output up to
@@ -58,6 +61,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   AckMessage,
   ...ChatClientMessage.options,
   ...ProcessClientMessage.options,
+  ...RemoteClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -132,6 +136,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   ErrorMessage,
   ...ChatServerMessage.options,
   ...ProcessServerMessage.options,
+  ...RemoteServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 

@@ -20,6 +20,7 @@ import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch } from '../proc/process-watch.js';
+import type { OpenRemoteHosts, RemoteHosts } from '../remote/remote-hosts.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -49,6 +50,8 @@ export interface PanelConnectionDeps {
   chats?: Pick<ChatHost, 'agents' | 'list' | 'open' | 'prompt' | 'cancel' | 'answer' | 'close' | 'onOpened' | 'onEvent' | 'onClosed' | 'onAgentsChanged'>;
   /** Sessions' ports and leftover processes: the panel watches them while connected. Without it, process requests fail. */
   processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
+  /** The remotes a panel that sends `hosts.watch` is shown (remote/); without it, it is told there are none. */
+  remotes?: OpenRemoteHosts;
 }
 
 /**
@@ -59,6 +62,8 @@ export interface PanelConnectionDeps {
 export class PanelConnection {
   private readonly subscriptions = new DisposableStore();
   private readonly streams: ViewerStreams;
+  /** Opened when the panel asks (`hosts.watch`): a CLI's panel connection never reaches a remote. */
+  private remotes: RemoteHosts | undefined;
   private closed = false;
 
   constructor(
@@ -129,6 +134,7 @@ export class PanelConnection {
     this.closed = true;
     this.subscriptions.dispose();
     this.streams.dispose();
+    this.remotes?.dispose();
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -198,6 +204,10 @@ export class PanelConnection {
   private handle(message: PanelClientMessage): void {
     const { service } = this.deps;
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
+    if (message.type === 'hosts.watch') return this.watchHosts();
+    // A remote's session, or a tab to open on a remote: its relay's (this machine's own sessions are never routed there).
+    if (this.remotes?.route(message)) return;
+    if (message.type === 'port.forward') throw new PtyError('no_such_session', `no remote session ${message.id}`);
     if (message.type.startsWith('processes.')) return this.handleProcesses(message as Extract<PanelClientMessage, { type: `processes.${string}` }>);
     switch (message.type) {
       case 'attach':
@@ -229,6 +239,19 @@ export class PanelConnection {
         return;
       }
     }
+  }
+
+  private watchHosts(): void {
+    if (this.remotes) return this.send({ type: 'hosts', hosts: this.remotes.hosts() });
+    const open = this.deps.remotes;
+    if (!open) return this.send({ type: 'hosts', hosts: [] });
+    this.remotes = open({
+      send: (message) => this.send(message),
+      sendBinary: (bytes) => {
+        if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(bytes, { binary: true }, (error) => error && this.dispose());
+      },
+      isLocal: (id) => this.deps.service.get(id) !== undefined,
+    });
   }
 
   /**
