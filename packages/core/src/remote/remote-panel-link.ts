@@ -59,6 +59,11 @@ export class RemotePanelLink {
     this.start();
   }
 
+  /** The environment ssh runs with, for the port forwards made beside this link. */
+  get env(): Record<string, string | undefined> {
+    return this.options.env ?? process.env;
+  }
+
   get state(): { state: RemoteHostState; detail: string | null } {
     return this.current;
   }

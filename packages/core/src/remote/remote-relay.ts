@@ -1,6 +1,7 @@
 // One panel's view of one remote: the remote's sessions tagged with its name, the panel's requests routed there, and every
 // stream resumed from the byte after the last one passed on when the link comes back.
 import type { AgentInfo, PanelClientMessage, PanelServerMessage, SessionInfo } from '@ptydeck/contract';
+import { startPortForward, type PortForward } from './port-forward.js';
 import type { RelayedFrame, RemotePanelLink } from './remote-panel-link.js';
 
 /** Where the relay hands what the panel is to hear. */
@@ -30,6 +31,8 @@ export class RemoteRelay {
   /** Sessions the panel streams, with the cursor of the next byte it is owed (null: it asked for the screen). */
   private readonly viewers = new Map<string, number | null>();
   private readonly requests = new Set<string>();
+  /** Ports of this remote's sessions forwarded to this machine, by `id:port`: each kept until its session ends or the port closes. */
+  private readonly forwards = new Map<string, Promise<PortForward>>();
   private instance: string | undefined;
   private readonly subscriptions: (() => void)[] = [];
 
@@ -78,6 +81,8 @@ export class RemoteRelay {
         this.requests.add(message.requestId);
         if (!this.link.send(message)) this.refuse(message.requestId);
         return;
+      case 'port.forward':
+        return this.forward(message.requestId, message.id, message.port);
       case 'input':
         // Stale keys are worse than none: the panel is told, as it is when its own socket is down.
         if (!this.link.send(message)) this.refuse();
@@ -90,6 +95,46 @@ export class RemoteRelay {
   dispose(): void {
     for (const unsubscribe of this.subscriptions.splice(0)) unsubscribe();
     this.link.close();
+    for (const key of [...this.forwards.keys()]) this.unforward(key);
+  }
+
+  /** Forwards a port the session is known to listen on (a page cannot name any other), once per session and port. */
+  private forward(requestId: string, id: string, port: number): void {
+    const info = this.sessions.get(id);
+    const listening = info?.status === 'running' ? info.ports?.find((candidate) => candidate.port === port) : undefined;
+    if (!listening) return this.sink.send({ type: 'error', code: 'no_such_port', message: `${this.name}: session ${id} does not listen on port ${port}`, requestId });
+    const key = `${id}:${port}`;
+    let forward = this.forwards.get(key);
+    if (!forward) {
+      forward = startPortForward(this.link.remote, listening, this.link.env);
+      this.forwards.set(key, forward);
+      // ssh gone (the link dropped, or killed): the next click makes a new one.
+      forward.then(
+        (made) => void made.ended.then(() => this.forwards.get(key) === forward && this.forwards.delete(key)),
+        () => this.forwards.get(key) === forward && this.forwards.delete(key),
+      );
+    }
+    forward.then(
+      (made) => this.sink.send({ type: 'port.forwarded', requestId, id, port, url: made.url }),
+      (error: unknown) => this.sink.send({ type: 'error', code: 'port_forward_failed', message: (error as Error).message, requestId }),
+    );
+  }
+
+  private unforward(key: string): void {
+    const forward = this.forwards.get(key);
+    if (!forward) return;
+    this.forwards.delete(key);
+    forward.then((made) => made.close(), () => {});
+  }
+
+  /** Ends the forwards of a session that ended or went, and of ports it no longer listens on. */
+  private pruneForwards(id: string): void {
+    const info = this.sessions.get(id);
+    for (const key of [...this.forwards.keys()]) {
+      const [of, port] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
+      if (of !== id) continue;
+      if (!info || info.status !== 'running' || !info.ports?.some((candidate) => candidate.port === port)) this.unforward(key);
+    }
   }
 
   private refuse(requestId?: string): void {
@@ -130,6 +175,7 @@ export class RemoteRelay {
       this.viewers.delete(id);
       this.sink.send({ type: 'event', event: { type: 'pty.removed', id } });
     }
+    for (const key of [...this.forwards.keys()]) this.pruneForwards(key.slice(0, key.lastIndexOf(':')));
     const agents = new Set(snapshot.agents.map((agent) => agent.id));
     for (const id of this.agents) if (!agents.has(id)) this.sink.send({ type: 'agent.removed', id });
     for (const agent of snapshot.agents) if (!this.agents.has(agent.id)) this.sink.send({ type: 'agent.added', agent: this.tagAgent(agent) });
@@ -156,11 +202,13 @@ export class RemoteRelay {
         if (event.type === 'pty.removed') {
           if (!this.sessions.delete(event.id)) return;
           this.viewers.delete(event.id);
+          this.pruneForwards(event.id);
           return this.sink.send(message);
         }
         if (this.sink.taken(event.info.id, this)) return;
         const tagged = this.tag(event.info);
         this.sessions.set(tagged.id, tagged);
+        this.pruneForwards(tagged.id);
         return this.sink.send({ type: 'event', event: { ...event, info: tagged } });
       }
       case 'resync':
