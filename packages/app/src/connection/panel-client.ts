@@ -12,6 +12,7 @@ import {
   type McpLaunch,
   type ProcessServerMessage,
   type PtyEvent,
+  type RemoteHost,
   type SessionInfo,
 } from '@ptydeck/contract';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
@@ -112,6 +113,8 @@ export class PanelClient {
   private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
   private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
   private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
+  private readonly hostsEmitter = new Emitter<RemoteHost[]>({ name: 'hosts' });
+  private readonly portForwardedEmitter = new Emitter<{ requestId: string; id: string; port: number; url: string }>({ name: 'port forwarded' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -131,6 +134,10 @@ export class PanelClient {
   readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
   /** A session's processes, what ending some did, and the leftovers of ended sessions (on connect and on each change). */
   readonly onProcesses = this.processesEmitter.on;
+  /** The remote hosts the core reaches for this panel, and how each link fares (after every connect, and on each change). */
+  readonly onHosts = this.hostsEmitter.on;
+  /** A remote session's port, forwarded to this machine: where the browser reaches it. */
+  readonly onPortForwarded = this.portForwardedEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -207,12 +214,17 @@ export class PanelClient {
     return true;
   }
 
-  /** Asks for a new user terminal; returns its request id, or null when offline. */
-  create(size?: { cols: number; rows: number }): string | null {
+  /** Asks for a new user terminal, on a remote when `host` names one; returns its request id, or null when offline. */
+  create(size?: { cols: number; rows: number }, host?: string): string | null {
     if (!this.ready) return null;
     const requestId = `create-${++this.requestSeq}`;
-    this.send({ type: 'create', requestId, ...(size ?? {}) });
+    this.send({ type: 'create', requestId, ...(size ?? {}), ...(host !== undefined ? { host } : {}) });
     return requestId;
+  }
+
+  /** Asks the core to forward a remote session's port to this machine (answered through onPortForwarded); null when offline. */
+  forwardPort(id: string, port: number): string | null {
+    return this.request('port-forward', (requestId) => ({ type: 'port.forward', requestId, id, port }));
   }
 
   close(id: string): boolean {
@@ -260,7 +272,7 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter, this.hostsEmitter, this.portForwardedEmitter,
     ]) emitter.clear();
   }
 
@@ -363,6 +375,8 @@ export class PanelClient {
         this.attempt = 0;
         this.cause = 'unknown';
         for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
+        // The panel shows every host: the core reaches the remotes for this connection only when asked.
+        this.send({ type: 'hosts.watch' });
         this.setStatus({ state: 'connected', instance: message.instance });
         this.snapshotEmitter.fire({
           sessions: message.sessions,
@@ -405,6 +419,12 @@ export class PanelClient {
       case 'processes.ended':
       case 'processes.leftovers':
         this.processesEmitter.fire(message);
+        return;
+      case 'hosts':
+        this.hostsEmitter.fire(message.hosts);
+        return;
+      case 'port.forwarded':
+        this.portForwardedEmitter.fire({ requestId: message.requestId, id: message.id, port: message.port, url: message.url });
         return;
       case 'error': {
         if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {

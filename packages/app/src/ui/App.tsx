@@ -7,6 +7,7 @@ import { ChatPane } from './chat/ChatPane.jsx';
 import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
 import { TestHooks } from './test-hooks.js';
+import { HostBanners, HostTerminalButtons } from './RemoteHosts.jsx';
 
 /** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
 const ATTEMPTS_BEFORE_ADVICE = 3;
@@ -124,6 +125,7 @@ export function App() {
           <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
           </button>
+          <HostTerminalButtons />
           <button
             type="button"
             class="button ghost"
@@ -143,6 +145,7 @@ export function App() {
         </div>
       </header>
       <ConnectionProblem />
+      <HostBanners />
       <div class="main">
         <div class="workspace">
           <Overview />
