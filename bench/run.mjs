@@ -19,6 +19,7 @@ const FIGURES = [
   { id: 9, title: 'typing while sessions are created', module: './fig9-spawn.mjs' },
   { id: 10, title: 'persistence cost', module: './fig10-persist.mjs' },
   { id: 11, title: 'process and port scan', module: './fig11-process-scan.mjs' },
+  { id: 15, title: 'a remote host over ssh', module: './fig15-remote.mjs' },
 ];
 
 /** Sizes per mode: --quick is a smoke run (under a minute), the full run is what the README shows. */
