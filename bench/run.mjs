@@ -25,6 +25,7 @@ const FIGURES = [
   { id: 12, title: 'client cost: ls, url, attach against node -e 0', module: './fig12-clients.mjs' },
   { id: 13, title: 'command timeline cost', module: './fig13-timeline.mjs' },
   { id: 14, title: 'sandboxed shells', module: './fig14-sandbox.mjs' },
+  { id: 15, title: 'a remote host over ssh', module: './fig15-remote.mjs' },
 ];
 
 /** Sizes per mode: --quick is a smoke run (under a minute), the full run is what the README shows. */

@@ -138,7 +138,7 @@ describe('the dependency checker', () => {
   it("places every folder of the core's sources in its order", () => {
     const folders = new Set([...readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES).keys()].flatMap((file) => /^packages\/core\/src\/([^/]+)\//.exec(file)?.[1] ?? []));
     expect([...folders].filter((folder) => !CORE_ORDER.folders.includes(folder))).toEqual([]);
-    expect(CORE_ORDER.folders.slice(0, 5)).toEqual(['capability', 'vt', 'proc', 'common', 'pty']);
+    expect(CORE_ORDER.folders.slice(0, 6)).toEqual(['capability', 'vt', 'proc', 'common', 'remote', 'pty']);
   });
 
   it('finds nothing in a tree that keeps the rules', () => {

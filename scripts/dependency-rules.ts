@@ -73,6 +73,8 @@ export const CORE_ORDER: FolderOrder = {
     // What the host and its clients share: where a host is found, how it proves itself, its lock, paths,
     // headers and environment names.
     'common',
+    // Remote hosts over ssh: the remotes' list, how a remote's ptydeck is run, the panel's links to remotes.
+    'remote',
     // The PTYs: spawn, read, write, end, and the processes a session leaves.
     'pty',
     // Agents' shells in bubblewrap.
@@ -90,8 +92,6 @@ export const CORE_ORDER: FolderOrder = {
     'server',
     // The host process around the server: its one composition root.
     'host',
-    // Remote hosts over ssh: the remotes' list and how a remote's ptydeck is run.
-    'remote',
     // What runs in a client process: finding or starting the host, the stdio bridge, ls, attach, ...
     'client',
     // The ptydeck command line.

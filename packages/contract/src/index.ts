@@ -6,6 +6,7 @@ export * from './panel-protocol.js';
 export * from './panel-wire.js';
 export * from './chat-protocol.js';
 export * from './process-protocol.js';
+export * from './remote-protocol.js';
 export * from './chat-fold.js';
 export * from './output-frame.js';
 export * from './report.js';

@@ -11,6 +11,7 @@ import { PtyEvent } from './events.js';
 import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
 import { TimelineClientMessage, TimelineServerMessage } from './timeline.js';
+import { RemoteClientMessage, RemoteServerMessage } from './remote-protocol.js';
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
@@ -37,6 +38,8 @@ export const CreateMessage = z.object({
   requestId: z.string().max(64),
   cols: Cols.optional(),
   rows: Rows.optional(),
+  /** A remote's name (remote-protocol.ts) to open the tab there; absent for this machine. */
+  host: z.string().max(64).optional(),
 });
 /**
  * Flow control: the viewer's terminal has parsed a session's output up to
@@ -60,6 +63,7 @@ export const PanelClientMessage = z.discriminatedUnion('type', [
   ...ChatClientMessage.options,
   ...ProcessClientMessage.options,
   ...TimelineClientMessage.options,
+  ...RemoteClientMessage.options,
 ]);
 export type PanelClientMessage = z.infer<typeof PanelClientMessage>;
 
@@ -135,6 +139,7 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
   ...ChatServerMessage.options,
   ...ProcessServerMessage.options,
   ...TimelineServerMessage.options,
+  ...RemoteServerMessage.options,
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 

@@ -177,6 +177,11 @@ export const SessionInfo = z.object({
   ports: z.array(ListeningPort).nullable().optional(),
   /** The agent session's sandbox; absent or null for sessions started without one in mind (the developer's tabs). */
   sandbox: SandboxInfo.nullable().optional(),
+  /**
+   * The remote (its name in remotes.json) whose host runs the session, set by
+   * the host that relays it to its panels; absent for this machine's sessions.
+   */
+  host: z.string().max(64).optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
@@ -188,5 +193,7 @@ export const AgentInfo = z.object({
   version: z.string().nullable(),
   transport: z.enum(['http', 'stdio']),
   connectedAt: z.number(),
+  /** The remote whose host the agent is connected to; absent for this machine's. */
+  host: z.string().max(64).optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfo>;

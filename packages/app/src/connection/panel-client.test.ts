@@ -5,11 +5,17 @@ import type { SocketLike } from './socket.js';
 
 class FakeSocket implements SocketLike {
   sent: PanelClientMessage[] = [];
+  /** `hosts.watch` requests, counted apart: every connection sends one after its snapshot. */
+  hostWatches = 0;
   closed = false;
   private messageListener: (data: unknown) => void = () => {};
   private closeListener: (event: { code: number; reason: string }) => void = () => {};
   constructor(readonly url: string, readonly protocols: string[]) {}
-  send(data: string) { this.sent.push(JSON.parse(data) as PanelClientMessage); }
+  send(data: string) {
+    const message = JSON.parse(data) as PanelClientMessage;
+    if (message.type === 'hosts.watch') this.hostWatches += 1;
+    else this.sent.push(message);
+  }
   close() { this.closed = true; }
   onOpen() {}
   onMessage(listener: (data: unknown) => void) { this.messageListener = listener; }
@@ -64,6 +70,24 @@ describe('PanelClient', () => {
     latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
     expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: null }]);
     expect(client.status.state).toBe('connected');
+  });
+
+  it('asks for the remote hosts on every connection, after its snapshot, and hands on what the core says of them', async () => {
+    const { latest, timers, client } = await setup();
+    const seen: string[][] = [];
+    client.onHosts((hosts) => seen.push(hosts.map((host) => `${host.name}:${host.state}`)));
+    expect(latest().hostWatches).toBe(0);
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    expect(latest().hostWatches).toBe(1);
+    latest().receive({ type: 'hosts', hosts: [{ name: 'box', destination: 'me@box', state: 'reconnecting', detail: 'reconnecting to box' }] });
+    expect(seen).toEqual([['box:reconnecting']]);
+    latest().drop();
+    timers.runNext();
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [], agents: [], instance: 'i1' });
+    expect(latest().hostWatches).toBe(1);
+    expect(client.create(undefined, 'box')).toBe('create-1');
+    expect(latest().sent.at(-1)).toEqual({ type: 'create', requestId: 'create-1', host: 'box' });
   });
 
   it('resumes every attached session from its last applied cursor after a drop', async () => {

@@ -16,6 +16,7 @@ import {
   type RecordingFormat,
   type TimelineServerMessage,
   type PtyEvent,
+  type RemoteHost,
   type SessionInfo,
 } from '@ptydeck/contract';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
@@ -116,6 +117,8 @@ export class PanelClient {
   private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
   private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
   private readonly timelineEmitter = new Emitter<TimelineServerMessage>({ name: 'timeline' });
+  private readonly hostsEmitter = new Emitter<RemoteHost[]>({ name: 'hosts' });
+  private readonly portForwardedEmitter = new Emitter<{ requestId: string; id: string; port: number; url: string }>({ name: 'port forwarded' });
 
   readonly onStatus = this.statusEmitter.on;
   readonly onSnapshot = this.snapshotEmitter.on;
@@ -137,6 +140,10 @@ export class PanelClient {
   readonly onProcesses = this.processesEmitter.on;
   /** Every session's commands on connect, then each one that starts or ends, and the recordings asked for. */
   readonly onTimeline = this.timelineEmitter.on;
+  /** The remote hosts the core reaches for this panel, and how each link fares (after every connect, and on each change). */
+  readonly onHosts = this.hostsEmitter.on;
+  /** A remote session's port, forwarded to this machine: where the browser reaches it. */
+  readonly onPortForwarded = this.portForwardedEmitter.on;
 
   private socket: SocketLike | null = null;
   /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
@@ -213,12 +220,17 @@ export class PanelClient {
     return true;
   }
 
-  /** Asks for a new user terminal; returns its request id, or null when offline. */
-  create(size?: { cols: number; rows: number }): string | null {
+  /** Asks for a new user terminal, on a remote when `host` names one; returns its request id, or null when offline. */
+  create(size?: { cols: number; rows: number }, host?: string): string | null {
     if (!this.ready) return null;
     const requestId = `create-${++this.requestSeq}`;
-    this.send({ type: 'create', requestId, ...(size ?? {}) });
+    this.send({ type: 'create', requestId, ...(size ?? {}), ...(host !== undefined ? { host } : {}) });
     return requestId;
+  }
+
+  /** Asks the core to forward a remote session's port to this machine (answered through onPortForwarded); null when offline. */
+  forwardPort(id: string, port: number): string | null {
+    return this.request('port-forward', (requestId) => ({ type: 'port.forward', requestId, id, port }));
   }
 
   close(id: string): boolean {
@@ -271,7 +283,7 @@ export class PanelClient {
     for (const emitter of [
       this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
       this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter, this.timelineEmitter,
+      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter, this.timelineEmitter, this.hostsEmitter, this.portForwardedEmitter,
     ]) emitter.clear();
   }
 
@@ -374,6 +386,8 @@ export class PanelClient {
         this.attempt = 0;
         this.cause = 'unknown';
         for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
+        // The panel shows every host: the core reaches the remotes for this connection only when asked.
+        this.send({ type: 'hosts.watch' });
         this.setStatus({ state: 'connected', instance: message.instance });
         this.snapshotEmitter.fire({
           sessions: message.sessions,
@@ -421,6 +435,12 @@ export class PanelClient {
       case 'timeline.command':
       case 'timeline.exported':
         this.timelineEmitter.fire(message);
+        return;
+      case 'hosts':
+        this.hostsEmitter.fire(message.hosts);
+        return;
+      case 'port.forwarded':
+        this.portForwardedEmitter.fire({ requestId: message.requestId, id: message.id, port: message.port, url: message.url });
         return;
       case 'error': {
         if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {

@@ -6,6 +6,7 @@ import { createProcessPanel } from './process-panel.js';
 function harness(online = true) {
   const processes = new Emitter<ProcessServerMessage>();
   const errors = new Emitter<PanelError>();
+  const forwarded = new Emitter<{ requestId: string; id: string; port: number; url: string }>();
   const sent: unknown[] = [];
   const notices: string[] = [];
   const opened: string[] = [];
@@ -16,11 +17,13 @@ function harness(online = true) {
       onError: errors.on,
       queryProcesses: (id) => (online ? (sent.push({ query: id }), `q${++seq}`) : null),
       endProcesses: (id, pids) => (online ? (sent.push({ end: id, pids }), `e${++seq}`) : null),
+      forwardPort: (id, port) => (online ? (sent.push({ forward: id, port }), `f${++seq}`) : null),
+      onPortForwarded: forwarded.on,
     },
     notice: (message) => notices.push(message),
     openLink: (uri) => opened.push(uri),
   });
-  return { panel, processes, errors, sent, notices, opened };
+  return { panel, processes, errors, forwarded, sent, notices, opened };
 }
 
 const sleeper = { pid: 42, command: 'sleep 999', startedAt: 1 };
@@ -80,5 +83,19 @@ describe('createProcessPanel', () => {
     panel.openPort({ port: 8000, url: 'http://127.0.0.1:8000/', sockets: [] });
     panel.openPort({ port: 9000, url: null, sockets: [] });
     expect(opened).toEqual(['http://127.0.0.1:8000/']);
+  });
+
+  it("opens a remote session's port through the forward the core answers with, and says why when it could not", () => {
+    const { panel, forwarded, errors, sent, opened, notices } = harness();
+    panel.openRemotePort('r1', { port: 8000, url: 'http://127.0.0.1:8000/', sockets: [] });
+    expect(sent).toEqual([{ forward: 'r1', port: 8000 }]);
+    // Another panel's answer, or one nobody asked for, opens nothing.
+    forwarded.fire({ requestId: 'f9', id: 'r1', port: 8000, url: 'http://127.0.0.1:5555/' });
+    expect(opened).toEqual([]);
+    forwarded.fire({ requestId: 'f1', id: 'r1', port: 8000, url: 'http://127.0.0.1:40123/' });
+    expect(opened).toEqual(['http://127.0.0.1:40123/']);
+    panel.openRemotePort('r1', { port: 8001, url: 'http://127.0.0.1:8001/', sockets: [] });
+    errors.fire({ code: 'port_forward_failed', message: 'ssh exited', requestId: 'f2' });
+    expect(notices).toEqual(['Could not open the port: ssh exited']);
   });
 });

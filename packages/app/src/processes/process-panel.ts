@@ -20,7 +20,7 @@ export interface ProcessPanelState {
 }
 
 export interface ProcessPanelDeps {
-  client: Pick<PanelClient, 'onProcesses' | 'onError' | 'queryProcesses' | 'endProcesses'>;
+  client: Pick<PanelClient, 'onProcesses' | 'onError' | 'queryProcesses' | 'endProcesses' | 'forwardPort' | 'onPortForwarded'>;
   /** Tells the developer something went wrong or was left running. */
   notice: (message: string) => void;
   /** Opens a URL through the checked path links in output take. */
@@ -37,6 +37,8 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
   const [state, setState] = createStore<ProcessPanelState>({ leftovers: [], shown: {}, ending: [] });
   const queries = new Map<string, string>();
   const ends = new Map<string, number[]>();
+  /** Port forwards this panel asked for: their answers open the page. */
+  const forwards = new Set<string>();
   const disposables = new DisposableStore();
 
   function query(id: string): void {
@@ -80,6 +82,13 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
       if (error.requestId === undefined) return;
       if (ends.has(error.requestId)) settleEnd(error.requestId);
       queries.delete(error.requestId);
+      if (forwards.delete(error.requestId)) deps.notice(`Could not open the port: ${error.message}`);
+    }),
+  );
+
+  disposables.add(
+    client.onPortForwarded(({ requestId, url }) => {
+      if (forwards.delete(requestId)) deps.openLink(url);
     }),
   );
 
@@ -105,6 +114,18 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
     /** Opens a port's loopback URL in the browser; a chip without one does nothing. */
     openPort(chip: PortChip): void {
       if (chip.url !== null) deps.openLink(chip.url);
+    },
+    /**
+     * Opens a remote session's port: the core forwards a port of this
+     * machine's loopback to it through ssh and answers with that URL, which
+     * opens as any chip's does. Only a port the remote listens on loopback (or
+     * a wildcard) is forwarded.
+     */
+    openRemotePort(id: string, chip: PortChip): void {
+      if (chip.url === null) return;
+      const requestId = client.forwardPort(id, chip.port);
+      if (requestId === null) return deps.notice('Not connected to ptydeck: cannot open the port now.');
+      forwards.add(requestId);
     },
     dispose: () => disposables.dispose(),
   };

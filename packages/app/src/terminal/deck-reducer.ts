@@ -117,6 +117,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
     lost: info.lost ?? null,
+    ...(info.host !== undefined ? { host: info.host } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ export interface Tab {
   readOnly: boolean;
   /** With status `lost`: an earlier host ran it and died; what it left is read-only until the tab is closed. */
   lost: LostInfo | null;
+  /** The remote whose host runs the session (SessionInfo's `host`); absent for this machine's. */
+  host?: string;
 }
 
 export interface DeckState {

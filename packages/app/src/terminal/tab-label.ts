@@ -7,9 +7,10 @@ import type { Tab } from './deck-state.js';
  * it does ("codex agent: make build, waiting for input").
  */
 export function tabLabel(
-  tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention']; readOnly?: boolean; status?: Tab['status'] },
+  tab: Pick<Tab, 'source' | 'ownerName' | 'title'> & { attention?: Tab['attention']; readOnly?: boolean; status?: Tab['status']; host?: string },
 ): string {
-  const name = tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
+  const title = tab.source === 'agent' ? `${tab.ownerName ?? 'unknown'} agent: ${tab.title}` : tab.title;
+  const name = tab.host === undefined ? title : `${title} on ${tab.host}`;
   const marks = [tab.readOnly ? 'read-only' : null, tab.status === 'lost' ? 'lost' : null, tab.attention ? 'waiting for input' : null];
   return [name, ...marks.filter((mark) => mark !== null)].join(', ');
 }

@@ -2,7 +2,7 @@
 // sessions.
 import { createStore, reconcile } from 'solid-js/store';
 import { onCleanup } from 'solid-js';
-import type { McpLaunch } from '@ptydeck/contract';
+import type { McpLaunch, RemoteHost } from '@ptydeck/contract';
 import type { PanelClient, ConnectionStatus } from '../connection/panel-client.js';
 import { createSimpleContext } from '../lib/create-context.jsx';
 import { DisposableStore } from '@ptydeck/contract';
@@ -46,6 +46,8 @@ interface TerminalStore {
   mcpLaunch: McpLaunch | null;
   notifications: NotificationSettings;
   notifyPermission: NotifyPermission;
+  /** The remote hosts the core reaches for this panel, and how each link fares. */
+  hosts: RemoteHost[];
 }
 
 /**
@@ -71,6 +73,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       mcpLaunch: null,
       notifications: storedNotificationSettings(),
       notifyPermission: props.notifier.permission(),
+      hosts: [],
     });
     /** Keys typed for a terminal this window asked for, before its shell can take them. */
     const typeAhead = new TypeAheadKeys(client, takesInput);
@@ -166,6 +169,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const processes = createProcessPanel({ client, notice: (message) => dispatch({ type: 'notice', message }), openLink: props.openLink });
     disposables.add(processes.dispose);
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
+    disposables.add(client.onHosts((hosts) => setStore('hosts', reconcile(hosts, { key: 'name' }))));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
     disposables.add(notifications.dispose);
@@ -210,9 +214,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
 
     const activeTab = () => store.deck.tabs.find((tab) => tab.id === store.deck.activeId);
 
-    function newTerminal(): void {
+    /** Opens the developer's shell here, or on the remote `host` names. */
+    function newTerminal(host?: string): void {
       const size = views.get(deck.activeId ?? '')?.size;
-      const requestId = client.create(size);
+      const requestId = client.create(size, host);
       if (requestId === null) {
         dispatch({ type: 'notice', message: 'Not connected to ptydeck: cannot open a terminal yet.' });
         return;
@@ -244,6 +249,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       state: store.deck,
       connection: () => store.connection,
       mcpLaunch: () => store.mcpLaunch,
+      /** The remotes and their links' states. */
+      hosts: () => store.hosts,
+      /** A remote's link state; 'connected' for one this panel does not know (nothing to warn of). */
+      hostState: (name: string) => store.hosts.find((host) => host.name === name)?.state ?? 'connected',
+      hostDetail: (name: string) => store.hosts.find((host) => host.name === name)?.detail ?? null,
       activeTab,
       lingerMs,
       /** Key bindings as the developer can press them here. */

@@ -8,6 +8,7 @@ import { Overview } from './Overview.jsx';
 import { TerminalPanel } from './TerminalPanel.jsx';
 import { TestHooks } from './test-hooks.js';
 import { TimelineToggle, TimelineView } from './TimelineView.jsx';
+import { HostBanners, HostTerminalButtons } from './RemoteHosts.jsx';
 
 /** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
 const ATTEMPTS_BEFORE_ADVICE = 3;
@@ -126,6 +127,7 @@ export function App() {
           <button type="button" class="button" data-testid="new-terminal" title={terminal.shortcuts['new-terminal']} onClick={() => terminal.newTerminal()}>
             New terminal
           </button>
+          <HostTerminalButtons />
           <button
             type="button"
             class="button ghost"
@@ -145,6 +147,7 @@ export function App() {
         </div>
       </header>
       <ConnectionProblem />
+      <HostBanners />
       <div class="main">
         <div class="workspace">
           <TimelineView />

@@ -25,7 +25,7 @@ function SessionRow(props: { session: SessionInfo }) {
   const is = (state: SessionStatus['state']) => status().state === state;
   const shield = () => sandboxShield(props.session.sandbox);
   return (
-    <li data-testid="overview-session" data-session-id={props.session.id} data-status={props.session.status} data-state={status().state}>
+    <li data-testid="overview-session" data-session-id={props.session.id} data-host={props.session.host ?? ''} data-status={props.session.status} data-state={status().state}>
       <button type="button" class="session-row" classList={{ sandboxed: shield() !== null }} onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
         <span
           class="status-dot"
@@ -34,6 +34,7 @@ function SessionRow(props: { session: SessionInfo }) {
         />
         <span class="session-title">{props.session.title}</span>
         <SandboxShield shield={shield()} testId="session-sandbox" />
+        <Show when={props.session.host}>{(host) => <span class="host-group" data-testid="overview-session-host">{host()}</span>}</Show>
         <span class="session-cwd">{props.session.cwd}</span>
         <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input'), lost: is('lost') }} data-testid="overview-session-status">
           {status().label}

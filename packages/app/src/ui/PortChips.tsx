@@ -7,6 +7,8 @@ import { useTerminal } from '../terminal/terminal-context.jsx';
 /** A chip per listening port; a loopback one opens the server in the browser, through the checked link path. */
 export function PortChips(props: { ports: readonly ListeningPort[] | null | undefined; sessionId: string }) {
   const terminal = useTerminal();
+  /** A remote session's chip opens through an ssh forward the core makes on the click. */
+  const host = () => terminal.state.sessions.find((session) => session.id === props.sessionId)?.host;
   return (
     <For each={portChips(props.ports)}>
       {(chip) => (
@@ -17,9 +19,14 @@ export function PortChips(props: { ports: readonly ListeningPort[] | null | unde
           data-session-id={props.sessionId}
           data-port={chip.port}
           disabled={chip.url === null}
-          title={portTitle(chip)}
+          data-host={host() ?? ''}
+          title={host() === undefined || chip.url === null ? portTitle(chip) : `${portTitle(chip).replace(/; open .*$/, '')} on ${host()}; open it here through ssh`}
           aria-label={chip.url === null ? `Port ${chip.port}` : `Open port ${chip.port} in the browser`}
-          onClick={() => terminal.processes.openPort(chip)}
+          onClick={() => {
+            const remote = host();
+            if (remote === undefined) terminal.processes.openPort(chip);
+            else terminal.processes.openRemotePort(props.sessionId, chip);
+          }}
         >
           :{chip.port}
         </button>

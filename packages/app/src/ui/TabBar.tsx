@@ -13,7 +13,8 @@ import { sandboxShield } from '../sandbox/sandbox-shield.js';
 
 export function TabBar() {
   const terminal = useTerminal();
-  const tabs = () => terminal.state.tabs;
+  // Grouped by host: this machine's first, then each remote's, each group in the deck's order.
+  const tabs = () => groupedByHost(terminal.state.tabs);
   let list!: HTMLDivElement;
   const [overflowing, setOverflowing] = createSignal(false);
 
@@ -82,6 +83,12 @@ export function TabBar() {
             const typing = () => typingIntoAgent(tab, terminal.state.focusedId, terminal.offline());
             const shield = () => sandboxShield(info()?.sandbox);
             return (
+              <>
+                <Show when={tab.host !== undefined && tabs()[index() - 1]?.host !== tab.host}>
+                  <span class="host-group" data-testid="tab-host-group" data-host={tab.host} classList={{ reconnecting: terminal.hostState(tab.host!) !== 'connected' }} title={terminal.hostDetail(tab.host!) ?? `Sessions on ${tab.host}`}>
+                    {tab.host}
+                  </span>
+                </Show>
               <div
                 class="tab"
                 classList={{ active: active(), agent: tab.source === 'agent', sandboxed: shield() !== null, exited: exited(), lost: lost(), typing: typing(), waiting: tab.attention !== null }}
@@ -99,6 +106,7 @@ export function TabBar() {
                   title={exited() ? `${tabLabel(tab)} (${exitLabel(tab)})` : lost() ? `${tabLabel(tab)}: ${lostNote(tab.lost)}` : tabLabel(tab)}
                   data-testid="tab"
                   data-session-id={tab.id}
+                  data-host={tab.host ?? ''}
                   data-source={tab.source}
                   data-status={tab.status}
                   onClick={() => terminal.focus(tab.id)}
@@ -179,6 +187,7 @@ export function TabBar() {
                   <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 4l8 8M12 4l-8 8" stroke="currentColor" stroke-width="1.4" /></svg>
                 </button>
               </div>
+              </>
             );
           }}
         </For>
@@ -188,4 +197,14 @@ export function TabBar() {
       </Show>
     </div>
   );
+}
+
+/** Tabs grouped by host, stable within each: this machine's (no host) first, then the remotes by name. */
+function groupedByHost<T extends { host?: string }>(tabs: T[]): T[] {
+  if (tabs.every((tab) => tab.host === undefined)) return tabs;
+  const rank = (tab: T) => (tab.host === undefined ? '' : ` ${tab.host}`);
+  return tabs
+    .map((tab, index) => ({ tab, index }))
+    .sort((a, b) => (rank(a.tab) === rank(b.tab) ? a.index - b.index : rank(a.tab) < rank(b.tab) ? -1 : 1))
+    .map(({ tab }) => tab);
 }

@@ -20,6 +20,8 @@ export type Command =
   | { kind: 'status'; json: boolean }
   | { kind: 'attach'; target: string; write: boolean; remote?: string }
   | { kind: 'export'; target: string; format: ExportFormat; output: string | null }
+  /** Hidden: run on a remote by another machine's host (remote/panel-channel.ts). */
+  | { kind: 'panel-channel' }
   | RemoteCommand;
 
 const COMMANDS = ['serve', 'host', 'mcp', 'url', 'stop', 'status', 'ls', 'attach', 'export', 'sandbox', 'remote'] as const;
@@ -65,6 +67,10 @@ export function parseCommand(argv: string[]): Command {
   if (first === 'export') return parseExport(rest);
   if (first === 'sandbox') return parseSandbox(rest);
   if (first === 'remote') return parseRemote(rest);
+  if (first === 'panel-channel') {
+    parse(rest, {}, 'ptydeck panel-channel', ROOT_USAGE);
+    return { kind: 'panel-channel' };
+  }
   if (first.startsWith('-')) {
     throw new UsageError(`unknown option '${first}'; expected a command (${COMMANDS.join(', ')}), --help or --version`, 'ptydeck', ROOT_USAGE);
   }

@@ -60,6 +60,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         return await (await import('../client/remote.js')).runRemoteCommand(command, io);
       case 'sandbox-check':
         return await (await import('../client/sandbox-check.js')).runSandboxCheck(command, io);
+      case 'panel-channel':
+        // stdout belongs to the channel's frames.
+        return await (await import('../client/panel-channel.js')).runPanelChannel((line) => io.stderr.write(`${line}\n`));
       case 'mcp': {
         // stdout belongs to the protocol: nothing else may be written there.
         const log = (line: string) => io.stderr.write(`${line}\n`);

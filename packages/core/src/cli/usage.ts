@@ -270,7 +270,7 @@ export const REMOTE_HELP = `Usage: ${REMOTE_USAGE}
 
 Names hosts on other machines, reached through OpenSSH: ssh does the login,
 the encryption and any jump hosts; ptydeck runs its own ptydeck there (which
-must be installed there, at the same host protocol) and talks to that host.
+must be installed there, the same version) and talks to that host.
 
   add NAME DESTINATION   DESTINATION is anything ssh accepts: user@box, or a
                          Host alias from ~/.ssh/config

@@ -19,6 +19,7 @@ import { restoreAndRecord } from '../server/session-persistence.js';
 import { DeveloperEnv } from '../server/developer-env.js';
 import { judgePeerFromProc } from '../common/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
+import { remoteHostsOpener } from '../remote/remote-hosts.js';
 import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
@@ -192,6 +193,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       chats,
       chatBindings,
       timeline,
+      // Each panel that asks reaches the remotes in remotes.json itself, through ssh.
+      remotes: options.remotes ?? remoteHostsOpener({ configDir }),
     });
   } catch (error) {
     stopRecording?.();

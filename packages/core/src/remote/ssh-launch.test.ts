@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
+import { packageVersion } from '../common/package-version.js';
 import { RemoteVerdict, sshArgs, sshEnv } from './ssh-launch.js';
 
 const box = { name: 'box', destination: 'dev@box' };
@@ -70,13 +71,21 @@ describe('the remote script', () => {
     expect(failure).toMatch(/^the ptydeck on remote 'box' \(\/.*\/\.local\/bin\/ptydeck\) is 0\.0\.1 \(host protocol 0\); this ptydeck is \S+ \(host protocol \d+\): install ptydeck/);
   });
 
+  it('names both versions when the remote ptydeck speaks our host protocol but is another version (it may lack a subcommand we run), and runs nothing', () => {
+    const { run, failure } = runRemotely(['mcp', '--agent-key-stdin'], fakePtydeck(`ptydeck 0.0.1 (host protocol ${HOST_PROTOCOL_VERSION})`));
+    expect(run.status).toBe(86);
+    expect(run.stdout).toBe('');
+    expect(failure).toMatch(new RegExp(`^the ptydeck on remote 'box' \\(/.*/\\.local/bin/ptydeck\\) is 0\\.0\\.1 \\(host protocol ${HOST_PROTOCOL_VERSION}\\); this ptydeck is ${packageVersion().replace(/\./g, '\\.')} \\(host protocol`));
+    expect(failure).not.toContain('\n');
+  });
+
   it('says so when the remote ptydeck does not run at all', () => {
     const { failure } = runRemotely(['mcp'], fakePtydeck('env: node: No such file or directory'));
     expect(failure).toMatch(/\(\/.*ptydeck\) did not run \(env: node: No such file or directory\)/);
   });
 
   it('runs the remote ptydeck found outside PATH, in the remote home, with its directory on PATH', () => {
-    const { run, failure, home } = runRemotely(['ls', '--json'], fakePtydeck(`ptydeck 9.9.9 (host protocol ${HOST_PROTOCOL_VERSION})`));
+    const { run, failure, home } = runRemotely(['ls', '--json'], fakePtydeck(`ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})`));
     expect(failure).toBeUndefined();
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(`ran ls --json in ${process.cwd()} PATH=${home}/.local/bin:/usr/bin:/bin\n`);

@@ -18,12 +18,15 @@ const MARKER = 'ptydeck-remote:';
  * `command -v`, then the usual install prefixes. The directory it is found in
  * (or the login shell's PATH) goes in front of PATH, since the launcher's
  * `#!/usr/bin/env node` needs node, which an nvm or volta install keeps beside it.
- * It checks the host protocol with `--version` before running anything, so an
- * old ptydeck starts no old host. Written for /bin/sh, in single quotes: no
- * single quote inside, and on one line.
+ * It checks with `--version` before running anything that the remote runs this
+ * very package version (and so this host protocol), so an old ptydeck starts no
+ * old host: the protocol alone says nothing of the subcommands a remote run
+ * uses (`mcp --agent-key-stdin`, `panel-channel`), which came within one
+ * protocol. Written for /bin/sh, in single quotes: no single quote inside, and
+ * on one line.
  */
 const FIND_SCRIPT = [
-  'w=$1; shift;',
+  'w=$1; x=$2; shift 2;',
   'p=$(command -v ptydeck 2>/dev/null); t="PATH ($PATH)";',
   'case "$p" in /*) ;; *) p="";; esac;',
   'if [ -z "$p" ] && [ -n "$SHELL" ] && [ -x "$SHELL" ]; then',
@@ -39,7 +42,7 @@ const FIND_SCRIPT = [
   `if [ -z "$p" ]; then echo "${MARKER} missing $t" >&2; exit ${EXIT_MISSING}; fi;`,
   'PATH=$(dirname "$p"):$PATH; export PATH;',
   'v=$("$p" --version 2>&1 </dev/null | head -n 1);',
-  `case "$v" in "ptydeck "*" (host protocol $w)") ;; *) echo "${MARKER} version $p: $v" >&2; exit ${EXIT_VERSION};; esac;`,
+  `case "$v" in "ptydeck $x (host protocol $w)") ;; *) echo "${MARKER} version $p: $v" >&2; exit ${EXIT_VERSION};; esac;`,
   'exec "$p" "$@"',
   // One line: a csh login shell refuses a quoted string with newlines in it.
 ].join(' ');
@@ -64,7 +67,9 @@ export interface RemoteRunOptions {
  */
 export function sshArgs(remote: RemoteEntry, ptydeckArgs: string[], options: Pick<RemoteRunOptions, 'tty' | 'batch'> = {}): string[] {
   for (const arg of ptydeckArgs) if (!WORD.test(arg)) throw new Error(`cannot pass '${arg}' to the remote ptydeck: expected letters, digits and . _ : = / -`);
-  const command = `/bin/sh -c '${FIND_SCRIPT}' ptydeck-remote ${HOST_PROTOCOL_VERSION} ${ptydeckArgs.join(' ')}`.trimEnd();
+  const version = packageVersion();
+  if (!WORD.test(version)) throw new Error(`cannot check the remote's version against '${version}'`);
+  const command = `/bin/sh -c '${FIND_SCRIPT}' ptydeck-remote ${HOST_PROTOCOL_VERSION} ${version} ${ptydeckArgs.join(' ')}`.trimEnd();
   return [
     options.tty ? '-t' : '-T',
     '-a',

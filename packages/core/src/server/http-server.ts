@@ -31,6 +31,7 @@ import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } 
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
 import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
 import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
+import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
 
 /**
  * A route this server does not know (the host's /stop), tried after its
@@ -104,6 +105,8 @@ export interface HttpServerOptions {
   route?: ServerRoute;
   /** How the sessions' ports and leftover processes are watched for the panels (tests shorten the interval). */
   processWatch?: ProcessWatchOptions;
+  /** The remote hosts a panel is shown when it asks (remote/remote-hosts.ts); without it, none. */
+  remotes?: OpenRemoteHosts;
 }
 
 export interface HttpServer {
@@ -287,7 +290,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const host = { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
-      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}) });
+      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

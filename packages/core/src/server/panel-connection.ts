@@ -21,6 +21,7 @@ import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch, SessionFacts } from '../facts/index.js';
 import type { Timeline } from '../timeline/index.js';
+import type { OpenRemoteHosts, RemoteHosts } from '../remote/remote-hosts.js';
 
 /**
  * Control messages are never dropped, so a client that stops reading while
@@ -56,6 +57,8 @@ export interface PanelConnectionDeps {
   processes?: Pick<ProcessWatch, 'watch' | 'leftovers' | 'onLeftovers' | 'query' | 'end'>;
   /** Every session's commands (timeline/): the panel gets them all, then each change, and asks for recordings. */
   timeline?: Pick<Timeline, 'list' | 'onCommand' | 'recording'>;
+  /** The remotes a panel that sends `hosts.watch` is shown (remote/); without it, it is told there are none. */
+  remotes?: OpenRemoteHosts;
 }
 
 /**
@@ -66,6 +69,8 @@ export interface PanelConnectionDeps {
 export class PanelConnection {
   private readonly subscriptions = new DisposableStore();
   private readonly streams: ViewerStreams;
+  /** Opened when the panel asks (`hosts.watch`): a CLI's panel connection never reaches a remote. */
+  private remotes: RemoteHosts | undefined;
   private closed = false;
 
   constructor(
@@ -143,6 +148,7 @@ export class PanelConnection {
     this.closed = true;
     this.subscriptions.dispose();
     this.streams.dispose();
+    this.remotes?.dispose();
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {
@@ -212,6 +218,10 @@ export class PanelConnection {
   private handle(message: PanelClientMessage): void {
     const { service } = this.deps;
     if (message.type.startsWith('chat.')) return this.handleChat(message as Extract<PanelClientMessage, { type: `chat.${string}` }>);
+    if (message.type === 'hosts.watch') return this.watchHosts();
+    // A remote's session, or a tab to open on a remote: its relay's (this machine's own sessions are never routed there).
+    if (this.remotes?.route(message)) return;
+    if (message.type === 'port.forward') throw new PtyError('no_such_session', `no remote session ${message.id}`);
     if (message.type.startsWith('processes.')) return this.handleProcesses(message as Extract<PanelClientMessage, { type: `processes.${string}` }>);
     if (message.type === 'timeline.export') {
       const data = this.deps.timeline?.recording(message.id, message.format);
@@ -248,6 +258,19 @@ export class PanelConnection {
         return;
       }
     }
+  }
+
+  private watchHosts(): void {
+    if (this.remotes) return this.send({ type: 'hosts', hosts: this.remotes.hosts() });
+    const open = this.deps.remotes;
+    if (!open) return this.send({ type: 'hosts', hosts: [] });
+    this.remotes = open({
+      send: (message) => this.send(message),
+      sendBinary: (bytes) => {
+        if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(bytes, { binary: true }, (error) => error && this.dispose());
+      },
+      isLocal: (id) => this.deps.service.get(id) !== undefined,
+    });
   }
 
   /**

@@ -1,0 +1,171 @@
+// Figure 15: a remote host in the panel, over ssh on loopback (a real sshd, a test user running the checkout's
+// ptydeck). The local core relays the remote's panel protocol through `ssh … ptydeck panel-channel`; its
+// baselines are ssh itself: keystroke echo against `ssh DEST cat` (a byte in, the same byte out), delivery
+// against `ssh DEST cat <file>` read here. Keystrokes alternate between the two paths so both see the same load.
+import { spawn } from 'node:child_process';
+import { chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { deferred, median, MiB, now, onCleanup, row, summarize, withDeadline } from './lib/harness.mjs';
+import { startCoreHost } from './lib/hosts.mjs';
+import { PanelClient } from './lib/panel-client.mjs';
+import { keyFor } from './lib/raw-pty.mjs';
+import { canRunSshBox, startSshBox } from './lib/ssh-box.mjs';
+
+const ECHO_RATIO_TARGET = 1.5;
+const DELIVERY_TARGET = 0.8;
+const WARMUP_KEYS = 50;
+
+export async function run(ctx) {
+  const { workspace, data, sizes, reps } = ctx;
+  if (!canRunSshBox()) {
+    return { rows: [row({ figure: '15', metric: 'remote host over ssh: skipped (needs root, /usr/sbin/sshd and ssh-keygen)', note: 'skipped' })], details: { skipped: true } };
+  }
+  const box = await startSshBox();
+  const unregister = onCleanup(() => box.close());
+  const configDir = path.join(workspace.home, '.config', 'ptydeck');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(path.join(configDir, 'remotes.json'), JSON.stringify({ remotes: { box: { destination: box.alias } } }));
+  // The flood file where the remote user can read it.
+  const remoteFile = path.join(box.home, 'plain.txt');
+  copyFileSync(data.plain.path, remoteFile);
+  chownSync(remoteFile, box.uid, box.uid);
+  const host = await startCoreHost({ ...workspace, env: { ...workspace.env, PTYDECK_SSH: box.ssh } });
+  let client;
+  let sshCat;
+  try {
+    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
+    const connected = client.nextJson((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected', 60_000, 'the link to box');
+    client.send({ type: 'hosts.watch' });
+    await connected;
+
+    // ---- echo ----
+    const echoId = await remoteShell(client, 'e');
+    await typeAndWait(client, echoId, 'stty raw -echo; printf "READY%s" 42; exec cat\r', 'READY42');
+    sshCat = spawn(box.ssh, ['-T', box.alias, 'cat'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const sshEcho = sshEchoer(sshCat);
+    for (let i = 0; i < WARMUP_KEYS; i++) {
+      await sshEcho(i);
+      await client.echoLatency(echoId, i);
+    }
+    const core = [];
+    const baseline = [];
+    for (let i = 0; i < sizes.keystrokes; i++) {
+      if (i % 2 === 0) {
+        baseline.push(await sshEcho(i));
+        core.push(await client.echoLatency(echoId, i));
+      } else {
+        core.push(await client.echoLatency(echoId, i));
+        baseline.push(await sshEcho(i));
+      }
+    }
+    const c = summarize(core);
+    const b = summarize(baseline);
+
+    // ---- delivery ----
+    const runs = [];
+    for (let i = 0; i < reps; i++) {
+      const order = i % 2 === 0 ? ['ssh', 'panel'] : ['panel', 'ssh'];
+      const result = {};
+      for (const variant of order) result[variant] = variant === 'ssh' ? await sshDelivery(box, remoteFile) : await panelDelivery(client, remoteFile, data.plain.ptyBytes, `d${i}`);
+      ctx.log(`  rep ${i + 1}: ssh cat ${result.ssh.mbps.toFixed(1)} MB/s, remote session in the panel ${result.panel.mbps.toFixed(1)} MB/s (${result.panel.skipped} bytes skipped by resyncs)`);
+      runs.push(result);
+    }
+    const ratio = median(runs.map((r) => r.panel.mbps / r.ssh.mbps));
+    return {
+      rows: [
+        row({ figure: '15', metric: `remote keystroke echo p50, ${c.n} keys (ms)`, value: c.p50, baseline: b.p50, note: 'baseline: ssh DEST cat' }),
+        row({ figure: '15', metric: `remote keystroke echo p99, ${c.n} keys (ms)`, value: c.p99, baseline: b.p99, target: `<= ${ECHO_RATIO_TARGET}x ssh cat`, pass: c.p99 <= ECHO_RATIO_TARGET * b.p99 }),
+        row({
+          figure: '15',
+          metric: `remote delivery, cat plain text ${Math.round(data.plain.bytes / MiB)} MiB (MB/s)`,
+          value: median(runs.map((r) => r.panel.mbps)),
+          baseline: median(runs.map((r) => r.ssh.mbps)),
+          ratio,
+          target: `>= ${DELIVERY_TARGET}x ssh cat <file>`,
+          pass: ratio >= DELIVERY_TARGET,
+        }),
+      ],
+      details: { echo: { core: c, ssh: b }, delivery: runs },
+    };
+  } finally {
+    sshCat?.kill();
+    await client?.close();
+    await host.stop();
+    await box.close();
+    unregister();
+  }
+}
+
+/** Opens the remote user's shell on box through the panel; resolves with its id once its prompt shows. */
+async function remoteShell(client, requestId) {
+  const created = client.nextJson((m) => m.type === 'created' && m.requestId === requestId, 30_000, 'a remote shell');
+  client.send({ type: 'create', requestId, host: 'box', cols: 120, rows: 40 });
+  const { message } = await created;
+  const id = message.info.id;
+  client.attach(id, null);
+  await client.until(() => client.stream(id).next !== null, 30_000, 'its screen');
+  await typeAndWait(client, id, 'printf "UP%s\\n" 1\r', 'UP1');
+  return id;
+}
+
+/** Types a line and waits for `marker` in what the session prints next. */
+async function typeAndWait(client, id, line, marker) {
+  let text = '';
+  const seen = deferred();
+  const listen = (frame, isBinary) => {
+    if (!isBinary) return;
+    const headLength = (frame[0] << 8) | frame[1];
+    if (!frame.toString('utf8', 2, 2 + headLength).includes(id)) return;
+    text += frame.toString('utf8', 2 + headLength);
+    if (text.includes(marker)) seen.resolve();
+  };
+  client.ws.on('message', listen);
+  client.send({ type: 'input', id, data: line });
+  try {
+    await withDeadline(seen.promise, 30_000, `'${marker}' from the remote shell`);
+  } finally {
+    client.ws.off('message', listen);
+  }
+}
+
+/** One keystroke through `ssh -T DEST cat`: a byte in, its echo out, in ms. */
+function sshEchoer(child) {
+  let waiting = null;
+  child.stdout.on('data', () => {
+    const resolve = waiting;
+    waiting = null;
+    resolve?.();
+  });
+  return async (i) => {
+    const started = now();
+    const echoed = new Promise((resolve) => (waiting = resolve));
+    child.stdin.write(keyFor(i));
+    await withDeadline(echoed, 10_000, 'ssh cat echo');
+    return now() - started;
+  };
+}
+
+async function sshDelivery(box, file) {
+  const started = now();
+  const child = spawn(box.ssh, ['-T', box.alias, 'cat', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let bytes = 0;
+  child.stdout.on('data', (chunk) => (bytes += chunk.length));
+  await withDeadline(new Promise((resolve) => child.once('close', resolve)), 300_000, 'ssh cat <file>');
+  const seconds = (now() - started) / 1000;
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+}
+
+/** A fresh remote shell, its echo off, then `exec cat <file>`: from the Enter until every byte of it reached this client. */
+async function panelDelivery(client, file, ptyBytes, requestId) {
+  const id = await remoteShell(client, requestId);
+  await typeAndWait(client, id, 'stty -echo; printf "QUIET%s\\n" 1\r', 'QUIET1');
+  const stream = client.stream(id);
+  const start = stream.next;
+  const skippedBefore = stream.skipped;
+  const started = now();
+  client.send({ type: 'input', id, data: `exec cat ${file}\r` });
+  await client.until(() => stream.next - start >= ptyBytes, 300_000, 'delivery of every byte');
+  const seconds = (now() - started) / 1000;
+  client.send({ type: 'detach', id });
+  return { bytes: stream.next - start, seconds, skipped: stream.skipped - skippedBefore, mbps: (stream.next - start) / 1e6 / seconds, orderErrors: stream.orderErrors };
+}

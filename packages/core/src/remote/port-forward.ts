@@ -1,0 +1,97 @@
+// A remote session's port, reachable on this machine's loopback through `ssh -N -L`, for the panel's port chip.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import type { ListeningPort } from '@ptydeck/contract';
+import type { RemoteEntry } from './remotes-config.js';
+import { SSH_PROGRAM_ENV, sshEnv } from './ssh-launch.js';
+
+const READY_TIMEOUT_MS = 15_000;
+const READY_POLL_MS = 50;
+
+export interface PortForward {
+  /** http://127.0.0.1:<local port>/ */
+  url: string;
+  localPort: number;
+  /** Ends ssh: the local port closes. */
+  close(): void;
+  /** Settles when ssh has exited (closed, killed, or the link dropped). */
+  readonly ended: Promise<void>;
+}
+
+/** Where ssh connects on the remote for a listener's address: a wildcard is reached on loopback. */
+function targetHost(address: string): string {
+  if (address === '0.0.0.0' || address === '::' || address === '') return '127.0.0.1';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+/**
+ * Forwards a free port on this machine's 127.0.0.1 (never another interface)
+ * to the port the remote process listens on. Its own ssh: the panel channel's
+ * is run with ClearAllForwardings, and its life is the session's, not the
+ * forward's. Resolves once the local port accepts connections.
+ */
+export async function startPortForward(remote: RemoteEntry, listening: Pick<ListeningPort, 'address' | 'port'>, env: Record<string, string | undefined> = process.env): Promise<PortForward> {
+  const localPort = await freeLoopbackPort();
+  const args = [
+    '-N',
+    '-T',
+    '-a',
+    '-x',
+    '-o', 'ExitOnForwardFailure=yes',
+    '-o', 'BatchMode=yes',
+    '-o', 'ServerAliveInterval=5',
+    '-o', 'ServerAliveCountMax=3',
+    '-o', 'ConnectTimeout=10',
+    '-L', `127.0.0.1:${localPort}:${targetHost(listening.address)}:${listening.port}`,
+    '--',
+    remote.destination,
+  ];
+  const child: ChildProcess = spawn(env[SSH_PROGRAM_ENV] || 'ssh', args, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv(env) });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const ended = new Promise<void>((resolve) => {
+    child.once('error', () => resolve());
+    child.once('close', () => resolve());
+  });
+  let exited = false;
+  void ended.then(() => (exited = true));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  // ssh says nothing when its listener is up: the port accepting a connection is the sign.
+  while (!(await accepts(localPort))) {
+    if (exited || Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`could not forward port ${listening.port} from ${remote.name}: ${stderr.trim() || (exited ? 'ssh exited' : 'ssh did not open the local port in time')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
+  return {
+    url: `http://127.0.0.1:${localPort}/`,
+    localPort,
+    ended,
+    close: () => {
+      if (!exited) child.kill('SIGTERM');
+    },
+  };
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,144 @@
+// A local host's panel showing a remote's sessions through real OpenSSH: a test sshd on loopback, the checkout's ptydeck
+// installed for a test user there.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeOutputFrame } from '@ptydeck/contract';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
+import { buildCore } from '../testing/host-sandbox.js';
+import { MessageQueue, openSocket } from '../testing/http.js';
+import { until } from '../testing/poll-until.js';
+import { canRunSshServer, startSshServer, type SshServer } from '../testing/ssh-server.js';
+import { remoteHostsOpener } from './remote-hosts.js';
+import { addRemote } from './remotes-config.js';
+
+/** A panel socket that acknowledges every frame and checks each stream's cursors: a gap or a repeat throws. */
+class Panel {
+  readonly text = new Map<string, string>();
+  readonly next = new Map<string, number>();
+  readonly resyncs = new Map<string, number>();
+  readonly problems: string[] = [];
+  constructor(
+    readonly ws: WebSocket,
+    readonly messages: MessageQueue,
+  ) {
+    ws.on('message', (data, binary) => {
+      if (binary) {
+        const frame = decodeOutputFrame(new Uint8Array(data as Buffer));
+        const expected = this.next.get(frame.id);
+        if (expected !== undefined && frame.cursor !== expected) this.problems.push(`${frame.id}: frame at ${frame.cursor}, expected ${expected}`);
+        this.text.set(frame.id, (this.text.get(frame.id) ?? '') + Buffer.from(frame.data).toString('utf8'));
+        this.next.set(frame.id, frame.cursor + frame.data.length);
+        this.send({ type: 'ack', id: frame.id, cursor: frame.cursor + frame.data.length });
+        return;
+      }
+      const message = JSON.parse(data.toString());
+      if (message.type === 'resync') {
+        this.text.set(message.id, message.screen);
+        this.next.set(message.id, message.cursor);
+        this.resyncs.set(message.id, (this.resyncs.get(message.id) ?? 0) + 1);
+      }
+    });
+  }
+  send(message: unknown): void {
+    this.ws.send(JSON.stringify(message));
+  }
+}
+
+describe.runIf(canRunSshServer())("a panel of this machine's host showing a remote over real OpenSSH", () => {
+  let server: SshServer;
+  let local: LocalServer;
+
+  beforeAll(async () => {
+    buildCore();
+    server = await startSshServer();
+    server.install();
+    const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-config-'));
+    addRemote(configDir, { name: 'box', destination: server.alias });
+    local = await startLocalServer({
+      stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-')),
+      configDir,
+      writeDiscovery: false,
+      appDir: '/nonexistent',
+      sandbox: false,
+      remotes: remoteHostsOpener({ configDir, env: { ...process.env, PTYDECK_SSH: server.ssh }}),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    await server?.close();
+  }, 30_000);
+
+  async function panel(): Promise<Panel> {
+    const opened = await openSocket(local.port, { headers: { Origin: local.url }, protocols: [`ptydeck.token.${local.panelToken}`] });
+    if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
+    return new Panel(opened.ws, opened.messages);
+  }
+
+  it('opens a tab on the remote, types into it, and a CLI-like panel that never asks opens no ssh', async () => {
+    const quiet = await panel();
+    await quiet.messages.json((m) => m.type === 'snapshot');
+    const p = await panel();
+    p.send({ type: 'hosts.watch' });
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    expect(sshChildren().length).toBe(1);
+    p.send({ type: 'create', requestId: 'r1', host: 'box', cols: 80, rows: 24 });
+    const created = await p.messages.json((m) => m.type === 'created' && m.requestId === 'r1');
+    expect(created.info.host).toBe('box');
+    expect(created.info.cwd).toBe(server.home);
+    expect(local.service.get(created.info.id)).toBeUndefined();
+    p.send({ type: 'attach', id: created.info.id, cursor: null });
+    p.send({ type: 'input', id: created.info.id, data: 'echo "remote-$((6*7)) $(id -un)"\r' });
+    await until(() => (p.text.get(created.info.id) ?? '').includes(`remote-42 ${server.user}`), 'the remote shell echoes');
+    quiet.ws.close();
+    p.ws.close();
+    await until(() => sshChildren().length === 0, 'the panel gone, its ssh ends');
+  }, 60_000);
+
+  it('SIGKILL of ssh mid-flood: the remote session lives on, the panel hears "reconnecting to box", and its stream resumes from its cursor: every byte once', async () => {
+    const p = await panel();
+    p.send({ type: 'hosts.watch' });
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    p.send({ type: 'create', requestId: 'f1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await p.messages.json((m) => m.type === 'created' && m.requestId === 'f1');
+    p.send({ type: 'attach', id: info.id, cursor: null });
+    await until(() => (p.resyncs.get(info.id) ?? 0) === 1, 'the first screen');
+    p.send({ type: 'input', id: info.id, data: 'for i in $(seq 1 20000); do echo "line $i"; [ $((i % 500)) = 0 ] && sleep 0.05; done; echo flood-done\r' });
+    await until(() => /^line 2000\r?$/m.test(p.text.get(info.id) ?? ''), 'mid-flood');
+    const [ssh] = sshChildren();
+    process.kill(ssh!, 'SIGKILL');
+    const from = p.messages.all.length;
+    const down = await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'reconnecting', from);
+    expect(down.hosts[0].detail).toMatch(/reconnecting to box/);
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected', from);
+    await until(() => /^flood-done\r?$/m.test(p.text.get(info.id) ?? ''), 'the flood ends', 60_000);
+    expect(p.problems).toEqual([]);
+    expect(p.resyncs.get(info.id)).toBe(1);
+    const numbers = [...(p.text.get(info.id) ?? '').matchAll(/^line (\d+)\r?$/gm)].map((m) => Number(m[1]));
+    const missing = [...Array(20000).keys()].map((i) => i + 1).filter((n) => !numbers.includes(n));
+    const text = p.text.get(info.id) ?? '';
+    const near = missing.length === 0 ? '' : JSON.stringify(text.slice(Math.max(0, text.indexOf(`line ${missing[0]! - 1}\r`) - 200), text.indexOf(`line ${missing[0]! - 1}\r`) + 300));
+    expect(missing, `around the first missing line: ${near}`).toEqual([]);
+    expect(numbers).toHaveLength(20000);
+    expect(numbers.every((n, i) => n === i + 1)).toBe(true);
+    p.ws.close();
+  }, 120_000);
+});
+
+/** The ssh processes this test process started (the panels' links). */
+function sshChildren(): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const match = /^\d+ \((.*)\) \S+ (\d+)/s.exec(readFileSync(`/proc/${name}/stat`, 'latin1'));
+      if (match?.[1] === 'ssh' && Number(match[2]) === process.pid) found.push(Number(name));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
+}
