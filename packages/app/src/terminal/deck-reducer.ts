@@ -117,6 +117,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
     lost: info.lost ?? null,
+    restored: info.restored === true,
   };
 }
 
@@ -307,6 +308,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
     lost: info.lost ?? null,
+    restored: info.restored === true,
   };
 }
 

@@ -32,6 +32,8 @@ export interface Tab {
   readOnly: boolean;
   /** With status `lost`: an earlier host ran it and died; what it left is read-only until the tab is closed. */
   lost: LostInfo | null;
+  /** Taken back from the record an earlier host left on disk (lost, or exited as it was): a file anything running as the developer could have written. */
+  restored: boolean;
 }
 
 export interface DeckState {
