@@ -86,6 +86,24 @@ test("the overview's remove-all removes every lost session and its tab", async (
   await expect.poll(() => server.sessions()).toEqual([]);
 });
 
+test.describe('a restored session that had exited', () => {
+  const DONE = randomUUID();
+  test.use({
+    lostRecords: { records: [lostRecord({ id: DONE, title: 'old-build', status: 'exited', exitCode: 0, exitedAt: Date.now() - 30_000 }, 'built-long-ago\r\n', 0)] },
+  });
+
+  test('is marked restored in the overview and on its tab, not lost', async ({ panel: page }) => {
+    const row = page.locator(`[data-testid="overview-session"][data-session-id="${DONE}"]`);
+    await expect(row.getByTestId('overview-session-status')).toHaveText('exit 0 · restored');
+    await expect(row.getByTestId('overview-session-restored')).toHaveAttribute('title', /earlier ptydeck host left on disk/);
+    await row.getByRole('button').first().click();
+    const tab = page.getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: 'old-build, restored' });
+    await expect(tab.getByTestId('tab-restored')).toHaveText('restored');
+    await expect(tab.getByTestId('tab-lost')).toHaveCount(0);
+    await expectScreen(page, DONE, /built-long-ago/);
+  });
+});
+
 /** The box of the first row xterm.js drew in a session's terminal. */
 async function firstRowBox(page: Page, id: string) {
   const row = terminalOf(page, id).locator('.xterm-rows > div').first();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import { deckReducer, lingeringTabs } from './deck-reducer.js';
+import { markedRestored, tabLabel } from './tab-label.js';
 import { created, ids, removed, run, session, snapshot, userSession } from './testing/deck-fixtures.js';
 
 /** What a host that restarted says of a session the one before it ran: its process is gone. */
@@ -60,5 +61,18 @@ describe('deckReducer: lost sessions (the host restarted)', () => {
     expect(ids(state)).toEqual(['a', 'late']);
     expect(state.activeId).toBe('a');
     expect(state.tabs[1]).toMatchObject({ status: 'lost', unseen: true });
+  });
+
+  it("marks a restored exited session's tab restored, and a lost one lost only", () => {
+    const exited = { ...session('done'), status: 'exited' as const, exitCode: 0, exitedAt: 1, restored: true };
+    const lost = { ...lostOf(userSession('gone')), restored: true };
+    const state = run(snapshot([exited, lost, userSession('live')]), { type: 'open', id: 'done' });
+    expect(state.tabs.map(({ id, restored }) => ({ id, restored }))).toEqual([
+      { id: 'gone', restored: true },
+      { id: 'live', restored: false },
+      { id: 'done', restored: true },
+    ]);
+    expect(state.tabs.map(tabLabel)).toEqual(['sh-gone, lost', 'sh-live', 'claude-code agent: sh-done, restored']);
+    expect(state.sessions.filter(markedRestored).map((info) => info.id)).toEqual(['done']);
   });
 });

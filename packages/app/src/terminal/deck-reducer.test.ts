@@ -55,7 +55,7 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('a');
     expect(state.tabs[0]).toEqual({
       id: 'a', title: 'sh-a', source: 'agent', owner: 'conn-1', ownerName: 'claude-code',
-      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null, readOnly: false, lost: null,
+      status: 'running', exitCode: null, signal: null, closeRequested: false, pinned: false, lingerFrom: null, gone: false, unseen: false, attention: null, readOnly: false, lost: null, restored: false,
     });
   });
 

@@ -118,6 +118,7 @@ export function tabFromSession(info: SessionInfo): Tab {
     readOnly: info.readOnly === true,
     lost: info.lost ?? null,
     ...(info.host !== undefined ? { host: info.host } : {}),
+    restored: info.restored === true,
   };
 }
 
@@ -308,6 +309,7 @@ function mergeInfo(tab: Tab, info: SessionInfo): Tab {
     attention: waitingFor(info),
     readOnly: info.readOnly === true,
     lost: info.lost ?? null,
+    restored: info.restored === true,
   };
 }
 

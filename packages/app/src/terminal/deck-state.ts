@@ -34,6 +34,8 @@ export interface Tab {
   lost: LostInfo | null;
   /** The remote whose host runs the session (SessionInfo's `host`); absent for this machine's. */
   host?: string;
+  /** Taken back from the record an earlier host left on disk (lost, or exited as it was): a file anything running as the developer could have written. */
+  restored: boolean;
 }
 
 export interface DeckState {

@@ -19,6 +19,12 @@ describe('tabLabel', () => {
     expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'running' })).toBe('zsh');
   });
 
+  it('says restored for a session an earlier host left on disk that is not lost (a lost one says lost)', () => {
+    expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'exited', restored: true })).toBe('zsh, restored');
+    expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'lost', restored: true })).toBe('zsh, lost');
+    expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh', status: 'exited', restored: false })).toBe('zsh');
+  });
+
   it("is just the title for the developer's own tab", () => {
     expect(tabLabel({ source: 'user', ownerName: null, title: 'zsh' })).toBe('zsh');
   });

@@ -8,6 +8,7 @@ import { agentInitials } from '../agents/agent-identity.js';
 import { useChat } from '../chat/chat-context.jsx';
 import { CHAT_STATE_LABEL, chatName } from './chat/chat-labels.js';
 import { waitingFor } from '../terminal/deck-reducer.js';
+import { RESTORED_NOTE, markedRestored } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { CopySnippet } from './CopySnippet.jsx';
 import { agentStyle } from './agent-style.js';
@@ -45,6 +46,10 @@ function SessionRow(props: { session: SessionInfo }) {
                 <span class="last-exit" classList={{ failed: status().failed }}>{lastExit()}</span>
               </>
             )}
+          </Show>
+          <Show when={markedRestored(props.session)}>
+            {' · '}
+            <span class="restored-marker" data-testid="overview-session-restored" title={RESTORED_NOTE}>restored</span>
           </Show>
         </span>
       </button>

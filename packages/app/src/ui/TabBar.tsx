@@ -2,7 +2,7 @@
 import { createEffect, createSignal, For, onCleanup, onMount, Show } from 'solid-js';
 import { lostNote } from '@ptydeck/contract';
 import { agentStyle } from './agent-style.js';
-import { endedBadly, exitLabel, tabLabel } from '../terminal/tab-label.js';
+import { RESTORED_NOTE, endedBadly, exitLabel, markedRestored, tabLabel } from '../terminal/tab-label.js';
 import { typingIntoAgent } from '../terminal/pane-banner.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { sessionStatus } from '../overview/session-status.js';
@@ -130,6 +130,9 @@ export function TabBar() {
                   </Show>
                   <Show when={lost()}>
                     <span class="lost-marker" data-testid="tab-lost" title={lostNote(tab.lost)}>lost</span>
+                  </Show>
+                  <Show when={markedRestored(tab)}>
+                    <span class="restored-marker" data-testid="tab-restored" title={RESTORED_NOTE}>restored</span>
                   </Show>
                   <Show when={tab.attention}>
                     {(attention) => (

@@ -1,6 +1,6 @@
 // A list of every tab, to reach one scrolled out of the tab strip when the tabs do not fit.
 import { createSignal, For, onCleanup, Show } from 'solid-js';
-import { exitLabel, tabLabel } from '../terminal/tab-label.js';
+import { exitLabel, markedRestored, tabLabel } from '../terminal/tab-label.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { agentStyle } from './agent-style.js';
 
@@ -55,6 +55,7 @@ export function TabOverflowMenu() {
                 </Show>
                 <Show when={tab.status === 'exited'}><span class="tab-overflow-exit">{exitLabel(tab)}</span></Show>
                 <Show when={tab.status === 'lost'}><span class="tab-overflow-exit">lost</span></Show>
+                <Show when={markedRestored(tab)}><span class="tab-overflow-exit">restored</span></Show>
                 <Show when={tab.attention}><span class="needs-input">needs input</span></Show>
                 <Show when={tab.unseen}><span class="new-mark">new</span></Show>
               </button>

@@ -21,8 +21,12 @@ export interface ChatHostOptions {
   configDir?: string;
   /** A chat's cwd when the panel names none: the server's launch directory. Default process.cwd(). */
   launchDir?: string;
-  /** Base environment of agent processes (and PATH for finding known agents). Default process.env. */
-  env?: Record<string, string | undefined>;
+  /**
+   * Base environment of agent processes (and PATH for finding known agents),
+   * or where to read it when a chat opens (the developer's, which a client
+   * may teach the host later: server/developer-env.ts). Default process.env.
+   */
+  env?: Record<string, string | undefined> | (() => Record<string, string | undefined>);
   /**
    * ptydeck's own MCP server, offered to every chat's agent in session/new
    * with a credential binding it to the chat. Without it agents get none.
@@ -96,14 +100,15 @@ export class ChatHost {
    */
   readonly onAgentProcess: OnEvent<number>;
   private readonly report: ErrorReporter;
-  private readonly env: Record<string, string | undefined>;
+  private readonly env: () => Record<string, string | undefined>;
   private readonly configDir: string;
   private disposed = false;
 
   constructor(private readonly options: ChatHostOptions) {
     this.report = options.onError ?? reportError;
-    this.env = options.env ?? process.env;
-    this.configDir = options.configDir ?? resolveConfigDir(this.env);
+    const env = options.env ?? process.env;
+    this.env = typeof env === 'function' ? env : () => env;
+    this.configDir = options.configDir ?? resolveConfigDir(this.env());
     this.opened = new Emitter({ name: 'chat opened', onListenerError: this.report });
     this.events = new Emitter({ name: 'chat event', onListenerError: this.report });
     this.closed = new Emitter({ name: 'chat closed', onListenerError: this.report });
@@ -134,7 +139,7 @@ export class ChatHost {
 
   /** The agents one can start now (agents.json read afresh, PATH searched). */
   agents(): Promise<AgentChoices> {
-    return loadAgentChoices(this.configDir, this.env.PATH);
+    return loadAgentChoices(this.configDir, this.env().PATH);
   }
 
   /**
@@ -204,7 +209,7 @@ export class ChatHost {
       service: this.options.service,
       agent: config,
       cwd: dir,
-      env: this.env,
+      env: this.env(),
       owner,
       mcpServers,
       version: this.options.version,

@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
 import { until } from '../testing/poll-until.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
-import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { readStat } from '../proc/proc-fs.js';
 
 /**
@@ -20,6 +20,19 @@ import { readStat } from '../proc/proc-fs.js';
  * starts the host.
  */
 beforeAll(buildCore, 120_000);
+
+const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
+
+/** A process's environment as the kernel keeps it (what it was started with). */
+function environOf(pid: number): Record<string, string> {
+  let text = '';
+  try {
+    text = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    // Gone meanwhile.
+  }
+  return Object.fromEntries(text.split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
 
 const fakeHost = join(dirname(fileURLToPath(import.meta.url)), '..', 'testing', 'fake-host.mjs');
 const sandboxes: HostSandbox[] = [];
@@ -200,6 +213,43 @@ describe("a developer's tab gets the developer's environment, whoever started th
       expect(tab.PTYDECK_SESSION_ID).toBe(created.info.id);
       expect(tab.PTYDECK_STATE_DIR).toBe(box.stateDir);
       for (const name of ['PTYDECK_CHAT_ID', 'BASH_ENV', 'PROMPT_COMMAND', 'LD_PRELOAD', 'PAGER', 'GIT_PAGER', 'PLANTED']) expect(tab[name], name).toBeUndefined();
+    } finally {
+      panel.ws.close();
+    }
+  }, 60_000);
+});
+
+describe("a chat's agent gets the developer's environment, whoever started the host", () => {
+  it('a host started with injection variables and planted ones passes none of them to the demo ACP agent, which keeps its chat labels', async () => {
+    const box = sandbox();
+    mkdirSync(box.env.PTYDECK_CONFIG_DIR!, { recursive: true });
+    writeFileSync(join(box.env.PTYDECK_CONFIG_DIR!, 'agents.json'), JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] }));
+    // The host itself runs with them: `ptydeck serve` from a shell an agent set up.
+    const hostile = { BASH_ENV: join(box.home, 'bash-env.sh'), PROMPT_COMMAND: 'touch "$HOME/prompt-command-ran"', LD_PRELOAD: '/nonexistent/planted.so', PLANTED: 'by-the-agent' };
+    const serve = spawn(process.execPath, [bin, 'serve'], { env: { ...box.env, ...hostile }, stdio: 'ignore' });
+    strays.push(serve.pid!);
+    await until(() => existsSync(join(box.stateDir, 'server.json')), 'the host serves');
+    expect(readFileSync(`/proc/${discoveryOf(box).pid}/environ`, 'utf8')).toContain('\0PLANTED=by-the-agent\0');
+
+    // The developer, from a terminal of their own, opens a chat in the panel.
+    const url = await runCli({ ...box, env: { ...box.env, DEVELOPER_MARK: 'mine' } }, ['url']);
+    expect(url.code, url.stderr).toBe(0);
+    const link = url.stdout.trim();
+    const { token } = JSON.parse((await exchangeTicket(link)).body) as { token: string };
+    const server = new URL(link);
+    const panel = await openSocket(Number(server.port), { headers: { Origin: server.origin }, protocols: ['ptydeck.v1', `ptydeck.token.${token}`] });
+    if (!('ws' in panel)) throw new Error(`panel refused ${panel.refused}`);
+    try {
+      panel.ws.send(JSON.stringify({ type: 'chat.open', requestId: 'chat', agent: 'demo', cwd: box.home }));
+      const chatId = (await panel.messages.json((m) => m.type === 'chat.opened' && m.requestId === 'chat')).info.id as string;
+      await panel.messages.json((m) => m.type === 'chat.event' && m.chatId === chatId && m.event.type === 'state' && m.event.info.state === 'ready');
+      const agents = processesOf(box.stateDir).map(environOf).filter((env) => env.PTYDECK_CHAT_ID === chatId);
+      expect(agents.length).toBeGreaterThan(0);
+      for (const agent of agents) {
+        expect(agent.DEVELOPER_MARK).toBe('mine');
+        expect(agent.PTYDECK_CHAT_HOST).toMatch(/^\d+:\d+$/);
+        for (const name of Object.keys(hostile)) expect(agent[name], name).toBeUndefined();
+      }
     } finally {
       panel.ws.close();
     }

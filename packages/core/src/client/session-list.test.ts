@@ -28,6 +28,14 @@ describe('session-list', () => {
     expect(formatTable([listEntry(lost, [])], 1_000_000, '/home/dev').split('\n')[1]).toMatch(/^3f2a1b4c\s+user\s+you\s+bash\s+lost\s+-\s+\?\s+~\/project\s+0s$/);
   });
 
+  it('marks a session an earlier host left on disk restored, in the JSON and the table (a lost one says lost)', () => {
+    const exited = session({ status: 'exited', exitCode: 0, pid: 0, restored: true });
+    const lost = session({ status: 'lost', pid: 0, lost: { foundAt: 1, unwrittenBytes: 0 }, restored: true });
+    expect([listEntry(exited, []).restored, listEntry(lost, []).restored, listEntry(session({}), []).restored]).toEqual([true, true, false]);
+    const states = (infos: SessionInfo[]) => formatTable(infos.map((info) => listEntry(info, [])), 1_000_000, '/home/dev').split('\n').slice(1, -1).map((row) => row.split(/\s{2,}/)[4]);
+    expect(states([exited, lost, session({ status: 'exited', exitCode: 0 })])).toEqual(['exited (0, restored)', 'lost', 'exited (0)']);
+  });
+
   it('names the owner: "you" for your sessions, the agent otherwise', () => {
     expect(listEntry(session({}), []).owner).toBe('you');
     expect(listEntry(session({ source: 'agent', owner: 'conn-1', ownerName: null }), [agent]).owner).toBe('claude-code');

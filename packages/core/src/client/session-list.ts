@@ -42,6 +42,12 @@ export interface SessionListEntry {
    * not start. Null for sessions started without one in mind (yours).
    */
   sandbox: SandboxInfo | null;
+  /**
+   * Taken back from the record an earlier host left on disk (lost, or exited
+   * as it was): a file anything running as the user could have written, so
+   * its title, command and cwd prove nothing.
+   */
+  restored: boolean;
 }
 
 /** Characters of an id shown in the table: enough to be unique among a person's sessions, short to type. */
@@ -78,6 +84,7 @@ export function listEntry(info: SessionInfo, agents: readonly AgentInfo[]): Sess
     last_exit_code: info.shell?.lastExitCode ?? null,
     ports: info.ports ? info.ports.map(({ port, address, pid, command }) => ({ port, address, pid, command })) : null,
     sandbox: info.sandbox ?? null,
+    restored: info.restored === true,
   };
 }
 
@@ -93,7 +100,7 @@ export function formatTable(entries: readonly SessionListEntry[], now: number, h
         entry.source,
         clip(entry.owner, 24),
         clip(entry.title, 32),
-        entry.state === 'exited' ? `exited (${entry.signal ?? entry.exit_code ?? '?'})` : entry.state,
+        stateCell(entry),
         sandboxCell(entry.sandbox),
         clip(portList(entry.ports), 24),
         clip(tildePath(entry.cwd, home), 40),
@@ -122,6 +129,13 @@ export function matchSession(sessions: readonly SessionInfo[], query: string): S
   const candidates = query.length === 0 ? [] : sessions.filter((info) => info.id.startsWith(query));
   if (candidates.length === 1) return { kind: 'found', info: candidates[0]! };
   return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
+}
+
+/** The state, with how an exited session ended; "restored" beside it when an earlier host's record brought it back (lost says that already). */
+function stateCell(entry: SessionListEntry): string {
+  const restored = entry.restored && entry.state !== 'lost' ? 'restored' : null;
+  if (entry.state === 'exited') return `exited (${[entry.signal ?? entry.exit_code ?? '?', restored].filter((part) => part !== null).join(', ')})`;
+  return restored ? `${entry.state} (${restored})` : entry.state;
 }
 
 /** The profile; "unsandboxed" where a default sandbox could not start (--json says why); - for your own sessions. */

@@ -45,7 +45,8 @@ export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 
   /**
    * Base environment of chat agents' processes (and the PATH known agents are
    * looked for on), and the HOME and PATH agents' sandboxes are built from
-   * (its keys hidden, its caches writable, bubblewrap looked for). Default process.env.
+   * (its keys hidden, its caches writable, bubblewrap looked for). Default the
+   * developer's environment, as their tabs get it (server/developer-env.ts).
    */
   agentEnv?: Record<string, string | undefined>;
   /** Time between SIGTERM and SIGKILL when ending a chat's agent. Default 3000 ms. */
@@ -156,7 +157,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     configDir,
     ...(sandbox ? { sandbox } : {}),
     launchDir: options.launchDir,
-    env: options.agentEnv,
+    // Not the host's own: whoever started the host (an agent's `ptydeck mcp`) chose that, injection variables and all.
+    env: options.agentEnv ?? (() => developerEnv.current()),
     killGraceMs: options.agentKillGraceMs,
     // `ptydeck mcp` finds this server through server.json: without one, a chat's agent gets no MCP server.
     ...((options.writeDiscovery ?? true) ? { mcp: { launch: chatMcpLaunch(), bindings: chatBindings, env: chatMcpEnv(stateDir) } } : {}),

@@ -90,6 +90,16 @@ export function readStat(pid: number): ProcStat | undefined {
   return text === undefined ? undefined : parseStat(text);
 }
 
+/**
+ * The pids of `pid` in each PID namespace it is in (the NSpid line of its
+ * status file), from the namespace this /proc belongs to down to the
+ * process's own, innermost last; undefined when it is gone.
+ */
+export function namespacePids(pid: number | 'self'): number[] | undefined {
+  const match = /^NSpid:\t(.+)$/m.exec(readOptional(`/proc/${pid}/status`) ?? '');
+  return match ? match[1]!.split('\t').map(Number) : undefined;
+}
+
 /** Zombies and dead processes hold nothing and cannot be signalled out of existence. */
 export function isLive(stat: ProcStat): boolean {
   return stat.state !== 'Z' && stat.state !== 'X';

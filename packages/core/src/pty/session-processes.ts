@@ -226,19 +226,36 @@ export function backgroundProcesses(session: SessionRef, snapshot: SessionSnapsh
  */
 function ownProcesses(session: SessionRef, processes: readonly OwnedProcess[]): Set<number> {
   const own = new Set([session.pid]);
+  if (!session.wrapped) return own;
+  const { forks, program } = unwrap(session, processes);
+  for (const fork of forks) own.add(fork.pid);
+  if (program) own.add(program.pid);
+  return own;
+}
+
+function unwrap(session: SessionRef, processes: readonly OwnedProcess[]): { forks: OwnedProcess[]; program: OwnedProcess | undefined } {
   const launcher = processes.find((proc) => proc.pid === session.pid);
-  if (!session.wrapped || !launcher) return own;
+  if (!launcher) return { forks: [], program: undefined };
   const childrenOf = (pid: number) => processes.filter((proc) => proc.ppid === pid);
+  const forks: OwnedProcess[] = [];
   let innermost = launcher;
   for (let fork = childrenOf(innermost.pid).find((proc) => proc.command === launcher.command); fork; fork = childrenOf(innermost.pid).find((proc) => proc.command === launcher.command)) {
-    own.add(fork.pid);
+    forks.push(fork);
     innermost = fork;
   }
   const [program] = childrenOf(innermost.pid)
-    .filter((proc) => !own.has(proc.pid))
+    .filter((proc) => !forks.includes(proc))
     .sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid);
-  if (program) own.add(program.pid);
-  return own;
+  return { forks, program };
+}
+
+/**
+ * The program a running wrapped session's launcher started (the shell inside
+ * a sandbox), once it has: undefined before its exec, after its exit, or
+ * where /proc is missing.
+ */
+export function wrappedProgram(labels: LabelReader, session: SessionRef): OwnedProcess | undefined {
+  return unwrap(session, sessionProcesses(labels, session)).program;
 }
 
 /** Whether `proc` still runs: the same pid started at the same tick, not a zombie. */

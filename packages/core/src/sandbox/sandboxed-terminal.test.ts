@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { sessionProcesses } from '../pty/session-processes.js';
 import { isAlive } from '../testing/host-sandbox.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
@@ -84,7 +85,8 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
 
   it("lists a server's port, its own processes but not the sandbox's launcher, and ends them all when closed", async () => {
     const id = await sandboxedShell();
-    await tool.run(owner, { id, command: 'python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 &' });
+    const server = await tool.run(owner, { id, command: 'python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!' });
+    const serverPid = lastNumber(server.output);
     const opened = await tool.wait(owner, { id, until: 'port', timeout_ms: 20_000 });
     expect(opened.reason).toBe('port');
     const port = opened.ports_opened![0]!.port;
@@ -93,7 +95,9 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
     expect(page.status).toBe(200);
     const listed = tool.list(owner).terminals.find((t) => t.id === id)!;
     expect(listed.sandbox).toBe('workspace');
-    expect(listed.ports?.map((p) => p.port)).toEqual([port]);
+    expect(listed.ports).toEqual([{ port, address: '127.0.0.1', pid: serverPid }]);
+    const again = await tool.run(owner, { id, command: `python3 -m http.server ${port} --bind 127.0.0.1` });
+    expect(again.port_in_use).toEqual([expect.objectContaining({ port, pid: serverPid, owner: 'you', session: id })]);
     // Only the job the agent started is "in the background": not bubblewrap's own process inside its PID namespace.
     expect(listed.background?.map((p) => p.command)).toEqual([expect.stringMatching(/^python3 -m http\.server/)]);
     expect(await tool.run(owner, { id, command: 'sleep 300', timeout_ms: 300 })).toMatchObject({ outcome: 'running' });
@@ -101,12 +105,36 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
     expect(busy.background?.map((p) => p.command)).toEqual([expect.stringMatching(/^python3 -m http\.server/)]);
 
     const pid = service.get(id)!.pid;
+    const hostPids = sessionProcesses(service.labels, { id, pid, running: true, wrapped: true }).map((p) => p.pid);
     const closed = await tool.close(owner, { id, force: true });
-    expect(closed.ports_freed?.map((p) => p.port)).toEqual([port]);
-    expect(closed.ended?.length).toBeGreaterThanOrEqual(3);
+    expect(closed.ports_freed).toEqual([{ port, address: '127.0.0.1', pid: serverPid }]);
+    // As the sandbox sees them: its init (1), the shell, the server and the sleep; not the launcher outside.
+    expect(closed.ended?.map((p) => p.pid)).toEqual(expect.arrayContaining([1, serverPid]));
+    expect(closed.ended).toHaveLength(hostPids.length - 1);
     // Every process of the session is gone (or a zombie its parent has yet to reap), the shell and the server with it.
-    for (const gone of [pid, ...(closed.ended ?? []).map((p) => p.pid)]) await until(() => !isAlive(gone), `${gone} ended`);
+    for (const gone of hostPids) await until(() => !isAlive(gone), `${gone} ended`);
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!available)('pids in results are the sandboxed shell\'s own', () => {
+  it("terminal_create's pid is $$, terminal_list's background pid is $!, and kill with it inside ends the job", async () => {
+    const made = await tool.create(owner, { cwd: workspace });
+    const id = made.id;
+    expect((await tool.run(owner, { id, command: 'echo $$' })).output).toBe(`${made.pid}\n`);
+    const started = await tool.run(owner, { id, command: 'sleep 300 & echo $!' });
+    const inner = lastNumber(started.output);
+    const listed = tool.list(owner).terminals.find((t) => t.id === id)!;
+    expect(listed.background).toEqual([expect.objectContaining({ pid: inner, command: 'sleep 300' })]);
+    // The host's own pid for it is another number: the one the agent's kill would miss.
+    const launcher = service.get(id)!.pid;
+    const hostSleep = sessionProcesses(service.labels, { id, pid: launcher, running: true, wrapped: true }).find((p) => p.command === 'sleep 300')!;
+    expect(hostSleep.pid).not.toBe(inner);
+
+    expect(await tool.run(owner, { id, command: `kill ${listed.background![0]!.pid} && wait` })).toMatchObject({ outcome: 'completed' });
+    await until(() => !isAlive(hostSleep.pid), 'the sleep ended');
+    expect(tool.list(owner).terminals.find((t) => t.id === id)!.background).toEqual([]);
+    await tool.close(owner, { id });
   });
 });
 
@@ -169,6 +197,11 @@ describe.skipIf(!available)('keystrokes injected with TIOCSTI', () => {
     await tool.close(owner, { id });
   });
 });
+
+/** What `echo $!` printed, after bash's own "[1] <pid>" job line. */
+function lastNumber(output: string): number {
+  return Number(output.trim().split('\n').at(-1));
+}
 
 function linkOf(path: string): string {
   try {

@@ -7,12 +7,14 @@ import {
   snapshotSession,
   snapshotSessions,
   stillRunning,
+  wrappedProgram,
   type OwnedPort,
   type OwnedProcess,
   type SessionRef,
 } from '../pty/session-processes.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
+import { pidViewOf, type PidView } from './pid-view.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
 
 /** How long a detached process gets after SIGTERM before SIGKILL, when terminal_close ends what survived the service's close. */
@@ -29,6 +31,8 @@ const LEFTOVER_GRACE_MS = 3000;
  * costs 3 ms or more a file, which every terminal_run would otherwise pay. A
  * listener that opens while another socket closes leaves the count as it was:
  * such a port is missed in run and wait results, and terminal_list shows it.
+ * Every pid in them is the one the session's own shell sees (pid-view.ts):
+ * in a sandbox, its pid in the sandbox's PID namespace.
  */
 export class OwnedProcesses {
   /** Per session, the inodes of its listening sockets results have reported. */
@@ -48,7 +52,8 @@ export class OwnedProcesses {
     for (const session of sessions) {
       const snapshot = snapshots.get(session.id)!;
       this.report(session.id, snapshot.ports, snapshot.ports);
-      listed.set(session.id, { ports: snapshot.ports.map(portField), background: backgroundProcesses(session, snapshot).map(processField) });
+      const view = viewOf(session);
+      listed.set(session.id, { ports: snapshot.ports.flatMap(portField(view)), background: backgroundProcesses(session, snapshot).flatMap(processField(view)) });
     }
     return listed;
   }
@@ -70,7 +75,7 @@ export class OwnedProcesses {
     const told = this.told.get(session.id);
     const fresh = ports.filter((port) => !told?.has(port.inode));
     this.report(session.id, ports, fresh);
-    return fresh.map(portField);
+    return fresh.flatMap(portField(viewOf(session)));
   }
 
   /** Port `port` when the session listens on it (reported now), else nothing. */
@@ -80,7 +85,18 @@ export class OwnedProcesses {
     const ports = snapshotSession(this.labels, session)?.ports ?? [];
     const mine = ports.filter((socket) => socket.port === port);
     this.report(session.id, ports, mine);
-    return mine.map(portField);
+    return mine.flatMap(portField(viewOf(session)));
+  }
+
+  /**
+   * The pid of the session's program as its own shell sees it (`$$`): in a
+   * sandbox, the program bubblewrap started, by its pid there (null until it
+   * has started, or once it ended); else the session's process.
+   */
+  programPid(session: SessionRef): number | null {
+    if (!session.wrapped) return session.pid;
+    const program = wrappedProgram(this.labels, session);
+    return (program && viewOf(session)(program.pid)) ?? null;
   }
 
   /**
@@ -96,6 +112,11 @@ export class OwnedProcesses {
   async close<T>(session: SessionRef, force: boolean, end: () => Promise<void>, release: () => Promise<T>): Promise<[T, ClosedProcesses | undefined]> {
     const before = snapshotSession(this.labels, session);
     const descended = before?.processes ?? [];
+    // Each process as the session's shell sees it, read while it runs: an ended one has no /proc entry to read.
+    const view = viewOf(session);
+    const seen = new Map<number, number | undefined>();
+    const see = (procs: readonly OwnedProcess[]) => procs.forEach(({ pid }) => seen.has(pid) || seen.set(pid, view(pid)));
+    see(descended);
     await end();
     if (force) await endSessionLeftovers(this.labels, session, LEFTOVER_GRACE_MS, true, descended);
     const released = await release();
@@ -103,6 +124,8 @@ export class OwnedProcesses {
     if (!before) return [released, undefined];
     // Normally nothing: only what survived SIGKILL, what left the tree before the end, or what was started meanwhile.
     const leftovers = unionOf(descended, sessionLeftovers(this.labels, session)).filter(stillRunning);
+    see(leftovers);
+    const seenAs: PidView = (pid) => seen.get(pid);
     const survivors = await endProcesses(leftovers, LEFTOVER_GRACE_MS, force);
     const all = unionOf(before.processes, leftovers);
     const ended = all.filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
@@ -110,9 +133,9 @@ export class OwnedProcesses {
     return [
       released,
       {
-        ended: ended.map(({ pid, command }) => ({ pid, command })),
-        ports_freed: before.ports.filter((port) => endedPids.has(port.pid)).map(portField),
-        ...(survivors.length > 0 ? { not_ended: survivors.map(({ pid, command }) => ({ pid, command })) } : {}),
+        ended: ended.flatMap(endedField(seenAs)),
+        ports_freed: before.ports.filter((port) => endedPids.has(port.pid)).flatMap(portField(seenAs)),
+        ...(survivors.length > 0 ? { not_ended: survivors.flatMap(endedField(seenAs)) } : {}),
       },
     ];
   }
@@ -132,10 +155,28 @@ export class OwnedProcesses {
   }
 }
 
-function portField({ port, address, pid }: OwnedPort): ListedPort {
-  return { port, address, pid };
+function viewOf(session: SessionRef): PidView {
+  return pidViewOf(session.wrapped === true);
 }
 
-function processField({ pid, command, startedAt }: OwnedProcess): ListedProcess {
-  return { pid, command, started_at: Math.round(startedAt) };
+// A process the session's shell cannot see (a sandbox's launcher, one gone meanwhile) is left out: its pid means nothing there.
+function portField(view: PidView) {
+  return ({ port, address, pid }: OwnedPort): ListedPort[] => {
+    const seen = view(pid);
+    return seen === undefined ? [] : [{ port, address, pid: seen }];
+  };
+}
+
+function processField(view: PidView) {
+  return ({ pid, command, startedAt }: OwnedProcess): ListedProcess[] => {
+    const seen = view(pid);
+    return seen === undefined ? [] : [{ pid: seen, command, started_at: Math.round(startedAt) }];
+  };
+}
+
+function endedField(view: PidView) {
+  return ({ pid, command }: OwnedProcess): { pid: number; command: string }[] => {
+    const seen = view(pid);
+    return seen === undefined ? [] : [{ pid: seen, command }];
+  };
 }

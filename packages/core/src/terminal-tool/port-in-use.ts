@@ -3,6 +3,7 @@ import { portHolders } from '../proc/port-holders.js';
 import { sessionsOf } from '../pty/session-processes.js';
 import type { PtyService } from '../pty/types.js';
 import type { OwnedSessions } from './owned-sessions.js';
+import { isSandboxed, pidViewOf } from './pid-view.js';
 import type { PortInUse } from './results.js';
 
 /**
@@ -11,7 +12,8 @@ import type { PortInUse } from './results.js';
  * guessed), so an agent sees the server it would have duplicated and stops.
  *
  * What crosses the fence (owned-sessions.ts): a holder in one of the caller's
- * own terminals comes with its pid, command and terminal id (owner "you");
+ * own terminals comes with its pid (as its shell sees it: in a sandbox, the
+ * sandbox's pid), command and terminal id (owner "you");
  * one outside ptydeck with its pid and command, which any process of the
  * user can read in /proc anyway (owner "outside ptydeck"; pid null for
  * another user's process). A holder in another agent's terminal, the
@@ -49,9 +51,11 @@ export function portsInUse(output: string, command: string | undefined, service:
   );
   return holders.map(({ port, pid, command: holderCommand }) => {
     const id = pid === null ? undefined : whose.get(pid);
-    if (id === undefined) return { port, pid, command: holderCommand, session: null, owner: OUTSIDE_PTYDECK };
-    if (owned.get(id)?.ownerId === caller) return { port, pid, command: holderCommand, session: id, owner: YOU };
+    if (pid === null || id === undefined) return { port, pid, command: holderCommand, session: null, owner: OUTSIDE_PTYDECK };
     const info = service.get(id);
+    if (owned.get(id)?.ownerId === caller) {
+      return { port, pid: pidViewOf(isSandboxed(info))(pid) ?? null, command: holderCommand, session: id, owner: YOU };
+    }
     const owner = !info ? CLOSED_TERMINAL : info.source === 'user' ? THE_DEVELOPER : (info.ownerName ?? 'another agent');
     return { port, pid: null, command: null, session: null, owner };
   });

@@ -27,19 +27,22 @@ const truncated = z.boolean().describe('True when output left bytes out of the m
 const cursor = z.number().int().describe('Your read position after this call, as an absolute byte offset in the terminal\'s output.');
 const skipped = z.number().int().describe('Bytes you never saw because the retained log was trimmed before you read them.');
 
+/** Every pid the tool reports for a terminal is the one its own shell uses, so `kill` and `ps` in it act on the process named. */
+const seenPid = 'As the terminal\'s shell sees it: in a sandbox, its pid in the sandbox\'s own PID namespace.';
+
 const listedPort = z
   .object({
     port: z.number().int().describe('The TCP port.'),
     address: z.string().describe('The address it listens on: 127.0.0.1 or ::1 is this machine only, 0.0.0.0 or :: every interface.'),
-    pid: z.number().int().describe('The process holding the listening socket.'),
+    pid: z.number().int().describe(`The process holding the listening socket. ${seenPid}`),
   })
   .describe('A TCP port a process of this terminal listens on.');
 const listedProcess = z.object({
-  pid: z.number().int(),
+  pid: z.number().int().describe(seenPid),
   command: z.string().describe('Its command line, bounded.'),
   started_at: z.number().int().describe('Unix time in ms.'),
 });
-const endedProcess = z.object({ pid: z.number().int(), command: z.string().describe('Its command line, bounded.') });
+const endedProcess = z.object({ pid: z.number().int().describe(seenPid), command: z.string().describe('Its command line, bounded.') });
 const portsOpened = z
   .array(listedPort)
   .optional()
@@ -49,7 +52,13 @@ const portInUse = z
   .array(
     z.object({
       port: z.number().int().describe('The TCP port the command found taken.'),
-      pid: z.number().int().nullable().describe('The process listening on it: given when it is yours or outside ptydeck; null in another agent\'s or the developer\'s terminal, or for another user\'s process.'),
+      pid: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          'The process listening on it: given when it is yours (as your terminal\'s shell sees it: in a sandbox, the sandbox\'s pid) or outside ptydeck; null in another agent\'s or the developer\'s terminal, or for another user\'s process.',
+        ),
       command: z.string().nullable().describe('Its command line, bounded; null with pid.'),
       session: z.string().nullable().describe('Your terminal it runs in; null for any other.'),
       owner: z
@@ -90,7 +99,13 @@ export const terminalShape = {
 
 export const createResultShape = {
   ...terminalShape,
-  pid: z.number().int(),
+  pid: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The terminal's program's process id as your shell sees it (`$$` in a shell). In a sandbox, its pid in the sandbox's own PID namespace (null when the program had not started yet), as is every pid terminal_list, terminal_close and port_in_use give for that terminal: use them with kill and ps inside it.",
+    ),
   title: z.string(),
   cwd: z.string(),
   command: z.string().describe('The program and its arguments.'),
@@ -165,7 +180,7 @@ export const closeResultShape = {
   ended: z
     .array(endedProcess)
     .optional()
-    .describe('Every process of the terminal that was ended: its process group, its background jobs, and jobs that detached (nohup, setsid, daemons) but carry its PTYDECK_SESSION_ID (Linux only).'),
+    .describe('Every process of the terminal that was ended: its process group, its background jobs, and jobs that detached (nohup, setsid, daemons) but carry its PTYDECK_SESSION_ID (Linux only). A sandbox\'s launcher, which its shell cannot see, is not listed.'),
   ports_freed: z.array(listedPort).optional().describe('Ports its processes listened on, free now (Linux only).'),
   not_ended: z.array(endedProcess).optional().describe('Processes of the terminal still running after SIGKILL: present only when some are.'),
 };

@@ -103,7 +103,7 @@ describe('terminal tool', () => {
       expect(await tool.run(owner, { id: created.id, command: 'true' })).toMatchObject({ outcome: 'completed', exit_code: 0 });
       // Bash stopped: the line sits unread in the terminal, the last prompt still on screen, exactly
       // as when a wait is asked before a loaded machine schedules the shell.
-      process.kill(created.pid, 'SIGSTOP');
+      process.kill(created.pid!, 'SIGSTOP');
       let waiting: ReturnType<TerminalTool['wait']>;
       try {
         await tool.send(owner, { id: created.id, text: 'exit 3\r', wait_ms: 0 });
@@ -111,7 +111,7 @@ describe('terminal tool', () => {
         expect(await tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 50 })).toMatchObject({ reason: 'timeout', scope: 'process' });
         waiting = tool.wait(owner, { id: created.id, until: 'exit', timeout_ms: 20_000 });
       } finally {
-        process.kill(created.pid, 'SIGCONT');
+        process.kill(created.pid!, 'SIGCONT');
       }
       const waited = await waiting;
       // Not the earlier `true` at a prompt the shell was about to leave.

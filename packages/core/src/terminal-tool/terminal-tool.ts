@@ -12,6 +12,7 @@ import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
 import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
+import { isSandboxed } from './pid-view.js';
 import { portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
@@ -166,7 +167,7 @@ class TerminalToolImpl implements TerminalTool {
     const info = this.infoOf(session);
     return {
       ...terminalFields(session, info),
-      pid: info.pid,
+      pid: this.processes.programPid(this.refOf(session)),
       title: info.title,
       cwd: session.cwd,
       command: [info.command, ...info.args].join(' '),
@@ -466,7 +467,7 @@ class TerminalToolImpl implements TerminalTool {
   /** The session as the process table knows it: its pid names its tree only while it runs. */
   private refOf(session: AgentTerminal): SessionRef {
     const info = this.infoOf(session);
-    return { id: session.id, pid: info.pid, running: info.status === 'running', wrapped: info.sandbox != null && info.sandbox.profile !== 'off' };
+    return { id: session.id, pid: info.pid, running: info.status === 'running', wrapped: isSandboxed(info) };
   }
 
   private infoOf(session: AgentTerminal): SessionInfo {
