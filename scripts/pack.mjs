@@ -52,7 +52,7 @@ function manifest() {
     keywords: ['terminal', 'pty', 'mcp', 'mcp-server', 'acp', 'ai-agents', 'claude-code', 'codex', 'cli'],
     type: 'module',
     bin: { ptydeck: 'bin/ptydeck.js' },
-    files: ['bin/', 'dist/bundle/', 'app/'],
+    files: ['bin/', 'dist/bundle/', 'app/', 'docs/'],
     engines: { node: '>=20' },
     dependencies,
   };
@@ -72,6 +72,8 @@ function stage(dir) {
   cpSync(app, join(dir, 'app'), { recursive: true, filter: noMaps });
   cpSync(join(root, 'README.md'), join(dir, 'README.md'));
   cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
+  // The README links into docs/: the package carries them so the links hold where it is installed.
+  cpSync(join(root, 'docs'), join(dir, 'docs'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 }
 
