@@ -76,12 +76,12 @@ describe('the installed ptydeck package', () => {
     expect(ptydeck(['--version'])).toBe(`ptydeck ${version} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
   });
 
-  it('ptydeck mcp, under the MCP SDK client, lists the seven tools and runs `echo ok`', async () => {
+  it('ptydeck mcp, under the MCP SDK client, lists the eight tools and runs `echo ok`', async () => {
     const client = new Client({ name: 'package-test', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: 'ptydeck', args: ['mcp'], env, cwd: sandbox.home, stderr: 'ignore' }));
     try {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(7);
+      expect(tools).toHaveLength(8);
       expect(tools.map((tool) => tool.name)).toContain('terminal_run');
       const ran = (await client.callTool({ name: 'terminal_run', arguments: { command: 'echo ok' } })) as { content: { type: string; text: string }[] };
       expect(ran.content.map((part) => part.text).join('\n')).toMatch(/^ok$/m);

@@ -147,7 +147,8 @@ describe('ptydeck serve', () => {
     // An agent session that must not outlive the server.
     const client = new Client({ name: 'cli-test', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', record.url), {
-      requestInit: { headers: { Authorization: `Bearer ${record.token}` } },
+      // Unsandboxed: the pid checked below is this machine's, which a sandboxed session's result does not give.
+      requestInit: { headers: { Authorization: `Bearer ${record.token}`, 'x-ptydeck-sandbox': 'off' } },
     });
     await client.connect(transport);
     const made = (await client.callTool({ name: 'terminal_create', arguments: { command: 'sleep', args: ['300'] } })) as unknown as {

@@ -82,7 +82,8 @@ describe('one ptydeck host per state directory', () => {
     // Where the agent works, not where the host started (the home directory), is where its shells start.
     const project = join(box.home, 'project ü');
     mkdirSync(project);
-    const first = await agent(box, 'sleeper-agent', project);
+    // Unsandboxed: the sleeper's pid is checked on this machine, and a sandbox gives pids as seen inside it.
+    const first = await stdioAgent(box, 'sleeper-agent', { cwd: project, clients, args: ['--sandbox', 'off'] });
     const sleeper = await create(first.client, { command: 'sleep', args: ['300'] });
     expect(sleeper).toMatchObject({ cwd: project });
     const hostPid = discovery(box).pid;

@@ -95,8 +95,9 @@ function argvOf(pid: number): string {
 }
 
 /** An agent on stdio through `ptydeck mcp`, the way Claude Code or Codex start it. */
+/** Unsandboxed (--sandbox off): these tests follow the sessions' processes by the pids the tool reports, which a sandbox gives as seen inside it. */
 async function stdioAgent(name: string) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--sandbox', 'off'], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name, version: '1' });
@@ -141,7 +142,7 @@ describe('ptydeck serve under faults', () => {
 
     const bridged = await stdioAgent('bridged-agent');
     expect(bridged.stderr()).toContain('connected to the running ptydeck');
-    const direct = await httpAgent('http-agent', before);
+    const direct = await httpAgent('http-agent', before, { 'x-ptydeck-sandbox': 'off' });
     const shell = await create(bridged.client, {});
     const sleeper = await create(direct.client, { command: 'sleep', args: ['1000'] });
     expect(argvOf(bridged.transport.pid!)).not.toContain(before.token);
@@ -201,9 +202,12 @@ describe('ptydeck serve under faults', () => {
     const sandboxed = await httpAgent('sandboxed-agent', record);
     const fenced = await create(sandboxed.client, {});
     await sandboxed.client.callTool({ name: 'terminal_run', arguments: { id: fenced.id, command: 'sleep 1000 &' } });
+    // The tool gives a sandboxed shell's pid as seen inside it; `ptydeck ls` gives this machine's (bubblewrap's).
+    const listed = JSON.parse(spawnSync(process.execPath, [bin, 'ls', '--json'], { env, encoding: 'utf8' }).stdout) as Array<{ id: string; pid: number }>;
+    const fencedHostPid = listed.find((session) => session.id === fenced.id)!.pid;
     const pids = [
       shell.pid,
-      fenced.pid,
+      fencedHostPid,
       (await create(agent.client, { command: 'sh', args: ['-c', "trap '' HUP TERM; sleep 1000 & wait; sleep 1000"] })).pid,
       (await create(agent.client, { command: 'sleep', args: ['1000'] })).pid,
     ];

@@ -49,7 +49,9 @@ beforeAll(async () => {
   service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
   service.on('pty.created', () => created++);
   const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-'));
-  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+  // Unsandboxed (a sandbox passes the same environment on, bubblewrap adding nothing): the tests read the
+  // sessions' processes by the pids the tool reports, which a sandbox gives as seen inside it.
+  server = await startLocalServer({ service, stateDir, appDir: '/nonexistent', sandbox: false });
 
   // A legitimate agent and a legitimate browser page exist: the attacks below
   // reuse their MCP session id and panel token where a real attacker could have them.
