@@ -42,6 +42,19 @@ describe('the CLI bundle', () => {
       [...readFileSync(join(dir, chunk), 'utf8').matchAll(/^\/\/ (?:\S*\/)?dist\/(\S+\.js)$/gm)].map((m) => m[1]!);
     const staticImports = (chunk: string): string[] =>
       [...readFileSync(join(dir, chunk), 'utf8').matchAll(/^(?:import|export)\b[^'"\n]*?from "([^"]+)"|^import "([^"]+)"/gm)].map((m) => (m[1] ?? m[2])!);
+    const staticChunks = (entry: string): string[] => {
+      const seen = new Set<string>();
+      const queue = [entry];
+      while (queue.length > 0) {
+        for (const target of staticImports(queue.pop()!)) {
+          if (target.startsWith('./') && !seen.has(target.slice(2))) {
+            seen.add(target.slice(2));
+            queue.push(target.slice(2));
+          }
+        }
+      }
+      return [...seen];
+    };
     const loaded = (entry: string): { modules: string[]; packages: string[] } => {
       const seen = new Set<string>();
       const packages = new Set<string>();
@@ -57,7 +70,8 @@ describe('the CLI bundle', () => {
       }
       return { modules: [...seen].flatMap(modulesOf), packages: [...packages] };
     };
-    const commandChunk = (name: string) => readdirSync(dir).find((file) => file.startsWith(`${name}-`) && file.endsWith('.js'))!;
+    // The chunk that holds a command's module (several light commands share one).
+    const commandChunk = (name: string) => readdirSync(dir).find((file) => file.endsWith('.js') && modulesOf(file).includes(`client/${name}.js`))!;
     const clients = ['main.js', ...['ls', 'attach', 'url', 'status', 'stop', 'open', 'mcp', 'sandbox-check'].map(commandChunk)];
     const hostOnly = /^(pty|screen|terminal-tool|chats|persist|server|host)\//;
     for (const client of clients) {
@@ -66,6 +80,17 @@ describe('the CLI bundle', () => {
       // pty/utf8.js is a UTF-8 helper the escape-sequence scanner (vt/) uses, no PTY.
       expect(modules.filter((module) => hostOnly.test(module) && module !== 'pty/utf8.js'), client).toEqual([]);
       expect(packages.filter((name) => name.startsWith('node-pty')), client).toEqual([]);
+    }
+    // `ptydeck ls`, `url`, `status` and `--version` load neither zod (the contract's schemas) nor ws nor the MCP
+    // SDK: they were most of such a start (bench figure 12). A client loads them only where it needs them.
+    const sources = (chunk: string): string[] => [...readFileSync(join(dir, chunk), 'utf8').matchAll(/^\/\/ (\S+\.js)$/gm)].map((m) => m[1]!);
+    for (const light of [...['ls', 'url', 'status'].map(commandChunk), 'main.js']) {
+      const { packages } = loaded(light);
+      const chunks = [light, ...staticChunks(light)];
+      const heavy = chunks.flatMap(sources).filter((source) => /(^|\/)node_modules\/(zod|ws|@modelcontextprotocol)\/|contract\/dist\/(?!routes\.js)/.test(source));
+      expect(heavy, light).toEqual([]);
+      expect(packages.filter((name) => /^(ws|zod|@modelcontextprotocol)(\/|$)/.test(name)), light).toEqual([]);
+      for (const chunk of chunks) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toContain('("ws")');
     }
     // The host is there, in an entry of its own.
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);

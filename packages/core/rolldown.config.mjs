@@ -16,6 +16,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
+/** The modules `ptydeck ls`, `url` and `status` run, and what they share with every client; scripts/cli-bundle.test.ts checks they load no zod and no ws. */
+const LIGHT_CLIENT =
+  /[\\/](core[\\/]dist[\\/](client[\\/](ls|url|status|host-snapshot|snapshot-check|running-host|ensure-host|host-check|host-request|panel-access|printable|session-list)|common[\\/](?!stop-answer|jsonrpc-frame|stdio-transport)[\w-]+|proc[\\/](proc-fs|tcp-table))|contract[\\/]dist[\\/]routes)\.js$/;
+
 export default {
   input: {
     main: here('./dist/cli/main.js'),
@@ -28,9 +32,28 @@ export default {
     'read-thread-worker': here('./dist/pty/read-thread-worker.js'),
   },
   platform: 'node',
+  // Required by codeSplitting's includeDependenciesRecursively: false; an entry may export more than its own.
+  preserveEntrySignatures: 'allow-extension',
   // node-pty loads its native addon relative to its own files; ws and the
   // xterm mirror are required at run time, on first use, and stay unbundled.
   external: [/^node-pty(\/|$)/, 'bufferutil', 'utf-8-validate'],
-  output: { dir: here('./dist/bundle'), format: 'esm', cleanDir: true },
+  output: {
+    dir: here('./dist/bundle'),
+    format: 'esm',
+    cleanDir: true,
+    codeSplitting: {
+      // Only the modules named: not zod, say, that a matched module's neighbour in the host imports.
+      includeDependenciesRecursively: false,
+      groups: [
+        // `ptydeck ls`, `url` and `status` in one file: Node's loader reads a module's imports a level at a time,
+        // each a few trips through its thread pool, and on a loaded machine each trip is a wait (bench figure 12).
+        // None of these loads zod, ws or the MCP SDK; attach, stop and mcp, which do, stay apart.
+        { name: 'client', test: LIGHT_CLIENT },
+        // The one module of the MCP SDK that the host's and `mcp`'s chunks share, in a chunk of its own: left
+        // to chance it lands beside rolldown's helpers, which every client loads.
+        { name: 'mcp-media-type', test: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]shared[\\/]mediaType\.js$/ },
+      ],
+    },
+  },
   logLevel: 'warn',
 };

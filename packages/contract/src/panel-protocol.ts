@@ -143,47 +143,6 @@ export const PanelServerMessage = z.discriminatedUnion('type', [
 ]);
 export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
 
-/** Path of the panel WebSocket on the local server. */
-export const PANEL_WS_PATH = '/panel';
-/**
- * GET answers 204 when the request carries the panel's credentials, 401 when
- * not. A browser hides why a WebSocket handshake failed; this lets a page
- * without the cookie say how to get one instead of retrying forever.
- */
-export const PANEL_ACCESS_PATH = '/panel/access';
-/** Path of MCP over Streamable HTTP on the local server. */
-export const MCP_PATH = '/mcp';
-/**
- * What a ptydeck host and its clients (`ptydeck mcp`, `ptydeck stop`, the
- * window) must agree on: the discovery file, the routes they call and what
- * they mean. Not the release version: raise it only when a client of one
- * number cannot work with a host of another, so that a mismatch is one clear
- * line instead of a hang or a garbled screen. A discovery file without one is 0.
- */
-export const HOST_PROTOCOL_VERSION = 1;
-/**
- * A panel authenticates by offering the subprotocol `TOKEN_SUBPROTOCOL_PREFIX +
- * panel token` (browsers cannot set headers on a WebSocket). The panel token
- * lives only in the server's memory; the agent token in server.json does not
- * open the panel.
- */
-export const TOKEN_SUBPROTOCOL_PREFIX = 'ptydeck.token.';
-/** A subprotocol a panel may offer beside its token so the server echoes this instead of the token. */
-export const PANEL_SUBPROTOCOL = 'ptydeck.v1';
-/**
- * A panel link is `<server>/#ticket=<one-time ticket>`: in the fragment, which a
- * browser never sends to any server nor writes to a request log. The page
- * trades the ticket for the panel token by POSTing `{ ticket }` as JSON here.
- */
-export const TICKET_FRAGMENT_KEY = 'ticket';
-/**
- * POST without credentials, from a process outside every session (`ptydeck url`):
- * answers {url} with a fresh one-time panel link, or {shownIn} where the link
- * was shown instead when the host cannot name the asker, or {error}.
- */
-export const TICKET_PATH = '/ticket';
-export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
-
 /**
  * Output the core sends a viewer beyond what it acknowledged as parsed (see
  * AckMessage). The browser drains its socket as fast as frames arrive whatever

@@ -143,16 +143,20 @@ describe('ptydeck ls', () => {
     }
   });
 
-  it('ls and attach are refused inside a ptydeck session, saying so', async () => {
+  it('ls, status and attach are refused inside a ptydeck session, saying so', async () => {
     const inside = shellSession();
     await waitForOutput(service, inside, 'sh$');
     const target = shellSession();
-    service.write(inside, `ptydeck ls; echo "ls-rc=$?"; ptydeck attach ${target}; echo "attach-rc=$?"\r`);
+    service.write(inside, `ptydeck ls; echo "ls-rc=$?"; ptydeck status; echo "status-rc=$?"; ptydeck attach ${target}; echo "attach-rc=$?"\r`);
     const output = await waitForOutput(service, inside, /attach-rc=\d/);
     expect(output).toMatch(/ls-rc=1/);
+    expect(output).toMatch(/status-rc=1/);
     expect(output).toMatch(/attach-rc=1/);
     expect(output).toMatch(/`ptydeck ls` is refused inside a ptydeck session/);
+    expect(output).toMatch(/`ptydeck status` is refused inside a ptydeck session/);
     expect(output).toMatch(/`ptydeck attach` is refused inside a ptydeck session/);
+    // Nothing of the list reached the session: the host refused before answering it.
+    expect(output).not.toMatch(/^ID\s+SOURCE|ptydeck host running/m);
   });
 });
 

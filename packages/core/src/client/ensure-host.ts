@@ -1,5 +1,4 @@
 // Finds the running ptydeck host, proven to be it, or starts one detached: every client's way in.
-import { spawn } from 'node:child_process';
 import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -188,6 +187,8 @@ if (host.pid !== undefined) { host.unref(); process.stdout.write(String(host.pid
  * that it holds no project directory busy.
  */
 async function startHostDetached(stateDir: string): Promise<StartedHost> {
+  // Loaded here, not with the module: most clients join a running host and start nothing (bench figure 12).
+  const { spawn } = await import('node:child_process');
   const logFd = openLog(stateDir);
   try {
     const middle = spawn(process.execPath, ['-e', DETACH_SCRIPT, ptydeckLauncher()], {

@@ -1,6 +1,6 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
 import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
-import { readTcpTables, tcpSockets } from '../proc/tcp-table.js';
+import { readListeningTables, tcpSockets } from '../proc/tcp-table.js';
 import { sessionAncestry } from '../common/peer-process.js';
 import { hostLockHolder } from '../common/host-lock.js';
 
@@ -34,7 +34,7 @@ const NO_SESSION_PIDS: ReadonlySet<number> = new Set();
 export function checkHostProcess(record: { url: string; pid: number }, stateDir: string): HostCheck {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'naming a listening process needs Linux /proc' };
   const port = Number(new URL(record.url).port);
-  const tables = readTcpTables();
+  const tables = readListeningTables();
   if (!tables) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   const uid = process.getuid?.();
   const inodes = new Set<string>();

@@ -1,20 +1,15 @@
 // `ptydeck ls`: every session of the running host, as a table or as JSON.
 import { homedir } from 'node:os';
 import type { CliIo } from './cli-io.js';
-import { PanelSession } from './panel-session.js';
+import { hostSnapshot } from './host-snapshot.js';
 import { terminalSafeJson } from './printable.js';
 import { formatTable, listEntry } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 
 /** `ptydeck ls`: every session of the running ptydeck, as a table or (--json) an array. */
 export async function runLs(command: { json: boolean }, io: CliIo): Promise<number> {
-  const panel = await PanelSession.connect('ptydeck ls');
-  try {
-    const { sessions, agents } = panel.snapshot;
-    const entries = sessions.map((info) => listEntry(info, agents));
-    io.stdout.write(command.json ? `${terminalSafeJson(entries)}\n` : formatTable(entries, Date.now(), homedir()));
-    return EXIT_OK;
-  } finally {
-    panel.close();
-  }
+  const { sessions, agents } = (await hostSnapshot('ptydeck ls')).snapshot;
+  const entries = sessions.map((info) => listEntry(info, agents));
+  io.stdout.write(command.json ? `${terminalSafeJson(entries)}\n` : formatTable(entries, Date.now(), homedir()));
+  return EXIT_OK;
 }

@@ -14,9 +14,9 @@ import {
   type PanelClientMessage,
   type PanelServerMessage,
 } from '@ptydeck/contract';
-import { resolveStateDir, UnsafeStateError } from '../common/discovery.js';
+import { resolveStateDir } from '../common/discovery.js';
 import { PanelLinkRefused, panelToken } from './panel-access.js';
-import { ensureHost, HostProtocolError, UntrustedHostError } from './ensure-host.js';
+import { refusedInside, runningHost } from './running-host.js';
 import { printable } from './printable.js';
 
 type SnapshotMessage = Extract<PanelServerMessage, { type: 'snapshot' }>;
@@ -65,20 +65,10 @@ export class PanelSession {
    * process (one inside a ptydeck session).
    */
   static async connect(command: string, stateDir: string = resolveStateDir()): Promise<PanelSession> {
-    const { record } = await ensureHost({ stateDir, start: false, log: () => undefined }).catch((error: Error) => {
-      // A host of another protocol, or a state directory others could write, say themselves what to do.
-      throw error instanceof HostProtocolError || error instanceof UnsafeStateError || error instanceof UntrustedHostError
-        ? error
-        : new Error(`${error.message}; start one with \`ptydeck\``);
-    });
+    const record = await runningHost(stateDir);
     const server = record.url;
     const token = await panelToken(server).catch((error: unknown) => {
-      if (error instanceof PanelLinkRefused && error.inside) {
-        throw new Error(
-          `\`${command}\` is refused inside a ptydeck session (an agent's shell, or a tab of the panel): it needs the panel's scope, which ptydeck gives only to a terminal of your own. Run it outside ptydeck.`,
-        );
-      }
-      throw error;
+      throw error instanceof PanelLinkRefused && error.inside ? refusedInside(command) : error;
     });
     const ws = new (loadWs())(new URL(PANEL_WS_PATH, server.replace(/^http/, 'ws')), [PANEL_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + token], {
       perMessageDeflate: false,

@@ -1,6 +1,6 @@
 // `ptydeck status`: the running host as it reports itself: pid, version, state directory, uptime, sessions, agents.
 import type { CliIo } from './cli-io.js';
-import { PanelSession } from './panel-session.js';
+import { hostSnapshot, type HostSnapshot } from './host-snapshot.js';
 import { printable, terminalSafeJson } from './printable.js';
 import { sessionState, type SessionState } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
@@ -23,22 +23,17 @@ export interface HostStatus {
 const STATES: readonly SessionState[] = ['running', 'idle_at_prompt', 'waiting_for_input', 'exited', 'lost'];
 
 /**
- * `ptydeck status`: what the host says of itself over its panel connection
- * (proven and authenticated as for `ptydeck ls`), not what server.json, which
+ * `ptydeck status`: what the host says of itself in its snapshot
+ * (proven, and the asker judged, as for `ptydeck ls`), not what server.json, which
  * any process of the user may write, claims.
  */
 export async function runStatus(command: { json: boolean }, io: CliIo): Promise<number> {
-  const panel = await PanelSession.connect('ptydeck status');
-  try {
-    const status = hostStatus(panel, Date.now());
-    io.stdout.write(command.json ? `${terminalSafeJson(status)}\n` : formatStatus(status));
-    return EXIT_OK;
-  } finally {
-    panel.close();
-  }
+  const status = hostStatus(await hostSnapshot('ptydeck status'), Date.now());
+  io.stdout.write(command.json ? `${terminalSafeJson(status)}\n` : formatStatus(status));
+  return EXIT_OK;
 }
 
-export function hostStatus(panel: Pick<PanelSession, 'snapshot' | 'url' | 'hostPid'>, now: number): HostStatus {
+export function hostStatus(panel: HostSnapshot, now: number): HostStatus {
   const { host, sessions, agents } = panel.snapshot;
   const counts = Object.fromEntries(STATES.map((state) => [state, 0])) as Record<SessionState, number>;
   for (const info of sessions) counts[sessionState(info)]++;

@@ -2,7 +2,8 @@
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { waitForExit } from '../common/process-identity.js';
 import { assertTrustedHost } from './ensure-host.js';
-import { STOP_PATH, StopAnswer, type AgentSessionSummary } from '../common/stop-protocol.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
+import { StopAnswer, type AgentSessionSummary } from '../common/stop-answer.js';
 import type { CliIo } from './cli-io.js';
 import { printable } from './printable.js';
 import { requestJson } from './host-request.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { assertPrivateState, readDiscovery, removeDiscovery, resolveStateDir, UnsafeStateError, writeDiscovery } from './discovery.js';
+import { assertPrivateState, parseDiscoveryRecord, readDiscovery, removeDiscovery, resolveStateDir, UnsafeStateError, writeDiscovery } from './discovery.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'ptydeck-discovery-'));
 const record = (pid = process.pid, instance = 'a') => ({ url: 'http://127.0.0.1:1234', token: 't'.repeat(43), pid, instance, protocol: 1 });
@@ -46,6 +46,28 @@ describe('discovery file', () => {
     expect(readDiscovery(stateDir).status).toBe('invalid');
     writeFileSync(join(stateDir, 'server.json'), 'not json', { mode: 0o600 });
     expect(readDiscovery(stateDir).status).toBe('invalid');
+  });
+
+  it('takes only a whole record of the right types, keeping nothing else a writer put there', () => {
+    const good = record();
+    expect(parseDiscoveryRecord({ ...good, extra: 'planted' })).toEqual({ ok: true, record: good });
+    const wrong: Array<[string, unknown]> = [
+      ['url', 'ftp://127.0.0.1:1'],
+      ['url', 'not a url'],
+      ['url', undefined],
+      ['token', ''],
+      ['pid', 0],
+      ['pid', 1.5],
+      ['pid', '42'],
+      ['instance', ''],
+      ['protocol', -1],
+      ['protocol', '1'],
+    ];
+    for (const [key, value] of wrong) {
+      const checked = parseDiscoveryRecord({ ...good, [key]: value });
+      expect(checked, `${key} = ${JSON.stringify(value)}`).toMatchObject({ ok: false, reason: expect.stringMatching(new RegExp(`^${key}: `)) });
+    }
+    expect(parseDiscoveryRecord([good])).toEqual({ ok: false, reason: 'not a JSON object' });
   });
 
   it('is removed only by the instance that wrote it', () => {

@@ -3,23 +3,47 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parseJsonAs } from '@ptydeck/contract';
-import { z } from 'zod';
 import { assertPrivateDir, checkOwner, octal, shellQuote, statOrUndefined, UnsafeStateError } from './private-paths.js';
 import { isProcessAlive } from './process-identity.js';
 
 export { UnsafeStateError };
 
 /** What a running ptydeck publishes so `ptydeck mcp` and agents can find it. */
-export const DiscoveryRecord = z.object({
-  url: z.string().url(),
-  token: z.string().min(1),
-  pid: z.number().int().positive(),
-  instance: z.string().min(1),
+export interface DiscoveryRecord {
+  /** The host's http:// address. */
+  url: string;
+  token: string;
+  pid: number;
+  instance: string;
   /** HOST_PROTOCOL_VERSION of the host that wrote it; a file from before there was one says nothing, read as 0. */
-  protocol: z.number().int().nonnegative().default(0),
-});
-export type DiscoveryRecord = z.infer<typeof DiscoveryRecord>;
+  protocol: number;
+}
+
+/**
+ * server.json's JSON as a record, or what is wrong with it. Written by hand
+ * rather than as a zod schema: every client (`ptydeck ls`, `url`, `attach`,
+ * `mcp`) reads this file first, and zod was a third of such a start (bench
+ * figure 12). Anything an agent's shell could write reaches here: every field
+ * is checked, and only the record's own fields are kept.
+ */
+export function parseDiscoveryRecord(value: unknown): { ok: true; record: DiscoveryRecord } | { ok: false; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not a JSON object' };
+  const { url, token, pid, instance, protocol = 0 } = value as Record<string, unknown>;
+  if (typeof url !== 'string' || !isHttpUrl(url)) return { ok: false, reason: 'url: not an http:// URL' };
+  if (typeof token !== 'string' || token.length === 0) return { ok: false, reason: 'token: not a non-empty string' };
+  if (!Number.isSafeInteger(pid) || (pid as number) <= 0) return { ok: false, reason: 'pid: not a positive integer' };
+  if (typeof instance !== 'string' || instance.length === 0) return { ok: false, reason: 'instance: not a non-empty string' };
+  if (!Number.isSafeInteger(protocol) || (protocol as number) < 0) return { ok: false, reason: 'protocol: not a non-negative integer' };
+  return { ok: true, record: { url, token, pid: pid as number, instance, protocol: protocol as number } };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return new URL(text).protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
 
 const DISCOVERY_FILE = 'server.json';
 
@@ -74,7 +98,7 @@ function assertPrivateStateDir(stateDir: string, uid: number | undefined): void 
  * not even for the instant between create and chmod. A directory it creates
  * is 0700; an existing one must pass assertPrivateState.
  */
-export function writeDiscovery(record: z.input<typeof DiscoveryRecord>, stateDir: string = resolveStateDir()): string {
+export function writeDiscovery(record: Omit<DiscoveryRecord, 'protocol'> & { protocol?: number }, stateDir: string = resolveStateDir()): string {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   // The file is about to be replaced, so only the directory's own safety matters here.
   assertPrivateStateDir(stateDir, process.getuid?.());
@@ -115,9 +139,15 @@ function lookupDiscovery(stateDir: string): DiscoveryLookup {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', path };
     return { status: 'invalid', path, reason: (error as Error).message };
   }
-  const checked = parseJsonAs(DiscoveryRecord, text);
-  if (!checked.ok) return { status: 'invalid', path, reason: checked.json ? checked.error : 'not JSON' };
-  return { status: isProcessAlive(checked.value.pid) ? 'live' : 'stale', record: checked.value, path };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { status: 'invalid', path, reason: 'not JSON' };
+  }
+  const checked = parseDiscoveryRecord(json);
+  if (!checked.ok) return { status: 'invalid', path, reason: checked.reason };
+  return { status: isProcessAlive(checked.record.pid) ? 'live' : 'stale', record: checked.record, path };
 }
 
 /**

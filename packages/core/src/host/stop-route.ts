@@ -3,7 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { ServerRoute } from '../server/http-server.js';
-import { STOP_PATH, type AgentSessionSummary, type StopAnswer } from '../common/stop-protocol.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
+import type { AgentSessionSummary, StopAnswer } from '../common/stop-answer.js';
 
 export interface StopRouteDeps {
   /** The host's sessions now. */

@@ -1,4 +1,5 @@
 // Reads the kernel's TCP tables: who listens where, and which socket a connection is.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { readOptional } from './proc-fs.js';
 
@@ -24,6 +25,49 @@ const LISTEN = '0A';
 export function readTcpTables(): string[] | undefined {
   const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readOptional(path)).filter((table) => table !== undefined);
   return tables.length === 0 ? undefined : tables;
+}
+
+/**
+ * The listening part of both tables, or undefined when neither can be read.
+ * The kernel writes every listening socket before any other (it walks its
+ * listening hash, then the established one), so this reads a few lines at a
+ * time and stops at the first socket that does not listen: the established
+ * hash, which the kernel walks whole however few sockets it holds, is then
+ * mostly not walked. Where a table has no other socket it is read to its end.
+ * What it returns may hold a few sockets that do not listen; callers filter.
+ */
+export function readListeningTables(): string[] | undefined {
+  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(readListeningPart).filter((table) => table !== undefined);
+  return tables.length === 0 ? undefined : tables;
+}
+
+/** A read asks the kernel for this much: a few lines, so it stops walking soon after the listening sockets. */
+const LISTENING_READ_BYTES = 1024;
+
+function readListeningPart(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(LISTENING_READ_BYTES);
+    let text = '';
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) return text;
+      text += chunk.toString('latin1', 0, read);
+      const lines = text.split('\n');
+      lines.pop(); // not yet whole
+      // After the header: sl local_address rem_address st ...
+      if (lines.slice(1).some((line) => line.trim().split(/\s+/)[3] !== LISTEN)) return text;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {

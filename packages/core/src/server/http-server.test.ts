@@ -305,6 +305,57 @@ describe('POST /ticket (ptydeck url)', () => {
   });
 });
 
+describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
+  it('answers the panel snapshot to a process outside every session (this one), with no credential and no panel socket', async () => {
+    expect((await rawRequest(core.port, '/snapshot')).status).toBe(405);
+    const answer = await rawRequest(core.port, '/snapshot', { method: 'POST' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(answer.body)).toMatchObject({ type: 'snapshot', sessions: [], agents: [], instance: core.instance, host: { pid: process.pid, protocol: HOST_PROTOCOL_VERSION, stateDir } });
+    // Read only: it names no credential and opened no panel.
+    expect(answer.body).not.toContain(core.panelToken);
+    expect(answer.body).not.toContain(core.agentToken);
+    expect(core.panelCount()).toBe(0);
+    expect(service.calls).toEqual([]);
+  });
+  it('is not handed to a web page, even of its own origin, nor past the Host check', async () => {
+    for (const origin of [core.url, 'http://evil.example']) {
+      const res = await rawRequest(core.port, '/snapshot', { method: 'POST', headers: { Origin: origin } });
+      expect(res.status, origin).toBe(403);
+      expect(res.body).not.toContain('"snapshot"');
+    }
+    const rebound = await rawRequest(core.port, '/snapshot', { method: 'POST', headers: { Host: 'evil.example' } });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain('"snapshot"');
+  });
+  it('refuses an asker the peer check places inside a session, or cannot name, and says why', async () => {
+    const judged: Array<ReadonlySet<number>> = [];
+    const strict = await startHttpServer({
+      service,
+      writeDiscovery: false,
+      appDir,
+      judgePeer: (_socket, pids) => {
+        judged.push(pids);
+        return { kind: 'refused', reason: "process 42 is a ptydeck session's process" };
+      },
+    });
+    const blind = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }), presentPanelLink: () => 'elsewhere' });
+    try {
+      const inside = await rawRequest(strict.port, '/snapshot', { method: 'POST' });
+      expect(inside.status).toBe(403);
+      expect(JSON.parse(inside.body).error).toMatch(/^refused: process 42 is a ptydeck session's process/);
+      expect(judged).toHaveLength(1);
+      // A host that cannot name the asker has nowhere to show a list instead: it refuses, not as to one inside.
+      const unknown = await rawRequest(blind.port, '/snapshot', { method: 'POST' });
+      expect(unknown.status).toBe(403);
+      expect(JSON.parse(unknown.body).error).toBe('cannot tell who is asking (no /proc)');
+    } finally {
+      await strict.close();
+      await blind.close();
+    }
+  });
+});
+
 describe('static files', () => {
   it('serves index.html at / with a strict CSP and the right MIME types, without a token', async () => {
     const index = await rawRequest(core.port, '/');

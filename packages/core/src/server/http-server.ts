@@ -10,10 +10,12 @@ import {
   PANEL_ACCESS_PATH,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
+  SNAPSHOT_PATH,
   TICKET_EXCHANGE_PATH,
   TICKET_PATH,
   TICKET_FRAGMENT_KEY,
   TOKEN_SUBPROTOCOL_PREFIX,
+  type HostFacts,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { ScreenService } from '../screen/index.js';
@@ -21,7 +23,7 @@ import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
-import { PanelConnection, type PanelConnectionDeps } from './panel-connection.js';
+import { PanelConnection, snapshotMessage, type PanelConnectionDeps } from './panel-connection.js';
 import type { ChatBindings } from '../chats/chat-bindings.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
@@ -229,6 +231,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     if (url.pathname === TICKET_PATH) return mintTicket(req, res);
     if (url.pathname === TICKET_EXCHANGE_PATH) return exchangeTicket(req, res);
+    if (url.pathname === SNAPSHOT_PATH) return answerSnapshot(req, res);
     if (url.pathname === PANEL_ACCESS_PATH) {
       // Only whether this page's panel token opens the panel socket (a browser hides why a handshake failed); never cacheable.
       const presented = bearerToken(req.headers);
@@ -261,6 +264,29 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     return json(res, 202, { shownIn: options.presentPanelLink(panelUrl()) });
   };
 
+  /**
+   * The panel's snapshot for `ptydeck ls` and `ptydeck status`: read only, with no secret, and given only to a
+   * process judged as /ticket judges one (outside every session, by the kernel's word), so such a process gets in
+   * one request what a ticket, its exchange and a panel socket gave it, and never the panel's scope.
+   */
+  const answerSnapshot = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
+    // A browser sends Origin with every POST; a GET it may send from any page without one.
+    if (req.headers.origin !== undefined) return json(res, 403, { error: 'the session list is not handed to web pages' });
+    const verdict = judgePeer(req.socket, sessionPids);
+    if (verdict.kind === 'refused') {
+      return json(res, 403, { error: `refused: ${verdict.reason}. The session list is only given to a process outside every ptydeck session.` });
+    }
+    if (verdict.kind === 'unknown') return json(res, 403, { error: `cannot tell who is asking (${verdict.reason})` });
+    // As when a panel connects: a look at the sessions' ports taken now if one is due, so they are as they are now.
+    const stopWatching = processes.watch();
+    try {
+      json(res, 200, snapshotMessage({ facts, agents, instance, mcpLaunch, host: hostFacts() }));
+    } finally {
+      stopWatching();
+    }
+  };
+
   /** The page trades a one-time ticket from its URL fragment for the panel token. */
   const exchangeTicket = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
@@ -289,8 +315,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const host = { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
-      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host, socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes });
+      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });
@@ -328,6 +353,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       if (ownsScreens) screens.dispose();
       throw error;
     }
+  }
+
+  function hostFacts(): HostFacts {
+    return { pid: process.pid, version: packageVersion(), protocol: HOST_PROTOCOL_VERSION, startedAt: PROCESS_STARTED_AT, stateDir };
   }
 
   function panelUrl(): string {

@@ -61,6 +61,18 @@ export interface PanelConnectionDeps {
   remotes?: OpenRemoteHosts;
 }
 
+/** Every session and agent now, and the host's facts: a panel's first message, and what /snapshot answers `ptydeck ls`. */
+export function snapshotMessage(deps: Pick<PanelConnectionDeps, 'facts' | 'agents' | 'instance' | 'mcpLaunch' | 'host'>): Extract<PanelServerMessage, { type: 'snapshot' }> {
+  return {
+    type: 'snapshot',
+    sessions: deps.facts.list(),
+    agents: deps.agents.list(),
+    instance: deps.instance,
+    ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
+    ...(deps.host ? { host: deps.host } : {}),
+  };
+}
+
 /**
  * One panel WebSocket: the control stream of session events, per-session
  * output (ViewerStreams: each viewer from its own cursor, within its window),
@@ -120,14 +132,7 @@ export class PanelConnection {
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
-    this.send({
-      type: 'snapshot',
-      sessions: facts.list(),
-      agents: agents.list(),
-      instance: deps.instance,
-      ...(deps.mcpLaunch ? { mcpLaunch: deps.mcpLaunch } : {}),
-      ...(deps.host ? { host: deps.host } : {}),
-    });
+    this.send(snapshotMessage(deps));
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
     const { timeline } = deps;
