@@ -182,8 +182,20 @@ export async function activeSessionId(page: Page): Promise<string> {
 
 /** Opens a terminal of the developer's own from the keyboard; resolves with its session id once its shell prompts, the keyboard in it. */
 export async function openUserTerminal(page: Page): Promise<string> {
+  const before = new Set(await page.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('data-session-id'))));
   await page.keyboard.press('Control+Shift+T');
-  const id = await activeSessionId(page);
+  // The new tab comes with the server's answer: until then the tab that was active still is.
+  let id = '';
+  await expect
+    .poll(
+      async () => {
+        const selected = await page.getByRole('tab', { selected: true }).evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('data-session-id') ?? ''));
+        id = selected.find((candidate) => candidate !== '' && !before.has(candidate)) ?? '';
+        return id;
+      },
+      { message: 'a new tab is the active one' },
+    )
+    .not.toBe('');
   await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
   await expectScreen(page, id, /^e2e#/m);
   return id;
