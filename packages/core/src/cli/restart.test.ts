@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import { isolatedHome } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
 import { survivorsOf } from '../testing/process-table.js';
 import { processesOf, reap } from '../testing/host-sandbox.js';
+import { freeLoopbackPort } from '../common/free-port.js';
 
 /**
  * The `ptydeck serve` process under faults: killed with SIGKILL and started
@@ -49,17 +49,6 @@ afterAll(async () => {
   reap({ stateDir, home, env });
   await until(() => processesOf(stateDir).length === 0, `no process of ${stateDir} is left`);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Serve {
   child: ChildProcess;
@@ -131,7 +120,7 @@ async function nextCallError(client: Client): Promise<string> {
 
 describe('ptydeck serve under faults', () => {
   it('killed with SIGKILL and restarted: the stale discovery file is replaced, agents get "this session is gone", a bridged one then joins the new server, and shells did not outlive it', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const first = await serve(port);
     const before = discovery();
     expect(before.pid).toBe(first.child.pid);

@@ -1,9 +1,10 @@
 // A remote session's port, reachable on this machine's loopback through `ssh -N -L`, for the panel's port chip.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
 import { SSH_PROGRAM_ENV, sshEnv } from './ssh-launch.js';
+import { freeLoopbackPort } from '../common/free-port.js';
 
 const READY_TIMEOUT_MS = 15_000;
 const READY_POLL_MS = 50;
@@ -72,17 +73,6 @@ export async function startPortForward(remote: RemoteEntry, listening: Pick<List
       if (!exited) child.kill('SIGTERM');
     },
   };
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -2,10 +2,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin } from './host-sandbox.js';
+import { freeLoopbackPort } from '../common/free-port.js';
 
 export interface SshServer {
   /** The Host alias the client config (PTYDECK_SSH's wrapper) knows. */
@@ -40,7 +41,7 @@ export async function startSshServer(): Promise<SshServer> {
   chmodSync(home, 0o700);
   for (const key of ['host_key', 'client_key']) run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ptydeck-test', '-f', join(dir, key)]);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_key.pub')), { mode: 0o644 });
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   writeFileSync(
     join(dir, 'sshd_config'),
     [
@@ -124,17 +125,6 @@ function run(command: string, args: string[]): string {
   const result = spawnSync(command, args, { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.error?.message}`);
   return result.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves once sshd accepts connections on the port; rejects when it exited first. */
