@@ -5,6 +5,8 @@ import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
 import { SSH_PROGRAM_ENV, sshEnv } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
+import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
+import { listeningSockets } from '../proc/tcp-table.js';
 
 const READY_TIMEOUT_MS = 15_000;
 const READY_POLL_MS = 50;
@@ -65,6 +67,13 @@ export async function startPortForward(remote: RemoteEntry, listening: Pick<List
     }
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
+  // The port was free when picked, and ssh took it later: another local process may have taken it in
+  // between, and the browser would be sent to that one. The kernel says who holds what listens there.
+  const holder = listenerProblem(localPort, child.pid);
+  if (holder) {
+    child.kill('SIGTERM');
+    throw new Error(`could not forward port ${listening.port} from ${remote.name}: ${holder}`);
+  }
   return {
     url: `http://127.0.0.1:${localPort}/`,
     localPort,
@@ -84,4 +93,34 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * Why what listens on 127.0.0.1:`port` is not `ssh` alone (its pid), or undefined when it is, or when
+ * the system cannot say (no /proc): a socket there held by any other process means the port was taken
+ * before ssh took it.
+ */
+export function listenerProblem(port: number, ssh: number | undefined): string | undefined {
+  const sockets = listeningSockets();
+  if (!sockets) return undefined;
+  const inodes = new Set([...sockets].filter(([, socket]) => socket.port === port && (socket.address === '127.0.0.1' || socket.address === '0.0.0.0')).map(([inode]) => inode));
+  if (inodes.size === 0) return `nothing listens on local port ${port}`;
+  const holders = procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  // The ssh program may be a wrapper (PTYDECK_SSH) whose child is ssh itself.
+  const ours = (pid: number) => ssh !== undefined && (pid === ssh || descendsFrom(pid, ssh));
+  const stranger = holders.find((pid) => !ours(pid));
+  if (stranger !== undefined) return `local port ${port} is held by process ${stranger}, not by the ssh forwarding it (another process took the port first)`;
+  if (holders.length === 0) return `local port ${port} is not held by the ssh forwarding it`;
+  return undefined;
+}
+
+function descendsFrom(pid: number, ancestor: number): boolean {
+  let current = pid;
+  for (let depth = 0; depth < 16; depth++) {
+    const stat = readStat(current);
+    if (!stat || stat.ppid <= 1) return false;
+    if (stat.ppid === ancestor) return true;
+    current = stat.ppid;
+  }
+  return false;
 }
