@@ -133,7 +133,8 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
   return undefined;
 }
 
-function descendsFrom(pid: number, root: number): boolean {
+/** Whether `pid` is `root`, descends from it, or is in its POSIX session, by the kernel's parent links. */
+export function descendsFrom(pid: number, root: number): boolean {
   let current = pid;
   for (let depth = 0; current > 1 && depth < MAX_ANCESTRY; depth++) {
     if (current === root) return true;
@@ -146,7 +147,7 @@ function descendsFrom(pid: number, root: number): boolean {
 }
 
 /** Every pid whose descriptor table holds the socket `inode` (only this user's processes are readable, unless root). */
-function pidsHoldingSocket(inode: string): number[] {
+export function pidsHoldingSocket(inode: string): number[] {
   return procPids().filter((pid) => socketInodes(pid).includes(inode));
 }
 

@@ -5,7 +5,7 @@ import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
 import { SSH_PROGRAM_ENV, sshEnv } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
-import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
+import { descendsFrom, pidsHoldingSocket } from '../common/peer-process.js';
 import { listeningSockets } from '../proc/tcp-table.js';
 
 const READY_TIMEOUT_MS = 15_000;
@@ -105,22 +105,11 @@ export function listenerProblem(port: number, ssh: number | undefined): string |
   if (!sockets) return undefined;
   const inodes = new Set([...sockets].filter(([, socket]) => socket.port === port && (socket.address === '127.0.0.1' || socket.address === '0.0.0.0')).map(([inode]) => inode));
   if (inodes.size === 0) return `nothing listens on local port ${port}`;
-  const holders = procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  const holders = [...new Set([...inodes].flatMap(pidsHoldingSocket))];
   // The ssh program may be a wrapper (PTYDECK_SSH) whose child is ssh itself.
-  const ours = (pid: number) => ssh !== undefined && (pid === ssh || descendsFrom(pid, ssh));
+  const ours = (pid: number) => ssh !== undefined && descendsFrom(pid, ssh);
   const stranger = holders.find((pid) => !ours(pid));
   if (stranger !== undefined) return `local port ${port} is held by process ${stranger}, not by the ssh forwarding it (another process took the port first)`;
   if (holders.length === 0) return `local port ${port} is not held by the ssh forwarding it`;
   return undefined;
-}
-
-function descendsFrom(pid: number, ancestor: number): boolean {
-  let current = pid;
-  for (let depth = 0; depth < 16; depth++) {
-    const stat = readStat(current);
-    if (!stat || stat.ppid <= 1) return false;
-    if (stat.ppid === ancestor) return true;
-    current = stat.ppid;
-  }
-  return false;
 }
