@@ -9,7 +9,7 @@ import { registerHistoryTool, Timeline } from '../timeline/index.js';
 import { ScreenMirror, ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
-import { SessionFacts } from '../facts/index.js';
+import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
 import { ChatHost } from '../chats/chat-host.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from '../common/discovery.js';
@@ -23,9 +23,13 @@ import { remoteHostsOpener } from '../remote/remote-hosts.js';
 import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
-export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'createMcpServer' | 'chats' | 'chatBindings'> {
+export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'screens' | 'facts' | 'processes' | 'createMcpServer' | 'chats' | 'chatBindings'> {
   /** The PTY service to serve; without one the server creates its own and disposes it on close. */
   service?: PtyService;
+  /** The sessions' screens; without them the server creates its own and disposes them on close. */
+  screens?: ScreenService;
+  /** How the sessions' ports and leftover processes are watched for the panels (tests shorten the interval). */
+  processWatch?: ProcessWatchOptions;
   /** Bounds of the service the server creates (not of one passed in); defaults in pty/types.ts. */
   limits?: Pick<PtyServiceOptions, 'maxLiveSessions' | 'maxExitedSessions'>;
   /**
@@ -149,6 +153,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
   // One record of what is learned of the sessions: the tool tells it, the panels are shown it.
   const facts = new SessionFacts(service);
+  // Each panel watches while it is connected: with none, no process table is read.
+  const processes = new ProcessWatch(service, facts, options.processWatch);
   const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const timeline = new Timeline(service);
   const chatBindings = new ChatBindings();
@@ -171,6 +177,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       service,
       screens,
       facts,
+      processes,
       createMcpServer: (connection) =>
         createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
       host: options.host,
@@ -191,7 +198,6 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         return verdict;
       },
       route: options.route,
-      processWatch: options.processWatch,
       chats,
       chatBindings,
       timeline,
@@ -203,6 +209,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await chats.dispose();
     tool.dispose();
     timeline.dispose();
+    processes.dispose();
     facts.dispose();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
@@ -240,6 +247,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         await chats.dispose();
         await started.close();
         tool.dispose();
+        processes.dispose();
         facts.dispose();
         if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();

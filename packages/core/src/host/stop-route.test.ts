@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { startHttpServer, type HttpServer } from '../server/http-server.js';
+import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import type { PeerVerdict } from '../common/peer-process.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { stopRoute } from './stop-route.js';
@@ -16,7 +16,7 @@ function session(id: string, source: 'agent' | 'user', status: 'running' | 'exit
   return { id, source, status, ownerName: source === 'agent' ? 'claude-code' : null, command: 'sleep' } as SessionInfo;
 }
 
-let core: HttpServer | undefined;
+let core: TestHttpServer | undefined;
 afterEach(async () => {
   await core?.close();
   core = undefined;
@@ -25,7 +25,7 @@ afterEach(async () => {
 async function serve(verdict: PeerVerdict, sessions: SessionInfo[], chats = 1) {
   const stops: number[] = [];
   const announced: number[] = [];
-  core = await startHttpServer({
+  core = await startTestHttpServer({
     service: idleService,
     stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-stop-')),
     writeDiscovery: false,

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import type { AgentInfo } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
-import { startHttpServer, type HttpServer } from './http-server.js';
+import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import { openSocket } from '../testing/http.js';
 
 /**
@@ -26,12 +26,12 @@ const BYTES_PER_CHANGE = 300;
 
 let dir: string;
 let service: PtyService;
-let core: HttpServer;
+let core: TestHttpServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptydeck-agents-'));
   service = createPtyService({ env: { ...process.env, HOME: dir } });
-  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
+  core = await startTestHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

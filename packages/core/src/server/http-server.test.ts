@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { newChallenge, proofHolds } from '../common/server-proof.js';
-import { startHttpServer, type HttpServer } from './http-server.js';
+import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import type { PeerJudge } from '../common/peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
 
@@ -40,7 +40,7 @@ function recordingService(): PtyService & { calls: string[] } {
 
 let stateDir: string;
 let appDir: string;
-let core: HttpServer;
+let core: TestHttpServer;
 let service: ReturnType<typeof recordingService>;
 
 beforeEach(async () => {
@@ -54,7 +54,7 @@ beforeEach(async () => {
   writeFileSync(join(root, 'secret.txt'), 'outside');
   symlinkSync(join(root, 'secret.txt'), join(appDir, 'link.txt'));
   service = recordingService();
-  core = await startHttpServer({ service, stateDir, appDir });
+  core = await startTestHttpServer({ service, stateDir, appDir });
 });
 
 afterEach(async () => {
@@ -234,7 +234,7 @@ describe('ticket exchange', () => {
     expect((await exchangeTicket(`${core.url}/#ticket=forged`)).status).toBe(403);
   });
   it('expires', async () => {
-    const short = await startHttpServer({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
+    const short = await startTestHttpServer({ service, writeDiscovery: false, appDir, ticketTtlMs: 0 });
     try {
       expect((await exchangeTicket(short.panelUrl())).status).toBe(403);
     } finally {
@@ -265,7 +265,7 @@ describe('POST /ticket (ptydeck url)', () => {
       judged.push(pids);
       return { kind: 'refused', reason: 'process 42 is a ptydeck session\'s process' };
     };
-    const strict = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer });
+    const strict = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer });
     try {
       const res = await rawRequest(strict.port, '/ticket', { method: 'POST' });
       expect(res.status).toBe(403);
@@ -278,7 +278,7 @@ describe('POST /ticket (ptydeck url)', () => {
   });
   it('where the asker cannot be named, shows the link where the server says and tells the asker where', async () => {
     const shown: string[] = [];
-    const blind = await startHttpServer({
+    const blind = await startTestHttpServer({
       service,
       writeDiscovery: false,
       appDir,
@@ -288,7 +288,7 @@ describe('POST /ticket (ptydeck url)', () => {
         return 'the terminal running ptydeck serve';
       },
     });
-    const mute = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
+    const mute = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }) });
     try {
       const res = await rawRequest(blind.port, '/ticket', { method: 'POST' });
       expect(res.status).toBe(202);
@@ -330,7 +330,7 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
   });
   it('refuses an asker the peer check places inside a session, or cannot name, and says why', async () => {
     const judged: Array<ReadonlySet<number>> = [];
-    const strict = await startHttpServer({
+    const strict = await startTestHttpServer({
       service,
       writeDiscovery: false,
       appDir,
@@ -339,7 +339,7 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
         return { kind: 'refused', reason: "process 42 is a ptydeck session's process" };
       },
     });
-    const blind = await startHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }), presentPanelLink: () => 'elsewhere' });
+    const blind = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }), presentPanelLink: () => 'elsewhere' });
     try {
       const inside = await rawRequest(strict.port, '/snapshot', { method: 'POST' });
       expect(inside.status).toBe(403);

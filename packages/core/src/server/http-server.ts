@@ -18,7 +18,7 @@ import {
   type HostFacts,
 } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { ScreenService } from '../screen/index.js';
+import type { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
@@ -31,7 +31,7 @@ import { mcpLaunchCommand } from '../common/mcp-launch.js';
 import { isChallenge, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
-import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
+import type { ProcessWatch, SessionFacts } from '../facts/index.js';
 import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
 import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
 
@@ -53,18 +53,17 @@ const MAX_EXCHANGE_BODY_BYTES = 1024;
 
 export interface HttpServerOptions {
   service: PtyService;
-  /**
-   * The service's screens, for viewers' resyncs: pass the one the agent tool
-   * reads so a session is parsed once. Without it the server makes its own and
-   * disposes it on close.
+  /*
+   * The services below are the host's (host/local-server.ts builds them, the one composition root),
+   * handed in and disposed by the caller: the server builds none of its own, so a session is parsed
+   * once and its facts kept once.
    */
-  screens?: ScreenService;
-  /**
-   * What is learned of the sessions (prompts, shell state, ports), which the
-   * panels are shown with them: pass the one the agent tool tells. Without it
-   * the server makes its own and disposes it on close.
-   */
-  facts?: SessionFacts;
+  /** The service's screens, for viewers' resyncs: the ones the agent tool reads. */
+  screens: ScreenService;
+  /** What is learned of the sessions (prompts, shell state, ports), which the panels are shown with them: the record the agent tool tells. */
+  facts: SessionFacts;
+  /** How the sessions' ports and leftover processes are watched: while a panel is connected, and for a snapshot. */
+  processes: ProcessWatch;
   /** Builds the McpServer for one MCP connection; without it /mcp answers 503. */
   createMcpServer?: McpServerFactory;
   /** Interface to bind. Default 127.0.0.1; anything else only when asked for explicitly. */
@@ -105,8 +104,6 @@ export interface HttpServerOptions {
   chatBindings?: ChatBindings;
   /** One more route, e.g. the host's /stop. */
   route?: ServerRoute;
-  /** How the sessions' ports and leftover processes are watched for the panels (tests shorten the interval). */
-  processWatch?: ProcessWatchOptions;
   /** The remote hosts a panel is shown when it asks (remote/remote-hosts.ts); without it, none. */
   remotes?: OpenRemoteHosts;
 }
@@ -128,8 +125,6 @@ export interface HttpServer {
   discoveryFile: string | undefined;
   /** Panel sockets open right now. */
   panelCount(): number;
-  /** Sessions' ports and leftover processes, watched while a panel is connected. */
-  processes: ProcessWatch;
   panelUrl(): string;
   /** Tells the agents' `ptydeck mcp` that `ptydeck stop` is stopping the host; answers how many agents were connected. */
   announceStop(): number;
@@ -138,8 +133,9 @@ export interface HttpServer {
 
 /**
  * The HTTP side of the local server: routing, the token, Host/Origin checks,
- * tickets, static files, /mcp and the panel WebSocket. It owns no PTYs; the
- * caller hands it a service and disposes that.
+ * tickets, static files, /mcp and the panel WebSocket. It owns no PTYs and
+ * builds no service: the caller hands it the service, screens, facts and
+ * process watch, and disposes them.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -163,15 +159,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const mcpLaunch = mcpLaunchCommand();
   const tickets = new TicketBook(options.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS);
   const agents = new AgentRegistry();
-  const ownsScreens = options.screens === undefined;
-  const screens = options.screens ?? new ScreenService(options.service);
+  const { screens, facts, processes } = options;
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
   const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
   const panels = new Set<PanelConnection>();
-  // Each panel watches while it is connected: with none, no process table is read.
-  const ownsFacts = options.facts === undefined;
-  const facts = options.facts ?? new SessionFacts(options.service);
-  const processes = new ProcessWatch(options.service, facts, options.processWatch);
   let guard: RequestGuard | undefined;
 
   // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
@@ -347,10 +338,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     } catch (error) {
       server.close();
       bounds.dispose();
-      processes.dispose();
-      if (ownsFacts) facts.dispose();
       stopRecordingPids();
-      if (ownsScreens) screens.dispose();
       throw error;
     }
   }
@@ -375,10 +363,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       await closed;
       bounds.dispose();
       wss?.close();
-      processes.dispose();
-      if (ownsFacts) facts.dispose();
       stopRecordingPids();
-      if (ownsScreens) screens.dispose();
     })());
 
   return {
@@ -391,7 +376,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     agents,
     discoveryFile,
     panelCount: () => panels.size,
-    processes,
     panelUrl,
     announceStop: () => mcp?.announceStop() ?? 0,
     close,

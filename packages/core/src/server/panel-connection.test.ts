@@ -8,18 +8,18 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
-import { startHttpServer, type HttpServer } from './http-server.js';
+import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import { MessageQueue, openSocket } from '../testing/http.js';
 
 let service: PtyService;
-let core: HttpServer;
+let core: TestHttpServer;
 
 beforeAll(async () => {
   // A HOME of its own keeps the login shell off the developer's rc files (pyenv,
   // nvm and friends can take seconds or hang on a stale lock): the shell is what's under test here.
   const home = mkdtempSync(join(tmpdir(), 'ptydeck-home-'));
   service = createPtyService({ env: { ...process.env, HOME: home } });
-  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
+  core = await startTestHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

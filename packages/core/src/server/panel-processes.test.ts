@@ -4,7 +4,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { startHttpServer, type HttpServer } from './http-server.js';
+import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import { MessageQueue, openSocket } from '../testing/http.js';
 
 /**
@@ -14,11 +14,11 @@ import { MessageQueue, openSocket } from '../testing/http.js';
  */
 
 let service: PtyService;
-let core: HttpServer;
+let core: TestHttpServer;
 
 beforeAll(async () => {
   service = createPtyService({ env: isolatedEnv() });
-  core = await startHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
+  core = await startTestHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent', processWatch: { intervalMs: 50 } });
 });
 
 afterAll(async () => {

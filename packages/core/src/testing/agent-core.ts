@@ -6,7 +6,7 @@ import { SessionFacts } from '../facts/index.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from './isolated-env.js';
 import type { PtyService } from '../pty/types.js';
-import { startHttpServer, type HttpServer } from '../server/http-server.js';
+import { startTestHttpServer, type TestHttpServer as HttpServer } from './http-core.js';
 
 /** A test file's HTTP server serving the agent tool's MCP (no panel files, no discovery file), made before its tests and closed after. */
 export interface AgentCore {
@@ -22,7 +22,7 @@ export function useAgentCore(options: { chatBindings?: ChatBindings } = {}): Age
     // One record of what is learned of the sessions, as the host has: the tool tells it, the panels are shown it.
     const facts = new SessionFacts(service);
     const tool = createTerminalTool(service, { facts });
-    const core = await startHttpServer({
+    const core = await startTestHttpServer({
       service,
       facts,
       writeDiscovery: false,
