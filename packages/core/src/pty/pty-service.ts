@@ -30,9 +30,10 @@ import {
   type PtySessionInfo,
   type ReadOptions,
   type ReadResult,
+  type ScanPosition,
 } from './types.js';
 import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from './validate.js';
-import type { ScannedOutput } from '../vt/index.js';
+import type { SequenceHandlers } from '../vt/index.js';
 
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
@@ -259,8 +260,13 @@ class PtyServiceImpl implements PtyService {
     return [...this.sessions.values()].map((session) => session.snapshot());
   }
 
-  sequences(id: SessionId): ScannedOutput {
-    return this.requireSession(id).sequences;
+  onSequences(id: SessionId, handlers: SequenceHandlers): () => void {
+    return this.requireSession(id).sequences.on(handlers);
+  }
+
+  scanPosition(id: SessionId): ScanPosition {
+    const { sequences } = this.requireSession(id);
+    return { end: sequences.end, safeEnd: sequences.safeEnd };
   }
 
   read(id: SessionId, options?: ReadOptions): ReadResult {

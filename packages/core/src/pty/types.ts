@@ -11,7 +11,7 @@ export type PtySessionInfo = Omit<SessionInfo, 'attention' | 'shell' | 'ports'>;
 /** A contract event, with the service's info where it carries one. */
 type WithPtyInfo<E> = E extends { info: SessionInfo } ? Omit<E, 'info'> & { info: PtySessionInfo } : E;
 import type { LostRecord } from './lost-record.js';
-import type { ScannedOutput } from '../vt/index.js';
+import type { SequenceHandlers } from '../vt/index.js';
 import type { LabelReader } from './session-labels.js';
 
 export interface PtyServiceOptions {
@@ -233,13 +233,24 @@ export interface PtyService {
   list(): PtySessionInfo[];
   read(id: SessionId, options?: ReadOptions): ReadResult;
   /**
-   * The session's escape-sequence scanner, which every chunk passes through once as it enters the
-   * log, before 'pty.data': register handlers on it rather than scanning the chunks again.
+   * Hands `handlers` the escape sequences of the session's one scan of its output, which every chunk
+   * passes through once as it enters the log, before 'pty.data' (rather than scanning the chunks
+   * again). The scanner stays the service's. Returns the function that removes the handlers.
    */
-  sequences(id: SessionId): ScannedOutput;
+  onSequences(id: SessionId, handlers: SequenceHandlers): () => void;
+  /** Where that scan stands now (ScanPosition). */
+  scanPosition(id: SessionId): ScanPosition;
   on<K extends PtyServiceEventType>(event: K, listener: (event: PtyServiceEventMap[K]) => void): () => void;
   /** Ends every session; resolves after every child is reaped. */
   dispose(): Promise<void>;
+}
+
+/** Where a session's scan of its output stands (PtyService.scanPosition). */
+export interface ScanPosition {
+  /** One past the last byte scanned. */
+  end: number;
+  /** The latest cursor at which no escape sequence or UTF-8 character is open: readers stop here so the bytes of one stay together. */
+  safeEnd: number;
 }
 
 /** Every failure the service reports is a PtyError with a code naming the problem. */

@@ -1,7 +1,7 @@
 // The agent tool's view of one PTY session: command tracking, terminal modes and a read cursor per caller.
 import { Emitter, reportError, type Attention, type SessionId, type SessionSource, type ShellActivity } from '@ptydeck/contract';
 import type { SessionFactsWriter } from '../facts/index.js';
-import type { PtyService } from '../pty/types.js';
+import type { PtyService, ScanPosition } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
 import type { ExecuteStrategy, PromptTarget, RunTarget } from './execute-strategy.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
@@ -9,7 +9,6 @@ import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
 import { parseShellMark } from './shell-integration.js';
 import { followTerminalStream, type StreamEvent } from './terminal-stream.js';
-import type { ScannedOutput } from '../vt/index.js';
 
 export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited' | 'lost';
 
@@ -27,8 +26,8 @@ const TAIL_BYTES = 2048;
 export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
-  /** The session's one scan of its output (PtyService.sequences), which hands this terminal its stream events. */
-  private readonly scanner: ScannedOutput;
+  /** Where the session's scan stood when it exited: no output is scanned after (PtyService's 'pty.exited'), and the service forgets a removed session. */
+  private finalPosition: ScanPosition | null = null;
   private readonly stopFollowing: () => void;
   private readonly changed: Emitter<void>;
   private readonly cursors = new Map<string, number>();
@@ -60,8 +59,8 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
     this.executeStrategy = strategy;
     this.currentCwd = cwd;
     this.view = new OutputView(service, id, this.tracker);
-    this.scanner = service.sequences(id);
-    this.stopFollowing = followTerminalStream(this.scanner, (event) => {
+    // The session's one scan of its output hands this terminal its stream events.
+    this.stopFollowing = followTerminalStream((handlers) => service.onSequences(id, handlers), (event) => {
       // Called inside the service's output path: a fault here must not cost the chunk its other readers.
       try {
         this.apply(event);
@@ -139,7 +138,7 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
   }
 
   get end(): number {
-    return this.scanner.end;
+    return this.scanned().end;
   }
 
   /**
@@ -148,10 +147,16 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
    * agent typed whose output has not started (it is left out once it does).
    */
   get safeEnd(): number {
-    const end = this.scanner.safeEnd;
-    if (this.hasExited) return this.scanner.end;
+    const position = this.scanned();
+    if (this.hasExited) return position.end;
+    const end = position.safeEnd;
     const typed = this.tracker.typedCursor;
     return typed === null ? end : Math.min(end, typed);
+  }
+
+  /** Where the session's scan of its output stands: asked of the service while the session runs, kept from its exit on. */
+  private scanned(): ScanPosition {
+    return this.finalPosition ?? this.service.scanPosition(this.id);
   }
 
   /** Subscribes to any change: output, marks, exit. Returns an unsubscribe. */
@@ -159,7 +164,7 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
     return this.changed.on(listener);
   }
 
-  /** A chunk entered the log; the service's scan has applied its stream events already (PtyService.sequences). */
+  /** A chunk entered the log; the service's scan has applied its stream events already (PtyService.onSequences). */
   ingest(): void {
     this.lastData = Date.now();
     this.watch.outputArrived();
@@ -176,7 +181,8 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
     this.hasExited = true;
     this.watch.dispose();
     this.queued = null;
-    this.tracker.processExited(this.scanner.end);
+    this.finalPosition = this.service.scanPosition(this.id);
+    this.tracker.processExited(this.finalPosition.end);
     this.emit();
   }
 
@@ -209,7 +215,7 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
 
   /** Types a line the strategy made from a command (ExecuteStrategy.commandInput), as typeCommand does. */
   typeLine(input: string): void {
-    const cursor = this.scanner.end;
+    const cursor = this.end;
     this.service.write(this.id, input, 'agent');
     // After the write: a refused one leaves the shell where it was. Output cannot have arrived in between.
     this.tracker.commandTyped(cursor);
@@ -240,7 +246,7 @@ export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget 
 
   /** Input the agent typed that is not a command line (terminal_send). */
   typeRaw(data: string): void {
-    const cursor = this.scanner.end;
+    const cursor = this.end;
     this.service.write(this.id, data, 'agent');
     this.view.expectEcho(cursor, data);
     this.executeStrategy?.rawInput(data, cursor, this.tracker);

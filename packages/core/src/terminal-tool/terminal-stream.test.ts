@@ -20,7 +20,7 @@ function scanSplit(text: string, splits: number[]): { events: StreamEvent[]; sca
 function newStream(): { scanner: SequenceScanner; events: StreamEvent[] } {
   const scanner = new SequenceScanner();
   const events: StreamEvent[] = [];
-  followTerminalStream(scanner, (event) => events.push(event));
+  followTerminalStream((handlers) => scanner.on(handlers), (event) => events.push(event));
   return { scanner, events };
 }
 

@@ -3,7 +3,7 @@
  * sequences (shell-integration marks, cwd reports), and the alternate-screen and cursor-key modes.
  * Handlers on the session's sequence scanner (vt/), so the stream is scanned once for everyone.
  */
-import type { ScannedOutput } from '../vt/index.js';
+import type { SequenceHandlers } from '../vt/index.js';
 
 export type StreamEvent =
   /** An OSC sequence; `start` is the cursor of its ESC, `end` one past its terminator. */
@@ -11,9 +11,12 @@ export type StreamEvent =
   | { kind: 'alt-screen'; on: boolean; end: number }
   | { kind: 'app-cursor'; on: boolean; end: number };
 
-/** Hands `listener` the stream's events as `output` scans them; returns the function that stops it. */
-export function followTerminalStream(output: ScannedOutput, listener: (event: StreamEvent) => void): () => void {
-  return output.on({
+/**
+ * Hands `listener` the stream's events as the scan `follow` registers handlers with finds them
+ * (PtyService.onSequences); returns the function that stops it.
+ */
+export function followTerminalStream(follow: (handlers: SequenceHandlers) => () => void, listener: (event: StreamEvent) => void): () => void {
+  return follow({
     osc: (payload, start, end) => listener({ kind: 'osc', payload: Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8'), start, end }),
     csiFinals: 'hl',
     csi: (params, final, end) => {

@@ -16,7 +16,8 @@ function fakeSession(): { session: AgentTerminal; emit: (text: string) => void; 
   // The service scans each chunk as it enters the log, then tells its 'pty.data' listeners.
   const scanner = new SequenceScanner();
   const service = {
-    sequences: () => scanner,
+    onSequences: (_id: string, handlers: Parameters<SequenceScanner['on']>[0]) => scanner.on(handlers),
+    scanPosition: () => ({ end: scanner.end, safeEnd: scanner.safeEnd }),
     read: (_id: string, options: { cursor?: number; maxBytes?: number } = {}) => {
       const from = options.cursor ?? 0;
       const to = Math.min(log.length, from + (options.maxBytes ?? log.length));

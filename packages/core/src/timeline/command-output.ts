@@ -17,7 +17,7 @@ export interface CommandOutput {
 }
 
 export function readCommandOutput(service: PtyService, record: CommandRecord, maxBytes: number): CommandOutput {
-  const end = record.output.end ?? service.sequences(record.session).safeEnd;
+  const end = record.output.end ?? service.scanPosition(record.session).safeEnd;
   const start = record.output.start;
   const total = Math.max(0, end - start);
   const read = (from: number, bytes: number) => service.read(record.session, { cursor: from, maxBytes: Math.max(1, bytes) }).data;

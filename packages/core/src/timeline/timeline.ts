@@ -97,7 +97,7 @@ export class Timeline {
         service.on('pty.exited', (event) => {
           const followed = this.sessions.get(event.id);
           if (!followed) return;
-          this.publish(followed, followed.commands.exited(this.service.sequences(event.id).end, Date.now(), event.exitCode, event.signal));
+          this.publish(followed, followed.commands.exited(this.service.scanPosition(event.id).end, Date.now(), event.exitCode, event.signal));
         }),
       );
     }
@@ -216,7 +216,7 @@ export class Timeline {
       maxRecords: this.maxRecords,
     });
     const stop = this.records
-      ? this.service.sequences(info.id).on({
+      ? this.service.onSequences(info.id, {
           osc: (payload, start, end) => {
             if (!mayBeMark(payload)) return;
             // Called inside the service's output path: a fault here must not cost the chunk its other readers.
@@ -239,7 +239,7 @@ export class Timeline {
     if (!followed) return;
     const last = followed.resizes.at(-1) ?? followed.size;
     if (last.cols === info.cols && last.rows === info.rows) return;
-    followed.resizes.push({ cursor: this.service.sequences(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
+    followed.resizes.push({ cursor: this.service.scanPosition(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
     if (followed.resizes.length > MAX_RESIZES) followed.resizes.shift();
     followed.revision++;
   }
