@@ -13,7 +13,14 @@ const SHUTDOWN_MS = 4000;
 /**
  * An embedded core, only when asked (--embedded): its sessions end when this
  * process exits, and no panel shows them. The one place besides startHost
- * that builds a PTY service, since it serves one agent over stdio and nothing else.
+ * that builds a PTY service, and why it is not a startHost with options:
+ * a host serves (local-server.ts builds its services around the HTTP server,
+ * whose agent registry follows MCP connections), so it would listen on a
+ * loopback port answering /ticket and /snapshot to any process outside its
+ * sessions, and start the screen worker, chats and the timeline, where this
+ * core promises that nothing but its one agent, over this process's stdio (a
+ * transport /mcp has no entry for), reaches its sessions. Starting it through
+ * the root needs the root to build its services apart from serving them.
  */
 export async function runEmbeddedMcp(log: (line: string) => void): Promise<number> {
   protocolOnlyStdout();
