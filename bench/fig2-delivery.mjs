@@ -8,7 +8,9 @@ import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { spawnRaw } from './lib/raw-pty.mjs';
 
-const TARGET = 0.8;
+/** Issue 34: the median of the repetitions at least 0.9x raw, and none of them below 0.8x. */
+const TARGET = 0.9;
+const FLOOR = 0.8;
 const VARIANTS = ['raw', 'mirror'];
 
 export async function run(ctx) {
@@ -50,7 +52,10 @@ export async function run(ctx) {
       }
       details[key] = { fileBytes: file.bytes, ptyBytes: file.ptyBytes, runs };
       const mb = (variant) => median(runs.map((r) => r[variant].mbps));
-      const ratio = (variant) => median(runs.map((r) => r[variant].mbps / r.raw.mbps));
+      const ratios = (variant) => runs.map((r) => r[variant].mbps / r.raw.mbps);
+      const ratio = (variant) => median(ratios(variant));
+      const worst = Math.min(...ratios('mirror'));
+      ctx.log(`  ${label}: median ${ratio('mirror').toFixed(2)}x raw, lowest repetition ${worst.toFixed(2)}x`);
       const size = `${Math.round(file.bytes / MiB)} MiB`;
       rows.push(
         row({
@@ -59,8 +64,9 @@ export async function run(ctx) {
           value: mb('mirror'),
           baseline: mb('raw'),
           ratio: ratio('mirror'),
-          target: `>= ${TARGET}x raw`,
-          pass: ratio('mirror') >= TARGET,
+          target: `>= ${TARGET}x raw, each >= ${FLOOR}x`,
+          pass: ratio('mirror') >= TARGET && worst >= FLOOR,
+          note: `lowest repetition ${worst.toFixed(2)}x`,
         }),
         row({
           figure: '2',
