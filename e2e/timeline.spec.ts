@@ -35,7 +35,7 @@ test('the Timeline lists the commands of every session live, in order, and a cli
   await page.getByTestId('timeline-text').fill('');
   await keepScreenshot(page, 'timeline');
 
-  // The developer's own tab is the login shell, without ptydeck's marks: its commands are not recorded (README).
+  // The developer's own bash tab has ptydeck's marks after their startup files: its commands are recorded as theirs.
   await page.getByTestId('new-terminal').click();
   const own = page.getByRole('tab', { selected: true });
   await expect(own).not.toHaveAttribute('data-session-id', shell.id);
@@ -45,8 +45,10 @@ test('the Timeline lists the commands of every session live, in order, and a cli
   await page.keyboard.type('echo in-my-tab');
   await page.keyboard.press('Enter');
   await expectScreen(page, mine, /^in-my-tab$/m);
+  await expect(rows).toHaveCount(5);
+  await expect(rows.last().locator('.timeline-command')).toHaveText('echo in-my-tab');
+  await expect(rows.last().locator('td:nth-child(2)')).toHaveText('you');
   // A click on a row shows that command's tab.
   await rows.first().click();
   await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: work` })).toHaveAttribute('aria-selected', 'true');
-  await expect(rows).toHaveCount(4);
 });

@@ -5,6 +5,8 @@
  * stylesheets from 'self', a WebSocket back to the same host and port, nothing else.
  * style-src needs 'unsafe-inline' because xterm.js injects <style> elements and Solid
  * sets style attributes; scripts get no such allowance, which is what matters.
+ * 'wasm-unsafe-eval' lets the replay's player (asciinema's) compile its bundled
+ * WebAssembly terminal; it allows no eval of JavaScript text.
  */
 import type { OnHeadersReceivedListenerDetails, HeadersReceivedResponse } from 'electron';
 import { originOf } from './origin.js';
@@ -17,7 +19,7 @@ export function contentSecurityPolicy(appOrigin: string): string {
   const wsOrigin = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}`;
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",

@@ -15,6 +15,7 @@ import { textClipboard } from './terminal/text-clipboard.js';
 import { ChatProvider } from './chat/chat-context.jsx';
 import { TerminalProvider } from './terminal/terminal-context.jsx';
 import { TimelineProvider } from './timeline/timeline-context.jsx';
+import { ReplayProvider } from './replay/replay-context.jsx';
 import { App } from './ui/App.jsx';
 import { NoCredential } from './ui/NoCredential.jsx';
 
@@ -69,7 +70,9 @@ async function start(): Promise<void> {
       >
         <ChatProvider>
           <TimelineProvider>
-            <App />
+            <ReplayProvider>
+              <App />
+            </ReplayProvider>
           </TimelineProvider>
         </ChatProvider>
       </TerminalProvider>

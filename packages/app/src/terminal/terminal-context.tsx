@@ -325,7 +325,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */
       chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The panel socket's timeline half: every session's commands, and recordings on request. */
-      timelineChannel: client as Pick<PanelClient, 'onTimeline' | 'exportRecording'>,
+      timelineChannel: client as Pick<PanelClient, 'onTimeline' | 'exportRecording' | 'onError'>,
       /** The xterm.js view of a tab, for the component that hosts it. */
       viewFor(id: string): TerminalView | undefined {
         return views.get(id);

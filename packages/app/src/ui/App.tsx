@@ -9,6 +9,7 @@ import { TerminalPanel } from './TerminalPanel.jsx';
 import { TestHooks } from './test-hooks.js';
 import { TimelineToggle, TimelineView } from './TimelineView.jsx';
 import { HostBanners, HostTerminalButtons } from './RemoteHosts.jsx';
+import { ReplayOverlay } from './ReplayOverlay.jsx';
 
 /** Reconnect attempts after which "it will be back in a moment" is no longer the likely story. */
 const ATTEMPTS_BEFORE_ADVICE = 3;
@@ -156,6 +157,7 @@ export function App() {
         </div>
         <ChatPane />
       </div>
+      <ReplayOverlay />
       <Notice />
       <TestHooks />
     </div>

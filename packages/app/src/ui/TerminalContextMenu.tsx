@@ -1,10 +1,11 @@
 // A terminal's context menu: Copy, Paste and Select all, as a terminal's right click offers them.
 import { onCleanup, onMount } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
+import { useReplay } from '../replay/replay-context.jsx';
 
 /** Keeps the menu inside the window: it opens at the pointer, up and left of it near an edge. */
 const MENU_WIDTH = 180;
-const MENU_HEIGHT = 110;
+const MENU_HEIGHT = 140;
 
 /**
  * The menu of the terminal of session `id`, opened at the pointer. An item
@@ -13,6 +14,7 @@ const MENU_HEIGHT = 110;
  */
 export function TerminalContextMenu(props: { id: string; x: number; y: number; onClose(): void }) {
   const terminal = useTerminal();
+  const replay = useReplay();
   // Read once: closing unmounts the menu, after which its props are stale.
   const id = props.id;
   const onClose = props.onClose;
@@ -86,6 +88,9 @@ export function TerminalContextMenu(props: { id: string; x: number; y: number; o
       </button>
       <button type="button" role="menuitem" class="context-menu-item" onClick={() => act((target) => target.selectAll())}>
         <span>Select all</span>
+      </button>
+      <button type="button" role="menuitem" class="context-menu-item" onClick={() => { onClose(); replay.open(id); }}>
+        <span>Replay</span>
       </button>
     </div>
   );

@@ -4,6 +4,7 @@ import { commandDuration, commandFailed } from '@ptydeck/contract';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { actorLabel, durationLabel, textError } from '../timeline/timeline-rows.js';
 import { useTimeline } from '../timeline/timeline-context.jsx';
+import { useReplay } from '../replay/replay-context.jsx';
 
 function exitLabel(record: { status: string; exitCode: number | null; signal: string | null }): string {
   if (record.status === 'running') return '…';
@@ -27,6 +28,7 @@ export function TimelineToggle() {
 export function TimelineView() {
   const timeline = useTimeline();
   const terminal = useTerminal();
+  const replay = useReplay();
   const actors = () => [...new Set(timeline.state.commands.map((record) => record.actor.name).filter((name): name is string => name !== null))];
   const sessions = () => [...new Set(timeline.state.commands.map((record) => record.session))];
   const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? id.slice(0, 8);
@@ -77,6 +79,8 @@ export function TimelineView() {
                   <td>{durationLabel(commandDuration(record))}</td>
                   <td data-testid="timeline-exit">{exitLabel(record)}</td>
                   <td>
+                    <button type="button" class="icon-button" data-testid="timeline-replay" title="Replay this session" aria-label="Replay"
+                      onClick={(e) => { e.stopPropagation(); replay.open(record.session); }}>▶</button>
                     <button type="button" class="icon-button" title="Download this session's recording (asciicast)" aria-label="Export recording"
                       onClick={(e) => { e.stopPropagation(); timeline.exportSession(record.session, 'asciicast-v3'); }}>⤓</button>
                   </td>

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadHostSettings } from './host-config.js';
+import { developerShellIntegration, loadHostSettings } from './host-config.js';
 
 function configDir(text?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'ptydeck-host-config-'));
@@ -29,5 +29,13 @@ describe('the host settings in config.json', () => {
       expect(settings.persist, text).toBe(false);
       expect(settings.problem, text).toMatch(/config\.json: /);
     }
+  });
+
+  it("gives the developer's bash tabs the marks unless \"shellIntegration\": false; a broken file leaves their shell as it is", () => {
+    expect(developerShellIntegration(configDir())).toBe(true);
+    expect(developerShellIntegration(configDir('{ "persist": false }'))).toBe(true);
+    expect(developerShellIntegration(configDir('{ "shellIntegration": false }'))).toBe(false);
+    expect(developerShellIntegration(configDir('not json'))).toBe(false);
+    expect(loadHostSettings(configDir('{ "shellIntegration": false }'), {})).toEqual({ persist: true });
   });
 });

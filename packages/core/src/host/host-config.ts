@@ -19,6 +19,10 @@ export const HostConfigFile = z
     persist: z.boolean().default(true).describe("Keep each session's last output on disk so that a killed host's sessions come back as lost."),
     // Read for each new agent shell by sandbox/sandbox-config.ts; checked here too so a host starts knowing it is valid.
     sandbox: SandboxConfig.optional(),
+    shellIntegration: z
+      .boolean()
+      .default(true)
+      .describe("Give the developer's own bash tabs ptydeck's marks (after their startup files), so the commands they run there are recorded."),
   })
   .strict();
 export type HostConfigFile = z.infer<typeof HostConfigFile>;
@@ -45,6 +49,16 @@ export function loadHostSettings(configDir: string, env: Record<string, string |
     ...(because ? { persistOffBecause: because } : {}),
     ...('problem' in file ? { problem: file.problem } : {}),
   };
+}
+
+/**
+ * Whether the developer's new bash tabs get ptydeck's marks: config.json's
+ * `shellIntegration`, read for each new tab so an edit needs no restart. A
+ * file that cannot be read leaves their shell as it is.
+ */
+export function developerShellIntegration(configDir: string): boolean {
+  const file = readConfig(join(configDir, HOST_CONFIG_FILE));
+  return 'value' in file && file.value.shellIntegration;
 }
 
 /** A missing file is the defaults; a broken one is its problem, read as the strictest settings. */

@@ -17,6 +17,8 @@ import { ptydeckLauncher } from '../common/mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { restoreAndRecord } from '../server/session-persistence.js';
 import { DeveloperEnv } from '../server/developer-env.js';
+import { DeveloperShell } from '../server/developer-shell.js';
+import { developerShellIntegration } from './host-config.js';
 import { judgePeerFromProc } from '../common/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { remoteHostsOpener } from '../remote/remote-hosts.js';
@@ -157,6 +159,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const processes = new ProcessWatch(service, facts, options.processWatch);
   const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const timeline = new Timeline(service);
+  const developerShell = new DeveloperShell();
   const chatBindings = new ChatBindings();
   const chats = new ChatHost({
     service,
@@ -201,6 +204,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       chats,
       chatBindings,
       timeline,
+      // The developer's bash tabs get the marks too, unless config.json says not (developer-shell.ts).
+      developerShell: () => (developerShellIntegration(configDir) ? developerShell.launch(developerEnv.current()) : undefined),
       // Each panel that asks reaches the remotes in remotes.json itself, through ssh.
       remotes: options.remotes ?? remoteHostsOpener({ configDir }),
     });
@@ -208,6 +213,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     stopRecording?.();
     await chats.dispose();
     tool.dispose();
+    developerShell.dispose();
     timeline.dispose();
     processes.dispose();
     facts.dispose();
@@ -248,6 +254,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         await started.close();
         tool.dispose();
         processes.dispose();
+        developerShell.dispose();
         facts.dispose();
         if (ownsScreens) screens.dispose();
         if (ownsService) await service.dispose();

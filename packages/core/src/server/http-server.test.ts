@@ -363,9 +363,10 @@ describe('static files', () => {
     expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(index.headers['content-security-policy']);
     expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self'");
+    // WebAssembly compilation (the replay's player), never eval of JavaScript text.
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval';");
     expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${core.port}`);
-    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).not.toContain("'unsafe-eval'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(index.headers['x-content-type-options']).toBe('nosniff');
     expect((await rawRequest(core.port, '/assets/main.js')).headers['content-type']).toBe('text/javascript; charset=utf-8');

@@ -100,6 +100,8 @@ export interface HttpServerOptions {
   chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
   /** Every session's commands, for the panel's timeline and recordings. */
   timeline?: PanelConnectionDeps['timeline'];
+  /** What a developer's new tab runs: bash with ptydeck's marks (developer-shell.ts), or their login shell. */
+  developerShell?: PanelConnectionDeps['developerShell'];
   /** Chat bindings an MCP connection may present (see McpEndpointLimits.bindings). */
   chatBindings?: ChatBindings;
   /** One more route, e.g. the host's /stop. */
@@ -306,7 +308,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes });
+      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes, ...(options.developerShell ? { developerShell: options.developerShell } : {}) });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

@@ -46,12 +46,14 @@ export function defaultAppDir(): string {
 /**
  * The page may load only its own scripts and styles and talk only to this
  * server. Inline styles are allowed because xterm.js positions its DOM with
- * them; inline scripts and eval are not.
+ * them; inline scripts and eval are not. 'wasm-unsafe-eval' lets the page
+ * compile WebAssembly (asciinema's player parses the terminal in its bundled
+ * WebAssembly), which runs no JavaScript text: eval stays forbidden.
  */
 export function contentSecurityPolicy(host: string): string {
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     `connect-src 'self' ws://${host}`,
     "img-src 'self' data:",

@@ -18,5 +18,7 @@ export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
 export type { TerminalState } from './agent-terminal.js';
 // The command timeline (timeline/) reads the same marks, and renders output as the tool does.
 export { BASH_INTEGRATION, parseShellMark, type ShellMark } from './shell-integration.js';
+// The developer's own bash tabs get the same marks (server/developer-shell.ts).
+export { writeShellIntegration, type ShellIntegrationFiles } from './shell-integration.js';
 export { boundText, renderPlainText } from './model-text.js';
 export { runsInLinearTime } from './pattern-safety.js';

@@ -39,17 +39,22 @@ elif [ -r "$HOME/.bash_login" ]; then . "$HOME/.bash_login"
 elif [ -r "$HOME/.profile" ]; then . "$HOME/.profile"
 fi
 
+# The developer's own tab (developer-shell.ts) keeps its history file and readline settings as they are.
+if [ -z "${'$'}{__ptydeck_developer:-}" ]; then
 # Agent commands stay out of the user's history file (history still works in this shell).
 unset HISTFILE
 # A multi-line command is pasted as one unit: one PS0, one PROMPT_COMMAND, one exit code.
 bind 'set enable-bracketed-paste on' 2>/dev/null
+fi
 
 __ptydeck_ran=''
 __ptydeck_ps0=''
 # Every line stays in this shell's history (it is never written to a file), so the command
 # line mark can name a repeated one too; a line starting with a space stays out as the user set.
+if [ -z "${'$'}{__ptydeck_developer:-}" ]; then
 HISTCONTROL=${'$'}{HISTCONTROL//ignoreboth/ignorespace}
 HISTCONTROL=${'$'}{HISTCONTROL//ignoredups/}
+fi
 # A per-shell key that every mark carries, so output cannot forge a mark: it lives in an
 # unexported variable (programs run from this shell never see it) and is announced once,
 # before any command runs. getrandom(2) through $SRANDOM (bash 5.1), else /dev/urandom.
@@ -130,10 +135,11 @@ export interface ShellIntegrationFiles {
   dispose(): void;
 }
 
-export function writeShellIntegration(): ShellIntegrationFiles {
+/** Writes `script` (the agent's rcfile unless told: developer-shell.ts writes the developer's init file) in a private directory. */
+export function writeShellIntegration(script: string = BASH_INTEGRATION): ShellIntegrationFiles {
   const dir = mkdtempSync(join(tmpdir(), 'ptydeck-shell-'));
   const bashRcfile = join(dir, 'bashrc');
-  writeFileSync(bashRcfile, BASH_INTEGRATION, { mode: 0o600 });
+  writeFileSync(bashRcfile, script, { mode: 0o600 });
   // Shells read the rcfile only at startup, so it can go as soon as nobody will start one;
   // the exit hook covers owners that never call dispose().
   const remove = () => rmSync(dir, { recursive: true, force: true });

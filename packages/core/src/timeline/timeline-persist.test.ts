@@ -9,6 +9,8 @@ import type { PtyService } from '../pty/types.js';
 import { restoreAndRecord } from '../server/session-persistence.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
+import { connectMcp } from '../testing/mcp-client.js';
+import { registerHistoryTool } from './history-tool.js';
 import { Timeline } from './timeline.js';
 
 /** Command records kept by the session store with the output: a host that dies leaves them to the next. */
@@ -74,6 +76,19 @@ describe('command records across a host restart', () => {
     const { data } = after.service.read(shell.id, { cursor: first.output.start, maxBytes: first.output.end! - first.output.start });
     expect(Buffer.from(data).toString()).toBe('kept-output\r\n');
     expect(after.timeline.timesOf(shell.id)!.timeAt(first.output.start)).toBe(before.timeline.timesOf(shell.id)!.timeAt(first.output.start));
+
+    // The agent is told they are what a file said, as terminal_read says of restored output: untrusted input.
+    const agent = await connectMcp(after.tool, OWNER.id, (server) => registerHistoryTool(server, { timeline: after.timeline, service: after.service, ownerId: () => OWNER.id }));
+    try {
+      const listed = await agent.call('terminal_history', {});
+      expect(listed.structuredContent!.commands.map((c: { restored?: true }) => c.restored)).toEqual([true, true, true]);
+      expect(listed.content[0]!.text).toContain('restored from the record an earlier host left on disk');
+      const one = await agent.ok('terminal_history', { command_id: first.id });
+      expect(one.command.restored).toBe(true);
+      expect((await agent.ok('terminal_history', { search: 'kept-output' })).matches[0].restored).toBe(true);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('a timeline file that is not one costs the session its records only', async () => {
