@@ -156,6 +156,23 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       setDraft(chatId: string, text: string): void {
         setStore('drafts', chatId, text);
       },
+      /**
+       * Adds context (a command and its output) to the end of a chat's unsent
+       * prompt, after a blank line, and shows that chat with the keyboard in
+       * its prompt; false (saying why) when it would not fit in a prompt.
+       */
+      addToDraft(chatId: string, text: string): boolean {
+        const draft = store.drafts[chatId] ?? '';
+        const next = draft.trim() === '' ? text : `${draft.replace(/\s+$/, '')}\n\n${text}`;
+        if (next.length > MAX_CHAT_PROMPT_CHARS) {
+          setStore('problem', `That would make the prompt too long (over ${MAX_CHAT_PROMPT_CHARS} characters).`);
+          return false;
+        }
+        setStore('drafts', chatId, next);
+        setPaneOpen(true);
+        dispatch({ type: 'select', chatId });
+        return true;
+      },
       dismissProblem(): void {
         setStore('problem', null);
       },

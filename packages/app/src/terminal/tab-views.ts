@@ -21,6 +21,8 @@ export interface TabViewsDeps {
   onFocusChange(id: string, focused: boolean): void;
   clipboard: TextClipboard;
   onClipboardError(action: 'copy' | 'paste', error: unknown): void;
+  /** A command's menu was asked for in the tab's terminal, at a point of the window. */
+  onCommandMenu(id: string, commandId: string, x: number, y: number): void;
 }
 
 export class TabViews {
@@ -82,6 +84,7 @@ export class TabViews {
       onParsed: (cursor) => this.viewStreams.get(tab.id)?.parsed(cursor),
       clipboard: this.deps.clipboard,
       onClipboardError: this.deps.onClipboardError,
+      onCommandMenu: (commandId, x, y) => this.deps.onCommandMenu(tab.id, commandId, x, y),
     });
   }
 }

@@ -48,6 +48,15 @@ interface TerminalStore {
   notifyPermission: NotifyPermission;
   /** The remote hosts the core reaches for this panel, and how each link fares. */
   hosts: RemoteHost[];
+  /** The command menu, while open: a tab's command, at a point of the window. */
+  commandMenu: CommandMenuAt | null;
+}
+
+export interface CommandMenuAt {
+  id: string;
+  commandId: string;
+  x: number;
+  y: number;
 }
 
 /**
@@ -74,6 +83,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       notifications: storedNotificationSettings(),
       notifyPermission: props.notifier.permission(),
       hosts: [],
+      commandMenu: null,
     });
     /** Keys typed for a terminal this window asked for, before its shell can take them. */
     const typeAhead = new TypeAheadKeys(client, takesInput);
@@ -97,6 +107,7 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
         const reason = error instanceof Error ? error.message : String(error);
         dispatch({ type: 'notice', message: `Could not ${action}: the clipboard was not available (${reason}).` });
       },
+      onCommandMenu: (id, commandId, x, y) => setStore('commandMenu', { id, commandId, x, y }),
     });
     const lingerTimers = new LingerTimers(lingerMs, (id) => dispatch({ type: 'linger-expired', id }));
     const notifications = createDeckNotifications({
@@ -169,6 +180,13 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     const processes = createProcessPanel({ client, notice: (message) => dispatch({ type: 'notice', message }), openLink: props.openLink });
     disposables.add(processes.dispose);
     disposables.add(client.onEvent((event) => dispatch({ type: 'event', event })));
+    // Every session's commands, to their tabs' terminals: a record comes before the output it points into.
+    disposables.add(
+      client.onTimeline((message) => {
+        if (message.type === 'timeline.snapshot') for (const record of message.commands) views.get(record.session)?.command(record);
+        else if (message.type === 'timeline.command') views.get(message.command.session)?.command(message.command);
+      }),
+    );
     disposables.add(client.onHosts((hosts) => setStore('hosts', reconcile(hosts, { key: 'name' }))));
     disposables.add(client.onAgentAdded((agent) => dispatch({ type: 'agent-added', agent })));
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
@@ -211,6 +229,11 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     });
     onCleanup(() => disposables.dispose());
     client.start();
+
+    /** Whether a command may be run again in tab `id`: the developer's own (never an agent's), taking input. */
+    function canRerun(id: string): boolean {
+      return takesInput(id) && deck.tabs.some((tab) => tab.id === id && tab.source === 'user');
+    }
 
     const activeTab = () => store.deck.tabs.find((tab) => tab.id === store.deck.activeId);
 
@@ -258,6 +281,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       lingerMs,
       /** Key bindings as the developer can press them here. */
       shortcuts: shortcutLabels(props.shortcutMode),
+      /** The system clipboard (a command's menu copies through it). */
+      clipboard: props.clipboard,
       /** The copy and paste keys here, for the terminal's context menu. */
       clipboardKeys: clipboardKeyLabels(MAC_PLATFORM),
       /** Where the page runs: a browser gets its link from `ptydeck url`, the desktop app on its own. */
@@ -310,6 +335,10 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       closePanel() {
         dispatch({ type: 'set-panel', open: false });
       },
+      /** Tells the developer something in the panel's notice. */
+      notice(message: string) {
+        dispatch({ type: 'notice', message });
+      },
       dismissNotice() {
         dispatch({ type: 'notice', message: null });
       },
@@ -326,6 +355,24 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       chatChannel: client satisfies ChatChannel as ChatChannel,
       /** The panel socket's timeline half: every session's commands, and recordings on request. */
       timelineChannel: client as Pick<PanelClient, 'onTimeline' | 'exportRecording' | 'onError'>,
+      /** The command menu, while open. */
+      commandMenu: () => store.commandMenu,
+      closeCommandMenu() {
+        setStore('commandMenu', null);
+      },
+      canRerun,
+      /** Types a command line and Enter into the developer's own tab `id`, as if typed there. */
+      rerun(id: string, command: string): void {
+        if (!canRerun(id)) return;
+        client.input(id, `${command}\r`);
+        focusTerminalSoon(id);
+      },
+      /** Shows a session's tab scrolled to one of its commands (its tab alone when the command has no mark there). */
+      revealCommand(id: string, commandId: string): void {
+        open(id);
+        // After the tab is shown and fitted (open's own frame): a resize would move the rows.
+        requestAnimationFrame(() => views.get(id)?.revealCommand(commandId));
+      },
       /** The xterm.js view of a tab, for the component that hosts it. */
       viewFor(id: string): TerminalView | undefined {
         return views.get(id);

@@ -5,8 +5,10 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
-import { DisposableStore } from '@ptydeck/contract';
+import { DisposableStore, type CommandRecord } from '@ptydeck/contract';
 import { MAC_PLATFORM, matchClipboardKey } from './clipboard-keys.js';
+import { CommandGutter } from './command-gutter.js';
+import { commandJumpKey } from './command-marks.js';
 import { matchShortcut } from './shortcuts.js';
 import { TerminalFeed } from './terminal-feed.js';
 import type { TextClipboard } from './text-clipboard.js';
@@ -25,6 +27,8 @@ export interface TerminalViewOptions {
   clipboard: TextClipboard;
   /** Copying or pasting failed (the browser refused the clipboard, say): tell the developer. */
   onClipboardError(action: 'copy' | 'paste', error: unknown): void;
+  /** A command's menu was asked for (its gutter mark clicked, or the menu key after a jump), at a point of the window. */
+  onCommandMenu(commandId: string, x: number, y: number): void;
 }
 
 export const TERMINAL_THEME: ITheme = {
@@ -78,6 +82,7 @@ export class TerminalView {
   private webgl: WebglAddon | null = null;
   private readonly disposables = new DisposableStore();
   private readonly feed: TerminalFeed;
+  private readonly gutter: CommandGutter;
   private opened = false;
   private exited = false;
   private offline = false;
@@ -99,20 +104,34 @@ export class TerminalView {
       cursorBlink: true,
       cursorInactiveStyle: 'outline',
       scrollback: 10_000,
+      // The command marks' ruler, as wide as the scrollbar it shares the edge with (the fit addon counts this width).
+      overviewRuler: { width: 14 },
       theme: TERMINAL_THEME,
       // OSC 8 hyperlinks: untrusted, so through the same safe path as plain URLs.
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
-    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
+    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor), () => this.gutter.reset());
+    this.gutter = new CommandGutter(this.terminal, {
+      whenParsed: (cursor, reached) => this.feed.whenParsed(cursor, reached),
+      onMarkClick: (id, anchor) => {
+        // Below the command line, so the menu does not hide it.
+        const box = anchor.getBoundingClientRect();
+        options.onCommandMenu(id, box.right, box.bottom);
+      },
+    });
+    this.disposables.add(() => this.gutter.dispose());
     this.terminal.loadAddon(this.fitAddon);
     this.terminal.loadAddon(this.searchAddon);
     this.terminal.loadAddon(new WebLinksAddon((_event, uri) => options.onLink(uri)));
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
     // Panel shortcuts and clipboard keys win over the shell: xterm.js must not turn them into bytes.
-    this.terminal.attachCustomKeyEventHandler((event) => matchShortcut(event) === null && !this.clipboardKey(event));
-    const input = (data: string) => options.onInput(data);
+    this.terminal.attachCustomKeyEventHandler((event) => matchShortcut(event) === null && !this.clipboardKey(event) && !this.commandKey(event));
+    const input = (data: string) => {
+      this.gutter.deselect();
+      options.onInput(data);
+    };
     this.disposables.add(disposeOf(this.terminal.onData(input)));
     this.disposables.add(disposeOf(this.terminal.onBinary(input)));
   }
@@ -128,6 +147,31 @@ export class TerminalView {
   /** Replaces the screen with a server snapshot (see TerminalFeed.restore). */
   restore(screen: string, cursor: number): void {
     this.feed.restore(screen, cursor);
+  }
+
+  /** A command of this session as it is now (started or ended): its gutter mark. */
+  command(record: CommandRecord): void {
+    this.gutter.update(record);
+  }
+
+  /** The commands marked in this terminal, in buffer order, and the top row shown (tests and diagnostics). */
+  commandMarks(): { viewportY: number; marks: ReturnType<CommandGutter['marks']> } {
+    return { viewportY: this.terminal.buffer.active.viewportY, marks: this.gutter.marks() };
+  }
+
+  /** The record of a command marked here. */
+  commandRecord(id: string): CommandRecord | undefined {
+    return this.gutter.record(id);
+  }
+
+  /** A marked command's output as the terminal shows it; null when it is not (all) here. */
+  commandOutput(id: string): string | null {
+    return this.gutter.outputOf(id);
+  }
+
+  /** Scrolls a command's line to the top; false when it has no mark here. */
+  revealCommand(id: string): boolean {
+    return this.gutter.reveal(id);
   }
 
   /** Places the view in the panel; the first time, opens xterm.js there. */
@@ -253,6 +297,33 @@ export class TerminalView {
       event.preventDefault();
       this.copySelection();
       if (action === 'copy-and-clear') this.terminal.clearSelection();
+    }
+    return true;
+  }
+
+  /**
+   * Ctrl+Up / Ctrl+Down jump between commands (not in a full-screen program,
+   * which may want them), and the menu key opens the menu of the command
+   * jumped to; true when it was one of those (xterm.js then sends nothing).
+   */
+  private commandKey(event: KeyboardEvent): boolean {
+    const jump = commandJumpKey(event);
+    if (jump !== null) {
+      if (this.terminal.buffer.active.type !== 'normal') return false;
+      if (event.type === 'keydown') {
+        event.preventDefault();
+        this.gutter.jump(jump);
+      }
+      return true;
+    }
+    const menuKey = event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey);
+    const selected = this.gutter.selectedId;
+    if (!menuKey || selected === null) return false;
+    if (event.type === 'keydown') {
+      // Not the terminal's own context menu as well.
+      event.preventDefault();
+      const box = (this.gutter.elementOf(selected) ?? this.element).getBoundingClientRect();
+      this.options.onCommandMenu(selected, box.right, box.bottom);
     }
     return true;
   }

@@ -49,9 +49,9 @@ export const { Provider: TimelineProvider, use: useTimeline } = createSimpleCont
       setFilter(change: Partial<TimelineFilter>) {
         setStore('filter', { ...store.filter, ...change });
       },
-      /** Shows the command's session in its tab. */
+      /** Shows the command's session in its tab, scrolled to the command. */
       jumpTo(record: CommandRecord) {
-        terminal.open(record.session);
+        terminal.revealCommand(record.session, record.id);
       },
       /** Downloads a session's recording; false when offline. */
       exportSession(id: string, format: RecordingFormat): boolean {

@@ -12,6 +12,8 @@ export interface PtydeckDebug {
   terminalText(id: string): string | null;
   /** A tab's terminal size, and the size that would fill its host now (null while hidden). */
   terminalSize(id: string): { cols: number; rows: number; fitting: { cols: number; rows: number } | null } | null;
+  /** A tab's command marks (rows in its buffer, how each ended) and the top row shown; null if it has no tab. */
+  commandMarks(id: string): { viewportY: number; marks: { id: string; line: number; state: string }[] } | null;
   /** The tabs as plain data. */
   tabs(): { id: string; title: string; source: string; status: string; exitCode: number | null }[];
   activeId(): string | null;
@@ -27,6 +29,7 @@ export function DebugHook() {
       const view = terminal.viewFor(id);
       return view ? { ...view.size, fitting: view.fittingSize() } : null;
     },
+    commandMarks: (id: string) => terminal.viewFor(id)?.commandMarks() ?? null,
     tabs: () => terminal.state.tabs.map(({ id, title, source, status, exitCode }) => ({ id, title, source, status, exitCode })),
     activeId: () => terminal.state.activeId,
     panelOpen: () => terminal.state.panelOpen,

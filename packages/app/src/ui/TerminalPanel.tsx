@@ -6,6 +6,7 @@ import { paneBanner, typingIntoAgent } from '../terminal/pane-banner.js';
 import { matchShortcut, type ShortcutCommand } from '../terminal/shortcuts.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { SearchBar } from './SearchBar.jsx';
+import { CommandMenu } from './CommandMenu.jsx';
 import { arrowResizeStep, followDrag } from './resize-edge.js';
 import { TabBar } from './TabBar.jsx';
 import { TerminalContextMenu } from './TerminalContextMenu.jsx';
@@ -146,6 +147,9 @@ export function TerminalPanel() {
         <Show when={terminal.activeTab()}>{(tab) => <TabBanner tab={tab()} />}</Show>
         <Show when={menu()}>
           {(at) => <TerminalContextMenu id={at().id} x={at().x} y={at().y} onClose={() => setMenu(null)} />}
+        </Show>
+        <Show when={terminal.commandMenu()} keyed>
+          {(at) => <CommandMenu at={at} />}
         </Show>
       </div>
     </section>
