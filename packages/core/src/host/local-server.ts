@@ -11,6 +11,7 @@ import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
 import { SessionFacts } from '../facts/index.js';
 import { ChatHost } from '../chats/chat-host.js';
+import { orphanedChatProcesses } from '../chats/orphaned-agents.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from '../common/discovery.js';
 import { ptydeckLauncher } from '../common/mcp-launch.js';
@@ -191,7 +192,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         return verdict;
       },
       route: options.route,
-      processWatch: options.processWatch,
+      // What dead hosts' chats of this state directory left running, beside what its sessions left.
+      processWatch: { chatOrphans: () => orphanedChatProcesses(service.labels.hostId), ...options.processWatch },
       chats,
       chatBindings,
       timeline,
@@ -209,6 +211,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     throw error;
   }
   const started = http;
+  // What survived the sweep (or started as it ended, a supervisor's respawn) is listed from the next look.
+  void chats.orphansEnded.then(() => started.processes.rescan());
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
   const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
   const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));
