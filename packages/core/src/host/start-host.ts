@@ -73,6 +73,12 @@ export interface Host {
   panelUrl(): string;
   /** Resolves when the host asks to be stopped (`ptydeck stop`, or idle); the caller then calls close(). */
   stopRequested: Promise<HostStopRequest>;
+  /**
+   * Tells the agents' `ptydeck mcp` bridges that the host is being stopped on
+   * purpose, as `ptydeck stop` does, so they start no new one (call before
+   * close()); answers how many agents were connected.
+   */
+  announceStop(): number;
   /** Ends every session (bounded), stops serving, flushes and closes the store, releases the lock. */
   close(): Promise<void>;
   diagnostics: HostDiagnostics;
@@ -149,6 +155,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       instance: live.instance,
       panelUrl: () => live.panelUrl(),
       stopRequested,
+      announceStop: () => live.announceStop(),
       close: () =>
         (closing ??= (async () => {
           stopWatching();
