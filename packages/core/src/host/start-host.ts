@@ -11,6 +11,7 @@ import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
 import { stopRoute } from './stop-route.js';
+import { removeDeadHostsEmptyFiles, removeEmptyFile } from '../sandbox/index.js';
 
 /** Bound on ending every session at close: the kill grace (3 s) plus reaping. */
 const SHUTDOWN_MS = 8000;
@@ -105,6 +106,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const release = () => {
     if (lock?.acquired) lock.release();
   };
+  // What a killed host's sandboxes left in the temporary directory (this host removes its own as it stops).
+  removeDeadHostsEmptyFiles();
   let store: SessionStore | undefined;
   let server: LocalServer | undefined;
   try {
@@ -163,6 +166,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
             await bounded(live.close(), SHUTDOWN_MS);
           } finally {
             opened?.dispose();
+            removeEmptyFile();
             release();
           }
         })()),
