@@ -11,6 +11,14 @@ import { ListeningPort, SessionId, SessionProcess, SessionSource } from './sessi
 /** Most pids one `processes.end` names. */
 export const MAX_END_PIDS = 256;
 
+/**
+ * Whose processes a leftover lists: a session's (absent means this), or a
+ * chat's whose host died without closing it (its agent and what it started,
+ * which the next host could not end); `id` is then the chat's id.
+ */
+export const LeftoverKind = z.enum(['session', 'chat']);
+export type LeftoverKind = z.infer<typeof LeftoverKind>;
+
 // ---- app → core ----
 
 /** Asks for a session's processes now; answered by `processes.list`. */
@@ -26,6 +34,8 @@ export const ProcessesEndMessage = z.object({
   requestId: z.string().max(64),
   id: SessionId,
   pids: z.array(z.number().int().positive()).min(1).max(MAX_END_PIDS),
+  /** A chat's leftovers (`id` a chat's): checked against what the dead host's chat left now. */
+  kind: LeftoverKind.optional(),
 });
 
 export const ProcessClientMessage = z.discriminatedUnion('type', [ProcessesQueryMessage, ProcessesEndMessage]);
@@ -56,6 +66,7 @@ export const ProcessesEndedMessage = z.object({
 /** A session that has ended (or was closed and removed) with processes still running, as the overview lists it. */
 export const LeftoverSession = z.object({
   id: SessionId,
+  kind: LeftoverKind.optional(),
   title: z.string(),
   source: SessionSource,
   ownerName: z.string().nullable(),

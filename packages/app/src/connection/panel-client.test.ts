@@ -409,9 +409,12 @@ describe('PanelClient processes', () => {
     latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
     const query = client.queryProcesses('a');
     const end = client.endProcesses('a', [7, 8]);
+    // A dead host's chat's leftovers are named as a chat's: its id is no session's.
+    const chatEnd = client.endProcesses('chat-1', [9], 'chat');
     expect(latest().sent).toEqual([
       { type: 'processes.query', requestId: query, id: 'a' },
       { type: 'processes.end', requestId: end, id: 'a', pids: [7, 8] },
+      { type: 'processes.end', requestId: chatEnd, id: 'chat-1', pids: [9], kind: 'chat' },
     ]);
     const seen: string[] = [];
     client.onProcesses((message) => seen.push(message.type));

@@ -8,6 +8,7 @@ import {
   reportError,
   type AgentInfo,
   type ChatServerMessage,
+  type LeftoverKind,
   type PanelClientMessage,
   type ProcessServerMessage,
   type RecordingFormat,
@@ -194,9 +195,9 @@ export class PanelClient {
     return this.request('processes-query', (requestId) => ({ type: 'processes.query', requestId, id }));
   }
 
-  /** Asks the core to end these processes of the session, which it checks it owns; null when offline. */
-  endProcesses(id: string, pids: number[]): string | null {
-    return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids }));
+  /** Asks the core to end these processes of the session (or of a dead host's chat), which it checks it owns; null when offline. */
+  endProcesses(id: string, pids: number[], kind: LeftoverKind = 'session'): string | null {
+    return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids, ...(kind === 'chat' ? { kind } : {}) }));
   }
 
   /** Asks for a session's recording (answered through onTimeline); returns the request id, or null when offline. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
-import { LEFT_RUNNING_SHOWN, leftRunningView } from './left-running-view.js';
+import { LEFT_RUNNING_SHOWN, leftoverMeta, leftRunningView } from './left-running-view.js';
 
 const leftover = (id: string, ...starts: number[]): LeftoverSession => ({
   id,
@@ -32,5 +32,13 @@ describe('leftRunningView', () => {
     expect(leftRunningView(sessions, false)).toMatchObject({ more: 0, shown: { length: LEFT_RUNNING_SHOWN + 1 } });
     expect(leftRunningView([...sessions, leftover('s9', 9)], false).more).toBe(2);
     expect(leftRunningView([], false)).toEqual({ shown: [], more: 0 });
+  });
+});
+
+describe('leftoverMeta', () => {
+  it("says whose a card's processes were: a chat's agent whose host is gone, an agent's shell, or the developer's terminal", () => {
+    expect(leftoverMeta({ ...leftover('chat-1'), kind: 'chat', source: 'agent' })).toBe("a chat's agent · its ptydeck host is gone");
+    expect(leftoverMeta({ ...leftover('s1'), source: 'agent', ownerName: 'claude-code', known: true })).toBe("claude-code's shell · exited");
+    expect(leftoverMeta(leftover('s2'))).toBe('your terminal · closed');
   });
 });

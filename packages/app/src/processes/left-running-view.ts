@@ -23,3 +23,9 @@ export function leftRunningView(sessions: readonly LeftoverSession[], expanded: 
   if (expanded || ordered.length <= limit + 1) return { shown: ordered, more: 0 };
   return { shown: ordered.slice(0, limit), more: ordered.length - limit };
 }
+
+/** Whose a card's processes were and how that ended, under its title. */
+export function leftoverMeta(session: Pick<LeftoverSession, 'kind' | 'source' | 'ownerName' | 'known'>): string {
+  if (session.kind === 'chat') return "a chat's agent · its ptydeck host is gone";
+  return `${session.source === 'agent' ? `${session.ownerName ?? 'agent'}'s shell` : 'your terminal'} · ${session.known ? 'exited' : 'closed'}`;
+}

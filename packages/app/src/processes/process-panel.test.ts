@@ -16,7 +16,7 @@ function harness(online = true) {
       onProcesses: processes.on,
       onError: errors.on,
       queryProcesses: (id) => (online ? (sent.push({ query: id }), `q${++seq}`) : null),
-      endProcesses: (id, pids) => (online ? (sent.push({ end: id, pids }), `e${++seq}`) : null),
+      endProcesses: (id, pids, kind) => (online ? (sent.push({ end: id, pids, ...(kind === 'chat' ? { kind } : {}) }), `e${++seq}`) : null),
       forwardPort: (id, port) => (online ? (sent.push({ forward: id, port }), `f${++seq}`) : null),
       onPortForwarded: forwarded.on,
     },
@@ -61,6 +61,12 @@ describe('createProcessPanel', () => {
     processes.fire({ type: 'processes.ended', requestId: 'e1', id: 's2', ended: [], notEnded: [{ pid: 42, command: 'sleep 999' }], refused: [43] });
     expect(panel.state.ending).toEqual([]);
     expect(notices).toEqual(["Not ended: sleep 999 (pid 42), pid 43 (no longer this session's)"]);
+  });
+
+  it("ends a dead host's chat's leftovers as a chat's", () => {
+    const { panel, sent } = harness();
+    panel.end('chat-1', [42], 'chat');
+    expect(sent).toEqual([{ end: 'chat-1', pids: [42], kind: 'chat' }]);
   });
 
   it('lets go of an end the core refused with an error', () => {

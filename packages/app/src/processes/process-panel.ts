@@ -1,6 +1,6 @@
 // The panel's state of sessions' processes: lists asked for, what ended sessions left running, and ending them.
 import { createStore, produce, reconcile } from 'solid-js/store';
-import { DisposableStore, type LeftoverSession, type SessionProcess } from '@ptydeck/contract';
+import { DisposableStore, type LeftoverKind, type LeftoverSession, type SessionProcess } from '@ptydeck/contract';
 import type { PanelClient } from '../connection/panel-client.js';
 import type { PortChip } from './port-chips.js';
 
@@ -103,10 +103,10 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
       setState('shown', id, { processes: null, known: true });
       query(id);
     },
-    /** Asks the core to end these processes of the session. */
-    end(id: string, pids: number[]): void {
+    /** Asks the core to end these processes of the session (with `kind` 'chat', of a dead host's chat). */
+    end(id: string, pids: number[], kind: LeftoverKind = 'session'): void {
       if (pids.length === 0) return;
-      const requestId = client.endProcesses(id, pids);
+      const requestId = client.endProcesses(id, pids, kind);
       if (requestId === null) return deps.notice('Not connected to ptydeck: cannot end processes now.');
       ends.set(requestId, pids);
       setState('ending', (ending) => [...ending, ...pids]);

@@ -1,13 +1,13 @@
 // The overview's list of processes that outlived their session, with a control to end them.
 import { createSignal, For, Show } from 'solid-js';
-import { leftRunningView } from '../processes/left-running-view.js';
+import { leftoverMeta, leftRunningView } from '../processes/left-running-view.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { PortChips } from './PortChips.jsx';
 import { ProcessList } from './ProcessList.jsx';
 
 /**
  * Processes that outlived their session (a closed tab's `nohup` job, a dev
- * server that daemonized), with their ports and a control to end them. A
+ * server that daemonized) or a dead host's chat (its agent, what it started), with their ports and a control to end them. A
  * long list shows its newest cards and "and N more", so the agents and what
  * waits for the developer's input stay in view.
  */
@@ -32,7 +32,7 @@ export function LeftRunning() {
                   <div>
                     <div class="agent-name">{session.title}</div>
                     <div class="agent-meta">
-                      {session.source === 'agent' ? `${session.ownerName ?? 'agent'}'s shell` : 'your terminal'} · {session.known ? 'exited' : 'closed'}{' '}
+                      {leftoverMeta(session)}{' '}
                       <PortChips ports={session.ports} sessionId={session.id} />
                     </div>
                   </div>
@@ -41,12 +41,12 @@ export function LeftRunning() {
                     class="button ghost small danger close-all"
                     data-testid="end-leftovers"
                     disabled={terminal.offline()}
-                    onClick={() => terminal.processes.end(session.id, session.processes.map((proc) => proc.pid))}
+                    onClick={() => terminal.processes.end(session.id, session.processes.map((proc) => proc.pid), session.kind)}
                   >
                     {session.processes.length === 1 ? 'End it' : `End all ${session.processes.length}`}
                   </button>
                 </div>
-                <ProcessList sessionId={session.id} processes={session.processes} endable />
+                <ProcessList sessionId={session.id} processes={session.processes} endable kind={session.kind} />
               </li>
             )}
           </For>

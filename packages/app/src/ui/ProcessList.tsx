@@ -1,12 +1,12 @@
 // A session's processes (pid, command, since), shown on request.
-import type { SessionProcess } from '@ptydeck/contract';
+import type { LeftoverKind, SessionProcess } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 
 const sinceFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** A session's processes: pid, command, since; with `endable`, a button ends each (the core checks it is the session's). */
-export function ProcessList(props: { sessionId: string; processes: readonly SessionProcess[]; endable?: boolean }) {
+export function ProcessList(props: { sessionId: string; processes: readonly SessionProcess[]; endable?: boolean; kind?: LeftoverKind }) {
   const terminal = useTerminal();
   const ending = (pid: number) => terminal.processes.state.ending.includes(pid);
   return (
@@ -24,7 +24,7 @@ export function ProcessList(props: { sessionId: string; processes: readonly Sess
                 data-testid="end-process"
                 disabled={terminal.offline() || ending(proc.pid)}
                 title="SIGTERM, then SIGKILL after 3 s if it is still running"
-                onClick={() => terminal.processes.end(props.sessionId, [proc.pid])}
+                onClick={() => terminal.processes.end(props.sessionId, [proc.pid], props.kind)}
               >
                 {ending(proc.pid) ? 'Ending…' : 'End'}
               </button>

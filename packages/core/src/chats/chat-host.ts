@@ -118,16 +118,23 @@ export class ChatHost {
     this.onEvent = this.events.on;
     this.onClosed = this.closed.on;
     this.onAgentProcess = this.agentProcesses.on;
-    this.endOrphans();
+    this.orphansEnded = this.endOrphans();
   }
 
   /**
-   * Ends what the chats of a host that died without closing them left running
-   * (its agents, when no parent-death signal ended them, and what they
-   * started): no host owns them any more. Reports what could not be ended.
+   * Settles once what a dead host's chats left running was ended (or found
+   * to survive, which the process watch then lists for the developer to end).
    */
-  private endOrphans(): void {
-    endOrphanedChatProcesses(this.options.killGraceMs ?? 3000).then(
+  readonly orphansEnded: Promise<void>;
+
+  /**
+   * Ends what the chats of a host of this state directory that died without
+   * closing them left running (its agents, when no parent-death signal ended
+   * them, and what they started): no host owns them any more. Reports what
+   * could not be ended; the panel lists it under "Left running".
+   */
+  private endOrphans(): Promise<void> {
+    return endOrphanedChatProcesses(this.options.service.labels.hostId, this.options.killGraceMs ?? 3000).then(
       (survivors) => {
         if (survivors.length === 0) return;
         const list = survivors.map((proc) => `${proc.pid} (${proc.command})`).join(', ');

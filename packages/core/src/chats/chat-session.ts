@@ -12,7 +12,7 @@ import type { AgentConfig } from './agents-config.js';
 import { agentTerminalReports, commandOf, toChatEvents } from './chat-events.js';
 import { ChatLog } from './chat-log.js';
 import { CHAT_HOST_ENV, chatHostMark } from './orphaned-agents.js';
-import { CHAT_ID_ENV } from '../common/env-names.js';
+import { CHAT_ID_ENV, HOST_ID_ENV } from '../common/env-names.js';
 
 /** A chat request that cannot be served, with a code for the panel's `error` message. */
 export class ChatError extends Error {
@@ -120,8 +120,9 @@ export class ChatSession {
         service,
         cwd,
         // Marks the agent and all it starts as this chat's: no panel link for them (see peer-process.ts).
-        // With the host's mark: a later host ends what this chat leaves if this host dies without closing it.
-        env: { ...(this.options.env ?? process.env), [CHAT_ID_ENV]: this.id, [CHAT_HOST_ENV]: chatHostMark() },
+        // With the host's mark: a later host of the same state directory (its id) ends, or lists for the developer
+        // to end, what this chat leaves if this host dies without closing it.
+        env: { ...(this.options.env ?? process.env), [CHAT_ID_ENV]: this.id, [CHAT_HOST_ENV]: chatHostMark(), [HOST_ID_ENV]: service.labels.hostId },
         onSpawned: this.options.onAgentSpawned,
         version: this.options.version,
         mcpServers: this.options.mcpServers,

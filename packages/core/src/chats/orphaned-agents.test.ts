@@ -11,7 +11,10 @@ import { isolatedEnv } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
 import { ChatHost } from './chat-host.js';
 import { CHAT_HOST_ENV, chatHostMark, orphanedChatProcesses } from './orphaned-agents.js';
-import { CHAT_ID_ENV } from '../common/env-names.js';
+import { CHAT_ID_ENV, HOST_ID_ENV } from '../common/env-names.js';
+import { startLocalServer } from '../host/local-server.js';
+import { hostIdOf } from '../pty/session-labels.js';
+import { openSocket } from '../testing/http.js';
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
 const HOST_PROCESS = fileURLToPath(new URL('../testing/chat-host-process.mjs', import.meta.url));
@@ -70,7 +73,8 @@ describe.runIf(linux)('chat agents and their host', () => {
     mkdirSync(cwd);
     writeFileSync(join(configDir, 'agents.json'), JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] }));
     const env = isolatedEnv();
-    const host = spawn(process.execPath, [HOST_PROCESS, configDir, cwd, 'own sleep 777'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const hostId = 'orphaned-agents-test';
+    const host = spawn(process.execPath, [HOST_PROCESS, configDir, cwd, 'own sleep 777', hostId], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(host);
     const [line] = (await once(host.stdout!, 'data')) as [Buffer];
     const { chatId } = JSON.parse(line.toString('utf8')) as { chatId: string };
@@ -86,8 +90,8 @@ describe.runIf(linux)('chat agents and their host', () => {
     await once(host, 'exit');
     // The parent-death signal: the agent goes with its host.
     await until(() => !isAlive(agent), `the agent ${agent} died with its host`);
-    // What it started has no host now, and the next one ends it (another test's host starting meanwhile may be first).
-    const next = new ChatHost({ service: createPtyService({ env }), configDir, killGraceMs: 1000 });
+    // What it started has no host now, and the next one of the same host id ends it.
+    const next = new ChatHost({ service: createPtyService({ env, hostId }), configDir, killGraceMs: 1000 });
     try {
       await until(() => chats().length === 0, `nothing of chat ${chatId} is left (${chats().map(commandOf).join(', ')})`);
     } finally {
@@ -95,10 +99,11 @@ describe.runIf(linux)('chat agents and their host', () => {
     }
   }, 60_000);
 
-  it('counts as orphaned only what carries a chat id and the mark of a host that no longer runs, and no session id', async () => {
+  it('counts as orphaned only what carries a chat id, this host id and the mark of a host that no longer runs, and no session id', async () => {
     const dead = await deadMark();
+    const hostId = 'orphans-of-this-host';
     const start = (extra: Record<string, string>) => {
-      const child = spawn('sleep', ['600'], { env: { ...process.env, [CHAT_ID_ENV]: 'chat-test', ...extra }, stdio: 'ignore' });
+      const child = spawn('sleep', ['600'], { env: { ...process.env, [CHAT_ID_ENV]: 'chat-test', [HOST_ID_ENV]: hostId, ...extra }, stdio: 'ignore' });
       children.push(child);
       return child.pid!;
     };
@@ -106,14 +111,62 @@ describe.runIf(linux)('chat agents and their host', () => {
     const live = start({ [CHAT_HOST_ENV]: chatHostMark()! });
     const inSession = start({ [CHAT_HOST_ENV]: dead, PTYDECK_SESSION_ID: 'pty-test' });
     const unmarked = start({});
-    await until(() => [orphan, live, inSession, unmarked].every((pid) => commandOf(pid) === 'sleep 600'), 'the sleeps have started');
-    const found = orphanedChatProcesses().map((proc) => proc.pid);
-    // A host starting in another test file meanwhile may have ended the orphan already: found, or gone.
-    expect(found.includes(orphan) || !isAlive(orphan)).toBe(true);
-    expect(found).not.toContain(live);
-    expect(found).not.toContain(inSession);
-    expect(found).not.toContain(unmarked);
+    const anotherHosts = start({ [CHAT_HOST_ENV]: dead, [HOST_ID_ENV]: 'another-state-dir' });
+    await until(() => [orphan, live, inSession, unmarked, anotherHosts].every((pid) => commandOf(pid) === 'sleep 600'), 'the sleeps have started');
+    const found = orphanedChatProcesses(hostId);
+    expect(found.filter((proc) => proc.pid === orphan)).toEqual([expect.objectContaining({ pid: orphan, chatId: 'chat-test' })]);
+    for (const pid of [live, inSession, unmarked, anotherHosts]) expect(found.map((proc) => proc.pid)).not.toContain(pid);
     // And no host ended the others.
     expect([live, inSession, unmarked].every(isAlive)).toBe(true);
   });
+
+  it('lists under "Left running" what a dead host\'s chat left that the next host\'s sweep did not end, and ends only that', async () => {
+    const stateDir = join(dir, 'left-running-state');
+    mkdirSync(stateDir, { mode: 0o700 });
+    const dead = await deadMark();
+    const label = (chatId: string, hostId: string) => ({ ...isolatedEnv(), [CHAT_ID_ENV]: chatId, [CHAT_HOST_ENV]: dead, [HOST_ID_ENV]: hostId });
+    chatIds.push('chat-respawns', 'chat-of-another-host');
+    // A dead host's chat's process that, told to stop, starts another and exits (a supervisor): the sweep ends what it
+    // found, and what it started meanwhile survives it.
+    const supervisor = spawn('bash', ['-c', "trap 'sleep 901 & exit 0' TERM; sleep 900 & wait"], { env: label('chat-respawns', hostIdOf(stateDir)), stdio: 'ignore' });
+    children.push(supervisor);
+    // Another state directory's dead host's chat: none of this host's to end or show.
+    const foreign = spawn('sleep', ['902'], { env: label('chat-of-another-host', 'another-state-dir'), stdio: 'ignore' });
+    children.push(foreign);
+    await until(() => carrying(CHAT_ID_ENV, 'chat-respawns').some((pid) => commandOf(pid) === 'sleep 900') && commandOf(foreign.pid!) === 'sleep 902', 'the sleeps have started');
+
+    const server = await startLocalServer({ stateDir, configDir: join(dir, 'left-running-config'), writeDiscovery: false, appDir: '/nonexistent', sandbox: false, agentKillGraceMs: 1000, processWatch: { intervalMs: 50 } });
+    try {
+      await server.chats.orphansEnded;
+      const survivor = () => carrying(CHAT_ID_ENV, 'chat-respawns').find((pid) => commandOf(pid) === 'sleep 901');
+      await until(() => survivor() !== undefined && !isAlive(supervisor.pid!), 'the sweep ended the supervisor, which started sleep 901');
+      const opened = await openSocket(server.port, { headers: { Origin: server.url }, protocols: [`ptydeck.token.${server.panelToken}`] });
+      if (!('ws' in opened)) throw new Error(`refused ${opened.refused}`);
+      const { ws, messages } = opened;
+      try {
+        const listed = await messages.json((m) => m.type === 'processes.leftovers' && m.sessions.some((session: { id: string }) => session.id === 'chat-respawns'));
+        expect(listed.sessions.find((session: { id: string }) => session.id === 'chat-respawns')).toMatchObject({
+          kind: 'chat',
+          processes: [expect.objectContaining({ pid: survivor(), command: 'sleep 901' })],
+        });
+        expect(listed.sessions.some((session: { id: string }) => session.id === 'chat-of-another-host')).toBe(false);
+        expect(isAlive(foreign.pid!)).toBe(true);
+
+        // Another host's chat's process is refused under its chat's id, and a chat's id names no session.
+        ws.send(JSON.stringify({ type: 'processes.end', requestId: 'foreign', id: 'chat-of-another-host', kind: 'chat', pids: [foreign.pid] }));
+        expect(await messages.json((m) => m.requestId === 'foreign')).toMatchObject({ type: 'processes.ended', ended: [], refused: [foreign.pid] });
+        ws.send(JSON.stringify({ type: 'processes.end', requestId: 'as-session', id: 'chat-respawns', pids: [survivor()] }));
+        expect(await messages.json((m) => m.requestId === 'as-session')).toMatchObject({ type: 'error', code: 'no_such_session' });
+        const pid = survivor()!;
+        ws.send(JSON.stringify({ type: 'processes.end', requestId: 'end', id: 'chat-respawns', kind: 'chat', pids: [pid, process.pid] }));
+        expect(await messages.json((m) => m.requestId === 'end')).toMatchObject({ ended: [{ pid, command: 'sleep 901' }], notEnded: [], refused: [process.pid] });
+        await messages.json((m) => m.type === 'processes.leftovers' && !m.sessions.some((session: { id: string }) => session.id === 'chat-respawns'));
+        expect(isAlive(foreign.pid!)).toBe(true);
+      } finally {
+        ws.close();
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

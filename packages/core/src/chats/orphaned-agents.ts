@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { endProcesses } from '../pty/end-processes.js';
 import { commandOf, isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import type { OwnedProcess } from '../pty/session-processes.js';
-import { CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
+import { CHAT_ID_ENV, HOST_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
 
 /**
  * Set beside PTYDECK_CHAT_ID in a chat's agent's environment: the host running
@@ -40,41 +40,51 @@ export function withParentDeathSignal(file: string, args: readonly string[]): { 
   return { command: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', file, ...args] };
 }
 
+/** A process a dead host's chat left running, with the chat's id. */
+export interface OrphanedChatProcess extends OwnedProcess {
+  chatId: string;
+}
+
 /**
- * Processes a chat of a host that is no longer running left: they carry a
- * chat id and a CHAT_HOST_ENV naming a host whose pid is gone or now belongs
- * to a later process. What also carries a PTYDECK_SESSION_ID is a session's,
- * the process watch lists it by that session (a host started inside a tab
- * passes both on), and is left alone. An agent can plant both variables in
- * what it starts, and so have the next host end its own processes; nothing the
- * developer started carries them. Empty without /proc.
+ * Processes a chat of a host of `hostId` (its state directory's, beside the
+ * chat id in the agent's environment) that is no longer running left: they
+ * carry a chat id and a CHAT_HOST_ENV naming a host whose pid is gone or now
+ * belongs to a later process. Another state directory's (another host id,
+ * a test's) are its own hosts' to end, and left alone. What also carries a
+ * PTYDECK_SESSION_ID is a session's, the process watch lists it by that
+ * session (a host started inside a tab passes both on), and is left alone. An
+ * agent can plant these variables in what it starts, and so have the next
+ * host end (or list) its own processes; nothing the developer started carries
+ * them. Empty without /proc.
  */
-export function orphanedChatProcesses(): OwnedProcess[] {
+export function orphanedChatProcesses(hostId: string): OrphanedChatProcess[] {
   if (process.platform !== 'linux' || !existsSync('/proc/self/environ')) return [];
   const hosts = new Map<string, boolean>();
-  const found: OwnedProcess[] = [];
+  const found: OrphanedChatProcess[] = [];
   for (const pid of procPids()) {
     if (pid === process.pid) continue;
     const environ = readOptional(`/proc/${pid}/environ`);
     if (!environ) continue; // another user's process, a kernel thread, or gone
-    const values = environValues(environ, [CHAT_ID_ENV, CHAT_HOST_ENV, SESSION_ID_ENV]);
+    const values = environValues(environ, [CHAT_ID_ENV, CHAT_HOST_ENV, SESSION_ID_ENV, HOST_ID_ENV]);
+    const chatId = values.get(CHAT_ID_ENV);
     const host = values.get(CHAT_HOST_ENV);
-    if (!values.has(CHAT_ID_ENV) || host === undefined || values.has(SESSION_ID_ENV)) continue;
+    if (chatId === undefined || host === undefined || values.has(SESSION_ID_ENV) || values.get(HOST_ID_ENV) !== hostId) continue;
     let running = hosts.get(host);
     if (running === undefined) hosts.set(host, (running = hostRunning(host)));
     if (running) continue;
     const stat = readStat(pid);
-    if (stat && isLive(stat)) found.push(processOf(pid, stat));
+    if (stat && isLive(stat)) found.push({ ...processOf(pid, stat), chatId });
   }
   return found;
 }
 
 /**
- * Ends what dead hosts' chats left running (SIGTERM, SIGKILL after `graceMs`),
- * each only while the same process runs. Resolves with those still running.
+ * Ends what dead hosts' chats (of `hostId`) left running (SIGTERM, SIGKILL
+ * after `graceMs`), each only while the same process runs. Resolves with
+ * those still running.
  */
-export function endOrphanedChatProcesses(graceMs: number): Promise<OwnedProcess[]> {
-  const orphans = orphanedChatProcesses();
+export function endOrphanedChatProcesses(hostId: string, graceMs: number): Promise<OwnedProcess[]> {
+  const orphans = orphanedChatProcesses(hostId);
   return orphans.length === 0 ? Promise.resolve([]) : endProcesses(orphans, graceMs, false);
 }
 

@@ -58,6 +58,9 @@ export async function runHost(command: HostCommand, io: CliIo): Promise<number> 
           ? 'asked to stop (`ptydeck stop`): ending sessions and stopping'
           : `${reason}: ending sessions and stopping`,
     );
+    // A signal is someone's decision to stop it (kill, systemd, a logout), as `ptydeck stop` is (which told them
+    // already): the bridges start no host until the developer does. Idle, no agent was connected.
+    if (reason !== 'idle' && reason !== 'stop') host.announceStop();
     await host.close();
     return reason === 'idle' || reason === 'stop' ? 0 : exitCodeFor(reason);
   } finally {

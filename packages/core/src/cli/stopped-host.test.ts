@@ -9,7 +9,8 @@ import { bin, buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processes
  * Issue 32 item 7, with real processes: `ptydeck stop --force` stops ptydeck
  * even while an agent's `ptydeck mcp` is connected. The bridge answers each
  * tool call with an error result saying ptydeck was stopped, starts no host,
- * and joins the one the developer starts.
+ * and joins the one the developer starts. A SIGTERM or SIGINT to the host
+ * (kill, systemd, a logout) is a stop too, not a crash.
  */
 beforeAll(buildCore, 120_000);
 
@@ -34,7 +35,7 @@ function hostsOf(box: HostSandbox): number[] {
 
 const stoppedResult = {
   isError: true,
-  content: [{ type: 'text', text: expect.stringMatching(/^ptydeck was stopped with `ptydeck stop`; run `ptydeck` to start it again\. .*starts no host by itself/) }],
+  content: [{ type: 'text', text: expect.stringMatching(/^ptydeck was stopped \(`ptydeck stop`, or SIGTERM or SIGINT to its host\); run `ptydeck` to start it again\. .*starts no host by itself/) }],
 };
 
 describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
@@ -72,4 +73,29 @@ describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
     expect(stderr()).toContain(`joined the ptydeck host at ${host.url} (pid ${host.pid}) with a new session`);
     expect(hostsOf(box)).toEqual([host.pid]);
   });
+});
+
+describe('a `ptydeck mcp` whose host was sent SIGTERM or SIGINT', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`hears it was stopped (${signal}), starts no host, and joins the one the developer starts`, async () => {
+      const box = hostSandbox();
+      track(box);
+      const { client, stderr } = await stdioAgent(box, `${signal}-agent`, { clients });
+      const shell = await call(client, 'terminal_create', {});
+      expect(shell.isError, JSON.stringify(shell.content)).toBeFalsy();
+      const stoppedHost = discoveryOf(box).pid;
+
+      process.kill(stoppedHost, signal);
+      await until(() => !isAlive(stoppedHost), 'the signalled host is gone');
+      for (let n = 0; n < 3; n++) expect(await call(client, 'terminal_list')).toEqual(stoppedResult);
+      expect(hostsOf(box)).toEqual([]);
+      expect(existsSync(join(box.stateDir, 'server.json'))).toBe(false);
+
+      const started = await runCli(box, []);
+      expect(started.code, started.stderr).toBe(0);
+      const host = discoveryOf(box);
+      expect((await call(client, 'terminal_list')).isError).toBeFalsy();
+      expect(stderr()).toContain(`joined the ptydeck host at ${host.url} (pid ${host.pid}) with a new session`);
+    });
+  }
 });

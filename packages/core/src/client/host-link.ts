@@ -52,7 +52,7 @@ export class HostLink {
       if (this.lost) return;
       if (isJSONRPCNotification(message) && message.method === HOST_STOPPED_NOTIFICATION) {
         this.stoppedByStop = true;
-        return this.lose('stopped with `ptydeck stop`');
+        return this.lose('stopped (`ptydeck stop`, or SIGTERM or SIGINT to it)');
       }
       const answered = 'id' in message && message.id !== undefined ? this.own.get(String(message.id)) : undefined;
       if (answered) answered(message);
@@ -65,7 +65,7 @@ export class HostLink {
     this.watchdog.unref();
   }
 
-  /** Whether the host said `ptydeck stop` stopped it (it was not killed). */
+  /** Whether the host said it was stopped (`ptydeck stop`, SIGTERM, SIGINT), not killed. */
   get stopped(): boolean {
     return this.stoppedByStop;
   }

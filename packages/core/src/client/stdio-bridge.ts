@@ -241,7 +241,7 @@ function lostMessage(target: HostTarget, reason: string, reconnects: boolean): s
 /** Also the model's: it says who decides to start ptydeck again, so that the model asks rather than runs it. */
 function stoppedMessage(pid: number, joins: boolean): string {
   return (
-    `ptydeck was stopped with \`ptydeck stop\`; run \`ptydeck\` to start it again. ` +
+    `ptydeck was stopped (\`ptydeck stop\`, or SIGTERM or SIGINT to its host); run \`ptydeck\` to start it again. ` +
     `The host (pid ${pid}) ended the processes of this session's terminals as it stopped. Stopping it was the developer's decision: ` +
     (joins
       ? 'this MCP server starts no host by itself, and joins the one the developer starts, where those terminals are listed with their output (unless session persistence is off).'

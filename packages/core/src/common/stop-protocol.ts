@@ -10,10 +10,10 @@
 export const STOP_PATH = '/stop';
 
 /**
- * What a host stopped by `ptydeck stop` sends each `ptydeck mcp` connected to
- * it, on the MCP session's event stream, before it ends them: a bridge told so
- * starts no host by itself (a stop is the developer's decision) and joins the
- * next one the developer starts. A killed host sends nothing: its bridges start
- * a new one.
+ * What a host stopped by `ptydeck stop`, SIGTERM or SIGINT sends each `ptydeck
+ * mcp` connected to it, on the MCP session's event stream, before it ends
+ * them: a bridge told so starts no host by itself (a stop is the developer's
+ * decision) and joins the next one the developer starts. A killed host
+ * (SIGKILL, a crash) sends nothing: its bridges start a new one.
  */
 export const HOST_STOPPED_NOTIFICATION = 'notifications/ptydeck/stopped';

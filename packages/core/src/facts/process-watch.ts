@@ -1,5 +1,5 @@
 // Keeps sessions' listening ports and leftover processes current while a panel watches, and nothing otherwise.
-import { Emitter, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
+import { Emitter, type LeftoverKind, type LeftoverSession, type ListeningPort, type SessionId, type SessionProcess } from '@ptydeck/contract';
 import type { LabelReader } from '../pty/session-labels.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { endProcesses } from '../pty/end-processes.js';
@@ -17,6 +17,12 @@ export interface ProcessWatchOptions {
   intervalMs?: number;
   /** The process table scan (seam for tests). Default snapshotSessions. */
   scan?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
+  /**
+   * What dead hosts' chats of this host's id left running now, each with its
+   * chat's id (chats/orphaned-agents.ts): listed as a chat's leftovers and
+   * the only processes of a chat the panel may end. None without it.
+   */
+  chatOrphans?: () => (OwnedProcess & { chatId: string })[];
 }
 
 export interface EndedProcesses {
@@ -44,6 +50,7 @@ export class ProcessWatch {
   private readonly leftoverEmitter = new Emitter<LeftoverSession[]>({ name: 'processes.leftovers' });
   private readonly intervalMs: number;
   private readonly scan: NonNullable<ProcessWatchOptions['scan']>;
+  private readonly chatOrphans: NonNullable<ProcessWatchOptions['chatOrphans']>;
   private watchers = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private lastLook = Number.NEGATIVE_INFINITY;
@@ -69,6 +76,7 @@ export class ProcessWatch {
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.scan = options.scan ?? snapshotSessions;
+    this.chatOrphans = options.chatOrphans ?? (() => []);
     this.book = new SessionBook(service, () => (this.dirty = true));
   }
 
@@ -112,12 +120,12 @@ export class ProcessWatch {
   }
 
   /**
-   * Ends those of `pids` that the session owns now, as a scan made for this
-   * request finds them (never on the page's word), and says what ended.
+   * Ends those of `pids` that the session owns now (with `kind` 'chat': that
+   * the dead host's chat `id` left, of this host's id), as a scan made for
+   * this request finds them (never on the page's word), and says what ended.
    */
-  async end(id: SessionId, pids: readonly number[]): Promise<EndedProcesses> {
-    const session = this.require(id);
-    const owned = snapshotSession(this.service.labels, session.ref)?.processes ?? [];
+  async end(id: SessionId, pids: readonly number[], kind: LeftoverKind = 'session'): Promise<EndedProcesses> {
+    const owned = kind === 'chat' ? this.chatOrphans().filter((proc) => proc.chatId === id) : (snapshotSession(this.service.labels, this.require(id).ref)?.processes ?? []);
     const asked = new Set(pids);
     const targets = owned.filter((proc) => asked.has(proc.pid));
     const refused = [...asked].filter((pid) => !targets.some((proc) => proc.pid === pid));
@@ -130,9 +138,14 @@ export class ProcessWatch {
         refused,
       };
     } finally {
-      this.dirty = true;
-      if (this.watchers > 0) this.schedule();
+      this.rescan();
     }
+  }
+
+  /** Something the socket tables cannot show changed (a sweep of a dead host's chats ended): scan at the next look. */
+  rescan(): void {
+    this.dirty = true;
+    if (this.watchers > 0) this.schedule();
   }
 
   dispose(): void {
@@ -144,7 +157,7 @@ export class ProcessWatch {
   }
 
   private require(id: SessionId): BookedSession {
-    const session = this.book.get(id) ?? (this.current.some((leftover) => leftover.id === id) ? this.unnamed(id) : undefined);
+    const session = this.book.get(id) ?? (this.current.some((leftover) => leftover.id === id && leftover.kind !== 'chat') ? this.unnamed(id) : undefined);
     if (!session) throw new PtyError('no_such_session', `no session with id '${id}' (or nothing of it is known any more)`);
     return session;
   }
@@ -211,6 +224,10 @@ export class ProcessWatch {
       shown.push(...snapshot.processes);
       leftovers.push({ id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });
     }
+    for (const [chatId, processes] of byChat(this.chatOrphans())) {
+      shown.push(...processes);
+      leftovers.push({ id: chatId, kind: 'chat', title: "a chat's agent", source: 'agent', ownerName: null, known: false, processes: processes.map(processField), ports: [] });
+    }
     this.book.retainDeparted(new Set(leftovers.map((leftover) => leftover.id)));
     this.shown = shown;
     if (JSON.stringify(leftovers) === JSON.stringify(this.current)) return;
@@ -237,6 +254,13 @@ export class ProcessWatch {
 
 function processField({ pid, command, startedAt }: OwnedProcess): SessionProcess {
   return { pid, command, startedAt: Math.round(startedAt) };
+}
+
+/** Processes by the chat they are of, in the order found. */
+function byChat(processes: readonly (OwnedProcess & { chatId: string })[]): Map<string, OwnedProcess[]> {
+  const chats = new Map<string, OwnedProcess[]>();
+  for (const { chatId, ...proc } of processes) chats.set(chatId, [...(chats.get(chatId) ?? []), proc]);
+  return chats;
 }
 
 function named({ pid, command }: OwnedProcess): { pid: number; command: string } {

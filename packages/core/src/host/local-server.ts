@@ -11,6 +11,7 @@ import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
 import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
 import { ChatHost } from '../chats/chat-host.js';
+import { orphanedChatProcesses } from '../chats/orphaned-agents.js';
 import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from '../common/discovery.js';
 import { ptydeckLauncher } from '../common/mcp-launch.js';
@@ -156,7 +157,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   // One record of what is learned of the sessions: the tool tells it, the panels are shown it.
   const facts = new SessionFacts(service);
   // Each panel watches while it is connected: with none, no process table is read.
-  const processes = new ProcessWatch(service, facts, options.processWatch);
+  const processes = new ProcessWatch(service, facts, {
+    // What dead hosts' chats of this state directory left running, beside what its sessions left.
+    chatOrphans: () => orphanedChatProcesses(service.labels.hostId),
+    ...options.processWatch,
+  });
   const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const timeline = new Timeline(service);
   const developerShell = new DeveloperShell();
@@ -222,6 +227,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     throw error;
   }
   const started = http;
+  // What survived the sweep (or started as it ended, a supervisor's respawn) is listed from the next look.
+  void chats.orphansEnded.then(() => started.processes.rescan());
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
   const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
   const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));

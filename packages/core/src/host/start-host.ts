@@ -11,6 +11,7 @@ import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
 import { stopRoute } from './stop-route.js';
+import { removeDeadHostsEmptyFiles, removeEmptyFile } from '../sandbox/index.js';
 
 /** Bound on ending every session at close: the kill grace (3 s) plus reaping. */
 const SHUTDOWN_MS = 8000;
@@ -73,6 +74,12 @@ export interface Host {
   panelUrl(): string;
   /** Resolves when the host asks to be stopped (`ptydeck stop`, or idle); the caller then calls close(). */
   stopRequested: Promise<HostStopRequest>;
+  /**
+   * Tells the agents' `ptydeck mcp` bridges that the host is being stopped on
+   * purpose, as `ptydeck stop` does, so they start no new one (call before
+   * close()); answers how many agents were connected.
+   */
+  announceStop(): number;
   /** Ends every session (bounded), stops serving, flushes and closes the store, releases the lock. */
   close(): Promise<void>;
   diagnostics: HostDiagnostics;
@@ -99,6 +106,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const release = () => {
     if (lock?.acquired) lock.release();
   };
+  // What a killed host's sandboxes left in the temporary directory (this host removes its own as it stops).
+  removeDeadHostsEmptyFiles();
   let store: SessionStore | undefined;
   let server: LocalServer | undefined;
   try {
@@ -149,6 +158,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       instance: live.instance,
       panelUrl: () => live.panelUrl(),
       stopRequested,
+      announceStop: () => live.announceStop(),
       close: () =>
         (closing ??= (async () => {
           stopWatching();
@@ -156,6 +166,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
             await bounded(live.close(), SHUTDOWN_MS);
           } finally {
             opened?.dispose();
+            removeEmptyFile();
             release();
           }
         })()),

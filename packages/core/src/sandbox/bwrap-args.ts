@@ -1,7 +1,6 @@
 // bubblewrap's command line for a policy: the filesystem built from binds, then the namespaces.
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { emptyFile } from './empty-file.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 
 export interface BwrapOptions {
@@ -47,24 +46,6 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
 
 function hide(path: string): string[] {
   return isDirectory(path) ? ['--tmpfs', path] : ['--ro-bind', emptyFile(), path];
-}
-
-let empty: string | undefined;
-
-/**
- * An empty read-only file to lay over a hidden file, so that it reads as
- * empty, as if it said nothing, rather than failing: /dev/null bound there is
- * on a nodev mount inside bubblewrap's user namespace and answers EACCES. In a
- * directory of this process's own, made once, under the host's /tmp, which
- * the sandbox does not see.
- */
-function emptyFile(): string {
-  if (empty === undefined) {
-    const path = join(mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-')), 'empty');
-    writeFileSync(path, '', { mode: 0o444 });
-    empty = path;
-  }
-  return empty;
 }
 
 function isDirectory(path: string): boolean {

@@ -21,6 +21,16 @@ export const SandboxConfig = z
       .default([])
       .describe('More paths sandboxed shells may write, besides their working directory, /tmp and the package caches.'),
     hide: z.array(z.string().min(1)).default([]).describe('More paths to hide, besides the built-in list: absolute, or relative to HOME.'),
+    unhide: z
+      .array(
+        z.string().refine((path) => (DEFAULT_HIDDEN as readonly string[]).includes(path), {
+          error: (issue) => `unhide names ${JSON.stringify(issue.input)}, which is not in the built-in hidden list; it takes an entry as that list spells it (relative to HOME, e.g. ".npmrc", or absolute): ${DEFAULT_HIDDEN.join(', ')}`,
+        }),
+      )
+      .default([])
+      .describe(
+        'Entries of the built-in hidden list to show read-only after all (e.g. ".npmrc" for a private registry), spelled as that list spells them. ptydeck\'s own directories stay hidden, and so does anything `hide` names.',
+      ),
   })
   .strict();
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
@@ -69,7 +79,7 @@ export function sandboxContext(options: { stateDir: string; configDir: string; c
   return {
     ptydeckDirs: [options.stateDir, options.configDir],
     writable: options.config.writable,
-    hidden: [...DEFAULT_HIDDEN, ...options.config.hide],
+    hidden: [...DEFAULT_HIDDEN.filter((path) => !options.config.unhide.includes(path)), ...options.config.hide],
   };
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedEnv } from '../testing/isolated-env.js';
-import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, sandboxAvailability, sandboxPolicy, type SandboxPolicy } from './index.js';
+import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, readSandboxConfig, sandboxAvailability, sandboxContext, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
 const available = sandboxAvailability('workspace');
@@ -122,6 +122,30 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
       daemon.close();
     }
     expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket', '/run/libvirt']));
+  });
+
+  it("shows a default entry config.json's `unhide` names (~/.npmrc, for a private registry), and keeps every other one and ptydeck's own directories hidden", async () => {
+    const ownConfig = mkdtempSync(join(home, 'config-'));
+    writeFileSync(join(ownConfig, 'config.json'), JSON.stringify({ sandbox: { unhide: ['.npmrc'] } }));
+    const { hidden, ptydeckDirs } = sandboxContext({ stateDir, configDir: ownConfig, config: readSandboxConfig(ownConfig) });
+    const unhidden = sandboxPolicy({ profile: 'workspace', workspace, home, ptydeckDirs, hidden });
+    expect(await inside('cat ~/.npmrc', unhidden)).toEqual({ status: 0, out: '//registry.npmjs.org/:_authToken=npm_NPMTOKEN\n' });
+    // Read-only all the same, and nothing else came back.
+    expect((await inside('echo planted > ~/.npmrc', unhidden)).status).not.toBe(0);
+    expect(await inside('cat ~/.netrc ~/.git-credentials ~/.bash_history; echo end', unhidden)).toEqual({ status: 0, out: 'end\n' });
+    for (const path of ['~/.ssh/id_test', `${stateDir}/server.json`, `${ownConfig}/config.json`]) expect((await inside(`cat ${path}`, unhidden)).out, path).toMatch(/No such file/);
+    // What `hide` names stays hidden even if `unhide` names it too.
+    writeFileSync(join(ownConfig, 'config.json'), JSON.stringify({ sandbox: { unhide: ['.npmrc'], hide: ['.npmrc'] } }));
+    const both = sandboxContext({ stateDir, configDir: ownConfig, config: readSandboxConfig(ownConfig) });
+    expect(await inside('cat ~/.npmrc; echo end', sandboxPolicy({ profile: 'workspace', workspace, home, ptydeckDirs: both.ptydeckDirs, hidden: both.hidden }))).toEqual({ status: 0, out: 'end\n' });
+  });
+
+  it('refuses an `unhide` entry that is not in the built-in hidden list, ptydeck\'s own directories included', () => {
+    const ownConfig = mkdtempSync(join(home, 'config-'));
+    for (const entry of ['~/.npmrc', '.npmrc/', join(home, '.npmrc'), stateDir, '.config/ptydeck']) {
+      writeFileSync(join(ownConfig, 'config.json'), JSON.stringify({ sandbox: { unhide: [entry] } }));
+      expect(() => readSandboxConfig(ownConfig), entry).toThrow(`unhide names ${JSON.stringify(entry)}, which is not in the built-in hidden list`);
+    }
   });
 
   it('refuses a workspace inside a hidden path', async () => {

@@ -216,7 +216,7 @@ export class PanelConnection {
     if (!processes) throw new PtyError('no_such_session', 'this ptydeck does not watch processes');
     const { requestId, id } = message;
     if (message.type === 'processes.query') return this.send({ type: 'processes.list', requestId, id, processes: processes.query(id) });
-    processes.end(id, message.pids).then(
+    processes.end(id, message.pids, message.kind).then(
       (result) => this.send({ type: 'processes.ended', requestId, id, ...result }),
       (error: unknown) => this.replyWithError(error, requestId),
     );
