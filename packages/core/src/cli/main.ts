@@ -66,7 +66,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       case 'mcp': {
         // stdout belongs to the protocol: nothing else may be written there.
         const log = (line: string) => io.stderr.write(`${line}\n`);
-        if (command.embedded) return await (await import('../host/embedded-mcp.js')).runEmbeddedMcp(log);
+        if (command.embedded) return await (await import('../host/embedded-mcp.js')).runEmbeddedMcp(command, log);
         return await (await import('../client/mcp.js')).runMcp(command, log);
       }
     }

@@ -1,42 +1,40 @@
-// `ptydeck mcp --embedded`: a PTY service and the agent tool in the agent's own `ptydeck mcp` process, over stdio, no host.
+// `ptydeck mcp --embedded`: a core of the host's services in the agent's own `ptydeck mcp` process, spoken to over stdio, served to nobody else.
 import { randomUUID } from 'node:crypto';
+import type { SandboxProfile } from '@ptydeck/contract';
 import { bounded } from '../common/bounded.js';
 import { exitCodeFor, nextSignal, type StopReason } from '../common/signals.js';
 import { protocolOnlyStdout, StdioJsonRpcTransport } from '../common/stdio-transport.js';
-import { createPtyService } from '../pty/pty-service.js';
+import { resolveStateDir } from '../common/discovery.js';
 import { connectChecked } from '../server/request-params.js';
-import { createAgentMcpServer, createTerminalTool } from '../terminal-tool/index.js';
+import { buildHostServices } from './host-services.js';
 
 /** The stdio server must be gone within 5 s of SIGINT/SIGTERM. */
 const SHUTDOWN_MS = 4000;
 
 /**
  * An embedded core, only when asked (--embedded): its sessions end when this
- * process exits, and no panel shows them. The one place besides startHost
- * that builds a PTY service, and why it is not a startHost with options:
- * a host serves (local-server.ts builds its services around the HTTP server,
- * whose agent registry follows MCP connections), so it would listen on a
- * loopback port answering /ticket and /snapshot to any process outside its
- * sessions, and start the screen worker, chats and the timeline, where this
- * core promises that nothing but its one agent, over this process's stdio (a
- * transport /mcp has no entry for), reaches its sessions. Starting it through
- * the root needs the root to build its services apart from serving them.
+ * process exits, and no panel shows them. Its services are the host's
+ * (host-services.ts), so its agent's shells get the same sandbox, environment
+ * and timeline; but nothing serves them: no port, no /ticket or /snapshot,
+ * only its one agent over this process's stdio reaches its sessions. So no
+ * chats, no process watch, no store, and screens parsed in this thread when
+ * the agent reads one (no worker: no panel's frames wait on a parse).
  */
-export async function runEmbeddedMcp(log: (line: string) => void): Promise<number> {
+export async function runEmbeddedMcp(command: { sandbox?: SandboxProfile }, log: (line: string) => void): Promise<number> {
   protocolOnlyStdout();
   const signals = nextSignal();
   try {
-    return await embedded(log, signals.stopped);
+    return await embedded(command, log, signals.stopped);
   } finally {
     signals.dispose();
   }
 }
 
-async function embedded(log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
+async function embedded(command: { sandbox?: SandboxProfile }, log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
   log('ptydeck mcp: running an embedded core (--embedded): its sessions end when this process exits, and no panel shows them');
-  const service = createPtyService();
-  const tool = createTerminalTool(service);
-  const server = createAgentMcpServer({ tool, connection: { id: `agent-${randomUUID()}`, transport: 'stdio' } });
+  // The state directory's host's (the sandbox hides it), with labels of its own: its sessions are none of that host's.
+  const services = await buildHostServices({ stateDir: resolveStateDir(), screenThread: 'main' });
+  const server = services.createMcpServer({ id: `agent-${randomUUID()}`, transport: 'stdio', ...(command.sandbox ? { sandbox: command.sandbox } : {}) });
   const transport = new StdioJsonRpcTransport();
   let eof!: () => void;
   const ended = new Promise<StopReason>((resolve) => (eof = () => resolve('eof')));
@@ -53,8 +51,7 @@ async function embedded(log: (line: string) => void, stopped: Promise<StopReason
   await bounded(
     (async () => {
       await server.close().catch(() => {});
-      tool.dispose();
-      await service.dispose();
+      await services.dispose();
     })(),
     SHUTDOWN_MS,
   );

@@ -1,29 +1,24 @@
-// The local server with everything in it: the PTY service, screens, terminal tool and chats, served through http-server.ts.
+// The local server: a core's services (host-services.ts) served through http-server.ts, to panels and to agents over /mcp.
 import type { Worker } from 'node:worker_threads';
 import { mkdirSync } from 'node:fs';
 import type { PtyService, PtyServiceOptions } from '../pty/types.js';
-import { createPtyService } from '../pty/pty-service.js';
 import { hostIdOf } from '../pty/session-labels.js';
-import { createAgentMcpServer, createTerminalTool, type TerminalTool } from '../terminal-tool/index.js';
-import { registerHistoryTool, Timeline } from '../timeline/index.js';
-import { ScreenMirror, ScreenService } from '../screen/index.js';
+import type { TerminalTool } from '../terminal-tool/index.js';
+import type { Timeline } from '../timeline/index.js';
+import type { ScreenService } from '../screen/index.js';
 import type { AgentRegistry } from '../server/agent-registry.js';
 import { startHttpServer, type HttpServerOptions } from '../server/http-server.js';
-import { ProcessWatch, SessionFacts, type ProcessWatchOptions } from '../facts/index.js';
-import { ChatHost } from '../chats/chat-host.js';
+import type { ProcessWatchOptions, SessionFacts } from '../facts/index.js';
+import type { ChatHost } from '../chats/chat-host.js';
 import { orphanedChatProcesses } from '../chats/orphaned-agents.js';
-import { ChatBindings } from '../chats/chat-bindings.js';
 import { resolveStateDir } from '../common/discovery.js';
-import { ptydeckLauncher } from '../common/mcp-launch.js';
 import type { SessionStore } from '../persist/session-store.js';
-import { restoreAndRecord } from '../server/session-persistence.js';
-import { DeveloperEnv } from '../server/developer-env.js';
 import { DeveloperShell } from '../server/developer-shell.js';
 import { developerShellIntegration } from './host-config.js';
 import { judgePeerFromProc } from '../common/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { remoteHostsOpener } from '../remote/remote-hosts.js';
-import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type SandboxSettings } from '../sandbox/index.js';
+import { buildHostServices } from './host-services.js';
 
 /** The HTTP server's options (http-server.ts), with the PTY service optional and the MCP factory built in. */
 export interface LocalServerOptions extends Omit<HttpServerOptions, 'service' | 'screens' | 'facts' | 'processes' | 'createMcpServer' | 'chats' | 'chatBindings'> {
@@ -107,27 +102,9 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-/**
- * How a chat's agent starts ptydeck's MCP server: this very runtime rather
- * than whatever `node` the agent's PATH finds (an agent may pass only the
- * variables it was given, and PATH is not among them).
- */
-function chatMcpLaunch(): { command: string; args: string[] } {
-  return { command: process.execPath, args: [ptydeckLauncher(), 'mcp'] };
-}
-
 function ensureDir(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
-}
-
-function chatMcpEnv(stateDir: string): Record<string, string> {
-  return {
-    // Where `ptydeck mcp` finds this server's server.json.
-    PTYDECK_STATE_DIR: stateDir,
-    // In the desktop app the runtime is Electron's binary, which runs a script as Node only when told to.
-    ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
-  };
 }
 
 /**
@@ -136,58 +113,41 @@ function chatMcpEnv(stateDir: string): Record<string, string> {
  * connection served by its own McpServer over one shared terminal tool.
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
-  const ownsService = options.service === undefined;
   const stateDir = options.stateDir ?? resolveStateDir();
-  // Sessions inherit the developer's client's environment, not the host's (developer-env.ts).
-  const developerEnv = new DeveloperEnv();
-  // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
-  // The id is the directory's, so it is made first (as server.json's writer would) on a first run.
-  const service = options.service ?? createPtyService({ ...options.limits, hostId: hostIdOf(ensureDir(stateDir)), env: () => developerEnv.current() });
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
-  // One screen per session for the tool's screen reads and the viewers' resyncs alike.
-  const ownsScreens = options.screens === undefined;
-  const screens =
-    options.screens ??
-    new ScreenService(
-      service,
-      options.screenThread === 'main' ? { createScreen: (screen) => new ScreenMirror(screen) } : options.screenWorkerSpawn ? { worker: { spawn: options.screenWorkerSpawn } } : {},
-    );
   const configDir = options.configDir ?? resolveConfigDir(options.agentEnv ?? process.env);
-  const sandbox = (options.sandbox ?? true) ? sandboxSettings(stateDir, configDir) : undefined;
-  // One record of what is learned of the sessions: the tool tells it, the panels are shown it.
-  const facts = new SessionFacts(service);
-  // Each panel watches while it is connected: with none, no process table is read.
-  const processes = new ProcessWatch(service, facts, {
-    // What dead hosts' chats of this state directory left running, beside what its sessions left.
-    chatOrphans: () => orphanedChatProcesses(service.labels.hostId),
-    ...options.processWatch,
-  });
-  const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
-  const timeline = new Timeline(service);
-  const developerShell = new DeveloperShell();
-  const chatBindings = new ChatBindings();
-  const chats = new ChatHost({
-    service,
+  const hostId = options.service ? options.service.labels.hostId : hostIdOf(ensureDir(stateDir));
+  const services = await buildHostServices({
+    stateDir,
     configDir,
-    ...(sandbox ? { sandbox } : {}),
-    launchDir: options.launchDir,
-    // Not the host's own: whoever started the host (an agent's `ptydeck mcp`) chose that, injection variables and all.
-    env: options.agentEnv ?? (() => developerEnv.current()),
-    killGraceMs: options.agentKillGraceMs,
-    // `ptydeck mcp` finds this server through server.json: without one, a chat's agent gets no MCP server.
-    ...((options.writeDiscovery ?? true) ? { mcp: { launch: chatMcpLaunch(), bindings: chatBindings, env: chatMcpEnv(stateDir) } } : {}),
+    ...(options.service ? { service: options.service } : {}),
+    // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.
+    // The id is the directory's, so it is made first (as server.json's writer would) on a first run.
+    ...(options.service ? {} : { hostId }),
+    limits: options.limits,
+    ...(options.screens ? { screens: options.screens } : {}),
+    screenThread: options.screenThread,
+    ...(options.screenWorkerSpawn ? { screenWorkerSpawn: options.screenWorkerSpawn } : {}),
+    // What dead hosts' chats of this state directory left running, beside what its sessions left.
+    processWatch: { chatOrphans: () => orphanedChatProcesses(hostId), ...options.processWatch },
+    chats: { launchDir: options.launchDir, killGraceMs: options.agentKillGraceMs, mcp: options.writeDiscovery ?? true },
+    agentEnv: options.agentEnv,
+    sandbox: options.sandbox,
+    ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
   });
+  const { service, screens, facts, tool, timeline, developerEnv } = services;
+  const processes = services.processes!;
+  const chats = services.chats!;
+  // The developer's bash tabs get the marks too, unless config.json says not (developer-shell.ts).
+  const developerShell = new DeveloperShell();
   let http;
-  let stopRecording: (() => void) | undefined;
   try {
-    if (options.sessionStore) stopRecording = await restoreAndRecord(options.sessionStore, service, tool, undefined, timeline);
     http = await startHttpServer({
       service,
       screens,
       facts,
       processes,
-      createMcpServer: (connection) =>
-        createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
+      createMcpServer: services.createMcpServer,
       host: options.host,
       port: options.port,
       stateDir,
@@ -207,7 +167,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
       route: options.route,
       chats,
-      chatBindings,
+      chatBindings: services.chatBindings!,
       timeline,
       // The developer's bash tabs get the marks too, unless config.json says not (developer-shell.ts).
       developerShell: () => (developerShellIntegration(configDir) ? developerShell.launch(developerEnv.current()) : undefined),
@@ -215,20 +175,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       remotes: options.remotes ?? remoteHostsOpener({ configDir }),
     });
   } catch (error) {
-    stopRecording?.();
-    await chats.dispose();
-    tool.dispose();
+    await services.dispose('abandon');
     developerShell.dispose();
-    timeline.dispose();
-    processes.dispose();
-    facts.dispose();
-    if (ownsScreens) screens.dispose();
-    if (ownsService) await service.dispose();
     throw error;
   }
   const started = http;
   // What survived the sweep (or started as it ended, a supervisor's respawn) is listed from the next look.
-  void chats.orphansEnded.then(() => started.processes.rescan());
+  void chats.orphansEnded.then(() => processes.rescan());
   // An agent whose connection ended leaves its sessions to the developer, as orphans the tool bounds.
   const stopFollowingDepartures = started.agents.onRemoved((agent) => tool.ownerDisconnected(agent.id));
   const stopFollowingReturns = started.agents.onAdded((agent) => tool.ownerReturned(agent.id));
@@ -257,42 +210,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       (closing ??= (async () => {
         stopFollowingAgents();
         // Agents first: their requests reach the service, and their MCP connections the server.
-        await chats.dispose();
+        await services.closeChats();
         await started.close();
-        tool.dispose();
-        processes.dispose();
+        await services.dispose();
         developerShell.dispose();
-        facts.dispose();
-        if (ownsScreens) screens.dispose();
-        if (ownsService) await service.dispose();
-        // After the sessions ended, so the store keeps how they ended.
-        if (stopRecording) {
-          await options.sessionStore!.flush();
-          stopRecording();
-        }
-        timeline.dispose();
       })()),
-  };
-}
-
-/**
- * Agents' sandboxes as config.json says, read again for each new shell so an
- * edit needs no restart. A config.json that cannot be read gives every agent
- * shell the strictest profile, never none.
- */
-function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
-  return {
-    forOwner: (owner) => {
-      let config: SandboxConfig | undefined;
-      try {
-        config = readSandboxConfig(configDir);
-      } catch {
-        // Below: the strictest profile, with the built-in paths.
-      }
-      return {
-        choice: config ? choiceFor(owner, config) : { profile: 'workspace-offline', explicit: true },
-        context: sandboxContext({ stateDir, configDir, config: config ?? SandboxConfig.parse({}) }),
-      };
-    },
   };
 }

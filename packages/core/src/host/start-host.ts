@@ -88,8 +88,8 @@ export interface Host {
 /**
  * Starts the ptydeck host for a state directory: takes its lock, opens its
  * session store, builds the services (PTY service, screens, agent tool, chats,
- * sandbox settings, the developer's environment, process watch; host/local-server.ts)
- * and serves them with the host's /stop route, watching for idleness.
+ * sandbox settings, the developer's environment, process watch; host/host-services.ts)
+ * and serves them (host/local-server.ts) with the host's /stop route, watching for idleness.
  */
 export async function startHost(options: HostOptions = {}): Promise<Host> {
   const log = options.log ?? (() => {});

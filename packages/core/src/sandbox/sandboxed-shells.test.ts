@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,42 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     const made = await ok(client, 'terminal_create', {});
     expect(made.sandbox).toMatchObject({ profile: 'off' });
     expect((await ok(client, 'terminal_run', { id: made.id, command: 'cat ~/.ssh/id_test' })).output).toContain('PRIVATE-KEY-MATERIAL');
+  });
+});
+
+describe.skipIf(!available)('an embedded core (`ptydeck mcp --embedded`) applies the host\'s policy to its agent\'s shells', () => {
+  it('sandboxes them by default, keeps its agent\'s environment\'s injection variables out, and records their commands for terminal_history', async () => {
+    const b = box({ PROMPT_COMMAND: 'echo INJECTED-PROMPT', BASH_ENV: '/nonexistent/injected-env', PYTHONSTARTUP: '/nonexistent/injected.py' });
+    const { client, stderr } = await stdioAgent(b, 'embedded-agent', { clients, cwd: b.workspace, args: ['--embedded'] });
+    const made = await ok(client, 'terminal_create', {});
+    expect(stderr()).toContain('running an embedded core');
+    expect(made.sandbox).toMatchObject({ profile: 'workspace', network: true });
+    const id = made.id as string;
+    const run = (command: string) => ok(client, 'terminal_run', { id, command });
+    expect((await run('cat ~/.ssh/id_test')).output).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect(await run(`ls -A ${b.stateDir}`)).toMatchObject({ exit_code: 0, output: '' });
+    const line = 'echo "env=${BASH_ENV-none} python=${PYTHONSTARTUP-none} prompt=$PROMPT_COMMAND"';
+    const printed = (await run(line)).output;
+    expect(printed).toContain('env=none python=none prompt=');
+    expect(printed).not.toContain('INJECTED-PROMPT');
+    const history = await ok(client, 'terminal_history', { pattern: '^echo "env=' });
+    expect(history.commands).toEqual([expect.objectContaining({ command: line, exit_code: 0 })]);
+    // Still no host: nothing listens for this core, and no panel can reach its sessions.
+    expect(existsSync(join(b.stateDir, 'server.json'))).toBe(false);
+  });
+
+  it('gives --sandbox PROFILE, else config.json\'s profile for the agent\'s name', async () => {
+    const b = box();
+    mkdirSync(join(b.home, 'config'), { mode: 0o700 });
+    writeFileSync(join(b.home, 'config', 'config.json'), JSON.stringify({ sandbox: { agents: { 'trusted-embedded': 'off' } } }));
+    const strict = await stdioAgent(b, 'strict-embedded', { clients, cwd: b.workspace, args: ['--embedded', '--sandbox', 'workspace-offline'] });
+    expect((await ok(strict.client, 'terminal_create', {})).sandbox).toMatchObject({ profile: 'workspace-offline', network: false });
+    const looser = await call(strict.client, 'terminal_create', { sandbox: 'off' });
+    expect(looser.content[0]?.text).toMatch(/looser than your profile "workspace-offline"/);
+    const trusted = await stdioAgent(b, 'trusted-embedded', { clients, cwd: b.workspace, args: ['--embedded'] });
+    const made = await ok(trusted.client, 'terminal_create', {});
+    expect(made.sandbox).toMatchObject({ profile: 'off' });
+    expect((await ok(trusted.client, 'terminal_run', { id: made.id, command: 'cat ~/.ssh/id_test' })).output).toContain('PRIVATE-KEY-MATERIAL');
   });
 });
 
