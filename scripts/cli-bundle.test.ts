@@ -15,8 +15,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(coreDist, '.bundle-test-'));
-  const options = config as RolldownOptions;
-  await build({ ...options, output: { ...options.output, dir, cleanDir: true } });
+  // The ESM bundle first (it cleans the directory), then the light CommonJS entry beside it.
+  for (const options of config as RolldownOptions[]) await build({ ...options, output: { ...options.output, dir } });
 });
 
 afterAll(() => {
@@ -92,6 +92,13 @@ describe('the CLI bundle', () => {
       expect(packages.filter((name) => /^(ws|zod|@modelcontextprotocol)(\/|$)/.test(name)), light).toEqual([]);
       for (const chunk of chunks) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toContain('("ws")');
     }
+    // The light entry the launcher requires first is one CommonJS file of the same light modules: it requires
+    // Node's built-ins, and only the zod fallback of a snapshot the hand check refuses, on demand.
+    const lightModules = sources('light.cjs');
+    expect(lightModules.some((source) => source.endsWith('client/ls.js'))).toBe(true);
+    expect(lightModules.filter((source) => /(^|\/)node_modules\/|contract\/dist\/(?!routes\.js)|dist\/(pty|screen|terminal-tool|chats|persist|server|host)\//.test(source))).toEqual([]);
+    const lightRequires = [...readFileSync(join(dir, 'light.cjs'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
+    expect(lightRequires.filter((name) => !/^(node:)?[a-z_]+$/.test(name))).toEqual([expect.stringMatching(/^\.\/light-snapshot-schema-[\w-]+\.cjs$/)]);
     // The host is there, in an entry of its own.
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
   });

@@ -4,7 +4,8 @@
 // what `npm run build` made, and `npm pack` runs there.
 //
 // What goes in, and why:
-//   bin/ptydeck.js  the launcher (`bin`); it runs dist/bundle/main.js
+//   bin/ptydeck.js  the launcher (`bin`, CommonJS: bin/package.json); it runs
+//                   dist/bundle/light.cjs or main.js
 //   dist/bundle/    the CLI bundle with its screen worker and PTY read thread
 //                   entries (rolldown.config.mjs), no source maps
 //   app/            the built panel (packages/app/dist), which the host serves
@@ -67,6 +68,8 @@ function stage(dir) {
   const noMaps = (source) => !source.endsWith('.map');
   mkdirSync(join(dir, 'bin'), { recursive: true });
   cpSync(join(core, 'bin', 'ptydeck.js'), join(dir, 'bin', 'ptydeck.js'));
+  // The launcher is CommonJS in a package of ESM; this says so.
+  cpSync(join(core, 'bin', 'package.json'), join(dir, 'bin', 'package.json'));
   // The bundle test builds into dist/.bundle-test-*; only dist/bundle ships.
   cpSync(bundle, join(dir, 'dist', 'bundle'), { recursive: true, filter: noMaps });
   cpSync(app, join(dir, 'app'), { recursive: true, filter: noMaps });

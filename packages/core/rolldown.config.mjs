@@ -18,9 +18,10 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The modules `ptydeck ls`, `url` and `status` run, and what they share with every client; scripts/cli-bundle.test.ts checks they load no zod and no ws. */
 const LIGHT_CLIENT =
-  /[\\/](core[\\/]dist[\\/](client[\\/](ls|url|status|host-snapshot|snapshot-check|running-host|ensure-host|host-check|host-request|panel-access|printable|session-list)|common[\\/](?!stop-answer|jsonrpc-frame|stdio-transport)[\w-]+|proc[\\/](proc-fs|tcp-table))|contract[\\/]dist[\\/]routes)\.js$/;
+  /[\\/](core[\\/]dist[\\/](client[\\/](ls|url|status|host-snapshot|proven-request|snapshot-check|running-host|ensure-host|host-check|host-request|panel-access|printable|session-list)|common[\\/](?!stop-answer|jsonrpc-frame|stdio-transport)[\w-]+|proc[\\/](proc-fs|tcp-table))|contract[\\/]dist[\\/]routes)\.js$/;
 
-export default {
+/** The ESM bundle: every command, the host and its workers, in chunks. */
+const bundle = {
   input: {
     main: here('./dist/cli/main.js'),
     host: here('./dist/cli/host.js'),
@@ -57,3 +58,24 @@ export default {
   },
   logLevel: 'warn',
 };
+
+/**
+ * The light commands (`--help`, `--version`, `ls`, `url`, `status`) again, as
+ * one CommonJS file the launcher requires first (cli/light-main.ts): no ESM
+ * loader and its thread-pool trips per module. Built after the ESM bundle,
+ * into the same directory, which it does not clean. Its one way out is the
+ * zod fallback of a snapshot the hand check refuses, a chunk of its own.
+ */
+const light = {
+  input: { light: here('./dist/cli/light-main.js') },
+  platform: 'node',
+  output: {
+    dir: here('./dist/bundle'),
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: 'light-[name]-[hash].cjs',
+  },
+  logLevel: 'warn',
+};
+
+export default [bundle, light];

@@ -49,3 +49,10 @@ export const TICKET_EXCHANGE_PATH = '/ticket/exchange';
  * and a panel socket; or {error}.
  */
 export const SNAPSHOT_PATH = '/snapshot';
+/**
+ * A client judged by who asks (/ticket, /snapshot, /stop) names its own pid in
+ * this header; the host then verifies that this process holds the connection
+ * (its descriptors, by the kernel's word) and judges it, instead of searching
+ * every process for the holder. A claim that does not hold is refused.
+ */
+export const ASKER_PID_HEADER = 'ptydeck-asker-pid';

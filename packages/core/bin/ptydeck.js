@@ -3,19 +3,35 @@
 // starts faster; in a checkout, a bundle older than the tsc output (after a
 // bare `tsc -b`) would run stale code, so then the unbundled build runs. The
 // installed package (`npm run pack`) carries only the bundle.
-import { existsSync, statSync } from 'node:fs';
+// CommonJS (bin/package.json), as is dist/bundle/light.cjs, which it asks
+// first: `--help`, `--version`, `ls`, `url` and `status` then never start
+// Node's ESM loader (bench figure 12); every other command is main.js's.
+'use strict';
+const { existsSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const unbundled = new URL('../dist/cli/main.js', import.meta.url);
-const bundled = new URL('../dist/bundle/main.js', import.meta.url);
+const dist = join(__dirname, '..', 'dist');
+const unbundled = join(dist, 'cli', 'main.js');
+const bundled = join(dist, 'bundle', 'main.js');
+const light = join(dist, 'bundle', 'light.cjs');
 // tsc -b rewrites its build info whenever it emits any file; dist/cli/main.js
 // itself is rewritten only when main.ts changes, so it cannot date the build.
-const buildInfo = new URL('../tsconfig.tsbuildinfo', import.meta.url);
+const buildInfo = join(__dirname, '..', 'tsconfig.tsbuildinfo');
 if (!existsSync(unbundled) && !existsSync(bundled)) {
   process.stderr.write('ptydeck: the core is not built; run `npm run build` in the ptydeck checkout\n');
   process.exit(1);
 }
 const fresh = existsSync(bundled) && (!existsSync(unbundled) || statSync(bundled).mtimeMs >= statSync(existsSync(buildInfo) ? buildInfo : unbundled).mtimeMs);
-const { main } = await import((fresh ? bundled : unbundled).href);
-const code = await main(process.argv.slice(2));
-// Let stdout drain (protocol frames, help text) before exiting.
-process.stdout.write('', () => process.exit(code));
+const argv = process.argv.slice(2);
+
+async function run() {
+  // light.cjs is written by the same build as main.js, after it.
+  const code = fresh && existsSync(light) ? await require(light).lightMain(argv) : undefined;
+  return code ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href)).main(argv);
+}
+
+run().then((code) => {
+  // Let stdout drain (protocol frames, help text) before exiting.
+  process.stdout.write('', () => process.exit(code));
+});

@@ -1,5 +1,6 @@
-// One JSON request to the host over node:http: a client's every plain HTTP call (proof, ticket, stop).
-import { request } from 'node:http';
+// One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
+import { connect } from 'node:net';
+import { ASKER_PID_HEADER } from '@ptydeck/contract';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -17,52 +18,112 @@ export interface HostRequest {
 
 export interface HostAnswer {
   status: number;
+  /** The answer's headers, names in lower case. */
+  headers: Record<string, string>;
   /** The answer parsed as JSON; undefined when it is not JSON. */
   body: unknown;
 }
 
 /**
- * Sends one request and reads its JSON answer. Plain node:http, not fetch:
- * fetch loads undici, which costs a short-lived client (`ptydeck ls`, `url`)
- * about a third of its start and of its memory (bench figure 12). Rejects
- * when the server cannot be reached, answers too much, or not within `timeoutMs`.
+ * Sends one request and reads its JSON answer. HTTP/1.1 written by hand over
+ * node:net, one request per connection: node:http (and fetch, which loads
+ * undici) cost a short-lived client (`ptydeck ls`, `url`) a fifth of its
+ * start for the few fixed requests it makes (bench figure 12). Every request
+ * names this process as its sender (ASKER_PID_HEADER), so a host judging who
+ * asks verifies that process instead of searching for it. Rejects when the
+ * server cannot be reached, answers what is not HTTP or too much, or not
+ * within `timeoutMs`.
  */
 export function requestJson(url: URL | string, options: HostRequest): Promise<HostAnswer> {
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const target = typeof url === 'string' ? new URL(url) : url;
+  if (target.protocol !== 'http:') return Promise.reject(new Error(`not an http:// address: ${target.href}`));
+  const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+  const headers: Record<string, string> = {
+    Host: target.host,
+    Connection: 'close',
+    [ASKER_PID_HEADER]: String(process.pid),
+    ...options.headers,
+    ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+    'Content-Length': String(payload?.length ?? 0),
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    // Nothing a caller passes may end a header line early.
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) return Promise.reject(new Error(`a header holds a line break: ${name}`));
+  }
+  const head = `${options.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: options.method ?? 'GET',
-        headers: {
-          ...options.headers,
-          ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
-          'Content-Length': String(payload === undefined ? 0 : Buffer.byteLength(payload)),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) return req.destroy(new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`));
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, body: parseJson(Buffer.concat(chunks).toString('utf8')) });
-        });
-        res.on('error', reject);
-      },
-    );
-    // The whole exchange, not each read: a server trickling bytes is cut off too.
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-    req.on('error', (error) => {
+    // An IPv6 literal is written in brackets in a URL, not to connect().
+    const socket = connect(Number(target.port || 80), target.hostname.replace(/^\[(.*)\]$/, '$1'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (error: Error | undefined, answer?: HostAnswer) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      reject(error);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(answer!);
+    };
+    // The whole exchange, not each read: a server trickling bytes is cut off too.
+    const timer = setTimeout(() => settle(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    socket.once('connect', () => socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload])));
+    socket.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) return settle(new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`));
+      chunks.push(chunk);
     });
-    req.end(payload);
+    socket.once('end', () => {
+      try {
+        settle(undefined, parseAnswer(Buffer.concat(chunks)));
+      } catch (error) {
+        settle(error as Error);
+      }
+    });
+    socket.once('error', (error) => settle(error));
+    socket.once('close', () => settle(new Error('the connection closed before an answer')));
   });
+}
+
+/** An HTTP/1.x answer read to the server's close: status line, headers, and a body by its length, in chunks, or to the end. */
+export function parseAnswer(bytes: Buffer): HostAnswer {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd < 0) throw new Error('answered no complete HTTP head');
+  const [statusLine = '', ...lines] = bytes.toString('latin1', 0, headEnd).split('\r\n');
+  const status = /^HTTP\/1\.[01] ([1-9][0-9]{2})(?: |$)/.exec(statusLine);
+  if (!status) throw new Error('answered something that is not HTTP/1.1');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new Error('answered a malformed header');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = bytes.subarray(headEnd + 4);
+  if (headers['transfer-encoding']?.toLowerCase() === 'chunked') body = dechunk(body);
+  else if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    if (!Number.isSafeInteger(length) || length < 0 || length > body.length) throw new Error('answered less than its Content-Length');
+    body = body.subarray(0, length);
+  }
+  return { status: Number(status[1]), headers, body: parseJson(body.toString('utf8')) };
+}
+
+/** A chunked body's data (chunk extensions and trailers ignored). */
+function dechunk(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', at);
+    if (lineEnd < 0) throw new Error('answered a truncated chunked body');
+    const size = bytes.toString('latin1', at, lineEnd).split(';')[0]!.trim();
+    const length = /^[0-9a-fA-F]{1,8}$/.test(size) ? Number.parseInt(size, 16) : Number.NaN;
+    if (!Number.isSafeInteger(length) || length < 0 || lineEnd + 2 + length > bytes.length) throw new Error('answered a malformed chunked body');
+    if (length === 0) return Buffer.concat(parts);
+    parts.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + length));
+    at = lineEnd + 2 + length + 2;
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,7 +1,7 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
 import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
-import { procAddressBytes, readTcpTables, tcpSockets } from '../proc/tcp-table.js';
+import { procAddressBytes, TCP_TABLE_PATHS, tcpSockets } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
 /**
@@ -37,8 +37,13 @@ export type PeerVerdict =
   /** This system cannot name the asker (no /proc): the caller must not hand it a link. */
   | { kind: 'unknown'; reason: string };
 
-/** Decides about one connection, given the pid of every session and chat agent the server started. */
-export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => PeerVerdict;
+/**
+ * Decides about one connection, given the pid of every session and chat agent
+ * the server started, and the pid the request names as its sender, if any
+ * (ASKER_PID_HEADER): then that process must hold the connection, by the
+ * kernel's word, and is the one judged; no other process is looked for.
+ */
+export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>, claimedPid?: number) => PeerVerdict;
 
 /**
  * Variables that mark a process as started by ptydeck for something semi-trusted:
@@ -49,8 +54,8 @@ const INSIDE_ENV_PREFIXES = [`${SESSION_ID_ENV}=`, `${CHAT_ID_ENV}=`];
 /** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
 const MAX_ANCESTRY = 256;
 
-export const judgePeerFromProc: PeerJudge = (socket, sessionPids) => {
-  const found = peerHolders(socket);
+export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid) => {
+  const found = peerHolders(socket, claimedPid);
   if (found.kind !== 'found') return found;
   for (const pid of found.pids) {
     const inside = sessionAncestry(pid, sessionPids);
@@ -85,18 +90,35 @@ export const peerDescendsFromProc: LineageJudge = (socket, root) => {
 
 type Holders = { kind: 'found'; pids: number[] } | { kind: 'refused'; reason: string } | { kind: 'unknown'; reason: string };
 
-/** The processes of this user holding the client end of the connection. */
-function peerHolders(socket: PeerSocket): Holders {
+/**
+ * The processes of this user holding the client end of the connection. With a
+ * claimed pid, that process alone, if the kernel says it holds the connection
+ * (its descriptor table has the socket's inode): a claim that does not hold is
+ * refused, never searched past. Verifying one process's descriptors is what
+ * the claim buys: searching every process's was most of what `ptydeck ls` waited
+ * for, and grows with the machine's process count (bench figure 12). Other
+ * holders of the same socket are not looked for: one can only come by
+ * inheriting it or being passed it, so it descends from the claimant or was
+ * handed the socket by a process that left its session on purpose, which
+ * passes either way (docs/security.md).
+ */
+function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
-  const tables = readTcpTables();
-  if (!tables) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   // The asker's socket: its local end is our remote end, and the other way round.
-  const client = findSocket(tables, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  const client = findConnection({ address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  if (client === 'unreadable') return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
   const uid = process.getuid?.();
   if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
+  if (claimedPid !== undefined) {
+    if (!Number.isSafeInteger(claimedPid) || claimedPid <= 0) return { kind: 'refused', reason: 'the request names its sender with what is not a pid' };
+    if (!socketInodes(claimedPid).includes(client.inode)) {
+      return { kind: 'refused', reason: `process ${claimedPid}, which the request names as its sender, does not hold the connection` };
+    }
+    return { kind: 'found', pids: [claimedPid] };
+  }
   const pids = pidsHoldingSocket(client.inode);
   if (pids.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
   return { kind: 'found', pids };
@@ -156,11 +178,28 @@ interface Endpoint {
   port: number;
 }
 
-/** The established socket whose local end is `local` and remote end `remote`, from /proc/net/tcp{,6}. */
-function findSocket(tables: readonly string[], local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined {
+/**
+ * The established socket whose local end is `local` and remote end `remote`,
+ * from /proc/net/tcp, then /proc/net/tcp6 only when not there (a socket is in
+ * one table, and a client of the host's IPv4 loopback address is in the first:
+ * each table read walks the kernel's whole connection hash).
+ */
+function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined | 'unreadable' {
   const wantLocal = endpointKey(local);
   const wantRemote = endpointKey(remote);
   if (!wantLocal || !wantRemote) return undefined;
+  let readable = false;
+  for (const path of TCP_TABLE_PATHS) {
+    const table = readOptional(path);
+    if (table === undefined) continue;
+    readable = true;
+    const found = findSocket([table], wantLocal, wantRemote);
+    if (found) return found;
+  }
+  return readable ? undefined : 'unreadable';
+}
+
+function findSocket(tables: readonly string[], wantLocal: string, wantRemote: string): { uid: number; inode: string } | undefined {
   for (const socket of tcpSockets(tables)) {
     if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) continue;
     if (socket.inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)

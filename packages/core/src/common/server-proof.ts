@@ -10,6 +10,15 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const PROOF_PATH = '/proof';
 
+/**
+ * A client that needs both the proof and an answer from /snapshot or /ticket
+ * asks both in one request: the challenge as `?challenge=` there, and the host
+ * answers its proof in this header. The client reads the answer only once the
+ * proof holds; the request carries no secret, so an unproven server learns
+ * nothing from it.
+ */
+export const PROOF_HEADER = 'ptydeck-proof';
+
 const CONTEXT = 'ptydeck server proof v1\0';
 
 /** A fresh challenge: 32 random bytes, hex. */

@@ -159,8 +159,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       maxMcpSessions: options.maxMcpSessions,
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
-      judgePeer: (socket, sessionPids) => {
-        const verdict = judgePeer(socket, sessionPids);
+      judgePeer: (socket, sessionPids, claimedPid) => {
+        const verdict = judgePeer(socket, sessionPids, claimedPid);
         // A process outside every session is the developer's: its environment is the one their tabs get.
         if (verdict.kind === 'outside' && verdict.pids[0] !== undefined) developerEnv.learnFrom(verdict.pids[0]);
         return verdict;

@@ -21,9 +21,12 @@ export interface TcpSocket {
 
 const LISTEN = '0A';
 
+/** The IPv4 table, then the IPv6 one. */
+export const TCP_TABLE_PATHS: readonly string[] = ['/proc/net/tcp', '/proc/net/tcp6'];
+
 /** Both tables' text, or undefined when neither can be read (no /proc). */
 export function readTcpTables(): string[] | undefined {
-  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readOptional(path)).filter((table) => table !== undefined);
+  const tables = TCP_TABLE_PATHS.map((path) => readOptional(path)).filter((table) => table !== undefined);
   return tables.length === 0 ? undefined : tables;
 }
 
@@ -37,7 +40,7 @@ export function readTcpTables(): string[] | undefined {
  * What it returns may hold a few sockets that do not listen; callers filter.
  */
 export function readListeningTables(): string[] | undefined {
-  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(readListeningPart).filter((table) => table !== undefined);
+  const tables = TCP_TABLE_PATHS.map(readListeningPart).filter((table) => table !== undefined);
   return tables.length === 0 ? undefined : tables;
 }
 

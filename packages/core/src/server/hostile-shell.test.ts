@@ -63,6 +63,7 @@ interface HostileResult {
   candidates: string[];
   panel: Array<{ token: string; opened: boolean; status?: number; sessions?: string[] }>;
   ticket: Array<{ token?: string; status: number; body: string }>;
+  claims: Array<{ path: string; claim: string; status: number; body: string }>;
   url: Array<{ name: string; status: number | null; stdout: string; stderr: string }>;
   mcp: { listed: { terminals: Array<{ id: string }> }; reads: Array<{ id: string; read: { isError: boolean }; send: { isError: boolean } }> };
 }
@@ -112,6 +113,17 @@ describe('a hostile script in an agent shell', () => {
       expect(attempt.status, `ticket with ${attempt.token}`).toBe(403);
       expect(attempt.body).not.toContain('#ticket=');
       expect(attempt.body).toContain('ptydeck session');
+    }
+    // Naming another process as the sender gets it nothing: not the host's (which holds the other end), not the
+    // developer's processes above the host, not init, not a malformed or doubled claim; its own is judged as inside.
+    expect(result.claims.map((c) => c.claim)).toEqual(expect.arrayContaining([String(process.pid), String(process.ppid), '1', 'not-a-pid']));
+    for (const attempt of result.claims) {
+      expect(attempt.status, `${attempt.path} claiming ${attempt.claim}: ${attempt.body}`).toBe(403);
+      expect(attempt.body).not.toContain('#ticket=');
+      expect(attempt.body).not.toContain('"snapshot"');
+    }
+    for (const attempt of result.claims.filter((c) => Number(c.claim) === process.pid || Number(c.claim) === process.ppid)) {
+      expect(attempt.body, `${attempt.path} claiming ${attempt.claim}`).toContain('does not hold the connection');
     }
     // Nor does `ptydeck url`, however it is started (short of leaving the process tree: see the README).
     expect(result.url.map((u) => u.name)).toEqual(['plain', 'scrubbed environment', 'setsid and scrubbed environment']);

@@ -3,9 +3,10 @@ import { SessionLabels } from '../pty/session-labels.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
+import { ASKER_PID_HEADER, HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
-import { newChallenge, proofHolds } from '../common/server-proof.js';
+import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
+import { requestJson } from '../client/host-request.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import type { PeerJudge } from '../common/peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
@@ -317,6 +318,29 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
     expect(answer.body).not.toContain(core.agentToken);
     expect(core.panelCount()).toBe(0);
     expect(service.calls).toEqual([]);
+  });
+  it('judges the sender a request names by its pid once the kernel says it holds the connection, and proves the host in the same answer', async () => {
+    // The client's own request: this process named, a challenge asked with it.
+    const challenge = newChallenge();
+    const answer = await requestJson(`${core.url}/snapshot?challenge=${challenge}`, { method: 'POST', timeoutMs: 5000 });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ type: 'snapshot', instance: core.instance });
+    expect(proofHolds(core.agentToken, challenge, answer.headers[PROOF_HEADER])).toBe(true);
+    const ticket = await requestJson(`${core.url}/ticket?challenge=${challenge}`, { method: 'POST', timeoutMs: 5000 });
+    expect(ticket.status).toBe(200);
+    expect(proofHolds(core.agentToken, challenge, ticket.headers[PROOF_HEADER])).toBe(true);
+    // A process that does not hold the connection (this one's parent, outside every session too) is refused, not searched past.
+    for (const path of ['/snapshot', '/ticket']) {
+      for (const [claim, why] of [
+        [String(process.ppid), 'does not hold the connection'],
+        ['me', 'not a pid'],
+        [`${process.pid}, ${process.pid}`, 'not a pid'],
+      ]) {
+        const res = await rawRequest(core.port, path, { method: 'POST', headers: { [ASKER_PID_HEADER]: claim! } });
+        expect(res.status, `${path} claiming ${claim}`).toBe(403);
+        expect(JSON.parse(res.body).error, `${path} claiming ${claim}`).toContain(why);
+      }
+    }
   });
   it('is not handed to a web page, even of its own origin, nor past the Host check', async () => {
     for (const origin of [core.url, 'http://evil.example']) {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
 import {
+  ASKER_PID_HEADER,
   HOST_PROTOCOL_VERSION,
   MCP_PATH,
   PANEL_ACCESS_PATH,
@@ -28,7 +29,7 @@ import type { ChatBindings } from '../chats/chat-bindings.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
 import { mcpLaunchCommand } from '../common/mcp-launch.js';
-import { isChallenge, PROOF_PATH, proofOf } from '../common/server-proof.js';
+import { isChallenge, PROOF_HEADER, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
 import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
 import type { ProcessWatch, SessionFacts } from '../facts/index.js';
@@ -41,6 +42,12 @@ import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
  * `judge` names the asking process as /ticket does. Answers whether it handled the request.
  */
 export type ServerRoute = (req: IncomingMessage, res: ServerResponse, asker: { pathname: string; judge(): PeerVerdict }) => boolean;
+
+/** The pid a request names as its sender; NaN for a header that is not one pid, so that the judge refuses it. */
+function claimedPid(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  return typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : Number.NaN;
+}
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -222,9 +229,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       if (req.method !== 'GET' || !isChallenge(challenge)) return json(res, 400, { error: 'GET /proof?challenge=<64 hex digits>' });
       return json(res, 200, { proof: proofOf(agentToken, challenge) });
     }
-    if (url.pathname === TICKET_PATH) return mintTicket(req, res);
+    if (url.pathname === TICKET_PATH || url.pathname === SNAPSHOT_PATH) {
+      // The proof asked in the same request (PROOF_HEADER), whatever the answer: it tells the client whom it asked.
+      const challenge = url.searchParams.get('challenge');
+      if (isChallenge(challenge)) res.setHeader(PROOF_HEADER, proofOf(agentToken, challenge));
+      return url.pathname === TICKET_PATH ? mintTicket(req, res) : answerSnapshot(req, res);
+    }
     if (url.pathname === TICKET_EXCHANGE_PATH) return exchangeTicket(req, res);
-    if (url.pathname === SNAPSHOT_PATH) return answerSnapshot(req, res);
     if (url.pathname === PANEL_ACCESS_PATH) {
       // Only whether this page's panel token opens the panel socket (a browser hides why a handshake failed); never cacheable.
       const presented = bearerToken(req.headers);
@@ -233,10 +244,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       res.end();
       return;
     }
-    if (options.route?.(req, res, { pathname: url.pathname, judge: () => judgePeer(req.socket, sessionPids) })) return;
+    if (options.route?.(req, res, { pathname: url.pathname, judge: () => judgeAsker(req) })) return;
     // Static files carry no secret: the page asks for credentials itself.
     files.serve(req, res, url.pathname, hostHeader);
   };
+
+  /** The process asking, judged: the one the request names (ASKER_PID_HEADER) if it does, once the kernel confirms it holds the connection. */
+  const judgeAsker = (req: IncomingMessage): PeerVerdict => judgePeer(req.socket, sessionPids, claimedPid(req.headers[ASKER_PID_HEADER]));
 
   /**
    * A fresh link for `ptydeck url`. It presents no secret (anything it could read, a process
@@ -246,7 +260,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
     // A browser sends Origin with every POST; a link is never for a web page, even our own.
     if (req.headers.origin !== undefined) return json(res, 403, { error: 'panel links are not handed to web pages' });
-    const verdict = judgePeer(req.socket, sessionPids);
+    const verdict = judgeAsker(req);
     if (verdict.kind === 'outside') return json(res, 200, { url: panelUrl() });
     if (verdict.kind === 'refused') {
       return json(res, 403, {
@@ -266,7 +280,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (req.method !== 'POST') return plain(res, 405, 'Use POST\n');
     // A browser sends Origin with every POST; a GET it may send from any page without one.
     if (req.headers.origin !== undefined) return json(res, 403, { error: 'the session list is not handed to web pages' });
-    const verdict = judgePeer(req.socket, sessionPids);
+    const verdict = judgeAsker(req);
     if (verdict.kind === 'refused') {
       return json(res, 403, { error: `refused: ${verdict.reason}. The session list is only given to a process outside every ptydeck session.` });
     }

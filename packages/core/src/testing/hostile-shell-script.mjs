@@ -1,7 +1,8 @@
 // A hostile program an agent runs through terminal_run, in its own shell, as the
 // developer's user. It reads everything such a process can (server.json, its
 // environment and argv, /proc of every ancestor up to the server), tries every
-// secret-looking string it found on /panel and /ticket, runs `ptydeck url`
+// secret-looking string it found on /panel and /ticket, names other processes as
+// the sender of /ticket and /snapshot, runs `ptydeck url`
 // plain, with a scrubbed environment and after setsid, and uses the agent token
 // over MCP on the sessions it was told about. It writes what it got as JSON.
 //
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [resultFile, wsPath, clientPath, transportPath, ptydeckBin, ...foreignIds] = process.argv.slice(2);
-const result = { read: {}, ancestors: [], candidates: [], panel: [], ticket: [], url: [], mcp: {} };
+const result = { read: {}, ancestors: [], candidates: [], panel: [], ticket: [], claims: [], url: [], mcp: {} };
 
 const read = (path) => {
   try {
@@ -64,6 +65,16 @@ for (const token of result.candidates) result.panel.push({ token, ...(await tryP
 for (const token of [undefined, ...result.candidates]) {
   const response = await fetch(new URL('/ticket', record.url), { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {} });
   result.ticket.push({ token, status: response.status, body: await response.text() });
+}
+
+// 3b. /ticket and /snapshot naming another process as the sender (the asker pid header): each process above
+// it (the host's among them, and the developer's outside it), the lock holder, init, itself, and no pid at all.
+const claims = [...new Set([...result.ancestors, record.pid, 1])].map(String).concat(['not-a-pid', '0', `${process.pid}, 1`]);
+for (const path of ['/ticket', '/snapshot']) {
+  for (const claim of claims) {
+    const response = await fetch(new URL(path, record.url), { method: 'POST', headers: { 'ptydeck-asker-pid': claim } });
+    result.claims.push({ path, claim, status: response.status, body: await response.text() });
+  }
 }
 
 // 4. `ptydeck url`: as is, with a scrubbed environment, in a new POSIX session with one.
