@@ -76,7 +76,7 @@ test('the context menu copies, pastes and selects all, and gives the keyboard ba
 
   await terminalOf(page, id).click({ button: 'right' });
   const menu = page.getByRole('menu', { name: 'Terminal' });
-  await expect(menu.getByRole('menuitem')).toHaveText([/^Copy/, /^Paste/, /^Select all/, /^Export recording/]);
+  await expect(menu.getByRole('menuitem')).toHaveText([/^Copy/, /^Paste/, /^Select all/, /^Export recording/, /^Replay/]);
   // Nothing selected yet: nothing to copy.
   await expect(menu.getByRole('menuitem', { name: /^Copy/ })).toBeDisabled();
   await page.keyboard.press('Escape');
