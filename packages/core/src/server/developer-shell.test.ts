@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandRecord } from '@ptydeck/contract';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
@@ -8,6 +7,7 @@ import { waitForOutput } from '../testing/session-waits.js';
 import { readCommandOutput } from '../timeline/command-output.js';
 import { Timeline } from '../timeline/index.js';
 import { DeveloperShell } from './developer-shell.js';
+import { commandDone } from '../testing/command-waits.js';
 
 /** The developer's own bash tab with ptydeck's marks: their startup files' prompt and PROMPT_COMMAND kept, their commands recorded as theirs. */
 
@@ -35,16 +35,6 @@ afterAll(async () => {
   await service.dispose();
 });
 
-function done(command: string): Promise<CommandRecord> {
-  return new Promise((resolve) => {
-    const off = timeline.onCommand((record) => {
-      if (record.command !== command || record.status !== 'done') return;
-      off();
-      resolve(record);
-    });
-  });
-}
-
 describe("the developer's bash tab", () => {
   it('keeps their prompt and PROMPT_COMMAND, records their commands as theirs, and leaks no hook to its children', async () => {
     const launch = shell.launch(env);
@@ -52,7 +42,7 @@ describe("the developer's bash tab", () => {
     const info = service.create({ source: 'user', cwd: join(home, 'work'), cols: 120, rows: 30, ...launch });
     await waitForOutput(service, info.id, 'dev-1$ ');
 
-    const first = done('cd .. && echo hello-dev');
+    const first = commandDone(timeline, 'cd .. && echo hello-dev');
     service.write(info.id, 'cd .. && echo hello-dev\r', 'user');
     const record = await first;
     expect(record).toMatchObject({ actor: { kind: 'developer', name: null }, exitCode: 0, cwd: join(home, 'work') });
@@ -63,10 +53,10 @@ describe("the developer's bash tab", () => {
 
     // What a program started from the tab inherits: none of ptydeck's hooks or markers, the history file as it was.
     const probe = 'env | grep -cE "^(PROMPT_COMMAND|PS0|BASH_ENV|__ptydeck)" ; echo "histfile=$HISTFILE"';
-    const inherited = done(probe);
+    const inherited = commandDone(timeline, probe);
     service.write(info.id, `${probe}\r`, 'user');
     expect(readCommandOutput(service, await inherited, 4096).text).toBe(`0\nhistfile=${env.HISTFILE}\n`);
-    const failing = done('false');
+    const failing = commandDone(timeline, 'false');
     service.write(info.id, 'false\r', 'user');
     expect((await failing).exitCode).toBe(1);
 

@@ -1,9 +1,9 @@
-import type { CommandRecord } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpCaller } from '../testing/mcp-client.js';
 import { useRealShells } from '../testing/real-shells.js';
 import { registerHistoryTool } from './history-tool.js';
 import { Timeline } from './timeline.js';
+import { commandDone } from '../testing/command-waits.js';
 
 /** terminal_history through the official MCP SDK client: an agent's own commands, their output, a search; nothing of another agent's. */
 
@@ -24,23 +24,13 @@ afterAll(async () => {
   timeline.dispose();
 });
 
-function done(command: string): Promise<CommandRecord> {
-  return new Promise((resolve) => {
-    const off = timeline.onCommand((record) => {
-      if (record.command !== command || record.status !== 'done') return;
-      off();
-      resolve(record);
-    });
-  });
-}
-
 describe('terminal_history', () => {
   it("lists the agent's own commands (the developer's line in its terminal marked theirs), reads one, searches; another agent sees none", async () => {
     const id = String((await a.ok('terminal_create', { cwd: shells.dir })).id);
     await a.ok('terminal_run', { id, command: 'echo alpha-1; echo alpha-2' });
     await a.ok('terminal_run', { id, command: 'cat /nonexistent-history' });
     await a.ok('terminal_run', { id, command: 'seq 1 20000' });
-    const developer = done('echo typed-by-dev');
+    const developer = commandDone(timeline, 'echo typed-by-dev');
     shells.service.write(id, 'echo typed-by-dev\r', 'user');
     await developer;
 
