@@ -196,7 +196,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       chatBindings,
       timeline,
       // Each panel that asks reaches the remotes in remotes.json itself, through ssh.
-      remotes: options.remotes ?? remoteHostsOpener({ configDir }),
+      remotes: options.remotes ?? remoteHostsOpener({ configDir, stateDir }),
     });
   } catch (error) {
     stopRecording?.();

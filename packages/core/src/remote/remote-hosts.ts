@@ -16,6 +16,8 @@ export interface RemoteHostsOptions {
   configDir: string;
   /** ssh's environment (PTYDECK_SSH, SSH_AUTH_SOCK, HOME). Default process.env. */
   env?: Record<string, string | undefined>;
+  /** ptydeck's state directory: the shared ssh connections' control sockets are there. */
+  stateDir?: string;
   log?: (line: string) => void;
 }
 
@@ -53,7 +55,7 @@ export class RemoteHosts {
       changed: () => this.disposed || this.announce(),
     };
     for (const remote of remotes) {
-      const link = new RemotePanelLink(remote, { ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
+      const link = new RemotePanelLink(remote, { ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}), ...(options.stateDir ? { stateDir: options.stateDir } : {}) });
       this.relays.push(new RemoteRelay(link, relaySink));
     }
     this.announce();

@@ -25,6 +25,8 @@ export interface RemotePanelLinkOptions {
   env?: Record<string, string | undefined>;
   /** Lines ssh or the remote ptydeck wrote on stderr, for the host's log. */
   log?: (line: string) => void;
+  /** ptydeck's state directory, where the shared ssh connections' control sockets are (default: the one env names). */
+  stateDir?: string;
 }
 
 /**
@@ -64,6 +66,11 @@ export class RemotePanelLink {
   /** The environment ssh runs with, for the port forwards made beside this link. */
   get env(): Record<string, string | undefined> {
     return this.options.env ?? process.env;
+  }
+
+  /** The state directory this link's ssh shares its connection through, for the port forwards. */
+  get stateDir(): string | undefined {
+    return this.options.stateDir;
   }
 
   get state(): { state: RemoteHostState; detail: string | null } {
@@ -117,7 +124,7 @@ export class RemotePanelLink {
       this.options.log?.(`remote ${this.remote.name}: ${line}`);
     });
     // BatchMode: no one can answer a password prompt in the host's stdio; keys and an agent work.
-    const child = spawnRemote(this.remote, ['panel-channel'], { batch: true, ...(this.options.env ? { env: this.options.env } : {}) });
+    const child = spawnRemote(this.remote, ['panel-channel'], { batch: true, ...(this.options.env ? { env: this.options.env } : {}), ...(this.options.stateDir ? { stateDir: this.options.stateDir } : {}) });
     this.child = child;
     // A batch queued before the connection went is dropped with it: writes to a dead ssh go nowhere.
     this.writer = new ChannelWriter((batch) => (this.child === child && child.stdin!.writable ? child.stdin!.write(batch) : true));

@@ -106,7 +106,7 @@ export class RemoteRelay {
     const key = `${id}:${port}`;
     let forward = this.forwards.get(key);
     if (!forward) {
-      forward = startPortForward(this.link.remote, listening, this.link.env);
+      forward = startPortForward(this.link.remote, listening, this.link.env, this.link.stateDir);
       this.forwards.set(key, forward);
       // ssh gone (the link dropped, or killed): the next click makes a new one.
       forward.then(
