@@ -131,6 +131,35 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     p.ws.close();
   }, 60_000);
 
+  it("a panel that reconnects to this machine's host resumes a remote stream from its cursor (asked before the remote's link is up): no resync, no byte lost or repeated", async () => {
+    const first = await panel();
+    first.send({ type: 'hosts.watch' });
+    await first.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    first.send({ type: 'create', requestId: 'c1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await first.messages.json((m) => m.type === 'created' && m.requestId === 'c1');
+    first.send({ type: 'attach', id: info.id, cursor: null });
+    await until(() => (first.resyncs.get(info.id) ?? 0) === 1, 'the first screen');
+    first.send({ type: 'input', id: info.id, data: 'for i in $(seq 1 3000); do echo "line $i"; [ $((i % 300)) = 0 ] && sleep 0.05; done; echo loop-done\r' });
+    await until(() => /^line 600\r?$/m.test(first.text.get(info.id) ?? ''), 'mid-loop');
+    // The panel's socket drops; what it had applied is its cursor.
+    first.ws.terminate();
+    const cursor = first.next.get(info.id)!;
+    const again = await panel();
+    await again.messages.json((m) => m.type === 'snapshot');
+    again.next.set(info.id, cursor);
+    // As the app does on a reconnect: hosts.watch, then each stream from its cursor, at once.
+    again.send({ type: 'hosts.watch' });
+    again.send({ type: 'attach', id: info.id, cursor });
+    await until(() => /^loop-done\r?$/m.test(again.text.get(info.id) ?? ''), 'the loop ends', 60_000);
+    expect(again.problems).toEqual([]);
+    expect(again.resyncs.get(info.id)).toBeUndefined();
+    const text = (first.text.get(info.id) ?? '') + (again.text.get(info.id) ?? '');
+    const numbers = [...text.matchAll(/^line (\d+)\r?$/gm)].map((m) => Number(m[1]));
+    expect(numbers).toHaveLength(3000);
+    expect(numbers.every((n, i) => n === i + 1)).toBe(true);
+    again.ws.close();
+  }, 90_000);
+
   it('SIGKILL of ssh mid-flood: the remote session lives on, the panel hears "reconnecting to box", and its stream resumes from its cursor: every byte once', async () => {
     const p = await panel();
     p.send({ type: 'hosts.watch' });

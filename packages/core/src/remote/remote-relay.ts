@@ -13,6 +13,14 @@ export interface RelaySink {
   taken(id: string, by: RemoteRelay): boolean;
   /** The link's state changed (for the `hosts` message). */
   changed(): void;
+  /**
+   * The cursor a panel asked a stream of `id` from before any remote had
+   * said whose the id is (a reconnected panel's attach), taken at most once;
+   * undefined when it asked for none.
+   */
+  claim(id: string): number | null | undefined;
+  /** A connection's snapshot was taken in (the remote said which sessions it has). */
+  answered(): void;
 }
 
 type Routed = Extract<PanelClientMessage, { id: string }>;
@@ -34,6 +42,8 @@ export class RemoteRelay {
   /** Ports of this remote's sessions forwarded to this machine, by `id:port`: each kept until its session ends or the port closes. */
   private readonly forwards = new Map<string, Promise<PortForward>>();
   private instance: string | undefined;
+  /** Whether a connection's snapshot came at least once (the remote said which sessions it has). */
+  private heard = false;
   private readonly subscriptions: (() => void)[] = [];
 
   constructor(
@@ -57,6 +67,11 @@ export class RemoteRelay {
 
   owns(id: string): boolean {
     return this.sessions.has(id);
+  }
+
+  /** Whether this remote said which sessions it has, or never will (it cannot run ptydeck). */
+  get settled(): boolean {
+    return this.heard || this.link.state.state === 'failed';
   }
 
   /** A panel message for one of this remote's sessions (or a `create` naming it), sent there; input while the link is down is refused, not queued. */
@@ -160,10 +175,14 @@ export class RemoteRelay {
   private resume(snapshot: Extract<PanelServerMessage, { type: 'snapshot' }>): void {
     const restarted = this.instance !== undefined && this.instance !== snapshot.instance;
     this.instance = snapshot.instance;
+    this.heard = true;
     const present = new Set<string>();
     for (const info of snapshot.sessions) {
       if (this.sink.taken(info.id, this)) continue;
       present.add(info.id);
+      // A panel that reconnected to this machine asked for the stream from its cursor before we knew it was ours.
+      const asked = this.sink.claim(info.id);
+      if (asked !== undefined) this.viewers.set(info.id, asked);
       const known = this.sessions.has(info.id);
       const tagged = this.tag(info);
       this.sessions.set(info.id, tagged);
@@ -186,6 +205,7 @@ export class RemoteRelay {
       this.viewers.set(id, resumeAt);
       this.link.send({ type: 'attach', id, cursor: resumeAt });
     }
+    this.sink.answered();
   }
 
   private frame(frame: RelayedFrame): void {
