@@ -101,7 +101,7 @@ export class RemoteHosts {
       return true;
     }
     if (!('id' in message) || typeof message.id !== 'string' || this.sink.isLocal(message.id)) return false;
-    const relay = this.relays.find((candidate) => candidate.owns(message.id as string));
+    const relay = this.relays.find((candidate) => candidate.routes(message.id as string));
     if (!relay) return this.hold(message);
     relay.route(message as Parameters<RemoteRelay['route']>[0]);
     return true;

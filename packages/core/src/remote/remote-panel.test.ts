@@ -160,6 +160,28 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     again.ws.close();
   }, 90_000);
 
+  it("a remote session's leftovers show in this panel, tagged with the remote, and ending them reaches the remote", async () => {
+    const p = await panel();
+    p.send({ type: 'hosts.watch' });
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    p.send({ type: 'create', requestId: 'l1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await p.messages.json((m) => m.type === 'created' && m.requestId === 'l1');
+    p.send({ type: 'input', id: info.id, data: 'nohup sleep 300 >/dev/null 2>&1 & exit\r' });
+    const left = await p.messages.json((m) => m.type === 'processes.leftovers' && m.host === 'box' && m.sessions.some((s: { id: string }) => s.id === info.id));
+    const session = left.sessions.find((s: { id: string }) => s.id === info.id);
+    expect(session.host).toBe('box');
+    const sleeper = session.processes.find((proc: { command: string }) => proc.command.includes('sleep'));
+    expect(sleeper).toBeDefined();
+    // Closed there: no longer a session of the remote's, yet its leftover is still the remote's to end.
+    p.send({ type: 'close', id: info.id });
+    await p.messages.json((m) => m.type === 'event' && m.event.type === 'pty.removed' && m.event.id === info.id);
+    p.send({ type: 'processes.end', requestId: 'end1', id: info.id, pids: [sleeper.pid] });
+    const ended = await p.messages.json((m) => (m.type === 'processes.ended' || m.type === 'error') && m.requestId === 'end1');
+    expect(ended.type, JSON.stringify(ended)).toBe('processes.ended');
+    expect(ended.ended.map((proc: { pid: number }) => proc.pid)).toContain(sleeper.pid);
+    p.ws.close();
+  }, 60_000);
+
   it('SIGKILL of ssh mid-flood: the remote session lives on, the panel hears "reconnecting to box", and its stream resumes from its cursor: every byte once', async () => {
     const p = await panel();
     p.send({ type: 'hosts.watch' });

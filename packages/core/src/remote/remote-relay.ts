@@ -36,6 +36,8 @@ type Routed = Extract<PanelClientMessage, { id: string }>;
 export class RemoteRelay {
   private readonly sessions = new Map<string, SessionInfo>();
   private readonly agents = new Set<string>();
+  /** Ids of this remote's sessions with processes left running (some no longer sessions there): `processes.end` for them goes here. */
+  private leftovers = new Set<string>();
   /** Sessions the panel streams, with the cursor of the next byte it is owed (null: it asked for the screen). */
   private readonly viewers = new Map<string, number | null>();
   private readonly requests = new Set<string>();
@@ -67,6 +69,11 @@ export class RemoteRelay {
 
   owns(id: string): boolean {
     return this.sessions.has(id);
+  }
+
+  /** Whether a panel message about `id` goes to this remote: one of its sessions, or one that left processes there. */
+  routes(id: string): boolean {
+    return this.sessions.has(id) || this.leftovers.has(id);
   }
 
   /** Whether this remote said which sessions it has, or never will (it cannot run ptydeck). */
@@ -255,8 +262,14 @@ export class RemoteRelay {
       case 'agent.removed':
         if (this.agents.delete(message.id)) this.sink.send(message);
         return;
+      case 'processes.leftovers': {
+        // Only ids that are not this machine's or another remote's, each tagged with this remote's name.
+        const sessions = message.sessions.filter((session) => !this.sink.taken(session.id, this)).map((session) => ({ ...session, host: this.name }));
+        this.leftovers = new Set(sessions.map((session) => session.id));
+        return this.sink.send({ type: 'processes.leftovers', host: this.name, sessions });
+      }
       default:
-        // Its chats, leftovers and hosts are that machine's panel's business, not ours.
+        // Its chats and hosts are that machine's panel's business, not ours.
         return;
     }
   }
