@@ -1,7 +1,10 @@
 // Figure 15: a remote host in the panel, over ssh on loopback (a real sshd, a test user running the checkout's
 // ptydeck). The local core relays the remote's panel protocol through `ssh … ptydeck panel-channel`; its
 // baselines are ssh itself: keystroke echo against `ssh DEST cat` (a byte in, the same byte out), delivery
-// against `ssh DEST cat <file>` read here. Keystrokes alternate between the two paths so both see the same load.
+// against `ssh DEST cat <file>` read here. Neither has a terminal, while a remote session's bytes pass a PTY
+// there, so each has a like-for-like row beside it (info): the same through `ssh -tt DEST`, a PTY on the
+// remote (`stty raw -echo; exec cat` for echo, as figure 3 does; `cat <file>` for delivery). Keystrokes and
+// deliveries alternate between the paths so all see the same load.
 import { spawn } from 'node:child_process';
 import { chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,6 +35,7 @@ export async function run(ctx) {
   const host = await startCoreHost({ ...workspace, env: { ...workspace.env, PTYDECK_SSH: box.ssh } });
   let client;
   let sshCat;
+  let sshTty;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
     const connected = client.nextJson((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected', 60_000, 'the link to box');
@@ -42,39 +46,47 @@ export async function run(ctx) {
     const echoId = await remoteShell(client, 'e');
     await typeAndWait(client, echoId, 'stty raw -echo; printf "READY%s" 42; exec cat\r', 'READY42');
     sshCat = spawn(box.ssh, ['-T', box.alias, 'cat'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const sshEcho = sshEchoer(sshCat);
-    for (let i = 0; i < WARMUP_KEYS; i++) {
-      await sshEcho(i);
-      await client.echoLatency(echoId, i);
-    }
-    const core = [];
-    const baseline = [];
+    sshTty = spawn(box.ssh, ['-tt', box.alias], { stdio: ['pipe', 'pipe', 'ignore'] });
+    await rawCatOverTty(sshTty);
+    const paths = { ssh: sshEchoer(sshCat), tty: sshEchoer(sshTty), core: (i) => client.echoLatency(echoId, i) };
+    for (let i = 0; i < WARMUP_KEYS; i++) for (const echo of Object.values(paths)) await echo(i);
+    const samples = { ssh: [], tty: [], core: [] };
+    const names = Object.keys(paths);
     for (let i = 0; i < sizes.keystrokes; i++) {
-      if (i % 2 === 0) {
-        baseline.push(await sshEcho(i));
-        core.push(await client.echoLatency(echoId, i));
-      } else {
-        core.push(await client.echoLatency(echoId, i));
-        baseline.push(await sshEcho(i));
+      // Each key rotates which path goes first.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(i + k) % names.length];
+        samples[name].push(await paths[name](i));
       }
     }
-    const c = summarize(core);
-    const b = summarize(baseline);
+    const c = summarize(samples.core);
+    const b = summarize(samples.ssh);
+    const t = summarize(samples.tty);
 
     // ---- delivery ----
     const runs = [];
     for (let i = 0; i < reps; i++) {
-      const order = i % 2 === 0 ? ['ssh', 'panel'] : ['panel', 'ssh'];
+      const variants = ['ssh', 'tty', 'panel'];
       const result = {};
-      for (const variant of order) result[variant] = variant === 'ssh' ? await sshDelivery(box, remoteFile) : await panelDelivery(client, remoteFile, data.plain.ptyBytes, `d${i}`);
-      ctx.log(`  rep ${i + 1}: ssh cat ${result.ssh.mbps.toFixed(1)} MB/s, remote session in the panel ${result.panel.mbps.toFixed(1)} MB/s (${result.panel.skipped} bytes skipped by resyncs)`);
+      for (let k = 0; k < variants.length; k++) {
+        const variant = variants[(i + k) % variants.length];
+        if (variant === 'ssh') result.ssh = await sshDelivery(box, remoteFile, '-T');
+        else if (variant === 'tty') result.tty = await sshDelivery(box, remoteFile, '-tt');
+        else result.panel = await panelDelivery(client, remoteFile, data.plain.ptyBytes, `d${i}`);
+      }
+      ctx.log(
+        `  rep ${i + 1}: ssh -T cat ${result.ssh.mbps.toFixed(1)} MB/s, ssh -tt cat ${result.tty.mbps.toFixed(1)} MB/s, remote session in the panel ${result.panel.mbps.toFixed(1)} MB/s (${result.panel.skipped} bytes skipped by resyncs)`,
+      );
       runs.push(result);
     }
     const ratio = median(runs.map((r) => r.panel.mbps / r.ssh.mbps));
+    const ttyRatio = median(runs.map((r) => r.panel.mbps / r.tty.mbps));
     return {
       rows: [
         row({ figure: '15', metric: `remote keystroke echo p50, ${c.n} keys (ms)`, value: c.p50, baseline: b.p50, note: 'baseline: ssh DEST cat' }),
         row({ figure: '15', metric: `remote keystroke echo p99, ${c.n} keys (ms)`, value: c.p99, baseline: b.p99, target: `<= ${ECHO_RATIO_TARGET}x ssh cat`, pass: c.p99 <= ECHO_RATIO_TARGET * b.p99 }),
+        row({ figure: '15', metric: `remote keystroke echo p50, like for like (ms)`, value: c.p50, baseline: t.p50, note: 'baseline: ssh -tt DEST, raw cat on a PTY there' }),
+        row({ figure: '15', metric: `remote keystroke echo p99, like for like (ms)`, value: c.p99, baseline: t.p99, note: 'baseline: ssh -tt DEST, raw cat on a PTY there' }),
         row({
           figure: '15',
           metric: `remote delivery, cat plain text ${Math.round(data.plain.bytes / MiB)} MiB (MB/s)`,
@@ -84,11 +96,20 @@ export async function run(ctx) {
           target: `>= ${DELIVERY_TARGET}x ssh cat <file>`,
           pass: ratio >= DELIVERY_TARGET,
         }),
+        row({
+          figure: '15',
+          metric: `remote delivery, like for like (MB/s)`,
+          value: median(runs.map((r) => r.panel.mbps)),
+          baseline: median(runs.map((r) => r.tty.mbps)),
+          ratio: ttyRatio,
+          note: 'baseline: ssh -tt DEST cat <file>, a PTY there',
+        }),
       ],
-      details: { echo: { core: c, ssh: b }, delivery: runs },
+      details: { echo: { core: c, ssh: b, sshTty: t }, delivery: runs },
     };
   } finally {
     sshCat?.kill();
+    sshTty?.kill();
     await client?.close();
     await host.stop();
     await box.close();
@@ -145,12 +166,32 @@ function sshEchoer(child) {
   };
 }
 
-async function sshDelivery(box, file) {
+/** `ssh -tt DEST` with its login shell on a PTY there, turned into a raw `cat`: resolves once it echoes nothing but what it is sent. */
+async function rawCatOverTty(child) {
+  let text = '';
+  const ready = deferred();
+  const listen = (chunk) => {
+    text += chunk.toString('latin1');
+    // The PTY echoes the typed line first; 'READY%s' there is not 'READY42'.
+    if (text.includes('READY42')) ready.resolve();
+  };
+  child.stdout.on('data', listen);
+  child.stdin.write('stty raw -echo; printf "READY%s" 42; exec cat\r');
+  try {
+    await withDeadline(ready.promise, 30_000, 'a raw cat over ssh -tt');
+  } finally {
+    child.stdout.off('data', listen);
+  }
+}
+
+/** `ssh FLAG DEST cat <file>` read here: -T a pipe there, -tt a PTY there (its stdin kept open, so ssh sends no EOF to it). */
+async function sshDelivery(box, file, flag) {
   const started = now();
-  const child = spawn(box.ssh, ['-T', box.alias, 'cat', file], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(box.ssh, [flag, box.alias, 'cat', file], { stdio: ['pipe', 'pipe', 'ignore'] });
   let bytes = 0;
   child.stdout.on('data', (chunk) => (bytes += chunk.length));
-  await withDeadline(new Promise((resolve) => child.once('close', resolve)), 300_000, 'ssh cat <file>');
+  await withDeadline(new Promise((resolve) => child.once('close', resolve)), 300_000, `ssh ${flag} cat <file>`);
+  child.stdin.destroy();
   const seconds = (now() - started) / 1000;
   return { bytes, seconds, mbps: bytes / 1e6 / seconds };
 }

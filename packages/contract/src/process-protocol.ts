@@ -74,11 +74,17 @@ export const LeftoverSession = z.object({
   known: z.boolean(),
   processes: z.array(SessionProcess),
   ports: z.array(ListeningPort),
+  /** The remote host the session was on; absent for this machine's. */
+  host: z.string().optional(),
 });
 export type LeftoverSession = z.infer<typeof LeftoverSession>;
 
-/** Every session's leftovers, sent on connect and whenever they change. */
-export const ProcessesLeftoverMessage = z.object({ type: z.literal('processes.leftovers'), sessions: z.array(LeftoverSession) });
+/**
+ * One host's leftovers, all of them, sent on connect and whenever they
+ * change: this machine's (no `host`), or a remote's, which replace only
+ * that remote's.
+ */
+export const ProcessesLeftoverMessage = z.object({ type: z.literal('processes.leftovers'), sessions: z.array(LeftoverSession), host: z.string().optional() });
 
 export const ProcessServerMessage = z.discriminatedUnion('type', [ProcessesListMessage, ProcessesEndedMessage, ProcessesLeftoverMessage]);
 export type ProcessServerMessage = z.infer<typeof ProcessServerMessage>;

@@ -7,12 +7,15 @@ class FakeSocket implements SocketLike {
   sent: PanelClientMessage[] = [];
   /** `hosts.watch` requests, counted apart: every connection sends one after its snapshot. */
   hostWatches = 0;
+  /** Every message's type, in the order sent. */
+  order: string[] = [];
   closed = false;
   private messageListener: (data: unknown) => void = () => {};
   private closeListener: (event: { code: number; reason: string }) => void = () => {};
   constructor(readonly url: string, readonly protocols: string[]) {}
   send(data: string) {
     const message = JSON.parse(data) as PanelClientMessage;
+    this.order.push(message.type);
     if (message.type === 'hosts.watch') this.hostWatches += 1;
     else this.sent.push(message);
   }
@@ -119,6 +122,34 @@ describe('PanelClient', () => {
       { type: 'attach', id: 'a', cursor: 11 },
       { type: 'attach', id: 'b', cursor: 2 },
     ]);
+  });
+
+  it("resumes a remote host's session from its cursor after a drop, though this machine's snapshot does not list it: hosts.watch first, so the core holds the attach for the remote", async () => {
+    const { latest, timers, client, output } = await setup();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    latest().receive({ type: 'event', event: { type: 'pty.created', info: session('r', { host: 'box' }) } });
+    client.attach('a');
+    client.attach('r');
+    latest().output('a', 0, 'here');
+    latest().output('r', 0, 'there');
+    latest().drop();
+    expect(timers.runNext()).toBe(100);
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    expect(latest().order).toEqual(['hosts.watch', 'attach', 'attach']);
+    expect(latest().sent).toEqual([
+      { type: 'attach', id: 'a', cursor: 4 },
+      { type: 'attach', id: 'r', cursor: 5 },
+    ]);
+    latest().output('r', 5, '!');
+    expect(output).toEqual(['a:here', 'r:there', 'r:!']);
+    // Gone from its remote meanwhile: the core says so, and the next reconnect does not ask for it.
+    latest().receive({ type: 'event', event: { type: 'pty.removed', id: 'r' } });
+    latest().drop();
+    expect(timers.runNext()).toBe(100);
+    await flush();
+    latest().receive({ type: 'snapshot', sessions: [session('a')], agents: [], instance: 'i1' });
+    expect(latest().sent).toEqual([{ type: 'attach', id: 'a', cursor: 4 }]);
   });
 
   it('backs off exponentially while the server is away and resets after a snapshot', async () => {

@@ -38,6 +38,12 @@ const browserTimers: Timers = {
  */
 export class PanelClient {
   private readonly book = new CursorBook();
+  /**
+   * Sessions of remote hosts, which a snapshot of this machine's host does
+   * not list: their cursors outlive a reconnect, and the core hands each
+   * attach to its remote once that remote's link says it has the session.
+   */
+  private readonly remoteIds = new Set<string>();
   private readonly statusEmitter = new Emitter<ConnectionStatus>({ name: 'status' });
   private readonly snapshotEmitter = new Emitter<Snapshot>({ name: 'snapshot' });
   private readonly eventEmitter = new Emitter<PtyEvent>({ name: 'event' });
@@ -316,13 +322,14 @@ export class PanelClient {
         // Cursors count bytes of one server instance's logs; a new instance means new logs.
         if (instanceChanged) this.book.forgetCursors();
         this.instance = message.instance;
-        this.book.retainOnly(message.sessions.map((session) => session.id));
+        this.book.retainOnly([...message.sessions.map((session) => session.id), ...this.remoteIds]);
         this.ready = true;
         this.attempt = 0;
         this.cause = 'unknown';
-        for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
-        // The panel shows every host: the core reaches the remotes for this connection only when asked.
+        // The panel shows every host: the core reaches the remotes for this connection only when asked, and
+        // asked first, so the attaches that follow for remote sessions wait there for their remotes.
         this.send({ type: 'hosts.watch' });
+        for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
         this.setStatus({ state: 'connected', instance: message.instance });
         this.snapshotEmitter.fire({
           sessions: message.sessions,
@@ -334,7 +341,10 @@ export class PanelClient {
         return;
       }
       case 'event':
-        if (message.event.type === 'pty.removed') this.book.detach(message.event.id);
+        if (message.event.type === 'pty.removed') {
+          this.book.detach(message.event.id);
+          this.remoteIds.delete(message.event.id);
+        } else if (message.event.info.host !== undefined) this.remoteIds.add(message.event.info.id);
         this.eventEmitter.fire(message.event);
         return;
       case 'agent.added':
@@ -349,6 +359,7 @@ export class PanelClient {
         this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor });
         return;
       case 'created':
+        if (message.info.host !== undefined) this.remoteIds.add(message.info.id);
         this.createdEmitter.fire({ requestId: message.requestId, info: message.info });
         return;
       case 'chat.opened':

@@ -69,6 +69,19 @@ describe('createProcessPanel', () => {
     expect(sent).toEqual([{ end: 'chat-1', pids: [42], kind: 'chat' }]);
   });
 
+  it("shows every host's leftovers together, each host's message replacing only that host's", () => {
+    const { panel, processes } = harness();
+    const here = { id: 'l1', title: 'dev', source: 'user' as const, ownerName: null, known: false, processes: [sleeper], ports: [] };
+    const there = { ...here, id: 'r1', host: 'box' };
+    processes.fire({ type: 'processes.leftovers', sessions: [here] });
+    processes.fire({ type: 'processes.leftovers', host: 'box', sessions: [there] });
+    expect(panel.state.leftovers.map((session) => session.id)).toEqual(['l1', 'r1']);
+    processes.fire({ type: 'processes.leftovers', sessions: [] });
+    expect(panel.state.leftovers.map((session) => session.id)).toEqual(['r1']);
+    processes.fire({ type: 'processes.leftovers', host: 'box', sessions: [] });
+    expect(panel.state.leftovers).toEqual([]);
+  });
+
   it('lets go of an end the core refused with an error', () => {
     const { panel, errors } = harness();
     panel.end('s3', [7]);

@@ -39,6 +39,8 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
   const ends = new Map<string, number[]>();
   /** Port forwards this panel asked for: their answers open the page. */
   const forwards = new Set<string>();
+  /** The leftovers each host last reported ('' for this machine). */
+  const leftoversByHost = new Map<string, LeftoverSession[]>();
   const disposables = new DisposableStore();
 
   function query(id: string): void {
@@ -56,9 +58,12 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
   disposables.add(
     client.onProcesses((message) => {
       switch (message.type) {
-        case 'processes.leftovers':
-          setState('leftovers', reconcile(message.sessions, { key: 'id' }));
+        case 'processes.leftovers': {
+          // Each host's message replaces that host's leftovers only: this machine's and each remote's, shown together.
+          leftoversByHost.set(message.host ?? '', message.sessions);
+          setState('leftovers', reconcile([...leftoversByHost.values()].flat(), { key: 'id' }));
           return;
+        }
         case 'processes.list': {
           if (queries.get(message.requestId) !== message.id) return;
           queries.delete(message.requestId);

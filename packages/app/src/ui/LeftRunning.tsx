@@ -30,7 +30,10 @@ export function LeftRunning() {
               <li class="agent-card" data-testid="leftover-session" data-session-id={session.id}>
                 <div class="agent-head">
                   <div>
-                    <div class="agent-name">{session.title}</div>
+                    <div class="agent-name">
+                      {session.title}
+                      <Show when={session.host}>{(host) => <span class="host-group" data-testid="leftover-host"> {host()}</span>}</Show>
+                    </div>
                     <div class="agent-meta">
                       {leftoverMeta(session)}{' '}
                       <PortChips ports={session.ports} sessionId={session.id} />

@@ -85,7 +85,7 @@ export function TabBar() {
             return (
               <>
                 <Show when={tab.host !== undefined && tabs()[index() - 1]?.host !== tab.host}>
-                  <span class="host-group" data-testid="tab-host-group" data-host={tab.host} classList={{ reconnecting: terminal.hostState(tab.host!) !== 'connected' }} title={terminal.hostDetail(tab.host!) ?? `Sessions on ${tab.host}`}>
+                  <span class="host-group" data-testid="tab-host-group" data-host={tab.host} classList={{ reconnecting: terminal.hostState(tab.host!) !== 'connected' }} title={terminal.hostDetail(tab.host!) ?? `Sessions on ${tab.host} (${terminal.hosts().find((host) => host.name === tab.host)?.destination ?? 'not in remotes.json'})`}>
                     {tab.host}
                   </span>
                 </Show>

@@ -4,7 +4,7 @@ import type { RawData } from 'ws';
 import { PANEL_SUBPROTOCOL, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import { ensureHost } from './ensure-host.js';
 import { panelToken } from './panel-access.js';
-import { ChannelKind, ChannelReader, channelFrame, MAX_CHANNEL_MESSAGE } from '../remote/channel-frames.js';
+import { ChannelKind, ChannelReader, ChannelWriter, MAX_CHANNEL_MESSAGE } from '../remote/channel-frames.js';
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -30,16 +30,28 @@ export async function runPanelChannel(log: (line: string) => void): Promise<numb
     maxPayload: MAX_CHANNEL_MESSAGE,
   });
   const stdout = process.stdout;
-  ws.on('message', (data: RawData, isBinary: boolean) => {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-    if (!stdout.write(channelFrame(isBinary ? ChannelKind.Binary : ChannelKind.Text, bytes))) {
+  let paused = false;
+  const writer = new ChannelWriter((batch) => {
+    const ok = stdout.write(batch);
+    if (!ok && !paused) {
+      paused = true;
       ws.pause();
-      stdout.once('drain', () => ws.resume());
+      stdout.once('drain', () => {
+        paused = false;
+        ws.resume();
+      });
     }
+    return ok;
+  });
+  // Each message is passed on as the host sent it (no decoding), batched per turn.
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+    writer.write(isBinary ? ChannelKind.Binary : ChannelKind.Text, bytes);
   });
   const reader = new ChannelReader((kind, payload) => {
-    // The host takes text only from a panel; a binary message would be refused there anyway.
-    if (kind === ChannelKind.Text && ws.readyState === ws.OPEN) ws.send(payload.toString('utf8'));
+    // The host takes text only from a panel; a binary message would be refused there anyway. The JSON goes
+    // on as a text frame of its bytes, not decoded and encoded again (the host checks it is UTF-8).
+    if (kind === ChannelKind.Text && ws.readyState === ws.OPEN) ws.send(payload, { binary: false });
   });
   return await new Promise<number>((resolve) => {
     const finish = (code: number) => {

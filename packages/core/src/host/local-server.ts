@@ -172,7 +172,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       // The developer's bash tabs get the marks too, unless config.json says not (developer-shell.ts).
       developerShell: () => (developerShellIntegration(configDir) ? developerShell.launch(developerEnv.current()) : undefined),
       // Each panel that asks reaches the remotes in remotes.json itself, through ssh.
-      remotes: options.remotes ?? remoteHostsOpener({ configDir }),
+      remotes: options.remotes ?? remoteHostsOpener({ configDir, stateDir }),
     });
   } catch (error) {
     await services.dispose('abandon');

@@ -21,6 +21,49 @@ export function channelFrame(kind: ChannelKind, payload: Uint8Array | string): B
 }
 
 /**
+ * Writes messages to a byte stream, every message of one turn in one write:
+ * a keystroke's `input` and an `ack`, or an output frame and the event that
+ * follows it, cross ssh as one read and one packet instead of one each, and
+ * each payload is copied once (into the batch) rather than into a frame and
+ * again into the stream.
+ */
+export class ChannelWriter {
+  private pending: { kind: ChannelKind; body: Uint8Array }[] = [];
+  private bytes = 0;
+  private scheduled = false;
+
+  /** @param sink takes one batch; returns false when the stream's buffer is full (as Writable.write does). */
+  constructor(private readonly sink: (batch: Buffer) => boolean) {}
+
+  /** Queues a message for this turn's batch (written in a microtask, after the turn's other messages). */
+  write(kind: ChannelKind, payload: Uint8Array | string): void {
+    const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+    this.pending.push({ kind, body });
+    this.bytes += HEAD + body.length;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  /** Writes what is queued now; the sink's verdict, or true when nothing was queued. */
+  flush(): boolean {
+    this.scheduled = false;
+    if (this.pending.length === 0) return true;
+    const batch = Buffer.allocUnsafe(this.bytes);
+    let at = 0;
+    for (const { kind, body } of this.pending) {
+      batch[at] = kind;
+      batch.writeUInt32BE(body.length, at + 1);
+      batch.set(body, at + HEAD);
+      at += HEAD + body.length;
+    }
+    this.pending = [];
+    this.bytes = 0;
+    return this.sink(batch);
+  }
+}
+
+/**
  * Cuts a byte stream back into messages. Chunks are kept as they come and
  * joined once per message, so a flood of small chunks costs no quadratic copying.
  */

@@ -1,15 +1,17 @@
-// A remote session's port, reachable on this machine's loopback through `ssh -N -L`, for the panel's port chip.
-import { spawn, type ChildProcess } from 'node:child_process';
+// A remote session's port, reachable on this machine's loopback through the remote's shared ssh connection (or an `ssh -N -L`), for the panel's port chip.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
-import { SSH_PROGRAM_ENV, sshEnv } from './ssh-launch.js';
+import { remoteControlPath, sshEnv, sshProgram } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
 import { descendsFrom, pidsHoldingSocket } from '../common/peer-process.js';
 import { listeningSockets } from '../proc/tcp-table.js';
 
 const READY_TIMEOUT_MS = 15_000;
 const READY_POLL_MS = 50;
+/** How often a forward held by a shared master checks that the master still runs (it is not our child: no exit event). */
+const MASTER_POLL_MS = 2000;
 
 export interface PortForward {
   /** http://127.0.0.1:<local port>/ */
@@ -29,12 +31,94 @@ function targetHost(address: string): string {
 
 /**
  * Forwards a free port on this machine's 127.0.0.1 (never another interface)
- * to the port the remote process listens on. Its own ssh: the panel channel's
- * is run with ClearAllForwardings, and its life is the session's, not the
- * forward's. Resolves once the local port accepts connections.
+ * to the port the remote process listens on. Through the remote's shared ssh
+ * connection when it has one (`ssh -O forward`, undone by `-O cancel`: no
+ * new connection); else its own `ssh -N -L`, since the panel channel's is run
+ * with ClearAllForwardings. Resolves once the local port accepts connections
+ * and the kernel says the forwarding ssh alone holds it.
  */
-export async function startPortForward(remote: RemoteEntry, listening: Pick<ListeningPort, 'address' | 'port'>, env: Record<string, string | undefined> = process.env): Promise<PortForward> {
+export async function startPortForward(
+  remote: RemoteEntry,
+  listening: Pick<ListeningPort, 'address' | 'port'>,
+  env: Record<string, string | undefined> = process.env,
+  stateDir?: string,
+): Promise<PortForward> {
   const localPort = await freeLoopbackPort();
+  const spec = `127.0.0.1:${localPort}:${targetHost(listening.address)}:${listening.port}`;
+  const shared = remoteControlPath(remote, { env, ...(stateDir ? { stateDir } : {}) });
+  const master = shared ? await masterPid(remote, shared, env) : undefined;
+  if (shared && master !== undefined) return forwardThroughMaster(remote, listening, env, { path: shared, pid: master, spec, localPort });
+  return forwardOnItsOwn(remote, listening, env, spec, localPort);
+}
+
+/** The pid of the master ssh behind `path`, or undefined when none runs there. */
+async function masterPid(remote: RemoteEntry, path: string, env: Record<string, string | undefined>): Promise<number | undefined> {
+  const { code, stderr } = await control(remote, path, env, ['-O', 'check']);
+  const pid = /\(pid=(\d+)\)/.exec(stderr)?.[1];
+  return code === 0 && pid ? Number(pid) : undefined;
+}
+
+/** Runs `ssh -O <command>` against the master at `path`. */
+function control(remote: RemoteEntry, path: string, env: Record<string, string | undefined>, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(sshProgram(env), ['-o', `ControlPath=${path}`, '-o', 'BatchMode=yes', ...args, '--', remote.destination], { env: sshEnv(env), timeout: READY_TIMEOUT_MS }, (error, _stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr: String(stderr) }),
+    );
+  });
+}
+
+async function forwardThroughMaster(
+  remote: RemoteEntry,
+  listening: Pick<ListeningPort, 'port'>,
+  env: Record<string, string | undefined>,
+  { path, pid, spec, localPort }: { path: string; pid: number; spec: string; localPort: number },
+): Promise<PortForward> {
+  const made = await control(remote, path, env, ['-O', 'forward', '-L', spec]);
+  const cancel = () => void control(remote, path, env, ['-O', 'cancel', '-L', spec]);
+  if (made.code !== 0) throw new Error(`could not forward port ${listening.port} from ${remote.name}: ${made.stderr.trim() || 'ssh refused the forward'}`);
+  // The master answers once it listens; the port was free when picked, and the kernel says who took it.
+  const holder = listenerProblem(localPort, pid);
+  if (holder) {
+    cancel();
+    throw new Error(`could not forward port ${listening.port} from ${remote.name}: ${holder}`);
+  }
+  let done: () => void = () => {};
+  const ended = new Promise<void>((resolve) => (done = resolve));
+  // The forward lives as long as the master: gone with it (the link dropped), the next click makes a new one.
+  const watch = setInterval(() => {
+    if (!alive(pid)) finish();
+  }, MASTER_POLL_MS);
+  watch.unref();
+  let over = false;
+  const finish = () => {
+    if (over) return;
+    over = true;
+    clearInterval(watch);
+    done();
+  };
+  return {
+    url: `http://127.0.0.1:${localPort}/`,
+    localPort,
+    ended,
+    close: () => {
+      if (over) return;
+      cancel();
+      finish();
+    },
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The forward in an ssh of its own (no shared connection to the remote). */
+async function forwardOnItsOwn(remote: RemoteEntry, listening: Pick<ListeningPort, 'address' | 'port'>, env: Record<string, string | undefined>, spec: string, localPort: number): Promise<PortForward> {
   const args = [
     '-N',
     '-T',
@@ -45,11 +129,13 @@ export async function startPortForward(remote: RemoteEntry, listening: Pick<List
     '-o', 'ServerAliveInterval=5',
     '-o', 'ServerAliveCountMax=3',
     '-o', 'ConnectTimeout=10',
-    '-L', `127.0.0.1:${localPort}:${targetHost(listening.address)}:${listening.port}`,
+    '-o', 'ControlMaster=no',
+    '-o', 'ControlPath=none',
+    '-L', spec,
     '--',
     remote.destination,
   ];
-  const child: ChildProcess = spawn(env[SSH_PROGRAM_ENV] || 'ssh', args, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv(env) });
+  const child: ChildProcess = spawn(sshProgram(env), args, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv(env) });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const ended = new Promise<void>((resolve) => {

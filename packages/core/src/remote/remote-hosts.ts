@@ -16,6 +16,8 @@ export interface RemoteHostsOptions {
   configDir: string;
   /** ssh's environment (PTYDECK_SSH, SSH_AUTH_SOCK, HOME). Default process.env. */
   env?: Record<string, string | undefined>;
+  /** ptydeck's state directory: the shared ssh connections' control sockets are there. */
+  stateDir?: string;
   log?: (line: string) => void;
 }
 
@@ -34,6 +36,14 @@ export function remoteHostsOpener(options: RemoteHostsOptions): OpenRemoteHosts 
 export class RemoteHosts {
   private readonly relays: RemoteRelay[] = [];
   private disposed = false;
+  /**
+   * Attaches for ids no host has claimed yet, with the cursor asked: a panel
+   * that reconnected to this machine asks for its remote streams from their
+   * cursors before the remotes' links are up. Each is handed to the remote
+   * whose snapshot names it; once every remote has answered, the rest are
+   * told gone.
+   */
+  private readonly waiting = new Map<string, number | null>();
 
   constructor(
     options: RemoteHostsOptions,
@@ -50,10 +60,20 @@ export class RemoteHosts {
       send: (message: PanelServerMessage) => this.disposed || sink.send(message),
       sendBinary: (bytes: Uint8Array) => this.disposed || sink.sendBinary(bytes),
       taken: (id: string, by: RemoteRelay) => sink.isLocal(id) || this.relays.some((relay) => relay !== by && relay.owns(id)),
-      changed: () => this.disposed || this.announce(),
+      changed: () => {
+        if (this.disposed) return;
+        this.announce();
+        this.settleWaiting();
+      },
+      answered: () => this.disposed || this.settleWaiting(),
+      claim: (id: string) => {
+        const cursor = this.waiting.get(id);
+        this.waiting.delete(id);
+        return cursor;
+      },
     };
     for (const remote of remotes) {
-      const link = new RemotePanelLink(remote, { ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
+      const link = new RemotePanelLink(remote, { ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}), ...(options.stateDir ? { stateDir: options.stateDir } : {}) });
       this.relays.push(new RemoteRelay(link, relaySink));
     }
     this.announce();
@@ -81,10 +101,25 @@ export class RemoteHosts {
       return true;
     }
     if (!('id' in message) || typeof message.id !== 'string' || this.sink.isLocal(message.id)) return false;
-    const relay = this.relays.find((candidate) => candidate.owns(message.id as string));
-    if (!relay) return false;
+    const relay = this.relays.find((candidate) => candidate.routes(message.id as string));
+    if (!relay) return this.hold(message);
     relay.route(message as Parameters<RemoteRelay['route']>[0]);
     return true;
+  }
+
+  /** An attach (or its detach) for an id no remote has named yet, kept while some remote has not said what it has. */
+  private hold(message: PanelClientMessage): boolean {
+    if (message.type === 'detach') return this.waiting.delete(message.id);
+    if (message.type !== 'attach' || this.relays.every((relay) => relay.settled)) return false;
+    this.waiting.set(message.id, message.cursor);
+    return true;
+  }
+
+  /** Once every remote said what it has, the ids none claimed are gone: the panel hears so and forgets their cursors. */
+  private settleWaiting(): void {
+    if (this.waiting.size === 0 || !this.relays.every((relay) => relay.settled)) return;
+    for (const id of this.waiting.keys()) this.sink.send({ type: 'event', event: { type: 'pty.removed', id } });
+    this.waiting.clear();
   }
 
   dispose(): void {

@@ -1,7 +1,7 @@
 // One remote's panel protocol through ssh (`ptydeck panel-channel` there), reconnecting with backoff when the link drops.
 import type { ChildProcess } from 'node:child_process';
 import { decodeOutputFrame, Emitter, PanelServerMessage, parseJsonAs, type OnEvent, type PanelClientMessage, type RemoteHostState } from '@ptydeck/contract';
-import { ChannelKind, ChannelReader, channelFrame } from './channel-frames.js';
+import { ChannelKind, ChannelReader, ChannelWriter } from './channel-frames.js';
 import type { RemoteEntry } from './remotes-config.js';
 import { RemoteVerdict, spawnRemote } from './ssh-launch.js';
 
@@ -25,6 +25,8 @@ export interface RemotePanelLinkOptions {
   env?: Record<string, string | undefined>;
   /** Lines ssh or the remote ptydeck wrote on stderr, for the host's log. */
   log?: (line: string) => void;
+  /** ptydeck's state directory, where the shared ssh connections' control sockets are (default: the one env names). */
+  stateDir?: string;
 }
 
 /**
@@ -46,6 +48,8 @@ export class RemotePanelLink {
   readonly onFrame: OnEvent<RelayedFrame> = this.frameEmitter.on;
 
   private child: ChildProcess | undefined;
+  /** The current connection's writer: a turn's messages (an input and an ack, the attaches of a resume) go to ssh in one write. */
+  private writer: ChannelWriter | undefined;
   private connected = false;
   private closed = false;
   private delay = BACKOFF_FIRST_MS;
@@ -64,6 +68,11 @@ export class RemotePanelLink {
     return this.options.env ?? process.env;
   }
 
+  /** The state directory this link's ssh shares its connection through, for the port forwards. */
+  get stateDir(): string | undefined {
+    return this.options.stateDir;
+  }
+
   get state(): { state: RemoteHostState; detail: string | null } {
     return this.current;
   }
@@ -75,8 +84,8 @@ export class RemotePanelLink {
 
   /** Sends a panel message; false (dropped) while the link is not up. */
   send(message: PanelClientMessage): boolean {
-    if (!this.connected || !this.child?.stdin?.writable) return false;
-    this.child.stdin.write(channelFrame(ChannelKind.Text, JSON.stringify(message)));
+    if (!this.connected || !this.child?.stdin?.writable || !this.writer) return false;
+    this.writer.write(ChannelKind.Text, JSON.stringify(message));
     return true;
   }
 
@@ -115,8 +124,10 @@ export class RemotePanelLink {
       this.options.log?.(`remote ${this.remote.name}: ${line}`);
     });
     // BatchMode: no one can answer a password prompt in the host's stdio; keys and an agent work.
-    const child = spawnRemote(this.remote, ['panel-channel'], { batch: true, ...(this.options.env ? { env: this.options.env } : {}) });
+    const child = spawnRemote(this.remote, ['panel-channel'], { batch: true, ...(this.options.env ? { env: this.options.env } : {}), ...(this.options.stateDir ? { stateDir: this.options.stateDir } : {}) });
     this.child = child;
+    // A batch queued before the connection went is dropped with it: writes to a dead ssh go nowhere.
+    this.writer = new ChannelWriter((batch) => (this.child === child && child.stdin!.writable ? child.stdin!.write(batch) : true));
     let first = true;
     const reader = new ChannelReader((kind, payload) => {
       if (this.child !== child) return;

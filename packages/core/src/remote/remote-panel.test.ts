@@ -57,13 +57,14 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     server.install();
     const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-config-'));
     addRemote(configDir, { name: 'box', destination: server.alias });
+    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-'));
     local = await startLocalServer({
-      stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-')),
+      stateDir,
       configDir,
       writeDiscovery: false,
       appDir: '/nonexistent',
       sandbox: false,
-      remotes: remoteHostsOpener({ configDir, env: { ...process.env, PTYDECK_SSH: server.ssh }}),
+      remotes: remoteHostsOpener({ configDir, stateDir, env: { ...process.env, PTYDECK_SSH: server.ssh } }),
     });
   }, 60_000);
 
@@ -85,6 +86,13 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     p.send({ type: 'hosts.watch' });
     await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
     expect(sshChildren().length).toBe(1);
+    // A second panel's channel is a session of the first one's connection, not a connection of its own.
+    const connections = server.connections();
+    const second = await panel();
+    second.send({ type: 'hosts.watch' });
+    await second.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    expect(server.connections()).toBe(connections);
+    second.ws.close();
     p.send({ type: 'create', requestId: 'r1', host: 'box', cols: 80, rows: 24 });
     const created = await p.messages.json((m) => m.type === 'created' && m.requestId === 'r1');
     expect(created.info.host).toBe('box');
@@ -96,6 +104,82 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     quiet.ws.close();
     p.ws.close();
     await until(() => sshChildren().length === 0, 'the panel gone, its ssh ends');
+  }, 60_000);
+
+  it("a remote port chip is forwarded through the remote's one ssh connection (no new one), and undone with its session", async () => {
+    const p = await panel();
+    p.send({ type: 'hosts.watch' });
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    p.send({ type: 'create', requestId: 'w1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await p.messages.json((m) => m.type === 'created' && m.requestId === 'w1');
+    p.send({ type: 'input', id: info.id, data: 'mkdir -p site && echo served-on-box > site/index.html && cd site && exec python3 -m http.server 0 --bind 127.0.0.1\r' });
+    const listening = await p.messages.json((m) => m.type === 'event' && m.event.info?.id === info.id && (m.event.info.ports?.length ?? 0) > 0);
+    const port = listening.event.info.ports[0].port as number;
+    const connections = server.connections();
+    p.send({ type: 'port.forward', requestId: 'pf', id: info.id, port });
+    const forwarded = await p.messages.json((m) => (m.type === 'port.forwarded' || m.type === 'error') && m.requestId === 'pf');
+    expect(forwarded.type, JSON.stringify(forwarded)).toBe('port.forwarded');
+    expect(await (await fetch(forwarded.url)).text()).toContain('served-on-box');
+    expect(server.connections()).toBe(connections);
+    p.send({ type: 'close', id: info.id });
+    const local = Number(new URL(forwarded.url).port);
+    // No event says the master let the port go: the port is tried until it refuses.
+    for (const deadline = Date.now() + 20_000; await fetch(`http://127.0.0.1:${local}/`).then(() => true, () => false); ) {
+      expect(Date.now(), 'the forward is cancelled with its session').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    p.ws.close();
+  }, 60_000);
+
+  it("a panel that reconnects to this machine's host resumes a remote stream from its cursor (asked before the remote's link is up): no resync, no byte lost or repeated", async () => {
+    const first = await panel();
+    first.send({ type: 'hosts.watch' });
+    await first.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    first.send({ type: 'create', requestId: 'c1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await first.messages.json((m) => m.type === 'created' && m.requestId === 'c1');
+    first.send({ type: 'attach', id: info.id, cursor: null });
+    await until(() => (first.resyncs.get(info.id) ?? 0) === 1, 'the first screen');
+    first.send({ type: 'input', id: info.id, data: 'for i in $(seq 1 3000); do echo "line $i"; [ $((i % 300)) = 0 ] && sleep 0.05; done; echo loop-done\r' });
+    await until(() => /^line 600\r?$/m.test(first.text.get(info.id) ?? ''), 'mid-loop');
+    // The panel's socket drops; what it had applied is its cursor.
+    first.ws.terminate();
+    const cursor = first.next.get(info.id)!;
+    const again = await panel();
+    await again.messages.json((m) => m.type === 'snapshot');
+    again.next.set(info.id, cursor);
+    // As the app does on a reconnect: hosts.watch, then each stream from its cursor, at once.
+    again.send({ type: 'hosts.watch' });
+    again.send({ type: 'attach', id: info.id, cursor });
+    await until(() => /^loop-done\r?$/m.test(again.text.get(info.id) ?? ''), 'the loop ends', 60_000);
+    expect(again.problems).toEqual([]);
+    expect(again.resyncs.get(info.id)).toBeUndefined();
+    const text = (first.text.get(info.id) ?? '') + (again.text.get(info.id) ?? '');
+    const numbers = [...text.matchAll(/^line (\d+)\r?$/gm)].map((m) => Number(m[1]));
+    expect(numbers).toHaveLength(3000);
+    expect(numbers.every((n, i) => n === i + 1)).toBe(true);
+    again.ws.close();
+  }, 90_000);
+
+  it("a remote session's leftovers show in this panel, tagged with the remote, and ending them reaches the remote", async () => {
+    const p = await panel();
+    p.send({ type: 'hosts.watch' });
+    await p.messages.json((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected');
+    p.send({ type: 'create', requestId: 'l1', host: 'box', cols: 80, rows: 24 });
+    const { info } = await p.messages.json((m) => m.type === 'created' && m.requestId === 'l1');
+    p.send({ type: 'input', id: info.id, data: 'nohup sleep 300 >/dev/null 2>&1 & exit\r' });
+    const left = await p.messages.json((m) => m.type === 'processes.leftovers' && m.host === 'box' && m.sessions.some((s: { id: string }) => s.id === info.id));
+    const session = left.sessions.find((s: { id: string }) => s.id === info.id);
+    expect(session.host).toBe('box');
+    const sleeper = session.processes.find((proc: { command: string }) => proc.command.includes('sleep'));
+    expect(sleeper).toBeDefined();
+    // Closed there: no longer a session of the remote's, yet its leftover is still the remote's to end.
+    p.send({ type: 'close', id: info.id });
+    await p.messages.json((m) => m.type === 'event' && m.event.type === 'pty.removed' && m.event.id === info.id);
+    p.send({ type: 'processes.end', requestId: 'end1', id: info.id, pids: [sleeper.pid] });
+    const ended = await p.messages.json((m) => (m.type === 'processes.ended' || m.type === 'error') && m.requestId === 'end1');
+    expect(ended.type, JSON.stringify(ended)).toBe('processes.ended');
+    expect(ended.ended.map((proc: { pid: number }) => proc.pid)).toContain(sleeper.pid);
+    p.ws.close();
   }, 60_000);
 
   it('SIGKILL of ssh mid-flood: the remote session lives on, the panel hears "reconnecting to box", and its stream resumes from its cursor: every byte once', async () => {

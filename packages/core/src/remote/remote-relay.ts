@@ -13,6 +13,14 @@ export interface RelaySink {
   taken(id: string, by: RemoteRelay): boolean;
   /** The link's state changed (for the `hosts` message). */
   changed(): void;
+  /**
+   * The cursor a panel asked a stream of `id` from before any remote had
+   * said whose the id is (a reconnected panel's attach), taken at most once;
+   * undefined when it asked for none.
+   */
+  claim(id: string): number | null | undefined;
+  /** A connection's snapshot was taken in (the remote said which sessions it has). */
+  answered(): void;
 }
 
 type Routed = Extract<PanelClientMessage, { id: string }>;
@@ -28,12 +36,16 @@ type Routed = Extract<PanelClientMessage, { id: string }>;
 export class RemoteRelay {
   private readonly sessions = new Map<string, SessionInfo>();
   private readonly agents = new Set<string>();
+  /** Ids of this remote's sessions with processes left running (some no longer sessions there): `processes.end` for them goes here. */
+  private leftovers = new Set<string>();
   /** Sessions the panel streams, with the cursor of the next byte it is owed (null: it asked for the screen). */
   private readonly viewers = new Map<string, number | null>();
   private readonly requests = new Set<string>();
   /** Ports of this remote's sessions forwarded to this machine, by `id:port`: each kept until its session ends or the port closes. */
   private readonly forwards = new Map<string, Promise<PortForward>>();
   private instance: string | undefined;
+  /** Whether a connection's snapshot came at least once (the remote said which sessions it has). */
+  private heard = false;
   private readonly subscriptions: (() => void)[] = [];
 
   constructor(
@@ -57,6 +69,16 @@ export class RemoteRelay {
 
   owns(id: string): boolean {
     return this.sessions.has(id);
+  }
+
+  /** Whether a panel message about `id` goes to this remote: one of its sessions, or one that left processes there. */
+  routes(id: string): boolean {
+    return this.sessions.has(id) || this.leftovers.has(id);
+  }
+
+  /** Whether this remote said which sessions it has, or never will (it cannot run ptydeck). */
+  get settled(): boolean {
+    return this.heard || this.link.state.state === 'failed';
   }
 
   /** A panel message for one of this remote's sessions (or a `create` naming it), sent there; input while the link is down is refused, not queued. */
@@ -106,7 +128,7 @@ export class RemoteRelay {
     const key = `${id}:${port}`;
     let forward = this.forwards.get(key);
     if (!forward) {
-      forward = startPortForward(this.link.remote, listening, this.link.env);
+      forward = startPortForward(this.link.remote, listening, this.link.env, this.link.stateDir);
       this.forwards.set(key, forward);
       // ssh gone (the link dropped, or killed): the next click makes a new one.
       forward.then(
@@ -160,10 +182,14 @@ export class RemoteRelay {
   private resume(snapshot: Extract<PanelServerMessage, { type: 'snapshot' }>): void {
     const restarted = this.instance !== undefined && this.instance !== snapshot.instance;
     this.instance = snapshot.instance;
+    this.heard = true;
     const present = new Set<string>();
     for (const info of snapshot.sessions) {
       if (this.sink.taken(info.id, this)) continue;
       present.add(info.id);
+      // A panel that reconnected to this machine asked for the stream from its cursor before we knew it was ours.
+      const asked = this.sink.claim(info.id);
+      if (asked !== undefined) this.viewers.set(info.id, asked);
       const known = this.sessions.has(info.id);
       const tagged = this.tag(info);
       this.sessions.set(info.id, tagged);
@@ -186,6 +212,7 @@ export class RemoteRelay {
       this.viewers.set(id, resumeAt);
       this.link.send({ type: 'attach', id, cursor: resumeAt });
     }
+    this.sink.answered();
   }
 
   private frame(frame: RelayedFrame): void {
@@ -235,8 +262,14 @@ export class RemoteRelay {
       case 'agent.removed':
         if (this.agents.delete(message.id)) this.sink.send(message);
         return;
+      case 'processes.leftovers': {
+        // Only ids that are not this machine's or another remote's, each tagged with this remote's name.
+        const sessions = message.sessions.filter((session) => !this.sink.taken(session.id, this)).map((session) => ({ ...session, host: this.name }));
+        this.leftovers = new Set(sessions.map((session) => session.id));
+        return this.sink.send({ type: 'processes.leftovers', host: this.name, sessions });
+      }
       default:
-        // Its chats, leftovers and hosts are that machine's panel's business, not ours.
+        // Its chats and hosts are that machine's panel's business, not ours.
         return;
     }
   }

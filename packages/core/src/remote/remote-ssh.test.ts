@@ -1,6 +1,7 @@
 // ptydeck on a remote through real OpenSSH: a test sshd on loopback, a test user with a temporary HOME, the checkout's ptydeck installed for it.
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +147,22 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     expect(numbers.every((n, i) => n === i + 1)).toBe(true);
   }, 120_000);
 
+  it('one ssh connection per remote: an agent, `ls --remote` twice and `attach --remote` all run in the one master, in a private directory of the state dir', async () => {
+    const { client } = await remoteAgent();
+    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
+    const before = server.connections();
+    for (let i = 0; i < 2; i++) expect((await runCli(box, ['ls', '--remote', 'box', '--json'])).code).toBe(0);
+    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
+    await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'exit 3', keys: ['Enter'], wait_ms: 0 } });
+    expect(await exited).toBe(3);
+    expect(server.connections()).toBe(before);
+    const controlDir = join(box.env.PTYDECK_STATE_DIR!, 'ssh');
+    expect(statSync(controlDir).mode & 0o777).toBe(0o700);
+    const [socket] = readdirSync(controlDir);
+    const check = spawnSync(server.ssh, ['-o', `ControlPath=${join(controlDir, socket!)}`, '-O', 'check', '--', server.alias], { encoding: 'utf8' });
+    expect(check.status, check.stderr).toBe(0);
+  }, 60_000);
 });
 
 /** The ssh process `ptydeck mcp --remote` runs (its child, named ssh). */

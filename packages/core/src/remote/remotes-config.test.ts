@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addRemote, destinationProblem, findRemote, readRemotes, removeRemote, REMOTES_FILE } from './remotes-config.js';
+import { addRemote, destinationProblem, findRemote, MAX_REMOTES_FILE_BYTES, readRemotes, removeRemote, REMOTES_FILE } from './remotes-config.js';
 
 const dirs: string[] = [];
 const configDir = () => {
@@ -51,5 +52,26 @@ describe('remotes.json', () => {
     writeFileSync(path, '{');
     expect(() => readRemotes(dir)).toThrow(/not valid JSON/);
     expect(readFileSync(path, 'utf8')).toBe('{');
+  });
+
+  it('reads the file as untrusted input: an agent that replaced it with a FIFO, a link to /dev/zero, a huge file or a disguised destination gets a refusal, not a hang or a remote', () => {
+    const dir = configDir();
+    addRemote(dir, { name: 'ok', destination: 'box' });
+    const path = join(dir, REMOTES_FILE);
+    rmSync(path);
+    expect(spawnSync('mkfifo', [path]).status).toBe(0);
+    expect(() => readRemotes(dir)).toThrow(/remotes\.json: .*not a regular file/);
+    rmSync(path);
+    symlinkSync('/dev/zero', path);
+    expect(() => readRemotes(dir)).toThrow(/remotes\.json: .*symbolic link/);
+    rmSync(path);
+    writeFileSync(path, JSON.stringify({ remotes: { ok: { destination: 'box' } }, pad: 'x'.repeat(MAX_REMOTES_FILE_BYTES) }));
+    expect(() => readRemotes(dir)).toThrow(/remotes\.json: .*more than/);
+    // A right-to-left override shows another host than the one ssh is given; a C1 control can drive a terminal.
+    for (const destination of ['box\u202e', 'box\u0085x', 'box\u200bx']) {
+      writeFileSync(path, JSON.stringify({ remotes: { ok: { destination } } }));
+      expect(() => readRemotes(dir), destination).toThrow(/not a destination ssh can be given/);
+      expect(() => addRemote(dir, { name: 'x', destination })).toThrow(/character/);
+    }
   });
 });

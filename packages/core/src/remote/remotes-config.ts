@@ -1,10 +1,13 @@
 // The remotes the developer named (`ptydeck remote add`), kept in remotes.json in ptydeck's config directory.
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseJsonAs } from '@ptydeck/contract';
+import { readUntrustedFileSync } from '../common/untrusted-read.js';
 
 export const REMOTES_FILE = 'remotes.json';
+/** Far more than any developer's list of remotes: a larger file is not one `remote add` wrote. */
+export const MAX_REMOTES_FILE_BYTES = 64 * 1024;
 
 /** A name for the CLI and the panel: a word, so it needs no quoting anywhere it is shown or typed. */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -18,7 +21,9 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export function destinationProblem(destination: string): string | undefined {
   if (destination === '') return 'it is empty';
   if (destination.startsWith('-')) return "it starts with '-', which ssh would read as an option";
-  if (/[\s\x00-\x1f\x7f]/.test(destination)) return 'it contains whitespace or a control character';
+  if (/[\s\x00-\x1f\x7f-\x9f]/.test(destination)) return 'it contains whitespace or a control character';
+  // Shown to the developer (the panel's host button, `remote ls`): nothing that reorders or hides what they read.
+  if (/[\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u.test(destination)) return 'it contains an invisible or direction-changing character';
   if (destination.length > 255) return 'it is longer than 255 characters';
   return undefined;
 }
@@ -44,14 +49,22 @@ export class RemotesConfigError extends Error {
   override readonly name = 'RemotesConfigError';
 }
 
-/** The remotes in `configDir`, sorted by name; none when the file does not exist. Throws RemotesConfigError on a bad file. */
+/**
+ * The remotes in `configDir`, sorted by name; none when the file does not
+ * exist. Throws RemotesConfigError on a bad file. The config directory is
+ * one an agent's shell can write, so the file is untrusted input, read as
+ * agents' files are: a regular file (no link, FIFO or device), size-capped,
+ * every entry checked by the schema (a destination ssh would misread is
+ * refused here, not only by `remote add`).
+ */
 export function readRemotes(configDir: string): RemoteEntry[] {
   const path = join(configDir, REMOTES_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const bytes = readUntrustedFileSync(path, MAX_REMOTES_FILE_BYTES);
+    if (bytes === undefined) return [];
+    text = bytes.toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new RemotesConfigError(`${path}: cannot read the file (${(error as Error).message})`);
   }
   const checked = parseJsonAs(RemotesFile, text);

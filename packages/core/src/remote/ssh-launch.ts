@@ -3,6 +3,8 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { packageVersion } from '../common/package-version.js';
 import type { RemoteEntry } from './remotes-config.js';
+import { controlPath, sharingOptions } from './ssh-control.js';
+import { resolveStateDir } from '../common/discovery.js';
 
 /** The ssh program to run; PTYDECK_SSH names another (a wrapper, a different build), as GIT_SSH does for git. */
 export const SSH_PROGRAM_ENV = 'PTYDECK_SSH';
@@ -57,6 +59,23 @@ export interface RemoteRunOptions {
   batch?: boolean;
   stdio?: StdioOptions;
   env?: Record<string, string | undefined>;
+  /** ptydeck's state directory, where the ssh control sockets are (default: the one `env` names). */
+  stateDir?: string;
+}
+
+/** The ssh program `env` names (PTYDECK_SSH) or ssh. */
+export function sshProgram(env: Record<string, string | undefined>): string {
+  return env[SSH_PROGRAM_ENV] || 'ssh';
+}
+
+/**
+ * The control socket every ssh run for `remote` shares (ssh-control.ts), so a
+ * remote is one connection whatever runs on it: each panel's channel, `ls`,
+ * `attach`, `mcp --remote` and the port forwards.
+ */
+export function remoteControlPath(remote: RemoteEntry, options: Pick<RemoteRunOptions, 'env' | 'stateDir'> = {}): string | undefined {
+  const env = options.env ?? process.env;
+  return controlPath(options.stateDir ?? resolveStateDir(env), sshProgram(env), remote.destination);
 }
 
 /**
@@ -65,7 +84,7 @@ export interface RemoteRunOptions {
  * config file adds (nothing of this machine's reaches the remote), and
  * keepalives so a dropped network is noticed in seconds, not at TCP's pace.
  */
-export function sshArgs(remote: RemoteEntry, ptydeckArgs: string[], options: Pick<RemoteRunOptions, 'tty' | 'batch'> = {}): string[] {
+export function sshArgs(remote: RemoteEntry, ptydeckArgs: string[], options: Pick<RemoteRunOptions, 'tty' | 'batch'> & { controlPath?: string } = {}): string[] {
   for (const arg of ptydeckArgs) if (!WORD.test(arg)) throw new Error(`cannot pass '${arg}' to the remote ptydeck: expected letters, digits and . _ : = / -`);
   const version = packageVersion();
   if (!WORD.test(version)) throw new Error(`cannot check the remote's version against '${version}'`);
@@ -80,6 +99,7 @@ export function sshArgs(remote: RemoteEntry, ptydeckArgs: string[], options: Pic
     '-o', 'ServerAliveCountMax=3',
     '-o', 'ConnectTimeout=10',
     ...(options.batch ? ['-o', 'BatchMode=yes'] : []),
+    ...sharingOptions(options.controlPath),
     '--',
     remote.destination,
     command,
@@ -96,10 +116,20 @@ export function sshEnv(env: Record<string, string | undefined>): Record<string, 
 /** Starts `ptydeck <args>` on the remote through ssh. Its stderr carries the script's verdict: read it with RemoteVerdict. */
 export function spawnRemote(remote: RemoteEntry, ptydeckArgs: string[], options: RemoteRunOptions = {}): ChildProcess {
   const env = options.env ?? process.env;
-  return spawn(env[SSH_PROGRAM_ENV] || 'ssh', sshArgs(remote, ptydeckArgs, options), {
+  const shared = remoteControlPath(remote, options);
+  const child = spawn(sshProgram(env), sshArgs(remote, ptydeckArgs, { ...options, ...(shared ? { controlPath: shared } : {}) }), {
     stdio: options.stdio ?? ['pipe', 'pipe', 'pipe'],
     env: sshEnv(env),
   });
+  // A session of a shared connection: ssh handed our pipes to the master, which keeps them after this
+  // process is killed, so 'close' would wait for the remote command. Dropping our ends closes the
+  // streams now, and the master's next write to them fails, which ends that session there.
+  child.once('exit', (_code, signal) => {
+    if (signal === null) return;
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  });
+  return child;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SshServer {
   /** Puts an executable `ptydeck` in the user's ~/.local/bin (outside sshd's PATH): the checkout's launcher, or a script's text. */
   install(script?: string): void;
   uninstall(): void;
+  /** How many ssh connections sshd has accepted so far (its log's "Accepted publickey" lines): one per connection, whatever runs in it. */
+  connections(): number;
   /** Ends every process of the user, sshd, the user and the files. */
   close(): Promise<void>;
 }
@@ -100,6 +102,9 @@ export async function startSshServer(): Promise<SshServer> {
     },
     uninstall() {
       rmSync(installed, { force: true });
+    },
+    connections() {
+      return readFileSync(join(dir, 'sshd.log'), 'utf8').match(/^.*Accepted publickey for /gm)?.length ?? 0;
     },
     async close() {
       sshd.kill('SIGTERM');
