@@ -106,6 +106,7 @@ __ptydeck_capture() {
 # they were, and prints on the terminal (fd 255) rather than a command's redirected stdout.
 __ptydeck_hc=''
 __ptydeck_armed=''
+__ptydeck_notices=''
 __ptydeck_trap_set=''
 __ptydeck_dbg='[[ -z $__ptydeck_armed ]] || __ptydeck_cmdline "$_"'
 __ptydeck_esc() {
@@ -129,6 +130,18 @@ __ptydeck_cmdline() {
   if [[ -n $__ptydeck_trap_set && ${'$'}{#FUNCNAME[@]} -eq 1 ]]; then
     __ptydeck_trap_set=''
     trap - DEBUG
+  fi
+  # bash prints pending job notices ("[1]+ Done") as a DEBUG trap returns, which would put them
+  # at the start of this line's output: taken here, they are printed after its done mark, where
+  # the prompt would have shown them. A job's first listing as Running is no notice. Only once
+  # this shell started a job in the background ($!).
+  if [ -n "${'$'}{!-}" ] && __ptydeck_capture builtin jobs -n; then
+    c=$__ptydeck_out
+    while [ -n "$c" ]; do
+      n=${'$'}{c%%$'\n'*}; c=${'$'}{c#"$n"}; c=${'$'}{c#$'\n'}
+      case $n in \[*\]?\ \ Running\ *) ;; *) __ptydeck_notices+=$n$'\n' ;; esac
+    done
+    c=''
   fi
   if [ "$__ptydeck_armed" != "$__ptydeck_hc" ]; then
     # A timestamp would precede the line; an assignment before the call costs ~0.1 ms, so only when one is set.
@@ -160,6 +173,7 @@ __ptydeck_precmd() {
   else
     printf '\e]133;D;k=%s\a' "$__ptydeck_k"
   fi
+  if [ -n "$__ptydeck_notices" ]; then printf '%s' "$__ptydeck_notices" >&2; __ptydeck_notices=''; fi
   __ptydeck_cwd
   return $ec
 }
