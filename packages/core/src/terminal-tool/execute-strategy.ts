@@ -1,8 +1,11 @@
 // How commands are run and followed in a shell, one strategy per level of shell integration.
 import type { ShellActivity } from '@ptydeck/contract';
-import type { CommandRecord, CommandTracker } from './command-tracker.js';
+import type { AgentTerminal } from './agent-terminal.js';
+import type { CommandTracker } from './command-tracker.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
+import type { RunResult } from './results.js';
 import { bashRunInput, newNonce, nonceRunInput, parseShellMark } from './shell-integration.js';
+import { runInShell, type RunRequest } from './strategy-run.js';
 
 /** What a strategy needs of its session while it settles after a command. */
 export interface SettleTarget {
@@ -34,23 +37,6 @@ export interface RunTarget extends SettleTarget {
   typeLine(input: string): void;
 }
 
-/** How a run is followed: until when, and who is told along the way. */
-export interface RunFollow {
-  /** Unix ms: past it the run returns with its command still running. */
-  deadline: number;
-  signal?: AbortSignal;
-  /** Whether the running command stopped to ask the caller for input: the run returns early, whatever the deadline. */
-  asks(): boolean;
-  /** Called once the line is typed, with how to find its command; returns what stops following it (progress). */
-  typed?(record: () => CommandRecord | null): () => void;
-}
-
-/** How a run ended: its command's record (null when the line ran nothing seen), and whether it finished. */
-export interface RunOutcome {
-  record: CommandRecord | null;
-  finished: boolean;
-}
-
 /** When a run may give up, and how long a shell may take to start. */
 export interface RunWindow {
   /** Unix ms. */
@@ -66,7 +52,8 @@ export interface RunWindow {
  * How commands are run and followed in a shell, one class per level of shell
  * integration (as VS Code's rich and basic execute strategies): the tool picks
  * one when the session starts (or falls back once) and never tests the level
- * again. A strategy turns the stream's marks into CommandTracker transitions.
+ * again. A strategy turns the stream's marks into CommandTracker transitions,
+ * and owns each terminal_run in its session, from the prompt to the result.
  */
 export interface ExecuteStrategy {
   /** Whether the shell is still reading its startup files: a line typed now would be echoed raw before readline takes over. */
@@ -76,12 +63,14 @@ export interface ExecuteStrategy {
   /** The bytes that run `command` when typed at the prompt. */
   commandInput(command: string): string;
   /**
-   * Runs one line at the prompt: types it, follows it by the strategy's marks
-   * until its command finished, the line ran nothing, the shell ended, the
-   * command asks for input or the deadline passed, then lets the prompt
-   * settle. Throws the PTY service's error when the line could not be typed.
+   * One terminal_run: waits for the prompt where one is coming, refuses a busy
+   * terminal (`busy`), types the line (or queues it for a shell still
+   * starting), follows it by the strategy's marks until its command finished,
+   * the line ran nothing, the shell ended, the command asks for input or the
+   * deadline passed, lets the prompt settle and builds the result. Throws the
+   * tool's error when the line could not be typed.
    */
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome>;
+  run(session: AgentTerminal, request: RunRequest): Promise<RunResult>;
   /** Applies one OSC sequence, seen at [start, end) of the stream, to the tracker. */
   applyOsc(payload: string, start: number, end: number, tracker: CommandTracker): void;
   /** How long the prompt normally takes to follow a command's end: the window callers give settle(). */
@@ -128,8 +117,8 @@ export class ShellMarksStrategy implements ExecuteStrategy {
   readonly settleMs = PROMPT_SETTLE_MS;
   private key: string | null = null;
 
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-    return executeLine(this, target, command, follow);
+  run(session: AgentTerminal, request: RunRequest): Promise<RunResult> {
+    return runInShell(this, session, request);
   }
 
   starting(tracker: CommandTracker): boolean {
@@ -222,8 +211,8 @@ export class NonceStrategy implements ExecuteStrategy {
   readonly settleMs = NONCE_PROMPT_SETTLE_MS;
   private nonce: string | null = null;
 
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-    return executeLine(this, target, command, follow);
+  run(session: AgentTerminal, request: RunRequest): Promise<RunResult> {
+    return runInShell(this, session, request);
   }
 
   starting(): boolean {
@@ -295,28 +284,4 @@ export class NonceStrategy implements ExecuteStrategy {
   fallBack(): ExecuteStrategy {
     return this;
   }
-}
-
-/**
- * A run as every strategy makes it: the strategy's line typed, the tracker
- * its marks feed followed to the command's end, the prompt let settle. What
- * differs between strategies (the line, the marks, the settling) is theirs.
- */
-async function executeLine(strategy: ExecuteStrategy, target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-  const { tracker } = target;
-  const typedAt = target.end;
-  target.typeLine(strategy.commandInput(command));
-  const ours = () => tracker.commandAfter(typedAt);
-  const stopFollowing = follow.typed?.(ours) ?? (() => undefined);
-  let finished: boolean;
-  try {
-    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended.
-    const ended = () => target.exited || (tracker.phase !== 'typed' && tracker.running === null);
-    await target.waitFor(() => ended() || follow.asks(), Math.max(0, follow.deadline - Date.now()), follow.signal);
-    finished = ended();
-  } finally {
-    stopFollowing();
-  }
-  if (finished && !target.exited) await strategy.settle(target, Math.min(strategy.settleMs, Math.max(0, follow.deadline - Date.now())), follow.signal);
-  return { record: ours(), finished };
 }
