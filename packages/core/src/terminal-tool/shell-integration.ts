@@ -58,10 +58,11 @@ if [ -n "${'$'}{SRANDOM:-}" ]; then
 else
   __ptydeck_k=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 fi
+# The cwd, percent-encoded for OSC 7's file URL, in __ptydeck_out.
 __ptydeck_cwd() {
   local s=$PWD out='' c i
   # Most paths need no percent-encoding: one match instead of a loop over every byte.
-  if [[ $s != *[!A-Za-z0-9/._~-]* ]]; then printf '\e]7;file://%s%s\a' "${'$'}{HOSTNAME:-}" "$s"; return; fi
+  if [[ $s != *[!A-Za-z0-9/._~-]* ]]; then __ptydeck_out=$s; return; fi
   local LC_ALL=C
   for (( i = 0; i < ${'$'}{#s}; i++ )); do
     c=${'$'}{s:i:1}
@@ -70,7 +71,7 @@ __ptydeck_cwd() {
       *) printf -v c '%%%02X' "'$c"; out+=$c ;;
     esac
   done
-  printf '\e]7;file://%s%s\a' "${'$'}{HOSTNAME:-}" "$out"
+  __ptydeck_out=$out
 }
 # bash 5.2 cannot keep a builtin's output without forking (no ${'$'}{ cmd; } before 5.3), so the
 # command line mark writes what it reads (history 1, trap -p) to a scratch file through this
@@ -167,14 +168,12 @@ __ptydeck_precmd() {
   if [ -n "$__ptydeck_armed" ]; then __ptydeck_cmdline; fi
   __ptydeck_hc=$HISTCMD
   # D with the status after a command; a bare D when the line ran nothing (empty, a comment).
-  if [ -n "$__ptydeck_ran" ]; then
-    printf '\e]133;D;%s;k=%s\a' "$ec" "$__ptydeck_k"
-    __ptydeck_ran=''
-  else
-    printf '\e]133;D;k=%s\a' "$__ptydeck_k"
-  fi
-  if [ -n "$__ptydeck_notices" ]; then printf '%s' "$__ptydeck_notices" >&2; __ptydeck_notices=''; fi
+  # One write with the cwd (and the job notices held back): one chunk for the host to read.
+  local d="$ec;"
+  if [ -n "$__ptydeck_ran" ]; then __ptydeck_ran=''; else d=''; fi
   __ptydeck_cwd
+  printf '\e]133;D;%sk=%s\a%s\e]7;file://%s%s\a' "$d" "$__ptydeck_k" "$__ptydeck_notices" "${'$'}{HOSTNAME:-}" "$__ptydeck_out"
+  __ptydeck_notices=''
   return $ec
 }
 __ptydeck_postcmd() {
