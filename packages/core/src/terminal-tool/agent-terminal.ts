@@ -3,7 +3,7 @@ import { Emitter, reportError, type Attention, type SessionId, type SessionSourc
 import type { SessionFactsWriter } from '../facts/index.js';
 import type { PtyService } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
-import type { ExecuteStrategy, PromptTarget, RunTarget } from './execute-strategy.js';
+import type { ExecuteStrategy, RunSession, TerminalState } from './strategy-targets.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
@@ -11,7 +11,7 @@ import { parseShellMark } from './shell-integration.js';
 import { followTerminalStream, type StreamEvent } from './terminal-stream.js';
 import type { ScannedOutput } from '../vt/index.js';
 
-export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited' | 'lost';
+export type { TerminalState } from './strategy-targets.js';
 
 /** Bytes of tail rendered to recognise prompts. */
 const TAIL_BYTES = 2048;
@@ -24,7 +24,7 @@ const TAIL_BYTES = 2048;
  * on the service's scan of it, and hears of each chunk through `ingest`.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget {
+export class AgentTerminal implements RunSession, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   /** The session's one scan of its output (PtyService.sequences), which hands this terminal its stream events. */

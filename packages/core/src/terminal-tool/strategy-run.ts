@@ -1,32 +1,10 @@
 // A terminal_run as each execute strategy makes it: prompt, busy check, the line followed, the result built.
-import type { SessionInfo } from '@ptydeck/contract';
-import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError } from './errors.js';
-import type { ExecuteStrategy } from './execute-strategy.js';
 import { streamProgress } from './progress.js';
 import { runResult } from './result-builder.js';
 import type { RunResult } from './results.js';
-
-/** One terminal_run in a session the tool resolved: the line, whose result it is, and its bounds. */
-export interface RunRequest {
-  command: string;
-  /** The caller's id: its read cursor moves past what the result hands it. */
-  caller: string;
-  /** Unix ms the call began (elapsed_ms counts from it). */
-  started: number;
-  /** Unix ms: past it the run returns with its command still running. */
-  deadline: number;
-  maxBytes: number;
-  /** How long a new shell may take to show its first prompt (TerminalToolOptions.shellStartMs). */
-  shellStartMs: number;
-  /** The session's record in the PTY service, now (throws when it is gone). */
-  info(): SessionInfo;
-  /** What the tool adds to the result of a line that ran (the ports it opened or names). */
-  finish(result: RunResult): Promise<RunResult>;
-  signal?: AbortSignal;
-  onProgress?: (text: string) => void;
-}
+import type { ExecuteStrategy, RunRequest, RunSession } from './strategy-targets.js';
 
 /** How a line was followed: its command's record (null when the line ran nothing seen), and whether it finished. */
 interface LineOutcome {
@@ -41,7 +19,7 @@ interface LineOutcome {
  * prompt, when a line may be typed, the line, its marks, how the prompt
  * settles, what a shell's exit leaves); the order is the same for all.
  */
-export async function runInShell(strategy: ExecuteStrategy, session: AgentTerminal, request: RunRequest): Promise<RunResult> {
+export async function runInShell(strategy: ExecuteStrategy, session: RunSession, request: RunRequest): Promise<RunResult> {
   const { tracker } = session;
   await strategy.awaitPrompt(session, { deadline: request.deadline, shellStartMs: request.shellStartMs, startedAt: request.info().createdAt, signal: request.signal });
   const starting = strategy.starting(tracker);
@@ -100,7 +78,7 @@ export async function runInShell(strategy: ExecuteStrategy, session: AgentTermin
  * command's end (or the line running nothing, the shell ending, the command
  * asking for input, the deadline), then lets the prompt settle.
  */
-async function followLine(strategy: ExecuteStrategy, target: AgentTerminal, request: RunRequest, asks: () => boolean): Promise<LineOutcome> {
+async function followLine(strategy: ExecuteStrategy, target: RunSession, request: RunRequest, asks: () => boolean): Promise<LineOutcome> {
   const { tracker } = target;
   const typedAt = target.end;
   target.typeLine(strategy.commandInput(request.command));
