@@ -12,7 +12,7 @@ import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
 import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
 import { isSandboxed } from './pid-view.js';
-import { portsInUse } from './port-in-use.js';
+import { mayNamePortInUse, portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 import { listTerminals, readNew, terminalFields, withPorts } from './result-builder.js';
@@ -329,6 +329,8 @@ class TerminalToolImpl implements TerminalTool {
   private async withPortsSliced<T extends RunResult | WaitResult>(result: T, session: AgentTerminal, output: string, command: string | undefined, caller: string): Promise<T> {
     // Before the turn ends: the session may be closed and removed meanwhile.
     const ref = this.refOf(session);
+    // Most results: the socket count has not moved and the output names no taken port, so nothing costly is read.
+    if (this.processes.nothingOpened(ref) && !mayNamePortInUse(output)) return result;
     await nextTurn();
     const opened = this.processes.opened(ref);
     await nextTurn();
