@@ -3,14 +3,14 @@ import { Emitter, reportError, type Attention, type SessionId, type SessionSourc
 import type { SessionFactsWriter } from '../facts/index.js';
 import type { PtyService, ScanPosition } from '../pty/types.js';
 import { CommandTracker } from './command-tracker.js';
-import type { ExecuteStrategy, PromptTarget, RunTarget } from './execute-strategy.js';
+import type { ExecuteStrategy, RunSession, TerminalState } from './strategy-targets.js';
 import { InputWatch, type InputWatchTarget } from './input-watch.js';
 import { renderPlainText } from './model-text.js';
 import { OutputView } from './output-view.js';
 import { parseShellMark } from './shell-integration.js';
 import { followTerminalStream, type StreamEvent } from './terminal-stream.js';
 
-export type TerminalState = 'running' | 'idle_at_prompt' | 'waiting_for_input' | 'alt_screen' | 'exited' | 'lost';
+export type { TerminalState } from './strategy-targets.js';
 
 /** Bytes of tail rendered to recognise prompts. */
 const TAIL_BYTES = 2048;
@@ -23,7 +23,7 @@ const TAIL_BYTES = 2048;
  * on the service's scan of it, and hears of each chunk through `ingest`.
  * State changes only through the methods below; readers get getters.
  */
-export class AgentTerminal implements PromptTarget, RunTarget, InputWatchTarget {
+export class AgentTerminal implements RunSession, InputWatchTarget {
   readonly tracker = new CommandTracker();
   readonly view: OutputView;
   /** Where the session's scan stood when it exited: no output is scanned after (PtyService's 'pty.exited'), and the service forgets a removed session. */

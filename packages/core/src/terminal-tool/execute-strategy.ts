@@ -1,110 +1,13 @@
 // How commands are run and followed in a shell, one strategy per level of shell integration.
 import type { ShellActivity } from '@ptydeck/contract';
-import type { CommandRecord, CommandTracker } from './command-tracker.js';
+import type { CommandTracker } from './command-tracker.js';
 import { looksLikeShellPrompt } from './input-prompts.js';
+import type { RunResult } from './results.js';
 import { bashRunInput, newNonce, nonceRunInput, parseShellMark } from './shell-integration.js';
+import { runInShell } from './strategy-run.js';
+import type { ExecuteStrategy, PromptTarget, RunRequest, RunSession, RunWindow, SettleTarget } from './strategy-targets.js';
 
-/** What a strategy needs of its session while it settles after a command. */
-export interface SettleTarget {
-  readonly tracker: CommandTracker;
-  readonly exited: boolean;
-  readonly safeEnd: number;
-  /** Plain text of [from, to), chrome left out. */
-  renderText(from: number, to: number): string;
-  /** Cursor where the last line of [from, to) begins. */
-  lastLineStart(from: number, to: number): number;
-  waitFor(done: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
-}
-
-/** What a strategy needs of its session before a run: whether something holds the terminal, and how to give up on marks. */
-export interface PromptTarget extends SettleTarget {
-  readonly altScreen: boolean;
-  readonly runQueued: boolean;
-  /** Plain text of the last lines, to recognise a prompt by its look. */
-  tail(): string;
-  /** Startup files replaced our hooks: follow commands with `fallBack()`'s strategy from now on. */
-  fallBack(): void;
-}
-
-/** What a strategy needs of its session to run a line in it. */
-export interface RunTarget extends SettleTarget {
-  /** Cursor one past the newest output. */
-  readonly end: number;
-  /** Types a line the strategy made (commandInput) as the agent's; throws what the PTY service throws, with nothing typed. */
-  typeLine(input: string): void;
-}
-
-/** How a run is followed: until when, and who is told along the way. */
-export interface RunFollow {
-  /** Unix ms: past it the run returns with its command still running. */
-  deadline: number;
-  signal?: AbortSignal;
-  /** Whether the running command stopped to ask the caller for input: the run returns early, whatever the deadline. */
-  asks(): boolean;
-  /** Called once the line is typed, with how to find its command; returns what stops following it (progress). */
-  typed?(record: () => CommandRecord | null): () => void;
-}
-
-/** How a run ended: its command's record (null when the line ran nothing seen), and whether it finished. */
-export interface RunOutcome {
-  record: CommandRecord | null;
-  finished: boolean;
-}
-
-/** When a run may give up, and how long a shell may take to start. */
-export interface RunWindow {
-  /** Unix ms. */
-  deadline: number;
-  /** How long a new shell may take to show its first prompt (TerminalToolOptions.shellStartMs). */
-  shellStartMs: number;
-  /** When the session's shell started, Unix ms. */
-  startedAt: number;
-  signal?: AbortSignal;
-}
-
-/**
- * How commands are run and followed in a shell, one class per level of shell
- * integration (as VS Code's rich and basic execute strategies): the tool picks
- * one when the session starts (or falls back once) and never tests the level
- * again. A strategy turns the stream's marks into CommandTracker transitions.
- */
-export interface ExecuteStrategy {
-  /** Whether the shell is still reading its startup files: a line typed now would be echoed raw before readline takes over. */
-  starting(tracker: CommandTracker): boolean;
-  /** Whether a command typed now would be read by the shell at its prompt. */
-  readyToType(tracker: CommandTracker): boolean;
-  /** The bytes that run `command` when typed at the prompt. */
-  commandInput(command: string): string;
-  /**
-   * Runs one line at the prompt: types it, follows it by the strategy's marks
-   * until its command finished, the line ran nothing, the shell ended, the
-   * command asks for input or the deadline passed, then lets the prompt
-   * settle. Throws the PTY service's error when the line could not be typed.
-   */
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome>;
-  /** Applies one OSC sequence, seen at [start, end) of the stream, to the tracker. */
-  applyOsc(payload: string, start: number, end: number, tracker: CommandTracker): void;
-  /** How long the prompt normally takes to follow a command's end: the window callers give settle(). */
-  readonly settleMs: number;
-  /** Waits (at most `windowMs`) for the shell's prompt after a command, or a new shell's first, so the state reads idle. */
-  settle(target: SettleTarget, windowMs: number, signal?: AbortSignal): Promise<void>;
-  /** A new shell is useful once it shows its prompt: waits for its first, given the tool's start window. */
-  settleNewShell(target: SettleTarget, shellStartMs: number, signal?: AbortSignal): Promise<void>;
-  /** Before the first run in a new shell: what must be seen before the line is typed (the run's timeout is for the command). */
-  beforeFirstRun(target: SettleTarget, shellStartMs: number, signal?: AbortSignal): Promise<void>;
-  /** Before a run in a session that has one: waits for the prompt where one is coming, and falls back when it never brings marks. */
-  awaitPrompt(target: PromptTarget, window: RunWindow): Promise<void>;
-  /** What the command printed, as the result gives it, when the shell ended under it (`exit 3`). */
-  outputOfShellExit(text: string): string;
-  /** Input the agent typed raw (terminal_send) at `cursor`: what it tells the tracker. */
-  rawInput(data: string, cursor: number, tracker: CommandTracker): void;
-  /** Whether the shell sits at its prompt though nothing said so (a command the developer ran, without marks); `tail` is read only when asked. */
-  idleByLook(tracker: CommandTracker, tail: () => string): boolean;
-  /** What the shell is doing, when its marks say so: null when this strategy cannot follow it (the panel is told nothing). */
-  shellActivity(tracker: CommandTracker): ShellActivity | null;
-  /** The strategy to follow commands with once startup files replaced our hooks. */
-  fallBack(): ExecuteStrategy;
-}
+export type { ExecuteStrategy, PromptTarget, RunRequest, RunSession, RunTarget, RunWindow, SettleTarget } from './strategy-targets.js';
 
 /** What bash prints as it exits by `exit` or `logout`: the shell's words, not the command's output. */
 const SHELL_EXIT_LINE = /(^|\n)(?:exit|logout)\n?$/;
@@ -128,8 +31,8 @@ export class ShellMarksStrategy implements ExecuteStrategy {
   readonly settleMs = PROMPT_SETTLE_MS;
   private key: string | null = null;
 
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-    return executeLine(this, target, command, follow);
+  run(session: RunSession, request: RunRequest): Promise<RunResult> {
+    return runInShell(this, session, request);
   }
 
   starting(tracker: CommandTracker): boolean {
@@ -222,8 +125,8 @@ export class NonceStrategy implements ExecuteStrategy {
   readonly settleMs = NONCE_PROMPT_SETTLE_MS;
   private nonce: string | null = null;
 
-  execute(target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-    return executeLine(this, target, command, follow);
+  run(session: RunSession, request: RunRequest): Promise<RunResult> {
+    return runInShell(this, session, request);
   }
 
   starting(): boolean {
@@ -295,28 +198,4 @@ export class NonceStrategy implements ExecuteStrategy {
   fallBack(): ExecuteStrategy {
     return this;
   }
-}
-
-/**
- * A run as every strategy makes it: the strategy's line typed, the tracker
- * its marks feed followed to the command's end, the prompt let settle. What
- * differs between strategies (the line, the marks, the settling) is theirs.
- */
-async function executeLine(strategy: ExecuteStrategy, target: RunTarget, command: string, follow: RunFollow): Promise<RunOutcome> {
-  const { tracker } = target;
-  const typedAt = target.end;
-  target.typeLine(strategy.commandInput(command));
-  const ours = () => tracker.commandAfter(typedAt);
-  const stopFollowing = follow.typed?.(ours) ?? (() => undefined);
-  let finished: boolean;
-  try {
-    // Done when the line's command finished, the line ran nothing (a new prompt, no output), or the shell ended.
-    const ended = () => target.exited || (tracker.phase !== 'typed' && tracker.running === null);
-    await target.waitFor(() => ended() || follow.asks(), Math.max(0, follow.deadline - Date.now()), follow.signal);
-    finished = ended();
-  } finally {
-    stopFollowing();
-  }
-  if (finished && !target.exited) await strategy.settle(target, Math.min(strategy.settleMs, Math.max(0, follow.deadline - Date.now())), follow.signal);
-  return { record: ours(), finished };
 }

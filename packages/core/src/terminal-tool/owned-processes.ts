@@ -58,6 +58,17 @@ export class OwnedProcesses {
     return listed;
   }
 
+  /**
+   * Whether opened() would report nothing without reading more than the TCP
+   * socket count (unchanged since the session's last look): then a result
+   * needs no turn of the event loop for its ports.
+   */
+  nothingOpened(session: SessionRef): boolean {
+    if (!processesKnown() || !this.fingerprints.has(session.id)) return false;
+    const last = this.fingerprints.get(session.id);
+    return last !== undefined && tcpFingerprint() === last;
+  }
+
   /** The session's listening ports no result has reported yet, now reported; undefined without /proc. */
   opened(session: SessionRef): ListedPort[] | undefined {
     if (!processesKnown()) return undefined;

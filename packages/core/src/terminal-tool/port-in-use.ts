@@ -37,6 +37,11 @@ export const THE_DEVELOPER = 'the developer';
 export const CLOSED_TERMINAL = 'a closed ptydeck terminal';
 
 /** The ports a failure in `output` says are taken, and who holds each; undefined when it says none (or /proc is missing). */
+/** Whether the output may say a port is taken: without it, portsInUse finds nothing and reads nothing. */
+export function mayNamePortInUse(output: string): boolean {
+  return IN_USE.test(output);
+}
+
 export function portsInUse(output: string, command: string | undefined, service: PtyService, owned: OwnedSessions, caller: string): PortInUse[] | undefined {
   if (!IN_USE.test(output)) return undefined;
   const candidates = namedPorts(output, command);

@@ -1,4 +1,4 @@
-import type { AgentTerminal } from './agent-terminal.js';
+import type { ProgressSource } from './strategy-targets.js';
 
 /**
  * Streams whole lines of a range to `onProgress` as they arrive, while a run
@@ -8,7 +8,7 @@ import type { AgentTerminal } from './agent-terminal.js';
  * byte, whatever escape sequences the lines hold. Returns a stop function.
  */
 export function streamProgress(
-  session: AgentTerminal,
+  session: ProgressSource,
   onProgress: ((text: string) => void) | undefined,
   range: () => { start: number; end: number } | null,
 ): () => void {

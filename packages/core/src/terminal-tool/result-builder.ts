@@ -3,11 +3,12 @@ import type { SessionInfo } from '@ptydeck/contract';
 import type { AgentTerminal } from './agent-terminal.js';
 import type { CommandRecord } from './command-tracker.js';
 import type { PtyService } from '../pty/types.js';
+import type { ResultSession } from './strategy-targets.js';
 import type { ListedPort, ListedProcess, ListResult, OutputResult, PortInUse, RunResult, TerminalFields, WaitResult } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
 
 /** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
-export function terminalFields(session: AgentTerminal, info: SessionInfo, caller?: string): TerminalFields {
+export function terminalFields(session: ResultSession, info: SessionInfo, caller?: string): TerminalFields {
   const { state, attention } = session.state();
   if (attention && caller !== undefined) session.attentionTold(caller);
   return {
@@ -23,7 +24,7 @@ export function terminalFields(session: AgentTerminal, info: SessionInfo, caller
 
 /** A terminal_run result, in the order a model reads it. */
 export function runResult(
-  session: AgentTerminal,
+  session: ResultSession,
   info: SessionInfo,
   outcome: RunResult['outcome'],
   exitCode: number | null,

@@ -58,5 +58,8 @@ it('terminal_wait does the same, for a command it waited for and for one that ha
   expect(waited.output).toContain('19999\n20000');
   const again = await shells.tool.wait(owner, { id: shell.id, until: 'exit' });
   expect(again).toMatchObject({ reason: 'exit', scope: 'command', exit_code: 0 });
-  expect(looks).toEqual([true, true]);
+  // The second result skips the look while the machine's TCP socket count stays as it was (other
+  // processes here may move it): every look there is comes in a turn of its own.
+  expect(looks[0]).toBe(true);
+  expect(looks.every((turned) => turned)).toBe(true);
 });

@@ -63,8 +63,12 @@ if [ -n "${'$'}{SRANDOM:-}" ]; then
 else
   __ptydeck_k=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 fi
+# The cwd, percent-encoded for OSC 7's file URL, in __ptydeck_out.
 __ptydeck_cwd() {
-  local LC_ALL=C s=$PWD out='' c i
+  local s=$PWD out='' c i
+  # Most paths need no percent-encoding: one match instead of a loop over every byte.
+  if [[ $s != *[!A-Za-z0-9/._~-]* ]]; then __ptydeck_out=$s; return; fi
+  local LC_ALL=C
   for (( i = 0; i < ${'$'}{#s}; i++ )); do
     c=${'$'}{s:i:1}
     case $c in
@@ -72,41 +76,109 @@ __ptydeck_cwd() {
       *) printf -v c '%%%02X' "'$c"; out+=$c ;;
     esac
   done
-  printf '\e]7;file://%s%s\a' "${'$'}{HOSTNAME:-}" "$out"
+  __ptydeck_out=$out
 }
-# The command line mark (as VS Code's OSC 633;E), printed by PS0 from a subshell just before the
-# line runs: the line as history has it, the cwd, and the key. HISTCMD unmoved since the last
-# prompt means history left the line out (HISTCONTROL, HISTIGNORE): its text is not told (h=0).
-# Bytes counted in the C locale keep the payload under the 4 KiB a terminal's scanner takes.
+# bash 5.2 cannot keep a builtin's output without forking (no ${'$'}{ cmd; } before 5.3), so the
+# command line mark writes what it reads (history 1, trap -p) to a scratch file through this
+# shell's own fd and reads it back. mktemp makes it 0600 and it is unlinked at once: only this
+# fd reaches it (the commands the shell runs inherit it, as bash cannot set close-on-exec).
+# Each record ends with a NUL and is written over the last without truncating, since ext4
+# flushes a file truncated to nothing as it closes (milliseconds per command).
+__ptydeck_sf=''
+__ptydeck_seen=''
+if __ptydeck_t=$(mktemp 2>/dev/null); then
+  if exec {__ptydeck_sf}<>"$__ptydeck_t"; then printf 'ptydeck\0' >&"$__ptydeck_sf"; __ptydeck_seen=ptydeck; else __ptydeck_sf=''; fi
+  command rm -f -- "$__ptydeck_t"
+fi
+unset __ptydeck_t
+# Runs a builtin with its output in __ptydeck_out; fails when the fd is no longer the scratch
+# file (a command ran exec 11>file): what it holds must be what was last read, so nothing
+# is written into a file of the user's.
+__ptydeck_capture() {
+  local p=/dev/fd/$__ptydeck_sf s
+  [[ -n $__ptydeck_sf && -f $p ]] || return 1
+  IFS= read -r -d '' s <"$p"
+  if [[ $s != "$__ptydeck_seen" ]]; then __ptydeck_sf=''; return 1; fi
+  { "$@"; printf '\0'; } 1<>"$p"
+  IFS= read -r -d '' __ptydeck_seen <"$p"
+  __ptydeck_out=$__ptydeck_seen
+}
+# The command line mark (as VS Code's OSC 633;E): the line as history has it, the cwd, and the
+# key, printed once per line from the DEBUG trap as its first command runs in this shell (so,
+# after PS0's C mark), or from PROMPT_COMMAND when none did (a line that is one subshell). HISTCMD
+# unmoved since the last prompt means history left the line out (HISTCONTROL, HISTIGNORE): its
+# text is not told (h=0). Bytes counted in the C locale keep the payload under the 4 KiB a
+# terminal's scanner takes. It runs in the shell itself: it leaves $_, $? and BASH_REMATCH as
+# they were, and prints on the terminal (fd 255) rather than a command's redirected stdout.
 __ptydeck_hc=''
+__ptydeck_armed=''
+__ptydeck_notices=''
+__ptydeck_trap_set=''
+__ptydeck_dbg='[[ -z $__ptydeck_armed ]] || __ptydeck_cmdline "$_"'
 __ptydeck_esc() {
   local s=$1
+  # Most lines have nothing to escape: one match instead of nine replacements.
+  if [[ $s != *[\\\;$'\n\r\t\e\a\x18\x1a']* ]]; then
+    if (( ${'$'}{#s} > $2 )); then s="${'$'}{s:0:$2};t=1"; fi
+    __ptydeck_out=$s
+    return
+  fi
   s=${'$'}{s//\\/\\\\}; s=${'$'}{s//;/\\x3b}; s=${'$'}{s//$'\n'/\\x0a}; s=${'$'}{s//$'\r'/\\x0d}; s=${'$'}{s//$'\t'/\\x09}
   s=${'$'}{s//$'\e'/\\x1b}; s=${'$'}{s//$'\a'/\\x07}; s=${'$'}{s//$'\x18'/\\x18}; s=${'$'}{s//$'\x1a'/\\x1a}
   if (( ${'$'}{#s} > $2 )); then s="${'$'}{s:0:$2};t=1"; fi
   __ptydeck_out=$s
 }
 __ptydeck_cmdline() {
-  local LC_ALL=C c='' h=0 cmd
-  if [ "$1" != "$__ptydeck_hc" ]; then
-    c=$(HISTTIMEFORMAT= builtin history 1)
-    if [[ $c =~ ^\ *[0-9]+\*?\ \ (.*)$ ]]; then c=${'$'}{BASH_REMATCH[1]}; h=1; else c=''; fi
+  local LC_ALL=C c='' h=0 n cmd
+  # The trap goes once it served the line (a loop typed at the prompt runs at full speed). Only
+  # when called by a trap's own text (no caller function): a DEBUG trap of the user's that
+  # calls this from a function of its (bash-preexec) stays, as does the PROMPT_COMMAND's call.
+  if [[ -n $__ptydeck_trap_set && ${'$'}{#FUNCNAME[@]} -eq 1 ]]; then
+    __ptydeck_trap_set=''
+    trap - DEBUG
+  fi
+  # bash prints pending job notices ("[1]+ Done") as a DEBUG trap returns, which would put them
+  # at the start of this line's output: taken here, they are printed after its done mark, where
+  # the prompt would have shown them. A job's first listing as Running is no notice. Only once
+  # this shell started a job in the background ($!).
+  if [ -n "${'$'}{!-}" ] && __ptydeck_capture builtin jobs -n; then
+    c=$__ptydeck_out
+    while [ -n "$c" ]; do
+      n=${'$'}{c%%$'\n'*}; c=${'$'}{c#"$n"}; c=${'$'}{c#$'\n'}
+      case $n in \[*\]?\ \ Running\ *) ;; *) __ptydeck_notices+=$n$'\n' ;; esac
+    done
+    c=''
+  fi
+  if [ "$__ptydeck_armed" != "$__ptydeck_hc" ]; then
+    # A timestamp would precede the line; an assignment before the call costs ~0.1 ms, so only when one is set.
+    if [ -z "${'$'}{HISTTIMEFORMAT-}" ] && __ptydeck_capture builtin history 1; then c=$__ptydeck_out
+    elif [ -n "${'$'}{HISTTIMEFORMAT-}" ] && HISTTIMEFORMAT= __ptydeck_capture builtin history 1; then c=$__ptydeck_out
+    else c=$(HISTTIMEFORMAT= builtin history 1); fi
+    while [[ $c == *$'\n' ]]; do c=${'$'}{c%$'\n'}; done
+    # "  12* line": the number, a star when edited, two spaces (parsed without =~, which would change BASH_REMATCH).
+    n=${'$'}{c%%[! ]*}; c=${'$'}{c#"$n"}; n=${'$'}{c%%[!0-9]*}; c=${'$'}{c#"$n"}; c=${'$'}{c#\*}
+    if [[ -n $n && $c == '  '* ]]; then c=${'$'}{c:2}; h=1; else c=''; fi
   fi
   __ptydeck_esc "$c" 3000; cmd=$__ptydeck_out
   __ptydeck_esc "$PWD" 900
-  printf '\e]633;E;%s;k=%s;h=%s;cwd=%s\a' "$cmd" "$__ptydeck_k" "$h" "$__ptydeck_out"
+  if [[ -t 255 ]]; then n=255; else n=2; fi
+  printf '\e]633;E;%s;k=%s;h=%s;cwd=%s\a' "$cmd" "$__ptydeck_k" "$h" "$__ptydeck_out" >&"$n"
+  __ptydeck_armed=''
+  # The trap's last word puts $_ back as the line's command will see it.
+  : "$1"
 }
 __ptydeck_precmd() {
   local ec=$?
+  # A line whose commands all ran in subshells, or with the trap replaced: its mark comes now.
+  if [ -n "$__ptydeck_armed" ]; then __ptydeck_cmdline; fi
   __ptydeck_hc=$HISTCMD
   # D with the status after a command; a bare D when the line ran nothing (empty, a comment).
-  if [ -n "$__ptydeck_ran" ]; then
-    printf '\e]133;D;%s;k=%s\a' "$ec" "$__ptydeck_k"
-    __ptydeck_ran=''
-  else
-    printf '\e]133;D;k=%s\a' "$__ptydeck_k"
-  fi
+  # One write with the cwd (and the job notices held back): one chunk for the host to read.
+  local d="$ec;"
+  if [ -n "$__ptydeck_ran" ]; then __ptydeck_ran=''; else d=''; fi
   __ptydeck_cwd
+  printf '\e]133;D;%sk=%s\a%s\e]7;file://%s%s\a' "$d" "$__ptydeck_k" "$__ptydeck_notices" "${'$'}{HOSTNAME:-}" "$__ptydeck_out"
+  __ptydeck_notices=''
   return $ec
 }
 __ptydeck_postcmd() {
@@ -116,11 +188,17 @@ __ptydeck_postcmd() {
   # prompt command may rebuild PS1 each time: re-wrap it.
   case $PS1 in *"133;A;k=$__ptydeck_k"*) ;; *) PS1='\[\e]133;A;k='"$__ptydeck_k"'\a\]'$PS1 ;; esac
   case $PS1 in *"133;B;k=$__ptydeck_k"*) ;; *) PS1=$PS1'\[\e]133;B;k='"$__ptydeck_k"'\a\]' ;; esac
+  # The command line mark's trap, for the next line, when the slot is free.
+  if [ -z "$__ptydeck_trap_set" ] && __ptydeck_capture builtin trap -p DEBUG && [ -z "$__ptydeck_out" ]; then
+    trap -- "$__ptydeck_dbg" DEBUG
+    __ptydeck_trap_set=1
+  fi
   return $ec
 }
-# PS0 is expanded in the shell itself just before a command runs: the arithmetic
-# marks that a command ran, so an empty Enter reports no exit code.
-PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1)):0}$(__ptydeck_cmdline "$HISTCMD")\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
+# PS0 is expanded in the shell itself just before a command runs, without a fork: the
+# arithmetic marks that a command ran (so an empty Enter reports no exit code) and arms the
+# command line mark's trap.
+PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1,__ptydeck_armed=HISTCMD)):0}\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
 if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
   PROMPT_COMMAND=(__ptydeck_precmd "${'$'}{PROMPT_COMMAND[@]}" __ptydeck_postcmd)
 else

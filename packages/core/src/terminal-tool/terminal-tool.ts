@@ -6,17 +6,16 @@ import { SessionFacts } from '../facts/index.js';
 import { ScreenService } from '../screen/index.js';
 import { AgentPatterns } from './agent-patterns.js';
 import { AgentTerminal } from './agent-terminal.js';
-import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError, noSuchTerminal, terminalExited, unlessNotRunning } from './errors.js';
 import { boundText } from './model-text.js';
 import { KEY_NAMES, encodeKeys } from './keys.js';
 import { OwnedProcesses } from './owned-processes.js';
 import { OwnedSessions, type TerminalOwner } from './owned-sessions.js';
 import { isSandboxed } from './pid-view.js';
-import { portsInUse } from './port-in-use.js';
+import { mayNamePortInUse, portsInUse } from './port-in-use.js';
 import { streamProgress } from './progress.js';
 import type { CloseResult, CreateResult, ListedPort, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
-import { listTerminals, readNew, runResult, terminalFields, withPorts } from './result-builder.js';
+import { listTerminals, readNew, terminalFields, withPorts } from './result-builder.js';
 import { AGENT_ENV, ShellLauncher, checkCwd, shellQuote } from './shell-launch.js';
 import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendInput, WaitInput, parseInput } from './tool-schemas.js';
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
@@ -125,68 +124,18 @@ class TerminalToolImpl implements TerminalTool {
         `Terminal ${session.id} runs ${this.infoOf(session).command}, not a shell, so terminal_run cannot run commands in it. Use terminal_send to type into it, or call terminal_run without id to get a shell.`,
       );
     }
-    await session.strategy.awaitPrompt(session, { deadline, shellStartMs: this.shellStartMs, startedAt: this.infoOf(session).createdAt, signal: hooks.signal });
-    const strategy = session.strategy;
-    const { tracker } = session;
-    const starting = strategy.starting(tracker);
-    if (session.runQueued || (!starting && !strategy.readyToType(tracker)) || (starting && tracker.phase !== 'starting')) {
-      const { state } = session.state();
-      throw new TerminalToolError(
-        'busy',
-        `Terminal ${session.id} is busy (state: ${state}): a command is still running or a program has the terminal. Wait with terminal_wait, interrupt with terminal_send keys ["Ctrl-C"], or omit id to run in a new shell.`,
-      );
-    }
-    if (starting) {
-      // Still reading its startup files: typed now, the line would be echoed raw before readline takes over.
-      session.typeWhenReady(command);
-      return runResult(session, this.infoOf(session), 'running', null, { text: '', truncated: false, skipped: 0 }, undefined, started, owner.id);
-    }
-
-    // Back early when the command stops to ask this caller for input, whatever timeout_ms says.
-    const asks = () => tracker.running !== null && session.attentionNewFor(owner.id);
-    let record: CommandRecord | null;
-    let finished: boolean;
-    try {
-      ({ record, finished } = await strategy.execute(session, command, {
-        deadline,
-        signal: hooks.signal,
-        asks,
-        typed: (ours) =>
-          streamProgress(session, hooks.onProgress, () => {
-            const current = ours();
-            return current && { start: current.outputStart, end: current.outputEnd ?? session.safeEnd };
-          }),
-      }));
-    } catch (error) {
-      throw fromPtyError(error);
-    }
-
-    const from = session.cursorOf(owner.id);
-    const commandStart = record?.outputStart ?? session.safeEnd;
-    const maxBytes = input.max_bytes ?? DEFAULT_MAX_BYTES;
-    const earlier = session.view.read(from, commandStart, Math.max(256, Math.floor(maxBytes / 4)));
-    const own = session.view.read(commandStart, record?.outputEnd ?? session.safeEnd, maxBytes);
-    session.advanceCursor(owner.id, record?.doneEnd ?? session.safeEnd);
-    // The shell died under its command (`exit 3`): the command has no exit code of its own.
-    const outcome = !finished
-      ? asks()
-        ? 'waiting_for_input'
-        : 'running'
-      : session.exited && (record === null || record.exitCode === null)
-        ? 'shell_exited'
-        : 'completed';
-    const text = outcome === 'shell_exited' ? strategy.outputOfShellExit(own.text) : own.text;
-    const result = runResult(
-      session,
-      this.infoOf(session),
-      outcome,
-      outcome === 'completed' ? (record?.exitCode ?? null) : null,
-      { text, truncated: own.truncated, skipped: earlier.skipped },
-      earlier.text.trim() === '' ? undefined : earlier.text,
+    return session.strategy.run(session, {
+      command,
+      caller: owner.id,
       started,
-      owner.id,
-    );
-    return this.withPortsSliced(result, session, text, input.command, owner.id);
+      deadline,
+      maxBytes: input.max_bytes ?? DEFAULT_MAX_BYTES,
+      shellStartMs: this.shellStartMs,
+      info: () => this.infoOf(session),
+      finish: (result) => this.withPortsSliced(result, session, result.output, input.command, owner.id),
+      signal: hooks.signal,
+      onProgress: hooks.onProgress,
+    });
   }
 
   async send(owner: TerminalOwner, rawInput: SendInput, hooks: ToolCallHooks = {}): Promise<OutputResult> {
@@ -380,6 +329,8 @@ class TerminalToolImpl implements TerminalTool {
   private async withPortsSliced<T extends RunResult | WaitResult>(result: T, session: AgentTerminal, output: string, command: string | undefined, caller: string): Promise<T> {
     // Before the turn ends: the session may be closed and removed meanwhile.
     const ref = this.refOf(session);
+    // Most results: the socket count has not moved and the output names no taken port, so nothing costly is read.
+    if (this.processes.nothingOpened(ref) && !mayNamePortInUse(output)) return result;
     await nextTurn();
     const opened = this.processes.opened(ref);
     await nextTurn();

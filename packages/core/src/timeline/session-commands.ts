@@ -4,6 +4,10 @@
  * the exit status), as ptydeck's bash rcfile prints them. Pure: the timeline
  * feeds it the marks with their cursors and the time, and who wrote input.
  *
+ * The command line mark comes after C (bash prints it as the line's first
+ * command runs, or at its end when none ran in the shell itself): it names
+ * the running record, and its own bytes are not the command's output.
+ *
  * A mark counts only with the shell's key, which the rcfile announces once as
  * the shell starts (before any prompt), in an unexported variable no program
  * sees: a program printing `\e]633;E;rm -rf /\a` makes no record.
@@ -29,6 +33,10 @@ export class SessionCommands {
   private promptSeen = false;
   private pending: { command: string | null; cwd: string | null } | null = null;
   private running: CommandRecord | null = null;
+  /** The running record has its command line (from a mark before or after its start). */
+  private named = false;
+  /** Where the running record's command line mark lay, when it came after the start. */
+  private lineMark: { start: number; end: number } | null = null;
   /** Who wrote input since the last command started: the next one's actor. */
   private readonly typedBy = new Set<SessionSource>();
   private count = 0;
@@ -44,7 +52,9 @@ export class SessionCommands {
   osc(payload: string, start: number, end: number, now: number): CommandRecord | null {
     if (payload.startsWith('633;E;')) {
       const mark = parseCommandLineMark(payload);
-      if (mark && this.key !== null && mark.key === this.key) this.pending = { command: mark.command, cwd: mark.cwd };
+      if (!mark || this.key === null || mark.key !== this.key) return null;
+      if (this.running === null) this.pending = { command: mark.command, cwd: mark.cwd };
+      else if (!this.named) return this.name(mark.command, mark.cwd, start, end);
       return null;
     }
     const mark = parseShellMark(payload);
@@ -111,6 +121,8 @@ export class SessionCommands {
       signal: null,
       output: { start: outputStart, end: null },
     };
+    this.named = this.pending !== null;
+    this.lineMark = null;
     this.pending = null;
     this.typedBy.clear();
     this.running = record;
@@ -119,15 +131,29 @@ export class SessionCommands {
     return record;
   }
 
+  /** The running record's command line, told after it started; a mark right after the start or before the end is not output. */
+  private name(command: string | null, cwd: string | null, start: number, end: number): CommandRecord {
+    const record = this.running!;
+    this.named = true;
+    this.lineMark = { start, end };
+    const outputStart = start === record.output.start ? end : record.output.start;
+    return this.replace(record, { ...record, command, cwd, output: { start: outputStart, end: null } });
+  }
+
   private finish(at: number, now: number, exitCode: number | null, signal: string | null): CommandRecord | null {
     const record = this.running;
     if (!record) return null;
     this.running = null;
-    // Replaced, not mutated: a reader holding the running record keeps what it was given.
-    const done: CommandRecord = { ...record, status: 'done', endedAt: now, exitCode, signal, output: { start: record.output.start, end: Math.max(at, record.output.start) } };
+    if (this.lineMark !== null && this.lineMark.end === at) at = this.lineMark.start;
+    return this.replace(record, { ...record, status: 'done', endedAt: now, exitCode, signal, output: { start: record.output.start, end: Math.max(at, record.output.start) } });
+  }
+
+  /** Replaced, not mutated: a reader holding the old record keeps what it was given. */
+  private replace(record: CommandRecord, next: CommandRecord): CommandRecord {
     const index = this.records.lastIndexOf(record);
-    if (index >= 0) this.records[index] = done;
-    return done;
+    if (index >= 0) this.records[index] = next;
+    if (this.running === record) this.running = next;
+    return next;
   }
 
   private actor(): CommandActor {

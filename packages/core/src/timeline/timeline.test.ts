@@ -88,6 +88,32 @@ describe('command records', () => {
     expect(await ended).toMatchObject({ exitCode: 4, actor: { kind: 'agent' } });
     expect(timeline.list({ sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['HISTIGNORE="secret*"', null, 'exit 4']);
   });
+  it("names each line as it starts, fork-free, without changing what the line sees or writing where its output goes", async () => {
+    const { tool, dir } = shells;
+    const shell = await tool.create(owner, { cwd: dir });
+    await tool.run(owner, { id: shell.id, command: '[[ ab =~ (b) ]]; mkdir -p names-sub' });
+    const seen = await tool.run(owner, { id: shell.id, command: 'echo "${BASH_REMATCH[1]}:$_"' });
+    await tool.run(owner, { id: shell.id, command: '( echo in-subshell )' });
+    await tool.run(owner, { id: shell.id, command: '{ echo grouped; } > grouped.txt; cat grouped.txt' });
+    // A command that takes the mark's scratch fd for a file of its own: the file keeps what it wrote.
+    await tool.run(owner, { id: shell.id, command: 'eval "exec $__ptydeck_sf>mine.txt"; echo mine >&$__ptydeck_sf' });
+    await tool.run(owner, { id: shell.id, command: 'cat mine.txt' });
+    const records = timeline.list({ sessions: new Set([shell.id]) });
+    expect(records.map((r) => r.command)).toEqual([
+      '[[ ab =~ (b) ]]; mkdir -p names-sub',
+      'echo "${BASH_REMATCH[1]}:$_"',
+      '( echo in-subshell )',
+      '{ echo grouped; } > grouped.txt; cat grouped.txt',
+      'eval "exec $__ptydeck_sf>mine.txt"; echo mine >&$__ptydeck_sf',
+      'cat mine.txt',
+    ]);
+    expect(seen.output).toBe('b:names-sub\n');
+    expect(outputOf(records[1]!)).toBe('b:names-sub\r\n');
+    expect(outputOf(records[2]!)).toBe('in-subshell\r\n');
+    expect(outputOf(records[3]!)).toBe('grouped\r\n');
+    expect(outputOf(records[5]!)).toBe('mine\r\n');
+    expect(records.every((r) => r.cwd === dir && r.exitCode === 0)).toBe(true);
+  });
 });
 
 describe('recordings', () => {
