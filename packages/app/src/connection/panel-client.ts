@@ -346,7 +346,7 @@ export class PanelClient {
       case 'resync':
         if (!this.book.isAttached(message.id)) return;
         this.book.resync(message.id, message.cursor);
-        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor });
+        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor, marks: message.marks ?? [] });
         return;
       case 'created':
         this.createdEmitter.fire({ requestId: message.requestId, info: message.info });
