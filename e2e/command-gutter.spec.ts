@@ -121,3 +121,53 @@ test('an agent\'s tab: marks and the menu without Rerun, export from the termina
   await expect(page.getByRole('tab', { name: /work/ })).toHaveAttribute('aria-selected', 'true');
   await expect.poll(async () => (await marksOf(page, shell.id)).viewportY).toBe(first!.line);
 });
+
+test('after a page reload the commands from before it have their marks back: Ctrl+Up/Down and Copy output work on them', async ({ panel: page, agent }) => {
+  const id = await openUserTerminal(page);
+  await run(page, 'seq 1 40');
+  await expect.poll(() => statesOf(page, id)).toEqual(['success']);
+  await run(page, 'seq 41 80; false');
+  await expect.poll(() => statesOf(page, id)).toEqual(['success', 'failed']);
+  await run(page, 'seq 81 120');
+  await expect.poll(() => statesOf(page, id)).toEqual(['success', 'failed', 'success']);
+  // An agent's tab in the background: after the reload it is restored only when first shown.
+  const shell = await agent.call<{ id: string }>('terminal_create', { title: 'unseen' });
+  await agent.call('terminal_run', { id: shell.id, command: 'echo unseen-$((6*7))' });
+  await agent.call('terminal_run', { id: shell.id, command: 'ls /nonexistent-unseen' });
+  const before = (await marksOf(page, id)).marks;
+
+  await page.reload();
+  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+  await expectScreen(page, id, /^120$/m);
+  // The same commands, on the same rows (the screen is restored with its scrollback), from the restore's marks.
+  await expect.poll(async () => (await marksOf(page, id)).marks).toEqual(before);
+  const [first, failed, third] = before;
+
+  await terminalOf(page, id).click();
+  await page.keyboard.press('Control+ArrowUp');
+  await expect.poll(async () => (await marksOf(page, id)).viewportY).toBe(third!.line);
+  await page.keyboard.press('Control+ArrowUp');
+  await expect.poll(async () => (await marksOf(page, id)).viewportY).toBe(failed!.line);
+  await page.keyboard.press('Control+ArrowUp');
+  await expect.poll(async () => (await marksOf(page, id)).viewportY).toBe(first!.line);
+  await page.keyboard.press('Control+ArrowDown');
+  await expect.poll(async () => (await marksOf(page, id)).viewportY).toBe(failed!.line);
+  await expect(terminalOf(page, id).locator(`.command-mark[data-command-id="${failed!.id}"]`)).toHaveAttribute('data-state', 'failed');
+  const menu = await openMenu(page, id, failed!.id);
+  await menu.getByRole('menuitem', { name: 'Copy output' }).click();
+  await expect.poll(() => readClipboard(page)).toBe(Array.from({ length: 40 }, (_, i) => String(41 + i)).join('\n'));
+
+  // A command run after the reload is marked as it is parsed, after the restored ones.
+  await run(page, 'seq 121 130');
+  await expect.poll(() => statesOf(page, id)).toEqual(['success', 'failed', 'success', 'success']);
+
+  // The agent's tab, shown now: its commands are marked, and their output copies.
+  await page.getByRole('tab', { name: /unseen/ }).click();
+  await expectScreen(page, shell.id, /^unseen-42$/m);
+  await expect.poll(() => statesOf(page, shell.id)).toEqual(['success', 'failed']);
+  const [, lsFailed] = (await marksOf(page, shell.id)).marks;
+  await terminalOf(page, shell.id).click();
+  const agentMenu = await openMenu(page, shell.id, lsFailed!.id);
+  await agentMenu.getByRole('menuitem', { name: 'Copy output' }).click();
+  await expect.poll(() => readClipboard(page)).toMatch(/^ls: cannot access '\/nonexistent-unseen': No such file or directory$/);
+});

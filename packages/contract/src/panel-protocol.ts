@@ -107,6 +107,18 @@ export const AgentAddedMessage = z.object({ type: z.literal('agent.added'), agen
 /** The agent's connection ended; its sessions stay, owned by an agent no longer connected. */
 export const AgentRemovedMessage = z.object({ type: z.literal('agent.removed'), id: z.string() });
 /**
+ * Most marks a resync carries: two per command (its output's start and end),
+ * for a restored buffer of at most 10 000 rows (the panel's scrollback).
+ */
+export const MAX_SCREEN_MARKS = 20_000;
+/**
+ * A byte cursor of the session's log and where the screen stood after
+ * parsing the bytes before it: `y` counts the serialized screen's rows from
+ * its first (0: the oldest line of scrollback it holds), `x` the column.
+ */
+export const ScreenMark = z.object({ cursor: z.number().int().min(0), y: z.number().int().min(0), x: z.number().int().min(0) });
+export type ScreenMark = z.infer<typeof ScreenMark>;
+/**
  * The viewer must reset its terminal and write `screen` (a serialized screen with
  * scrollback): it attached without a cursor, or fell behind the retained log
  * or too far behind the log's head (its acks trail the newest output).
@@ -118,6 +130,13 @@ export const ResyncMessage = z.object({
   cursor: z.number().int().min(0),
   skipped: z.number().int().min(0),
   screen: z.string(),
+  /**
+   * Where commands' outputs start and end in `screen` (a command record's
+   * `output.start` or `output.end`), for those still in it: the gutter marks
+   * of commands the viewer never parsed. Absent or empty when none is there,
+   * or when the screen is a full-screen program's.
+   */
+  marks: z.array(ScreenMark).max(MAX_SCREEN_MARKS).optional(),
 });
 export const CreatedMessage = z.object({ type: z.literal('created'), requestId: z.string(), info: SessionInfo });
 export const ErrorMessage = z.object({

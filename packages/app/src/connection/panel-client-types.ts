@@ -1,6 +1,6 @@
 // What the panel client hands its users and takes as options: connection states, the snapshot, resyncs and
 // errors. Types only, apart from the client itself (panel-client.ts).
-import type { AgentInfo, ChatClientMessage, ErrorReporter, McpLaunch, SessionInfo } from '@ptydeck/contract';
+import type { AgentInfo, ChatClientMessage, ErrorReporter, McpLaunch, ScreenMark, SessionInfo } from '@ptydeck/contract';
 import type { BackoffOptions } from './backoff.js';
 import type { AccessCheck, PanelEndpoint } from './endpoint.js';
 import type { OpenSocket } from './socket.js';
@@ -38,6 +38,8 @@ export interface ResyncEvent {
   skipped: number;
   /** Cursor the screen reflects; output continues from here. */
   cursor: number;
+  /** Where commands' outputs start and end in `screen` (the host's word: rows to clamp). */
+  marks: ScreenMark[];
 }
 
 export interface PanelError {

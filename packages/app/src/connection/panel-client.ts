@@ -356,7 +356,7 @@ export class PanelClient {
       case 'resync':
         if (!this.book.isAttached(message.id)) return;
         this.book.resync(message.id, message.cursor);
-        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor });
+        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor, marks: message.marks ?? [] });
         return;
       case 'created':
         if (message.info.host !== undefined) this.remoteIds.add(message.info.id);

@@ -1,7 +1,7 @@
 // A terminal's command marks (issue 36): one gutter mark per command the shell ran, placed where its output
 // starts, coloured by how it ended; the jumps between them and each command's output text.
 import type { IDecoration, IMarker, Terminal } from '@xterm/xterm';
-import { commandFailed, type CommandRecord } from '@ptydeck/contract';
+import { commandFailed, type CommandRecord, type ScreenMark } from '@ptydeck/contract';
 import { commandLineRow, jumpTarget, textBetween, type JumpDirection } from './command-marks.js';
 
 export type MarkState = 'running' | 'success' | 'failed';
@@ -19,6 +19,8 @@ interface Entry {
   output: Place | null;
   end: Place | null;
   endWatched: boolean;
+  /** The terminal is yet to parse its start (TerminalFeed.whenParsed). */
+  waiting: boolean;
   decoration: IDecoration | undefined;
   element: HTMLElement | null;
 }
@@ -39,15 +41,19 @@ export function markState(record: CommandRecord): MarkState {
 
 /**
  * The marks of one terminal. A record's output cursors become buffer places
- * as the terminal parses the output (the feed cuts its writes there), so a
- * command gets a mark only when this terminal parsed its start: one that
- * began before the screen was restored, or whose rows left the scrollback,
- * has none.
+ * as the terminal parses the output (the feed cuts its writes there), or,
+ * for output that came as a restored screen, where the host says they are in
+ * it (the resync's marks): a command whose start is in neither, or whose rows
+ * left the scrollback, has none.
  */
 export class CommandGutter {
   private readonly entries = new Map<string, Entry>();
   /** The command the last jump went to; jumps go on from it until the developer types. */
   private selected: string | null = null;
+  /** The last restored screen's places, by log cursor: where commands in it start and end. */
+  private restoredPlaces = new Map<number, Place>();
+  /** Restored screens on their way (TerminalFeed.restore), not yet parsed. */
+  private pendingRestores = 0;
 
   constructor(
     private readonly terminal: Terminal,
@@ -63,15 +69,50 @@ export class CommandGutter {
       this.paint(known);
       return;
     }
-    const entry: Entry = { record, line: null, output: null, end: null, endWatched: false, decoration: undefined, element: null };
-    const waiting = this.options.whenParsed(record.output.start, (parsed) => {
-      if (this.entries.get(record.id) !== entry) return;
-      if (parsed) this.placeStart(entry);
-      else this.drop(entry);
-    });
-    if (!waiting) return;
+    const entry: Entry = { record, line: null, output: null, end: null, endWatched: false, waiting: false, decoration: undefined, element: null };
     this.entries.set(record.id, entry);
+    entry.waiting = this.options.whenParsed(record.output.start, (parsed) => {
+      if (this.entries.get(record.id) !== entry) return;
+      entry.waiting = false;
+      // Skipped by a restored screen: placed from its marks once it is parsed (restored()).
+      if (parsed) this.placeStart(entry);
+    });
+    // Its start came before this terminal's output: in the restored screen, or nowhere here.
+    if (!entry.waiting && !this.placeRestored(entry) && this.pendingRestores === 0) return this.drop(entry);
     this.watchEnd(entry);
+  }
+
+  /** A restored screen is on its way: the marks on the old buffer go (TerminalFeed's RestoreHooks). */
+  restoring(): void {
+    this.pendingRestores++;
+    for (const entry of this.entries.values()) this.unplace(entry);
+    for (const place of this.restoredPlaces.values()) place.marker.dispose();
+    this.restoredPlaces.clear();
+  }
+
+  /**
+   * The restored screen is parsed: `marks` (the host's word, so only rows of
+   * this buffer count) place the commands that started in it.
+   */
+  restored(marks: readonly ScreenMark[]): void {
+    this.pendingRestores = Math.max(0, this.pendingRestores - 1);
+    if (this.pendingRestores > 0) return; // another screen follows: its marks, not these
+    const buffer = this.terminal.buffer.active;
+    // A full-screen program's screen: the host sends none, and markers would land on its buffer.
+    if (buffer.type === 'normal') {
+      const here = buffer.baseY + buffer.cursorY;
+      for (const mark of marks) {
+        if (mark.y >= buffer.length || this.restoredPlaces.has(mark.cursor)) continue;
+        const marker = this.terminal.registerMarker(mark.y - here);
+        if (!marker) continue;
+        const place = { marker, x: Math.min(mark.x, this.terminal.cols) };
+        this.restoredPlaces.set(mark.cursor, place);
+        marker.onDispose(() => {
+          if (this.restoredPlaces.get(mark.cursor) === place) this.restoredPlaces.delete(mark.cursor);
+        });
+      }
+    }
+    for (const entry of [...this.entries.values()]) if (!entry.waiting && !entry.line && !this.placeRestored(entry)) this.drop(entry);
   }
 
   /** Marks in buffer order, for tests and diagnostics. */
@@ -145,13 +186,10 @@ export class CommandGutter {
     return textBetween((y) => buffer.getLine(y), start, end);
   }
 
-  /** The screen was reset for a restored one: every place on the old buffer is void. */
-  reset(): void {
-    for (const entry of [...this.entries.values()]) if (entry.line) this.drop(entry);
-  }
-
   dispose(): void {
     for (const entry of [...this.entries.values()]) this.drop(entry);
+    for (const place of this.restoredPlaces.values()) place.marker.dispose();
+    this.restoredPlaces.clear();
   }
 
   private select(id: string): void {
@@ -164,9 +202,10 @@ export class CommandGutter {
     const end = entry.record.output.end;
     if (end === null || entry.endWatched) return;
     entry.endWatched = true;
-    this.options.whenParsed(end, (parsed) => {
-      if (parsed && this.entries.get(entry.record.id) === entry && entry.output) entry.end = this.placeHere(0);
+    const waiting = this.options.whenParsed(end, (parsed) => {
+      if (parsed && this.pendingRestores === 0 && this.entries.get(entry.record.id) === entry && entry.output) entry.end = this.placeHere(0);
     });
+    if (!waiting && entry.output) entry.end = this.restoredPlace(end);
   }
 
   private placeHere(offset: number): Place {
@@ -175,15 +214,46 @@ export class CommandGutter {
   }
 
   private placeStart(entry: Entry): void {
+    // Output parsed on a buffer a restored screen is about to replace: restored() places it from the screen's marks.
+    if (this.pendingRestores > 0) return;
     const buffer = this.terminal.buffer.active;
     // A full-screen program's screen has no scrollback to mark.
     if (buffer.type !== 'normal') return this.drop(entry);
-    const here = { y: buffer.baseY + buffer.cursorY, x: buffer.cursorX };
-    const row = commandLineRow((y) => buffer.getLine(y), here);
     entry.output = this.placeHere(0);
-    entry.line = this.terminal.registerMarker(row - here.y);
-    // Trimmed off the top of the scrollback: the mark goes with its rows.
-    entry.line.onDispose(() => this.drop(entry));
+    this.decorate(entry);
+  }
+
+  /** Places a command whose start the restored screen holds; false when it holds none. */
+  private placeRestored(entry: Entry): boolean {
+    const output = this.restoredPlace(entry.record.output.start);
+    if (!output) return false;
+    entry.output = output;
+    const end = entry.record.output.end;
+    entry.end = end === null ? null : this.restoredPlace(end);
+    this.decorate(entry);
+    return true;
+  }
+
+  /** A place of its own (a command's places go with it) where the restored screen has `cursor`; null when it has not. */
+  private restoredPlace(cursor: number): Place | null {
+    const place = this.restoredPlaces.get(cursor);
+    const buffer = this.terminal.buffer.active;
+    if (!place || place.marker.line < 0 || buffer.type !== 'normal') return null;
+    const marker = this.terminal.registerMarker(place.marker.line - (buffer.baseY + buffer.cursorY));
+    return marker ? { marker, x: place.x } : null;
+  }
+
+  /** The mark on the command line of a command whose output start is placed. */
+  private decorate(entry: Entry): void {
+    const buffer = this.terminal.buffer.active;
+    const output = entry.output!;
+    const row = commandLineRow((y) => buffer.getLine(y), { y: output.marker.line, x: output.x });
+    const line = this.terminal.registerMarker(row - (buffer.baseY + buffer.cursorY));
+    entry.line = line;
+    // Trimmed off the top of the scrollback: the mark goes with its rows (not when a restore took it).
+    line.onDispose(() => {
+      if (entry.line === line) this.drop(entry);
+    });
     const state = markState(entry.record);
     entry.decoration = this.terminal.registerDecoration({ marker: entry.line, overviewRulerOptions: { color: RULER_COLORS[state], position: 'left' } });
     entry.decoration?.onRender((element) => {
@@ -225,10 +295,21 @@ export class CommandGutter {
 
   private drop(entry: Entry): void {
     if (this.entries.get(entry.record.id) === entry) this.entries.delete(entry.record.id);
+    this.unplace(entry);
+  }
+
+  /** Takes the command's mark and places off the buffer; it stays known, to be placed again. */
+  private unplace(entry: Entry): void {
     if (this.selected === entry.record.id) this.selected = null;
-    entry.decoration?.dispose();
-    entry.line?.dispose();
-    entry.output?.marker.dispose();
-    entry.end?.marker.dispose();
+    const { decoration, line, output, end } = entry;
+    entry.decoration = undefined;
+    entry.line = null;
+    entry.output = null;
+    entry.end = null;
+    entry.element = null;
+    decoration?.dispose();
+    line?.dispose();
+    output?.marker.dispose();
+    end?.marker.dispose();
   }
 }

@@ -14,7 +14,7 @@ class FakeClient {
   refresh(id: string) { this.calls.push(`refresh ${id}`); }
   ack(id: string, cursor: number) { this.calls.push(`ack ${id} ${cursor}`); }
   emit(id: string, text: string, next: number) { this.output.fire({ id, data: new TextEncoder().encode(text), next }); }
-  screen(id: string, screen: string, cursor: number) { this.resync.fire({ id, screen, cursor, skipped: 0 }); }
+  screen(id: string, screen: string, cursor: number) { this.resync.fire({ id, screen, cursor, skipped: 0, marks: [] }); }
 }
 
 function recorder(): StreamSink & { seen: string[] } {

@@ -1,14 +1,14 @@
 // One output stream per session fanned out to every view of it (its tab, chat cards), so a session is attached
 // once.
-import type { Unsubscribe } from '@ptydeck/contract';
+import type { ScreenMark, Unsubscribe } from '@ptydeck/contract';
 import type { PanelClient } from '../connection/panel-client.js';
 
 /** A view of a session's output: a panel tab's terminal, a chat card's mini-terminal. */
 export interface StreamSink {
   /** Output bytes in order, ending at cursor `next`. */
   write(data: Uint8Array, next: number): void;
-  /** The screen restored by the server; output continues from `cursor`. */
-  restore(screen: string, cursor: number): void;
+  /** The screen restored by the server; output continues from `cursor`. `marks`: where commands are in it. */
+  restore(screen: string, cursor: number, marks?: readonly ScreenMark[]): void;
 }
 
 export interface StreamSubscription {
@@ -58,7 +58,7 @@ export class SessionStreams {
           member.sink.write(data, next);
         }
       }),
-      client.onResync(({ id, screen, cursor }) => {
+      client.onResync(({ id, screen, cursor, marks }) => {
         const stream = this.streams.get(id);
         if (!stream) return;
         // The server counts its window from here again.
@@ -67,7 +67,7 @@ export class SessionStreams {
           if (member.through === cursor) continue;
           member.through = cursor;
           member.parsed = Math.max(member.parsed, cursor);
-          member.sink.restore(screen, cursor);
+          member.sink.restore(screen, cursor, marks);
         }
       }),
     ];

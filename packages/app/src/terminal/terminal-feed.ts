@@ -1,11 +1,25 @@
 // Feeds one xterm.js terminal its session's stream, acknowledging output as it is parsed so the server's flow
 // control works, and telling when the output before a given cursor has been parsed (where a command starts).
 import type { Terminal } from '@xterm/xterm';
+import type { ScreenMark } from '@ptydeck/contract';
 import { cutOffsets } from './command-marks.js';
 import type { StreamSink } from './session-streams.js';
 import { WriteFlow } from './write-flow.js';
 
 const NOTHING = new Uint8Array(0);
+
+/** What the owner of the terminal's marks hears of a restored screen. */
+export interface RestoreHooks {
+  /**
+   * A restored screen replaces the terminal's: whatever was placed on the old
+   * buffer is void. Called at once, before the waiters the screen skips hear of it.
+   */
+  restoring(): void;
+  /** The restored screen is parsed (nothing after it yet): `marks` are rows of it. */
+  restored(marks: readonly ScreenMark[]): void;
+}
+
+const NO_HOOKS: RestoreHooks = { restoring: () => undefined, restored: () => undefined };
 
 interface Waiter {
   cursor: number;
@@ -28,8 +42,8 @@ export class TerminalFeed implements StreamSink {
     private readonly terminal: Pick<Terminal, 'write'>,
     /** Parsed output up to `cursor` (batched): the server's flow control. */
     ack: (cursor: number) => void,
-    /** The terminal was reset for a restored screen: whatever was placed on its old buffer is gone. */
-    private readonly onReset: () => void = () => undefined,
+    /** Restored screens, for the terminal's command marks. */
+    private readonly hooks: RestoreHooks = NO_HOOKS,
   ) {
     this.flow = new WriteFlow({ write: (data, parsed) => terminal.write(data, parsed), ack });
   }
@@ -80,15 +94,16 @@ export class TerminalFeed implements StreamSink {
    * queue (unlike `terminal.reset()`, which acts at once) so output still
    * queued from before cannot land on top of the restored screen.
    */
-  restore(screen: string, cursor: number): void {
+  restore(screen: string, cursor: number, marks: readonly ScreenMark[] = []): void {
     this.flow.restored(cursor);
     this.fed = cursor;
+    this.hooks.restoring();
     const skipped = this.waiters.filter((waiter) => waiter.cursor < cursor);
     const now = this.waiters.filter((waiter) => waiter.cursor === cursor);
     this.waiters = this.waiters.filter((waiter) => waiter.cursor > cursor);
     for (const waiter of skipped) waiter.reached(false);
-    this.terminal.write('\x1bc', this.onReset);
-    this.terminal.write(screen);
+    this.terminal.write('\x1bc');
+    this.terminal.write(screen, () => this.hooks.restored(marks));
     for (const waiter of now) this.terminal.write(NOTHING, () => waiter.reached(true));
   }
 }

@@ -5,7 +5,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
-import { DisposableStore, type CommandRecord } from '@ptydeck/contract';
+import { DisposableStore, type CommandRecord, type ScreenMark } from '@ptydeck/contract';
 import { MAC_PLATFORM, matchClipboardKey } from './clipboard-keys.js';
 import { CommandGutter } from './command-gutter.js';
 import { commandJumpKey } from './command-marks.js';
@@ -111,7 +111,10 @@ export class TerminalView {
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
-    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor), () => this.gutter.reset());
+    this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor), {
+      restoring: () => this.gutter.restoring(),
+      restored: (marks) => this.gutter.restored(marks),
+    });
     this.gutter = new CommandGutter(this.terminal, {
       whenParsed: (cursor, reached) => this.feed.whenParsed(cursor, reached),
       onMarkClick: (id, anchor) => {
@@ -145,8 +148,8 @@ export class TerminalView {
   }
 
   /** Replaces the screen with a server snapshot (see TerminalFeed.restore). */
-  restore(screen: string, cursor: number): void {
-    this.feed.restore(screen, cursor);
+  restore(screen: string, cursor: number, marks?: readonly ScreenMark[]): void {
+    this.feed.restore(screen, cursor, marks);
   }
 
   /** A command of this session as it is now (started or ended): its gutter mark. */

@@ -117,6 +117,8 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
   const processes = options.processWatch === false || options.processWatch === undefined ? undefined : new ProcessWatch(service, facts, options.processWatch);
   const tool = createTerminalTool(service, { screens, facts, ...(sandbox ? { sandbox } : {}) });
   const timeline = new Timeline(service);
+  // A resync's screen says where the commands in it are: the panel's gutter marks after a reload.
+  const stopMarking = screens.markCommands((id, from, to) => timeline.commandCursors(id, from, to));
   const chatBindings = options.chats ? new ChatBindings() : undefined;
   const chats = options.chats
     ? new ChatHost({
@@ -143,6 +145,7 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
     tool.dispose();
     processes?.dispose();
     facts.dispose();
+    stopMarking();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     // After the sessions ended, so the store keeps how they ended.

@@ -4,6 +4,7 @@
  * RemoteScreen in the worker), and what a read takes off it (ScreenReader).
  * Types only, plus the scrollback every mirror is made with.
  */
+import type { ScreenMark } from '@ptydeck/contract';
 
 /**
  * Scrollback kept in each mirror; a resync restores this much history. Not
@@ -22,6 +23,22 @@ export const MIRROR_SCROLLBACK = 1000;
 export const SHARED_SCROLLBACK_LINES = 16 * MIRROR_SCROLLBACK;
 
 /**
+ * Log cursors inside a write where the screen notes where it stands (the
+ * starts and ends of commands' outputs), `from` being the cursor of the
+ * write's first byte; ascending.
+ */
+export interface WriteMarks {
+  from: number;
+  cursors: readonly number[];
+}
+
+/** A serialized screen and where the noted cursors are in it (see CommandPlaces). */
+export interface SerializedScreen {
+  screen: string;
+  marks: ScreenMark[];
+}
+
+/**
  * A session's headless terminal as a session's screen uses it: a ScreenMirror
  * in this thread, or one in the screen worker (ScreenWorker). Reads are
  * promises because the worker answers later; a read asked for after a write
@@ -31,14 +48,18 @@ export interface MirrorScreen {
   /** The size as of everything queued so far. */
   readonly cols: number;
   readonly rows: number;
-  /** Resolves once these bytes are parsed; rejects when they could not be (ScreenLostError when the terminal is gone). */
-  write(data: Uint8Array): Promise<void>;
+  /**
+   * Resolves once these bytes are parsed; rejects when they could not be
+   * (ScreenLostError when the terminal is gone). Notes the place of each of
+   * `marks`' cursors as it parses up to it.
+   */
+  write(data: Uint8Array, marks?: WriteMarks): Promise<void>;
   /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
   skim(data: Uint8Array): Promise<void>;
   /** Applies after everything written before it. */
   resize(cols: number, rows: number): void;
-  /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal. */
-  snapshot(scrollback: number): Promise<string>;
+  /** Escape sequences that repaint the screen and `scrollback` lines of history into a reset terminal, and the noted places in them. */
+  snapshot(scrollback: number): Promise<SerializedScreen>;
   /** The visible screen as text, and whether the alternate screen is on. */
   text(): Promise<{ text: string; altScreen: boolean }>;
   /**

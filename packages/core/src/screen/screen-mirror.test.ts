@@ -98,7 +98,7 @@ describe('ScreenMirror', () => {
     const before = { snapshot: mirror.serialize({ scrollback: 50 }), text: mirror.screenText(), cursor: mirror.cursorPosition(), alt: mirror.isAltScreen };
     mirror.freeze();
     expect(mirror.isFrozen).toBe(true);
-    expect(await mirror.snapshot(50)).toBe(before.snapshot);
+    expect((await mirror.snapshot(50)).screen).toBe(before.snapshot);
     expect(await mirror.text()).toEqual({ text: before.text, altScreen: before.alt });
     expect(mirror.cursorPosition()).toEqual(before.cursor);
     expect(mirror.isFrozen).toBe(true);

@@ -2,6 +2,9 @@
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
+import type { ScreenMark } from '@ptydeck/contract';
+import { CommandPlaces } from './command-places.js';
+import type { SerializedScreen, WriteMarks } from './mirror-screen.js';
 import { modeChanges } from './mode-changes.js';
 import type { ScrollbackShares, SharedScrollback } from './scrollback-shares.js';
 
@@ -56,9 +59,8 @@ export interface ScreenMirrorOptions {
  */
 const PARSE_PIECE = 4096;
 
-function piece(data: string | Uint8Array, at: number): string | Uint8Array {
-  if (at === 0 && data.length <= PARSE_PIECE) return data;
-  const end = Math.min(data.length, at + PARSE_PIECE);
+function piece(data: string | Uint8Array, at: number, end = Math.min(data.length, at + PARSE_PIECE)): string | Uint8Array {
+  if (at === 0 && end === data.length && data.length <= PARSE_PIECE) return data;
   return typeof data === 'string' ? data.slice(at, end) : data.subarray(at, end);
 }
 
@@ -71,6 +73,8 @@ interface SynchronousCore {
 interface LiveTerminal {
   terminal: Terminal;
   serializer: SerializeAddon;
+  /** Where commands' outputs start and end (see write()'s marks). */
+  places: CommandPlaces;
   writeSync: ((data: string | Uint8Array) => void) | undefined;
 }
 
@@ -78,6 +82,8 @@ interface LiveTerminal {
 interface FrozenScreen {
   /** serialize() with the mirror's whole scrollback. */
   snapshot: string;
+  /** The command places in it (CommandPlaces.rows). */
+  marks: ScreenMark[];
   text: string;
   altScreen: boolean;
   cursor: { x: number; y: number };
@@ -141,19 +147,20 @@ export class ScreenMirror implements SharedScrollback {
     const writeSync = this.options.synchronous && typeof core?.writeSync === 'function' ? core.writeSync.bind(core) : undefined;
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same addon surface.
     terminal.loadAddon(serializer as unknown as Parameters<Terminal['loadAddon']>[0]);
-    return { terminal, serializer, writeSync };
+    return { terminal, serializer, writeSync, places: new CommandPlaces(terminal, 2 * (this.scrollback + this.size.rows)) };
   }
 
   /** The live terminal; a frozen mirror's comes back, repainted from its snapshot. */
   private terminal(): LiveTerminal {
     if (this.live) return this.live;
     if (!this.frozen) throw new Error('the screen mirror was disposed');
-    const snapshot = this.frozen!.snapshot;
+    const { snapshot, marks } = this.frozen!;
     this.frozen = undefined;
-    this.live = this.open();
+    const live = this.open();
+    this.live = live;
     this.leaveShares = this.options.shares?.join(this);
-    this.pending = this.queue(snapshot, () => {});
-    return this.live;
+    this.pending = this.queue(snapshot, () => live.places.restore(marks));
+    return live;
   }
 
   /**
@@ -168,7 +175,7 @@ export class ScreenMirror implements SharedScrollback {
     // The serializer builds the string a piece at a time, which V8 keeps as a rope: 2.2 MiB for the
     // 80 KiB of a thousand plain lines. Reading a character makes V8 flatten it into one string.
     snapshot.charCodeAt(0);
-    this.frozen = { snapshot, text: this.screenText(), altScreen: this.isAltScreen, cursor: this.cursorPosition() };
+    this.frozen = { snapshot, marks: this.live.places.rows(this.scrollback), text: this.screenText(), altScreen: this.isAltScreen, cursor: this.cursorPosition() };
     this.release();
   }
 
@@ -192,11 +199,31 @@ export class ScreenMirror implements SharedScrollback {
     return this.frozen ? this.frozen.altScreen : this.terminal().terminal.buffer.active.type === 'alternate';
   }
 
-  /** Parses output; resolves once these bytes are reflected in the screen. */
-  write(data: string | Uint8Array): Promise<void> {
+  /**
+   * Parses output; resolves once these bytes are reflected in the screen.
+   * `marks`: cursors (the log's, `data` starting at `marks.from`) where the
+   * screen notes where it stands, parsed up to exactly there (the places a
+   * resync's marks read, see CommandPlaces).
+   */
+  write(data: string | Uint8Array, marks?: WriteMarks): Promise<void> {
     if (this.disposed) return Promise.resolve();
-    this.terminal();
-    this.pending = this.queue(data, () => {});
+    const { places } = this.terminal();
+    if (!marks || marks.cursors.length === 0) {
+      this.pending = this.queue(data, () => {});
+      return this.pending;
+    }
+    const parts: Promise<void>[] = [];
+    let offset = 0;
+    for (const cursor of marks.cursors) {
+      const cut = cursor - marks.from;
+      if (cut < offset || cut > data.length) continue;
+      if (cut > offset) parts.push(this.queue(piece(data, offset, cut), () => {}));
+      offset = cut;
+      // An empty write's callback runs once everything before it is parsed, before anything after it.
+      parts.push(this.queue('', () => places.place(cursor)));
+    }
+    if (offset < data.length) parts.push(this.queue(piece(data, offset, data.length), () => {}));
+    this.pending = Promise.all(parts).then(() => undefined);
     return this.pending;
   }
 
@@ -270,8 +297,15 @@ export class ScreenMirror implements SharedScrollback {
    * The MirrorScreen reads (see mirror-screen.ts), which a screen in another
    * thread can only answer later: the same as serialize() and screenText().
    */
-  snapshot(scrollback: number): Promise<string> {
-    return Promise.resolve(this.serialize({ scrollback }));
+  snapshot(scrollback: number): Promise<SerializedScreen> {
+    return Promise.resolve(this.serializeWithMarks(scrollback));
+  }
+
+  /** serialize() with the command places in it (see write()'s marks). */
+  serializeWithMarks(scrollback: number): SerializedScreen {
+    if (this.frozen && scrollback >= this.scrollback) return { screen: this.frozen.snapshot, marks: this.frozen.marks };
+    const screen = this.serialize({ scrollback });
+    return { screen, marks: this.live!.places.rows(scrollback) };
   }
 
   text(): Promise<{ text: string; altScreen: boolean }> {

@@ -145,7 +145,7 @@ describe('ScreenService', () => {
 
       const reference = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000 });
       await reference.write(service.read(info.id).data);
-      expect(await local.snapshot(info.id)).toEqual({ screen: reference.serialize({ scrollback: 1000 }), cursor: end });
+      expect(await local.snapshot(info.id)).toEqual({ screen: reference.serialize({ scrollback: 1000 }), marks: [], cursor: end });
       expect(await local.text(info.id)).toEqual({ text: reference.screenText(), altScreen: false, cursor: end });
       expect(made).toHaveLength(1);
       expect(made[0]!.isFrozen).toBe(true);

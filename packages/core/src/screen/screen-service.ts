@@ -1,5 +1,5 @@
 // The screens of a PTY service's sessions, rendered from their logs on demand, for the agent tool and the panel.
-import { DisposableStore, reportError, type ErrorReporter, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, reportError, type ErrorReporter, type ScreenMark, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { BackgroundScheduler, MAIN_THREAD_BUDGET, WORKER_BUDGET } from './background-scheduler.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
@@ -12,6 +12,8 @@ export type { MirrorScreen } from './mirror-screen.js';
 export interface ScreenSnapshot {
   /** Serialized screen and scrollback, to be written into a reset terminal. */
   screen: string;
+  /** Where commands' outputs start and end in `screen`, for those still in it (see CommandPlaces). */
+  marks: ScreenMark[];
   /** Absolute cursor one past the last byte the screen reflects. */
   cursor: number;
 }
@@ -24,6 +26,11 @@ export interface ScreenText {
   /** Absolute cursor one past the last byte the screen reflects. */
   cursor: number;
 }
+
+/** The log cursors in [from, to] where a session's commands' outputs start or end, ascending. */
+export type CommandCursors = (id: SessionId, from: number, to: number) => readonly number[];
+
+const NO_COMMANDS: CommandCursors = () => [];
 
 export interface ScreenServiceOptions {
   /**
@@ -39,8 +46,8 @@ export interface ScreenServiceOptions {
 }
 
 const SNAPSHOT: ScreenReader<ScreenSnapshot> = {
-  read: async (screen, cursor) => ({ screen: await screen.snapshot(MIRROR_SCROLLBACK), cursor }),
-  gone: (cursor) => ({ screen: '', cursor }),
+  read: async (screen, cursor) => ({ ...(await screen.snapshot(MIRROR_SCROLLBACK)), cursor }),
+  gone: (cursor) => ({ screen: '', marks: [], cursor }),
   history: true,
 };
 
@@ -65,6 +72,8 @@ export class ScreenService {
   private disposed = false;
   /** The worker the screens parse in, unless the caller makes them (createScreen). */
   private readonly worker: ScreenWorker | undefined;
+  /** Where the screens note commands' places (see markCommands). */
+  private commandCursors: CommandCursors = NO_COMMANDS;
 
   constructor(
     private readonly service: PtyService,
@@ -87,6 +96,7 @@ export class ScreenService {
       reportError: report,
       eager: inWorker,
       bulk: new Set(),
+      commandCursors: (id, from, to) => this.commandCursors(id, from, to),
     };
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
     this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));
@@ -104,6 +114,18 @@ export class ScreenService {
   /** The screen and scrollback as of everything in the session's log now, serialized to repaint a viewer. */
   snapshot(id: SessionId): Promise<ScreenSnapshot> {
     return this.read(id, SNAPSHOT);
+  }
+
+  /**
+   * Has the screens note where commands' outputs start and end as they parse
+   * (the timeline's records), so a snapshot says where each is in it; from
+   * now on: output parsed already has none. Returns the undo.
+   */
+  markCommands(cursors: CommandCursors): () => void {
+    this.commandCursors = cursors;
+    return () => {
+      if (this.commandCursors === cursors) this.commandCursors = NO_COMMANDS;
+    };
   }
 
   /** The visible screen as text as of everything in the session's log now, for a model. */

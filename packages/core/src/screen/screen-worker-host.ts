@@ -5,7 +5,7 @@ import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
 import { ScreenLostError } from './screen-lost-error.js';
-import { SHARED_SCROLLBACK_LINES, type MirrorScreen } from './mirror-screen.js';
+import { SHARED_SCROLLBACK_LINES, type MirrorScreen, type SerializedScreen, type WriteMarks } from './mirror-screen.js';
 import { ScrollbackShares } from './scrollback-shares.js';
 
 
@@ -30,7 +30,7 @@ export interface ScreenWorkerOptions {
 }
 
 interface Pending {
-  resolve: (value: string | ScreenTextValue | undefined) => void;
+  resolve: (value: SerializedScreen | ScreenTextValue | undefined) => void;
   reject: (error: Error) => void;
 }
 
@@ -92,7 +92,7 @@ export class ScreenWorker {
   }
 
   /** @internal RemoteScreen's channel: a request and its answer. */
-  request(message: ScreenRequest & { req: number }, transfer?: ArrayBuffer[]): Promise<string | ScreenTextValue | undefined> {
+  request(message: ScreenRequest & { req: number }, transfer?: ArrayBuffer[]): Promise<SerializedScreen | ScreenTextValue | undefined> {
     return new Promise((resolve, reject) => {
       this.pending.set(message.req, { resolve, reject });
       this.post(message, transfer);
@@ -181,20 +181,22 @@ class RemoteScreen implements MirrorScreen {
    * buffer, as a log read's copy does (PtyService.read): the buffer moves to
    * the worker and `data` is left empty.
    */
-  write(data: Uint8Array): Promise<void> {
-    return this.send(data, false);
+  write(data: Uint8Array, marks?: WriteMarks): Promise<void> {
+    return this.send(data, false, marks);
   }
 
   skim(data: Uint8Array): Promise<void> {
     return this.send(data, true);
   }
 
-  private async send(data: Uint8Array, skim: boolean): Promise<void> {
+  private async send(data: Uint8Array, skim: boolean, marks?: WriteMarks): Promise<void> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
     const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
     const payload = owned ? data : data.slice();
     const req = this.host.newRequest();
-    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim }, [payload.buffer as ArrayBuffer]);
+    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim, ...(marks && marks.cursors.length > 0 ? { marks } : {}) }, [
+      payload.buffer as ArrayBuffer,
+    ]);
   }
 
   resize(cols: number, rows: number): void {
@@ -207,9 +209,9 @@ class RemoteScreen implements MirrorScreen {
     if (!this.isLost && !this.disposed) this.host.post({ type: 'freeze', screen: this.handle });
   }
 
-  async snapshot(scrollback: number): Promise<string> {
+  async snapshot(scrollback: number): Promise<SerializedScreen> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
-    return (await this.host.request({ type: 'snapshot', screen: this.handle, req: this.host.newRequest(), scrollback })) as string;
+    return (await this.host.request({ type: 'snapshot', screen: this.handle, req: this.host.newRequest(), scrollback })) as SerializedScreen;
   }
 
   async text(): Promise<ScreenTextValue> {

@@ -1,3 +1,5 @@
+import type { SerializedScreen, WriteMarks } from './mirror-screen.js';
+
 /**
  * Messages between the core's main thread and the screen worker. Screens are
  * addressed by a number the main thread hands out, not by session id, so a
@@ -7,7 +9,7 @@
 export type ScreenRequest =
   | { type: 'open'; screen: number; cols: number; rows: number; scrollback: number }
   /** `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim). */
-  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean }
+  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean; marks?: WriteMarks }
   | { type: 'resize'; screen: number; cols: number; rows: number }
   /** The screen's output ended: keep what reads return, not the terminal (ScreenMirror.freeze). */
   | { type: 'freeze'; screen: number }
@@ -21,5 +23,5 @@ export interface ScreenTextValue {
 }
 
 export type ScreenReply =
-  | { type: 'done'; req: number; value?: string | ScreenTextValue }
+  | { type: 'done'; req: number; value?: SerializedScreen | ScreenTextValue }
   | { type: 'failed'; req: number; message: string };

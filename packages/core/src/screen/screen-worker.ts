@@ -11,9 +11,10 @@ import { warmUpParser } from './parser-warm-up.js';
 import { loadXterm, ScreenMirror } from './screen-mirror.js';
 import { SHARED_SCROLLBACK_LINES } from './mirror-screen.js';
 import { ScrollbackShares } from './scrollback-shares.js';
+import type { SerializedScreen } from './mirror-screen.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 
-type ReplyValue = string | ScreenTextValue;
+type ReplyValue = SerializedScreen | ScreenTextValue;
 
 interface Entry {
   mirror: ScreenMirror;
@@ -85,7 +86,7 @@ port.on('message', (message: ScreenRequest) => {
   switch (message.type) {
     case 'write':
       return enqueue(entry, message.req, async () => {
-        await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data));
+        await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data, message.marks));
         return undefined;
       });
     case 'resize':
@@ -96,7 +97,7 @@ port.on('message', (message: ScreenRequest) => {
       entry.chain = entry.chain.then(() => entry.mirror.freeze()).catch(() => {});
       return;
     case 'snapshot':
-      return enqueue(entry, message.req, () => entry.mirror.serialize({ scrollback: message.scrollback }));
+      return enqueue(entry, message.req, () => entry.mirror.serializeWithMarks(message.scrollback));
     case 'text':
       return enqueue(entry, message.req, () => ({ text: entry.mirror.screenText(), altScreen: entry.mirror.isAltScreen }));
     case 'close':

@@ -4,7 +4,7 @@ import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../vt/index.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
 import { BackgroundPacing, MIRROR_CHUNK } from './background-pacing.js';
-import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader } from './mirror-screen.js';
+import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader, type WriteMarks } from './mirror-screen.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenLostError } from './screen-lost-error.js';
 import { skimTarget } from './skim-target.js';
@@ -36,6 +36,12 @@ export interface SessionScreenDeps {
    * eagerly.
    */
   bulk: Set<BackgroundPacing>;
+  /**
+   * The log cursors in [from, to] where a command's output starts or ends,
+   * ascending: the screen notes where it stands at each as it parses, for a
+   * resync's gutter marks.
+   */
+  commandCursors: (id: SessionId, from: number, to: number) => readonly number[];
 }
 
 /**
@@ -276,10 +282,12 @@ export class SessionScreen implements BackgroundParse {
     if (!empty) this.unfinished = skimTo !== undefined ? new Uint8Array(0) : unfinishedAfter(this.unfinished, slice.data);
     if (!empty) {
       const screen = this.screen();
-      if (screen.readsFollowWrites) return this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined);
+      // A skim draws nothing: no place to note.
+      const marks = skimTo === undefined ? this.marksIn(slice.next - slice.data.length, slice.next) : undefined;
+      if (screen.readsFollowWrites) return this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined, marks);
       this.busy = true;
       try {
-        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data));
+        await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data, marks));
       } catch (error) {
         if (this.writeFailed(screen, error)) return;
       } finally {
@@ -301,8 +309,8 @@ export class SessionScreen implements BackgroundParse {
    * it is parsing goes out at once instead of waiting for its answer, a trip
    * through a main loop that a flood keeps busy.
    */
-  private async sendSlice(screen: MirrorScreen, data: Uint8Array, next: number, skim: boolean): Promise<void> {
-    const written = skim ? screen.skim(data) : screen.write(data);
+  private async sendSlice(screen: MirrorScreen, data: Uint8Array, next: number, skim: boolean, marks: WriteMarks | undefined): Promise<void> {
+    const written = skim ? screen.skim(data) : screen.write(data, marks);
     this.parsed = next;
     this.applyDueResizes();
     this.settleWaiters(false);
@@ -329,6 +337,18 @@ export class SessionScreen implements BackgroundParse {
     if (!this.failed) this.deps.reportError(error, `the screen mirror of session ${this.id} failed to parse output; later failures of this mirror are not reported`);
     this.failed = true;
     return false;
+  }
+
+  /** The commands' cursors in the slice [from, to], or undefined when there are none (or asking failed: marks are a nicety). */
+  private marksIn(from: number, to: number): WriteMarks | undefined {
+    let cursors: readonly number[];
+    try {
+      cursors = this.deps.commandCursors(this.id, from, to);
+    } catch (error) {
+      this.deps.reportError(error, `reading the command marks of session ${this.id} failed`);
+      return undefined;
+    }
+    return cursors.length > 0 ? { from, cursors } : undefined;
   }
 
   /** Freezes the screen of an exited session once it reflects the whole log, with no read or parse in between. */

@@ -272,7 +272,8 @@ export class ViewerStreams {
 
   private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
     const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
-    this.deps.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen });
+    const marks = snapshot.marks.length > 0 ? { marks: snapshot.marks } : {};
+    this.deps.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen, ...marks });
     viewer.cursor = snapshot.cursor;
     viewer.acked = snapshot.cursor;
     viewer.window.restart(snapshot.cursor);

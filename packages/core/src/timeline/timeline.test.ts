@@ -59,6 +59,12 @@ describe('command records', () => {
     expect(timeline.list({ sessions: new Set([shell.id]), failedOnly: true }).map((r) => r.command)).toEqual(['ls /nonexistent-timeline']);
     expect(timeline.list({ pattern: /^cd / }).map((r) => r.command)).toEqual(['cd /tmp && printf "a;b\\n"']);
     expect(timeline.get(records[1]!.id)).toEqual(records[1]);
+    // Where the screen notes its place (a resync's gutter marks): every start and end in a range, ascending.
+    const all = records.flatMap((r) => [r.output.start, r.output.end!]);
+    expect(timeline.commandCursors(shell.id, 0, Number.MAX_SAFE_INTEGER)).toEqual([...new Set(all)].sort((a, b) => a - b));
+    expect(timeline.commandCursors(shell.id, records[1]!.output.start, records[2]!.output.start)).toEqual(
+      [records[1]!.output.start, records[1]!.output.end!, records[2]!.output.start].sort((a, b) => a - b),
+    );
     // The output's arrival times are kept: the first command's output has one.
     expect(timeline.timesOf(shell.id)!.timeAt(records[0]!.output.start)).toBeGreaterThan(0);
   });

@@ -139,6 +139,25 @@ export class Timeline {
     return followed.commands.all.find((record) => record.id === id);
   }
 
+  /**
+   * The cursors in [from, to] where a session's commands' outputs start or
+   * end, ascending: where its screen notes its place as it parses (a
+   * resync's gutter marks). From the newest back, so parsing at the log's
+   * head looks at a record or two.
+   */
+  commandCursors(session: SessionId, from: number, to: number): number[] {
+    const records = this.sessions.get(session)?.commands.all ?? [];
+    const cursors: number[] = [];
+    for (let i = records.length - 1; i >= 0; i--) {
+      const { start, end } = records[i]!.output;
+      if (end !== null && end >= from && end <= to) cursors.push(end);
+      if (start >= from && start <= to) cursors.push(start);
+      // A session's commands follow one another: everything older ends before this one starts.
+      if (start < from) break;
+    }
+    return [...new Set(cursors)].sort((a, b) => a - b);
+  }
+
   /** When each chunk of a session's output arrived; undefined for a session not followed. */
   timesOf(session: SessionId): ChunkTimes | undefined {
     return this.sessions.get(session)?.times;
