@@ -170,7 +170,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       chatBindings: services.chatBindings!,
       timeline,
       // The developer's bash tabs get the marks too, unless config.json says not (developer-shell.ts).
-      developerShell: () => (developerShellIntegration(configDir) ? developerShell.launch(developerEnv.current()) : undefined),
+      developerShell: (shell) => (developerShellIntegration(configDir) ? developerShell.argsFor(shell) : undefined),
       // Each panel that asks reaches the remotes in remotes.json itself, through ssh.
       remotes: options.remotes ?? remoteHostsOpener({ configDir, stateDir }),
     });

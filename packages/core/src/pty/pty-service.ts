@@ -84,7 +84,7 @@ class PtyServiceImpl implements PtyService {
       args = input.args ?? [];
     } else {
       file = resolveShell(env, cwd);
-      args = loginShellArgs(input.args ?? []);
+      args = input.shellArgs?.(file) ?? loginShellArgs(input.args ?? []);
     }
     // Before anything is made: a confinement that cannot be had fails the create.
     const confined = input.confine?.({ env, cwd });

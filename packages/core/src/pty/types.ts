@@ -96,6 +96,13 @@ export interface CreateSessionInput {
    * whose end is the session's. A throw fails the create: nothing is spawned.
    */
   confine?: (spawn: { env: Readonly<Record<string, string>>; cwd: string }) => Confined;
+  /**
+   * Without `command`: the login shell's arguments, chosen by a layer above
+   * once the shell is known (the one the session's own environment names),
+   * e.g. bash's --init-file for the developer's tab. Undefined: a plain login
+   * shell (`-l` and `args`).
+   */
+  shellArgs?: (shell: string) => string[] | undefined;
 }
 
 /** What confine() made of a session: the launcher, if any, and the sandbox it reports. */

@@ -29,6 +29,7 @@ const CreateInput = z.object({
   owner: z.string().optional(),
   ownerName: z.string().optional(),
   confine: z.custom<NonNullable<CreateSessionInput['confine']>>((value) => typeof value === 'function', 'confine must be a function').optional(),
+  shellArgs: z.custom<NonNullable<CreateSessionInput['shellArgs']>>((value) => typeof value === 'function', 'shellArgs must be a function').optional(),
 });
 
 const ReadInput = z.object({

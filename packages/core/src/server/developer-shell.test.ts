@@ -37,9 +37,10 @@ afterAll(async () => {
 
 describe("the developer's bash tab", () => {
   it('keeps their prompt and PROMPT_COMMAND, records their commands as theirs, and leaks no hook to its children', async () => {
-    const launch = shell.launch(env);
-    expect(launch?.args).toEqual(['--init-file', expect.stringMatching(/bashrc$/), '-i']);
-    const info = service.create({ source: 'user', cwd: join(home, 'work'), cols: 120, rows: 30, ...launch });
+    const shellArgs = (program: string) => shell.argsFor(program);
+    const info = service.create({ source: 'user', cwd: join(home, 'work'), cols: 120, rows: 30, shellArgs });
+    expect(service.get(info.id)?.command).toMatch(/bash$/);
+    expect(shell.argsFor(service.get(info.id)!.command)).toEqual(['--init-file', expect.stringMatching(/bashrc$/), '-i']);
     await waitForOutput(service, info.id, 'dev-1$ ');
 
     const first = commandDone(timeline, 'cd .. && echo hello-dev');
@@ -69,6 +70,19 @@ describe("the developer's bash tab", () => {
   });
 
   it('leaves a shell that is not bash as it is', () => {
-    expect(shell.launch({ ...env, SHELL: '/bin/sh' })).toBeUndefined();
+    expect(shell.argsFor('/bin/sh')).toBeUndefined();
+  });
+
+  it("gives the marks to the shell the session's own environment names, not another (a service whose SHELL is not bash runs it)", async () => {
+    const quick = join(home, 'quick-shell');
+    writeFileSync(quick, '#!/bin/sh\necho quick-up\nexec cat\n', { mode: 0o755 });
+    const own = createPtyService({ env: { ...env, SHELL: quick } });
+    try {
+      const info = own.create({ source: 'user', cols: 80, rows: 24, shellArgs: (program) => shell.argsFor(program) });
+      await waitForOutput(own, info.id, 'quick-up');
+      expect(own.get(info.id)?.command).toBe(quick);
+    } finally {
+      await own.dispose();
+    }
   });
 });

@@ -1,6 +1,5 @@
 // The developer's own bash tabs with ptydeck's marks, as VS Code injects its shell integration: their commands become records.
 import { basename } from 'node:path';
-import { resolveShell } from '../pty/command.js';
 import { BASH_INTEGRATION, writeShellIntegration, type ShellIntegrationFiles } from '../terminal-tool/index.js';
 
 /**
@@ -18,28 +17,25 @@ unset __ptydeck_developer
 export -n PROMPT_COMMAND PS0 2>/dev/null
 `;
 
-export interface ShellLaunch {
-  command: string;
-  args: string[];
-}
-
 /**
- * What a developer's new tab runs. Their login shell as it is, unless it is
- * bash: then bash with the init file above (`--init-file` cannot be given to
- * a login shell, so the file reads the login files itself). No variable is
- * set for it: the file is named on the command line and removes its own
- * marker, so nothing of the injection reaches the shell's children beyond
- * the unexported hooks themselves.
+ * The arguments of a developer's new tab. Their login shell as it is, unless
+ * it is bash: then bash with the init file above (`--init-file` cannot be
+ * given to a login shell, so the file reads the login files itself). No
+ * variable is set for it: the file is named on the command line and removes
+ * its own marker, so nothing of the injection reaches the shell's children
+ * beyond the unexported hooks themselves.
  */
 export class DeveloperShell {
   private files: ShellIntegrationFiles | null = null;
 
-  /** `env` is the environment the tab starts with (its SHELL and PATH); undefined: the plain login shell. */
-  launch(env: Record<string, string | undefined>, cwd: string = process.cwd()): ShellLaunch | undefined {
-    const shell = resolveShell(env, cwd);
+  /**
+   * `shell`: the program the tab runs, as the PTY service resolved it from
+   * the session's own environment; undefined: a plain login shell.
+   */
+  argsFor(shell: string): string[] | undefined {
     if (basename(shell) !== 'bash') return undefined;
     this.files ??= writeShellIntegration(BASH_DEVELOPER_INIT);
-    return { command: shell, args: ['--init-file', this.files.bashRcfile, '-i'] };
+    return ['--init-file', this.files.bashRcfile, '-i'];
   }
 
   dispose(): void {

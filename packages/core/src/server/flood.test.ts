@@ -200,7 +200,8 @@ describe('flood', () => {
         const word = `typed-${round}-${'x'.repeat(round)}`;
         for (const key of `echo ${word}`) opened.ws.send(JSON.stringify({ type: 'input', id: dev, data: key }));
         opened.ws.send(JSON.stringify({ type: 'input', id: dev, data: '\r' }));
-        await panel.until(() => new RegExp(`^${word}\\r?$`, 'm').test(panel.account(dev).text), `the developer's "${word}" echoes`);
+        // The developer's bash has ptydeck's marks (OSC 133/633, keyed) before a command's output.
+        await panel.until(() => new RegExp(`^(?:\\x1b\\][^\\x07]*\\x07)*${word}\\r?$`, 'm').test(panel.account(dev).text), `the developer's "${word}" echoes`);
         typedCommands++;
       }
       await floodOver;

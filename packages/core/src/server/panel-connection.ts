@@ -60,7 +60,8 @@ export interface PanelConnectionDeps {
   /** The remotes a panel that sends `hosts.watch` is shown (remote/); without it, it is told there are none. */
   remotes?: OpenRemoteHosts;
   /** What a developer's new tab runs (developer-shell.ts); without it, or when it answers undefined, their login shell as it is. */
-  developerShell?: () => { command: string; args: string[] } | undefined;
+  /** The developer's tab's login shell arguments, given the shell its environment names (developer-shell.ts). */
+  developerShell?: (shell: string) => string[] | undefined;
 }
 
 /** Every session and agent now, and the host's facts: a panel's first message, and what /snapshot answers `ptydeck ls`. */
@@ -249,7 +250,7 @@ export class PanelConnection {
       case 'create':
         // Always the user's own shell: the renderer never chooses what runs. Spawned in its turn (spawn-turns.ts).
         spawnTurnsOf(service)
-          .run(() => service.create({ source: 'user', cols: message.cols, rows: message.rows, ...this.deps.developerShell?.() }))
+          .run(() => service.create({ source: 'user', cols: message.cols, rows: message.rows, ...(this.deps.developerShell ? { shellArgs: this.deps.developerShell } : {}) }))
           .then(
             (info) => this.send({ type: 'created', requestId: message.requestId, info }),
             (error: unknown) => this.replyWithError(error, message.requestId),
