@@ -124,7 +124,10 @@ describe.skipIf(!available)('pids in results are the sandboxed shell\'s own', ()
     expect((await tool.run(owner, { id, command: 'echo $$' })).output).toBe(`${made.pid}\n`);
     const started = await tool.run(owner, { id, command: 'sleep 300 & echo $!' });
     const inner = lastNumber(started.output);
-    const listed = tool.list(owner).terminals.find((t) => t.id === id)!;
+    // The job's child may not have exec'd sleep yet when the command returns: /proc then still names bash.
+    const listedNow = () => tool.list(owner).terminals.find((t) => t.id === id)!;
+    await until(() => listedNow().background?.[0]?.command === 'sleep 300', 'the job runs sleep');
+    const listed = listedNow();
     expect(listed.background).toEqual([expect.objectContaining({ pid: inner, command: 'sleep 300' })]);
     // The host's own pid for it is another number: the one the agent's kill would miss.
     const launcher = service.get(id)!.pid;
