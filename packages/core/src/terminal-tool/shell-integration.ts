@@ -91,17 +91,26 @@ if __ptydeck_t=$(mktemp 2>/dev/null); then
   command rm -f -- "$__ptydeck_t"
 fi
 unset __ptydeck_t
-# Runs a builtin with its output in __ptydeck_out; fails when the fd is no longer the scratch
-# file (a command ran exec 11>file): what it holds must be what was last read, so nothing
-# is written into a file of the user's.
-__ptydeck_capture() {
+# The scratch file's path in __ptydeck_out; fails when the fd is no longer the scratch file (a
+# command ran exec 11>file): what it holds must be what was last read, so nothing is written
+# into a file of the user's.
+__ptydeck_scratch() {
   local p=/dev/fd/$__ptydeck_sf s
   [[ -n $__ptydeck_sf && -f $p ]] || return 1
   IFS= read -r -d '' s <"$p"
   if [[ $s != "$__ptydeck_seen" ]]; then __ptydeck_sf=''; return 1; fi
-  { "$@"; printf '\0'; } 1<>"$p"
-  IFS= read -r -d '' __ptydeck_seen <"$p"
+  __ptydeck_out=$p
+}
+# What was just written to the scratch file, in __ptydeck_out.
+__ptydeck_readback() {
+  IFS= read -r -d '' __ptydeck_seen <"/dev/fd/$__ptydeck_sf"
   __ptydeck_out=$__ptydeck_seen
+}
+# Runs a builtin with its output in __ptydeck_out.
+__ptydeck_capture() {
+  __ptydeck_scratch || return 1
+  { "$@"; printf '\0'; } 1<>"$__ptydeck_out"
+  __ptydeck_readback
 }
 # The command line mark (as VS Code's OSC 633;E): the line as history has it, the cwd, and the
 # key, printed once per line from the DEBUG trap as its first command runs in this shell (so,
@@ -110,11 +119,28 @@ __ptydeck_capture() {
 # text is not told (h=0). Bytes counted in the C locale keep the payload under the 4 KiB a
 # terminal's scanner takes. It runs in the shell itself: it leaves $_, $? and BASH_REMATCH as
 # they were, and prints on the terminal (fd 255) rather than a command's redirected stdout.
+#
+# The DEBUG trap is one slot, and the user's own (bash-preexec for atuin or starship, or a plain
+# one in ~/.bashrc) keeps it: ours goes in only when it is free, and is never put over theirs.
+# Inside a function bash hides the DEBUG trap (without functrace it is reset for the call and put
+# back on return unless the function set one): "trap -p DEBUG" prints nothing there and
+# "trap - DEBUG" does nothing, so both run at the top level, in PROMPT_COMMAND's own text and in
+# the trap's. Ours takes itself out once it served the line, before the line's first command
+# runs (so "trap -p DEBUG" typed at the prompt shows no trap of ours, and a loop typed at the
+# prompt runs at full speed); the prompt puts it back when the slot is still free. A trap of the
+# user's (in the slot at a prompt, whenever it was set) keeps it for this shell's life: each
+# line's mark then comes from PROMPT_COMMAND, after the line ran.
 __ptydeck_hc=''
 __ptydeck_armed=''
 __ptydeck_notices=''
+# 1 while our trap is in the slot; __ptydeck_theirs once a prompt found the user's there.
 __ptydeck_trap_set=''
-__ptydeck_dbg='[[ -z $__ptydeck_armed ]] || __ptydeck_cmdline "$_"'
+__ptydeck_theirs=''
+__ptydeck_u=''
+# Only when called from the trap's text at the top level (__ptydeck_cmdline clears trap_set)
+# does it take itself out: chained into a user's trap (bash-preexec runs a DEBUG trap it found
+# as a function of its own) it runs in a function, where the trap in the slot is theirs.
+__ptydeck_dbg='[[ -z $__ptydeck_armed ]] || { __ptydeck_cmdline "$_"; [[ -n $__ptydeck_trap_set ]] || builtin trap - DEBUG; : "$__ptydeck_u"; }'
 __ptydeck_esc() {
   local s=$1
   # Most lines have nothing to escape: one match instead of nine replacements.
@@ -130,13 +156,8 @@ __ptydeck_esc() {
 }
 __ptydeck_cmdline() {
   local LC_ALL=C c='' h=0 n cmd
-  # The trap goes once it served the line (a loop typed at the prompt runs at full speed). Only
-  # when called by a trap's own text (no caller function): a DEBUG trap of the user's that
-  # calls this from a function of its (bash-preexec) stays, as does the PROMPT_COMMAND's call.
-  if [[ -n $__ptydeck_trap_set && ${'$'}{#FUNCNAME[@]} -eq 1 ]]; then
-    __ptydeck_trap_set=''
-    trap - DEBUG
-  fi
+  # Called by our trap's own text (no caller function): the trap takes itself out as this returns.
+  if [[ ${'$'}{#FUNCNAME[@]} -eq 1 ]]; then __ptydeck_trap_set=''; fi
   # bash prints pending job notices ("[1]+ Done") as a DEBUG trap returns, which would put them
   # at the start of this line's output: taken here, they are printed after its done mark, where
   # the prompt would have shown them. A job's first listing as Running is no notice. Only once
@@ -164,8 +185,8 @@ __ptydeck_cmdline() {
   if [[ -t 255 ]]; then n=255; else n=2; fi
   printf '\e]633;E;%s;k=%s;h=%s;cwd=%s\a' "$cmd" "$__ptydeck_k" "$h" "$__ptydeck_out" >&"$n"
   __ptydeck_armed=''
-  # The trap's last word puts $_ back as the line's command will see it.
-  : "$1"
+  # The trap's last word (: "$__ptydeck_u") puts $_ back as the line's command will see it.
+  __ptydeck_u=$1
 }
 __ptydeck_precmd() {
   local ec=$?
@@ -188,22 +209,46 @@ __ptydeck_postcmd() {
   # prompt command may rebuild PS1 each time: re-wrap it.
   case $PS1 in *"133;A;k=$__ptydeck_k"*) ;; *) PS1='\[\e]133;A;k='"$__ptydeck_k"'\a\]'$PS1 ;; esac
   case $PS1 in *"133;B;k=$__ptydeck_k"*) ;; *) PS1=$PS1'\[\e]133;B;k='"$__ptydeck_k"'\a\]' ;; esac
-  # The command line mark's trap, for the next line, when the slot is free.
-  if [ -z "$__ptydeck_trap_set" ] && __ptydeck_capture builtin trap -p DEBUG && [ -z "$__ptydeck_out" ]; then
-    trap -- "$__ptydeck_dbg" DEBUG
-    __ptydeck_trap_set=1
+  # When the slot needs looking at, the scratch file, emptied, takes what PROMPT_COMMAND's next
+  # line prints: "trap -p DEBUG" at the top level, where bash shows the trap.
+  __ptydeck_p=/dev/null
+  if [[ -z $__ptydeck_trap_set && -z $__ptydeck_theirs ]] && __ptydeck_scratch; then
+    __ptydeck_p=$__ptydeck_out
+    printf '\0' 1<>"$__ptydeck_p"
+    __ptydeck_seen=''
   fi
   return $ec
 }
+# The command line mark's trap, for the next line, when the slot is free; a trap found there
+# that is not ours is the user's, and keeps the slot. What trap -p printed ends where the
+# scratch file's last record did, so it is matched as a prefix.
+__ptydeck_slot() {
+  [[ $__ptydeck_p != /dev/null ]] || return 0
+  __ptydeck_readback
+  if [[ -z $__ptydeck_out ]]; then
+    trap -- "$__ptydeck_dbg" DEBUG
+    __ptydeck_trap_set=1
+  elif [[ $__ptydeck_out == "trap -- '$__ptydeck_dbg' DEBUG"$'\n'* ]]; then
+    __ptydeck_trap_set=1
+  else
+    __ptydeck_theirs=1
+  fi
+}
+__ptydeck_p=/dev/null
+# One command a line: bash-preexec takes a command that is a whole line of PROMPT_COMMAND for
+# the prompt's own, and any other for the user's (calling their preexec hooks for it).
+__ptydeck_post=$'__ptydeck_postcmd\nbuiltin trap -p DEBUG 1<>"$__ptydeck_p"\n__ptydeck_slot'
+
 # PS0 is expanded in the shell itself just before a command runs, without a fork: the
 # arithmetic marks that a command ran (so an empty Enter reports no exit code) and arms the
 # command line mark's trap.
 PS0='${'$'}{__ptydeck_ps0:$((__ptydeck_ran=1,__ptydeck_armed=HISTCMD)):0}\e]133;C;k='"$__ptydeck_k"'\a'"${'$'}{PS0:-}"
 if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
-  PROMPT_COMMAND=(__ptydeck_precmd "${'$'}{PROMPT_COMMAND[@]}" __ptydeck_postcmd)
+  PROMPT_COMMAND=(__ptydeck_precmd "${'$'}{PROMPT_COMMAND[@]}" "$__ptydeck_post")
 else
-  PROMPT_COMMAND="__ptydeck_precmd"${'$'}'\n'"${'$'}{PROMPT_COMMAND:-}"${'$'}'\n'"__ptydeck_postcmd"
+  PROMPT_COMMAND="__ptydeck_precmd"${'$'}'\n'"${'$'}{PROMPT_COMMAND:-}"${'$'}'\n'"$__ptydeck_post"
 fi
+unset __ptydeck_post
 printf '\e]${NONCE_OSC};key;%s\a' "$__ptydeck_k"
 `;
 
