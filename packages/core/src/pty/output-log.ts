@@ -118,12 +118,21 @@ export class OutputLog {
       this.tailUsed += count;
       this.endCursor += count;
       copied += count;
-      const last = this.chunks.length - 1;
-      // The last chunk views the filled part of the tail slab (unless trimming cut into it: then its tail part).
-      const view = this.chunks[last]!;
-      this.chunks[last] = new Uint8Array(this.tail.buffer, view.byteOffset, this.tailUsed - (view.byteOffset - this.tail.byteOffset));
     }
     return cursor;
+  }
+
+  /**
+   * Makes the last chunk view all that appends wrote to the tail slab (unless
+   * trimming cut into it: then its tail part). Done before the chunks are
+   * looked at, not on every append: a flood appends several chunks a read.
+   */
+  private syncTail(): void {
+    const last = this.chunks.length - 1;
+    if (last < this.head) return;
+    const view = this.chunks[last]!;
+    const length = this.tailUsed - view.byteOffset;
+    if (view.buffer === this.tail.buffer && view.length !== length) this.chunks[last] = new Uint8Array(this.tail.buffer, view.byteOffset, length);
   }
 
   /**
@@ -139,6 +148,7 @@ export class OutputLog {
 
   /** Starts a slab after the full one: the pool's, or a new one twice the last (a new log's grow to the slab size). */
   private newSlab(): void {
+    this.syncTail();
     const size = Math.min(this.slabBytes, Math.max(FIRST_SLAB_BYTES, this.tail.length * 2));
     this.tail = size === this.slabBytes && this.pool ? this.pool.take() : new Uint8Array(size);
     this.tailUsed = 0;
@@ -183,6 +193,7 @@ export class OutputLog {
    * `into` when given (at most its length; a panel's frames reuse theirs).
    */
   readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY, into?: Uint8Array): LogSlice {
+    this.syncTail();
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
     let to = Math.min(this.endCursor, from + Math.min(maxBytes, into?.length ?? Number.POSITIVE_INFINITY));
@@ -200,6 +211,7 @@ export class OutputLog {
   }
 
   private dropBefore(target: number): number {
+    this.syncTail();
     let cut = target;
     for (let i = 0; i < MAX_CONTINUATION_BYTES && cut < this.endCursor && isContinuationByte(this.byteAt(cut)); i++) {
       cut++;
