@@ -77,8 +77,8 @@ class AcpTerminal {
   }
 
   append(chunk: Uint8Array): void {
-    // A copy: output events lend their chunk for the call only.
-    this.log.append(new Uint8Array(chunk));
+    // The log copies it (output events lend their chunk for the call only).
+    this.log.append(chunk);
     // Trimming rounds up to a character boundary, so the text never starts mid-character.
     if (this.log.trimTo(this.outputLimit) > 0) this.truncated = true;
   }

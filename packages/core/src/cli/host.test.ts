@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../common/discovery.js';
+import { HOST_NODE_FLAGS } from '../common/host-node-flags.js';
 import { until } from '../testing/poll-until.js';
 import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
@@ -33,7 +34,10 @@ async function agent(box: HostSandbox, name = 'host-test-agent', cwd?: string) {
 function hostsOf(box: HostSandbox): number[] {
   return processesOf(box.stateDir).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, 3).join(' ') === `${bin} host`;
+      // node [flags (HOST_NODE_FLAGS)] <bin> host
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      const at = args.indexOf(bin);
+      return at > 0 && args[at + 1] === 'host';
     } catch {
       return false;
     }
@@ -54,6 +58,8 @@ describe('one ptydeck host per state directory', () => {
     const record = discovery(box);
     expect(record.protocol).toBe(HOST_PROTOCOL_VERSION);
     expect(hostsOf(box)).toEqual([record.pid]);
+    // Started with the host's node flags (its young generation's size: bench/README.md, "Memory").
+    expect(readFileSync(`/proc/${record.pid}/cmdline`, 'latin1').split('\0').slice(1, 1 + HOST_NODE_FLAGS.length)).toEqual(HOST_NODE_FLAGS);
     expect(lockedPid(box.stateDir)).toBe(record.pid);
     for (const { stderr } of agents) expect(stderr()).toContain(`connected to the running ptydeck at ${record.url}`);
     expect(statSync(join(box.stateDir, 'host.log')).mode & 0o777).toBe(0o600);

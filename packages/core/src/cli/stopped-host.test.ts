@@ -26,7 +26,10 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 function hostsOf(box: HostSandbox): number[] {
   return processesOf(box.stateDir).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, 3).join(' ') === `${bin} host`;
+      // node [flags (HOST_NODE_FLAGS)] <bin> host
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      const at = args.indexOf(bin);
+      return at > 0 && args[at + 1] === 'host';
     } catch {
       return false;
     }

@@ -9,6 +9,7 @@ import { ptydeckLauncher } from '../common/mcp-launch.js';
 import { hostLockHolder } from '../common/host-lock.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { isProcessAlive, waitForExit } from '../common/process-identity.js';
+import { HOST_NODE_FLAGS } from '../common/host-node-flags.js';
 import { checkHostProcess } from './host-check.js';
 import { requestJson } from './host-request.js';
 import { withoutInjection } from '../common/inherited-env.js';
@@ -167,12 +168,13 @@ interface StartedHost {
 }
 
 /**
- * Spawns `ptydeck host` (argv[1]) detached, reports its pid on stdout and
- * exits: run as `node -e`, so that the host is adopted by init (or the nearest
- * subreaper) the moment this exits, and is no child of the client.
+ * Spawns `ptydeck host` (argv[1]) with the node flags after it
+ * (HOST_NODE_FLAGS) detached, reports its pid on stdout and exits: run as
+ * `node -e`, so that the host is adopted by init (or the nearest subreaper)
+ * the moment this exits, and is no child of the client.
  */
 const DETACH_SCRIPT = `
-const host = require('node:child_process').spawn(process.execPath, [process.argv[1], 'host'], { detached: true, stdio: ['ignore', 2, 2] });
+const host = require('node:child_process').spawn(process.execPath, [...process.argv.slice(2), process.argv[1], 'host'], { detached: true, stdio: ['ignore', 2, 2] });
 host.once('error', (error) => { process.stderr.write('ptydeck: cannot start the host: ' + error.message + '\\n'); process.exit(1); });
 if (host.pid !== undefined) { host.unref(); process.stdout.write(String(host.pid), () => process.exit(0)); }
 `;
@@ -191,7 +193,7 @@ async function startHostDetached(stateDir: string): Promise<StartedHost> {
   const { spawn } = await import('node:child_process');
   const logFd = openLog(stateDir);
   try {
-    const middle = spawn(process.execPath, ['-e', DETACH_SCRIPT, ptydeckLauncher()], {
+    const middle = spawn(process.execPath, ['-e', DETACH_SCRIPT, ptydeckLauncher(), ...HOST_NODE_FLAGS], {
       stdio: ['ignore', 'pipe', logFd],
       cwd: homedir(),
       env: hostEnv(stateDir),

@@ -47,7 +47,7 @@ export class MasterReading {
   constructor(
     /** The terminal's master; when the thread finds it closed, it is closed as libuv's EOF would. */
     private readonly master: Pick<NodePtyMaster, 'fd' | 'destroyed' | 'close' | 'loopReading'>,
-    /** `reusable`: a read thread batch, lent for the call (see OutputLog.appendReusable). */
+    /** `reusable`: a read thread batch, lent for the call, then given back (ReadThread.reuse). */
     private readonly deliver: (chunk: Buffer, reusable: boolean) => void,
     private readonly threadReading?: ThreadReading,
   ) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OutputLog } from './output-log.js';
+import { BufferPool } from './buffer-pool.js';
+import { OutputLog, SLAB_BYTES } from './output-log.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(data);
@@ -31,12 +32,12 @@ describe('OutputLog', () => {
     expect(() => new OutputLog(undefined, -1)).toThrow(RangeError);
   });
 
-  it('keeps the appended chunk without copying it', () => {
+  it('keeps a copy of the appended chunk: its buffer is the caller\'s again once append returns', () => {
     const log = new OutputLog();
     const chunk = bytes('abc');
     log.append(chunk);
     chunk[0] = 0x7a;
-    expect(text(log.readFrom().data)).toBe('zbc');
+    expect(text(log.readFrom().data)).toBe('abc');
   });
 
   it('counts trimmed bytes as skipped', () => {
@@ -114,11 +115,17 @@ describe('OutputLog', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    // Chunks appended as reusable come back when trimmed or cleared, and are then scribbled over, as the read thread would.
+    // Small slabs, so chunks span them; slabs come back when trimmed or cleared, and are scribbled over before the next take.
     const returned: ArrayBuffer[] = [];
-    const log = new OutputLog((buffer) => {
-      new Uint8Array(buffer).fill(0xff);
-      returned.push(buffer);
+    const pool = new BufferPool(64, 4);
+    const log = new OutputLog({
+      size: pool.size,
+      take: () => pool.take().fill(0xee),
+      give: (slab) => {
+        slab.fill(0xff);
+        returned.push(slab.buffer as ArrayBuffer);
+        pool.give(slab);
+      },
     });
     const target = new Uint8Array(150);
     const all: number[] = [];
@@ -131,8 +138,9 @@ describe('OutputLog', () => {
         // ASCII only, so reads are never shortened to a character boundary.
         const chunk = Uint8Array.from({ length: random(40) + 1 }, () => random(128));
         all.push(...chunk);
-        if (op < 2) log.appendReusable(chunk);
-        else log.append(chunk);
+        log.append(chunk);
+        // The caller's buffer is theirs again (a read thread batch is filled again).
+        chunk.fill(0xdd);
       } else if (op < 8) {
         start += log.trimBy(random(60));
       } else {
@@ -150,7 +158,6 @@ describe('OutputLog', () => {
       expect(log.start).toBe(start);
     }
     expect(returned.length).toBeGreaterThan(100);
-    expect(new Set(returned).size).toBe(returned.length); // each buffer given back once
   });
 
   it('reads a copy by default, or into a given array', () => {
@@ -170,25 +177,44 @@ describe('OutputLog', () => {
     expect(text(log.readFrom(8, 64, target).data)).toBe('ij');
   });
 
-  it('gives a reusable chunk back once trimmed or cleared, never while a byte of it is retained', () => {
-    const returned: Uint8Array[] = [];
-    const log = new OutputLog((buffer) => returned.push(new Uint8Array(buffer)));
-    const first = bytes('abcd');
-    const second = bytes('efgh');
-    log.appendReusable(first);
-    log.append(bytes('ij'));
-    log.appendReusable(second);
-    log.trimBy(3); // 'd' of the first chunk is still retained
-    expect(returned).toEqual([]);
+  it('gives a slab back once trimmed or cleared, never while a byte of it is retained', () => {
+    const given: Uint8Array[] = [];
+    const pool = new BufferPool(8, 16);
+    const log = new OutputLog({ size: 8, take: () => pool.take(), give: (slab) => given.push(slab) });
+    // A new log's slabs start small and double: 256 bytes is the first; the pool's size caps them at 8 here.
+    log.append(bytes('abcdefgh')); // one 8-byte slab from the pool
+    log.append(bytes('ijkl'));
+    log.trimBy(7); // 'h' is still retained
+    expect(given).toEqual([]);
     log.trimBy(1);
-    expect(returned.map((b) => b.buffer)).toEqual([first.buffer]);
-    expect(text(log.readFrom().data)).toBe('ijefgh');
+    expect(given.map((slab) => text(slab))).toEqual(['abcdefgh']);
+    expect(text(log.readFrom().data)).toBe('ijkl');
     log.clear();
-    expect(returned.map((b) => b.buffer)).toEqual([first.buffer, second.buffer]);
-    // Without a taker, appendReusable keeps the chunk like append.
-    const plain = new OutputLog();
-    plain.appendReusable(bytes('kl'));
-    plain.clear();
-    expect(plain.size).toBe(0);
+    expect(given.length).toBe(2);
+    expect(log.append(bytes('m'))).toBe(12);
+    expect(text(log.readFrom().data)).toBe('m');
+  });
+
+  it('holds buffers of at most what it retains plus two slabs, however the chunks it is given are cut from larger buffers', () => {
+    // node-pty's chunks are views of larger buffers; a log that kept them kept the larger buffers alive.
+    const pool = new BufferPool(SLAB_BYTES, 8);
+    const cap = 256 * 1024;
+    const log = new OutputLog(pool);
+    const parent = new Uint8Array(64 * 1024);
+    let seed = 7;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const length = 1 + (seed % 4096);
+      const chunk = parent.subarray(seed % 1024, (seed % 1024) + length).fill(0x61 + (i % 26));
+      log.append(chunk);
+      log.trimTo(cap);
+      expect(log.size).toBeLessThanOrEqual(cap);
+      expect(log.bufferBytes).toBeLessThanOrEqual(log.size + 2 * SLAB_BYTES);
+    }
+    expect(log.size).toBeGreaterThan(cap - 4);
+    // A small log holds a small slab, not a full one.
+    const small = new OutputLog(pool);
+    small.append(bytes('$ '));
+    expect(small.bufferBytes).toBeLessThan(1024);
   });
 });

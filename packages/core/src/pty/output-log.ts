@@ -2,12 +2,18 @@ import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 
 /**
  * A session's output, addressed by absolute byte cursors (bytes since the
- * session started). Appends keep the chunk they are given (no copy);
- * trimming drops whole chunks from the front and, for the one chunk cut in
- * the middle, keeps a view of its tail, so both are O(1) amortized. Reads
- * copy: no view of a chunk leaves the log, so a chunk appended as reusable
- * can go back to whoever lent it (the read thread, for its next batch) once
- * it is trimmed.
+ * session started). Appends copy into slabs: fixed-size buffers the log fills
+ * in turn (a new log's first ones smaller, doubling up to the slab size), so
+ * the only memory the log holds is the bytes it bounds, plus the unwritten
+ * end of the last slab and the trimmed start of the first. Keeping each chunk
+ * as given cost more: a chunk node-pty read is a view of a larger buffer, and
+ * every chunk the log trimmed had lived long enough to be promoted, so its
+ * memory waited outside V8's heap for a full GC (figure 5 in bench/README.md:
+ * 12 to 40 MiB above what the logs retained). Slabs trimmed away go back to
+ * the constructor's pool, and the next append fills them again. Trimming
+ * drops whole slabs from the front and keeps a view of the tail of the one
+ * cut in the middle, so both are O(1) amortized. Reads copy: no view of a
+ * slab leaves the log, so a slab can be filled again once it is trimmed.
  *
  * Trimming never leaves a UTF-8 continuation byte at the front: a reader that
  * starts at the oldest retained byte always starts on a character boundary.
@@ -22,12 +28,35 @@ export interface LogSlice {
   skipped: number;
 }
 
-/** Compact the chunk array once this many dropped slots sit at its front. */
+/**
+ * Where a log's full-size slabs come from and go back to (a BufferPool, shared
+ * by a service's logs): a flood then fills the memory the last trim freed
+ * instead of allocating new buffers that wait for a GC.
+ */
+export interface SlabPool {
+  /** Bytes in each slab. */
+  readonly size: number;
+  /** A slab of `size` bytes, its contents whatever it last held. */
+  take(): Uint8Array;
+  /** Takes back a slab nothing reads any more. */
+  give(slab: Uint8Array): void;
+}
+
+/** Bytes in each slab of a log without a pool, and the most a pool's slabs may be. */
+export const SLAB_BYTES = 16 * 1024;
+/** A new log's first slab: most logs (a prompt, an agent's `true`) never fill one. */
+const FIRST_SLAB_BYTES = 256;
+
+/** Compact the slab array once this many dropped slots sit at its front. */
 const COMPACT_AFTER = 1024;
 
 const EMPTY = new Uint8Array(0);
 
 export class OutputLog {
+  /**
+   * The retained part of each slab, oldest first: views whose buffer is the
+   * whole slab. The last one grows as appends fill its slab (`tail`).
+   */
   private chunks: Uint8Array[] = [];
   /**
    * Absolute cursor of each chunk's first byte, beside `chunks`, so a read
@@ -35,23 +64,27 @@ export class OutputLog {
    * cost a step per chunk between, hundreds for a viewer a window behind.
    */
   private starts: number[] = [];
-  /** Beside `chunks`: whether the chunk's buffer goes back through `reuse` once it is dropped. */
-  private reusable: boolean[] = [];
   /** Index of the oldest retained chunk in `chunks`. */
   private head = 0;
+  /** The slab being filled (the buffer of the last chunk), and how much of it is. */
+  private tail: Uint8Array = EMPTY;
+  private tailUsed = 0;
   private startCursor = 0;
   private endCursor = 0;
+  private readonly slabBytes: number;
 
   /**
-   * `reuse` takes back the buffer of a chunk appended with appendReusable() once the log no longer holds it.
-   * `startAt`: the absolute cursor of the first byte appended, for a log that carries on one an earlier
-   * host kept (a restored session), so cursors handed out before the restart still address the same bytes.
+   * `pool` lends the full-size slabs and takes them back once trimmed (without one, slabs of SLAB_BYTES are
+   * allocated and left to the GC). `startAt`: the absolute cursor of the first byte appended, for a log that
+   * carries on one an earlier host kept (a restored session), so cursors handed out before the restart still
+   * address the same bytes.
    */
   constructor(
-    private readonly reuse?: (buffer: ArrayBuffer) => void,
+    private readonly pool?: SlabPool,
     startAt = 0,
   ) {
     if (!Number.isSafeInteger(startAt) || startAt < 0) throw new RangeError(`a log starts at a non-negative integer cursor, not ${startAt}`);
+    this.slabBytes = pool?.size ?? SLAB_BYTES;
     this.startCursor = startAt;
     this.endCursor = startAt;
   }
@@ -71,34 +104,56 @@ export class OutputLog {
     return this.endCursor - this.startCursor;
   }
 
-  /** Appends a chunk without copying it; the caller must not mutate it afterwards. Returns its cursor. */
+  /**
+   * Appends a copy of `chunk` (the caller keeps it: a read thread batch goes
+   * back to the thread once the call that lent it returns). Returns its cursor.
+   */
   append(chunk: Uint8Array): number {
-    return this.push(chunk, false);
+    const cursor = this.endCursor;
+    let copied = 0;
+    while (copied < chunk.length) {
+      if (this.tailUsed === this.tail.length) this.newSlab();
+      const count = Math.min(chunk.length - copied, this.tail.length - this.tailUsed);
+      this.tail.set(copied === 0 && count === chunk.length ? chunk : chunk.subarray(copied, copied + count), this.tailUsed);
+      this.tailUsed += count;
+      this.endCursor += count;
+      copied += count;
+    }
+    return cursor;
   }
 
   /**
-   * Appends a chunk that owns its whole buffer, which the log hands to the
-   * constructor's `reuse` once the chunk is trimmed or cleared: a flood's
-   * batches then go back to the read thread instead of being garbage (V8
-   * counts each new buffer against its heap limit, and a flood of them on a
-   * small heap ran a full GC every quarter second). Nothing else may keep the
-   * chunk after the call that handed it over. Returns its cursor.
+   * Makes the last chunk view all that appends wrote to the tail slab (unless
+   * trimming cut into it: then its tail part). Done before the chunks are
+   * looked at, not on every append: a flood appends several chunks a read.
    */
-  appendReusable(chunk: Uint8Array): number {
-    return this.push(chunk, this.reuse !== undefined);
+  private syncTail(): void {
+    const last = this.chunks.length - 1;
+    if (last < this.head) return;
+    const view = this.chunks[last]!;
+    const length = this.tailUsed - view.byteOffset;
+    if (view.buffer === this.tail.buffer && view.length !== length) this.chunks[last] = new Uint8Array(this.tail.buffer, view.byteOffset, length);
   }
 
-  private push(chunk: Uint8Array, reusable: boolean): number {
-    const cursor = this.endCursor;
-    if (chunk.length === 0) {
-      if (reusable) this.reuse!(chunk.buffer as ArrayBuffer);
-      return cursor;
-    }
-    this.chunks.push(chunk);
-    this.starts.push(cursor);
-    this.reusable.push(reusable);
-    this.endCursor += chunk.length;
-    return cursor;
+  /**
+   * Bytes of the buffers the log holds: what it retains, plus the trimmed
+   * start of its first slab and the unfilled end of its last (each less than
+   * a slab).
+   */
+  get bufferBytes(): number {
+    let bytes = 0;
+    for (let i = this.head; i < this.chunks.length; i++) bytes += this.chunks[i]!.buffer.byteLength;
+    return bytes;
+  }
+
+  /** Starts a slab after the full one: the pool's, or a new one twice the last (a new log's grow to the slab size). */
+  private newSlab(): void {
+    this.syncTail();
+    const size = Math.min(this.slabBytes, Math.max(FIRST_SLAB_BYTES, this.tail.length * 2));
+    this.tail = size === this.slabBytes && this.pool ? this.pool.take() : new Uint8Array(size);
+    this.tailUsed = 0;
+    this.chunks.push(this.tail.subarray(0, 0));
+    this.starts.push(this.endCursor);
   }
 
   /**
@@ -120,11 +175,12 @@ export class OutputLog {
   /** Drops everything. Cursors keep counting from `end`. */
   clear(): number {
     const dropped = this.size;
-    for (let i = this.head; i < this.chunks.length; i++) this.release(i);
+    for (let i = this.head; i < this.chunks.length; i++) this.release(this.chunks[i]!);
     this.chunks = [];
     this.starts = [];
-    this.reusable = [];
     this.head = 0;
+    this.tail = EMPTY;
+    this.tailUsed = 0;
     this.startCursor = this.endCursor;
     return dropped;
   }
@@ -137,6 +193,7 @@ export class OutputLog {
    * `into` when given (at most its length; a panel's frames reuse theirs).
    */
   readFrom(cursor: number = this.startCursor, maxBytes = Number.POSITIVE_INFINITY, into?: Uint8Array): LogSlice {
+    this.syncTail();
     const skipped = cursor < this.startCursor ? this.startCursor - cursor : 0;
     const from = Math.max(cursor, this.startCursor);
     let to = Math.min(this.endCursor, from + Math.min(maxBytes, into?.length ?? Number.POSITIVE_INFINITY));
@@ -154,6 +211,7 @@ export class OutputLog {
   }
 
   private dropBefore(target: number): number {
+    this.syncTail();
     let cut = target;
     for (let i = 0; i < MAX_CONTINUATION_BYTES && cut < this.endCursor && isContinuationByte(this.byteAt(cut)); i++) {
       cut++;
@@ -163,8 +221,9 @@ export class OutputLog {
     while (this.head < this.chunks.length) {
       const chunk = this.chunks[this.head]!;
       const chunkEnd = chunkStart + chunk.length;
-      if (chunkEnd <= cut) {
-        this.release(this.head);
+      // The tail slab stays while appends fill it, even once all it holds is trimmed.
+      if (chunkEnd <= cut && this.head < this.chunks.length - 1) {
+        this.release(chunk);
         this.chunks[this.head] = EMPTY;
         this.head++;
         chunkStart = chunkEnd;
@@ -180,17 +239,14 @@ export class OutputLog {
     if (this.head >= COMPACT_AFTER && this.head * 2 >= this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.starts = this.starts.slice(this.head);
-      this.reusable = this.reusable.slice(this.head);
       this.head = 0;
     }
     return dropped;
   }
 
-  /** The chunk at `index` is being dropped: a reusable one's buffer goes back. */
-  private release(index: number): void {
-    if (!this.reusable[index]) return;
-    this.reusable[index] = false;
-    this.reuse!(this.chunks[index]!.buffer as ArrayBuffer);
+  /** A slab no longer retained goes back to the pool (which keeps only full-size ones). */
+  private release(chunk: Uint8Array): void {
+    this.pool?.give(new Uint8Array(chunk.buffer));
   }
 
   /** The byte at an absolute cursor inside the log. */

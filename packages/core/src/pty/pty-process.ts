@@ -77,7 +77,7 @@ const DRAIN_BUFFER_BYTES = 64 * 1024;
 /** Spawns `file` on a new PTY. onData gets each chunk in order; onExit fires once, after the last chunk. */
 export function spawnPtyProcess(
   options: PtyProcessOptions,
-  /** `reusable`: the chunk is a read thread batch, lent for the call (see OutputLog.appendReusable). */
+  /** `reusable`: the chunk is a read thread batch, lent for the call, then given back (ReadThread.reuse). */
   onData: (chunk: Buffer, reusable: boolean) => void,
   onExit: (exit: PtyExit) => void,
 ): PtyProcess {

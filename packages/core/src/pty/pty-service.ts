@@ -5,6 +5,7 @@ import { reportError, type SessionId, type SessionSource } from '@ptydeck/contra
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
+import { BufferPool } from './buffer-pool.js';
 import { EventHub } from './event-hub.js';
 import { FLOOD } from './flood.js';
 import { FloodTurns } from './flood-turns.js';
@@ -12,6 +13,7 @@ import { LoopWatch } from './loop-watch.js';
 import { LogRetention } from './log-retention.js';
 import { isSignalName, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
+import { SLAB_BYTES } from './output-log.js';
 import { PtySession } from './pty-session.js';
 import { restoredInfo, restoredRefusal } from './restored-session.js';
 import { serviceConfig, type ServiceConfig } from './service-config.js';
@@ -35,6 +37,8 @@ import {
 import { checkSize, checkWriteData, parseCreateInput, parseReadOptions } from './validate.js';
 import type { SequenceHandlers } from '../vt/index.js';
 
+/** Slabs kept for the next append once trimmed (1 MiB): more come back only when a session's log is dropped whole. */
+const SPARE_SLABS = 64;
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 
@@ -53,6 +57,8 @@ class PtyServiceImpl implements PtyService {
   private disposed = false;
   private readonly floods: FloodTurns;
   private readonly readThread: SharedReadThread;
+  /** The logs' slabs: one trimmed from any log is filled again by the next append to any (OutputLog). */
+  private readonly slabs = new BufferPool(SLAB_BYTES, SPARE_SLABS);
   private readonly loop: LoopWatch;
   readonly labels: SessionLabels;
 
@@ -110,7 +116,7 @@ class PtyServiceImpl implements PtyService {
         exitedAt: null,
         ...(confined ? { sandbox: confined.sandbox } : {}),
       },
-      { reuse: this.readThread.reuse },
+      { slabs: this.slabs },
     );
     try {
       const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args] } : { file, args };
@@ -183,7 +189,7 @@ class PtyServiceImpl implements PtyService {
     if (this.disposed) throw new PtyError('disposed', 'the PTY service has been disposed');
     const info = restoredInfo(record, Date.now());
     if (this.sessions.has(info.id)) throw new PtyError('invalid_argument', `cannot restore session '${info.id}': a session with that id exists`);
-    const session = new PtySession(info, { restoredLogStart: record.start });
+    const session = new PtySession(info, { slabs: this.slabs, restoredLogStart: record.start });
     this.sessions.set(session.id, session);
     // Its log counts against the byte caps like an exited session's; the session is never evicted for another record (LogRetention).
     this.retention.restored(session);
@@ -296,10 +302,10 @@ class PtyServiceImpl implements PtyService {
   }
 
   // The hot path: one append, one scan for every handler (the title's, the agent tool's), one event object per chunk.
-  // A reusable chunk (a read thread batch) is the log's from here on, lent to the listeners for their call.
+  // A reusable chunk (a read thread batch) is lent to the listeners for their call, then goes back to the thread.
   private onData(session: PtySession, chunk: Buffer, reusable = false): void {
     const log = session.log;
-    const cursor = reusable ? log.appendReusable(chunk) : log.append(chunk);
+    const cursor = log.append(chunk);
     session.floodTurn?.read(chunk.length);
     this.retention.appended(session, chunk.length);
     // Before 'pty.data': its listeners (the agent tool's ingest) find the chunk's sequences applied.
@@ -307,6 +313,7 @@ class PtyServiceImpl implements PtyService {
     if (this.events.has('pty.data')) {
       this.events.emit('pty.data', { type: 'pty.data', id: session.id, cursor, data: chunk });
     }
+    if (reusable) this.readThread.reuse(chunk.buffer as ArrayBuffer);
     const title = session.titles.take();
     if (title !== undefined && title !== session.info.title) {
       session.info.title = title;

@@ -1,6 +1,6 @@
 // One session's state inside the PTY service: its info, output log and running process.
 import type { PtySessionInfo } from './types.js';
-import { OutputLog } from './output-log.js';
+import { OutputLog, type SlabPool } from './output-log.js';
 import type { FloodTurn } from './flood-turns.js';
 import type { PtyProcess } from './pty-process.js';
 import { TitleTracker } from './title-tracker.js';
@@ -31,14 +31,14 @@ export class PtySession {
    */
   readonly restored: boolean;
 
-  /** `reuse` takes back the read thread's batches once the log has trimmed them (OutputLog.appendReusable). */
+  /** `slabs`: the pool the log's slabs come from and go back to (OutputLog). */
   constructor(
     readonly info: PtySessionInfo,
     /** `restoredLogStart`: the log carries on an earlier host's from this absolute cursor (PtyService.restore). */
-    options: { reuse?: (buffer: ArrayBuffer) => void; restoredLogStart?: number } = {},
+    options: { slabs?: SlabPool; restoredLogStart?: number } = {},
   ) {
     this.restored = options.restoredLogStart !== undefined;
-    this.log = new OutputLog(options.reuse, options.restoredLogStart);
+    this.log = new OutputLog(options.slabs, options.restoredLogStart);
     this.sequences = new SequenceScanner(options.restoredLogStart);
     this.titles.follow(this.sequences);
     this.exited = new Promise((resolve) => {

@@ -49,7 +49,7 @@ function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
 
 /**
  * Posts what the terminal gathered. A full batch goes as it is (transferred,
- * lent: the main thread gives the buffer back once the session's log trims
+ * lent: the main thread gives the buffer back once the session's log copied
  * it, see ReadThread.reuse) and the terminal takes a spare one; a small one
  * goes as a copy of its bytes, and the batch stays: a stream of a few KiB a
  * millisecond, caught up on every pass, would otherwise hand the main thread

@@ -29,7 +29,8 @@ export interface ReadThreadSink {
   /**
    * Bytes read, in order. A `reusable` chunk is a whole batch buffer, lent:
    * its holder gives its buffer back with reuse() once done with it (the
-   * session's log, when it trims it), and nothing else keeps it.
+   * PTY service, once the log copied it and the listeners returned), and
+   * nothing else keeps it.
    */
   data(chunk: Buffer, reusable: boolean): void;
   /** Nothing to read for a while: the terminal is the event loop's again. */

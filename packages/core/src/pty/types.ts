@@ -174,10 +174,10 @@ export interface PtyDataEvent {
   /** Absolute cursor of data[0]. */
   cursor: number;
   /**
-   * The chunk as it entered the session's log (not a copy): read it, never
-   * mutate it, and copy what you keep. It is lent for the listener's call
-   * only: a flood's chunks go back to the read thread to be filled again once
-   * the log lets go of them.
+   * The chunk as it was read (the log keeps a copy): read it, never mutate
+   * it, and copy what you keep. It is lent for the listener's call only: a
+   * flood's chunks go back to the read thread to be filled again once the
+   * listeners return.
    */
   data: Uint8Array;
 }

@@ -1,0 +1,16 @@
+/**
+ * Node flags of the host process, given where a client starts it
+ * (client/ensure-host.ts; the bench starts its hosts with them too).
+ *
+ * `--max-semi-space-size=4`: V8's young generation on a 64-bit host grows to
+ * two 16 MiB semi-spaces, and a flood fills them with garbage between
+ * scavenges (the frames and events of each chunk; the live heap in a flood is
+ * about 20 MiB). Two of 4 MiB took about 25 MiB off the host's peak under
+ * figure 5's floods (bench/README.md, "Memory") at the same loop delay. The
+ * flag applies to every isolate, so it also sets the screen worker's (whose
+ * resourceLimits asked for the same 8 MiB) and the read thread's: 8 MiB
+ * semi-spaces cost the worker 8 MiB more and saved less in all, and 2 MiB
+ * ones cost more than they saved: what no longer fits is promoted and waits
+ * for a full GC.
+ */
+export const HOST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
