@@ -1,6 +1,6 @@
-// The commands a short start serves (`--help`, `--version`, `ls`, `url`, `status`), bundled apart as CommonJS.
+// The commands a short start serves (`--help`, `--version`, `ls`, `url`, `status`), in the launcher's CommonJS entry (light-main.ts) and main.ts alike.
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
-import { parseCommand, type Command } from './args.js';
+import type { Command } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
 import { styleFor } from '../client/style.js';
 import { runLs } from '../client/ls.js';
@@ -17,30 +17,7 @@ export function isLight(command: Command): command is LightCommand {
   return command.kind === 'help' || command.kind === 'version' || command.kind === 'url' || command.kind === 'status' || (command.kind === 'ls' && command.remote === undefined);
 }
 
-/**
- * The launcher's first stop: runs a light command and resolves with its exit
- * code, or resolves undefined for anything else (a usage error included),
- * which main.ts runs. This module and what it loads are bundled as one
- * CommonJS file (rolldown.config.mjs): Node's ESM loader reads a module's
- * imports through its thread pool, a wait on a loaded machine, and was a
- * sixth of such a start.
- */
-export async function lightMain(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number | undefined> {
-  let command;
-  try {
-    command = parseCommand(argv);
-  } catch {
-    return undefined;
-  }
-  if (!isLight(command)) return undefined;
-  try {
-    return await runLight(command, io);
-  } catch (error) {
-    return reportFailure(error, io);
-  }
-}
-
-/** Runs one light command; main.ts runs them through here too, so both entries behave alike. */
+/** Runs one light command; light-main.ts and main.ts both run them through here, so both entries behave alike. */
 export async function runLight(command: LightCommand, io: CliIo): Promise<number> {
   switch (command.kind) {
     case 'help':
