@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { decodeOutputFrame, encodeOutputFrame, OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead } from './output-frame.js';
+import { SessionId } from './session.js';
+
+/** What the header was as a schema, before the decoder checked it by hand: a session id and a cursor as every message has them. */
+const OutputFrameHeader = z.object({ id: SessionId, cursor: z.number().int().min(0) });
 
 const payload = new TextEncoder().encode('hello\r\n');
 
@@ -22,5 +27,37 @@ describe('output frames', () => {
     expect(start).toBeGreaterThanOrEqual(0);
     expect(decodeOutputFrame(buffer.subarray(start)).id).toBe(id);
     expect(() => writeOutputFrameHead({ id: 'x', cursor: 0 }, buffer, 10)).toThrow(RangeError);
+  });
+
+  it('decodes a header exactly when the schema of a session id and a cursor takes it (the decoder checks by hand)', () => {
+    const headers: unknown[] = [
+      { id: 's', cursor: 0 },
+      { id: 'x'.repeat(128), cursor: 2 ** 53 - 1 },
+      { id: 's', cursor: 3, extra: true },
+      { id: '', cursor: 0 },
+      { id: 'x'.repeat(129), cursor: 0 },
+      { id: 7, cursor: 0 },
+      { id: 's', cursor: -1 },
+      { id: 's', cursor: 1.5 },
+      { id: 's', cursor: 2 ** 53 },
+      { id: 's', cursor: '1' },
+      { id: 's' },
+      [],
+      null,
+      'text',
+    ];
+    for (const header of headers) {
+      const json = new TextEncoder().encode(JSON.stringify(header));
+      const frame = new Uint8Array([json.length >>> 8, json.length & 0xff, ...json, 1]);
+      const decoded = (() => {
+        try {
+          return decodeOutputFrame(frame);
+        } catch {
+          return undefined;
+        }
+      })();
+      const parsed = OutputFrameHeader.safeParse(header);
+      expect(decoded && { id: decoded.id, cursor: decoded.cursor }, JSON.stringify(header)).toEqual(parsed.success ? parsed.data : undefined);
+    }
   });
 });

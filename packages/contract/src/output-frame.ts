@@ -1,16 +1,17 @@
 // The binary frame that carries session output on the panel socket, so bytes reach xterm.js untouched.
-import { z } from 'zod';
-import { SessionId } from './session.js';
+import { SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
 
 /**
  * Binary output frame: [u16 BE header length][header JSON, UTF-8][payload bytes].
  * The header names the session and the absolute byte cursor of the payload's first byte.
+ * No schema: a session id (SessionId's length) and a non-negative safe integer,
+ * checked by hand (readHeader), in every frame, and a client that reads only
+ * output (`ptydeck attach`) then loads no zod (bench figure 12).
  */
-export const OutputFrameHeader = z.object({
-  id: SessionId,
-  cursor: z.number().int().min(0),
-});
-export type OutputFrameHeader = z.infer<typeof OutputFrameHeader>;
+export interface OutputFrameHeader {
+  id: string;
+  cursor: number;
+}
 
 export interface OutputFrame extends OutputFrameHeader {
   data: Uint8Array;
@@ -77,6 +78,14 @@ export function decodeOutputFrame(frame: Uint8Array): OutputFrame {
   } catch {
     throw new Error('output frame header is not JSON');
   }
-  const header = OutputFrameHeader.parse(json);
-  return { ...header, data: frame.subarray(2 + headLength) };
+  return { ...readHeader(json), data: frame.subarray(2 + headLength) };
+}
+
+/** The header, checked as SessionId and a cursor's schema would check it (output-frame.test.ts holds them together). */
+function readHeader(json: unknown): OutputFrameHeader {
+  if (typeof json !== 'object' || json === null) throw new Error('output frame header is not an object');
+  const { id, cursor } = json as Record<string, unknown>;
+  if (typeof id !== 'string' || id.length < SESSION_ID_MIN || id.length > SESSION_ID_MAX) throw new Error(`output frame header's id is not a session id`);
+  if (typeof cursor !== 'number' || !Number.isSafeInteger(cursor) || cursor < 0) throw new Error(`output frame header's cursor is not a non-negative integer`);
+  return { id, cursor };
 }

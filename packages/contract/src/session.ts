@@ -1,6 +1,9 @@
 // What a session is, as the core, the app and the CLI all describe it: its id, size, source, status and info,
 // and its agent's.
 import { z } from 'zod';
+import { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
+
+export { MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN };
 
 /**
  * Who created a session. Structural: set by the code path that created it
@@ -18,14 +21,9 @@ export const SessionStatus = z.enum(['running', 'exited', 'lost']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 /** Opaque session id, minted by the core. */
-export const SessionId = z.string().min(1).max(128);
+export const SessionId = z.string().min(SESSION_ID_MIN).max(SESSION_ID_MAX);
 export type SessionId = z.infer<typeof SessionId>;
 
-/** Terminal dimensions the core accepts; outside these a request is rejected, not clamped. */
-export const MIN_COLS = 2;
-export const MAX_COLS = 1000;
-export const MIN_ROWS = 1;
-export const MAX_ROWS = 500;
 export const Cols = z.number().int().min(MIN_COLS).max(MAX_COLS);
 export const Rows = z.number().int().min(MIN_ROWS).max(MAX_ROWS);
 

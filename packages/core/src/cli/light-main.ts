@@ -1,29 +1,17 @@
-// The commands a short start serves (`--help`, `--version`, `ls`, `url`, `status`), bundled apart as CommonJS.
-import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
-import { parseCommand, type Command } from './args.js';
+// The launcher's CommonJS entry: the light commands and `ptydeck attach`, without Node's ESM loader.
+import { parseCommand } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
-import { styleFor } from '../client/style.js';
-import { runLs } from '../client/ls.js';
-import { runStatus } from '../client/status.js';
-import { freshPanelLink } from '../client/url.js';
-import { ATTACH_HELP, EXPORT_HELP, HOST_HELP, LS_HELP, MCP_HELP, REMOTE_HELP, ROOT_HELP, SANDBOX_HELP, SERVE_HELP, STATUS_HELP, STOP_HELP, URL_HELP } from './usage.js';
-import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
-import { packageVersion } from '../common/package-version.js';
-
-type LightCommand = Extract<Command, { kind: 'help' | 'version' | 'url' | 'status' }> | (Extract<Command, { kind: 'ls' }> & { remote: undefined });
-
-/** The commands this module runs: a client that asks the host one thing and exits (bench figure 12). */
-export function isLight(command: Command): command is LightCommand {
-  return command.kind === 'help' || command.kind === 'version' || command.kind === 'url' || command.kind === 'status' || (command.kind === 'ls' && command.remote === undefined);
-}
+import { isLight, reportFailure, runLight } from './light-commands.js';
 
 /**
- * The launcher's first stop: runs a light command and resolves with its exit
- * code, or resolves undefined for anything else (a usage error included),
- * which main.ts runs. This module and what it loads are bundled as one
- * CommonJS file (rolldown.config.mjs): Node's ESM loader reads a module's
- * imports through its thread pool, a wait on a loaded machine, and was a
- * sixth of such a start.
+ * The launcher's first stop: runs a light command or a local `ptydeck attach`
+ * and resolves with its exit code, or resolves undefined for anything else
+ * (a usage error included), which main.ts runs. This module and what it
+ * loads are bundled as one CommonJS file (rolldown.config.mjs): Node's ESM
+ * loader reads a module's imports through its thread pool, a wait on a
+ * loaded machine, and was a sixth of such a start (bench figure 12). Attach
+ * is here and not in light-commands.ts, which main.ts imports, and in a
+ * CommonJS chunk of its own.
  */
 export async function lightMain(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number | undefined> {
   let command;
@@ -32,40 +20,12 @@ export async function lightMain(argv: string[], io: CliIo = { stdout: process.st
   } catch {
     return undefined;
   }
-  if (!isLight(command)) return undefined;
   try {
-    return await runLight(command, io);
+    // A chunk of its own (required, no ESM loader): `ls` and `url` do not parse it.
+    if (command.kind === 'attach' && command.remote === undefined) return await (await import('../client/attach.js')).runAttach(command, io);
+    if (isLight(command)) return await runLight(command, io);
   } catch (error) {
     return reportFailure(error, io);
   }
-}
-
-/** Runs one light command; main.ts runs them through here too, so both entries behave alike. */
-export async function runLight(command: LightCommand, io: CliIo): Promise<number> {
-  switch (command.kind) {
-    case 'help':
-      io.stdout.write({ root: ROOT_HELP, serve: SERVE_HELP, host: HOST_HELP, mcp: MCP_HELP, url: URL_HELP, stop: STOP_HELP, status: STATUS_HELP, ls: LS_HELP, attach: ATTACH_HELP, export: EXPORT_HELP, sandbox: SANDBOX_HELP, remote: REMOTE_HELP }[command.topic]);
-      return EXIT_OK;
-    case 'version':
-      // The protocol decides whether this CLI and a running host understand each other.
-      io.stdout.write(`ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})\n`);
-      return EXIT_OK;
-    case 'url': {
-      const answer = await freshPanelLink();
-      if ('url' in answer) io.stdout.write(`${answer.url}\n`);
-      // stdout stays empty so `open "$(ptydeck url)"` never opens a sentence.
-      else io.stderr.write(`ptydeck: this system cannot tell ptydeck who is asking, so the new link is in ${answer.shownIn}\n`);
-      return EXIT_OK;
-    }
-    case 'status':
-      return runStatus(command, io);
-    case 'ls':
-      return runLs(command, io);
-  }
-}
-
-/** A command's failure as the one red line every command ends with. */
-export function reportFailure(error: unknown, io: CliIo): number {
-  io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: ${error instanceof Error ? error.message : String(error)}`)}\n`);
-  return EXIT_FAILURE;
+  return undefined;
 }

@@ -6,7 +6,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
-import { PanelSession } from '../client/panel-session.js';
+import { PanelSession, readPanelMessage } from '../client/panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
 /**
@@ -41,7 +41,7 @@ const gone = { isError: true, content: [{ type: 'text', text: expect.stringMatch
 
 /** A developer's tab, opened through the panel protocol as the panel opens one, with a line typed into it. */
 async function developerTab(box: HostSandbox, line: string): Promise<SessionInfo> {
-  const panel = await PanelSession.connect('lost-sessions test', box.stateDir);
+  const panel = await PanelSession.connect('lost-sessions test', { stateDir: box.stateDir, read: readPanelMessage });
   panels.push(panel);
   const created = new Promise<SessionInfo>((resolve) => {
     const off = panel.onControl((message) => {

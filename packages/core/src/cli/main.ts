@@ -3,7 +3,7 @@ import { parseCommand } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
 import { styleFor } from '../client/style.js';
 import { formatUsageError, UsageError } from './usage.js';
-import { isLight, reportFailure, runLight } from './light-main.js';
+import { isLight, reportFailure, runLight } from './light-commands.js';
 import { EXIT_USAGE } from '../common/exit-codes.js';
 
 /** Runs the ptydeck CLI and resolves with its exit code; the launcher exits with it. */

@@ -5,6 +5,7 @@ import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type
 import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { OutputFilter } from './output-filter.js';
+import { readAttachMessage } from './attach-messages.js';
 import { PanelSession } from './panel-session.js';
 import { printable } from './printable.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
@@ -40,7 +41,7 @@ const HOST_EXIT_WAIT_MS = 1000;
 
 /** `ptydeck attach`: shows one session in this terminal, and with --write, types into it. */
 export async function runAttach(options: AttachOptions, io: CliIo): Promise<number> {
-  const panel = await PanelSession.connect('ptydeck attach');
+  const panel = await PanelSession.connect('ptydeck attach', { read: readAttachMessage });
   const match = matchSession(panel.snapshot.sessions, options.target);
   try {
     if (match.kind === 'none') {

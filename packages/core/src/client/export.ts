@@ -3,13 +3,13 @@ import { writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
-import { PanelSession } from './panel-session.js';
+import { PanelSession, readPanelMessage } from './panel-session.js';
 import { printable } from './printable.js';
 import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 
 export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
-  const panel = await PanelSession.connect('ptydeck export');
+  const panel = await PanelSession.connect('ptydeck export', { read: readPanelMessage });
   try {
     const match = matchSession(panel.snapshot.sessions, command.target);
     if (match.kind === 'none') throw new Error(`no session matches '${command.target}' (see \`ptydeck ls\`)`);

@@ -1,5 +1,5 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
 
 /**
@@ -46,16 +46,14 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
     'Content-Length': String(payload?.length ?? 0),
   };
-  for (const [name, value] of Object.entries(headers)) {
-    // Nothing a caller passes may end a header line early.
-    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) return Promise.reject(new Error(`a header holds a line break: ${name}`));
+  let head: string;
+  try {
+    head = requestHead(options.method ?? 'GET', target, headers);
+  } catch (error) {
+    return Promise.reject(error as Error);
   }
-  const head = `${options.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1\r\n${Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('')}\r\n`;
   return new Promise((resolve, reject) => {
-    // An IPv6 literal is written in brackets in a URL, not to connect().
-    const socket = connect(Number(target.port || 80), target.hostname.replace(/^\[(.*)\]$/, '$1'));
+    const socket = connectTo(target);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -87,10 +85,35 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
   });
 }
 
+/** A TCP connection to a URL's host and port. */
+export function connectTo(target: URL): Socket {
+  // An IPv6 literal is written in brackets in a URL, not to connect().
+  return connect(Number(target.port || 80), target.hostname.replace(/^\[(.*)\]$/, '$1'));
+}
+
 /** An HTTP/1.x answer read to the server's close: status line, headers, and a body by its length, in chunks, or to the end. */
 export function parseAnswer(bytes: Buffer): HostAnswer {
+  const head = parseHead(bytes);
+  if (!head) throw new Error('answered no complete HTTP head');
+  const { headers } = head;
+  let body = bytes.subarray(head.length);
+  if (headers['transfer-encoding']?.toLowerCase() === 'chunked') body = dechunk(body);
+  else if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    if (!Number.isSafeInteger(length) || length < 0 || length > body.length) throw new Error('answered less than its Content-Length');
+    body = body.subarray(0, length);
+  }
+  return { status: head.status, headers, body: parseJson(body.toString('utf8')) };
+}
+
+/**
+ * An HTTP/1.x answer's status and headers (names in lower case), and how many
+ * bytes the head took with its blank line; undefined while the head is not
+ * all there. Throws when what came is not HTTP.
+ */
+export function parseHead(bytes: Buffer): { status: number; headers: Record<string, string>; length: number } | undefined {
   const headEnd = bytes.indexOf('\r\n\r\n');
-  if (headEnd < 0) throw new Error('answered no complete HTTP head');
+  if (headEnd < 0) return undefined;
   const [statusLine = '', ...lines] = bytes.toString('latin1', 0, headEnd).split('\r\n');
   const status = /^HTTP\/1\.[01] ([1-9][0-9]{2})(?: |$)/.exec(statusLine);
   if (!status) throw new Error('answered something that is not HTTP/1.1');
@@ -100,14 +123,18 @@ export function parseAnswer(bytes: Buffer): HostAnswer {
     if (colon <= 0) throw new Error('answered a malformed header');
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
-  let body = bytes.subarray(headEnd + 4);
-  if (headers['transfer-encoding']?.toLowerCase() === 'chunked') body = dechunk(body);
-  else if (headers['content-length'] !== undefined) {
-    const length = Number(headers['content-length']);
-    if (!Number.isSafeInteger(length) || length < 0 || length > body.length) throw new Error('answered less than its Content-Length');
-    body = body.subarray(0, length);
+  return { status: Number(status[1]), headers, length: headEnd + 4 };
+}
+
+/** A request's head as written on the wire; throws when a header would end its line early. */
+export function requestHead(method: string, target: URL, headers: Record<string, string>): string {
+  for (const [name, value] of Object.entries(headers)) {
+    // Nothing a caller passes may end a header line early.
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Error(`a header holds a line break: ${name}`);
   }
-  return { status: Number(status[1]), headers, body: parseJson(body.toString('utf8')) };
+  return `${method} ${target.pathname}${target.search} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
 }
 
 /** A chunked body's data (chunk extensions and trailers ignored). */
@@ -126,7 +153,8 @@ function dechunk(bytes: Buffer): Buffer {
   }
 }
 
-function parseJson(text: string): unknown {
+/** JSON text's value; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,39 +1,52 @@
-// A CLI command's panel connection to the running host (`ls`, `attach`), speaking the app's protocol.
-import { createRequire } from 'node:module';
-import type { RawData, WebSocket } from 'ws';
+// A CLI command's panel connection to the running host (`attach`, `export`), speaking the app's protocol.
 import {
+  ASKER_PID_HEADER,
   Emitter,
-  encodeClientMessage,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   parseServerMessage,
-  TOKEN_SUBPROTOCOL_PREFIX,
   type IncomingPanelMessage,
   type OnEvent,
   type OutputFrame,
   type PanelClientMessage,
   type PanelServerMessage,
 } from '@ptydeck/contract';
-import { resolveStateDir } from '../common/discovery.js';
-import { PanelLinkRefused, panelToken } from './panel-access.js';
+import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
+import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
+import { readSnapshot, type SnapshotMessage } from './host-snapshot.js';
+import { parseJson } from './host-request.js';
+import { isObject } from './snapshot-check.js';
+import { vouchedHost } from './proven-request.js';
 import { refusedInside, runningHost } from './running-host.js';
 import { printable } from './printable.js';
-
-type SnapshotMessage = Extract<PanelServerMessage, { type: 'snapshot' }>;
+import { openWebSocket, UpgradeRefused, type ClientWebSocket } from './web-socket.js';
 
 /** How long the panel socket's handshake may take. */
 const HANDSHAKE_TIMEOUT_MS = 3000;
+/** The largest message taken from the host: a resync's screen, scrollback and all, is the largest it sends. */
+const MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
 
 /**
- * A CLI's panel connection to the running ptydeck (`ls`, `attach`): the
- * server the discovery file names, the panel scope a developer's own process
- * may get, and the panel WebSocket, speaking the same protocol as the app.
+ * How a command checks what the host sends: the contract's parse of every
+ * message (`export`), or attach's hand check of the few it reads
+ * (attach-messages.ts), which spares it zod.
+ */
+export type PanelReader = (data: Uint8Array, binary: boolean) => IncomingPanelMessage;
+
+/** The contract's check of every message, as the app checks them: for a command that reads more than attach does. */
+export const readPanelMessage: PanelReader = (data, binary) => parseServerMessage(binary ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+
+/**
+ * A CLI's panel connection to the running ptydeck (`attach`, `export`): the
+ * server the discovery file names, and the panel WebSocket, opened by this
+ * process's pid, which the host judges as it judges /ticket (outside every
+ * session, by the kernel's word), speaking the same protocol as the app.
  */
 export class PanelSession {
   private readonly controlEmitter = new Emitter<PanelServerMessage>({ name: 'panel control message' });
   private readonly outputEmitter = new Emitter<OutputFrame>({ name: 'panel output frame' });
   private readonly closedEmitter = new Emitter<string>({ name: 'panel closed' });
-  /** Control messages, validated against the contract. */
+  /** Control messages, checked by the session's reader. */
   readonly onControl: OnEvent<PanelServerMessage> = this.controlEmitter.on;
   readonly onOutput: OnEvent<OutputFrame> = this.outputEmitter.on;
   /** The socket closed while nobody asked it to; with why, for the user. */
@@ -41,60 +54,106 @@ export class PanelSession {
   private closing = false;
 
   private constructor(
-    private readonly ws: WebSocket,
+    private readonly ws: ClientWebSocket,
     /** The server's address, for messages. */
     readonly url: string,
     /** The host's process, as the discovery record it was proven by names it: to tell a host gone from a connection dropped. */
     readonly hostPid: number,
     /** The first message of every panel connection: every session and agent now. */
     readonly snapshot: SnapshotMessage,
+    private readonly read: PanelReader,
   ) {
-    ws.on('message', (data, isBinary) => this.receive(data, isBinary));
-    ws.on('close', (code, reason) => {
+    ws.onMessage((message) => this.receive(message));
+    ws.onClose(({ code, reason }) => {
       if (this.closing) return;
       this.closing = true;
-      this.closedEmitter.fire(`the connection to ${url} closed (${code}${reason.length > 0 ? `: ${printable(reason.toString())}` : ''})`);
+      this.closedEmitter.fire(`the connection to ${url} closed (${code}${reason.length > 0 ? `: ${printable(reason)}` : ''})`);
     });
   }
 
   /**
-   * Connects to the running host of `stateDir` (found through server.json and
-   * proven, never started: there is nothing to list or attach to in a new
-   * one) and waits for its snapshot. Throws an Error with a one-line message
-   * when none runs, it speaks another host protocol, or it refuses this
-   * process (one inside a ptydeck session).
+   * Connects to the running host of `stateDir` (never started: there is
+   * nothing to attach to in a new one) and waits for its snapshot. When
+   * server.json and the kernel vouch for the host, the handshake itself asks
+   * its proof (`?challenge=`, answered in PROOF_HEADER) and nothing is sent on
+   * the socket before the proof holds: one round trip where a /proof, a
+   * /ticket, its exchange and the handshake were four (bench figure 12).
+   * Otherwise the long way: ensureHost proves it first, and says what is off.
+   * Throws an Error with a one-line message when none runs, it speaks another
+   * host protocol, or it refuses this process (one inside a ptydeck session).
    */
-  static async connect(command: string, stateDir: string = resolveStateDir()): Promise<PanelSession> {
+  static async connect(command: string, options: { stateDir?: string; read: PanelReader }): Promise<PanelSession> {
+    const stateDir = options.stateDir ?? resolveStateDir();
+    const vouched = vouchedHost(stateDir);
+    if (vouched) {
+      const challenge = newChallenge();
+      const opened = await openPanel(vouched, challenge).catch((error: unknown) => error);
+      const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
+      if (proofHolds(vouched.token, challenge, proof)) return PanelSession.joined(command, vouched, opened, options.read);
+      if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
+    }
     const record = await runningHost(stateDir);
+    return PanelSession.joined(
+      command,
+      record,
+      await openPanel(record).catch((error: unknown) => error),
+      options.read,
+    );
+  }
+
+  /** The session on a socket the host opened, once its snapshot came; or the one line that says why not. */
+  private static async joined(command: string, record: DiscoveryRecord, opened: unknown, read: PanelReader): Promise<PanelSession> {
     const server = record.url;
-    const token = await panelToken(server).catch((error: unknown) => {
-      throw error instanceof PanelLinkRefused && error.inside ? refusedInside(command) : error;
+    if (opened instanceof UpgradeRefused) {
+      if (opened.status === 403 && opened.body.startsWith('refused: ')) throw refusedInside(command);
+      throw new Error(`ptydeck at ${server} refused the panel connection: ${opened.message}`);
+    }
+    if (opened instanceof Error) throw new Error(`ptydeck at ${server} refused the panel connection: ${opened.message}`);
+    const ws = opened as ClientWebSocket;
+    // Messages after the snapshot, while it is read (the schema's fallback loads on demand): handed on in order.
+    const early: Array<{ data: Buffer; binary: boolean }> = [];
+    let first: { data: Buffer; binary: boolean } | undefined;
+    let gotFirst!: () => void;
+    const firstCame = new Promise<void>((resolve) => (gotFirst = resolve));
+    const offMessage = ws.onMessage((message) => {
+      if (first) return early.push(message);
+      first = message;
+      gotFirst();
     });
-    const ws = new (loadWs())(new URL(PANEL_WS_PATH, server.replace(/^http/, 'ws')), [PANEL_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX + token], {
-      perMessageDeflate: false,
-      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
-    });
+    let offClose = () => {};
     const snapshot = await new Promise<SnapshotMessage>((resolve, reject) => {
       const fail = (why: string) => {
         ws.terminate();
         reject(new Error(`ptydeck at ${server} refused the panel connection: ${why}`));
       };
-      ws.once('unexpected-response', (_req, res) => fail(`HTTP ${res.statusCode ?? '?'}`));
-      ws.once('error', (error) => fail(error.message));
-      ws.once('close', () => fail('closed before its snapshot'));
-      ws.once('message', (data, isBinary) => {
-        const incoming = received(data, isBinary);
-        if (incoming.kind === 'control' && incoming.message.type === 'snapshot') resolve(incoming.message);
-        else fail('its first message was not a snapshot');
+      offClose = ws.onClose(() => fail('closed before its snapshot'));
+      void firstCame.then(() => {
+        const value = first!.binary ? undefined : parseJson(first!.data.toString('utf8'));
+        if (!isObject(value) || value.type !== 'snapshot') return fail('its first message was not a snapshot');
+        readSnapshot(value, server).then(resolve, (error: Error) => fail(error.message));
       });
-    });
-    ws.removeAllListeners();
-    ws.on('error', () => undefined); // 'close' follows and says it.
-    return new PanelSession(ws, server, record.pid, snapshot);
+    }).finally(() => offClose());
+    const session = new PanelSession(ws, server, record.pid, snapshot, read);
+    offMessage();
+    for (const message of early) session.receive(message);
+    return session;
   }
 
+  /**
+   * Sends a message as it is: the CLI builds few (attach's sizes are clamped, its cursors the host's own) and the
+   * host checks every frame and answers an error, where the contract's check would load zod for each.
+   */
   send(message: PanelClientMessage): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeClientMessage(message));
+    this.ws.send(JSON.stringify(message));
+  }
+
+  private receive({ data, binary }: { data: Buffer; binary: boolean }): void {
+    const incoming = this.read(data, binary);
+    // One this client does not read (a newer host's, another channel's) is left out, not reported: a report would land
+    // in the middle of the session's screen that attach is drawing. A malformed frame is the server's bug; the next
+    // resync repairs the screen.
+    if (incoming.kind === 'control') this.controlEmitter.fire(incoming.message);
+    else if (incoming.kind === 'output') this.outputEmitter.fire(incoming.frame);
   }
 
   /** Closes the socket; onClosed does not fire for it. */
@@ -102,23 +161,16 @@ export class PanelSession {
     this.closing = true;
     this.ws.close();
   }
-
-  private receive(data: RawData, isBinary: boolean): void {
-    const incoming = received(data, isBinary);
-    // One this client does not know (a newer host's) is left out, not reported: a report would land in the middle of
-    // the session's screen that attach is drawing. A malformed frame is the server's bug; the next resync repairs the screen.
-    if (incoming.kind === 'control') this.controlEmitter.fire(incoming.message);
-    else if (incoming.kind === 'output') this.outputEmitter.fire(incoming.frame);
-  }
 }
 
-/** One WebSocket message, checked as every panel client checks it (the contract's panel wire); ws hands text over as bytes. */
-function received(data: RawData, isBinary: boolean): IncomingPanelMessage {
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-  return parseServerMessage(isBinary ? bytes : Buffer.from(bytes).toString('utf8'));
-}
-
-/** ws, required rather than imported so that `ptydeck --help` never loads it. */
-function loadWs(): typeof import('ws').WebSocket {
-  return (createRequire(import.meta.url)('ws') as typeof import('ws')).WebSocket;
+/** The panel socket of the host `record` names, opened by this process's pid; with a challenge, its proof asked too. */
+function openPanel(record: DiscoveryRecord, challenge?: string): Promise<ClientWebSocket> {
+  const url = new URL(PANEL_WS_PATH, record.url.replace(/^http/, 'ws'));
+  if (challenge !== undefined) url.searchParams.set('challenge', challenge);
+  return openWebSocket(url, {
+    protocols: [PANEL_SUBPROTOCOL],
+    headers: { [ASKER_PID_HEADER]: String(process.pid) },
+    timeoutMs: HANDSHAKE_TIMEOUT_MS,
+    maxMessage: MAX_MESSAGE_BYTES,
+  });
 }

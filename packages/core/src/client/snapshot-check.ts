@@ -24,7 +24,8 @@ const SHELL_STATES: readonly unknown[] = ['idle', 'running'];
 const PROMPT_KINDS: readonly unknown[] = ['confirm', 'password', 'pager', 'select', 'repl', 'press_key', 'unknown'];
 const PROFILES: readonly unknown[] = ['off', 'workspace', 'workspace-offline'];
 
-function readsAsSession(info: unknown): boolean {
+/** A session as far as a client reads one; attach-messages.ts checks the sessions of events with it too. */
+export function readsAsSession(info: unknown): boolean {
   return (
     isObject(info) &&
     typeof info.id === 'string' &&
@@ -82,7 +83,7 @@ function readsAsHost(host: unknown): boolean {
   return isObject(host) && Number.isSafeInteger(host.pid) && typeof host.version === 'string' && Number.isSafeInteger(host.protocol) && isNumber(host.startedAt) && typeof host.stateDir === 'string';
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 const isString = (value: unknown): value is string => typeof value === 'string';

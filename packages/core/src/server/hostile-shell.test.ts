@@ -125,8 +125,14 @@ describe('a hostile script in an agent shell', () => {
     for (const attempt of result.claims.filter((c) => Number(c.claim) === process.pid || Number(c.claim) === process.ppid)) {
       expect(attempt.body, `${attempt.path} claiming ${attempt.claim}`).toContain('does not hold the connection');
     }
-    // Nor does `ptydeck url`, however it is started (short of leaving the process tree: see the README).
-    expect(result.url.map((u) => u.name)).toEqual(['plain', 'scrubbed environment', 'setsid and scrubbed environment']);
+    // The panel socket opened by pid, as `ptydeck attach` opens it, was tried with every claim and its own pid: none opened.
+    const byPid = result.claims.filter((c) => c.path === '/panel');
+    expect(byPid.length).toBe(result.claims.filter((c) => c.path === '/ticket').length + 1);
+    expect(byPid.map((c) => c.status)).not.toContain(101);
+    // Its own pid holds the connection, and is judged inside its session.
+    expect(byPid.at(-1)!.body).toMatch(/^refused: .*ptydeck session/);
+    // Nor does `ptydeck url`, however it is started (short of leaving the process tree: see the README), nor `ptydeck attach`.
+    expect(result.url.map((u) => u.name)).toEqual(['plain', 'scrubbed environment', 'setsid and scrubbed environment', 'attach, scrubbed environment']);
     for (const attempt of result.url) {
       expect(attempt.status, `${attempt.name}: ${attempt.stderr}`).toBe(1);
       expect(attempt.stdout, attempt.name).toBe('');

@@ -7,6 +7,7 @@ import { ASKER_PID_HEADER, HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
 import { requestJson } from '../client/host-request.js';
+import { openWebSocket, UpgradeRefused, type ClientWebSocket } from '../client/web-socket.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import type { PeerJudge } from '../common/peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
@@ -373,6 +374,68 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
       const unknown = await rawRequest(blind.port, '/snapshot', { method: 'POST' });
       expect(unknown.status).toBe(403);
       expect(JSON.parse(unknown.body).error).toBe('cannot tell who is asking (no /proc)');
+    } finally {
+      await strict.close();
+      await blind.close();
+    }
+  });
+});
+
+describe('the panel socket opened by pid (ptydeck attach)', () => {
+  const url = (challenge?: string) => new URL(`${core.url.replace(/^http/, 'ws')}/panel${challenge ? `?challenge=${challenge}` : ''}`);
+  const open = (target: URL, headers: Record<string, string>) => openWebSocket(target, { protocols: ['ptydeck.v1'], headers, timeoutMs: 5000, maxMessage: 1 << 24 });
+  const snapshotOf = (ws: ClientWebSocket) => new Promise<unknown>((resolve) => ws.onMessage(({ data }) => resolve(JSON.parse(data.toString('utf8')))));
+
+  it('opens, without a token, for the process the handshake names once the kernel says it holds the connection, and proves the host in its 101', async () => {
+    const challenge = newChallenge();
+    const ws = await open(url(challenge), { [ASKER_PID_HEADER]: String(process.pid) });
+    try {
+      expect(proofHolds(core.agentToken, challenge, ws.headers[PROOF_HEADER])).toBe(true);
+      expect(ws.protocol).toBe('ptydeck.v1');
+      expect(await snapshotOf(ws)).toMatchObject({ type: 'snapshot', instance: core.instance });
+      expect(core.panelCount()).toBe(1);
+    } finally {
+      ws.terminate();
+    }
+  });
+
+  it('refuses a claim that does not hold, a claim from a web page, no claim, and says why, with the proof asked', async () => {
+    const challenge = newChallenge();
+    for (const [headers, status, why] of [
+      [{ [ASKER_PID_HEADER]: String(process.ppid) }, 403, 'does not hold the connection'],
+      [{ [ASKER_PID_HEADER]: '1' }, 403, 'does not hold the connection'],
+      [{ [ASKER_PID_HEADER]: 'me' }, 403, 'not a pid'],
+      [{ [ASKER_PID_HEADER]: `${process.pid}, ${process.pid}` }, 403, 'not a pid'],
+      // A browser sends Origin with every handshake, its own page's included: the pid way is not for pages.
+      [{ [ASKER_PID_HEADER]: String(process.pid), Origin: core.url }, 403, 'outside web pages'],
+      [{ [ASKER_PID_HEADER]: String(process.pid), Origin: 'http://evil.example' }, 403, 'Origin is not this server'],
+      [{}, 401, 'Unauthorized'],
+    ] as Array<[Record<string, string>, number, string]>) {
+      const refused = await open(url(challenge), headers).catch((error: unknown) => error);
+      expect(refused, JSON.stringify(headers)).toBeInstanceOf(UpgradeRefused);
+      expect((refused as UpgradeRefused).status, JSON.stringify(headers)).toBe(status);
+      expect((refused as UpgradeRefused).body, JSON.stringify(headers)).toContain(why);
+    }
+    // Past the Host check it is refused before any judging.
+    const rebound = await openWebSocket(url(), { protocols: ['ptydeck.v1'], headers: { [ASKER_PID_HEADER]: String(process.pid), Host: 'evil.example' }, timeoutMs: 5000, maxMessage: 1024 }).catch((error: unknown) => error);
+    expect((rebound as UpgradeRefused).status).toBe(403);
+    expect(core.panelCount()).toBe(0);
+    expect(service.calls).toEqual([]);
+  });
+
+  it('refuses an asker the peer check places inside a session, or cannot name', async () => {
+    const strict = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'refused', reason: "process 42 is a ptydeck session's process" }) });
+    const blind = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer: () => ({ kind: 'unknown', reason: 'no /proc' }), presentPanelLink: () => 'elsewhere' });
+    try {
+      for (const [server, why] of [
+        [strict, "refused: process 42 is a ptydeck session's process"],
+        [blind, 'cannot tell who is asking (no /proc)'],
+      ] as const) {
+        const refused = await openWebSocket(new URL(`${server.url.replace(/^http/, 'ws')}/panel`), { protocols: ['ptydeck.v1'], headers: { [ASKER_PID_HEADER]: String(process.pid) }, timeoutMs: 5000, maxMessage: 1024 }).catch((error: unknown) => error);
+        expect((refused as UpgradeRefused).status).toBe(403);
+        expect((refused as UpgradeRefused).body).toContain(why);
+        expect(server.panelCount()).toBe(0);
+      }
     } finally {
       await strict.close();
       await blind.close();

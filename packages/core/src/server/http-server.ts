@@ -174,10 +174,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
+  /** The proof each panel handshake asked for, answered in its 101 ('headers' below). */
+  const proofs = new WeakMap<IncomingMessage, string>();
   // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
   let wss: WebSocketServer | undefined;
-  const panelSockets = (): WebSocketServer =>
-    (wss ??= new (loadWs().WebSocketServer)({
+  const panelSockets = (): WebSocketServer => (wss ??= answeringProofs(newPanelSocketServer()));
+  const answeringProofs = (server: WebSocketServer): WebSocketServer =>
+    server.on('headers', (headers, req) => {
+      const proof = proofs.get(req);
+      if (proof !== undefined) headers.push(`${PROOF_HEADER}: ${proof}`);
+    });
+  const newPanelSocketServer = (): WebSocketServer =>
+    new (loadWs().WebSocketServer)({
       noServer: true,
       maxPayload: MAX_PANEL_FRAME_BYTES,
       perMessageDeflate: false,
@@ -189,7 +197,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
         return false;
       },
-    }));
+    });
 
   const hasPanelAuth = (req: IncomingMessage): boolean => {
     let ok = false;
@@ -319,7 +327,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.reason);
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== PANEL_WS_PATH) return refuseUpgrade(socket, 404, 'Not found');
-    if (!hasPanelAuth(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    // The proof asked in the handshake (PROOF_HEADER), on its answer whatever it is, as /ticket does.
+    const challenge = url.searchParams.get('challenge');
+    const proof = isChallenge(challenge) ? proofOf(agentToken, challenge) : undefined;
+    const proven: Record<string, string> = proof === undefined ? {} : { [PROOF_HEADER]: proof };
+    if (!hasPanelAuth(req)) {
+      // No token: a process that names itself (ASKER_PID_HEADER) is judged as /ticket judges it, and one outside every
+      // session gets the socket /ticket's link would have opened, without the ticket and its exchange (`ptydeck attach`).
+      if (req.headers[ASKER_PID_HEADER] === undefined) return refuseUpgrade(socket, 401, 'Unauthorized', proven);
+      // A browser sends Origin with every handshake (and cannot set the header): the panel's page comes with its token.
+      if (req.headers.origin !== undefined) return refuseUpgrade(socket, 403, 'the panel socket is opened by pid only outside web pages', proven);
+      const verdict = judgeAsker(req);
+      if (verdict.kind === 'refused') return refuseUpgrade(socket, 403, `refused: ${verdict.reason}. The panel socket is only opened by pid for a process outside every ptydeck session.`, proven);
+      if (verdict.kind === 'unknown') return refuseUpgrade(socket, 403, `cannot tell who is asking (${verdict.reason})`, proven);
+    }
+    if (proof !== undefined) proofs.set(req, proof);
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
       const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes, ...(options.developerShell ? { developerShell: options.developerShell } : {}) });
@@ -441,9 +463,12 @@ function plain(res: ServerResponse, status: number, body: string): void {
 
 const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 
-function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
   const body = `${reason}\n`;
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

@@ -2,7 +2,7 @@
 // developer's user. It reads everything such a process can (server.json, its
 // environment and argv, /proc of every ancestor up to the server), tries every
 // secret-looking string it found on /panel and /ticket, names other processes as
-// the sender of /ticket and /snapshot, runs `ptydeck url`
+// the sender of /ticket, /snapshot and the panel socket, runs `ptydeck url` and `ptydeck attach`
 // plain, with a scrubbed environment and after setsid, and uses the agent token
 // over MCP on the sessions it was told about. It writes what it got as JSON.
 //
@@ -77,12 +77,34 @@ for (const path of ['/ticket', '/snapshot']) {
   }
 }
 
+// 3c. The panel socket opened by pid (as `ptydeck attach` opens it), with no token and no Origin: claiming each of the
+// same processes, and itself (judged inside).
+function tryPanelByPid(claim) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://${host}/panel`, ['ptydeck.v1'], { headers: { 'ptydeck-asker-pid': claim } });
+    ws.once('message', (data) => {
+      for (const session of JSON.parse(String(data)).sessions ?? []) ws.send(JSON.stringify({ type: 'input', id: session.id, data: 'echo HOSTILE-INPUT\r' }));
+      setTimeout(() => ws.close(), 200);
+      resolve({ path: '/panel', claim, status: 101, body: 'opened' });
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ path: '/panel', claim, status: res.statusCode, body }));
+    });
+    ws.once('error', (error) => resolve({ path: '/panel', claim, status: 0, body: error.message }));
+  });
+}
+for (const claim of [...claims, String(process.pid)]) result.claims.push(await tryPanelByPid(claim));
+
 // 4. `ptydeck url`: as is, with a scrubbed environment, in a new POSIX session with one.
 const scrubbed = ['env', '-i', `PATH=${env.PATH}`, `HOME=${env.HOME}`, `PTYDECK_STATE_DIR=${stateDir}`];
 for (const [name, argv] of [
   ['plain', [process.execPath, ptydeckBin, 'url']],
   ['scrubbed environment', [...scrubbed, process.execPath, ptydeckBin, 'url']],
   ['setsid and scrubbed environment', ['setsid', '-w', ...scrubbed, process.execPath, ptydeckBin, 'url']],
+  // `ptydeck attach` to the developer's tab, opening the panel socket by its pid.
+  ['attach, scrubbed environment', [...scrubbed, process.execPath, ptydeckBin, 'attach', '--write', foreignIds[0]]],
 ]) {
   // Not spawnSync: a blocked loop keeps fetch's idle keep-alive sockets (from step 3) past the server's
   // 5 s deadline, and step 5's first request then goes out on one the server has closed ("other side closed").

@@ -1,0 +1,64 @@
+// The panel messages `ptydeck attach` reads, checked by hand: the path to its first frame loads no zod.
+import { decodeOutputFrame, SESSION_ID_MAX, SESSION_ID_MIN, type IncomingPanelMessage, type PanelServerMessage } from '@ptydeck/contract';
+import { isObject, readsAsSession } from './snapshot-check.js';
+
+/**
+ * One panel socket message as attach reads it: output frames (the contract's
+ * decoder, which checks by hand), and of the control messages those attach
+ * acts on (resync, error, a session's update, exit and removal) with the
+ * fields it reads checked by hand (a session's as snapshot-check.ts reads
+ * one); the snapshot comes first and apart (readSnapshot). Never more lenient
+ * than the contract on those (attach-messages.test.ts holds the two
+ * together); anything else comes back `invalid`, as a message the contract
+ * refuses would, and attach leaves it out. The contract's PanelServerMessage
+ * (zod, every message of every channel) was the rest of what attach loaded.
+ */
+export function readAttachMessage(data: Uint8Array, binary: boolean): IncomingPanelMessage {
+  if (binary) {
+    try {
+      return { kind: 'output', frame: decodeOutputFrame(data) };
+    } catch (error) {
+      return { kind: 'invalid', reason: `invalid output frame: ${(error as Error).message}` };
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+  } catch {
+    return { kind: 'invalid', reason: 'control message is not JSON' };
+  }
+  return readsAsAttachControl(value) ? { kind: 'control', message: value } : { kind: 'invalid', reason: 'a control message attach does not read, or malformed' };
+}
+
+type AttachControl = Extract<PanelServerMessage, { type: 'resync' | 'error' | 'event' }>;
+
+function readsAsAttachControl(value: unknown): value is AttachControl {
+  if (!isObject(value)) return false;
+  switch (value.type) {
+    case 'resync':
+      return isSessionId(value.id) && isCursor(value.cursor) && isCursor(value.skipped) && typeof value.screen === 'string';
+    case 'error':
+      return typeof value.message === 'string' && typeof value.code === 'string' && (value.requestId === undefined || typeof value.requestId === 'string');
+    case 'event':
+      return readsAsEvent(value.event);
+    default:
+      return false;
+  }
+}
+
+function readsAsEvent(event: unknown): boolean {
+  if (!isObject(event)) return false;
+  switch (event.type) {
+    case 'pty.updated':
+      return readsAsSession(event.info);
+    case 'pty.exited':
+      return isSessionId(event.id) && (event.exitCode === null || Number.isSafeInteger(event.exitCode)) && (event.signal === null || typeof event.signal === 'string') && readsAsSession(event.info);
+    case 'pty.removed':
+      return isSessionId(event.id);
+    default:
+      return false;
+  }
+}
+
+const isSessionId = (value: unknown): boolean => typeof value === 'string' && value.length >= SESSION_ID_MIN && value.length <= SESSION_ID_MAX;
+const isCursor = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
