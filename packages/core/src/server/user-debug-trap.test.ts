@@ -41,7 +41,7 @@ function homeWith(bashrc: string[]): { service: PtyService; timeline: Timeline; 
     await service.dispose();
   });
   const developerTab = async () => {
-    const info = service.create({ source: 'user', cwd: home, cols: 120, rows: 30, ...shell.launch(env) });
+    const info = service.create({ source: 'user', cwd: home, cols: 120, rows: 30, shellArgs: (program) => shell.argsFor(program) });
     await waitForOutput(service, info.id, 'user$ ');
     return info.id;
   };
