@@ -21,6 +21,7 @@ import { TabViews } from './tab-views.js';
 import type { TerminalView } from './terminal-view.js';
 import type { TextClipboard } from './text-clipboard.js';
 import { TypeAheadKeys } from './type-ahead-keys.js';
+import { showsLineEditor } from './type-ahead.js';
 import { createProcessPanel } from '../processes/process-panel.js';
 
 export type ChatChannel = Pick<PanelClient, 'onChat' | 'onChatOpenFailed' | 'openChat' | 'sendChat'>;
@@ -192,7 +193,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
     disposables.add(client.onAgentRemoved((id) => dispatch({ type: 'agent-removed', id })));
     disposables.add(notifications.dispose);
     disposables.add(() => typeAhead.dispose());
-    disposables.add(client.onOutput(({ id }) => typeAhead.release(id)));
+    // Not on the marks a shell prints before its line editor is up (type-ahead.ts).
+    disposables.add(client.onOutput(({ id, data }) => showsLineEditor(data) && typeAhead.release(id)));
     disposables.add(
       client.onResync(({ id, screen }) => {
         if (screen !== '') typeAhead.release(id);

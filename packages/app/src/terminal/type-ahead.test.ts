@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyLike } from './shortcuts.js';
-import { keyToInput, TypeAhead } from './type-ahead.js';
+import { keyToInput, showsLineEditor, TypeAhead } from './type-ahead.js';
 
 const key = (overrides: Partial<KeyLike>): KeyLike => ({
   key: '', code: '', ctrlKey: false, shiftKey: false, altKey: false, metaKey: false, ...overrides,
@@ -57,5 +57,18 @@ describe('keyToInput', () => {
     expect(keyToInput(key({ key: 'x', altKey: true }))).toBeNull();
     expect(keyToInput(key({ key: 'v', metaKey: true }))).toBeNull();
     expect(keyToInput(key({ key: '`', ctrlKey: true }))).toBeNull();
+  });
+});
+
+describe('showsLineEditor', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  it('takes the marks a shell prints before readline is up for nothing, and anything else for the editor', () => {
+    expect(showsLineEditor(bytes('\x1b]6973;key;ab12\x07\x1b]133;D;k=ab12\x07\x1b]7;file://h/tmp\x07'))).toBe(false);
+    expect(showsLineEditor(bytes('\x1b]133;D;k=ab12\x1b\\'))).toBe(false);
+    expect(showsLineEditor(bytes('\x1b]133;A;k=unterminated'))).toBe(false);
+    expect(showsLineEditor(bytes(''))).toBe(false);
+    expect(showsLineEditor(bytes('\x1b]7;file://h/tmp\x07\x1b[?2004h'))).toBe(true);
+    expect(showsLineEditor(bytes('\x1b]7;file://h/tmp\x07me$ '))).toBe(true);
+    expect(showsLineEditor(bytes('$ '))).toBe(true);
   });
 });

@@ -83,3 +83,23 @@ export function keyToInput(event: KeyLike): string | null {
     default: return null;
   }
 }
+
+/**
+ * Whether output shows the shell's line editor is up: anything but OSC
+ * sequences. A shell with ptydeck's marks prints its key and the done and cwd
+ * marks (OSC 6973, 133;D, 7) from its rc file and PROMPT_COMMAND, before
+ * readline takes the terminal; keys sent then are echoed by the kernel and
+ * again by readline. The prompt itself, or readline's bracketed-paste switch,
+ * comes after. An OSC left open at the chunk's end counts as nothing.
+ */
+export function showsLineEditor(data: Uint8Array): boolean {
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] !== 0x1b || data[i + 1] !== 0x5d) return true;
+    // ESC ] … BEL or ESC \
+    let j = i + 2;
+    while (j < data.length && data[j] !== 0x07 && !(data[j] === 0x1b && data[j + 1] === 0x5c)) j++;
+    if (j >= data.length) return false;
+    i = data[j] === 0x07 ? j : j + 1;
+  }
+  return false;
+}
