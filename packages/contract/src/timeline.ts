@@ -41,11 +41,17 @@ export const CommandRecord = z.object({
   signal: z.string().max(32).nullable(),
   /** Its output in the session's log: absolute cursors, end null while it runs. */
   output: z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative().nullable() }),
+  /** The remote host the session is on, as this machine's panel shows it; absent for this machine's. */
+  host: z.string().max(64).optional(),
 });
 export type CommandRecord = z.infer<typeof CommandRecord>;
 
-/** The panel's copy of every session's commands, sent once when a panel connects. */
-export const TimelineSnapshotMessage = z.object({ type: z.literal('timeline.snapshot'), commands: z.array(CommandRecord) });
+/**
+ * One host's commands, sent when a panel connects (and when a remote's link
+ * comes back): this machine's (no `host`), or a remote's, which replace only
+ * that remote's.
+ */
+export const TimelineSnapshotMessage = z.object({ type: z.literal('timeline.snapshot'), commands: z.array(CommandRecord), host: z.string().max(64).optional() });
 /** A command started or ended: the record as it is now (the panel replaces its copy by id). */
 export const TimelineCommandMessage = z.object({ type: z.literal('timeline.command'), command: CommandRecord });
 

@@ -28,7 +28,7 @@ export const { Provider: TimelineProvider, use: useTimeline } = createSimpleCont
     const exports = new Map<string, string>();
     onCleanup(
       channel.onTimeline((message) => {
-        if (message.type === 'timeline.snapshot') commands = fromSnapshot(message.commands);
+        if (message.type === 'timeline.snapshot') commands = fromSnapshot(commands, message.commands, message.host);
         else if (message.type === 'timeline.command') commands = upsertCommand(commands, message.command);
         else {
           const name = exports.get(message.requestId);

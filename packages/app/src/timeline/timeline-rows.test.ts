@@ -22,12 +22,27 @@ function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
 describe('timeline rows', () => {
   it('merge a command as it starts and ends, in the order commands started', () => {
     const running = record(3, { status: 'running', endedAt: null, exitCode: null });
-    let rows = fromSnapshot([record(2), record(1)]);
+    let rows = fromSnapshot([], [record(2), record(1)]);
     rows = upsertCommand(rows, running);
     expect(rows.map((r) => r.id)).toEqual(['s1:1', 's1:2', 's1:3']);
     rows = upsertCommand(rows, { ...running, status: 'done', endedAt: 3100, exitCode: 1 });
     expect(rows.map((r) => [r.id, r.exitCode])).toEqual([['s1:1', 0], ['s1:2', 0], ['s1:3', 1]]);
     expect(upsertCommand(rows, record(0)).map((r) => r.id)).toEqual(['s1:0', 's1:1', 's1:2', 's1:3']);
+  });
+
+  it("a host's snapshot replaces that host's records only, and the host filter keeps one host's (or this machine's)", () => {
+    const box = (n: number) => record(n, { id: `b1:${n}`, session: 'b1', host: 'box' });
+    let rows = fromSnapshot([], [record(1), record(3)]);
+    rows = fromSnapshot(rows, [box(2)], 'box');
+    expect(rows.map((r) => r.id)).toEqual(['s1:1', 'b1:2', 's1:3']);
+    // The remote's link came back: its snapshot now, ours untouched.
+    rows = fromSnapshot(rows, [box(4)], 'box');
+    expect(rows.map((r) => r.id)).toEqual(['s1:1', 's1:3', 'b1:4']);
+    // This machine's panel socket came back: its snapshot replaces only its own.
+    rows = fromSnapshot(rows, [record(5)]);
+    expect(rows.map((r) => r.id)).toEqual(['b1:4', 's1:5']);
+    expect(filterCommands(rows, { ...NO_FILTER, host: 'box' }).map((r) => r.id)).toEqual(['b1:4']);
+    expect(filterCommands(rows, { ...NO_FILTER, host: '' }).map((r) => r.id)).toEqual(['s1:5']);
   });
 
   it('filter by actor, session, failure and text or /regex/', () => {

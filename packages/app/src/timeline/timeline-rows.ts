@@ -5,12 +5,14 @@ export interface TimelineFilter {
   /** 'agent' (any agent), 'developer', 'mixed', an agent's name, or null for all. */
   actor: string | null;
   session: string | null;
+  /** A remote's name, '' for this machine, or null for every host. */
+  host: string | null;
   failedOnly: boolean;
   /** Text to find in the command line, or /a regex/. */
   text: string;
 }
 
-export const NO_FILTER: TimelineFilter = { actor: null, session: null, failedOnly: false, text: '' };
+export const NO_FILTER: TimelineFilter = { actor: null, session: null, host: null, failedOnly: false, text: '' };
 
 /** The records with `record` in place of the one with its id (or added), in the order commands started. */
 export function upsertCommand(records: readonly CommandRecord[], record: CommandRecord): CommandRecord[] {
@@ -23,9 +25,13 @@ export function upsertCommand(records: readonly CommandRecord[], record: Command
   return next;
 }
 
-/** A snapshot's records, in the order commands started. */
-export function fromSnapshot(records: readonly CommandRecord[]): CommandRecord[] {
-  return [...records].sort(order);
+/**
+ * The records after one host's snapshot (`host` undefined: this machine's):
+ * its records replace that host's, the other hosts' stay, in the order
+ * commands started.
+ */
+export function fromSnapshot(records: readonly CommandRecord[], snapshot: readonly CommandRecord[], host?: string): CommandRecord[] {
+  return [...records.filter((record) => record.host !== host), ...snapshot].sort(order);
 }
 
 function order(a: CommandRecord, b: CommandRecord): number {
@@ -47,6 +53,7 @@ export function filterCommands(records: readonly CommandRecord[], filter: Timeli
   const matcher = textMatcher(filter.text);
   return records.filter((record) => {
     if (filter.session !== null && record.session !== filter.session) return false;
+    if (filter.host !== null && (record.host ?? '') !== filter.host) return false;
     if (filter.failedOnly && !commandFailed(record)) return false;
     if (filter.actor !== null) {
       const kind = record.actor.kind;

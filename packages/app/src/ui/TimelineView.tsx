@@ -31,6 +31,8 @@ export function TimelineView() {
   const replay = useReplay();
   const actors = () => [...new Set(timeline.state.commands.map((record) => record.actor.name).filter((name): name is string => name !== null))];
   const sessions = () => [...new Set(timeline.state.commands.map((record) => record.session))];
+  // A remote's commands are its host's timeline relayed (tagged with its name): the column and filter show once there is one.
+  const remoteHosts = () => [...new Set(timeline.state.commands.map((record) => record.host).filter((name): name is string => name !== undefined))];
   const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? id.slice(0, 8);
   return (
     <Show when={timeline.state.open}>
@@ -47,6 +49,13 @@ export function TimelineView() {
             <option value="">All sessions</option>
             <For each={sessions()}>{(id) => <option value={id}>{titleOf(id)}</option>}</For>
           </select>
+          <Show when={remoteHosts().length > 0}>
+            <select data-testid="timeline-host" aria-label="Host" onChange={(e) => timeline.setFilter({ host: e.currentTarget.value === '*' ? null : e.currentTarget.value })}>
+              <option value="*">All hosts</option>
+              <option value="">This machine</option>
+              <For each={remoteHosts()}>{(name) => <option value={name}>{name}</option>}</For>
+            </select>
+          </Show>
           <label>
             <input type="checkbox" data-testid="timeline-failed" onChange={(e) => timeline.setFilter({ failedOnly: e.currentTarget.checked })} /> Failed
           </label>
@@ -60,10 +69,10 @@ export function TimelineView() {
         </div>
         <table class="timeline-table">
           <thead>
-            <tr><th>Time</th><th>Who</th><th>Session</th><th>Command</th><th>Took</th><th>Exit</th><th /></tr>
+            <tr><th>Time</th><th>Who</th><Show when={remoteHosts().length > 0}><th>Host</th></Show><th>Session</th><th>Command</th><th>Took</th><th>Exit</th><th /></tr>
           </thead>
           <tbody>
-            <For each={timeline.rows()} fallback={<tr><td colspan="7" class="timeline-empty">No commands yet.</td></tr>}>
+            <For each={timeline.rows()} fallback={<tr><td colspan="8" class="timeline-empty">No commands yet.</td></tr>}>
               {(record) => (
                 <tr
                   data-testid="timeline-row"
@@ -74,10 +83,13 @@ export function TimelineView() {
                 >
                   <td>{new Date(record.startedAt).toLocaleTimeString()}</td>
                   <td>{actorLabel(record)}</td>
+                  <Show when={remoteHosts().length > 0}>
+                    <td data-testid="timeline-host-cell">{record.host ?? 'this machine'}</td>
+                  </Show>
                   <td>{titleOf(record.session)}</td>
                   <td class="timeline-command" title={record.cwd ?? undefined}>{record.command ?? '(not in the shell\'s history)'}</td>
                   <td>{durationLabel(commandDuration(record))}</td>
-                  <td data-testid="timeline-exit">{exitLabel(record)}</td>
+                  <td class="timeline-exit" data-testid="timeline-exit">{exitLabel(record)}</td>
                   <td>
                     <button type="button" class="icon-button" data-testid="timeline-replay" title="Replay this session" aria-label="Replay"
                       onClick={(e) => { e.stopPropagation(); replay.open(record.session); }}>▶</button>

@@ -1,6 +1,6 @@
 // One panel's view of one remote: the remote's sessions tagged with its name, the panel's requests routed there, and every
 // stream resumed from the byte after the last one passed on when the link comes back.
-import type { AgentInfo, PanelClientMessage, PanelServerMessage, SessionInfo } from '@ptydeck/contract';
+import type { AgentInfo, CommandRecord, PanelClientMessage, PanelServerMessage, SessionInfo } from '@ptydeck/contract';
 import { startPortForward, type PortForward } from './port-forward.js';
 import type { RelayedFrame, RemotePanelLink } from './remote-panel-link.js';
 
@@ -100,6 +100,7 @@ export class RemoteRelay {
         return;
       case 'processes.query':
       case 'processes.end':
+      case 'timeline.export':
         this.requests.add(message.requestId);
         if (!this.link.send(message)) this.refuse(message.requestId);
         return;
@@ -167,6 +168,17 @@ export class RemoteRelay {
 
   private tag(info: SessionInfo): SessionInfo {
     return { ...info, host: this.name };
+  }
+
+  /**
+   * A timeline record tagged with this remote's name, or null for one that is
+   * not this remote's to report: a session of this machine's or another
+   * remote's, or an id that is not its session's (the panel replaces records
+   * by id, so that could overwrite another host's).
+   */
+  private record(command: CommandRecord): CommandRecord | null {
+    if (!command.id.startsWith(`${command.session}:`) || this.sink.taken(command.session, this)) return null;
+    return { ...command, host: this.name };
   }
 
   private tagAgent(agent: AgentInfo): AgentInfo {
@@ -246,8 +258,18 @@ export class RemoteRelay {
         if (!this.requests.delete(message.requestId) || this.sink.taken(message.info.id, this)) return;
         this.sessions.set(message.info.id, this.tag(message.info));
         return this.sink.send({ ...message, info: this.tag(message.info) });
+      case 'timeline.snapshot': {
+        const commands = message.commands.map((command) => this.record(command)).filter((command): command is CommandRecord => command !== null);
+        return this.sink.send({ type: 'timeline.snapshot', host: this.name, commands });
+      }
+      case 'timeline.command': {
+        const command = this.record(message.command);
+        if (command) this.sink.send({ type: 'timeline.command', command });
+        return;
+      }
       case 'processes.list':
       case 'processes.ended':
+      case 'timeline.exported':
         if (this.requests.delete(message.requestId)) this.sink.send(message);
         return;
       case 'error':
@@ -269,7 +291,7 @@ export class RemoteRelay {
         return this.sink.send({ type: 'processes.leftovers', host: this.name, sessions });
       }
       default:
-        // Its chats and hosts are that machine's panel's business, not ours.
+        // Its hosts are that machine's panel's business; its chats too, for now (docs/cli.md says what showing them takes).
         return;
     }
   }

@@ -31,13 +31,14 @@ export function canRunSshServer(): boolean {
   return process.getuid?.() === 0 && spawnSync('/usr/sbin/sshd', ['-V']).error === undefined && spawnSync('ssh-keygen', ['-?']).error === undefined;
 }
 
-export async function startSshServer(): Promise<SshServer> {
+/** `shell`: the test user's login shell (default /bin/sh; bash gives the remote's tabs ptydeck's marks, so their commands are recorded). */
+export async function startSshServer(options: { shell?: string } = {}): Promise<SshServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ptydeck-sshd-'));
   chmodSync(dir, 0o755);
   const user = `ptdr${randomBytes(3).toString('hex')}`;
   const home = join(dir, 'home');
   mkdirSync(home);
-  run('useradd', ['-M', '-d', home, '-s', '/bin/sh', '-p', '*', user]);
+  run('useradd', ['-M', '-d', home, '-s', options.shell ?? '/bin/sh', '-p', '*', user]);
   const uid = Number(run('id', ['-u', user]).trim());
   chownSync(home, uid, uid);
   chmodSync(home, 0o700);
