@@ -130,3 +130,41 @@ test('a session lost with a SIGKILLed host replays from its Timeline row', async
   await page.getByTestId('replay-next').click();
   await expect.poll(() => playerText(page)).toMatch(/^lost-REPLAY-42$/m);
 });
+
+test("an agent's hostile output replays as text: no clipboard write, no link, no markup, no window resize", async ({ panel: page, agent }) => {
+  // Recording content is the agent's output. Watch what the page could be made to do with it.
+  await page.evaluate(() => {
+    const seen: string[] = ((window as unknown as { hostileSeen: string[] }).hostileSeen = []);
+    const clipboard = navigator.clipboard as unknown as Record<string, unknown> | undefined;
+    if (clipboard) for (const name of ['writeText', 'write']) clipboard[name] = async () => void seen.push(`clipboard.${name}`);
+    const execCommand = document.execCommand.bind(document);
+    document.execCommand = (command: string, ...rest: unknown[]) => (seen.push(`execCommand ${command}`), execCommand(command, ...(rest as [])));
+    window.alert = () => void seen.push('alert');
+    window.open = () => (seen.push('open'), null);
+    window.addEventListener('resize', () => seen.push('resize'));
+  });
+  const { id } = await agent.call<{ id: string }>('terminal_create', { title: 'hostile' });
+  // OSC 52 (set the clipboard), an OSC 8 link to javascript:, markup, a window resize report request (XTWINOPS).
+  const command = [
+    `printf '\\033]52;c;%s\\007' "$(printf 'rm -rf ~' | base64)"`,
+    `printf '\\033]8;;javascript:alert(1)\\033\\\\click-me\\033]8;;\\033\\\\\\n'`,
+    `printf '<img src=x onerror=alert(2)>\\n'`,
+    `printf '\\033[8;9999;9999t\\033[3;0;0t\\033]0;<b>title</b>\\007'`,
+    'echo hostile-$((40+2))',
+  ].join('; ');
+  await agent.call('terminal_run', { id, command });
+  await terminalOf(page, id).click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Replay' }).click();
+  await expect(page.getByRole('dialog', { name: /^Replay of / })).toBeVisible();
+  await page.getByTestId('replay-next').click();
+  await page.getByTestId('replay-next').click();
+  await expect.poll(() => playerText(page)).toMatch(/^hostile-42$/m);
+  const text = await playerText(page);
+  expect(text).toContain('click-me');
+  expect(text).toContain('<img src=x onerror=alert(2)>');
+  const player = page.getByTestId('replay-player');
+  expect(await player.locator('a, img, b').count()).toBe(0);
+  await page.getByTestId('replay-play').click();
+  await expect.poll(() => playerText(page)).toMatch(/^hostile-42$/m);
+  expect(await page.evaluate(() => (window as unknown as { hostileSeen: string[] }).hostileSeen)).toEqual([]);
+});

@@ -61,6 +61,13 @@ export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid) =>
     const inside = sessionAncestry(pid, sessionPids);
     if (inside) return { kind: 'refused', reason: inside };
   }
+  // A claim names one holder of the socket, and the one judged above; a process inside a session may
+  // hold it too (it connected, then forked one that left the session, or passed it one over SCM_RIGHTS)
+  // and be the one reading the answer. None may.
+  if (claimedPid !== undefined) {
+    const inside = sessionProcessHolding(found.inode, sessionPids);
+    if (inside !== undefined) return { kind: 'refused', reason: `process ${inside}, inside a ptydeck session, holds the connection too` };
+  }
   return { kind: 'outside', pids: found.pids };
 };
 
@@ -88,7 +95,7 @@ export const peerDescendsFromProc: LineageJudge = (socket, root) => {
   return { kind: 'descends', pids: found.pids };
 };
 
-type Holders = { kind: 'found'; pids: number[] } | { kind: 'refused'; reason: string } | { kind: 'unknown'; reason: string };
+type Holders = { kind: 'found'; pids: number[]; inode: string } | { kind: 'refused'; reason: string } | { kind: 'unknown'; reason: string };
 
 /**
  * The processes of this user holding the client end of the connection. With a
@@ -117,11 +124,11 @@ function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
     if (!socketInodes(claimedPid).includes(client.inode)) {
       return { kind: 'refused', reason: `process ${claimedPid}, which the request names as its sender, does not hold the connection` };
     }
-    return { kind: 'found', pids: [claimedPid] };
+    return { kind: 'found', pids: [claimedPid], inode: client.inode };
   }
   const pids = pidsHoldingSocket(client.inode);
   if (pids.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
-  return { kind: 'found', pids };
+  return { kind: 'found', pids, inode: client.inode };
 }
 
 /**
@@ -151,6 +158,50 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
       if (marker) return `process ${current} carries ${marker.slice(0, marker.indexOf('='))}`;
     }
     current = stat.ppid;
+  }
+  return undefined;
+}
+
+/**
+ * A process in a session's tree or POSIX session (as the kernel's parent links and
+ * session ids say) that holds the socket `inode`, if any. One stat read per process
+ * finds the sessions' processes; only their descriptor tables are read, which keeps
+ * a claimed pid's saving (bench figure 12). A holder that left both the tree and the
+ * POSIX session is not looked for: it left on purpose, and passes on its own anyway.
+ */
+function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>): number | undefined {
+  if (sessionPids.size === 0) return undefined;
+  const parents = new Map<number, number>();
+  for (const pid of procPids()) {
+    const stat = readStat(pid);
+    if (!stat) continue;
+    parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
+  }
+  const inside = new Map<number, boolean>();
+  const isInside = (pid: number): boolean => {
+    const chain: number[] = [];
+    let current = pid;
+    let verdict = false;
+    for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
+      const known = inside.get(current);
+      if (known !== undefined) {
+        verdict = known;
+        break;
+      }
+      const parent = parents.get(current);
+      if (sessionPids.has(current) || parent === -1) {
+        verdict = true;
+        break;
+      }
+      chain.push(current);
+      if (parent === undefined || parent <= 1) break;
+      current = parent;
+    }
+    for (const pid of chain) inside.set(pid, verdict);
+    return verdict;
+  };
+  for (const pid of parents.keys()) {
+    if (pid !== process.pid && isInside(pid) && socketInodes(pid).includes(inode)) return pid;
   }
   return undefined;
 }

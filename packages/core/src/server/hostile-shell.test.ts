@@ -152,6 +152,23 @@ describe('a hostile script in an agent shell', () => {
     expect(text(otherId)).not.toContain('HOSTILE');
   }, 180_000);
 
+  it('hands its connection to a process that left the session and names that one: refused while the shell still holds it', async () => {
+    const agent = await connectAgent('forking-agent');
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-fork-'));
+    const run = await agent.callTool({
+      name: 'terminal_run',
+      arguments: { command: `bash '${join(here, '..', 'testing', 'forked-holder-script.sh')}' ${server.port} '${dir}'`, timeout_ms: 60_000 },
+    });
+    expect(run.structuredContent, JSON.stringify(run.content)).toMatchObject({ outcome: 'completed', exit_code: 0 });
+    const output = (run.structuredContent as { output: string }).output;
+    // The escaped process holds the socket and is outside every session, but the agent's shell holds it too, and reads the answer.
+    expect(output).toMatch(/^ticket: HTTP\/1\.1 403 .*inside a ptydeck session, holds the connection too/m);
+    expect(output).not.toContain('#ticket=');
+    expect(output).toMatch(/^panel: HTTP\/1\.1 403/m);
+    // The control: the same escape, asking on its own connection, passes (docs/security.md: what does not hold).
+    expect(output).toMatch(/^alone: HTTP\/1\.1 200/m);
+  }, 90_000);
+
   it('while `ptydeck url` from a process outside every session gets a link that opens the panel', async () => {
     const child = spawn(process.execPath, [bin, 'url'], { env: { ...outsideEnv, PTYDECK_STATE_DIR: stateDir } });
     let out = '';
