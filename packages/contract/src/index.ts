@@ -4,6 +4,7 @@ export * from './session.js';
 export * from './events.js';
 export * from './panel-protocol.js';
 export * from './panel-wire.js';
+export * from './panel-channel.js';
 export * from './routes.js';
 export * from './chat-protocol.js';
 export * from './process-protocol.js';

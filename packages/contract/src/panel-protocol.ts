@@ -12,9 +12,7 @@ import { ChatClientMessage, ChatServerMessage } from './chat-protocol.js';
 import { ProcessClientMessage, ProcessServerMessage } from './process-protocol.js';
 import { TimelineClientMessage, TimelineServerMessage } from './timeline.js';
 import { RemoteClientMessage, RemoteServerMessage } from './remote-protocol.js';
-
-/** Largest input a panel may send in one frame (keystrokes and pastes). */
-export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
+import { MAX_PANEL_INPUT_CHARS } from './session-limits.js';
 
 // ---- app → core ----
 

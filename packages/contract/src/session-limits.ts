@@ -9,3 +9,6 @@ export const MIN_COLS = 2;
 export const MAX_COLS = 1000;
 export const MIN_ROWS = 1;
 export const MAX_ROWS = 500;
+
+/** Largest input a panel may send in one frame (keystrokes and pastes). */
+export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;

@@ -1,6 +1,9 @@
-// What the panel client hands its users and takes as options: connection states, the snapshot, resyncs and
-// errors. Types only, apart from the client itself (panel-client.ts).
-import type { AgentInfo, ChatClientMessage, ErrorReporter, McpLaunch, ScreenMark, SessionInfo } from '@ptydeck/contract';
+// What the panel client hands its users and takes as options: connection states, timers, options; the snapshot,
+// resyncs and errors are the contract's panel channel's. Types only, apart from the client itself (panel-client.ts).
+import type { ErrorReporter } from '@ptydeck/contract';
+
+/** The protocol's own (the contract's panel channel), named here beside the client's for its users. */
+export type { ChatCommand, PanelError, ResyncEvent, Snapshot } from '@ptydeck/contract';
 import type { BackoffOptions } from './backoff.js';
 import type { AccessCheck, PanelEndpoint } from './endpoint.js';
 import type { OpenSocket } from './socket.js';
@@ -20,36 +23,6 @@ export type ConnectionStatus =
   | { state: 'connected'; instance: string }
   | { state: 'disconnected'; attempt: number; retryInMs: number; reason: string; cause: DisconnectCause }
   | { state: 'disposed' };
-
-export interface Snapshot {
-  sessions: SessionInfo[];
-  agents: AgentInfo[];
-  instance: string;
-  /** True when the server instance differs from the one before: every earlier session is gone. */
-  instanceChanged: boolean;
-  mcpLaunch?: McpLaunch;
-}
-
-export interface ResyncEvent {
-  id: string;
-  /** Serialized screen (with scrollback) to write after resetting the terminal. */
-  screen: string;
-  /** Output bytes this viewer never saw. */
-  skipped: number;
-  /** Cursor the screen reflects; output continues from here. */
-  cursor: number;
-  /** Where commands' outputs start and end in `screen` (the host's word: rows to clamp). */
-  marks: ScreenMark[];
-}
-
-export interface PanelError {
-  code: string;
-  message: string;
-  requestId?: string;
-}
-
-/** A chat message for the core other than `chat.open` (which `openChat` sends, minting its request id). */
-export type ChatCommand = Exclude<ChatClientMessage, { type: 'chat.open' }>;
 
 export interface Timers {
   set(callback: () => void, ms: number): unknown;

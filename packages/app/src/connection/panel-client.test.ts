@@ -21,8 +21,8 @@ class FakeSocket implements SocketLike {
   }
   close() { this.closed = true; }
   onOpen() {}
-  onMessage(listener: (data: unknown) => void) { this.messageListener = listener; }
-  onClose(listener: (event: { code: number; reason: string }) => void) { this.closeListener = listener; }
+  onMessage(listener: (data: unknown) => void) { this.messageListener = listener; return () => { this.messageListener = () => {}; }; }
+  onClose(listener: (event: { code: number; reason: string }) => void) { this.closeListener = listener; return () => { this.closeListener = () => {}; }; }
   // ---- driven by the test ----
   receive(message: unknown) { this.messageListener(typeof message === 'string' || message instanceof Uint8Array ? message : JSON.stringify(message)); }
   output(id: string, cursor: number, text: string) { this.messageListener(encodeOutputFrame({ id, cursor }, new TextEncoder().encode(text))); }

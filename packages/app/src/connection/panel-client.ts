@@ -1,29 +1,20 @@
-// The app's end of the panel WebSocket: validated messages, a cursor per session, reconnection that resumes
-// every stream.
+// The app's end of the panel WebSocket: the contract's panel channel (validated messages, a cursor per session,
+// resumed streams) over the browser's socket, reconnected with backoff.
 import {
-  Emitter,
   encodeClientMessage,
-  MAX_PANEL_INPUT_CHARS,
+  Emitter,
+  PanelChannel,
   parseServerMessage,
   reportError,
-  type AgentInfo,
-  type ChatServerMessage,
   type LeftoverKind,
-  type PanelClientMessage,
-  type ProcessServerMessage,
   type RecordingFormat,
-  type TimelineServerMessage,
-  type PtyEvent,
-  type RemoteHost,
-  type SessionInfo,
 } from '@ptydeck/contract';
 import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
-import { CursorBook } from './cursor-book.js';
 import type { AccessCheck, PanelEndpoint } from './endpoint.js';
 import type { SocketLike } from './socket.js';
 
 export type { ChatCommand, ConnectionStatus, DisconnectCause, PanelClientOptions, PanelError, ResyncEvent, Snapshot, Timers } from './panel-client-types.js';
-import type { ChatCommand, ConnectionStatus, DisconnectCause, PanelClientOptions, PanelError, ResyncEvent, Snapshot, Timers } from './panel-client-types.js';
+import type { ChatCommand, ConnectionStatus, DisconnectCause, PanelClientOptions, Timers } from './panel-client-types.js';
 
 const browserTimers: Timers = {
   set: (callback, ms) => setTimeout(callback, ms),
@@ -31,70 +22,45 @@ const browserTimers: Timers = {
 };
 
 /**
- * The panel's end of the panel WebSocket: validates everything it receives,
- * keeps a cursor per attached session, reconnects with backoff and resumes each
- * session where its terminal left off. Output is handed on synchronously as it
- * arrives so it can be written to xterm.js in the same task.
+ * The panel's end of the panel WebSocket: the contract's PanelChannel does
+ * the protocol (every message validated, a cursor per attached session, each
+ * session resumed where its terminal left off on a new socket, output handed
+ * on synchronously so it is written to xterm.js in the same task); this
+ * finds the endpoint, opens the socket, reconnects with backoff and says how
+ * the connection fares.
  */
 export class PanelClient {
-  private readonly book = new CursorBook();
-  /**
-   * Sessions of remote hosts, which a snapshot of this machine's host does
-   * not list: their cursors outlive a reconnect, and the core hands each
-   * attach to its remote once that remote's link says it has the session.
-   */
-  private readonly remoteIds = new Set<string>();
+  private readonly channel = new PanelChannel<unknown>({ read: parseServerMessage, encode: encodeClientMessage, watchHosts: true, reportInvalid: true });
   private readonly statusEmitter = new Emitter<ConnectionStatus>({ name: 'status' });
-  private readonly snapshotEmitter = new Emitter<Snapshot>({ name: 'snapshot' });
-  private readonly eventEmitter = new Emitter<PtyEvent>({ name: 'event' });
-  private readonly agentAddedEmitter = new Emitter<AgentInfo>({ name: 'agent added' });
-  /** Fires with the id of the agent that left. */
-  private readonly agentRemovedEmitter = new Emitter<string>({ name: 'agent removed' });
-  private readonly outputEmitter = new Emitter<{ id: string; data: Uint8Array; /** Cursor one past `data`. */ next: number }>({ name: 'output' });
-  private readonly resyncEmitter = new Emitter<ResyncEvent>({ name: 'resync' });
-  private readonly createdEmitter = new Emitter<{ requestId: string; info: SessionInfo }>({ name: 'created' });
-  private readonly errorEmitter = new Emitter<PanelError>({ name: 'error' });
-  private readonly chatEmitter = new Emitter<ChatServerMessage>({ name: 'chat' });
-  private readonly chatOpenFailedEmitter = new Emitter<{ requestId: string; message: string }>({ name: 'chat open failed' });
-  private readonly processesEmitter = new Emitter<ProcessServerMessage>({ name: 'processes' });
-  private readonly timelineEmitter = new Emitter<TimelineServerMessage>({ name: 'timeline' });
-  private readonly hostsEmitter = new Emitter<RemoteHost[]>({ name: 'hosts' });
-  private readonly portForwardedEmitter = new Emitter<{ requestId: string; id: string; port: number; url: string }>({ name: 'port forwarded' });
 
   readonly onStatus = this.statusEmitter.on;
-  readonly onSnapshot = this.snapshotEmitter.on;
-  readonly onEvent = this.eventEmitter.on;
+  readonly onSnapshot = this.channel.onSnapshot;
+  readonly onEvent = this.channel.onEvent;
   /** After the snapshot's list: each agent that connects. */
-  readonly onAgentAdded = this.agentAddedEmitter.on;
+  readonly onAgentAdded = this.channel.onAgentAdded;
   /** After the snapshot's list: the id of each agent that disconnects. */
-  readonly onAgentRemoved = this.agentRemovedEmitter.on;
-  readonly onOutput = this.outputEmitter.on;
-  readonly onResync = this.resyncEmitter.on;
-  readonly onCreated = this.createdEmitter.on;
+  readonly onAgentRemoved = this.channel.onAgentRemoved;
+  readonly onOutput = this.channel.onOutput;
+  readonly onResync = this.channel.onResync;
+  readonly onCreated = this.channel.onCreated;
   /** Errors, except the answers to this panel's `chat.open` requests (see onChatOpenFailed). */
-  readonly onError = this.errorEmitter.on;
+  readonly onError = this.channel.onError;
   /** Every chat message from the core: agents, the list on connect, opened, events, closed. */
-  readonly onChat = this.chatEmitter.on;
+  readonly onChat = this.channel.onChat;
   /** The core refused one of this panel's `chat.open` requests. */
-  readonly onChatOpenFailed = this.chatOpenFailedEmitter.on;
+  readonly onChatOpenFailed = this.channel.onChatOpenFailed;
   /** A session's processes, what ending some did, and the leftovers of ended sessions (on connect and on each change). */
-  readonly onProcesses = this.processesEmitter.on;
+  readonly onProcesses = this.channel.onProcesses;
   /** Every session's commands on connect, then each one that starts or ends, and the recordings asked for. */
-  readonly onTimeline = this.timelineEmitter.on;
+  readonly onTimeline = this.channel.onTimeline;
   /** The remote hosts the core reaches for this panel, and how each link fares (after every connect, and on each change). */
-  readonly onHosts = this.hostsEmitter.on;
+  readonly onHosts = this.channel.onHosts;
   /** A remote session's port, forwarded to this machine: where the browser reaches it. */
-  readonly onPortForwarded = this.portForwardedEmitter.on;
+  readonly onPortForwarded = this.channel.onPortForwarded;
 
   private socket: SocketLike | null = null;
-  /** True once the current socket delivered its snapshot; only then are attaches and input sent. */
-  private ready = false;
-  private instance: string | null = null;
   private attempt = 0;
   private retryTimer: unknown = null;
-  private requestSeq = 0;
-  /** This panel's `chat.open` requests still unanswered: their errors belong to the chat pane. */
-  private readonly chatOpens = new Set<string>();
   private disposed = false;
   private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0, cause: 'unknown' };
   private cause: DisconnectCause = 'unknown';
@@ -102,6 +68,16 @@ export class PanelClient {
 
   constructor(private readonly options: PanelClientOptions) {
     this.timers = options.timers ?? browserTimers;
+    // Subscribed before any user of the client: the status says connected before the snapshot's listeners run.
+    this.channel.onSnapshot(({ instance }) => {
+      this.attempt = 0;
+      this.cause = 'unknown';
+      this.setStatus({ state: 'connected', instance });
+    });
+    this.channel.onClosed(({ code, reason }) => {
+      this.socket = null;
+      this.scheduleReconnect(reason || `socket closed (${code})`);
+    });
   }
 
   get status(): ConnectionStatus {
@@ -115,9 +91,7 @@ export class PanelClient {
 
   /** Streams a session's output. Idempotent: a second attach never rewinds its cursor. */
   attach(id: string): void {
-    if (this.book.isAttached(id)) return;
-    this.book.attach(id);
-    if (this.ready) this.send({ type: 'attach', id, cursor: null });
+    this.channel.attach(id);
   }
 
   /**
@@ -126,89 +100,64 @@ export class PanelClient {
    * attach asks for it instead.
    */
   refresh(id: string): void {
-    if (!this.book.isAttached(id)) return this.attach(id);
-    if (this.ready) this.send({ type: 'attach', id, cursor: null });
-    else this.book.forget(id);
+    this.channel.refresh(id);
   }
 
-  /**
-   * The session's terminal has parsed its output up to `cursor`: the server
-   * sends only a window beyond what was acknowledged. Not queued while
-   * offline: a reconnect's attach carries the cursor instead.
-   */
+  /** The session's terminal has parsed its output up to `cursor` (not queued while offline). */
   ack(id: string, cursor: number): void {
-    if (this.ready && this.book.isAttached(id)) this.send({ type: 'ack', id, cursor });
+    this.channel.ack(id, cursor);
   }
 
   detach(id: string): void {
-    if (!this.book.isAttached(id)) return;
-    this.book.detach(id);
-    if (this.ready) this.send({ type: 'detach', id });
+    this.channel.detach(id);
   }
 
   /** Sends keystrokes or a paste; returns false when offline (the input is not queued: stale keys are worse than none). */
   input(id: string, data: string): boolean {
-    if (!this.ready) return false;
-    for (let start = 0; start < data.length; start += MAX_PANEL_INPUT_CHARS) {
-      this.send({ type: 'input', id, data: data.slice(start, start + MAX_PANEL_INPUT_CHARS) });
-    }
-    return true;
+    return this.channel.input(id, data);
   }
 
   resize(id: string, cols: number, rows: number): boolean {
-    if (!this.ready) return false;
-    this.send({ type: 'resize', id, cols, rows });
-    return true;
+    return this.channel.resize(id, cols, rows);
   }
 
   /** Asks for a new user terminal, on a remote when `host` names one; returns its request id, or null when offline. */
   create(size?: { cols: number; rows: number }, host?: string): string | null {
-    if (!this.ready) return null;
-    const requestId = `create-${++this.requestSeq}`;
-    this.send({ type: 'create', requestId, ...(size ?? {}), ...(host !== undefined ? { host } : {}) });
-    return requestId;
+    return this.channel.create(size, host);
   }
 
   /** Asks the core to forward a remote session's port to this machine (answered through onPortForwarded); null when offline. */
   forwardPort(id: string, port: number): string | null {
-    return this.request('port-forward', (requestId) => ({ type: 'port.forward', requestId, id, port }));
+    return this.channel.forwardPort(id, port);
   }
 
   close(id: string): boolean {
-    if (!this.ready) return false;
-    this.send({ type: 'close', id });
-    return true;
+    return this.channel.close(id);
   }
 
   /** Asks the core to start an agent and open a chat with it; returns the request id, or null when offline. */
   openChat(agent: string, cwd?: string): string | null {
-    if (!this.ready) return null;
-    const requestId = `chat-open-${++this.requestSeq}`;
-    this.chatOpens.add(requestId);
-    this.send({ type: 'chat.open', requestId, agent, ...(cwd !== undefined ? { cwd } : {}) });
-    return requestId;
+    return this.channel.openChat(agent, cwd);
   }
 
   /** Sends a prompt, a cancel, an answer, a close or a refresh; false when offline (not queued, like input). */
   sendChat(message: ChatCommand): boolean {
-    if (!this.ready) return false;
-    this.send(message);
-    return true;
+    return this.channel.sendChat(message);
   }
 
   /** Asks for a session's processes (answered through onProcesses); returns the request id, or null when offline. */
   queryProcesses(id: string): string | null {
-    return this.request('processes-query', (requestId) => ({ type: 'processes.query', requestId, id }));
+    return this.channel.queryProcesses(id);
   }
 
   /** Asks the core to end these processes of the session (or of a dead host's chat), which it checks it owns; null when offline. */
   endProcesses(id: string, pids: number[], kind: LeftoverKind = 'session'): string | null {
-    return this.request('processes-end', (requestId) => ({ type: 'processes.end', requestId, id, pids, ...(kind === 'chat' ? { kind } : {}) }));
+    return this.channel.endProcesses(id, pids, kind);
   }
 
   /** Asks for a session's recording (answered through onTimeline); returns the request id, or null when offline. */
   exportRecording(id: string, format: RecordingFormat): string | null {
-    return this.request('timeline-export', (requestId) => ({ type: 'timeline.export', requestId, id, format }));
+    return this.channel.exportRecording(id, format);
   }
 
   dispose(): void {
@@ -218,21 +167,11 @@ export class PanelClient {
     this.retryTimer = null;
     const socket = this.socket;
     this.socket = null;
-    this.ready = false;
+    this.channel.release();
     socket?.close(1000, 'panel closed');
     this.setStatus({ state: 'disposed' });
-    for (const emitter of [
-      this.statusEmitter, this.snapshotEmitter, this.eventEmitter, this.agentAddedEmitter,
-      this.agentRemovedEmitter, this.outputEmitter, this.resyncEmitter, this.createdEmitter, this.errorEmitter,
-      this.chatEmitter, this.chatOpenFailedEmitter, this.processesEmitter, this.timelineEmitter, this.hostsEmitter, this.portForwardedEmitter,
-    ]) emitter.clear();
-  }
-
-  private request(kind: string, message: (requestId: string) => PanelClientMessage): string | null {
-    if (!this.ready) return null;
-    const requestId = `${kind}-${++this.requestSeq}`;
-    this.send(message(requestId));
-    return requestId;
+    this.statusEmitter.clear();
+    this.channel.dispose();
   }
 
   /**
@@ -266,16 +205,7 @@ export class PanelClient {
       return;
     }
     this.socket = socket;
-    socket.onMessage((data) => {
-      if (this.socket === socket) this.handleMessage(data);
-    });
-    socket.onClose(({ code, reason }) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.ready = false;
-      this.failChatOpens('the connection to ptydeck was lost before the answer came; if the agent started, its chat is listed');
-      this.scheduleReconnect(reason || `socket closed (${code})`);
-    });
+    this.channel.use(socket);
   }
 
   private scheduleReconnect(reason: string): void {
@@ -302,114 +232,6 @@ export class PanelClient {
     // Allowed yet not connected (a dropped socket, a server still starting): no cause to name.
     this.cause = found === 'allowed' ? 'unknown' : found;
     if (status.cause !== this.cause) this.setStatus({ ...status, cause: this.cause });
-  }
-
-  private handleMessage(data: unknown): void {
-    const incoming = parseServerMessage(data);
-    if (incoming.kind === 'invalid') {
-      this.errorEmitter.fire({ code: 'invalid_server_message', message: incoming.reason });
-      return;
-    }
-    if (incoming.kind === 'output') {
-      const bytes = this.book.apply(incoming.frame);
-      if (bytes) this.outputEmitter.fire({ id: incoming.frame.id, data: bytes, next: incoming.frame.cursor + incoming.frame.data.length });
-      return;
-    }
-    const message = incoming.message;
-    switch (message.type) {
-      case 'snapshot': {
-        const instanceChanged = this.instance !== null && this.instance !== message.instance;
-        // Cursors count bytes of one server instance's logs; a new instance means new logs.
-        if (instanceChanged) this.book.forgetCursors();
-        this.instance = message.instance;
-        this.book.retainOnly([...message.sessions.map((session) => session.id), ...this.remoteIds]);
-        this.ready = true;
-        this.attempt = 0;
-        this.cause = 'unknown';
-        // The panel shows every host: the core reaches the remotes for this connection only when asked, and
-        // asked first, so the attaches that follow for remote sessions wait there for their remotes.
-        this.send({ type: 'hosts.watch' });
-        for (const id of this.book.ids()) this.send({ type: 'attach', id, cursor: this.book.cursor(id) });
-        this.setStatus({ state: 'connected', instance: message.instance });
-        this.snapshotEmitter.fire({
-          sessions: message.sessions,
-          agents: message.agents,
-          instance: message.instance,
-          instanceChanged,
-          ...(message.mcpLaunch ? { mcpLaunch: message.mcpLaunch } : {}),
-        });
-        return;
-      }
-      case 'event':
-        if (message.event.type === 'pty.removed') {
-          this.book.detach(message.event.id);
-          this.remoteIds.delete(message.event.id);
-        } else if (message.event.info.host !== undefined) this.remoteIds.add(message.event.info.id);
-        this.eventEmitter.fire(message.event);
-        return;
-      case 'agent.added':
-        this.agentAddedEmitter.fire(message.agent);
-        return;
-      case 'agent.removed':
-        this.agentRemovedEmitter.fire(message.id);
-        return;
-      case 'resync':
-        if (!this.book.isAttached(message.id)) return;
-        this.book.resync(message.id, message.cursor);
-        this.resyncEmitter.fire({ id: message.id, screen: message.screen, skipped: message.skipped, cursor: message.cursor, marks: message.marks ?? [] });
-        return;
-      case 'created':
-        if (message.info.host !== undefined) this.remoteIds.add(message.info.id);
-        this.createdEmitter.fire({ requestId: message.requestId, info: message.info });
-        return;
-      case 'chat.opened':
-        if (message.requestId !== undefined) this.chatOpens.delete(message.requestId);
-        this.chatEmitter.fire(message);
-        return;
-      case 'chat.agents':
-      case 'chat.list':
-      case 'chat.event':
-      case 'chat.closed':
-        this.chatEmitter.fire(message);
-        return;
-      case 'processes.list':
-      case 'processes.ended':
-      case 'processes.leftovers':
-        this.processesEmitter.fire(message);
-        return;
-      case 'timeline.snapshot':
-      case 'timeline.command':
-      case 'timeline.exported':
-        this.timelineEmitter.fire(message);
-        return;
-      case 'hosts':
-        this.hostsEmitter.fire(message.hosts);
-        return;
-      case 'port.forwarded':
-        this.portForwardedEmitter.fire({ requestId: message.requestId, id: message.id, port: message.port, url: message.url });
-        return;
-      case 'error': {
-        if (message.requestId !== undefined && this.chatOpens.delete(message.requestId)) {
-          this.chatOpenFailedEmitter.fire({ requestId: message.requestId, message: message.message });
-          return;
-        }
-        const error: PanelError = { code: message.code, message: message.message };
-        if (message.requestId !== undefined) error.requestId = message.requestId;
-        this.errorEmitter.fire(error);
-        return;
-      }
-    }
-  }
-
-  /** Answers every unanswered `chat.open` with `reason`: their answers can no longer come. */
-  private failChatOpens(reason: string): void {
-    const pending = [...this.chatOpens];
-    this.chatOpens.clear();
-    for (const requestId of pending) this.chatOpenFailedEmitter.fire({ requestId, message: reason });
-  }
-
-  private send(message: PanelClientMessage): void {
-    this.socket?.send(encodeClientMessage(message));
   }
 
   private setStatus(status: ConnectionStatus): void {

@@ -1,14 +1,13 @@
+import type { PanelSocket } from '@ptydeck/contract';
+
 /**
- * The slice of a WebSocket the panel client uses. The client talks to this, not
- * to `WebSocket`, so its reconnect and resume logic runs under unit tests.
+ * The slice of a WebSocket the panel client uses: the contract's PanelSocket
+ * and what opening and closing takes. The client talks to this, not to
+ * `WebSocket`, so its reconnect and resume logic runs under unit tests.
  */
-export interface SocketLike {
-  send(data: string): void;
+export interface SocketLike extends PanelSocket<unknown> {
   close(code?: number, reason?: string): void;
   onOpen(listener: () => void): void;
-  onMessage(listener: (data: unknown) => void): void;
-  /** Fires once when the socket ends, whether it never opened, failed or was closed. */
-  onClose(listener: (event: { code: number; reason: string }) => void): void;
 }
 
 export type OpenSocket = (url: string, protocols: string[]) => SocketLike;
@@ -21,8 +20,13 @@ export const openBrowserSocket: OpenSocket = (url, protocols) => {
     send: (data) => socket.send(data),
     close: (code, reason) => socket.close(code, reason),
     onOpen: (listener) => socket.addEventListener('open', () => listener()),
-    onMessage: (listener) => socket.addEventListener('message', (event) => listener(event.data)),
+    onMessage: (listener) => listen(socket, 'message', (event) => listener(event.data)),
     // 'error' is always followed by 'close', so close alone is the end signal.
-    onClose: (listener) => socket.addEventListener('close', (event) => listener({ code: event.code, reason: event.reason })),
+    onClose: (listener) => listen(socket, 'close', (event) => listener({ code: event.code, reason: event.reason })),
   };
 };
+
+function listen<K extends keyof WebSocketEventMap>(socket: WebSocket, type: K, listener: (event: WebSocketEventMap[K]) => void): () => void {
+  socket.addEventListener(type, listener);
+  return () => socket.removeEventListener(type, listener);
+}

@@ -44,15 +44,15 @@ async function developerTab(box: HostSandbox, line: string): Promise<SessionInfo
   const panel = await PanelSession.connect('lost-sessions test', { stateDir: box.stateDir, read: readPanelMessage });
   panels.push(panel);
   const created = new Promise<SessionInfo>((resolve) => {
-    const off = panel.onControl((message) => {
-      if (message.type !== 'created' || message.requestId !== 'dev-tab') return;
+    const off = panel.channel.onCreated((answer) => {
+      if (answer.requestId !== requestId) return;
       off();
-      resolve(message.info);
+      resolve(answer.info);
     });
   });
-  panel.send({ type: 'create', requestId: 'dev-tab', cols: 80, rows: 24 });
+  const requestId = panel.channel.create({ cols: 80, rows: 24 });
   const info = await created;
-  panel.send({ type: 'input', id: info.id, data: `${line}\r` });
+  panel.channel.input(info.id, `${line}\r`);
   return info;
 }
 

@@ -1,7 +1,7 @@
 // `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
 import { constants } from 'node:os';
-import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type OutputFrame, type PanelServerMessage, type SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type PanelError, type PanelOutput, type PtyEvent, type SessionInfo } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { OutputFilter } from './output-filter.js';
@@ -104,8 +104,13 @@ class Attachment {
   run(): Promise<number> {
     const done = new Promise<number>((resolve) => (this.resolve = resolve));
     const { panel, terminal, disposables } = this;
-    disposables.add(panel.onControl((message) => this.onControl(message)));
-    disposables.add(panel.onOutput((frame) => this.onOutput(frame)));
+    const { channel } = panel;
+    disposables.add(channel.onResync(({ id, screen, cursor }) => {
+      if (id === this.info.id) this.onResync(screen, cursor);
+    }));
+    disposables.add(channel.onError((error) => this.onError(error)));
+    disposables.add(channel.onEvent((event) => this.onEvent(event)));
+    disposables.add(channel.onOutput((output) => this.onOutput(output)));
     disposables.add(panel.onClosed((why) => void this.hostClosed(why)));
     for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
       const onSignal = () => this.finish(128 + constants.signals[signal], `${signal} ended attach; session ${this.short} keeps running`);
@@ -123,7 +128,7 @@ class Attachment {
     disposables.add(() => process.stdin.off('data', onKeys));
     process.stdin.resume();
     if (this.writer) disposables.add(terminal.onResize((size) => this.applySize(size)));
-    panel.send({ type: 'attach', id: this.info.id, cursor: null });
+    channel.attach(this.info.id);
     return done;
   }
 
@@ -137,16 +142,13 @@ class Attachment {
     return `ptydeck: attached to ${this.short} "${title}" (${printable(ownerOf(info, this.panel.snapshot.agents))}) · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
   }
 
-  private onControl(message: PanelServerMessage): void {
+  private onError(error: PanelError): void {
+    // Before the first screen any error is about the attach; after it, a keystroke that raced the exit.
+    if (this.through === null || error.code === 'no_such_session') this.finish(EXIT_FAILURE, error.message);
+  }
+
+  private onEvent(event: PtyEvent): void {
     const id = this.info.id;
-    if (message.type === 'resync' && message.id === id) return this.onResync(message.screen, message.cursor);
-    if (message.type === 'error') {
-      // Before the first screen any error is about the attach; after it, a keystroke that raced the exit.
-      if (this.through === null || message.code === 'no_such_session') this.finish(EXIT_FAILURE, message.message);
-      return;
-    }
-    if (message.type !== 'event') return;
-    const { event } = message;
     if (event.type === 'pty.updated' && event.info.id === id) this.sessionSize = { cols: event.info.cols, rows: event.info.rows };
     else if (event.type === 'pty.exited' && event.id === id) {
       this.exit = { exitCode: event.exitCode, signal: event.signal };
@@ -177,13 +179,10 @@ class Attachment {
     process.stdout.write('', () => this.finish(EXIT_LOST, message));
   }
 
-  private onOutput(frame: OutputFrame): void {
-    if (frame.id !== this.info.id || this.through === null) return;
-    const end = frame.cursor + frame.data.length;
-    // Frames sent before a resync arrive after it, and its screen already holds them.
-    if (end <= this.through) return;
-    const data = frame.cursor < this.through ? frame.data.subarray(this.through - frame.cursor) : frame.data;
-    this.write(this.filter.filter(data), end);
+  /** Output beyond the screen: the channel's cursor book already left out what the last resync's screen holds. */
+  private onOutput(output: PanelOutput): void {
+    if (output.id !== this.info.id || this.through === null) return;
+    this.write(this.filter.filter(output.data), output.next);
     this.endNudge();
     if (this.exit) this.settle();
   }
@@ -202,7 +201,7 @@ class Attachment {
     this.ackScheduled = true;
     setImmediate(() => {
       this.ackScheduled = false;
-      if (!this.finished) this.panel.send({ type: 'ack', id: this.info.id, cursor: this.acked });
+      if (!this.finished) this.panel.channel.ack(this.info.id, this.acked);
     });
   }
 
@@ -238,7 +237,7 @@ class Attachment {
 
   private sendSize(size: TerminalSize): void {
     this.sessionSize = size;
-    this.panel.send({ type: 'resize', id: this.info.id, ...size });
+    this.panel.channel.resize(this.info.id, size.cols, size.rows);
   }
 
   private localSize(): TerminalSize | undefined {
@@ -253,7 +252,7 @@ class Attachment {
       const local = this.localSize();
       if (local) this.applySize(local);
       const data = this.decoder.write(Buffer.from(verdict.forward));
-      if (data.length > 0) this.panel.send({ type: 'input', id: this.info.id, data });
+      if (data.length > 0) this.panel.channel.input(this.info.id, data);
     }
     if (verdict.detach) this.finish(EXIT_OK, `detached from ${this.short}; it keeps running (ptydeck attach ${this.short} to come back)`);
   }

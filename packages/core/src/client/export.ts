@@ -1,6 +1,6 @@
 // `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
 import { writeFile } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
+import { DisposableStore } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
 import { PanelSession, readPanelMessage } from './panel-session.js';
@@ -17,17 +17,23 @@ export async function runExport(command: { target: string; format: ExportFormat;
       const candidates = match.candidates.map((info) => `  ${info.id}  ${printable(info.title)}`).join('\n');
       throw new Error(`'${command.target}' matches ${match.candidates.length} sessions; type more of the id:\n${candidates}`);
     }
-    const requestId = randomUUID();
+    const { channel } = panel;
     const data = await new Promise<string>((resolve, reject) => {
-      const offClosed = panel.onClosed((why) => reject(new Error(why)));
-      const off = panel.onControl((message) => {
-        if (message.type === 'timeline.exported' && message.requestId === requestId) resolve(message.data);
-        else if (message.type === 'error' && message.requestId === requestId) reject(new Error(message.message));
-        else return;
-        off();
-        offClosed();
-      });
-      panel.send({ type: 'timeline.export', requestId, id: match.info.id, format: command.format });
+      const listening = new DisposableStore();
+      const settle = (answer: () => void) => {
+        listening.dispose();
+        answer();
+      };
+      let requestId: string | null = null;
+      listening.add(panel.onClosed((why) => settle(() => reject(new Error(why)))));
+      listening.add(channel.onTimeline((message) => {
+        if (message.type === 'timeline.exported' && message.requestId === requestId) settle(() => resolve(message.data));
+      }));
+      listening.add(channel.onError((error) => {
+        if (error.requestId === requestId) settle(() => reject(new Error(error.message)));
+      }));
+      requestId = channel.exportRecording(match.info.id, command.format);
+      if (requestId === null) settle(() => reject(new Error(`the connection to ${panel.url} closed before the export was asked`)));
     });
     if (command.output === null) io.stdout.write(data);
     else {

@@ -4,12 +4,10 @@ import {
   Emitter,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
+  PanelChannel,
   parseServerMessage,
   type IncomingPanelMessage,
   type OnEvent,
-  type OutputFrame,
-  type PanelClientMessage,
-  type PanelServerMessage,
 } from '@ptydeck/contract';
 import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
 import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
@@ -36,22 +34,22 @@ export type PanelReader = (data: Uint8Array, binary: boolean) => IncomingPanelMe
 /** The contract's check of every message, as the app checks them: for a command that reads more than attach does. */
 export const readPanelMessage: PanelReader = (data, binary) => parseServerMessage(binary ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
 
+/** One message off the CLI's WebSocket. */
+type SocketMessage = { data: Buffer; binary: boolean };
+
 /**
  * A CLI's panel connection to the running ptydeck (`attach`, `export`): the
  * server the discovery file names, and the panel WebSocket, opened by this
  * process's pid, which the host judges as it judges /ticket (outside every
- * session, by the kernel's word), speaking the same protocol as the app.
+ * session, by the kernel's word). The protocol is the contract's PanelChannel,
+ * the app's own, over this process's socket and with the command's reader.
  */
 export class PanelSession {
-  private readonly controlEmitter = new Emitter<PanelServerMessage>({ name: 'panel control message' });
-  private readonly outputEmitter = new Emitter<OutputFrame>({ name: 'panel output frame' });
   private readonly closedEmitter = new Emitter<string>({ name: 'panel closed' });
-  /** Control messages, checked by the session's reader. */
-  readonly onControl: OnEvent<PanelServerMessage> = this.controlEmitter.on;
-  readonly onOutput: OnEvent<OutputFrame> = this.outputEmitter.on;
   /** The socket closed while nobody asked it to; with why, for the user. */
   readonly onClosed: OnEvent<string> = this.closedEmitter.on;
-  private closing = false;
+  /** The protocol: the channels' events, and attach, input, acks and requests, sent once the snapshot came. */
+  readonly channel: PanelChannel<SocketMessage>;
 
   private constructor(
     private readonly ws: ClientWebSocket,
@@ -61,14 +59,15 @@ export class PanelSession {
     readonly hostPid: number,
     /** The first message of every panel connection: every session and agent now. */
     readonly snapshot: SnapshotMessage,
-    private readonly read: PanelReader,
+    read: PanelReader,
   ) {
-    ws.onMessage((message) => this.receive(message));
-    ws.onClose(({ code, reason }) => {
-      if (this.closing) return;
-      this.closing = true;
+    // Sent as they are: the CLI builds few messages (attach's sizes are clamped, its cursors the host's own) and the
+    // host checks every frame and answers an error, where the contract's check would load zod for each.
+    this.channel = new PanelChannel<SocketMessage>({ read: ({ data, binary }) => read(data, binary), encode: (message) => JSON.stringify(message) });
+    this.channel.onClosed(({ code, reason }) => {
       this.closedEmitter.fire(`the connection to ${url} closed (${code}${reason.length > 0 ? `: ${printable(reason)}` : ''})`);
     });
+    this.channel.use(ws, snapshot);
   }
 
   /**
@@ -135,30 +134,14 @@ export class PanelSession {
     }).finally(() => offClose());
     const session = new PanelSession(ws, server, record.pid, snapshot, read);
     offMessage();
-    for (const message of early) session.receive(message);
+    for (const message of early) session.channel.receive(message);
     return session;
-  }
-
-  /**
-   * Sends a message as it is: the CLI builds few (attach's sizes are clamped, its cursors the host's own) and the
-   * host checks every frame and answers an error, where the contract's check would load zod for each.
-   */
-  send(message: PanelClientMessage): void {
-    this.ws.send(JSON.stringify(message));
-  }
-
-  private receive({ data, binary }: { data: Buffer; binary: boolean }): void {
-    const incoming = this.read(data, binary);
-    // One this client does not read (a newer host's, another channel's) is left out, not reported: a report would land
-    // in the middle of the session's screen that attach is drawing. A malformed frame is the server's bug; the next
-    // resync repairs the screen.
-    if (incoming.kind === 'control') this.controlEmitter.fire(incoming.message);
-    else if (incoming.kind === 'output') this.outputEmitter.fire(incoming.frame);
   }
 
   /** Closes the socket; onClosed does not fire for it. */
   close(): void {
-    this.closing = true;
+    this.channel.dispose();
+    this.closedEmitter.clear();
     this.ws.close();
   }
 }

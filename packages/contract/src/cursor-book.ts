@@ -1,4 +1,5 @@
-import type { OutputFrame } from '@ptydeck/contract';
+// Which sessions a panel client follows and where each one's stream stands: the cursors a reconnect resumes from.
+import type { OutputFrame } from './output-frame.js';
 
 /**
  * Which sessions this panel is attached to and, for each, the absolute byte
