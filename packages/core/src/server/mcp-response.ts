@@ -103,9 +103,9 @@ function answerOf(chunk: Uint8Array): Buffer | undefined {
   if (at < 0) return undefined;
   const start = at + DATA.length;
   if (event.subarray(start, start + NOTIFICATION_OR_REQUEST.length).equals(NOTIFICATION_OR_REQUEST)) return undefined;
-  // One data line, then the blank line that ends the event.
-  const end = event.indexOf('\n', start);
-  if (end < 0 || event.indexOf('\n', end + 1) !== end + 1 || end + 2 !== event.length) return undefined;
+  // One data line (JSON.stringify writes no raw newline), then the blank line that ends the event.
+  const end = event.length - 2;
+  if (end < start || event[end] !== 0x0a || event[end + 1] !== 0x0a) return undefined;
   return event.subarray(start, end);
 }
 
