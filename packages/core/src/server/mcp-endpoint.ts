@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import { HOST_STOPPED_NOTIFICATION } from '../common/stop-protocol.js';
@@ -16,6 +16,7 @@ import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from '../common/jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 import { clientCwdOf } from './client-cwd.js';
+import { handleMcpRequest } from './mcp-response.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -33,7 +34,7 @@ export type McpServerFactory = (connection: McpConnection) => McpServer;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface McpSession {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   connectionId: string;
   /** 'stdio': a `ptydeck mcp` bridge (BRIDGE_HEADER). */
@@ -138,7 +139,7 @@ export class McpHttpEndpoint {
     if (session) this.track(session, req, res);
     if (req.method !== 'POST') {
       if (!session) return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
-      return session.transport.handleRequest(req, res);
+      return handleMcpRequest(session.transport, req, res);
     }
     // Every POST body is read and judged here, not by the SDK: it answers JSON that is no JSON-RPC message with -32700.
     const body = await readJson(req, MAX_BODY_BYTES);
@@ -148,7 +149,7 @@ export class McpHttpEndpoint {
     if (session) {
       // A malformed notification is not answered (JSON-RPC), but HTTP must still say the POST was taken.
       if (frame.kind === 'drop') return respondJson(res, 202, undefined);
-      return session.transport.handleRequest(req, res, body.value);
+      return handleMcpRequest(session.transport, req, res, body.value);
     }
     const first = frame.kind === 'messages' && frame.messages.length === 1 ? frame.messages[0]! : undefined;
     if (first === undefined || !isJSONRPCRequest(first) || first.method !== 'initialize') {
@@ -169,7 +170,7 @@ export class McpHttpEndpoint {
     this.makeRoom();
     const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey, sandbox);
     this.track(opened, req, res);
-    await opened.transport.handleRequest(req, res, body.value);
+    await handleMcpRequest(opened.transport, req, res, body.value);
   }
 
   /** Agents connected right now. */
@@ -240,7 +241,7 @@ export class McpHttpEndpoint {
     // A bound connection is its chat: its sessions get the chat's owner id, and the fence is drawn around the chat.
     // Else a bridge's key names it, the same on every host it joins; a plain client is a new owner.
     const connectionId = binding?.owner ?? agentOwnerId(agentKey);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
         this.sessions.set(sid, session);

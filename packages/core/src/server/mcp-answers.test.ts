@@ -1,0 +1,76 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { startLocalServer, type LocalServer } from '../host/local-server.js';
+import { isolatedHome } from '../testing/isolated-env.js';
+
+/**
+ * How /mcp answers a call, seen by the official SDK client over Streamable
+ * HTTP: one plain JSON body when nothing streams during the call, an event
+ * stream when the call sends progress (the client asked with a progress token).
+ */
+
+let service: PtyService;
+let server: LocalServer;
+let client: Client;
+/** The Content-Type of each POST's answer, in order. */
+const answeredAs: string[] = [];
+
+beforeAll(async () => {
+  service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
+  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent' });
+  client = new Client({ name: 'answers', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.method === 'POST' && response.status === 200) answeredAs.push(response.headers.get('content-type') ?? '');
+      return response;
+    },
+  });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+  await service?.dispose();
+});
+
+/** Calls a tool and says how its POST was answered. */
+async function call(name: string, args: Record<string, unknown>, onprogress?: (message: string) => void) {
+  const before = answeredAs.length;
+  const result = await client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress: (p) => onprogress(p.message ?? '') } : undefined);
+  expect(answeredAs.length).toBe(before + 1);
+  return { result: result as { isError?: boolean; structuredContent?: Record<string, any> }, contentType: answeredAs[before]! };
+}
+
+describe('/mcp answers', () => {
+  it('a call that streams nothing with one application/json body', async () => {
+    const { result, contentType } = await call('terminal_run', { command: 'echo hi' });
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'hi\n' });
+    expect(contentType).toBe('application/json');
+    expect(answeredAs[0]).toBe('application/json');
+  });
+
+  it('a call with a progress token with an event stream that carries its progress', async () => {
+    const messages: string[] = [];
+    const { result, contentType } = await call('terminal_run', { command: 'for i in 1 2 3; do echo tick$i; sleep 0.1; done' }, (m) => messages.push(m));
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'tick1\ntick2\ntick3\n' });
+    expect(messages.join('')).toBe('tick1\ntick2\ntick3\n');
+    expect(contentType).toBe('text/event-stream');
+  });
+
+  it('a progress token on a call that sends no progress still with JSON', async () => {
+    const messages: string[] = [];
+    const { result, contentType } = await call('terminal_run', { command: 'true' }, (m) => messages.push(m));
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: '' });
+    expect(messages).toEqual([]);
+    expect(contentType).toBe('application/json');
+  });
+});
