@@ -103,7 +103,21 @@ test('Send to chat puts a command and its output in the prompt, capped; the agen
   await expect(log.getByTestId('chat-message-user')).toHaveCount(1);
   await expect(prompt).toHaveValue('');
 
-  // A chat that has ended takes nothing: the menu no longer offers it.
+  // A second chat, in front and ended, does not hide the first, still open: that one takes the context.
+  await pane.getByRole('tab', { name: '+ New chat' }).click();
+  await pane.getByRole('button', { name: 'Start' }).click();
+  await expect(pane.getByRole('tab', { name: 'demo 2 chat, ready', selected: true })).toBeVisible();
+  await prompt.fill('die');
+  await prompt.press('Enter');
+  await expect(pane.getByRole('tab', { name: 'demo 2 chat, ended', selected: true })).toBeVisible();
+  menu = await openMenu(page, id, small!.id);
+  await expect(menu.getByRole('menuitem')).toHaveText(['Copy output', 'Copy command', 'Rerun', 'Send to chat']);
+  await menu.getByRole('menuitem', { name: 'Send to chat' }).click();
+  await expect(pane.getByRole('tab', { name: 'demo chat, ready', selected: true })).toBeVisible();
+  await expect(prompt).toHaveValue(first);
+  await expect(prompt).toBeFocused();
+
+  // With every chat ended, the menu offers none.
   await prompt.fill('die');
   await prompt.press('Enter');
   await expect(pane.getByRole('tab', { name: 'demo chat, ended', selected: true })).toBeVisible();
