@@ -1,10 +1,13 @@
-// The Timeline view, end to end: an agent's commands and the developer's line in its shell appear live, in
-// order, failures marked; a click shows the command's tab.
-import { AGENT_NAME, expect, expectScreen, keepScreenshot, terminalOf, test } from './fixtures.js';
+// The Timeline view, end to end, and issue 36's first "Done when": an agent's three commands (one failing),
+// the developer's line in its shell and one in their own tab appear live, in order, failures marked; the
+// agent's terminal_history lists its own four (the developer's line marked as theirs), another agent none;
+// a click shows the command's tab.
+import { AGENT_NAME, connectAgent, expect, expectScreen, keepScreenshot, terminalOf, test } from './fixtures.js';
 
-interface Created { id: string }
+interface Created { id: string; cwd: string }
+interface Listed { id: string; terminal: string; command: string | null; cwd: string | null; actor: string; state: string; duration_ms: number | null; exit_code: number | null }
 
-test('the Timeline lists the commands of every session live, in order, and a click shows the tab', async ({ panel: page, agent }) => {
+test('the Timeline lists the commands of every session live, in order, and a click shows the tab', async ({ panel: page, agent, server }) => {
   await page.getByTestId('toggle-timeline').click();
   const rows = page.getByTestId('timeline-row');
   await expect(page.getByTestId('timeline')).toContainText('No commands yet.');
@@ -48,6 +51,32 @@ test('the Timeline lists the commands of every session live, in order, and a cli
   await expect(rows).toHaveCount(5);
   await expect(rows.last().locator('.timeline-command')).toHaveText('echo in-my-tab');
   await expect(rows.last().locator('td:nth-child(2)')).toHaveText('you');
+  // All five, in the order they ran, each with how long it took.
+  await expect(rows.locator('.timeline-command')).toHaveText(['echo first', 'ls /nonexistent-e2e', 'echo third', 'echo by-the-developer', 'echo in-my-tab']);
+  await expect(rows.locator('td:nth-child(5)')).toHaveText(Array(5).fill(/^(\d+ ms|\d+\.\d s)$/));
+
+  // The agent's own list: its four, the developer's line in its shell marked as theirs, not the developer's own tab.
+  const { commands } = await agent.call<{ commands: Listed[] }>('terminal_history', {});
+  expect(commands.map(({ command, terminal, cwd, actor, state, exit_code }) => ({ command, terminal, cwd, actor, state, exit_code }))).toEqual([
+    { command: 'echo first', terminal: shell.id, cwd: shell.cwd, actor: AGENT_NAME, state: 'done', exit_code: 0 },
+    { command: 'ls /nonexistent-e2e', terminal: shell.id, cwd: shell.cwd, actor: AGENT_NAME, state: 'done', exit_code: 2 },
+    { command: 'echo third', terminal: shell.id, cwd: shell.cwd, actor: AGENT_NAME, state: 'done', exit_code: 0 },
+    { command: 'echo by-the-developer', terminal: shell.id, cwd: shell.cwd, actor: 'developer', state: 'done', exit_code: 0 },
+  ]);
+  // Durations are the host's, from when it read the command's start mark to when it read its end (a 200 ms
+  // sleep has read 199 ms on a loaded machine), so no bound is asserted: each done command has one.
+  for (const command of commands) expect(command.duration_ms).toEqual(expect.any(Number));
+  // Another agent sees none of them, and the first agent's command ids answer as unknown ones.
+  const other = await connectAgent(server, 'other-agent');
+  try {
+    expect((await other.call<{ commands: Listed[] }>('terminal_history', {})).commands).toEqual([]);
+    const read = await other.client.callTool({ name: 'terminal_history', arguments: { command_id: commands[0]!.id } });
+    expect(read.isError).toBe(true);
+    const search = await other.call<{ matches: unknown[] }>('terminal_history', { search: 'first|by-the-developer|in-my-tab' });
+    expect(search.matches).toEqual([]);
+  } finally {
+    await other.client.close();
+  }
   // A click on a row shows that command's tab.
   await rows.first().click();
   await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: work` })).toHaveAttribute('aria-selected', 'true');

@@ -1,7 +1,7 @@
 // The chat pane's Solid context: wires chat messages from the panel's socket into the chat reducer and actions
 // back out.
 import { createStore, reconcile } from 'solid-js/store';
-import { onCleanup } from 'solid-js';
+import { createSignal, onCleanup } from 'solid-js';
 import { DisposableStore, MAX_CHAT_PROMPT_CHARS } from '@ptydeck/contract';
 import { createSimpleContext } from '../lib/create-context.jsx';
 import { useTerminal } from '../terminal/terminal-context.jsx';
@@ -40,6 +40,9 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       problem: null,
       drafts: {},
     });
+
+    // Asks the shown chat's prompt box for the keyboard (context added to it from elsewhere in the panel).
+    const [promptFocus, setPromptFocus] = createSignal<{ chatId: string } | null>(null, { equals: false });
 
     const chatOf = (id: string) => store.chats.chats.find((chat) => chat.info.id === id);
 
@@ -150,6 +153,8 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
       select(chatId: string | null): void {
         dispatch({ type: 'select', chatId });
       },
+      /** The latest request for a chat's prompt box to take the keyboard; a new object each time. */
+      promptFocus,
       draftOf(chatId: string): string {
         return store.drafts[chatId] ?? '';
       },
@@ -171,6 +176,7 @@ export const { Provider: ChatProvider, use: useChat } = createSimpleContext({
         setStore('drafts', chatId, next);
         setPaneOpen(true);
         dispatch({ type: 'select', chatId });
+        setPromptFocus({ chatId });
         return true;
       },
       dismissProblem(): void {

@@ -14,5 +14,7 @@ describe('commandContext', () => {
     const text = commandContext(record, `${'a'.repeat(100)}${'z'.repeat(100)}`, 20);
     expect(text).toContain(`${'a'.repeat(10)}\n... 180 characters omitted ...\n${'z'.repeat(10)}`);
     expect(commandContext(record, 'has ``` inside').split('\n')[1]).toBe('````');
+    // A command line's own fence (a heredoc's line) cannot close it either.
+    expect(commandContext({ ...record, command: "cat <<'EOF'\n`````\nEOF" }, '').split('\n')[1]).toBe('``````');
   });
 });

@@ -17,8 +17,10 @@ export function commandContext(record: Pick<CommandRecord, 'command' | 'cwd' | '
     const half = Math.floor(max / 2);
     shown = `${output.slice(0, half)}\n... ${output.length - 2 * half} characters omitted ...\n${output.slice(output.length - half)}`;
   }
-  // A fence longer than any run of backticks in the output, so the output cannot close it.
-  const longest = Math.max(2, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length));
+  const line = record.command ?? '(command line not known)';
+  // A fence longer than any run of backticks in the output or the command line (a heredoc spans lines),
+  // so neither can close it.
+  const longest = Math.max(2, ...[...`${line}\n${shown}`.matchAll(/`+/g)].map((run) => run[0].length));
   const fence = '`'.repeat(longest + 1);
-  return `Terminal command${where} (${ended}):\n${fence}\n$ ${record.command ?? '(command line not known)'}\n${shown}\n${fence}`;
+  return `Terminal command${where} (${ended}):\n${fence}\n$ ${line}\n${shown}\n${fence}`;
 }

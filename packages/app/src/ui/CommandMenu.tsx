@@ -3,6 +3,7 @@
 import { Show } from 'solid-js';
 import { useChat } from '../chat/chat-context.jsx';
 import { commandContext } from '../chat/command-context.js';
+import type { Chat } from '../chat/chat-state.js';
 import type { CommandMenuAt } from '../terminal/terminal-context.jsx';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 import { PopupMenu } from './PopupMenu.jsx';
@@ -20,8 +21,9 @@ export function CommandMenu(props: { at: CommandMenuAt }) {
   const record = view?.commandRecord(commandId);
   const output = view?.commandOutput(commandId) ?? null;
   const canRerun = record?.command != null && terminal.canRerun(id);
-  const target = chat.activeChat() ?? chat.state.chats.find((candidate) => candidate.info.state !== 'ended');
-  const chatTarget = target && target.info.state !== 'ended' ? target : undefined;
+  // The chat in front, or else one still open (an ended chat in front must not hide the others).
+  const open = (candidate: Chat | undefined) => (candidate && candidate.info.state !== 'ended' ? candidate : undefined);
+  const chatTarget = open(chat.activeChat()) ?? chat.state.chats.find((candidate) => open(candidate));
 
   function close(): void {
     terminal.closeCommandMenu();
@@ -34,9 +36,9 @@ export function CommandMenu(props: { at: CommandMenuAt }) {
   }
 
   function sendToChat(): void {
-    if (!record || !chatTarget) return;
+    if (!record || output === null || !chatTarget) return;
     terminal.closeCommandMenu();
-    chat.addToDraft(chatTarget.info.id, commandContext(record, output ?? ''));
+    chat.addToDraft(chatTarget.info.id, commandContext(record, output));
   }
 
   return (
@@ -58,7 +60,7 @@ export function CommandMenu(props: { at: CommandMenuAt }) {
       </Show>
       <Show when={chatTarget}>
         {(to) => (
-          <button type="button" role="menuitem" class="context-menu-item" disabled={!record} title={`Add the command and its output to your message to ${to().info.agentName}`} onClick={sendToChat}>
+          <button type="button" role="menuitem" class="context-menu-item" disabled={!record || output === null} title={`Add the command and its output to your message to ${to().info.agentName}`} onClick={sendToChat}>
             <span>Send to chat</span>
           </button>
         )}

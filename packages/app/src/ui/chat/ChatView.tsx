@@ -1,6 +1,6 @@
 // One chat on screen: its plan, transcript, open question and prompt box.
 import { MessageText } from './MessageText.jsx';
-import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from 'solid-js';
+import { createEffect, createSignal, For, Match, on, onCleanup, onMount, Show, Switch } from 'solid-js';
 import { useChat } from '../../chat/chat-context.jsx';
 import { useTerminal } from '../../terminal/terminal-context.jsx';
 import type { Chat } from '../../chat/chat-state.js';
@@ -47,6 +47,14 @@ export function ChatView(props: { chat: Chat }) {
     });
     if (info().state !== 'ended') prompt?.focus();
   });
+  // Context added to the draft from elsewhere (a command's "Send to chat"): the keyboard follows it, after it.
+  // A view mounted by that request takes the keyboard in onMount above.
+  createEffect(on(chat.promptFocus, (request) => {
+    if (!prompt || request?.chatId !== info().id || info().state === 'ended') return;
+    prompt.focus();
+    prompt.setSelectionRange(prompt.value.length, prompt.value.length);
+    prompt.scrollTop = prompt.scrollHeight;
+  }, { defer: true }));
 
   return (
     <div class="chat-view" data-testid="chat-view" data-chat-id={info().id} data-state={info().state}>
