@@ -5,6 +5,7 @@ import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
 import { remoteControlPath, sshEnv, sshProgram } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
+import { isProcessAlive } from '../common/process-identity.js';
 import { descendsFrom, pidsHoldingSocket } from '../common/peer-process.js';
 import { listeningSockets } from '../proc/tcp-table.js';
 
@@ -86,7 +87,7 @@ async function forwardThroughMaster(
   const ended = new Promise<void>((resolve) => (done = resolve));
   // The forward lives as long as the master: gone with it (the link dropped), the next click makes a new one.
   const watch = setInterval(() => {
-    if (!alive(pid)) finish();
+    if (!isProcessAlive(pid)) finish();
   }, MASTER_POLL_MS);
   watch.unref();
   let over = false;
@@ -106,15 +107,6 @@ async function forwardThroughMaster(
       finish();
     },
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The forward in an ssh of its own (no shared connection to the remote). */

@@ -1,18 +1,14 @@
 // A local host's panel showing a remote's sessions through real OpenSSH: a test sshd on loopback, the checkout's ptydeck
 // installed for a test user there.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import type WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOutputFrame } from '@ptydeck/contract';
-import { startLocalServer, type LocalServer } from '../host/local-server.js';
-import { buildCore } from '../testing/host-sandbox.js';
+import type { LocalServer } from '../host/local-server.js';
 import { MessageQueue, openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';
-import { canRunSshServer, startSshServer, type SshServer } from '../testing/ssh-server.js';
-import { remoteHostsOpener } from './remote-hosts.js';
-import { addRemote } from './remotes-config.js';
+import { canRunSshServer, type SshServer } from '../testing/ssh-server.js';
+import { startRemoteHost } from '../testing/remote-host.js';
 
 /** A panel socket that acknowledges every frame and checks each stream's cursors: a gap or a repeat throws. */
 class Panel {
@@ -52,20 +48,7 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
   let local: LocalServer;
 
   beforeAll(async () => {
-    buildCore();
-    server = await startSshServer();
-    server.install();
-    const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-config-'));
-    addRemote(configDir, { name: 'box', destination: server.alias });
-    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-'));
-    local = await startLocalServer({
-      stateDir,
-      configDir,
-      writeDiscovery: false,
-      appDir: '/nonexistent',
-      sandbox: false,
-      remotes: remoteHostsOpener({ configDir, stateDir, env: { ...process.env, PTYDECK_SSH: server.ssh } }),
-    });
+    ({ server, local } = await startRemoteHost());
   }, 60_000);
 
   afterAll(async () => {

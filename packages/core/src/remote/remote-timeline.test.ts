@@ -1,35 +1,17 @@
 // A remote's command timeline in this machine's panel, through real OpenSSH: the remote user's login shell is bash,
 // so the remote host gives its tabs ptydeck's marks and records their commands.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../host/local-server.js';
-import { buildCore } from '../testing/host-sandbox.js';
+import type { LocalServer } from '../host/local-server.js';
 import { openSocket } from '../testing/http.js';
-import { canRunSshServer, startSshServer, type SshServer } from '../testing/ssh-server.js';
-import { remoteHostsOpener } from './remote-hosts.js';
-import { addRemote } from './remotes-config.js';
+import { canRunSshServer, type SshServer } from '../testing/ssh-server.js';
+import { startRemoteHost } from '../testing/remote-host.js';
 
 describe.runIf(canRunSshServer())("a remote's timeline in this machine's panel over real OpenSSH", () => {
   let server: SshServer;
   let local: LocalServer;
 
   beforeAll(async () => {
-    buildCore();
-    server = await startSshServer({ shell: '/bin/bash' });
-    server.install();
-    const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-config-'));
-    addRemote(configDir, { name: 'box', destination: server.alias });
-    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-'));
-    local = await startLocalServer({
-      stateDir,
-      configDir,
-      writeDiscovery: false,
-      appDir: '/nonexistent',
-      sandbox: false,
-      remotes: remoteHostsOpener({ configDir, stateDir, env: { ...process.env, PTYDECK_SSH: server.ssh } }),
-    });
+    ({ server, local } = await startRemoteHost({ shell: '/bin/bash' }));
   }, 60_000);
 
   afterAll(async () => {
