@@ -217,4 +217,36 @@ describe('OutputLog', () => {
     small.append(bytes('$ '));
     expect(small.bufferBytes).toBeLessThan(1024);
   });
+
+  it('keeps an adopted batch in order among copied chunks, reads across it, and gives its buffer back once trimmed', () => {
+    const given: Uint8Array[] = [];
+    const slabs = new BufferPool(SLAB_BYTES, 8);
+    const batch = new Uint8Array(64 * 1024);
+    const pool = { size: SLAB_BYTES, take: () => slabs.take(), give: (buffer: Uint8Array) => (buffer.buffer === batch.buffer ? given.push(buffer) : slabs.give(buffer)) };
+    const log = new OutputLog(pool);
+    const adopted = batch.subarray(0, 62 * 1024).fill(0x62);
+    expect(log.append(bytes('aaa'))).toBe(0);
+    expect(log.adopt(adopted)).toBe(3);
+    expect(log.append(bytes('ccc'))).toBe(3 + adopted.length);
+    const end = 6 + adopted.length;
+    expect(log.end).toBe(end);
+    // Not copied: the log reads what the batch holds.
+    batch[0] = 0x42;
+    const all = log.readFrom();
+    expect(all.data.length).toBe(end);
+    expect(text(all.data.subarray(0, 5))).toBe('aaaBb');
+    expect(text(all.data.subarray(end - 5))).toBe('bbccc');
+    expect(text(log.readFrom(end - 4, 2).data)).toBe('bc');
+    // The slab before the batch is closed: the copy after it starts a new one, at full size once past the first slabs.
+    expect(log.bufferBytes).toBeLessThanOrEqual(batch.byteLength + 2 * SLAB_BYTES);
+    log.trimTo(4);
+    expect(text(log.readFrom().data)).toBe('bccc');
+    expect(given).toEqual([]);
+    log.trimTo(3);
+    expect(given.length).toBe(1);
+    expect(given[0]!.buffer).toBe(batch.buffer);
+    expect(text(log.readFrom().data)).toBe('ccc');
+    log.clear();
+    expect(given.length).toBe(1);
+  });
 });

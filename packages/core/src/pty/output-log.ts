@@ -123,6 +123,29 @@ export class OutputLog {
   }
 
   /**
+   * Appends `batch` by keeping it instead of a copy, and returns its cursor.
+   * For a buffer the caller gives up whole and nothing else writes (a read
+   * thread batch nearly full: the copy of every flood byte was a fifth of
+   * the log's cost per byte delivered, figure 2). `batch` must start its
+   * buffer; trimmed, the buffer goes to the pool's give() like a slab (the
+   * PTY service's pool hands a batch back to the read thread). The slab
+   * being filled is closed: later appends start a new one at full size.
+   */
+  adopt(batch: Uint8Array): number {
+    const cursor = this.endCursor;
+    if (batch.length === 0) return cursor;
+    if (batch.byteOffset !== 0) throw new RangeError('an adopted batch starts its buffer');
+    this.syncTail();
+    this.chunks.push(batch);
+    this.starts.push(cursor);
+    this.endCursor += batch.length;
+    // The tail counts as full (what it holds is synced above), so the next append starts a slab, its size
+    // still doubling from the tail's (syncTail looks only at the last chunk, now the batch).
+    this.tailUsed = this.tail.length;
+    return cursor;
+  }
+
+  /**
    * Makes the last chunk view all that appends wrote to the tail slab (unless
    * trimming cut into it: then its tail part). Done before the chunks are
    * looked at, not on every append: a flood appends several chunks a read.

@@ -5,11 +5,11 @@ import { reportError, type SessionId, type SessionSource } from '@ptydeck/contra
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
 import { buildSessionEnv } from './environment.js';
-import { BufferPool } from './buffer-pool.js';
 import { EventHub } from './event-hub.js';
 import { FLOOD } from './flood.js';
 import { FloodTurns } from './flood-turns.js';
 import { LoopWatch } from './loop-watch.js';
+import { adoptable, LogBuffers } from './log-buffers.js';
 import { LogRetention } from './log-retention.js';
 import { isSignalName, signalPosixSession } from './process-tree.js';
 import { MAX_INPUT_BACKLOG_BYTES, spawnPtyProcess, type PtyExit } from './pty-process.js';
@@ -57,8 +57,11 @@ class PtyServiceImpl implements PtyService {
   private disposed = false;
   private readonly floods: FloodTurns;
   private readonly readThread: SharedReadThread;
-  /** The logs' slabs: one trimmed from any log is filled again by the next append to any (OutputLog). */
-  private readonly slabs = new BufferPool(SLAB_BYTES, SPARE_SLABS);
+  /**
+   * The logs' slabs: one trimmed from any log is filled again by the next append to any (OutputLog); a read
+   * thread batch a log kept goes back to the thread.
+   */
+  private readonly slabs: LogBuffers;
   private readonly loop: LoopWatch;
   readonly labels: SessionLabels;
 
@@ -72,6 +75,7 @@ class PtyServiceImpl implements PtyService {
     this.loop = new LoopWatch(FLOOD.quietMs / 2);
     this.floods = new FloodTurns({ readers: this.config.floodReaders, loop: this.loop });
     this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed, this.loop);
+    this.slabs = new LogBuffers(SLAB_BYTES, SPARE_SLABS, this.readThread.reuse);
     this.quota = new SessionQuota(this.config);
     this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));
   }
@@ -302,10 +306,12 @@ class PtyServiceImpl implements PtyService {
   }
 
   // The hot path: one append, one scan for every handler (the title's, the agent tool's), one event object per chunk.
-  // A reusable chunk (a read thread batch) is lent to the listeners for their call, then goes back to the thread.
+  // A reusable chunk (a read thread batch) is lent to the listeners for their call, then goes back to the thread,
+  // unless the log keeps it (nearly full: a flood's), which gives it back once trimmed.
   private onData(session: PtySession, chunk: Buffer, reusable = false): void {
     const log = session.log;
-    const cursor = log.append(chunk);
+    const adopted = reusable && adoptable(chunk);
+    const cursor = adopted ? log.adopt(new Uint8Array(chunk.buffer, 0, chunk.length)) : log.append(chunk);
     session.floodTurn?.read(chunk.length);
     this.retention.appended(session, chunk.length);
     // Before 'pty.data': its listeners (the agent tool's ingest) find the chunk's sequences applied.
@@ -313,7 +319,7 @@ class PtyServiceImpl implements PtyService {
     if (this.events.has('pty.data')) {
       this.events.emit('pty.data', { type: 'pty.data', id: session.id, cursor, data: chunk });
     }
-    if (reusable) this.readThread.reuse(chunk.buffer as ArrayBuffer);
+    if (reusable && !adopted) this.readThread.reuse(chunk.buffer as ArrayBuffer);
     const title = session.titles.take();
     if (title !== undefined && title !== session.info.title) {
       session.info.title = title;

@@ -10,6 +10,7 @@ import { spawnPtyProcess, type PtyExit } from './pty-process.js';
 import { createPtyService } from './pty-service.js';
 import { LoopWatch } from './loop-watch.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
+import { BATCH_BYTES } from './read-thread-protocol.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { busy, turnMeter } from '../testing/loop-turns.js';
@@ -221,7 +222,7 @@ describe('the read thread', () => {
     expect(leaked).toEqual([]);
   });
 
-  it("a flood's batches go back to the thread once the log copied them, and the log stays whole while they are filled again", async () => {
+  it("a flood's batches go back to the thread once the log copied them or trimmed a full one it kept, and the log stays whole while they are filled again", async () => {
     // How many batches are lent depends on how full the thread's batches were, which depends on how
     // fast the main thread kept up (on a fast machine most come as small copies, never lent): so the
     // test accounts for each lent batch rather than counting them.
@@ -268,9 +269,13 @@ describe('the read thread', () => {
       checkLog();
       expect(broken).toBe('');
       expect(checked).toBeGreaterThan(5);
-      // About 20 MiB through a 4 MiB log: every lent batch went back, each time it was lent, and none is held.
+      // About 20 MiB through a 4 MiB log: every lent batch went back, at most once each time it was lent, but
+      // for the full ones the log still keeps (OutputLog.adopt): at most what fills its 4 MiB.
       expect(given.length).toBeGreaterThan(0);
-      expect(given).toEqual(lent);
+      const times = (list: ArrayBuffer[]) => list.reduce((counts, buffer) => counts.set(buffer, (counts.get(buffer) ?? 0) + 1), new Map<ArrayBuffer, number>());
+      const lentTimes = times(lent);
+      for (const [buffer, count] of times(given)) expect(count).toBeLessThanOrEqual(lentTimes.get(buffer) ?? 0);
+      expect(lent.length - given.length).toBeLessThanOrEqual(Math.ceil(logBytes / (BATCH_BYTES - 4096)) + 1);
       expect(readAll(service, id).toString('latin1').endsWith('2999999\r\n3000000\r\n')).toBe(true);
     } finally {
       ReadThread.prototype.reuse = reuse;

@@ -97,6 +97,8 @@ export class ScreenService {
       eager: inWorker,
       bulk: new Set(),
       commandCursors: (id, from, to) => this.commandCursors(id, from, to),
+      // Only for the worker's screens: a screen made in this thread keeps what it is given.
+      sliceBuffer: (maxBytes) => (inWorker() ? worker!.sliceBuffer(maxBytes) : undefined),
     };
     this.subscriptions.add(service.on('pty.created', (e) => this.ensure(e.info)));
     this.subscriptions.add(service.on('pty.updated', (e) => this.ensure(e.info).resized(e.info.cols, e.info.rows)));

@@ -1,6 +1,7 @@
 // Runs every session's screen parser in one worker thread, so parsing never delays PTY reads or keystrokes.
 import { Worker } from 'node:worker_threads';
 import type { ErrorReporter } from '@ptydeck/contract';
+import { BufferPool } from '../pty/buffer-pool.js';
 import { ScreenMirror, type ScreenMirrorOptions } from './screen-mirror.js';
 import type { ScreenReply, ScreenRequest, ScreenTextValue } from './screen-worker-protocol.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
@@ -22,6 +23,19 @@ const MAX_WORKER_DEATHS = 3;
  * garbage a smaller one collects as well (the bench README's "Memory").
  */
 export const SCREEN_WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } } as const;
+
+/**
+ * The buffers slices for the worker are read into (see sliceBuffer), by the
+ * most bytes each takes, and how many of each are kept: the background's
+ * 64 KiB slices and a read's catch-up of up to a megabyte (SessionScreen).
+ * Each comes back with the worker's answer to its write. A new buffer per
+ * slice cost more than the copy into it: a 64 KiB one about 20 us, about
+ * what its postMessage costs, and new external memory for V8's next GC.
+ */
+const SLICE_POOLS = [
+  { bytes: 64 * 1024, spare: 4 },
+  { bytes: 1024 * 1024, spare: 1 },
+] as const;
 
 export interface ScreenWorkerOptions {
   reportError: ErrorReporter;
@@ -55,6 +69,9 @@ export class ScreenWorker {
   private disposed = false;
   /** The history budget of screens made in this thread once the worker gave up. */
   private readonly shares = new ScrollbackShares(SHARED_SCROLLBACK_LINES);
+  private readonly slicePools = SLICE_POOLS.map(({ bytes, spare }) => new BufferPool(bytes, spare));
+  /** Buffers handed out by sliceBuffer: a write of a view of one transfers it instead of a copy. */
+  private readonly lent = new WeakSet<ArrayBufferLike>();
 
   constructor(private readonly options: ScreenWorkerOptions) {}
 
@@ -89,6 +106,25 @@ export class ScreenWorker {
     this.worker = undefined;
     this.loseAll(new ScreenLostError('the screen worker was disposed'));
     await worker?.terminate();
+  }
+
+  /**
+   * A buffer of at least `maxBytes` to read a slice into for a screen of
+   * this worker, or undefined when none is pooled for that size. A write of
+   * a view at its start hands the buffer to the worker, which gives it back
+   * with its answer.
+   */
+  sliceBuffer(maxBytes: number): Uint8Array | undefined {
+    const pool = this.slicePools.find((p) => p.size >= maxBytes);
+    if (!pool || this.gaveUp) return undefined;
+    const buffer = pool.take();
+    this.lent.add(buffer.buffer);
+    return buffer;
+  }
+
+  /** @internal Whether `buffer` came from sliceBuffer(), so a write may transfer it whole. */
+  lends(buffer: ArrayBufferLike): boolean {
+    return this.lent.has(buffer);
   }
 
   /** @internal RemoteScreen's channel: a request and its answer. */
@@ -139,6 +175,10 @@ export class ScreenWorker {
   }
 
   private onReply(reply: ScreenReply): void {
+    if (reply.type === 'done' && reply.buffer) {
+      const buffer = new Uint8Array(reply.buffer);
+      this.slicePools.find((p) => p.size === buffer.byteLength)?.give(buffer);
+    }
     const pending = this.pending.get(reply.req);
     if (!pending) return;
     this.pending.delete(reply.req);
@@ -178,8 +218,9 @@ class RemoteScreen implements MirrorScreen {
 
   /**
    * Hands `data` to the worker without copying it when `data` owns its whole
-   * buffer, as a log read's copy does (PtyService.read): the buffer moves to
-   * the worker and `data` is left empty.
+   * buffer, as a log read's copy does (PtyService.read), or starts one from
+   * ScreenWorker.sliceBuffer: the buffer moves to the worker (which gives it
+   * back with its answer) and `data` is left empty.
    */
   write(data: Uint8Array, marks?: WriteMarks): Promise<void> {
     return this.send(data, false, marks);
@@ -191,7 +232,7 @@ class RemoteScreen implements MirrorScreen {
 
   private async send(data: Uint8Array, skim: boolean, marks?: WriteMarks): Promise<void> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
-    const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
+    const owned = data.byteOffset === 0 && data.buffer instanceof ArrayBuffer && (data.byteLength === data.buffer.byteLength || this.host.lends(data.buffer));
     const payload = owned ? data : data.slice();
     const req = this.host.newRequest();
     await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim, ...(marks && marks.cursors.length > 0 ? { marks } : {}) }, [

@@ -23,5 +23,6 @@ export interface ScreenTextValue {
 }
 
 export type ScreenReply =
-  | { type: 'done'; req: number; value?: SerializedScreen | ScreenTextValue }
+  /** `buffer`: a write's bytes' buffer, transferred back once parsed, for the main thread to fill again (ScreenWorker). */
+  | { type: 'done'; req: number; value?: SerializedScreen | ScreenTextValue; buffer?: ArrayBuffer }
   | { type: 'failed'; req: number; message: string };

@@ -6,6 +6,7 @@ import { waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
+import { ScreenWorker } from './screen-worker-host.js';
 import { SCREEN_WORKER_URL } from './screen-worker-url.js';
 
 let service: PtyService;
@@ -181,5 +182,32 @@ describe('ScreenService with the screen worker', () => {
     await exited;
     expect(await screens.text(info.id)).toEqual({ text: '', altScreen: false, cursor: 0 });
     await service.remove(info.id);
+  });
+});
+
+describe('ScreenWorker', () => {
+  it('hands a slice read into its buffer to the worker whole, and gets the buffer back with the answer to fill again', async () => {
+    const worker = new ScreenWorker({
+      reportError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      const screen = worker.createScreen({ cols: 20, rows: 3 });
+      const bytes = new TextEncoder().encode('hello\r\nworld');
+      const buffer = worker.sliceBuffer(bytes.length)!;
+      buffer.set(bytes);
+      const slice = buffer.subarray(0, bytes.length);
+      const written = screen.write(slice);
+      // Transferred, not copied: the view is left empty.
+      expect(slice.length).toBe(0);
+      await written;
+      expect((await screen.text()).text).toBe('hello\nworld');
+      // The same memory, back from the worker: the next slice's buffer still holds what this one wrote.
+      const again = worker.sliceBuffer(bytes.length)!;
+      expect(new TextDecoder().decode(again.subarray(0, bytes.length))).toBe('hello\r\nworld');
+    } finally {
+      await worker.dispose();
+    }
   });
 });

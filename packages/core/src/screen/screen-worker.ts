@@ -51,17 +51,21 @@ function served(): void {
 
 warmUpParser(whenIdle).catch(() => {});
 
-function reply(message: ScreenReply): void {
-  port!.postMessage(message);
+function reply(message: ScreenReply, transfer?: ArrayBuffer[]): void {
+  port!.postMessage(message, transfer);
 }
 
-/** Runs `op` after the screen's earlier operations; its result or failure goes back as the reply to `req`. */
-function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undefined> | ReplyValue | undefined): void {
+/**
+ * Runs `op` after the screen's earlier operations; its result or failure goes back as the reply to `req`.
+ * `giveBack`: a write's buffer, which nothing here reads once it is parsed: it goes back with the answer.
+ */
+function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undefined> | ReplyValue | undefined, giveBack?: ArrayBuffer): void {
   busy++;
   entry.chain = entry.chain.then(async () => {
     try {
       const value = await op();
-      reply(value === undefined ? { type: 'done', req } : { type: 'done', req, value });
+      if (giveBack) reply({ type: 'done', req, buffer: giveBack }, [giveBack]);
+      else reply(value === undefined ? { type: 'done', req } : { type: 'done', req, value });
     } catch (error) {
       reply({ type: 'failed', req, message: error instanceof Error ? error.message : String(error) });
     } finally {
@@ -85,10 +89,15 @@ port.on('message', (message: ScreenRequest) => {
   }
   switch (message.type) {
     case 'write':
-      return enqueue(entry, message.req, async () => {
-        await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data, message.marks));
-        return undefined;
-      });
+      return enqueue(
+        entry,
+        message.req,
+        async () => {
+          await (message.skim ? entry.mirror.skim(message.data) : entry.mirror.write(message.data, message.marks));
+          return undefined;
+        },
+        message.data.buffer as ArrayBuffer,
+      );
     case 'resize':
       // Nothing to reply to: a resize that throws (it never has) must still not stop the chain.
       entry.chain = entry.chain.then(() => entry.mirror.resize(message.cols, message.rows)).catch(() => {});

@@ -16,6 +16,8 @@ import { skimTarget } from './skim-target.js';
  * the loop once per slice.
  */
 const READ_CHUNK = 1024 * 1024;
+/** Slices from this size are read into a buffer the worker gives back (SessionScreenDeps.sliceBuffer). */
+const POOLED_SLICE_FROM = 4096;
 
 export interface SessionScreenDeps {
   service: PtyService;
@@ -42,6 +44,11 @@ export interface SessionScreenDeps {
    * resync's gutter marks.
    */
   commandCursors: (id: SessionId, from: number, to: number) => readonly number[];
+  /**
+   * A buffer to read a slice of up to `maxBytes` into, which a write hands on
+   * whole (ScreenWorker.sliceBuffer), or undefined: the read allocates a copy.
+   */
+  sliceBuffer?: (maxBytes: number) => Uint8Array | undefined;
 }
 
 /**
@@ -270,7 +277,10 @@ export class SessionScreen implements BackgroundParse {
     const limit = skimTo !== undefined ? skimTo - from : nextResize === undefined ? chunk : Math.max(1, Math.min(chunk, nextResize - from));
     let slice;
     try {
-      slice = this.deps.service.read(this.id, { cursor: from, maxBytes: limit });
+      // Worth a pooled buffer only for a slice larger than a PTY read: a small copy costs less to allocate.
+      const expected = Math.min(limit, this.end - from);
+      const into = expected >= POOLED_SLICE_FROM ? this.deps.sliceBuffer?.(expected) : undefined;
+      slice = this.deps.service.read(this.id, { cursor: from, maxBytes: limit, ...(into ? { into } : {}) });
     } catch {
       this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
       return;
