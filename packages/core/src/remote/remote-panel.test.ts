@@ -173,6 +173,8 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     const { info } = await p.messages.json((m) => m.type === 'created' && m.requestId === 'f1');
     p.send({ type: 'attach', id: info.id, cursor: null });
     await until(() => (p.resyncs.get(info.id) ?? 0) === 1, 'the first screen');
+    // Typed before the shell's prompt, the line is echoed by the terminal ahead of it and "line 1" lands after the prompt.
+    await until(() => (p.text.get(info.id) ?? '').includes('$ '), 'the prompt');
     p.send({ type: 'input', id: info.id, data: 'for i in $(seq 1 20000); do echo "line $i"; [ $((i % 500)) = 0 ] && sleep 0.05; done; echo flood-done\r' });
     await until(() => /^line 2000\r?$/m.test(p.text.get(info.id) ?? ''), 'mid-flood');
     const [ssh] = sshChildren();
