@@ -47,20 +47,42 @@ export function worstOf(runs) {
 function worstOfFigure(runs) {
   const failed = runs.find((rows) => rows.length === 0 || rows.some((r) => /FAILED/.test(r.metric)));
   if (failed) return failed.length > 0 ? failed : [{ ...runs.find((rows) => rows.length > 0)[0], metric: 'FAILED (missing in a run)', pass: false }];
+  // Rows are matched by what they measure, not where they stand: a run may have rows another has not
+  // (figure 2's "runs where the client was resynced" only when one was), which would shift every row
+  // after it. Counts in a metric ("1012 keys") differ from run to run; repeated metrics ("peak RSS")
+  // are told apart by their order.
+  const keyed = runs.map(keyRows);
+  const order = [...new Set([...keyed].sort((a, b) => b.size - a.size).flatMap((rows) => [...rows.keys()]))];
   const worst = [];
   let context = 0;
-  runs[0].forEach((first, i) => {
-    const same = runs.map((rows) => rows[i]);
-    if (first.pass === null || same.some((r) => r === undefined)) {
-      worst.push(runs[context][i] ?? first);
-      return;
+  for (const key of order) {
+    const same = keyed.map((rows) => rows.get(key));
+    const present = same.find((r) => r !== undefined);
+    if (present.pass === null || same.some((r) => r === undefined)) {
+      // No target, or not in every run: from the run the target row above came from, if it has it.
+      const fromContext = same[context];
+      if (fromContext !== undefined || present.pass !== null) worst.push(fromContext ?? present);
+      continue;
     }
     const chosen = worstRow(same);
     context = same.indexOf(chosen);
     const each = same.map((r) => formatMeasure(r, targetDirection(r.target).on)).join(', ');
     worst.push({ ...chosen, note: [chosen.note, `worst of ${runs.length} runs (${each}), run ${context + 1} shown`].filter(Boolean).join('; ') });
-  });
+  }
   return worst;
+}
+
+/** A run's rows of one figure by what each measures (digits aside), the n-th of a repeated metric apart. */
+function keyRows(rows) {
+  const keyed = new Map();
+  const seen = new Map();
+  for (const r of rows) {
+    const metric = String(r.metric).replace(/\d+(\.\d+)?/g, '#');
+    const n = seen.get(metric) ?? 0;
+    seen.set(metric, n + 1);
+    keyed.set(`${metric}#${n}`, r);
+  }
+  return keyed;
 }
 
 function formatMeasure(row, on) {

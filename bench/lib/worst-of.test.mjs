@@ -47,3 +47,23 @@ describe('worstOf', () => {
     expect(worstOf([only])).toBe(only);
   });
 });
+
+describe('worstOf with rows only some runs have', () => {
+  it('matches rows by what they measure, so an info row in one run shifts nothing, and its miss shows', () => {
+    const delivery = (label, ratio, resynced) => [
+      row({ figure: '2', metric: `delivery, ${label} (MB/s)`, value: 80 * ratio, baseline: 80, target: '>= 0.9x raw', pass: ratio >= 0.9 }),
+      row({ figure: '2', metric: '  core CPU per MB (ms)', value: 6 }),
+      ...(resynced ? [row({ figure: '2', metric: '  runs resynced', value: resynced })] : []),
+    ];
+    const runs = [
+      [...delivery('plain', 0.95, 0), ...delivery('colored', 1.01, 0)],
+      [...delivery('plain', 0.98, 2), ...delivery('colored', 0.7, 1)],
+    ];
+    const worst = worstOf(runs);
+    const colored = worst.find((r) => r.metric === 'delivery, colored (MB/s)');
+    expect(colored.pass).toBe(false);
+    expect(colored.note).toMatch(/run 2 shown/);
+    // The resync rows come with the target row of their run; run 1's plain row is the worst plain.
+    expect(worst.map((r) => r.metric)).toEqual(['delivery, plain (MB/s)', '  core CPU per MB (ms)', 'delivery, colored (MB/s)', '  core CPU per MB (ms)', '  runs resynced']);
+  });
+});
