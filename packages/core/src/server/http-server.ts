@@ -28,6 +28,7 @@ import { PanelConnection, snapshotMessage, type PanelConnectionDeps } from './pa
 import type { ChatBindings } from '../chats/chat-bindings.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
+import { claimedPid, json, parseTicket, plain, readBody, refuseUpgrade } from './http-replies.js';
 import { mcpLaunchCommand } from '../common/mcp-launch.js';
 import { isChallenge, PROOF_HEADER, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
@@ -42,12 +43,6 @@ import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
  * `judge` names the asking process as /ticket does. Answers whether it handled the request.
  */
 export type ServerRoute = (req: IncomingMessage, res: ServerResponse, asker: { pathname: string; judge(): PeerVerdict }) => boolean;
-
-/** The pid a request names as its sender; NaN for a header that is not one pid, so that the judge refuses it. */
-function claimedPid(header: string | string[] | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  return typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : Number.NaN;
-}
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
@@ -423,52 +418,4 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 /** ws, required rather than imported so that it loads with the first panel, not at start. */
 function loadWs(): typeof import('ws') {
   return createRequire(import.meta.url)('ws') as typeof import('ws');
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
-/** The request body as text, rejecting once it passes `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.destroy();
-        reject(new Error('body too large'));
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function parseTicket(body: string): string | undefined {
-  try {
-    const value = (JSON.parse(body) as { ticket?: unknown }).ticket;
-    return typeof value === 'string' && value.length > 0 ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function plain(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(body);
-}
-
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
-
-function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
-  const body = `${reason}\n`;
-  const extra = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 }
