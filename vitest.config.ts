@@ -1,5 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Tests never touch the real HOME. The test processes are forked with a throwaway one, so what
+// reaches a shell through them is not the developer's either: a host learns its developer tabs'
+// environment from the client's /proc/<pid>/environ, which for an in-process panel is the test's.
+const home = mkdtempSync(join(tmpdir(), 'ptydeck-vitest-home-'));
+Object.assign(process.env, {
+  HOME: home,
+  HISTFILE: join(home, '.bash_history'),
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_STATE_HOME: join(home, '.local', 'state'),
+  XDG_DATA_HOME: join(home, '.local', 'share'),
+  XDG_CACHE_HOME: join(home, '.cache'),
+});
 
 // Unit and integration tests sit beside the code (*.test.ts). They run in Node:
 // the app's tests cover its pure modules (reducers, protocol client logic).
