@@ -3,9 +3,11 @@
 // baselines are ssh itself: keystroke echo against `ssh DEST cat` (a byte in, the same byte out), delivery
 // against `ssh DEST cat <file>` read here. Neither has a terminal, while a remote session's bytes pass a PTY
 // there, so each has a like-for-like row beside it (info): the same through `ssh -tt DEST`, a PTY on the
-// remote (`stty raw -echo; exec cat` for echo, as figure 3 does; `cat <file>` for delivery). Keystrokes and
-// deliveries alternate between the paths so all see the same load.
-import { spawn } from 'node:child_process';
+// remote (`stty raw -echo; exec cat` for echo, as figure 3 does; `cat <file>` for delivery). A fourth delivery,
+// no ssh at all, is the PTY's own ceiling: `cat <file>` on a bare PTY whose master python3 reads as fast as it
+// can, which bounds every path that carries a terminal's output. Keystrokes and deliveries alternate between
+// the paths so all see the same load.
+import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deferred, median, MiB, now, onCleanup, row, summarize, withDeadline } from './lib/harness.mjs';
@@ -17,6 +19,29 @@ import { canRunSshBox, startSshBox } from './lib/ssh-box.mjs';
 const ECHO_RATIO_TARGET = 1.5;
 const DELIVERY_TARGET = 0.8;
 const WARMUP_KEYS = 50;
+/**
+ * `cat FILE` on a bare PTY (the slave's termios as a new terminal's: output
+ * processing on, as in a remote shell), its master read by python3 into one
+ * reused 1 MiB buffer until EIO; prints the bytes and seconds from the fork.
+ * Python's loop costs little next to the kernel's: a PTY master hands out at
+ * most 4095 bytes per read and its writer blocks on a few KiB.
+ */
+const PTY_CEILING_SCRIPT = [
+  'import os, pty, sys, time',
+  'buf = bytearray(1 << 20)',
+  'started = time.perf_counter()',
+  'pid, fd = pty.fork()',
+  "if pid == 0: os.execvp('cat', ['cat', sys.argv[1]])",
+  'n = 0',
+  'while True:',
+  '    try: k = os.readv(fd, [buf])',
+  '    except OSError: break',
+  '    if k == 0: break',
+  '    n += k',
+  'seconds = time.perf_counter() - started',
+  'os.waitpid(pid, 0)',
+  "print(n, seconds)",
+].join('\n');
 
 export async function run(ctx) {
   const { workspace, data, sizes, reps } = ctx;
@@ -65,22 +90,34 @@ export async function run(ctx) {
 
     // ---- delivery ----
     const runs = [];
+    const ceiling = canRunPython();
     for (let i = 0; i < reps; i++) {
-      const variants = ['ssh', 'tty', 'panel'];
+      const variants = ['ssh', 'tty', 'panel', ...(ceiling ? ['pty'] : [])];
       const result = {};
       for (let k = 0; k < variants.length; k++) {
         const variant = variants[(i + k) % variants.length];
         if (variant === 'ssh') result.ssh = await sshDelivery(box, remoteFile, '-T');
         else if (variant === 'tty') result.tty = await sshDelivery(box, remoteFile, '-tt');
+        else if (variant === 'pty') result.pty = await ptyCeiling(data.plain.path);
         else result.panel = await panelDelivery(client, remoteFile, data.plain.ptyBytes, `d${i}`);
       }
       ctx.log(
-        `  rep ${i + 1}: ssh -T cat ${result.ssh.mbps.toFixed(1)} MB/s, ssh -tt cat ${result.tty.mbps.toFixed(1)} MB/s, remote session in the panel ${result.panel.mbps.toFixed(1)} MB/s (${result.panel.skipped} bytes skipped by resyncs)`,
+        `  rep ${i + 1}: ssh -T cat ${result.ssh.mbps.toFixed(1)} MB/s, ssh -tt cat ${result.tty.mbps.toFixed(1)} MB/s, remote session in the panel ${result.panel.mbps.toFixed(1)} MB/s (${result.panel.skipped} bytes skipped by resyncs)${result.pty ? `, bare PTY ${result.pty.mbps.toFixed(1)} MB/s` : ''}`,
       );
       runs.push(result);
     }
     const ratio = median(runs.map((r) => r.panel.mbps / r.ssh.mbps));
     const ttyRatio = median(runs.map((r) => r.panel.mbps / r.tty.mbps));
+    const ceilingRow = ceiling
+      ? row({
+          figure: '15',
+          metric: 'PTY ceiling, cat through a bare PTY (MB/s)',
+          value: median(runs.map((r) => r.pty.mbps)),
+          baseline: median(runs.map((r) => r.ssh.mbps)),
+          ratio: median(runs.map((r) => r.pty.mbps / r.ssh.mbps)),
+          note: `baseline: ssh -T DEST cat <file>; no ssh, python3 reading the master; the panel's delivery is ${median(runs.map((r) => r.panel.mbps / r.pty.mbps)).toFixed(2)}x of it`,
+        })
+      : row({ figure: '15', metric: 'PTY ceiling, cat through a bare PTY: skipped (needs python3)', note: 'skipped' });
     return {
       rows: [
         row({ figure: '15', metric: `remote keystroke echo p50, ${c.n} keys (ms)`, value: c.p50, baseline: b.p50, note: 'baseline: ssh DEST cat' }),
@@ -104,6 +141,7 @@ export async function run(ctx) {
           ratio: ttyRatio,
           note: 'baseline: ssh -tt DEST cat <file>, a PTY there',
         }),
+        ceilingRow,
       ],
       details: { echo: { core: c, ssh: b, sshTty: t }, delivery: runs },
     };
@@ -193,6 +231,21 @@ async function sshDelivery(box, file, flag) {
   await withDeadline(new Promise((resolve) => child.once('close', resolve)), 300_000, `ssh ${flag} cat <file>`);
   child.stdin.destroy();
   const seconds = (now() - started) / 1000;
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds };
+}
+
+function canRunPython() {
+  return spawnSync('python3', ['-c', 'import pty']).status === 0;
+}
+
+/** `cat <file>` on a bare PTY on this machine, its master read by python3 (PTY_CEILING_SCRIPT): no ssh, no ptydeck. */
+async function ptyCeiling(file) {
+  const child = spawn('python3', ['-c', PTY_CEILING_SCRIPT, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const code = await withDeadline(new Promise((resolve) => child.once('close', resolve)), 300_000, 'cat through a bare PTY');
+  const [bytes, seconds] = out.trim().split(' ').map(Number);
+  if (code !== 0 || !(bytes > 0) || !(seconds > 0)) throw new Error(`the PTY ceiling's python3 failed (exit ${code}): ${out}`);
   return { bytes, seconds, mbps: bytes / 1e6 / seconds };
 }
 
