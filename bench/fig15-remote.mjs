@@ -6,10 +6,15 @@
 // remote (`stty raw -echo; exec cat` for echo, as figure 3 does; `cat <file>` for delivery). A fourth delivery,
 // no ssh at all, is the PTY's own ceiling: `cat <file>` on a bare PTY whose master python3 reads as fast as it
 // can, which bounds every path that carries a terminal's output. Keystrokes and deliveries alternate between
-// the paths so all see the same load.
+// the paths so all see the same load. Three more echo paths, in the details, say where a remote key's time goes:
+// the box's host alone (a panel of its own user there), then with `panel-channel` (over a pipe), then with ssh
+// (the channel straight over `ssh -T`, no host here); the product adds this machine's host to the last.
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sshArgs } from '../packages/core/dist/remote/ssh-launch.js';
+import { ChannelSocket } from './lib/channel-socket.mjs';
 import { deferred, median, MiB, now, onCleanup, row, summarize, withDeadline } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
@@ -19,6 +24,8 @@ import { canRunSshBox, startSshBox } from './lib/ssh-box.mjs';
 const ECHO_RATIO_TARGET = 1.5;
 const DELIVERY_TARGET = 0.8;
 const WARMUP_KEYS = 50;
+/** Typed into a shell: a raw `cat` echoing each key once, and a marker the typed line itself does not contain. */
+const RAW_CAT = 'stty raw -echo; printf "READY%s" 42; exec cat\r';
 /**
  * `cat FILE` on a bare PTY (the slave's termios as a new terminal's: output
  * processing on, as in a remote shell), its master read by python3 into one
@@ -61,6 +68,7 @@ export async function run(ctx) {
   let client;
   let sshCat;
   let sshTty;
+  let parts;
   try {
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
     const connected = client.nextJson((m) => m.type === 'hosts' && m.hosts[0]?.state === 'connected', 60_000, 'the link to box');
@@ -69,14 +77,15 @@ export async function run(ctx) {
 
     // ---- echo ----
     const echoId = await remoteShell(client, 'e');
-    await typeAndWait(client, echoId, 'stty raw -echo; printf "READY%s" 42; exec cat\r', 'READY42');
+    await client.typeUntil(echoId, RAW_CAT, 'READY42');
     sshCat = spawn(box.ssh, ['-T', box.alias, 'cat'], { stdio: ['pipe', 'pipe', 'ignore'] });
     sshTty = spawn(box.ssh, ['-tt', box.alias], { stdio: ['pipe', 'pipe', 'ignore'] });
     await rawCatOverTty(sshTty);
-    const paths = { ssh: sshEchoer(sshCat), tty: sshEchoer(sshTty), core: (i) => client.echoLatency(echoId, i) };
+    parts = await startEchoParts(box);
+    const paths = { ssh: sshEchoer(sshCat), tty: sshEchoer(sshTty), core: (i) => client.echoLatency(echoId, i), ...parts.paths };
     for (let i = 0; i < WARMUP_KEYS; i++) for (const echo of Object.values(paths)) await echo(i);
-    const samples = { ssh: [], tty: [], core: [] };
     const names = Object.keys(paths);
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let i = 0; i < sizes.keystrokes; i++) {
       // Each key rotates which path goes first.
       for (let k = 0; k < names.length; k++) {
@@ -87,6 +96,11 @@ export async function run(ctx) {
     const c = summarize(samples.core);
     const b = summarize(samples.ssh);
     const t = summarize(samples.tty);
+    const parted = Object.fromEntries(Object.keys(parts.paths).map((name) => [name, summarize(samples[name])]));
+    const ms = (summary) => `${summary.p50.toFixed(2)} / ${summary.p99.toFixed(2)}`;
+    ctx.log(
+      `  echo p50 / p99 ms: ssh -T cat ${ms(b)}; the box's host alone ${ms(parted.boxHost)}, + panel-channel ${ms(parted.channel)}, + ssh ${ms(parted.sshChannel)}, + this machine's host (the product) ${ms(c)}`,
+    );
 
     // ---- delivery ----
     const runs = [];
@@ -143,11 +157,12 @@ export async function run(ctx) {
         }),
         ceilingRow,
       ],
-      details: { echo: { core: c, ssh: b, sshTty: t }, delivery: runs },
+      details: { echo: { core: c, ssh: b, sshTty: t, ...parted }, delivery: runs },
     };
   } finally {
     sshCat?.kill();
     sshTty?.kill();
+    await parts?.close();
     await client?.close();
     await host.stop();
     await box.close();
@@ -155,36 +170,73 @@ export async function run(ctx) {
   }
 }
 
-/** Opens the remote user's shell on box through the panel; resolves with its id once its prompt shows. */
-async function remoteShell(client, requestId) {
+/** Opens the remote user's shell on box through the panel (a panel of box's own host: `host` undefined); resolves with its id once its prompt shows. */
+async function remoteShell(client, requestId, host = 'box') {
   const created = client.nextJson((m) => m.type === 'created' && m.requestId === requestId, 30_000, 'a remote shell');
-  client.send({ type: 'create', requestId, host: 'box', cols: 120, rows: 40 });
+  client.send({ type: 'create', requestId, ...(host ? { host } : {}), cols: 120, rows: 40 });
   const { message } = await created;
   const id = message.info.id;
   client.attach(id, null);
   await client.until(() => client.stream(id).next !== null, 30_000, 'its screen');
-  await typeAndWait(client, id, 'printf "UP%s\\n" 1\r', 'UP1');
+  await client.typeUntil(id, 'printf "UP%s\\n" 1\r', 'UP1');
   return id;
 }
 
-/** Types a line and waits for `marker` in what the session prints next. */
-async function typeAndWait(client, id, line, marker) {
-  let text = '';
-  const seen = deferred();
-  const listen = (frame, isBinary) => {
-    if (!isBinary) return;
-    const headLength = (frame[0] << 8) | frame[1];
-    if (!frame.toString('utf8', 2, 2 + headLength).includes(id)) return;
-    text += frame.toString('utf8', 2 + headLength);
-    if (text.includes(marker)) seen.resolve();
+/**
+ * The echo paths that take this machine's hops away one by one, each a raw
+ * `cat` in a shell of the box's host: `boxHost` a panel of the box's user
+ * there (remote-echo-probe.mjs, which times each key itself), `channel`
+ * `ptydeck panel-channel` run there as that user over pipes, `sshChannel` the
+ * same through its own `ssh -T` (as `ssh -T DEST cat` is, no shared master).
+ */
+async function startEchoParts(box) {
+  const asUser = { uid: box.uid, gid: box.uid, cwd: box.home, env: { HOME: box.home, USER: box.user, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, LANG: 'C.UTF-8' } };
+  const probe = spawn(process.execPath, [fileURLToPath(new URL('./lib/remote-echo-probe.mjs', import.meta.url))], { ...asUser, stdio: ['pipe', 'pipe', 'inherit'] });
+  const pipe = spawn(path.join(box.home, '.local', 'bin', 'ptydeck'), ['panel-channel'], { ...asUser, stdio: ['pipe', 'pipe', 'ignore'] });
+  const overSsh = spawn(box.ssh, sshArgs({ destination: box.alias }, ['panel-channel']), { stdio: ['pipe', 'pipe', 'ignore'] });
+  const children = [probe, pipe, overSsh];
+  const close = async () => {
+    for (const child of children) child.kill();
   };
-  client.ws.on('message', listen);
-  client.send({ type: 'input', id, data: line });
   try {
-    await withDeadline(seen.promise, 30_000, `'${marker}' from the remote shell`);
-  } finally {
-    client.ws.off('message', listen);
+    const answers = lineReader(probe.stdout);
+    await withDeadline(answers(), 60_000, "the box's own panel probe");
+    const paths = {
+      boxHost: async (i) => {
+        probe.stdin.write(`${i}\n`);
+        return Number(await withDeadline(answers(), 10_000, "the box's host echo"));
+      },
+    };
+    for (const [name, child] of [['channel', pipe], ['sshChannel', overSsh]]) {
+      const channel = new PanelClient(new ChannelSocket(child));
+      await withDeadline(channel.snapshot.promise, 60_000, `the ${name} path's snapshot`);
+      const id = await remoteShell(channel, name, undefined);
+      await channel.typeUntil(id, RAW_CAT, 'READY42');
+      paths[name] = (i) => channel.echoLatency(id, i);
+    }
+    return { paths, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
+}
+
+/** Reads a stream line by line: each call resolves with the next line. */
+function lineReader(stream) {
+  const lines = [];
+  let waiting = null;
+  let partial = '';
+  stream.on('data', (chunk) => {
+    const parts = (partial + chunk.toString('utf8')).split('\n');
+    partial = parts.pop();
+    lines.push(...parts);
+    waiting?.();
+  });
+  return async () => {
+    while (lines.length === 0) await new Promise((resolve) => (waiting = resolve));
+    waiting = null;
+    return lines.shift();
+  };
 }
 
 /** One keystroke through `ssh -T DEST cat`: a byte in, its echo out, in ms. */
@@ -252,7 +304,7 @@ async function ptyCeiling(file) {
 /** A fresh remote shell, its echo off, then `exec cat <file>`: from the Enter until every byte of it reached this client. */
 async function panelDelivery(client, file, ptyBytes, requestId) {
   const id = await remoteShell(client, requestId);
-  await typeAndWait(client, id, 'stty -echo; printf "QUIET%s\\n" 1\r', 'QUIET1');
+  await client.typeUntil(id, 'stty -echo; printf "QUIET%s\\n" 1\r', 'QUIET1');
   const stream = client.stream(id);
   const start = stream.next;
   const skippedBefore = stream.skipped;

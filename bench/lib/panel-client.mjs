@@ -123,6 +123,26 @@ export class PanelClient {
     this.send({ type: 'attach', id, cursor });
   }
 
+  /** Types a line into session `id` and resolves once `marker` shows in what it prints next. */
+  async typeUntil(id, line, marker, ms = 30_000) {
+    let text = '';
+    const seen = deferred();
+    const listen = (frame, isBinary) => {
+      if (!isBinary) return;
+      const headLength = (frame[0] << 8) | frame[1];
+      if (!frame.toString('utf8', 2, 2 + headLength).includes(id)) return;
+      text += frame.toString('utf8', 2 + headLength);
+      if (text.includes(marker)) seen.resolve();
+    };
+    this.ws.on('message', listen);
+    this.send({ type: 'input', id, data: line });
+    try {
+      await withDeadline(seen.promise, ms, `'${marker}' from session ${id}`);
+    } finally {
+      this.ws.off('message', listen);
+    }
+  }
+
   /**
    * One keystroke round trip on an echo session: send a key, wait for its
    * byte, in ms. Waits on the cursor, not the byte count: if the core resyncs
