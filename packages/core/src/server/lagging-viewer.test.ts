@@ -72,6 +72,8 @@ class Viewer {
   next = 0;
   /** Frame bytes received since the last resync. */
   sinceResync = 0;
+  /** The start of the first frame after each resync. */
+  readonly resumedWith: string[] = [];
   acking = true;
   private wake: Array<() => void> = [];
 
@@ -84,6 +86,7 @@ class Viewer {
         const frame = decodeOutputFrame(new Uint8Array(data));
         if (frame.id !== id) return;
         if (frame.cursor !== this.next) throw new Error(`frame at ${frame.cursor}, expected ${this.next}: a gap nobody accounted for`);
+        if (this.resyncs > this.resumedWith.length) this.resumedWith.push(Buffer.from(frame.data.subarray(0, 20)).toString('latin1'));
         this.next = frame.cursor + frame.data.length;
         this.frameBytes += frame.data.length;
         this.sinceResync += frame.data.length;
@@ -136,6 +139,8 @@ describe('a viewer that falls behind a flood', () => {
       viewer.acking = true;
       // Parsing again, it gets the flood's output, not only screen after screen for as long as the flood runs.
       await viewer.until(() => viewer.sinceResync >= 1024 * 1024, 'the resynced viewer receives a MiB of live output');
+      // Past what the screen shows it resumes at a line start: no escape sequence or character cut in two.
+      expect(viewer.resumedWith[0]).toBe('a line of the flood\r');
     } finally {
       await service.kill(flood.id);
       await waitForExit(service, flood.id);
