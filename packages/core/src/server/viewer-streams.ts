@@ -286,8 +286,9 @@ export class ViewerStreams {
   /**
    * Sends the viewer its screen and goes on streaming. Making the screen
    * takes a while (the mirror parses up to the head, in a worker that waits
-   * for a CPU during a flood: 150 to 570 ms measured under bench figure 2's
-   * flood), and a flood may meanwhile have written more than the log keeps,
+   * for a CPU during a flood: hundreds of milliseconds, see the bench README's
+   * "A resynced viewer streams again"), and a flood may meanwhile have
+   * written more than the log keeps,
    * or more than the lag limit: a viewer continued from the screen's cursor
    * would be resynced again at once, and again, and get screen after screen
    * and none of the output for as long as the flood ran. Such a viewer
