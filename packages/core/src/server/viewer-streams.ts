@@ -288,14 +288,14 @@ export class ViewerStreams {
    * takes a while (the mirror parses up to the head, in a worker that waits
    * for a CPU during a flood: hundreds of milliseconds, see the bench README's
    * "A resynced viewer streams again"), and a flood may meanwhile have
-   * written more than the log keeps,
-   * or more than the lag limit: a viewer continued from the screen's cursor
-   * would be resynced again at once, and again, and get screen after screen
-   * and none of the output for as long as the flood ran. Such a viewer
-   * continues from a line start in the log's newest output instead, told
-   * that it skipped what lies between: the screen is then off by what the
-   * flood wrote meanwhile until that output repaints it, as the mirror's own
-   * screen is once the log trims past it.
+   * written more than the log keeps, or more than the lag limit: a viewer
+   * continued from the screen's cursor would be resynced again at once, and
+   * again, and get screen after screen and none of the output for as long
+   * as the flood ran. Such a viewer continues from a line start in the
+   * log's newest output instead, told that it skipped what lies between:
+   * the screen is then off by what the flood wrote meanwhile until that
+   * output repaints it, as the mirror's own screen is once the log trims
+   * past it.
    */
   private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
     let cursor: number;
