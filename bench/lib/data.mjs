@@ -77,3 +77,12 @@ export function makeDataFiles(dir, sizes) {
     agentLog: writeRepeated(path.join(dir, 'agent-log.txt'), sgrBlock(), sizes.agentLogBytes),
   };
 }
+
+/**
+ * The first `bytes` of a data file as a command that prints them (`head -c`), for the floods' warm-ups:
+ * figures 1 and 2 spawn `file.command ?? 'cat'` with `file.args ?? [file.path]`. Its last line may be
+ * cut short; nothing checks a warm-up's bytes.
+ */
+export function headOf(file, bytes) {
+  return { command: 'head', args: ['-c', String(Math.min(bytes, file.bytes)), file.path] };
+}

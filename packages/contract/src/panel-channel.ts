@@ -64,7 +64,7 @@ export interface ResyncEvent {
   screen: string;
   /** Output bytes this viewer never saw. */
   skipped: number;
-  /** Cursor the screen reflects; output continues from here. */
+  /** Cursor the screen reflects (but for what a flood wrote while it was made, see ResyncMessage); output continues from here. */
   cursor: number;
   /** Where commands' outputs start and end in `screen` (the host's word: rows to clamp). */
   marks: ScreenMark[];

@@ -121,6 +121,9 @@ export type ScreenMark = z.infer<typeof ScreenMark>;
  * scrollback): it attached without a cursor, or fell behind the retained log
  * or too far behind the log's head (its acks trail the newest output).
  * Output frames continue from `cursor`. `skipped` counts bytes the viewer never saw.
+ * The screen reflects the log up to `cursor`, except after a flood that outran the
+ * making of it: the viewer then continues near the log's head, and the screen lacks
+ * what the flood wrote meanwhile (counted in `skipped`) until that output repaints it.
  */
 export const ResyncMessage = z.object({
   type: z.literal('resync'),

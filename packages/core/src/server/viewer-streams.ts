@@ -25,11 +25,18 @@ const FRAME_BYTES = 64 * 1024;
  */
 export const LAG_LIMIT = 1024 * 1024;
 /**
- * Least time between two resyncs of a lagging viewer: each one makes the
- * session's mirror parse everything up to the head at full speed, which a
- * flood cannot afford on every ack.
+ * Least time between a lagging viewer's restore and its next resync: each
+ * one makes the session's mirror parse everything up to the head at full
+ * speed, which a flood cannot afford on every ack.
  */
 const RESYNC_GAP_MS = 200;
+/**
+ * A restored viewer the flood has run far ahead of (see restore) continues
+ * from the first line start in this much of the log's newest output: enough
+ * to repaint a screen of colored lines, little enough to leave it streaming,
+ * not lagging.
+ */
+const RESUME_TAIL = 64 * 1024;
 /** Socket backlog at which streaming to all viewers stops until it drains (control messages, many sessions). */
 const HIGH_WATER = 1024 * 1024;
 /** Backlog under which a stalled socket resumes. */
@@ -72,7 +79,7 @@ interface Viewer {
   acked: number;
   /** How much may be in flight: sized from the pace of its acks. */
   window: ViewerWindow;
-  /** When it was last resynced. */
+  /** When it last went live again after a resync (or asked for one): the next waits RESYNC_GAP_MS. */
   resyncedAt: number;
   /**
    * Whether it acknowledged output since its last resync for lag: one that
@@ -145,7 +152,8 @@ export class ViewerStreams {
   /** Credits the viewer with what it parsed; acks for another session, or older than known, change nothing. */
   ack(id: SessionId, cursor: number): void {
     const viewer = this.viewers.get(id);
-    if (!viewer || cursor <= viewer.acked) return;
+    // While a screen is being made, acks are for output the screen replaces: they say nothing of the stream to come.
+    if (!viewer || viewer.state !== 'live' || cursor <= viewer.acked) return;
     const blocked = viewer.cursor - viewer.acked >= viewer.window.size;
     // Never credit bytes that were not sent: a bogus ack cannot open the window wider.
     viewer.acked = Math.min(cursor, viewer.cursor);
@@ -221,7 +229,7 @@ export class ViewerStreams {
         return;
       }
       const trimmed = slice.skipped > 0;
-      const lagging = trimmed || slice.end - viewer.acked > Math.max(LAG_LIMIT, 2 * window);
+      const lagging = trimmed || slice.end - viewer.acked > this.lagLimit(viewer);
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
         if (frame) this.frames.give(frame);
@@ -237,6 +245,11 @@ export class ViewerStreams {
       viewer.cursor = slice.next;
       viewer.window.sent(slice.next, performance.now());
     }
+  }
+
+  /** How far behind the log's head a viewer's acks may trail before it is resynced. */
+  private lagLimit(viewer: Viewer): number {
+    return Math.max(LAG_LIMIT, 2 * viewer.window.size);
   }
 
   private mayResync(viewer: Viewer): boolean {
@@ -270,15 +283,52 @@ export class ViewerStreams {
       .catch((error: unknown) => this.deps.report(error, `resyncing session ${viewer.id} failed`));
   }
 
+  /**
+   * Sends the viewer its screen and goes on streaming. Making the screen
+   * takes a while (the mirror parses up to the head, in a worker that waits
+   * for a CPU during a flood: hundreds of milliseconds, see the bench README's
+   * "A resynced viewer streams again"), and a flood may meanwhile have
+   * written more than the log keeps, or more than the lag limit: a viewer
+   * continued from the screen's cursor would be resynced again at once, and
+   * again, and get screen after screen and none of the output for as long
+   * as the flood ran. Such a viewer continues from a line start in the
+   * log's newest output instead, told that it skipped what lies between:
+   * the screen is then off by what the flood wrote meanwhile until that
+   * output repaints it, as the mirror's own screen is once the log trims
+   * past it.
+   */
   private restore(viewer: Viewer, seen: number | null, snapshot: ScreenSnapshot): void {
-    const skipped = seen === null ? 0 : Math.max(0, snapshot.cursor - seen);
+    let cursor: number;
+    try {
+      cursor = this.resumeAt(viewer, snapshot.cursor);
+    } catch {
+      this.viewers.delete(viewer.id); // removed meanwhile
+      return;
+    }
+    const skipped = seen === null ? 0 : Math.max(0, cursor - seen);
     const marks = snapshot.marks.length > 0 ? { marks: snapshot.marks } : {};
-    this.deps.send({ type: 'resync', id: viewer.id, cursor: snapshot.cursor, skipped, screen: snapshot.screen, ...marks });
-    viewer.cursor = snapshot.cursor;
-    viewer.acked = snapshot.cursor;
-    viewer.window.restart(snapshot.cursor);
+    this.deps.send({ type: 'resync', id: viewer.id, cursor, skipped, screen: snapshot.screen, ...marks });
+    viewer.cursor = cursor;
+    viewer.acked = cursor;
+    viewer.window.restart(cursor);
+    viewer.resyncedAt = performance.now();
     viewer.state = 'live';
     this.pump(viewer);
+  }
+
+  /**
+   * Where a viewer handed a screen that reflects the log up to `screenEnd`
+   * continues: there, unless the log has trimmed past it or its head is
+   * beyond the lag limit (see restore). Throws once the session is gone.
+   */
+  private resumeAt(viewer: Viewer, screenEnd: number): number {
+    const { service } = this.deps;
+    const log = service.read(viewer.id, { maxBytes: 1 });
+    if (screenEnd >= log.cursor && log.end - screenEnd <= this.lagLimit(viewer)) return screenEnd;
+    // A line start: an escape sequence or a character never spans a line feed.
+    const tail = service.read(viewer.id, { cursor: Math.max(log.cursor, log.end - RESUME_TAIL), maxBytes: RESUME_TAIL });
+    const lineFeed = tail.data.indexOf(0x0a);
+    return lineFeed < 0 ? tail.cursor : tail.cursor + lineFeed + 1;
   }
 
   /**
@@ -309,6 +359,7 @@ export class ViewerStreams {
       viewer.acked = Math.min(viewer.acked, seen);
     }
     viewer.window.restart(viewer.acked);
+    viewer.resyncedAt = performance.now();
     viewer.state = 'live';
     this.pump(viewer);
   }
