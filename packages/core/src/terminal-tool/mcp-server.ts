@@ -29,16 +29,27 @@ export interface AgentConnection {
 export interface AgentMcpServerOptions {
   tool: TerminalTool;
   connection: AgentConnection;
+  /**
+   * Whether a panel can show the connection's terminals to the developer: a host's can;
+   * `ptydeck mcp --embedded` serves no panel. What the agent is told says which.
+   */
+  panel: boolean;
   /** Reported to clients as the server version. */
   version?: string;
   /** Registers the host's further tools (timeline/'s terminal_history) on the server, for the same connection. */
   extend?: (server: McpServer, connection: AgentConnection) => void;
 }
 
-const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
+/** What the agent is told at initialize: where its terminals are seen, then how to use them. */
+function instructionsFor(panel: boolean): string {
+  const seen = panel
+    ? 'ptydeck gives you real terminals that the developer can watch live in ptydeck\'s panel (and type into).'
+    : 'ptydeck gives you real terminals, run by this MCP server itself (ptydeck mcp --embedded): no panel shows them, so the developer does not see them and cannot type into them, and they end when this server exits.';
+  return `${seen}
 Use terminal_run for shell commands: it returns the exit code and plain-text output. For long commands pass a small timeout_ms and follow with terminal_wait.
 Use terminal_send for interactive programs (prompts, REPLs, full-screen tools) and read them with terminal_read (mode "screen" for full-screen programs).
 Every result ends with the terminal's state: running, idle_at_prompt, waiting_for_input, alt_screen, exited, or lost (ptydeck's host stopped while it ran: its process is gone, its output until then readable). Close terminals you no longer need with terminal_close.`;
+}
 
 /** Extra fields the SDK hands a tool callback; only what we use. */
 interface CallExtra {
@@ -55,7 +66,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   const { tool, connection } = options;
   const server = new McpServer(
     { name: 'ptydeck', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: instructionsFor(options.panel) },
   );
 
   server.server.oninitialized = () => {
@@ -72,7 +83,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Create terminal',
       description:
-        'Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability. The developer sees it as a tab in the ptydeck panel.',
+        `Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability.${options.panel ? ' The developer sees it as a tab in the ptydeck panel.' : ''}`,
       inputSchema: createShape,
       outputSchema: createResultShape,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
