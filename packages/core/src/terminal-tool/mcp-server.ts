@@ -116,7 +116,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
               : result.outcome === 'waiting_for_input'
                 ? `[${result.id}] waiting for input after ${result.elapsed_ms} ms${askText(result)}`
               : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
-        const earlier = inUseText(result.port_in_use) + portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
+        const earlier = inUseText(result.port_in_use, options.panel) + portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
         return [result, withOutput(head, earlier + result.output)];
       }),
   );
@@ -169,7 +169,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       respond(async () => {
         const result = await tool.wait(owner(), args, hooks(extra as unknown as CallExtra));
         const why = result.reason === 'timeout' ? `timed out after ${result.elapsed_ms} ms` : `${result.reason}${result.match ? ` (matched ${JSON.stringify(result.match)})` : ''}`;
-        return [result, withOutput(`${why}; ${statusLine(result)}`, inUseText(result.port_in_use) + portsText(result.ports_opened) + result.output)];
+        return [result, withOutput(`${why}; ${statusLine(result)}`, inUseText(result.port_in_use, options.panel) + portsText(result.ports_opened) + result.output)];
       }),
   );
 
@@ -303,8 +303,8 @@ function portsText(ports: Array<{ address: string; port: number; pid: number }> 
   return ports?.length ? `Listening now: ${ports.map(portName).join(', ')}\n` : '';
 }
 
-/** Who holds a port the command found taken, and what to do instead of a second server. */
-function inUseText(holders: PortInUse[] | undefined): string {
+/** Who holds a port the command found taken, and what to do instead of a second server (`panel`: whether the developer has one to end it from). */
+function inUseText(holders: PortInUse[] | undefined, panel: boolean): string {
   return (holders ?? [])
     .map((holder) => {
       const held = holder.pid === null ? '' : `pid ${holder.pid} (${holder.command})`;
@@ -314,7 +314,7 @@ function inUseText(holders: PortInUse[] | undefined): string {
           : holder.owner === OUTSIDE_PTYDECK
             ? `${held || "another user's process"}, outside ptydeck: do not end it or change the app's port without asking the developer`
             : holder.owner === CLOSED_TERMINAL
-              ? `a process ${CLOSED_TERMINAL} left running: ask the developer, who can end it from the panel, instead of changing the app's port`
+              ? `a process ${CLOSED_TERMINAL} left running: ask the developer${panel ? ', who can end it from the panel,' : ''} instead of changing the app's port`
               : `a process in a terminal of ${holder.owner} (not yours): do not end it or change the app's port; ask the developer`;
       return `Port ${holder.port} is already in use, held by ${who}.\n`;
     })
