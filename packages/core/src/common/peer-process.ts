@@ -102,9 +102,10 @@ type Holders = { kind: 'found'; pids: number[]; inode: string } | { kind: 'refus
  * The processes of this user holding the client end of the connection. With a
  * claimed pid, that process alone, if the kernel says it holds the connection
  * (its descriptor table has the socket's inode), or a holder that is that pid
- * in a PID namespace of its own; a claim that neither holds is refused. Verifying one process's descriptors is what
- * the claim buys: searching every process's was most of what `ptydeck ls` waited
- * for, and grows with the machine's process count (bench figure 12). Other
+ * in a PID namespace of its own; a claim that is neither is refused. Verifying
+ * one process's descriptors is what the claim buys: searching every process's
+ * was most of what `ptydeck ls` waited for, and grows with the machine's
+ * process count (bench figure 12). Other
  * holders of the same socket are not looked for: one can only come by
  * inheriting it or being passed it, so it descends from the claimant or was
  * handed the socket by a process that left its session on purpose, which
