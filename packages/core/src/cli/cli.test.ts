@@ -228,6 +228,9 @@ describe('ptydeck mcp', () => {
     expect(server.service.get(made.structuredContent.id)).toMatchObject({ source: 'agent', ownerName: 'stdio-agent' });
     expect(server.agents.list()).toEqual([expect.objectContaining({ name: 'stdio-agent', version: '2.0.0', transport: 'stdio' })]);
     expect(stderr()).toContain('connected to the running ptydeck');
+    // What the agent is told at initialize: its terminals are in the host's panel.
+    expect(client.getInstructions()).toMatch(/^ptydeck gives you real terminals that the developer can watch live in ptydeck's panel/);
+    expect((await client.listTools()).tools.find((t) => t.name === 'terminal_create')?.description).toContain('a tab in the ptydeck panel');
     await client.close();
     // The session stays in the running ptydeck; the agent leaves the panel.
     expect(server.service.get(made.structuredContent.id)?.status).toBe('running');
@@ -305,6 +308,10 @@ describe('ptydeck mcp', () => {
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['terminal_create', 'terminal_run', 'terminal_close']));
     expect(stderr()).toContain('running an embedded core (--embedded)');
+    // No panel shows an embedded core's terminals: the agent is not told the developer watches them.
+    expect(client.getInstructions()).toMatch(/^ptydeck gives you real terminals, run by this MCP server itself \(ptydeck mcp --embedded\): no panel shows them/);
+    expect(client.getInstructions()).not.toContain('watch');
+    expect(tools.tools.find((t) => t.name === 'terminal_create')?.description).not.toContain('panel');
     await client.close();
     expect(existsSync(join(dir, 'server.json'))).toBe(false);
   });

@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
+import { namespacePids, procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
 import { procAddressBytes, TCP_TABLE_PATHS, tcpSockets } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -41,7 +41,8 @@ export type PeerVerdict =
  * Decides about one connection, given the pid of every session and chat agent
  * the server started, and the pid the request names as its sender, if any
  * (ASKER_PID_HEADER): then that process must hold the connection, by the
- * kernel's word, and is the one judged; no other process is looked for.
+ * kernel's word, and is the one judged; no other process is judged. (A sender
+ * in a PID namespace of its own names its pid there: see claimantInAnotherNamespace.)
  */
 export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>, claimedPid?: number) => PeerVerdict;
 
@@ -100,10 +101,11 @@ type Holders = { kind: 'found'; pids: number[]; inode: string } | { kind: 'refus
 /**
  * The processes of this user holding the client end of the connection. With a
  * claimed pid, that process alone, if the kernel says it holds the connection
- * (its descriptor table has the socket's inode): a claim that does not hold is
- * refused, never searched past. Verifying one process's descriptors is what
- * the claim buys: searching every process's was most of what `ptydeck ls` waited
- * for, and grows with the machine's process count (bench figure 12). Other
+ * (its descriptor table has the socket's inode), or a holder that is that pid
+ * in a PID namespace of its own; a claim that is neither is refused. Verifying
+ * one process's descriptors is what the claim buys: searching every process's
+ * was most of what `ptydeck ls` waited for, and grows with the machine's
+ * process count (bench figure 12). Other
  * holders of the same socket are not looked for: one can only come by
  * inheriting it or being passed it, so it descends from the claimant or was
  * handed the socket by a process that left its session on purpose, which
@@ -121,14 +123,41 @@ function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
   if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
   if (claimedPid !== undefined) {
     if (!Number.isSafeInteger(claimedPid) || claimedPid <= 0) return { kind: 'refused', reason: 'the request names its sender with what is not a pid' };
-    if (!socketInodes(claimedPid).includes(client.inode)) {
-      return { kind: 'refused', reason: `process ${claimedPid}, which the request names as its sender, does not hold the connection` };
-    }
-    return { kind: 'found', pids: [claimedPid], inode: client.inode };
+    if (socketInodes(claimedPid).includes(client.inode)) return { kind: 'found', pids: [claimedPid], inode: client.inode };
+    return claimantInAnotherNamespace(claimedPid, client.inode);
   }
   const pids = pidsHoldingSocket(client.inode);
   if (pids.length === 0) return { kind: 'refused', reason: 'no process of this user holds the connection' };
   return { kind: 'found', pids, inode: client.inode };
+}
+
+/**
+ * A claim this /proc does not confirm. The sender may run in a PID namespace
+ * below the host's (a container sharing the user, `unshare -p`, bubblewrap's
+ * --unshare-pid), where the pid it knows itself by is not the one this /proc
+ * gives it. The kernel still says who holds the socket (the descriptor tables
+ * here), and each holder's NSpid line its pid in every namespace from this
+ * /proc's down to its own: a holder whose own pid (the last) is the claim is
+ * the sender, and is judged by the pid this /proc gives it. The claim picks
+ * among the kernel's holders, as it does above; it never adds one. This costs
+ * the search of every process a claim saves, but only where a claim fails.
+ */
+function claimantInAnotherNamespace(claimedPid: number, inode: string): Holders {
+  const holders = pidsHoldingSocket(inode);
+  const named = holders.filter((pid) => {
+    const chain = namespacePids(pid);
+    return chain !== undefined && chain.length > 1 && chain.at(-1) === claimedPid;
+  });
+  if (named.length > 0) return { kind: 'found', pids: named, inode };
+  const claim = `process ${claimedPid}, which the request names as its sender, does not hold the connection`;
+  if (holders.length === 0) {
+    return {
+      kind: 'refused',
+      reason: `${claim}, and no process whose descriptors this host can read does: the sender may run in a PID namespace this host's /proc does not show (a host inside a container, asked from outside it), where its pid cannot be verified`,
+    };
+  }
+  const holding = `${holders.length === 1 ? 'process' : 'processes'} ${holders.join(', ')}`;
+  return { kind: 'refused', reason: `${claim}: the kernel names ${holding} as holding it, and none is process ${claimedPid} in a PID namespace of its own` };
 }
 
 /**

@@ -33,7 +33,7 @@ export async function runEmbeddedMcp(command: { sandbox?: SandboxProfile }, log:
 async function embedded(command: { sandbox?: SandboxProfile }, log: (line: string) => void, stopped: Promise<StopReason>): Promise<number> {
   log('ptydeck mcp: running an embedded core (--embedded): its sessions end when this process exits, and no panel shows them');
   // The state directory's host's (the sandbox hides it), with labels of its own: its sessions are none of that host's.
-  const services = await buildHostServices({ stateDir: resolveStateDir(), screenThread: 'main' });
+  const services = await buildHostServices({ stateDir: resolveStateDir(), panels: false, screenThread: 'main' });
   const server = services.createMcpServer({ id: `agent-${randomUUID()}`, transport: 'stdio', ...(command.sandbox ? { sandbox: command.sandbox } : {}) });
   const transport = new StdioJsonRpcTransport();
   let eof!: () => void;

@@ -20,6 +20,8 @@ import { choiceFor, readSandboxConfig, SandboxConfig, sandboxContext, type Sandb
 export interface HostServicesOptions {
   /** The state directory: hidden from sandboxed shells, and where chats' agents find this host. */
   stateDir: string;
+  /** Whether panels can show the sessions (a host's can; `ptydeck mcp --embedded` serves none): its agents are told which. */
+  panels: boolean;
   /** Where agents.json and config.json are read; default $PTYDECK_CONFIG_DIR, $XDG_CONFIG_HOME/ptydeck, ~/.config/ptydeck. */
   configDir?: string;
   /** The PTY service to use; without one a service is created and disposed with the rest. */
@@ -173,7 +175,7 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
     ...(processes ? { processes } : {}),
     ...(chats ? { chats, chatBindings: chatBindings! } : {}),
     createMcpServer: (connection) =>
-      createAgentMcpServer({ tool, connection, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
+      createAgentMcpServer({ tool, connection, panel: options.panels, extend: (server, { id }) => registerHistoryTool(server, { timeline, service, ownerId: () => id }) }),
     closeChats,
     dispose: (how = 'stop') =>
       (disposing ??= (async () => {

@@ -119,6 +119,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const hostId = options.service ? options.service.labels.hostId : hostIdOf(ensureDir(stateDir));
   const services = await buildHostServices({
     stateDir,
+    panels: true,
     configDir,
     ...(options.service ? { service: options.service } : {}),
     // Every host of this state directory marks its sessions' processes alike, so a restarted one lists what they left.

@@ -2,7 +2,7 @@
  * Reads what an earlier host left in the store's directory, once, at start,
  * before anything is served. Nothing here trusts a file: a kill can fall
  * anywhere in a write, and anything running as the developer can write the
- * directory (untrusted-files.ts). So a file is read only when it is a regular
+ * directory (common/untrusted-read.ts). So a file is read only when it is a regular
  * file under a cap, asynchronously (nothing can hold the host's loop while it
  * holds the host lock); an entry that is not, or a record that does not parse,
  * is set aside with one line in the log; an output file torn short is taken
@@ -21,7 +21,8 @@ import type { LostRecord } from '../pty/lost-record.js';
 import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
-import { RefusedFile, readRegularFile, SET_ASIDE_DIR, setAside } from './untrusted-files.js';
+import { SET_ASIDE_DIR, setAside } from './untrusted-files.js';
+import { readUntrustedFile, UntrustedFileError } from '../common/untrusted-read.js';
 
 export interface LoadedStore {
   records: LostRecord[];
@@ -79,7 +80,7 @@ export async function loadRecords(dir: string, limits: LoadLimits, report: Error
   let leftUnread = Math.max(0, ids.length - limits.maxRecords);
   for (const { id, meta } of metas) {
     try {
-      const file = await readRegularFile(outputPath(dir, id), HEADER_BYTES + 3 * limits.sessionBytes);
+      const file = await readUntrustedFile(outputPath(dir, id), HEADER_BYTES + 3 * limits.sessionBytes);
       if (file && outputBytes + file.length > limits.totalBytes) {
         leftUnread++;
         continue;
@@ -115,7 +116,7 @@ export async function loadRecords(dir: string, limits: LoadLimits, report: Error
  */
 async function readTimeline(dir: string, id: string, report: ErrorReporter): Promise<unknown> {
   try {
-    const text = await readRegularFile(timelinePath(dir, id), MAX_TIMELINE_BYTES);
+    const text = await readUntrustedFile(timelinePath(dir, id), MAX_TIMELINE_BYTES);
     return text === undefined ? undefined : JSON.parse(text.toString('utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -125,17 +126,17 @@ async function readTimeline(dir: string, id: string, report: ErrorReporter): Pro
 }
 
 async function readMeta(dir: string, id: string): Promise<SessionMeta> {
-  const text = await readRegularFile(metaPath(dir, id), MAX_META_BYTES);
-  if (text === undefined) throw new RefusedFile('gone while the store read it');
+  const text = await readUntrustedFile(metaPath(dir, id), MAX_META_BYTES);
+  if (text === undefined) throw new UntrustedFileError('gone while the store read it');
   let json: unknown;
   try {
     json = JSON.parse(text.toString('utf8'));
   } catch (error) {
-    throw new RefusedFile(`not JSON (${(error as Error).message})`);
+    throw new UntrustedFileError(`not JSON (${(error as Error).message})`);
   }
   const parsed = SessionMeta.safeParse(json);
-  if (!parsed.success) throw new RefusedFile(`not a session record (${formatZodIssues(parsed.error, 3)})`);
-  if (parsed.data.info.id !== id) throw new RefusedFile(`its metadata names session ${JSON.stringify(parsed.data.info.id)}`);
+  if (!parsed.success) throw new UntrustedFileError(`not a session record (${formatZodIssues(parsed.error, 3)})`);
+  if (parsed.data.info.id !== id) throw new UntrustedFileError(`its metadata names session ${JSON.stringify(parsed.data.info.id)}`);
   return parsed.data;
 }
 
@@ -160,7 +161,7 @@ function toRecord(meta: SessionMeta, file: Buffer): { record: LostRecord; output
 
 /** Both of a record's files go to set-aside, with one line in the log saying why. */
 async function setAsideRecord(dir: string, id: string, error: unknown, report: ErrorReporter): Promise<void> {
-  const why = error instanceof RefusedFile ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})`;
+  const why = error instanceof UntrustedFileError ? error.message : `unreadable (${error instanceof Error ? error.message : String(error)})`;
   const moved = await setAside(dir, id + META_SUFFIX);
   await setAside(dir, id + OUTPUT_SUFFIX);
   logLine(report, why, moved ? `the session store set aside the record of session ${id} in ${SET_ASIDE_DIR}/` : `the session store skipped the record of session ${id}`);

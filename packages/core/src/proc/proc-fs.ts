@@ -24,12 +24,25 @@ export function procPids(): number[] {
 /** One buffer for every read: /proc files report no size, and a scan reads thousands of small ones. */
 let buffer = Buffer.allocUnsafe(64 * 1024);
 
+export interface ReadOptions {
+  /** How the bytes become text; default latin1 (the kernel's tables are ASCII). */
+  encoding?: BufferEncoding;
+  /**
+   * Ask the kernel for at most this many bytes a read. A seq_file table
+   * (/proc/net/tcp) is produced as it is read, so with `stop` a small
+   * request ends the kernel's walk soon after what the caller wanted.
+   */
+  chunkBytes?: number;
+  /** Called after each read with the text so far; true ends the read there, with that text. */
+  stop?: (text: string) => boolean;
+}
+
 /**
  * The file's text, or undefined when it cannot be read (gone, another
  * user's). Open, read, close and nothing else: readFileSync's fstat and
  * fresh buffer were a third of a scan's time.
  */
-export function readOptional(path: string, encoding: BufferEncoding = 'latin1'): string | undefined {
+export function readOptional(path: string, { encoding = 'latin1', chunkBytes, stop }: ReadOptions = {}): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -39,7 +52,8 @@ export function readOptional(path: string, encoding: BufferEncoding = 'latin1'):
   try {
     let length = 0;
     for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      const room = buffer.length - length;
+      const read = readSync(fd, buffer, length, chunkBytes === undefined ? room : Math.min(room, chunkBytes), null);
       if (read === 0) break;
       length += read;
       if (length === buffer.length) {
@@ -47,6 +61,7 @@ export function readOptional(path: string, encoding: BufferEncoding = 'latin1'):
         buffer.copy(larger);
         buffer = larger;
       }
+      if (stop?.(buffer.toString(encoding, 0, length))) break;
     }
     return buffer.toString(encoding, 0, length);
   } catch {
@@ -155,7 +170,7 @@ const MAX_COMMAND_CHARS = 300;
 
 /** Its command line with spaces between the arguments, bounded. */
 export function commandOf(pid: number): string {
-  const cmdline = readOptional(`/proc/${pid}/cmdline`, 'utf8') ?? '';
+  const cmdline = readOptional(`/proc/${pid}/cmdline`, { encoding: 'utf8' }) ?? '';
   const command = cmdline.replace(/\0+$/, '').replaceAll('\0', ' ');
   return command.length > MAX_COMMAND_CHARS ? `${command.slice(0, MAX_COMMAND_CHARS - 1)}…` : command;
 }

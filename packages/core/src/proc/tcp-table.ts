@@ -1,5 +1,4 @@
 // Reads the kernel's TCP tables: who listens where, and which socket a connection is.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { readOptional } from './proc-fs.js';
 
@@ -48,29 +47,15 @@ export function readListeningTables(): string[] | undefined {
 const LISTENING_READ_BYTES = 1024;
 
 function readListeningPart(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const chunk = Buffer.allocUnsafe(LISTENING_READ_BYTES);
-    let text = '';
-    for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) return text;
-      text += chunk.toString('latin1', 0, read);
-      const lines = text.split('\n');
-      lines.pop(); // not yet whole
-      // After the header: sl local_address rem_address st ...
-      if (lines.slice(1).some((line) => line.trim().split(/\s+/)[3] !== LISTEN)) return text;
-    }
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readOptional(path, { chunkBytes: LISTENING_READ_BYTES, stop: pastListening });
+}
+
+/** Whether the text holds a whole line, after the header, of a socket that does not listen. */
+function pastListening(text: string): boolean {
+  const lines = text.split('\n');
+  lines.pop(); // not yet whole
+  // After the header: sl local_address rem_address st ...
+  return lines.slice(1).some((line) => line.trim().split(/\s+/)[3] !== LISTEN);
 }
 
 export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {

@@ -39,7 +39,7 @@ export class DeveloperEnv {
    * process is gone or unreadable.
    */
   learnFrom(pid: number): void {
-    const text = readOptional(`/proc/${pid}/environ`, 'utf8');
+    const text = readOptional(`/proc/${pid}/environ`, { encoding: 'utf8' });
     if (text) this.env = this.compose(parseEnviron(text));
   }
 

@@ -1,5 +1,6 @@
 import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { SessionLabels } from '../pty/session-labels.js';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,10 @@ import { openWebSocket, UpgradeRefused, type ClientWebSocket } from '../client/w
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import type { PeerJudge } from '../common/peer-process.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
+
+/** A PID namespace of its own (and a user namespace, so no root is needed), as a container sharing the user or `unshare -p` gives one. */
+const UNSHARE_PID = ['--user', '--map-current-user', '--pid', '--fork', '--kill-child'];
+const unshareWorks = process.platform === 'linux' && spawnSync('unshare', [...UNSHARE_PID, 'true']).status === 0;
 
 /**
  * These tests exercise the HTTP boundary alone, so the PTY service is a
@@ -342,6 +347,23 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
         expect(JSON.parse(res.body).error, `${path} claiming ${claim}`).toContain(why);
       }
     }
+  });
+  it.runIf(unshareWorks)('answers a sender in a PID namespace of its own (a container sharing the user, unshare -p), which names its pid there, once the kernel\'s NSpid line of a holder of the connection says it is that pid', async () => {
+    // A client that names itself by its own process.pid, as ptydeck's do, and prints what the host answered.
+    const client = `const req = require('node:http').request(process.argv[1], { method: 'POST', headers: { '${ASKER_PID_HEADER}': String(process.pid) } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => console.log(JSON.stringify({ status: res.statusCode, body })));
+    });
+    req.end();`;
+    // Not spawnSync: the host answering is this process.
+    const child = spawn('unshare', [...UNSHARE_PID, process.execPath, '-e', client, `${core.url}/snapshot`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((exited) => child.once('exit', exited));
+    const answer = JSON.parse(out) as { status: number; body: string };
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ type: 'snapshot', instance: core.instance });
   });
   it('is not handed to a web page, even of its own origin, nor past the Host check', async () => {
     for (const origin of [core.url, 'http://evil.example']) {

@@ -35,6 +35,7 @@ async function connect(
   const id = `conn-${name}-${clients.length}`;
   const server = createAgentMcpServer({
     tool: withTool,
+    panel: true,
     connection: { id, transport: 'stdio', onInitialized: (client) => initialized.push({ id, name: client.name }) },
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

@@ -29,16 +29,27 @@ export interface AgentConnection {
 export interface AgentMcpServerOptions {
   tool: TerminalTool;
   connection: AgentConnection;
+  /**
+   * Whether a panel can show the connection's terminals to the developer: a host's can;
+   * `ptydeck mcp --embedded` serves no panel. What the agent is told says which.
+   */
+  panel: boolean;
   /** Reported to clients as the server version. */
   version?: string;
   /** Registers the host's further tools (timeline/'s terminal_history) on the server, for the same connection. */
   extend?: (server: McpServer, connection: AgentConnection) => void;
 }
 
-const INSTRUCTIONS = `ptydeck gives you real terminals that the developer watches live in a panel (and may type into).
+/** What the agent is told at initialize: where its terminals are seen, then how to use them. */
+function instructionsFor(panel: boolean): string {
+  const seen = panel
+    ? 'ptydeck gives you real terminals that the developer can watch live in ptydeck\'s panel (and type into).'
+    : 'ptydeck gives you real terminals, run by this MCP server itself (ptydeck mcp --embedded): no panel shows them, so the developer does not see them and cannot type into them, and they end when this server exits.';
+  return `${seen}
 Use terminal_run for shell commands: it returns the exit code and plain-text output. For long commands pass a small timeout_ms and follow with terminal_wait.
 Use terminal_send for interactive programs (prompts, REPLs, full-screen tools) and read them with terminal_read (mode "screen" for full-screen programs).
 Every result ends with the terminal's state: running, idle_at_prompt, waiting_for_input, alt_screen, exited, or lost (ptydeck's host stopped while it ran: its process is gone, its output until then readable). Close terminals you no longer need with terminal_close.`;
+}
 
 /** Extra fields the SDK hands a tool callback; only what we use. */
 interface CallExtra {
@@ -55,7 +66,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   const { tool, connection } = options;
   const server = new McpServer(
     { name: 'ptydeck', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: instructionsFor(options.panel) },
   );
 
   server.server.oninitialized = () => {
@@ -72,7 +83,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'Create terminal',
       description:
-        'Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability. The developer sees it as a tab in the ptydeck panel.',
+        `Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability.${options.panel ? ' The developer sees it as a tab in the ptydeck panel.' : ''}`,
       inputSchema: createShape,
       outputSchema: createResultShape,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
@@ -105,7 +116,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
               : result.outcome === 'waiting_for_input'
                 ? `[${result.id}] waiting for input after ${result.elapsed_ms} ms${askText(result)}`
               : `[${result.id}] still running after ${result.elapsed_ms} ms (${stateText(result)}); follow with terminal_wait or terminal_read`;
-        const earlier = inUseText(result.port_in_use) + portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
+        const earlier = inUseText(result.port_in_use, options.panel) + portsText(result.ports_opened) + (result.earlier_output === undefined ? '' : `Earlier output, before this command:\n${result.earlier_output}${result.earlier_output.endsWith('\n') ? '' : '\n'}---\n`);
         return [result, withOutput(head, earlier + result.output)];
       }),
   );
@@ -158,7 +169,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       respond(async () => {
         const result = await tool.wait(owner(), args, hooks(extra as unknown as CallExtra));
         const why = result.reason === 'timeout' ? `timed out after ${result.elapsed_ms} ms` : `${result.reason}${result.match ? ` (matched ${JSON.stringify(result.match)})` : ''}`;
-        return [result, withOutput(`${why}; ${statusLine(result)}`, inUseText(result.port_in_use) + portsText(result.ports_opened) + result.output)];
+        return [result, withOutput(`${why}; ${statusLine(result)}`, inUseText(result.port_in_use, options.panel) + portsText(result.ports_opened) + result.output)];
       }),
   );
 
@@ -292,8 +303,8 @@ function portsText(ports: Array<{ address: string; port: number; pid: number }> 
   return ports?.length ? `Listening now: ${ports.map(portName).join(', ')}\n` : '';
 }
 
-/** Who holds a port the command found taken, and what to do instead of a second server. */
-function inUseText(holders: PortInUse[] | undefined): string {
+/** Who holds a port the command found taken, and what to do instead of a second server (`panel`: whether the developer has one to end it from). */
+function inUseText(holders: PortInUse[] | undefined, panel: boolean): string {
   return (holders ?? [])
     .map((holder) => {
       const held = holder.pid === null ? '' : `pid ${holder.pid} (${holder.command})`;
@@ -303,7 +314,7 @@ function inUseText(holders: PortInUse[] | undefined): string {
           : holder.owner === OUTSIDE_PTYDECK
             ? `${held || "another user's process"}, outside ptydeck: do not end it or change the app's port without asking the developer`
             : holder.owner === CLOSED_TERMINAL
-              ? `a process ${CLOSED_TERMINAL} left running: ask the developer, who can end it from the panel, instead of changing the app's port`
+              ? `a process ${CLOSED_TERMINAL} left running: ask the developer${panel ? ', who can end it from the panel,' : ''} instead of changing the app's port`
               : `a process in a terminal of ${holder.owner} (not yours): do not end it or change the app's port; ask the developer`;
       return `Port ${holder.port} is already in use, held by ${who}.\n`;
     })

@@ -52,7 +52,7 @@ export const createShape = {
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env names are letters, digits and _'), z.string().max(65536))
     .optional()
     .describe('Extra environment variables. Agent terminals default to PAGER=cat and GIT_PAGER=cat; set them here to override.'),
-  title: z.string().max(200).optional().describe('Tab title shown to the developer in the ptydeck panel.'),
+  title: z.string().max(200).optional().describe('The terminal\'s title: its tab\'s, where a ptydeck panel shows it to the developer.'),
   cols: z.number().int().min(MIN_COLS).max(MAX_COLS).optional().describe('Terminal width in columns (default 120).'),
   rows: z.number().int().min(MIN_ROWS).max(MAX_ROWS).optional().describe('Terminal height in rows (default 32).'),
   sandbox: SandboxProfile.optional().describe(

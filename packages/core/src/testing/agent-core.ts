@@ -27,7 +27,7 @@ export function useAgentCore(options: { chatBindings?: ChatBindings } = {}): Age
       facts,
       writeDiscovery: false,
       appDir: '/nonexistent',
-      createMcpServer: (connection) => createAgentMcpServer({ tool, connection }),
+      createMcpServer: (connection) => createAgentMcpServer({ tool, connection, panel: true }),
       ...(options.chatBindings ? { chatBindings: options.chatBindings } : {}),
     });
     made = { service, tool, core, facts };

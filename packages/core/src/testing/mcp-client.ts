@@ -24,7 +24,7 @@ export interface McpCaller {
  * and MCP Inspector do.
  */
 export async function connectMcp(tool: TerminalTool, id: string, extend?: AgentMcpServerOptions['extend']): Promise<McpCaller> {
-  const server = createAgentMcpServer({ tool, connection: { id, transport: 'stdio' }, ...(extend ? { extend } : {}) });
+  const server = createAgentMcpServer({ tool, connection: { id, transport: 'stdio' }, panel: true, ...(extend ? { extend } : {}) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: id, version: '1.0.0' });
