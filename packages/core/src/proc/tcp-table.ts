@@ -61,7 +61,7 @@ function ipv6SocketCount(): number | undefined {
   return count === undefined ? undefined : Number(count);
 }
 
-/** A read asks the kernel for this much: a few rows, so that it walks no further than a caller that stops reads. */
+/** A read asks the kernel for this much: a few rows, so that it walks little past where a caller stops. */
 const ROWS_READ_BYTES = 1024;
 
 /**
