@@ -1,6 +1,6 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
 import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
-import { readListeningTables, tcpSockets } from '../proc/tcp-table.js';
+import { listeningRows } from '../proc/tcp-table.js';
 import { sessionAncestry } from '../common/peer-process.js';
 import { hostLockHolder } from '../common/host-lock.js';
 
@@ -28,18 +28,17 @@ export type HostCheck =
   /** This system cannot say (no /proc, as on macOS): the /proof challenge alone decides. */
   | { kind: 'unknown'; reason: string };
 
-const LISTEN = '0A';
 const NO_SESSION_PIDS: ReadonlySet<number> = new Set();
 
 export function checkHostProcess(record: { url: string; pid: number }, stateDir: string): HostCheck {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'naming a listening process needs Linux /proc' };
   const port = Number(new URL(record.url).port);
-  const tables = readListeningTables();
-  if (!tables) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
+  const listening = listeningRows();
+  if (!listening) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   const uid = process.getuid?.();
   const inodes = new Set<string>();
-  for (const socket of tcpSockets(tables)) {
-    if (socket.state !== LISTEN || socket.inode === '0' || (uid !== undefined && socket.uid !== uid)) continue;
+  for (const socket of listening) {
+    if (socket.inode === '0' || (uid !== undefined && socket.uid !== uid)) continue;
     if (Number.parseInt(socket.local.split(':')[1] ?? '', 16) === port) inodes.add(socket.inode);
   }
   if (inodes.size === 0) return { kind: 'absent', reason: `nothing of yours listens on port ${port}` };

@@ -14,6 +14,8 @@ export interface HostRequest {
   /** Sent as JSON, with its Content-Type. */
   body?: unknown;
   timeoutMs: number;
+  /** Called once the request is written: what the caller does then overlaps the server's work on it. */
+  onSent?: () => void;
 }
 
 export interface HostAnswer {
@@ -67,7 +69,10 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     };
     // The whole exchange, not each read: a server trickling bytes is cut off too.
     const timer = setTimeout(() => settle(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-    socket.once('connect', () => socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload])));
+    socket.once('connect', () => {
+      socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload]));
+      options.onSent?.();
+    });
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) return settle(new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`));

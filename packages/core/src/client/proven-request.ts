@@ -1,7 +1,7 @@
 // The host proven in the request a client needs anyway, instead of a /proof round trip before it.
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { readDiscovery, type DiscoveryRecord } from '../common/discovery.js';
-import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
+import { loadProofCheck, newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
 import { checkHostProcess } from './host-check.js';
 import { UntrustedHostError } from './ensure-host.js';
 import { requestJson, type HostAnswer, type HostRequest } from './host-request.js';
@@ -33,6 +33,7 @@ export async function provenRequest(record: DiscoveryRecord, path: string, optio
   const challenge = newChallenge();
   const url = new URL(path, record.url);
   url.searchParams.set('challenge', challenge);
-  const answer = await requestJson(url, options).catch(() => undefined);
+  // The proof's check is loaded while the host judges the request, not after its answer came.
+  const answer = await requestJson(url, { ...options, onSent: loadProofCheck }).catch(() => undefined);
   return answer && proofHolds(record.token, challenge, answer.headers[PROOF_HEADER]) ? answer : undefined;
 }

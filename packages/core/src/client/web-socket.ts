@@ -1,9 +1,9 @@
 // A WebSocket client over node:net for the CLI's panel socket: RFC 6455's opening handshake and framing, no more.
-import { createHash, randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { Emitter, type OnEvent } from '@ptydeck/contract';
 import { connectTo, parseHead, requestHead } from './host-request.js';
 import { clientFrame, closePayload, CLOSE_NORMAL, FrameError, FrameReader, Opcode } from './ws-frames.js';
+import { nodeCrypto, randomHex } from '../common/random-hex.js';
 
 /** Section 1.3: what the server hashes with the client's key to show it understood the handshake. */
 const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -173,7 +173,8 @@ export class ClientWebSocket {
  */
 export function openWebSocket(url: URL, options: WebSocketOptions): Promise<ClientWebSocket> {
   if (url.protocol !== 'ws:') return Promise.reject(new Error(`not a ws:// address: ${url.href}`));
-  const key = randomBytes(16).toString('base64');
+  // node:crypto (the accept hash, the frames' masks) is loaded while the handshake is out, not before it.
+  const key = Buffer.from(randomHex(16), 'hex').toString('base64');
   let head: string;
   try {
     head = requestHead('GET', url, {
@@ -188,7 +189,6 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
   } catch (error) {
     return Promise.reject(error as Error);
   }
-  const accept = createHash('sha1').update(key + ACCEPT_GUID).digest('base64');
   return new Promise((resolve, reject) => {
     const socket = connectTo(url);
     let received = Buffer.alloc(0);
@@ -226,6 +226,7 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
         if (Number.isSafeInteger(declared) && received.length >= parsed.length + declared) refused();
         return;
       }
+      const accept = nodeCrypto().createHash('sha1').update(key + ACCEPT_GUID).digest('base64');
       const problem = handshakeProblem(parsed.headers, accept, options.protocols);
       if (problem) return fail(new Error(`broke the WebSocket handshake: ${problem}`));
       settled = true;
@@ -239,7 +240,10 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
       resolve(new ClientWebSocket(socket, parsed.headers, parsed.headers['sec-websocket-protocol'] ?? '', received.subarray(parsed.length), options.maxMessage));
     };
     const onEnd = () => (refusal ? refused() : fail(new Error('the connection closed during the WebSocket handshake')));
-    socket.once('connect', () => socket.write(head, 'latin1'));
+    socket.once('connect', () => {
+      socket.write(head, 'latin1');
+      nodeCrypto();
+    });
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('close', onEnd);

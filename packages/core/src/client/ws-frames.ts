@@ -1,5 +1,5 @@
 // RFC 6455 framing as a client speaks it: masked frames out, a server's frames read back into messages.
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../common/random-hex.js';
 
 export const Opcode = { Continuation: 0x0, Text: 0x1, Binary: 0x2, Close: 0x8, Ping: 0x9, Pong: 0xa } as const;
 export type Opcode = (typeof Opcode)[keyof typeof Opcode];
@@ -21,7 +21,7 @@ export function clientFrame(opcode: Opcode, payload: Uint8Array, fin = true): Bu
   if (lengthBytes === 2) frame.writeUInt16BE(length, 2);
   else if (lengthBytes === 8) frame.writeBigUInt64BE(BigInt(length), 2);
   const maskAt = 2 + lengthBytes;
-  randomBytes(4).copy(frame, maskAt);
+  nodeCrypto().randomBytes(4).copy(frame, maskAt);
   for (let i = 0; i < length; i++) frame[maskAt + 4 + i] = payload[i]! ^ frame[maskAt + (i & 3)]!;
   return frame;
 }

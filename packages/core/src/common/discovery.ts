@@ -2,9 +2,9 @@
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { assertPrivateDir, checkOwner, octal, shellQuote, statOrUndefined, UnsafeStateError } from './private-paths.js';
 import { isProcessAlive } from './process-identity.js';
+import { randomHex } from './random-hex.js';
 
 export { UnsafeStateError };
 
@@ -103,7 +103,7 @@ export function writeDiscovery(record: Omit<DiscoveryRecord, 'protocol'> & { pro
   // The file is about to be replaced, so only the directory's own safety matters here.
   assertPrivateStateDir(stateDir, process.getuid?.());
   const target = discoveryPath(stateDir);
-  const temp = join(stateDir, `.${DISCOVERY_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  const temp = join(stateDir, `.${DISCOVERY_FILE}.${process.pid}.${randomHex(4)}`);
   try {
     writeFileSync(temp, JSON.stringify(record, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
     renameSync(temp, target);

@@ -1,7 +1,7 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
 import { namespacePids, procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
-import { procAddressBytes, TCP_TABLE_PATHS, tcpSockets } from '../proc/tcp-table.js';
+import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
 /**
@@ -261,8 +261,10 @@ interface Endpoint {
 /**
  * The established socket whose local end is `local` and remote end `remote`,
  * from /proc/net/tcp, then /proc/net/tcp6 only when not there (a socket is in
- * one table, and a client of the host's IPv4 loopback address is in the first:
- * each table read walks the kernel's whole connection hash).
+ * one table, and a client of the host's IPv4 loopback address is in the
+ * first), each read only as far as the socket: reading a table to its end
+ * walks the kernel's whole connection hash twice, which was most of what
+ * judging an asker cost (bench figure 12).
  */
 function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined | 'unreadable' {
   const wantLocal = endpointKey(local);
@@ -270,22 +272,17 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
   if (!wantLocal || !wantRemote) return undefined;
   let readable = false;
   for (const path of TCP_TABLE_PATHS) {
-    const table = readOptional(path);
-    if (table === undefined) continue;
-    readable = true;
-    const found = findSocket([table], wantLocal, wantRemote);
+    let found: { uid: number; inode: string } | undefined;
+    readable =
+      scanTcpTable(path, (socket) => {
+        // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).
+        if (socket.inode === '0' || procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
+        found = { uid: socket.uid, inode: socket.inode };
+        return true;
+      }) || readable;
     if (found) return found;
   }
   return readable ? undefined : 'unreadable';
-}
-
-function findSocket(tables: readonly string[], wantLocal: string, wantRemote: string): { uid: number; inode: string } | undefined {
-  for (const socket of tcpSockets(tables)) {
-    if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) continue;
-    if (socket.inode === '0') continue; // not attached to a descriptor (e.g. TIME_WAIT)
-    return { uid: socket.uid, inode: socket.inode };
-  }
-  return undefined;
 }
 
 /** "address:port" with the address as 16 bytes of hex, IPv4 as IPv4-mapped IPv6, so both tables compare alike. */

@@ -27,14 +27,6 @@ let buffer = Buffer.allocUnsafe(64 * 1024);
 export interface ReadOptions {
   /** How the bytes become text; default latin1 (the kernel's tables are ASCII). */
   encoding?: BufferEncoding;
-  /**
-   * Ask the kernel for at most this many bytes a read. A seq_file table
-   * (/proc/net/tcp) is produced as it is read, so with `stop` a small
-   * request ends the kernel's walk soon after what the caller wanted.
-   */
-  chunkBytes?: number;
-  /** Called after each read with the text so far; true ends the read there, with that text. */
-  stop?: (text: string) => boolean;
 }
 
 /**
@@ -42,7 +34,7 @@ export interface ReadOptions {
  * user's). Open, read, close and nothing else: readFileSync's fstat and
  * fresh buffer were a third of a scan's time.
  */
-export function readOptional(path: string, { encoding = 'latin1', chunkBytes, stop }: ReadOptions = {}): string | undefined {
+export function readOptional(path: string, { encoding = 'latin1' }: ReadOptions = {}): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -52,8 +44,7 @@ export function readOptional(path: string, { encoding = 'latin1', chunkBytes, st
   try {
     let length = 0;
     for (;;) {
-      const room = buffer.length - length;
-      const read = readSync(fd, buffer, length, chunkBytes === undefined ? room : Math.min(room, chunkBytes), null);
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
       if (length === buffer.length) {
@@ -61,7 +52,6 @@ export function readOptional(path: string, { encoding = 'latin1', chunkBytes, st
         buffer.copy(larger);
         buffer = larger;
       }
-      if (stop?.(buffer.toString(encoding, 0, length))) break;
     }
     return buffer.toString(encoding, 0, length);
   } catch {

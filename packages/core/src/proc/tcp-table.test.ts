@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readListeningTables, tcpSockets } from './tcp-table.js';
+import { listeningRows, scanTcpTable } from './tcp-table.js';
 
 const open: Array<Server | Socket> = [];
 afterEach(() => {
@@ -16,14 +16,50 @@ function listen(): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 }
 
-describe.runIf(process.platform === 'linux')('readListeningTables', () => {
+describe.runIf(process.platform === 'linux')('listeningRows', () => {
   it('finds every listening socket, however many reads they take, with connections open after them', async () => {
     // More listeners than one read of a few lines holds, and an established connection after them.
     const ports = await Promise.all(Array.from({ length: 40 }, listen));
     await new Promise<void>((resolve) => open.push(connect(ports[0]!, '127.0.0.1', resolve)));
-    const found = new Set(
-      [...tcpSockets(readListeningTables()!)].filter((socket) => socket.state === '0A').map((socket) => Number.parseInt(socket.local.split(':')[1]!, 16)),
-    );
+    const found = new Set(listeningRows()!.map((socket) => Number.parseInt(socket.local.split(':')[1]!, 16)));
     for (const port of ports) expect(found).toContain(port);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('listeningRows over IPv6', () => {
+  it('finds a socket listening on the IPv6 loopback, which the kernel counts in sockstat6', async (context) => {
+    const server = createServer();
+    open.push(server);
+    const port = await new Promise<number | undefined>((resolve) => {
+      server.once('error', () => resolve(undefined));
+      server.listen(0, '::1', () => resolve((server.address() as { port: number }).port));
+    });
+    if (port === undefined) return context.skip('no IPv6 loopback here');
+    const rows = listeningRows()!;
+    expect(rows.every((socket) => socket.state === '0A')).toBe(true);
+    expect(rows.map((socket) => socket.local)).toContain(`00000000000000000000000001000000:${port.toString(16).toUpperCase().padStart(4, '0')}`);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
+  it('finds each of many connections, however many reads before it, and stops at the one it wanted', async () => {
+    const port = await listen();
+    const clients = await Promise.all(
+      Array.from({ length: 40 }, () => new Promise<Socket>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(socket));
+        open.push(socket);
+      })),
+    );
+    for (const client of clients) {
+      const local = `0100007F:${client.localPort!.toString(16).toUpperCase().padStart(4, '0')}`;
+      const visited: string[] = [];
+      expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket.local), socket.local === local))).toBe(true);
+      expect(visited.filter((seen) => seen === local)).toHaveLength(1);
+      expect(visited.at(-1)).toBe(local);
+    }
+  });
+
+  it('says when a table cannot be read', () => {
+    expect(scanTcpTable('/proc/net/no-such-table', () => false)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 // Reads the kernel's TCP tables: who listens where, and which socket a connection is.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { readOptional } from './proc-fs.js';
 
@@ -20,53 +21,95 @@ export interface TcpSocket {
 
 const LISTEN = '0A';
 
+const IPV6_TABLE = '/proc/net/tcp6';
 /** The IPv4 table, then the IPv6 one. */
-export const TCP_TABLE_PATHS: readonly string[] = ['/proc/net/tcp', '/proc/net/tcp6'];
-
-/** Both tables' text, or undefined when neither can be read (no /proc). */
-export function readTcpTables(): string[] | undefined {
-  const tables = TCP_TABLE_PATHS.map((path) => readOptional(path)).filter((table) => table !== undefined);
-  return tables.length === 0 ? undefined : tables;
-}
+export const TCP_TABLE_PATHS: readonly string[] = ['/proc/net/tcp', IPV6_TABLE];
 
 /**
- * The listening part of both tables, or undefined when neither can be read.
- * The kernel writes every listening socket before any other (it walks its
- * listening hash, then the established one), so this reads a few lines at a
- * time and stops at the first socket that does not listen: the established
- * hash, which the kernel walks whole however few sockets it holds, is then
- * mostly not walked. Where a table has no other socket it is read to its end.
- * What it returns may hold a few sockets that do not listen; callers filter.
+ * The listening sockets of both tables (every row with another state is left
+ * out), or undefined when neither can be read. The kernel writes every
+ * listening socket before any other (it walks its listening hash, then the
+ * established one), so a table is read a few rows at a time only until its
+ * first socket that does not listen: the established hash, which the kernel
+ * walks whole to find a table's end however few sockets it holds, is then
+ * mostly not walked. The IPv6 table is not read at all when the kernel's
+ * count of IPv6 TCP sockets (sockstat6, which counts every listening one) is
+ * zero: on a machine without them, reading it to its end was most of a
+ * client's check of the host (bench figure 12).
  */
-export function readListeningTables(): string[] | undefined {
-  const tables = TCP_TABLE_PATHS.map(readListeningPart).filter((table) => table !== undefined);
-  return tables.length === 0 ? undefined : tables;
-}
-
-/** A read asks the kernel for this much: a few lines, so it stops walking soon after the listening sockets. */
-const LISTENING_READ_BYTES = 1024;
-
-function readListeningPart(path: string): string | undefined {
-  return readOptional(path, { chunkBytes: LISTENING_READ_BYTES, stop: pastListening });
-}
-
-/** Whether the text holds a whole line, after the header, of a socket that does not listen. */
-function pastListening(text: string): boolean {
-  const lines = text.split('\n');
-  lines.pop(); // not yet whole
-  // After the header: sl local_address rem_address st ...
-  return lines.slice(1).some((line) => line.trim().split(/\s+/)[3] !== LISTEN);
-}
-
-export function* tcpSockets(tables: readonly string[]): Generator<TcpSocket> {
-  for (const table of tables) {
-    for (const line of table.split('\n').slice(1)) {
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 10) continue;
-      yield { local: fields[1]!, remote: fields[2]!, state: fields[3]!, uid: Number(fields[7]), inode: fields[9]! };
+export function listeningRows(): TcpSocket[] | undefined {
+  const rows: TcpSocket[] = [];
+  let readable = false;
+  for (const path of TCP_TABLE_PATHS) {
+    if (path === IPV6_TABLE && ipv6SocketCount() === 0) {
+      readable = true;
+      continue;
     }
+    const read = scanTcpTable(path, (socket) => {
+      if (socket.state !== LISTEN) return true;
+      rows.push(socket);
+      return false;
+    });
+    readable ||= read;
   }
+  return readable ? rows : undefined;
+}
+
+/** How many IPv6 TCP sockets are hashed (listening or connected), by the kernel's count; undefined where it does not say. */
+function ipv6SocketCount(): number | undefined {
+  const count = /^TCP6: inuse (\d+)/m.exec(readOptional('/proc/net/sockstat6') ?? '')?.[1];
+  return count === undefined ? undefined : Number(count);
+}
+
+/** A read asks the kernel for this much: a few rows, so that it walks little past where a caller stops. */
+const ROWS_READ_BYTES = 1024;
+
+/**
+ * Calls `visit` with each socket of the table at `path` in the kernel's
+ * order, read a few rows at a time, until it returns true: a caller that has
+ * what it looks for spares the kernel the rest of its walk. Read to its end,
+ * a table costs two walks of the kernel's whole established hash (one to
+ * find the end, one more for the read that sees it: with 262144 buckets, 2.5
+ * ms each). False when the table cannot be read.
+ */
+export function scanTcpTable(path: string, visit: (socket: TcpSocket) => boolean): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(ROWS_READ_BYTES);
+    let pending = '';
+    let header = true;
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) return true;
+      pending += chunk.toString('latin1', 0, read);
+      const lines = pending.split('\n');
+      pending = lines.pop()!; // not yet whole
+      for (const line of lines) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        const socket = parseRow(line);
+        if (socket && visit(socket)) return true;
+      }
+    }
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One row: sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ... */
+function parseRow(line: string): TcpSocket | undefined {
+  const fields = line.trim().split(/\s+/);
+  if (fields.length < 10) return undefined;
+  return { local: fields[1]!, remote: fields[2]!, state: fields[3]!, uid: Number(fields[7]), inode: fields[9]! };
 }
 
 /**
@@ -89,11 +132,11 @@ export interface ListeningSocket {
 
 /** Every listening TCP socket (IPv4 and IPv6) by inode, or undefined without /proc. */
 export function listeningSockets(): Map<string, ListeningSocket> | undefined {
-  const tables = readTcpTables();
-  if (!tables) return undefined;
+  const rows = listeningRows();
+  if (!rows) return undefined;
   const sockets = new Map<string, ListeningSocket>();
-  for (const socket of tcpSockets(tables)) {
-    if (socket.state !== LISTEN || socket.inode === '0') continue;
+  for (const socket of rows) {
+    if (socket.inode === '0') continue;
     const [hex, portHex] = socket.local.split(':');
     const bytes = hex === undefined ? undefined : procAddressBytes(hex);
     if (!bytes || !portHex) continue;
