@@ -33,8 +33,9 @@ export const HOST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '-
  * of every larger buffer freed (a screen's 1 MiB slice), up to 32 MiB, so the
  * 64 KiB read batches, PTY read buffers and screen slices of a flood came
  * from the heap and the threads' arenas, and freed they stayed in the
- * process's RSS: 15 to 25 MiB of figure 5's peak, most under load
- * (bench/README.md, "Memory").
+ * process's RSS, the more the slower the host ran: figure 5's peak was 242 to
+ * 266 MiB at load 2 to 14, and 236 to 244 with it (bench/README.md, "Memory").
+ * Each fresh 64 KiB buffer now costs a mapping, about 14 us.
  */
 export const HOST_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
