@@ -1,7 +1,7 @@
 // Starts core-host.mjs or raw-host.mjs as a child and talks to it over IPC.
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { HOST_NODE_FLAGS } from '../../packages/core/dist/common/host-node-flags.js';
+import { HOST_NODE_FLAGS, withHostAllocator } from '../../packages/core/dist/common/host-node-flags.js';
 import { BENCH_DIR, deferred, killChild, onCleanup, processMemory, withDeadline } from './harness.mjs';
 
 const HOST_START_MS = 30_000;
@@ -78,10 +78,10 @@ class Host {
   }
 }
 
-async function startHost(script, args, workspace, nodeFlags = []) {
+async function startHost(script, args, workspace, nodeFlags = [], hostEnv = (env) => env) {
   const child = fork(path.join(BENCH_DIR, 'lib', script), args, {
     // BENCH_HOST_ENV="NAME=value ..." adds to the hosts' environment (say MALLOC_ARENA_MAX=2).
-    env: { ...workspace.env, ...Object.fromEntries((process.env.BENCH_HOST_ENV ?? '').split(' ').filter(Boolean).map((pair) => pair.split('='))) },
+    env: hostEnv({ ...workspace.env, ...Object.fromEntries((process.env.BENCH_HOST_ENV ?? '').split(' ').filter(Boolean).map((pair) => pair.split('='))) }),
     cwd: workspace.home,
     // BENCH_CPU_PROF=<dir> profiles the hosts (node --cpu-prof), to find where a missed target goes;
     // BENCH_HOST_FLAGS passes more node flags to them (say --trace-gc).
@@ -117,8 +117,10 @@ export function startCoreHost(workspace, { screens = 'worker', maxSessions = 32,
     'core-host.mjs',
     [`--screens=${screens}`, `--max-sessions=${maxSessions}`, `--state-dir=${workspace.state}`, `--persist=${persist}`],
     workspace,
-    // The node flags a client starts the host with (BENCH_HOST_FLAGS comes after them, so it can override one).
+    // The node flags a client starts the host with (BENCH_HOST_FLAGS comes after them, so it can override one),
+    // and its allocator settings (BENCH_HOST_ENV can set one otherwise).
     HOST_NODE_FLAGS,
+    withHostAllocator,
   );
 }
 

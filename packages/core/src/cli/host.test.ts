@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../common/discovery.js';
-import { HOST_NODE_FLAGS } from '../common/host-node-flags.js';
+import { HOST_ALLOCATOR_ENV, HOST_NODE_FLAGS } from '../common/host-node-flags.js';
 import { until } from '../testing/poll-until.js';
 import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
@@ -63,6 +63,19 @@ describe('one ptydeck host per state directory', () => {
     expect(lockedPid(box.stateDir)).toBe(record.pid);
     for (const { stderr } of agents) expect(stderr()).toContain(`connected to the running ptydeck at ${record.url}`);
     expect(statSync(join(box.stateDir, 'host.log')).mode & 0o777).toBe(0o600);
+  });
+
+  it("the host starts with its allocator settings, and its sessions' programs do not inherit them", async () => {
+    const box = sandbox();
+    const { client } = await agent(box);
+    const environ = readFileSync(`/proc/${discovery(box).pid}/environ`, 'utf8').split('\0');
+    for (const [name, value] of Object.entries(HOST_ALLOCATOR_ENV)) expect(environ).toContain(`${name}=${value}`);
+    const shell = await create(client, {});
+    const names = [...Object.keys(HOST_ALLOCATOR_ENV), 'PTYDECK_HOST_ADDED_ENV'];
+    const command = `echo ${names.map((name) => `"${name}=\${${name}-unset}"`).join(' ')}`;
+    const ran = await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command, timeout_ms: 20_000 } });
+    const output = (ran.structuredContent as { output: string }).output;
+    for (const name of names) expect(output).toContain(`${name}=unset`);
   });
 
   it('a discovery file and lock left by a dead host are replaced at once', async () => {

@@ -9,7 +9,7 @@ import { ptydeckLauncher } from '../common/mcp-launch.js';
 import { hostLockHolder } from '../common/host-lock.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { isProcessAlive, waitForExit } from '../common/process-identity.js';
-import { HOST_NODE_FLAGS } from '../common/host-node-flags.js';
+import { HOST_NODE_FLAGS, withHostAllocator } from '../common/host-node-flags.js';
 import { checkHostProcess } from './host-check.js';
 import { requestJson } from './host-request.js';
 import { withoutInjection } from '../common/inherited-env.js';
@@ -224,7 +224,8 @@ function hostEnv(stateDir: string): Record<string, string | undefined> {
   for (const label of [SESSION_ID_ENV, CHAT_ID_ENV, CHAT_BINDING_ENV, 'PTYDECK_HOST_ID', 'PTYDECK_SESSION_KEY']) delete env[label];
   // In the desktop app the runtime is Electron's binary, which runs a script as Node only when told to.
   if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
-  return env;
+  // The host's allocator settings, which it takes out of what its sessions inherit once started.
+  return withHostAllocator(env);
 }
 
 function openLog(stateDir: string): number {

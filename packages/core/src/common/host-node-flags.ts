@@ -23,3 +23,48 @@
  * promoted, the floods took up to twice as long and echo p99 about doubled.
  */
 export const HOST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=10'];
+
+/**
+ * The host's allocator settings, put in its environment by whoever starts it
+ * (glibc reads them once, at the process's start; elsewhere they mean
+ * nothing). `MALLOC_MMAP_THRESHOLD_=65536`: glibc serves an allocation of at
+ * least this size with a mapping of its own, returned to the kernel when
+ * freed. Without it the threshold starts at 128 KiB and rises to the size
+ * of every larger buffer freed (a screen's 1 MiB slice), up to 32 MiB, so the
+ * 64 KiB read batches, PTY read buffers and screen slices of a flood came
+ * from the heap and the threads' arenas, and freed they stayed in the
+ * process's RSS, the more the slower the host ran: figure 5's peak was 242 to
+ * 266 MiB at load 2 to 14, and 236 to 244 with it (bench/README.md, "Memory").
+ * Each fresh 64 KiB buffer now costs a mapping, about 14 us.
+ */
+export const HOST_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
+
+/**
+ * Names the starter added to the host's environment from HOST_ALLOCATOR_ENV,
+ * comma-separated: the host takes them out of its environment once started
+ * (shedHostAllocatorEnv), so they tune the host and not the programs its
+ * sessions run.
+ */
+export const HOST_ADDED_ENV = 'PTYDECK_HOST_ADDED_ENV';
+
+/** `env` for a host process: HOST_ALLOCATOR_ENV's settings it does not set already, and which ones were added. */
+export function withHostAllocator<T extends Record<string, string | undefined>>(env: T): T {
+  const added = Object.keys(HOST_ALLOCATOR_ENV).filter((name) => env[name] === undefined);
+  const result: Record<string, string | undefined> = { ...env };
+  for (const name of added) result[name] = HOST_ALLOCATOR_ENV[name];
+  if (added.length > 0) result[HOST_ADDED_ENV] = added.join(',');
+  else delete result[HOST_ADDED_ENV];
+  return result as T;
+}
+
+/**
+ * Takes the settings the starter added (HOST_ADDED_ENV) out of this
+ * process's environment, which sessions, chats and children inherit from.
+ * Only names of HOST_ALLOCATOR_ENV: the list is read from the environment.
+ */
+export function shedHostAllocatorEnv(env: Record<string, string | undefined> = process.env): void {
+  const added = env[HOST_ADDED_ENV];
+  if (added === undefined) return;
+  for (const name of added.split(',')) if (Object.hasOwn(HOST_ALLOCATOR_ENV, name)) delete env[name];
+  delete env[HOST_ADDED_ENV];
+}

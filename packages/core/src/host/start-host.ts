@@ -7,6 +7,7 @@ import type { ScreenService } from '../screen/index.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { acquireHostLock } from '../common/host-lock.js';
+import { shedHostAllocatorEnv } from '../common/host-node-flags.js';
 import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
@@ -92,6 +93,8 @@ export interface Host {
  * and serves them (host/local-server.ts) with the host's /stop route, watching for idleness.
  */
 export async function startHost(options: HostOptions = {}): Promise<Host> {
+  // Before anything reads the environment: what tuned this process's allocator is not the sessions'.
+  shedHostAllocatorEnv();
   const log = options.log ?? (() => {});
   const stateDir = options.stateDir ?? resolveStateDir();
   // Throws on a state directory others could write, before anything is taken or written.
