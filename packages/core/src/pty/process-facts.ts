@@ -62,9 +62,15 @@ export class ProcessFacts {
     return entry.label;
   }
 
+  /**
+   * Its command line, read once per program. An empty one is not kept: exec
+   * gives a process its new name before its new arguments are in place, so a
+   * read in between sees the new program with no command line at all, and
+   * keeping that showed a server as "" for as long as it ran.
+   */
   command(pid: number, stat: ProcStat, read: (pid: number) => string): string {
     const entry = this.entry(pid, stat);
-    entry.command ??= read(pid);
+    if (!entry.command) entry.command = read(pid);
     return entry.command;
   }
 

@@ -183,6 +183,8 @@ describe.skipIf(!available)('keystrokes injected with TIOCSTI', () => {
     if (legacyTiocsti()) {
       expect((await tool.run(owner, { id, command: inject('/dev/tty') })).exit_code).toBe(0);
       expect((await tool.wait(owner, { id, until: 'pattern', pattern: '^INJECTED-42', timeout_ms: 20_000 })).reason).toBe('pattern');
+      // The injected line's output comes before its prompt: the next run is refused as busy until the shell is back.
+      await until(() => tool.list(owner).terminals.find((t) => t.id === id)?.state === 'idle_at_prompt', 'the injected line ran and the prompt is back');
     }
     // The developer's terminal is not in the sandbox's /dev, and no process outside is in its /proc.
     const devTab = await tool.run(owner, { id, command: inject(devTty) });
