@@ -122,6 +122,8 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
     const { info } = await first.messages.json((m) => m.type === 'created' && m.requestId === 'c1');
     first.send({ type: 'attach', id: info.id, cursor: null });
     await until(() => (first.resyncs.get(info.id) ?? 0) === 1, 'the first screen');
+    // Typed before the shell's prompt, the line is echoed by the terminal ahead of it and "line 1" lands after the prompt.
+    await until(() => (first.text.get(info.id) ?? '').includes('$ '), 'the prompt');
     first.send({ type: 'input', id: info.id, data: 'for i in $(seq 1 3000); do echo "line $i"; [ $((i % 300)) = 0 ] && sleep 0.05; done; echo loop-done\r' });
     await until(() => /^line 600\r?$/m.test(first.text.get(info.id) ?? ''), 'mid-loop');
     // The panel's socket drops; what it had applied is its cursor.
