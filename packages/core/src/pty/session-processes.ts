@@ -255,7 +255,40 @@ function unwrap(session: SessionRef, processes: readonly OwnedProcess[]): { fork
  * where /proc is missing.
  */
 export function wrappedProgram(labels: LabelReader, session: SessionRef): OwnedProcess | undefined {
-  return unwrap(session, sessionProcesses(labels, session)).program;
+  return programAfterLauncher(session) ?? unwrap(session, sessionProcesses(labels, session)).program;
+}
+
+/**
+ * The program as wrappedProgram finds it, from the processes started after
+ * the launcher alone, which spares a sandboxed terminal_create the whole
+ * table's stat lines (a millisecond or two on a busy machine). Pids are
+ * handed out in increasing order until they wrap at pid_max, so the
+ * launcher's forks and the program it started first have greater pids than
+ * it, and any child with a smaller one started after the wrap, later than
+ * those. Undefined when the chain is not all there (the pids wrapped
+ * meanwhile, or the program has not started): the full scan decides then.
+ */
+function programAfterLauncher(session: SessionRef): OwnedProcess | undefined {
+  if (!session.running || session.pid <= 0 || !processesKnown()) return undefined;
+  const launcher = readStat(session.pid);
+  if (!launcher || !isLive(launcher)) return undefined;
+  const children = new Map<number, number[]>();
+  const stats = new Map<number, ProcStat>([[session.pid, launcher]]);
+  for (const pid of procPids()) {
+    if (pid <= session.pid) continue;
+    const stat = readStat(pid);
+    if (!stat || !isLive(stat)) continue;
+    stats.set(pid, stat);
+    push(children, stat.ppid, pid);
+  }
+  // The launcher and what descends from it: the only processes unwrap looks at.
+  const tree: OwnedProcess[] = [];
+  const queue = [session.pid];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    tree.push(processOf(next, stats.get(next)!));
+    queue.push(...(children.get(next) ?? []));
+  }
+  return unwrap(session, tree).program;
 }
 
 /** Whether `proc` still runs: the same pid started at the same tick, not a zombie. */

@@ -98,8 +98,8 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const home = realOr(input.home);
   const underHome = (path: string) => (isAbsolute(path) ? path : join(home, path));
   const caches = DEFAULT_CACHES.map((cache) => ensureDir(join(home, cache))).filter((path): path is string => path !== null);
-  const extra = (input.writable ?? []).map((path) => realOr(resolve(path))).filter(exists);
-  const hidden = unique([...input.ptydeckDirs.map(realOr), ...(input.hidden ?? DEFAULT_HIDDEN).map((path) => realOr(underHome(path)))].filter(exists));
+  const extra = existingReal((input.writable ?? []).map((path) => resolve(path)));
+  const hidden = unique(existingReal([...input.ptydeckDirs, ...(input.hidden ?? DEFAULT_HIDDEN).map(underHome)]));
   for (const path of hidden) {
     if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
   }
@@ -117,9 +117,25 @@ export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
+/**
+ * Each of `paths` that exists, made real (or as given where that fails: a
+ * dangling link). A path whose lstat fails cannot be made real either, so it
+ * is dropped at once: most of the hidden list is missing on a machine, and a
+ * thrown error per missing path cost more than the rest of a sandbox's policy.
+ */
+function existingReal(paths: string[]): string[] {
+  const found: string[] = [];
+  for (const path of paths) {
+    if (!exists(path)) continue;
+    const real = realOr(path);
+    if (real === path || exists(real)) found.push(real);
+  }
+  return found;
+}
+
 function realOrThrow(path: string, what: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     throw new Error(`${what} ${path} does not exist`);
   }
@@ -127,7 +143,7 @@ function realOrThrow(path: string, what: string): string {
 
 function realOr(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return path;
   }
@@ -135,8 +151,7 @@ function realOr(path: string): string {
 
 function exists(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -145,7 +160,7 @@ function exists(path: string): boolean {
 function ensureDir(path: string): string | null {
   try {
     mkdirSync(path, { recursive: true, mode: 0o700 });
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return null;
   }

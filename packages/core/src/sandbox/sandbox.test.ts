@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,6 +145,19 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     for (const entry of ['~/.npmrc', '.npmrc/', join(home, '.npmrc'), stateDir, '.config/ptydeck']) {
       writeFileSync(join(ownConfig, 'config.json'), JSON.stringify({ sandbox: { unhide: [entry] } }));
       expect(() => readSandboxConfig(ownConfig), entry).toThrow(`unhide names ${JSON.stringify(entry)}, which is not in the built-in hidden list`);
+    }
+  });
+
+  it('hides a linked secret where the link points, keeps a dangling link as it is, and leaves out what is missing', () => {
+    const own = mkdtempSync(join(home, 'links-'));
+    const secrets = mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-secrets-'));
+    try {
+      symlinkSync(secrets, join(own, '.aws'));
+      symlinkSync(join(secrets, 'gone'), join(own, '.netrc'));
+      const hidden = sandboxPolicy({ profile: 'workspace', workspace, home: own, ptydeckDirs: [join(own, 'no-state')] }).hidden;
+      expect(hidden).toEqual([realpathSync(secrets), join(realpathSync(own), '.netrc')]);
+    } finally {
+      rmSync(secrets, { recursive: true, force: true });
     }
   });
 
