@@ -13,4 +13,22 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
     // Once known, it is kept for as long as the program runs.
     expect(facts.command(process.pid, stat, read)).toBe('python3 -m http.server 0');
   });
+
+  it('reads an empty environment again while the program is new (an exec caught before its environment is set), and an unlabelled one once', () => {
+    const facts = new ProcessFacts();
+    const stat = readStat(process.pid)!;
+    const reads: Array<{ id: string } | null | undefined> = [null, { id: 'session-1' }];
+    const read = () => reads.shift() as never;
+    expect(facts.label(process.pid, stat, read)).toBeUndefined();
+    expect(facts.label(process.pid, stat, read)).toEqual({ id: 'session-1' });
+    const other = { ...stat, name: 'other-program' };
+    let unlabelled = 0;
+    const none = () => {
+      unlabelled++;
+      return undefined;
+    };
+    facts.label(process.pid, other, none);
+    facts.label(process.pid, other, none);
+    expect(unlabelled).toBe(1);
+  });
 });

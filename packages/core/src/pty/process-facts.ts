@@ -16,6 +16,13 @@ import { readStat, socketInodes, startedAtMs, type ProcStat } from '../proc/proc
 const STAT_MAX_AGE_MS = 10_000;
 
 /**
+ * How long an empty environment is read again after a program is first
+ * seen: an exec sets the environment within a scheduling slice, while a
+ * kernel thread's stays empty and is then not read again.
+ */
+const NEW_PROGRAM_MS = 2_000;
+
+/**
  * What a scan learns of a process, kept between scans so that one of a
  * thousand processes reads little more than /proc's directory: its stat
  * line (for STAT_MAX_AGE_MS), and, while it runs the same program, its
@@ -53,11 +60,19 @@ export class ProcessFacts {
     for (const pid of this.entries.keys()) if (!pids.has(pid)) this.entries.delete(pid);
   }
 
-  label(pid: number, stat: ProcStat, read: (pid: number) => ProcessLabel | undefined): ProcessLabel | undefined {
+  /**
+   * Its session labels, read once per program. `read` answers null for an
+   * empty environment, which is what a process shows between exec naming its
+   * new program and setting its environment (see command): that is read again
+   * while the program is new to us, or a detached job caught there would never
+   * be known as its session's (nor ended with it).
+   */
+  label(pid: number, stat: ProcStat, read: (pid: number) => ProcessLabel | undefined | null): ProcessLabel | undefined {
     const entry = this.entry(pid, stat);
     if (!entry.labelRead) {
-      entry.label = read(pid);
-      entry.labelRead = true;
+      const label = read(pid);
+      entry.label = label ?? undefined;
+      entry.labelRead = label !== null || Date.now() - entry.seenAt > NEW_PROGRAM_MS;
     }
     return entry.label;
   }
@@ -104,7 +119,7 @@ export class ProcessFacts {
   private entry(pid: number, stat: ProcStat): Entry {
     let entry = this.entries.get(pid);
     if (!entry || !sameProgram(entry, stat)) {
-      entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, labelRead: false };
+      entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, seenAt: Date.now(), labelRead: false };
       this.entries.set(pid, entry);
     }
     return entry;
@@ -116,6 +131,8 @@ interface Entry {
   name: string;
   stat: ProcStat;
   statAt: number;
+  /** When a scan first saw this program. */
+  seenAt: number;
   label?: ProcessLabel;
   labelRead: boolean;
   command?: string;

@@ -298,9 +298,11 @@ export function stillRunning(proc: OwnedProcess): boolean {
 }
 
 /** The session labels in the environment `pid` was started with; undefined without a session id. */
-function labelOf(pid: number): ProcessLabel | undefined {
+/** Its labels; null for an empty environment (a kernel thread, or a process inside its exec: see ProcessFacts.label). */
+function labelOf(pid: number): ProcessLabel | undefined | null {
   const environ = readOptional(`/proc/${pid}/environ`);
-  if (!environ) return undefined; // another user's process, a kernel thread, or gone
+  if (environ === '') return null;
+  if (environ === undefined) return undefined; // another user's process, or gone
   const id = variable(environ, SESSION_ID_ENV);
   return id === undefined ? undefined : { id, host: variable(environ, HOST_ID_ENV), key: variable(environ, SESSION_KEY_ENV) };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { carrying, running } from '../testing/carrying.js';
 import type { TerminalOwner } from './terminal-tool.js';
 import { useRealShells } from '../testing/real-shells.js';
+import { until } from '../testing/poll-until.js';
 
 /**
  * An agent's session ended any way but terminal_close (the developer closing
@@ -23,7 +24,8 @@ async function shellWithDetachedJobs(who: TerminalOwner): Promise<{ id: string; 
   expect(run).toMatchObject({ outcome: 'completed', exit_code: 0 });
   const jobs = [...run.output.matchAll(/job=(\d+)/g)].map((match) => Number(match[1]));
   expect(jobs).toHaveLength(2);
-  expect(carrying(run.id)).toEqual(expect.arrayContaining(jobs));
+  // A job may still be inside its exec (setsid -> sleep), when the kernel shows no environment for it: wait for both.
+  await until(() => jobs.every((job) => carrying(run.id).includes(job)), 'both jobs carry the session id');
   return { id: run.id, jobs };
 }
 
