@@ -125,6 +125,24 @@ describe('session store', () => {
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
   });
 
+  it("writes a new session's record before any of its output: a kill between the two never leaves output the next host clears", async () => {
+    const problems: string[] = [];
+    const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });
+    const { id } = service.create({ command: 'bash', args: ['--norc', '--noprofile', '-c', 'echo printed-$((6*7)); exec sleep 300'], source: 'user' });
+    await waitForOutput(service, id, 'printed-42');
+    // The record cannot be written (a directory holds its name): the store must stop before the output,
+    // as a host killed between the two writes would have.
+    mkdirSync(join(dir, `${id}.json`));
+    await store.flush();
+    expect(problems).toEqual([`the session store could not write session ${id}`]);
+    expect(existsSync(join(dir, `${id}.out`))).toBe(false);
+
+    rmSync(join(dir, `${id}.json`), { recursive: true });
+    await store.flush();
+    const record = recordOf(await loadAfresh(dir), id);
+    expect(Buffer.from(record.output).toString()).toContain('printed-42');
+  });
+
   it('starts a file over when it went behind the store\'s back', async () => {
     const problems: string[] = [];
     const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });

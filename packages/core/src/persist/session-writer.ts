@@ -39,6 +39,8 @@ export class SessionWriter {
   private fileStart = 0;
   private fileBytes = 0;
   private metaDirty = true;
+  /** Whether a metadata file of this session is on disk (written by this writer, or the restored one it adopted). */
+  private metaOnDisk = false;
   private agentCursor: number | null = null;
   private timeline: TimelineSource | undefined;
   /** The timeline revision and output start the timeline file was last written for. */
@@ -108,6 +110,9 @@ export class SessionWriter {
     const cursor = this.fileStart + this.fileBytes;
     const end = this.logEnd();
     if (end === undefined) return 0;
+    // The record first: an output file without one is cleared at load, so a kill between a new
+    // session's first two writes would lose the session. A record without output comes back empty.
+    if (!this.metaOnDisk) written += await this.writeMeta();
     if (end > cursor || !this.hasFile) {
       // Read in the same turn as the end was seen: nothing arrives in between.
       const probe = this.service.read(this.id, { cursor, maxBytes: PEEK });
@@ -193,6 +198,7 @@ export class SessionWriter {
     const text = JSON.stringify(meta);
     try {
       await writeAtomically(metaPath(this.dir, this.id), text);
+      this.metaOnDisk = true;
     } catch (error) {
       this.metaDirty = true;
       throw error;
@@ -211,6 +217,7 @@ export class SessionWriter {
   }
 
   private adopt(onDisk: OnDisk): void {
+    this.metaOnDisk = true;
     // Only a log that still holds what the file holds is spared a rewrite.
     const probe = this.service.read(this.id, { cursor: Math.min(onDisk.start, this.logEnd() ?? 0), maxBytes: PEEK });
     if (probe.skipped > 0 || probe.cursor !== onDisk.start || probe.end < onDisk.start + onDisk.length) return;
