@@ -204,6 +204,28 @@ describe('deckReducer: user sessions', () => {
     expect(state.pendingCreates).toEqual([]);
   });
 
+  it('a panel hidden while the new terminal was on its way stays hidden when it arrives; a later request shows it again', () => {
+    let state = run(snapshot([]), { type: 'create-requested', requestId: 'r1' }, { type: 'set-panel', open: false });
+    const u = userSession('u');
+    state = deckReducer(state, { type: 'created', requestId: 'r1', info: u });
+    expect(ids(state)).toEqual(['u']);
+    expect(state.activeId).toBe('u');
+    expect(state.panelOpen).toBe(false);
+
+    state = deckReducer(state, { type: 'create-requested', requestId: 'r2' });
+    state = deckReducer(state, { type: 'created', requestId: 'r2', info: userSession('v') });
+    expect(state.activeId).toBe('v');
+    expect(state.panelOpen).toBe(true);
+  });
+
+  it("a developer's shell that is already over when the panel first hears of it (a remote host's, relayed as created) gets no tab and opens no panel", () => {
+    const over = userSession('gone', { status: 'exited', exitCode: 0, exitedAt: 50_000 });
+    const state = run(snapshot([]), created(over));
+    expect(ids(state)).toEqual([]);
+    expect(state.panelOpen).toBe(false);
+    expect(state.sessions.map((s) => s.id)).toEqual(['gone']);
+  });
+
   it('closes the panel again and tells why when a create fails with no tabs', () => {
     const state = run(snapshot([]), { type: 'create-requested', requestId: 'r1' },
       { type: 'create-failed', requestId: 'r1', message: 'session limit reached' });

@@ -30,11 +30,13 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
         : state;
     case 'create-requested':
       // Open at once so the developer sees the terminal coming, not nothing.
-      return { ...state, panelOpen: true, pendingCreates: [...state.pendingCreates, action.requestId] };
+      return { ...state, panelOpen: true, panelHidden: false, pendingCreates: [...state.pendingCreates, action.requestId] };
     case 'created': {
-      // The developer asked for this terminal: it comes to the front.
+      // The developer asked for this terminal: it comes to the front, but a panel they hid while it was
+      // on its way stays hidden (the tab count says it is there).
       const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId) };
-      return addAndActivate(upsertSession(next, action.info), action.info);
+      const shown = addAndActivate(upsertSession(next, action.info), action.info);
+      return state.panelHidden ? { ...shown, panelOpen: false, panelHidden: true } : shown;
     }
     case 'create-failed': {
       const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId), notice: action.message };
@@ -211,6 +213,9 @@ function applyEvent(state: DeckState, event: PtyEvent): DeckState {
     case 'pty.created': {
       const next = upsertSession(state, event.info);
       if (state.dismissed.includes(event.info.id)) return next;
+      // A developer's shell already over when first heard of (a remote host's, relayed on connecting):
+      // no tab, as a snapshot gives none.
+      if (event.info.source === 'user' && event.info.status === 'exited' && !hasTab(next, event.info.id)) return next;
       // A new shell, an agent's or another window's: shown without taking the developer's place.
       return addInBackground(next, event.info);
     }
