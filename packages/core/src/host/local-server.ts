@@ -157,6 +157,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       ticketTtlMs: options.ticketTtlMs,
       mcpAbandonMs: options.mcpAbandonMs,
       mcpIdleMs: options.mcpIdleMs,
+      mcpStreamAfterMs: options.mcpStreamAfterMs,
       maxMcpSessions: options.maxMcpSessions,
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,

@@ -84,6 +84,8 @@ export interface HttpServerOptions {
   mcpAbandonMs?: number;
   /** How long an MCP session that never held an event stream may stay silent before it expires. Default 30 min. */
   mcpIdleMs?: number;
+  /** How long an MCP call may run before its answer is committed to an event stream. Default SSE_COMMIT_MS (1 s). */
+  mcpStreamAfterMs?: number;
   /** MCP sessions kept at once; past it the least recently active idle one is closed. Default 256. */
   maxMcpSessions?: number;
   /** Bounds on connections without credentials; defaults in connection-bounds.ts. */
@@ -165,7 +167,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const agents = new AgentRegistry();
   const { screens, facts, processes } = options;
   const files = new StaticFiles(options.appDir ?? defaultAppDir());
-  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
+  const mcp = options.createMcpServer ? new McpHttpEndpoint(options.createMcpServer, agents, { abandonMs: options.mcpAbandonMs, idleMs: options.mcpIdleMs, streamAfterMs: options.mcpStreamAfterMs, maxSessions: options.maxMcpSessions, bindings: options.chatBindings }) : undefined;
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 

@@ -23,7 +23,9 @@ const answeredAs: string[] = [];
 
 beforeAll(async () => {
   service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent' });
+  // No call here outlives a minute: which form an answer takes depends on what the call sent, never on
+  // how long a loaded machine took to run it (past the default 1 s it is committed to a stream).
+  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: 60_000 });
   client = new Client({ name: 'answers', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
     requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
@@ -72,5 +74,36 @@ describe('/mcp answers', () => {
     expect(result.structuredContent).toMatchObject({ exit_code: 0, output: '' });
     expect(messages).toEqual([]);
     expect(contentType).toBe('application/json');
+  });
+});
+
+describe('/mcp answers, a call that outlives the stream commit', () => {
+  let slowServer: LocalServer;
+  let slowClient: Client;
+  let contentType = '';
+  beforeAll(async () => {
+    slowServer = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: 50 });
+    slowClient = new Client({ name: 'answers-slow', version: '1.0.0' });
+    await slowClient.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', slowServer.url), {
+        requestInit: { headers: { Authorization: `Bearer ${slowServer.agentToken}` } },
+        fetch: async (url, init) => {
+          const response = await fetch(url, init);
+          if (init?.method === 'POST' && response.status === 200) contentType = response.headers.get('content-type') ?? '';
+          return response;
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await slowClient?.close();
+    await slowServer?.close();
+  });
+
+  it('is answered on an event stream opened before its end, so a client waiting for headers knows it is alive', async () => {
+    // The command sleeps ten times the commit's 50 ms: the headers went out before the answer existed.
+    const result = (await slowClient.callTool({ name: 'terminal_run', arguments: { command: 'sleep 0.5; echo late' } })) as { structuredContent?: Record<string, unknown> };
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'late\n' });
+    expect(contentType).toBe('text/event-stream');
   });
 });

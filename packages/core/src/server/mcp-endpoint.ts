@@ -16,7 +16,7 @@ import { ChatPeerCheck } from './chat-peer.js';
 import { judgeFrame } from '../common/jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 import { clientCwdOf } from './client-cwd.js';
-import { handleMcpRequest } from './mcp-response.js';
+import { handleMcpRequest, SSE_COMMIT_MS } from './mcp-response.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -72,6 +72,8 @@ export const MAX_MCP_SESSIONS = 256;
 export interface McpEndpointLimits {
   abandonMs?: number;
   idleMs?: number;
+  /** How long a call may run before its answer is committed to an event stream (mcp-response.ts). */
+  streamAfterMs?: number;
   maxSessions?: number;
   /**
    * Chat bindings: a connection presenting one (the `ptydeck mcp` a chat's
@@ -102,6 +104,7 @@ export class McpHttpEndpoint {
 
   private readonly abandonMs: number;
   private readonly idleMs: number;
+  private readonly streamAfterMs: number;
   private readonly maxSessions: number;
   private readonly bindings: ChatBindings | undefined;
   private readonly chatPeers: ChatPeerCheck;
@@ -113,6 +116,7 @@ export class McpHttpEndpoint {
   ) {
     this.abandonMs = limits.abandonMs ?? DEFAULT_ABANDON_MS;
     this.idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
+    this.streamAfterMs = limits.streamAfterMs ?? SSE_COMMIT_MS;
     this.maxSessions = limits.maxSessions ?? MAX_MCP_SESSIONS;
     this.bindings = limits.bindings;
     this.chatPeers = limits.chatPeers ?? new ChatPeerCheck();
@@ -139,7 +143,7 @@ export class McpHttpEndpoint {
     if (session) this.track(session, req, res);
     if (req.method !== 'POST') {
       if (!session) return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
-      return handleMcpRequest(session.transport, req, res);
+      return handleMcpRequest(session.transport, req, res, undefined, this.streamAfterMs);
     }
     // Every POST body is read and judged here, not by the SDK: it answers JSON that is no JSON-RPC message with -32700.
     const body = await readJson(req, MAX_BODY_BYTES);
@@ -149,7 +153,7 @@ export class McpHttpEndpoint {
     if (session) {
       // A malformed notification is not answered (JSON-RPC), but HTTP must still say the POST was taken.
       if (frame.kind === 'drop') return respondJson(res, 202, undefined);
-      return handleMcpRequest(session.transport, req, res, body.value);
+      return handleMcpRequest(session.transport, req, res, body.value, this.streamAfterMs);
     }
     const first = frame.kind === 'messages' && frame.messages.length === 1 ? frame.messages[0]! : undefined;
     if (first === undefined || !isJSONRPCRequest(first) || first.method !== 'initialize') {
@@ -170,7 +174,7 @@ export class McpHttpEndpoint {
     this.makeRoom();
     const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey, sandbox);
     this.track(opened, req, res);
-    await handleMcpRequest(opened.transport, req, res, body.value);
+    await handleMcpRequest(opened.transport, req, res, body.value, this.streamAfterMs);
   }
 
   /** Agents connected right now. */

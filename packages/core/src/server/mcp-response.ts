@@ -24,7 +24,7 @@ const NOTIFICATION_OR_REQUEST = Buffer.from('{"method":');
  * stream's first event is held back; if the stream then ends, that event was
  * the answer and is sent as application/json (the SDK client parses one JSON
  * body instead of piping SSE through its parsers). If a notification comes
- * first, or the call outlives SSE_COMMIT_MS, the stream is sent as it is.
+ * first, or the call outlives streamAfterMs (SSE_COMMIT_MS), the stream is sent as it is.
  * Both forms are what the Streamable HTTP spec lets a server answer with,
  * and every client must accept both.
  */
@@ -33,6 +33,7 @@ export async function handleMcpRequest(
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody?: unknown,
+  streamAfterMs = SSE_COMMIT_MS,
 ): Promise<void> {
   // What the SDK would refuse anyway, refused before a Web Request is built (TRACE cannot be one).
   if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
@@ -62,7 +63,7 @@ export async function handleMcpRequest(
   try {
     // Only a POST's stream ends with its answer; a GET's stream stays open for server messages.
     if (req.method === 'POST') {
-      const timer = setTimeout(commit, SSE_COMMIT_MS);
+      const timer = setTimeout(commit, streamAfterMs);
       const first = await reader.read();
       clearTimeout(timer);
       if (first.done) return void (commit(), res.end());
