@@ -1,6 +1,7 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,6 +187,39 @@ describe('ptydeck attach', () => {
     expect(readAll(service, id).toString('utf8')).not.toContain('typed-');
     expect(service.get(id)).toMatchObject({ cols: 80, rows: 24 });
     expect(service.get(id)!.status).toBe('running');
+    await expectRestored(pane);
+  });
+
+  it('asks for the session\'s screen before it sets up the terminal, so the host draws it while stty runs', async () => {
+    const id = shellSession();
+    service.write(id, 'echo "ready-$((4*4))"\r');
+    await waitForOutput(service, id, 'ready-16');
+    // An stty that holds attach inside its terminal set-up until the test lets it go (once; the restore's runs through).
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-stty-'));
+    const gate = join(dir, 'gate');
+    execFileSync('mkfifo', [gate]);
+    const stty = execFileSync('sh', ['-c', 'command -v stty'], { encoding: 'utf8', env }).trim();
+    writeFileSync(join(dir, 'stty'), `#!/bin/sh\n[ -e '${dir}/passed' ] || { read _ < '${gate}'; : > '${dir}/passed'; }\nexec '${stty}' "$@"\n`);
+    chmodSync(join(dir, 'stty'), 0o755);
+    const pane = await shellPane();
+    let asked = false;
+    const read = service.read.bind(service);
+    service.read = (sessionId, options) => {
+      // The read attaching makes (viewer-streams.ts), not the timeline's when the connection opens.
+      if (sessionId === id && new Error().stack?.includes('ViewerStreams.attach')) asked = true;
+      return read(sessionId, options);
+    };
+    try {
+      pane.type(`PATH='${dir}':$PATH ptydeck attach ${id.slice(0, 6)}; echo "attach-rc=$?"`);
+      await until(() => asked, 'the host is asked for the session while stty waits');
+    } finally {
+      service.read = read;
+      // Async: the open waits for stty's end of the pipe, and this process is the host.
+      await writeFile(gate, 'go\n');
+    }
+    await pane.waitFor('ready-16');
+    pane.keys([DETACH], true);
+    await pane.waitFor(/attach-rc=0/);
     await expectRestored(pane);
   });
 

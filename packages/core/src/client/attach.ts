@@ -120,6 +120,9 @@ class Attachment {
     const onOutputError = () => this.finish(EXIT_FAILURE, 'this terminal went away');
     process.stdout.on('error', onOutputError);
     disposables.add(() => process.stdout.off('error', onOutputError));
+    // Asked before the terminal is set up, so that the host draws the screen while `stty` runs
+    // (raw-terminal.ts: a process started and waited for); its answer is read after run() returns.
+    channel.attach(this.info.id);
     terminal.enterRaw();
     // On stderr before the screen is drawn: it never mixes with the session's output on stdout.
     this.io.stderr.write(`${styleFor(this.io.stderr).dim(this.statusLine())}\r\n`);
@@ -128,7 +131,6 @@ class Attachment {
     disposables.add(() => process.stdin.off('data', onKeys));
     process.stdin.resume();
     if (this.writer) disposables.add(terminal.onResize((size) => this.applySize(size)));
-    channel.attach(this.info.id);
     return done;
   }
 

@@ -1,5 +1,5 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
-import { procPids, readStat, socketInodes } from '../proc/proc-fs.js';
+import { holdsSockets, procPids, readStat, socketInodes } from '../proc/proc-fs.js';
 import { listeningRows } from '../proc/tcp-table.js';
 import { sessionAncestry } from '../common/peer-process.js';
 import { hostLockHolder } from '../common/host-lock.js';
@@ -48,8 +48,7 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
   // another could only share one of these by inheriting it from the host (whose descriptors are
   // close-on-exec; a child between fork and exec holds a copy for that moment, and is the host's). Then the process table need not be read: with a machine's thousands of
   // processes that read is most of a client's check. Otherwise the table names who else listens.
-  const hostHolds = new Set(socketInodes(host));
-  const listeners = [...inodes].every((inode) => hostHolds.has(inode)) ? [host] : procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  const listeners = holdsSockets(host, inodes) ? [host] : procPids().filter((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
   if (listeners.length === 0) return { kind: 'absent', reason: `no process of yours holds the socket listening on port ${port}` };
   const stranger = listeners.find((pid) => pid !== host);
   if (stranger !== undefined) {

@@ -136,6 +136,30 @@ export function socketInodes(pid: number): string[] {
 }
 
 /**
+ * Whether `pid` holds a descriptor of every socket in `inodes`. Reads its
+ * descriptors lowest first and stops at the last one it looks for: a host's
+ * listening sockets are among its first descriptors, and with a hundred
+ * sessions it holds hundreds more, each a link to read, which socketInodes
+ * would read to the end (bench figure 12).
+ */
+export function holdsSockets(pid: number, inodes: ReadonlySet<string>): boolean {
+  const missing = new Set(inodes);
+  if (missing.size === 0) return true;
+  let fds: number[];
+  try {
+    // Numbers, sorted: Node lists a directory sorted as text (0, 1, 10, 100, ...).
+    fds = readdirSync(`/proc/${pid}/fd`).map(Number).sort((a, b) => a - b);
+  } catch {
+    return false;
+  }
+  for (const fd of fds) {
+    const link = readLink(`/proc/${pid}/fd/${fd}`);
+    if (link?.startsWith('socket:[') && missing.delete(link.slice(8, -1)) && missing.size === 0) return true;
+  }
+  return false;
+}
+
+/**
  * Linux reports times in /proc in USER_HZ ticks, which the kernel fixes at 100
  * for userspace on every architecture Node runs on (sysconf(_SC_CLK_TCK) is
  * not reachable from Node).

@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { holdsSockets, socketInodes } from './proc-fs.js';
+import { listeningRows } from './tcp-table.js';
+
+// The host check's question of the kernel: does this process hold these sockets?
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A server listening here, and the inode of its socket. */
+async function listening(): Promise<string> {
+  const server: Server = createServer();
+  cleanups.push(() => server.close());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const row = listeningRows()!.find((socket) => Number.parseInt(socket.local.split(':')[1]!, 16) === port);
+  return row!.inode;
+}
+
+/** `count` more descriptors held by this process (a host with sessions holds hundreds). */
+function moreDescriptors(count: number): void {
+  const fds = Array.from({ length: count }, () => openSync('/dev/null', 'r'));
+  cleanups.push(() => fds.forEach((fd) => closeSync(fd)));
+}
+
+describe.runIf(process.platform === 'linux')('holdsSockets', () => {
+  it('says a process holds its listening sockets, with hundreds of descriptors around them', async () => {
+    const first = await listening();
+    moreDescriptors(150);
+    const second = await listening();
+    moreDescriptors(150);
+    expect(holdsSockets(process.pid, new Set([first, second]))).toBe(true);
+    expect(holdsSockets(process.pid, new Set([second]))).toBe(true);
+  });
+
+  it('says no when one socket is another process\'s', async () => {
+    const ours = await listening();
+    const child = spawn(process.execPath, ['-e', "require('node:net').createServer().listen(0, '127.0.0.1', () => console.log('up'))"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    cleanups.push(() => child.kill('SIGKILL'));
+    await new Promise((resolve) => child.stdout!.once('data', resolve));
+    const theirs = socketInodes(child.pid!).find((inode) => !socketInodes(process.pid).includes(inode))!;
+    expect(theirs).toBeDefined();
+    expect(holdsSockets(process.pid, new Set([ours, theirs]))).toBe(false);
+    expect(holdsSockets(child.pid!, new Set([theirs]))).toBe(true);
+  });
+
+  it('says no for a process that is gone', async () => {
+    const inode = await listening();
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(holdsSockets(child.pid!, new Set([inode]))).toBe(false);
+  });
+});
