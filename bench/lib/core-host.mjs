@@ -75,7 +75,7 @@ let probeTimer;
  * buffers holding them occupy (a look inside the service, for diagnosis only:
  * undefined once its fields are named otherwise).
  */
-function logBytes() {
+function logBytes({ buffers = true } = {}) {
   let bytes = 0;
   for (const info of service.list()) {
     try {
@@ -85,7 +85,7 @@ function logBytes() {
       // removed meanwhile
     }
   }
-  return { retained: bytes, buffers: logBuffers() };
+  return { retained: bytes, buffers: buffers ? logBuffers() : undefined };
 }
 
 function logBuffers() {
