@@ -75,7 +75,7 @@ let probeTimer;
  * buffers holding them occupy (a look inside the service, for diagnosis only:
  * undefined once its fields are named otherwise).
  */
-function logBytes() {
+function logBytes({ buffers = true } = {}) {
   let bytes = 0;
   for (const info of service.list()) {
     try {
@@ -85,7 +85,7 @@ function logBytes() {
       // removed meanwhile
     }
   }
-  return { retained: bytes, buffers: logBuffers() };
+  return { retained: bytes, buffers: buffers ? logBuffers() : undefined };
 }
 
 function logBuffers() {
@@ -178,7 +178,9 @@ const ops = {
     stopMemoryWatch?.();
     clearInterval(probeTimer);
     screenWorkerMemory = undefined;
-    probeTimer = setInterval(() => screenWorker?.postMessage({ type: 'memory-probe' }), 50);
+    // As often as the probe's costly reads (memory-probe.mjs): each message wakes the worker, and in a CPU
+    // profile of figure 5's flood posting it every 50 ms weighed a twentieth of the main thread's busy samples.
+    probeTimer = setInterval(() => screenWorker?.postMessage({ type: 'memory-probe' }), 500);
     stopMemoryWatch = watchMemory({ logBytes, worker: () => screenWorkerMemory });
     return true;
   },

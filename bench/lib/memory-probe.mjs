@@ -9,11 +9,22 @@ import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 
 const SAMPLE_MS = 50;
+/**
+ * The costly reads run every this many samples, their last values carried
+ * in between: smaps_rollup (the kernel walks every mapping's pages: 2.5 ms of
+ * CPU at 85 MiB, more at figure 5's 240) and the logs' buffers (every chunk
+ * of every session). Every 50 ms they held the core's main thread for
+ * several milliseconds during figure 5's flood, a tenth of its busy time in
+ * a CPU profile, in front of the keys the figure times; the raw baseline
+ * has no such probe. The peak RSS comes from /proc/self/status (and from
+ * outside, fig5-scale.mjs), read at every sample as before.
+ */
+const DETAIL_EVERY = 10;
 /** Every this many samples one goes into the timeline (ms since the start, then the maxima's fields in MiB). */
 const TIMELINE_EVERY = 5;
 
-/** /proc/self/status and smaps_rollup fields, in bytes. */
-function procMemory() {
+/** /proc/self/status fields, and smaps_rollup's when `detail`, in bytes. */
+function procMemory(detail) {
   const fields = {};
   const read = (file, names) => {
     try {
@@ -27,7 +38,7 @@ function procMemory() {
     }
   };
   read('/proc/self/status', ['VmRSS', 'VmHWM', 'RssAnon', 'RssFile']);
-  read('/proc/self/smaps_rollup', ['Anonymous', 'Private_Dirty', 'Shared_Clean', 'Private_Clean']);
+  if (detail) read('/proc/self/smaps_rollup', ['Anonymous', 'Private_Dirty', 'Shared_Clean', 'Private_Clean']);
   return fields;
 }
 
@@ -39,9 +50,10 @@ function isolateMemory() {
 }
 
 /**
- * Samples every SAMPLE_MS until stopped. `logBytes()` sums what the logs
- * retain ({ retained, buffers }); `worker()` is the screen worker's last report (or undefined).
- * Returns the stop function, which resolves with { peak, max, samples }.
+ * Samples every SAMPLE_MS until stopped. `logBytes({ buffers })` sums what the logs
+ * retain ({ retained, buffers }, the buffers only when asked); `worker()` is the screen
+ * worker's last report (or undefined). Returns the stop function, which resolves with
+ * { peak, max, samples, probeMs }: probeMs, the wall time the samples took on this thread.
  */
 export function watchMemory({ logBytes, worker }) {
   let peak;
@@ -49,22 +61,34 @@ export function watchMemory({ logBytes, worker }) {
   let samples = 0;
   const timeline = [];
   const started = performance.now();
-  const sample = () => {
-    const proc = procMemory();
+  let probeMs = 0;
+  /** The last costly reads (see DETAIL_EVERY). */
+  let detail = {};
+  let buffers;
+  const sample = (last = false) => {
+    const from = performance.now();
+    const detailed = last || samples % DETAIL_EVERY === 0;
+    const proc = procMemory(detailed);
     const main = isolateMemory();
-    const at = { ...proc, main, logBytes: logBytes(), worker: worker() };
+    const logs = logBytes({ buffers: detailed });
+    if (detailed) {
+      detail = Object.fromEntries(Object.entries(proc).filter(([name]) => !name.startsWith('Vm') && !name.startsWith('Rss')));
+      buffers = logs?.buffers;
+    }
+    const at = { ...detail, ...proc, main, logBytes: logs && { ...logs, buffers }, worker: worker() };
     samples++;
     const flat = { rss: proc.VmRSS, mainHeapUsed: main.heapUsed, mainHeapTotal: main.heapTotal, mainExternal: main.external, logRetained: at.logBytes?.retained, logBuffers: at.logBytes?.buffers, workerHeapUsed: at.worker?.heapUsed, workerHeapTotal: at.worker?.heapTotal, workerExternal: at.worker?.external };
     if (samples % TIMELINE_EVERY === 1) timeline.push([Math.round(performance.now() - started), ...Object.values(flat).map((v) => Math.round((v ?? 0) / 1048576))]);
     for (const [key, value] of Object.entries(flat)) if (Number.isFinite(value)) max[key] = Math.max(max[key] ?? 0, value);
     if (!peak || proc.VmRSS > peak.VmRSS) peak = at;
+    probeMs += performance.now() - from;
   };
   sample();
   const timer = setInterval(sample, SAMPLE_MS);
   return () => {
     clearInterval(timer);
-    sample();
-    return { peak, max, samples, timeline, mappingsAtEnd: mappings() };
+    sample(true);
+    return { peak, max, samples, probeMs, timeline, mappingsAtEnd: mappings() };
   };
 }
 

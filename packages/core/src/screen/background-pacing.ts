@@ -65,7 +65,7 @@ export class BackgroundPacing {
    * Eager parsing stopped for a flood (bulk past EAGER_BULK, or bulk
    * while more than EAGER_FLOODS sessions flood) until the session goes
    * quiet: reads and resyncs during it parse what they need (at most
-   * SKIM_AFTER), and the quiet catch-up skims to the end.
+   * twice what they keep, see skimTarget), and the quiet catch-up skims to the end.
    */
   private flooding = false;
   /** No output since the session went quiet: its catch-up is not a flood. */

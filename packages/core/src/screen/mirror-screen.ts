@@ -87,7 +87,7 @@ export interface ScreenReader<T> {
   gone(cursor: number): T;
   /**
    * Whether it reads the scrollback too (a resync's snapshot), so a screen
-   * far behind keeps SKIM_KEEP of it (see skimTarget); otherwise it skims closer to the end.
+   * far behind keeps the lines a resync restores (see skimTarget); otherwise it skims closer to the end.
    */
   readonly history: boolean;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -257,11 +257,52 @@ describe('ScreenService', () => {
     }
   });
 
+  it('skims all but the lines a snapshot restores: a reload right after a build log draws its last thousand lines, as a full parse would', async () => {
+    // 10 000 colored lines of about 74 bytes (720 KiB), as a build prints them: the bench's figure 6.
+    const esc = '\x1b';
+    let text = '';
+    for (let i = 1; i <= 10_000; i++) {
+      text += `${esc}[1;32m${String(i).padStart(5, '0')}${esc}[0m ${esc}[36mbuild step ${i % 97}${esc}[0m compiled module_${i % 1013}.ts in ${(i * 37) % 1000} ms\n`;
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'ptydeck-build-log-')), 'build.log');
+    writeFileSync(file, text);
+    const info = service.create({ source: 'user', command: 'sh', args: ['-c', `cat '${file}'; exec cat`], cols: 80, rows: 24 });
+    await waitForOutput(service, info.id, '10000\x1b[0m \x1b[36mbuild step 9\x1b[0m compiled module_883.ts in 0 ms\r\n');
+    let drawn = 0;
+    // Made after the output, so its first parse finds all of it waiting.
+    const local = new ScreenService(service, {
+      createScreen: (options) => {
+        const screen = new ScreenMirror(options);
+        const write = screen.write.bind(screen);
+        screen.write = (data, marks) => {
+          drawn += data.length;
+          return write(data, marks);
+        };
+        return screen;
+      },
+    });
+    const reference = new ScreenMirror({ cols: 80, rows: 24, scrollback: 1000 });
+    try {
+      const log = service.read(info.id);
+      expect(log.end).toBeGreaterThan(700_000);
+      await reference.write(log.data);
+      const snapshot = await local.snapshot(info.id);
+      expect(snapshot).toEqual({ screen: reference.serialize({ scrollback: 1000 }), marks: [], cursor: log.end });
+      // The thousand lines of history and two screens' worth of lines: about 78 KB, not the 256 KiB kept for lines of any length.
+      expect(drawn).toBeLessThan(96 * 1024);
+      await service.remove(info.id);
+    } finally {
+      reference.dispose();
+      local.dispose();
+    }
+  });
+
   it('skims closer to the end for a read of the visible screen than for a snapshot, which keeps history to restore', async () => {
     // About 590 KB each: past both skim limits.
     const flood = (cols = 20, rows = 3, last = 100_000) => service.create({ source: 'user', command: 'seq', args: ['1', String(last)], cols, rows }).id;
     const forText = flood();
-    const forSnapshot = flood();
+    // Lines of 300 characters, 2000 of them (600 KB): fewer than the thousand lines of history and two screens in its last 256 KiB.
+    const forSnapshot = service.create({ source: 'user', command: 'seq', args: ['-f', '%0299g', '1', '2000'], cols: 20, rows: 3 }).id;
     // A screen of 200 x 60 cells keeps 20 bytes a cell, 240 000 bytes, once four times that behind: 1.7 MB here.
     const forLargeText = flood(200, 60, 250_000);
     await Promise.all([exited(forText), exited(forSnapshot), exited(forLargeText)]);
@@ -282,10 +323,10 @@ describe('ScreenService', () => {
     try {
       expect((await local.text(forText)).text).toBe('99999\n100000');
       const snapshot = await local.snapshot(forSnapshot);
-      expect(snapshot.screen).toContain('100000');
+      expect(snapshot.screen).toContain(`${'0'.repeat(295)}2000`);
       expect((await local.text(forLargeText)).text.endsWith('249999\n250000')).toBe(true);
       const KiB = 1024;
-      // The text read drew its last 32 KiB or so; the snapshot its last 256 KiB, a thousand lines and more of history.
+      // The text read drew its last 32 KiB or so; the snapshot its last 256 KiB, as many lines of history as that holds.
       expect(drawn.get(0)).toBeLessThan(48 * KiB);
       expect(drawn.get(1)).toBeGreaterThan(224 * KiB);
       expect(drawn.get(1)).toBeLessThan(288 * KiB);

@@ -10,7 +10,7 @@ import { ScreenLostError } from './screen-lost-error.js';
 import { skimTarget } from './skim-target.js';
 
 /**
- * Largest slice fed while a read waits: everything up to SKIM_AFTER in one,
+ * Largest slice fed while a read waits: everything it parses (at most 512 KiB, see skimTarget) in one,
  * because each slice is a round trip to the worker through the main loop,
  * which a flood keeps busy: in slices of MIRROR_CHUNK a read would wait for
  * the loop once per slice.
