@@ -270,13 +270,17 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
   const wantLocal = endpointKey(local);
   const wantRemote = endpointKey(remote);
   if (!wantLocal || !wantRemote) return undefined;
+  // The ports as the table writes them: rows with other ports are passed over before their addresses are decoded.
+  const localPort = tablePort(local.port);
+  const remotePort = tablePort(remote.port);
   let readable = false;
   for (const path of TCP_TABLE_PATHS) {
     let found: { uid: number; inode: string } | undefined;
     readable =
       scanTcpTable(path, (socket) => {
         // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).
-        if (socket.inode === '0' || procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
+        if (socket.inode === '0' || !socket.local.endsWith(localPort) || !socket.remote.endsWith(remotePort)) return false;
+        if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
         found = { uid: socket.uid, inode: socket.inode };
         return true;
       }) || readable;
@@ -289,6 +293,11 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
 function endpointKey({ address, port }: Endpoint): string | undefined {
   const bytes = addressHex(address);
   return bytes === undefined ? undefined : `${bytes}:${port}`;
+}
+
+/** ":PORT" as /proc/net/tcp ends an endpoint with it: four upper-case hex digits. */
+function tablePort(port: number): string {
+  return `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** /proc/net/tcp writes an address as 32-bit words in host byte order, then ":PORT" in hex. */

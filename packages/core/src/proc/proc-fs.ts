@@ -23,10 +23,17 @@ export function procPids(): number[] {
 
 /** One buffer for every read: /proc files report no size, and a scan reads thousands of small ones. */
 let buffer = Buffer.allocUnsafe(64 * 1024);
+const NEWLINE = 0x0a;
 
 export interface ReadOptions {
   /** How the bytes become text; default latin1 (the kernel's tables are ASCII). */
   encoding?: BufferEncoding;
+  /**
+   * The file is one line the kernel writes whole (a process's stat): a read
+   * that returns text ending in a newline has all of it, and the read that
+   * would return end of file is not made.
+   */
+  oneLine?: boolean;
 }
 
 /**
@@ -34,7 +41,7 @@ export interface ReadOptions {
  * user's). Open, read, close and nothing else: readFileSync's fstat and
  * fresh buffer were a third of a scan's time.
  */
-export function readOptional(path: string, { encoding = 'latin1' }: ReadOptions = {}): string | undefined {
+export function readOptional(path: string, { encoding = 'latin1', oneLine = false }: ReadOptions = {}): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -47,6 +54,7 @@ export function readOptional(path: string, { encoding = 'latin1' }: ReadOptions 
       const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
+      if (oneLine && buffer[length - 1] === NEWLINE) break;
       if (length === buffer.length) {
         const larger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(larger);
@@ -90,8 +98,16 @@ export function parseStat(text: string): ProcStat {
   };
 }
 
+/**
+ * The process's stat line, or undefined when it is gone. The kernel writes the
+ * line whole in one read (a single seq_file record), so the read that would
+ * return end of file is not made: three system calls where there were four,
+ * for every process the judge of `ptydeck ls` looks at (bench figure 12). A
+ * newline in the process's name (comm) cannot end a read early: the line is
+ * copied whole into a buffer far larger than it.
+ */
 export function readStat(pid: number): ProcStat | undefined {
-  const text = readOptional(`/proc/${pid}/stat`);
+  const text = readOptional(`/proc/${pid}/stat`, { oneLine: true });
   return text === undefined ? undefined : parseStat(text);
 }
 
