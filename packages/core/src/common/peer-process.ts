@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { namespacePids, procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
+import { namespacePids, procPids, readOptional, readStat, readStatTable, socketInodes } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -201,11 +201,7 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
 function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>): number | undefined {
   if (sessionPids.size === 0) return undefined;
   const parents = new Map<number, number>();
-  for (const pid of procPids()) {
-    const stat = readStat(pid);
-    if (!stat) continue;
-    parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
-  }
+  for (const [pid, stat] of readStatTable().stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
   const inside = new Map<number, boolean>();
   const isInside = (pid: number): boolean => {
     const chain: number[] = [];

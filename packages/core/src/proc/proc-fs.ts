@@ -111,6 +111,46 @@ export function readStat(pid: number): ProcStat | undefined {
   return text === undefined ? undefined : parseStat(text);
 }
 
+/** Every process's stat line, read at one moment. */
+export interface StatTable {
+  /** The pids /proc listed. */
+  pids: number[];
+  /** Their stat lines; a pid gone before its line was read has none. */
+  stats: Map<number, ProcStat>;
+}
+
+let turnTable: StatTable | undefined;
+
+/**
+ * Every process's stat line, read now. The table is also offered, until the
+ * current turn of the event loop ends, to a reader that shows what it finds
+ * (sameTurnStatTable): the judge of `ptydeck ls` reads every process's line,
+ * and the process watch's look that follows in the same request then reads
+ * none (bench figure 12).
+ */
+export function readStatTable(): StatTable {
+  const pids = procPids();
+  const stats = new Map<number, ProcStat>();
+  for (const pid of pids) {
+    const stat = readStat(pid);
+    if (stat) stats.set(pid, stat);
+  }
+  const table = { pids, stats };
+  if (turnTable === undefined) queueMicrotask(() => (turnTable = undefined));
+  turnTable = table;
+  return table;
+}
+
+/**
+ * The last table readStatTable read in this turn of the event loop, if any: as
+ * fresh as a read of one's own for what is shown, as nothing can have run
+ * since but the code of this turn (a session started in another turn is
+ * never missing from it). A check reads its own.
+ */
+export function sameTurnStatTable(): StatTable | undefined {
+  return turnTable;
+}
+
 /**
  * The pids of `pid` in each PID namespace it is in (the NSpid line of its
  * status file), from the namespace this /proc belongs to down to the
