@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { namespacePids, procPids, readOptional, readStat, readStatTable, socketInodes } from '../proc/proc-fs.js';
+import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -123,7 +123,7 @@ function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
   if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
   if (claimedPid !== undefined) {
     if (!Number.isSafeInteger(claimedPid) || claimedPid <= 0) return { kind: 'refused', reason: 'the request names its sender with what is not a pid' };
-    if (socketInodes(claimedPid).includes(client.inode)) return { kind: 'found', pids: [claimedPid], inode: client.inode };
+    if (holdsSocket(claimedPid, client.inode)) return { kind: 'found', pids: [claimedPid], inode: client.inode };
     return claimantInAnotherNamespace(claimedPid, client.inode);
   }
   const pids = pidsHoldingSocket(client.inode);
@@ -226,7 +226,7 @@ function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>):
     return verdict;
   };
   for (const pid of parents.keys()) {
-    if (pid !== process.pid && isInside(pid) && socketInodes(pid).includes(inode)) return pid;
+    if (pid !== process.pid && isInside(pid) && holdsSocket(pid, inode)) return pid;
   }
   return undefined;
 }
@@ -246,7 +246,7 @@ export function descendsFrom(pid: number, root: number): boolean {
 
 /** Every pid whose descriptor table holds the socket `inode` (only this user's processes are readable, unless root). */
 export function pidsHoldingSocket(inode: string): number[] {
-  return procPids().filter((pid) => socketInodes(pid).includes(inode));
+  return procPids().filter((pid) => holdsSocket(pid, inode));
 }
 
 interface Endpoint {

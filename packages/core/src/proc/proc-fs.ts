@@ -192,6 +192,24 @@ export function socketInodes(pid: number): string[] {
 }
 
 /**
+ * Whether `pid` holds the socket `inode` open; false for another user's
+ * process or one that is gone. Its descriptors are looked at newest first,
+ * where a connection just made is (the asker of a request): it is then found
+ * in a read or two, not after all of a process's descriptors.
+ */
+export function holdsSocket(pid: number, inode: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  const target = `socket:[${inode}]`;
+  const newestFirst = fds.map(Number).sort((a, b) => b - a);
+  return newestFirst.some((fd) => readLink(`/proc/${pid}/fd/${fd}`) === target);
+}
+
+/**
  * Linux reports times in /proc in USER_HZ ticks, which the kernel fixes at 100
  * for userspace on every architecture Node runs on (sysconf(_SC_CLK_TCK) is
  * not reachable from Node).
