@@ -65,6 +65,8 @@ export function orphanedChatProcesses(hostId: string): OrphanedChatProcess[] {
     if (pid === process.pid) continue;
     const environ = readOptional(`/proc/${pid}/environ`);
     if (!environ) continue; // another user's process, a kernel thread, or gone
+    // Most processes carry no chat id: their environment is not split into its variables (most of this scan's time).
+    if (!environ.includes(`${CHAT_ID_ENV}=`)) continue;
     const values = environValues(environ, [CHAT_ID_ENV, CHAT_HOST_ENV, SESSION_ID_ENV, HOST_ID_ENV]);
     const chatId = values.get(CHAT_ID_ENV);
     const host = values.get(CHAT_HOST_ENV);

@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { namespacePids, procPids, readOptional, readStat, socketInodes } from '../proc/proc-fs.js';
+import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -123,7 +123,7 @@ function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
   if (uid !== undefined && client.uid !== uid) return { kind: 'refused', reason: `the asking process belongs to uid ${client.uid}` };
   if (claimedPid !== undefined) {
     if (!Number.isSafeInteger(claimedPid) || claimedPid <= 0) return { kind: 'refused', reason: 'the request names its sender with what is not a pid' };
-    if (socketInodes(claimedPid).includes(client.inode)) return { kind: 'found', pids: [claimedPid], inode: client.inode };
+    if (holdsSocket(claimedPid, client.inode)) return { kind: 'found', pids: [claimedPid], inode: client.inode };
     return claimantInAnotherNamespace(claimedPid, client.inode);
   }
   const pids = pidsHoldingSocket(client.inode);
@@ -201,11 +201,7 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
 function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>): number | undefined {
   if (sessionPids.size === 0) return undefined;
   const parents = new Map<number, number>();
-  for (const pid of procPids()) {
-    const stat = readStat(pid);
-    if (!stat) continue;
-    parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
-  }
+  for (const [pid, stat] of readStatTable().stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
   const inside = new Map<number, boolean>();
   const isInside = (pid: number): boolean => {
     const chain: number[] = [];
@@ -230,7 +226,7 @@ function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>):
     return verdict;
   };
   for (const pid of parents.keys()) {
-    if (pid !== process.pid && isInside(pid) && socketInodes(pid).includes(inode)) return pid;
+    if (pid !== process.pid && isInside(pid) && holdsSocket(pid, inode)) return pid;
   }
   return undefined;
 }
@@ -250,7 +246,7 @@ export function descendsFrom(pid: number, root: number): boolean {
 
 /** Every pid whose descriptor table holds the socket `inode` (only this user's processes are readable, unless root). */
 export function pidsHoldingSocket(inode: string): number[] {
-  return procPids().filter((pid) => socketInodes(pid).includes(inode));
+  return procPids().filter((pid) => holdsSocket(pid, inode));
 }
 
 interface Endpoint {
@@ -270,13 +266,17 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
   const wantLocal = endpointKey(local);
   const wantRemote = endpointKey(remote);
   if (!wantLocal || !wantRemote) return undefined;
+  // The ports as the table writes them: rows with other ports are passed over before their addresses are decoded.
+  const localPort = tablePort(local.port);
+  const remotePort = tablePort(remote.port);
   let readable = false;
   for (const path of TCP_TABLE_PATHS) {
     let found: { uid: number; inode: string } | undefined;
     readable =
       scanTcpTable(path, (socket) => {
         // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).
-        if (socket.inode === '0' || procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
+        if (socket.inode === '0' || !socket.local.endsWith(localPort) || !socket.remote.endsWith(remotePort)) return false;
+        if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
         found = { uid: socket.uid, inode: socket.inode };
         return true;
       }) || readable;
@@ -289,6 +289,11 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
 function endpointKey({ address, port }: Endpoint): string | undefined {
   const bytes = addressHex(address);
   return bytes === undefined ? undefined : `${bytes}:${port}`;
+}
+
+/** ":PORT" as /proc/net/tcp ends an endpoint with it: four upper-case hex digits. */
+function tablePort(port: number): string {
+  return `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** /proc/net/tcp writes an address as 32-bit words in host byte order, then ":PORT" in hex. */

@@ -11,7 +11,7 @@ import type { PtyService } from '../pty/types.js';
 import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
 import { ProcessWatch } from './process-watch.js';
 import { SessionFacts } from './session-facts.js';
-import { commandOf } from '../proc/proc-fs.js';
+import { commandOf, readStat } from '../proc/proc-fs.js';
 import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
 import { running } from '../testing/carrying.js';
 import { until } from '../testing/poll-until.js';
@@ -286,6 +286,46 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       stop();
       killQuietly(detached);
       for (const proc of watch.leftovers().find((session) => session.id === other.id)?.processes ?? []) killQuietly(proc.pid);
+    }
+  });
+
+  it("reads the chats' orphans afresh at most every 10 s, drops one that ended at the next look, and reads them again on rescan()", async () => {
+    const sleeper = spawn('sleep', ['981'], { stdio: 'ignore' });
+    try {
+      await new Promise<void>((resolve, reject) => sleeper.once('spawn', resolve).once('error', reject));
+      await until(() => commandOf(sleeper.pid!) === 'sleep 981', 'the sleep has started');
+      const stat = readStat(sleeper.pid!)!;
+      const orphan = { pid: sleeper.pid!, command: 'sleep 981', startedAt: 0, pgrp: stat.pgrp, ppid: stat.ppid, startTicks: stat.startTicks, chatId: 'chat-orphaned' };
+      let reads = 0;
+      const watching = new ProcessWatch(service, facts, {
+        intervalMs: 50,
+        chatOrphans: () => {
+          reads++;
+          return [orphan];
+        },
+      });
+      try {
+        const chatListed = () => leftoverOf('chat-orphaned', (session) => session?.processes.some((proc) => proc.pid === orphan.pid) ?? false, watching);
+        let stop = watching.watch();
+        await chatListed();
+        const scans = watching.stats.scans;
+        // A panel that comes again is a scan: the orphans found at the first still stand for them.
+        stop();
+        stop = watching.watch();
+        await until(() => watching.stats.scans > scans, 'a second scan');
+        expect(reads).toBe(1);
+        // One that ends is gone from the list at the next look, without a search of every process.
+        sleeper.kill('SIGKILL');
+        await leftoverOf('chat-orphaned', (session) => session === undefined, watching);
+        expect(reads).toBe(1);
+        watching.rescan();
+        await until(() => reads === 2, 'the orphans read again');
+        stop();
+      } finally {
+        watching.dispose();
+      }
+    } finally {
+      sleeper.kill('SIGKILL');
     }
   });
 

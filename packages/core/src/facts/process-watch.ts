@@ -12,6 +12,16 @@ import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
 const END_GRACE_MS = 3000;
 
+/**
+ * How long the chats' orphans found stand for them. Finding them reads every
+ * process's environment, which was most of a look's time (and `ptydeck ls`
+ * takes a look: bench figure 12), while they come only when a host dies, and
+ * the next host's sweep (which asks for a rescan) looks for them. Each found
+ * is checked to run at every look meanwhile, and one is only ever ended as a
+ * search made for the request finds it (end).
+ */
+const ORPHANS_MAX_AGE_MS = 10_000;
+
 export interface ProcessWatchOptions {
   /** Least time between two looks. Default 2000 ms. */
   intervalMs?: number;
@@ -61,6 +71,8 @@ export class ProcessWatch {
   /** The processes the panel is shown (ports' holders, leftovers): one gone is news. */
   private shown: OwnedProcess[] = [];
   private current: LeftoverSession[] = [];
+  /** The chats' orphans as last searched for, and when. */
+  private orphans: { at: number; found: (OwnedProcess & { chatId: string })[] } | undefined;
   private disposed = false;
   private scans = 0;
   private looks = 0;
@@ -145,6 +157,7 @@ export class ProcessWatch {
   /** Something the socket tables cannot show changed (a sweep of a dead host's chats ended): scan at the next look. */
   rescan(): void {
     this.dirty = true;
+    this.orphans = undefined;
     if (this.watchers > 0) this.schedule();
   }
 
@@ -224,7 +237,7 @@ export class ProcessWatch {
       shown.push(...snapshot.processes);
       leftovers.push({ id, title: session.title, source: session.source, ownerName: session.ownerName, known: session.known, processes: snapshot.processes.map(processField), ports });
     }
-    for (const [chatId, processes] of byChat(this.chatOrphans())) {
+    for (const [chatId, processes] of byChat(this.currentOrphans())) {
       shown.push(...processes);
       leftovers.push({ id: chatId, kind: 'chat', title: "a chat's agent", source: 'agent', ownerName: null, known: false, processes: processes.map(processField), ports: [] });
     }
@@ -233,6 +246,17 @@ export class ProcessWatch {
     if (JSON.stringify(leftovers) === JSON.stringify(this.current)) return;
     this.current = leftovers;
     this.leftoverEmitter.fire(leftovers);
+  }
+
+  /** The chats' orphans: searched for when the last search is ORPHANS_MAX_AGE_MS old or a rescan asked, else those it found that still run. */
+  private currentOrphans(): (OwnedProcess & { chatId: string })[] {
+    const now = performance.now();
+    if (this.orphans && now - this.orphans.at < ORPHANS_MAX_AGE_MS) {
+      this.orphans.found = this.orphans.found.filter(stillRunning);
+      return this.orphans.found;
+    }
+    this.orphans = { at: now, found: this.chatOrphans() };
+    return this.orphans.found;
   }
 
   /**

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdsSockets, socketInodes } from './proc-fs.js';
+import { holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes } from './proc-fs.js';
 import { listeningRows } from './tcp-table.js';
 
 // The host check's question of the kernel: does this process hold these sockets?
@@ -53,5 +53,38 @@ describe.runIf(process.platform === 'linux')('holdsSockets', () => {
     const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
     await new Promise((resolve) => child.once('exit', resolve));
     expect(holdsSockets(child.pid!, new Set([inode]))).toBe(false);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('readStatTable', () => {
+  it('reads every process, this one among them, and is offered again until the turn ends', async () => {
+    const table = readStatTable();
+    expect(table.pids).toContain(process.pid);
+    expect(table.stats.get(process.pid)).toEqual(readStat(process.pid));
+    expect(sameTurnStatTable()).toBe(table);
+    await Promise.resolve();
+    // A later turn reads for itself: a session may have started since.
+    expect(sameTurnStatTable()).toBeUndefined();
+  });
+});
+
+describe.runIf(process.platform === 'linux')('holdsSocket', () => {
+  it('says whether the process holds the socket, by its descriptors', async () => {
+    const { createServer, connect } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = connect(port, '127.0.0.1');
+    try {
+      await new Promise<void>((resolve, reject) => client.once('connect', resolve).once('error', reject));
+      const held = socketInodes(process.pid);
+      expect(held.length).toBeGreaterThan(0);
+      for (const inode of held) expect(holdsSocket(process.pid, inode)).toBe(true);
+      expect(holdsSocket(process.pid, '0')).toBe(false);
+      expect(holdsSocket(1 << 30, held[0]!)).toBe(false);
+    } finally {
+      client.destroy();
+      server.close();
+    }
   });
 });

@@ -14,6 +14,15 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
     expect(facts.command(process.pid, stat, read)).toBe('python3 -m http.server 0');
   });
 
+  it("takes a process's stat line from a table read in the same turn, as a fresh read", () => {
+    const facts = new ProcessFacts();
+    const stat = readStat(process.pid)!;
+    const read = { ...stat, name: 'from-the-table' };
+    expect(facts.stat(process.pid, true, Date.now(), new Map([[process.pid, read]]))).toBe(read);
+    // Gone from the table: gone.
+    expect(facts.stat(process.pid, true, Date.now(), new Map())).toBeUndefined();
+  });
+
   it('reads an empty environment again while the program is new (an exec caught before its environment is set), and an unlabelled one once', () => {
     const facts = new ProcessFacts();
     const stat = readStat(process.pid)!;

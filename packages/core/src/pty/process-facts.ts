@@ -42,12 +42,15 @@ export class ProcessFacts {
   /** Listening sockets no process we can look into holds. */
   private readonly hidden = new Set<string>();
 
-  /** Process `pid`'s stat line: read now when `fresh`, new, or older than STAT_MAX_AGE_MS; undefined when it is gone. */
-  stat(pid: number, fresh: boolean, now: number): ProcStat | undefined {
+  /**
+   * Process `pid`'s stat line: read now when `fresh`, new, or older than STAT_MAX_AGE_MS; undefined when it is gone.
+   * With `table` (every line read in this turn: sameTurnStatTable), its line is the read, as fresh as one.
+   */
+  stat(pid: number, fresh: boolean, now: number, table?: ReadonlyMap<number, ProcStat>): ProcStat | undefined {
     const known = this.entries.get(pid);
     // A young process may be between its fork and its exec: only one that has run a while keeps its program.
-    if (known && !fresh && now - known.statAt < STAT_MAX_AGE_MS && now - startedAtMs(known.stat) > STAT_MAX_AGE_MS) return known.stat;
-    const stat = readStat(pid);
+    if (!table && known && !fresh && now - known.statAt < STAT_MAX_AGE_MS && now - startedAtMs(known.stat) > STAT_MAX_AGE_MS) return known.stat;
+    const stat = table ? table.get(pid) : readStat(pid);
     if (!stat) return undefined;
     const entry = this.entry(pid, stat);
     entry.stat = stat;

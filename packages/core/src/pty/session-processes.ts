@@ -1,7 +1,7 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
 import type { LabelReader, ProcessLabel } from './session-labels.js';
-import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
 
@@ -147,16 +147,19 @@ interface ProcessTable {
 /**
  * Every live process but ourselves, by parent and by POSIX session. The
  * stat lines of `fresh` (sessions' own processes) are read now; others may
- * come from an earlier scan (process-facts.ts).
+ * come from an earlier scan (process-facts.ts). A table read in this turn
+ * (sameTurnStatTable) stands for every read.
  */
 function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable {
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
   const members = new Map<number, number[]>();
-  const pids = procPids();
+  // Every line read in this turn already (the judge of the request that asked for this scan): none is read again.
+  const shared = sameTurnStatTable();
+  const pids = shared?.pids ?? procPids();
   const now = Date.now();
   for (const pid of pids) {
-    const stat = facts.stat(pid, fresh.has(pid), now);
+    const stat = facts.stat(pid, fresh.has(pid), now, shared?.stats);
     if (!stat || !isLive(stat) || pid === process.pid) continue;
     stats.set(pid, stat);
     push(children, stat.ppid, pid);
