@@ -78,6 +78,42 @@ describe('ScreenService with the screen worker', () => {
     }
   });
 
+  it("leaves a chunk of output to its data event's later listeners (the panels' sends) before posting it to the worker", async () => {
+    // An echo is sent to the panels by a listener after the screens' one: the worker's thread, woken by a post
+    // made inside the event, took the CPU from that send on two busy cores.
+    let posts = 0;
+    const screens = new ScreenService(service, {
+      worker: {
+        spawn: () => {
+          const worker = new Worker(SCREEN_WORKER_URL);
+          const post = worker.postMessage.bind(worker);
+          worker.postMessage = (...args: Parameters<Worker['postMessage']>) => {
+            posts++;
+            post(...args);
+          };
+          return worker;
+        },
+      },
+    });
+    try {
+      let postsBeforeOutput: number | undefined;
+      let postsAtCreate = 0;
+      const info = service.create({ source: 'user', command: 'printf', args: ['echoed'], cols: 20, rows: 4 });
+      postsAtCreate = posts;
+      const off = service.on('pty.data', (event) => {
+        if (event.id === info.id) postsBeforeOutput ??= posts - postsAtCreate;
+      });
+      await waitForExit(service, info.id);
+      off();
+      expect(postsBeforeOutput).toBe(0);
+      const end = service.read(info.id, { maxBytes: 1 }).end;
+      await expect.poll(() => screens.parsedThrough(info.id), { timeout: 20_000, interval: 10 }).toBe(end);
+      await service.remove(info.id);
+    } finally {
+      screens.dispose();
+    }
+  });
+
   it("answers an exited session's reads from its frozen screen as a terminal would", async () => {
     const { screens } = workerScreens();
     const inThread = new ScreenService(service, { createScreen: (options) => new ScreenMirror(options) });
