@@ -81,7 +81,11 @@ test("a remote server's port chip opens its page in this browser through an ssh 
 
   // The session ends: the forward goes with it.
   await page.locator(`[data-testid="tab"][data-session-id="${id}"]`).click();
+  // The click moves the keyboard to the terminal once the tab is shown: a key pressed before that goes to the page
+  // (under CI's load the Ctrl+C did, and the server kept running under the typed `exit`).
+  await expect(terminalOf(page, id).locator('textarea')).toBeFocused();
   await page.keyboard.press('Control+C');
+  await expectScreen(page, id, /Keyboard interrupt received, exiting\.\s*^\$\s*$/m);
   await page.keyboard.type('exit');
   await page.keyboard.press('Enter');
   await expect(page.locator(`[data-testid="tab"][data-session-id="${id}"]`)).toHaveCount(0);
