@@ -1,6 +1,6 @@
 // ptydeck on a remote through real OpenSSH: a test sshd on loopback, a test user with a temporary HOME, the checkout's ptydeck installed for it.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -112,7 +112,7 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     expect(stdout).toContain('attach-marker-2');
   }, 60_000);
 
-  it("SIGKILL of ssh mid-flood: the agent's next call gets an error within 2 s, the session runs on, and after the reconnect its reads go on from its cursor: no line lost, none repeated", async () => {
+  it("SIGKILL of ssh mid-flood: a call while the link is down gets an error within 2 s, the session runs on, and after the reconnect its reads go on from its cursor: no line lost, none repeated", async () => {
     const { client, transport, stderr } = await remoteAgent();
     const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
     const read = async () => {
@@ -130,9 +130,31 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     while (!/^line 300\r?$/m.test(seen)) seen += (await read()) ?? '';
     const ssh = childSsh(transport.pid!);
     expect(ssh).toBeDefined();
-    process.kill(ssh!, 'SIGKILL');
-    const during = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 });
-    expect(during).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/ssh link to remote 'box'.*dropped.*reconnecting to box.*keep running/) }] });
+    // The killed ssh is a client of the connection's master, which holds its pipes: a call sent before the master
+    // closes them still gets through, and the bridge learns of the drop a moment later. The call is made once it
+    // has, and ssh fails meanwhile, so the reconnect cannot beat the call: this is the outage an agent can meet.
+    const dropSeen = new Promise<void>((resolve) => {
+      const check = () => {
+        if (!/reconnecting to box in \d+ ms/.test(stderr())) return;
+        transport.stderr?.off('data', check);
+        resolve();
+      };
+      transport.stderr?.on('data', check);
+    });
+    const wrapper = readFileSync(server.ssh, 'utf8');
+    const setSsh = (script: string) => {
+      writeFileSync(`${server.ssh}.next`, script, { mode: 0o755 });
+      renameSync(`${server.ssh}.next`, server.ssh);
+    };
+    setSsh('#!/bin/sh\necho "ssh: connect to host box port 22: Connection refused" >&2\nexit 255\n');
+    try {
+      process.kill(ssh!, 'SIGKILL');
+      await dropSeen;
+      const during = await client.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 2000 });
+      expect(during).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/ssh link to remote 'box'.*dropped.*reconnecting to box.*keep running/) }] });
+    } finally {
+      setSsh(wrapper);
+    }
     // Back by itself: the same agent owns the same terminal there, its read position with it.
     for (;;) {
       const more = await read();
