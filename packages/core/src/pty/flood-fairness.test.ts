@@ -24,7 +24,9 @@ async function runFloods(
   bytes: number,
   threadReadAfter = 0,
 ): Promise<{ order: string[]; sizes: number[]; ends: number[] }> {
-  service = createPtyService({ env: isolatedEnv(), floodReaders, threadReadAfter });
+  // A second's pause ends a flood here, not 50 ms: under a whole `npm test` on two cores a writer can wait that
+  // long for a CPU, which counts as quiet, and the floods then read side by side as designed (CI saw it once).
+  service = createPtyService({ env: isolatedEnv(), floodReaders, threadReadAfter, floodQuietMs: 1000 });
   // Recorded once every flood has printed 512 KiB: before that, each reads side by side up to the 256 KiB
   // that makes it a flood, in as many chunks as the kernel hands out.
   const order: string[] = [];

@@ -31,6 +31,8 @@ export interface ThreadReading {
    * no pause in the run. Absent: the wall clock (a stall then ends the run).
    */
   loop?: LoopClock;
+  /** A pause this long ends a run; default FLOOD_QUIET_MS. */
+  quietMs?: number;
 }
 
 /** A pause this long ends a run of output: the flood's own measure, as the turns' (flood-turns.ts). */
@@ -61,9 +63,10 @@ export class MasterReading {
     const options = this.threadReading;
     if (!options || options.afterBytes <= 0) return;
     const now = performance.now();
-    if ((options.loop?.freeAt() ?? now) - this.lastReadAt >= FLOOD_QUIET_MS) this.run = 0;
+    const quietMs = options.quietMs ?? FLOOD_QUIET_MS;
+    if ((options.loop?.freeAt() ?? now) - this.lastReadAt >= quietMs) this.run = 0;
     this.lastReadAt = now;
-    options.loop?.keepUntil(now + FLOOD_QUIET_MS);
+    options.loop?.keepUntil(now + quietMs);
     this.run += chunk.length;
     if (this.run >= options.afterBytes && !this.held && !this.closing && !this.onThread) this.toThread(options);
   }

@@ -73,8 +73,8 @@ class PtyServiceImpl implements PtyService {
     this.events = new EventHub(options.onListenerError);
     // One watch of the loop for both measures of a flood's run: the turns' and the read thread's.
     this.loop = new LoopWatch(FLOOD.quietMs / 2);
-    this.floods = new FloodTurns({ readers: this.config.floodReaders, loop: this.loop });
-    this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed, this.loop);
+    this.floods = new FloodTurns({ readers: this.config.floodReaders, quietMs: this.config.floodQuietMs, loop: this.loop });
+    this.readThread = new SharedReadThread(this.config.threadReadAfter, () => this.disposed, this.loop, this.config.floodQuietMs);
     this.slabs = new LogBuffers(SLAB_BYTES, SPARE_SLABS, this.readThread.reuse);
     this.quota = new SessionQuota(this.config);
     this.retention = new LogRetention(this.config, this.sessions, (session) => this.evict(session));

@@ -20,6 +20,7 @@ const DEFAULTS = {
   floodReaders: DEFAULT_FLOOD_TURNS.readers,
   // A flood is read by the thread: the event loop is for keystrokes and output that is not one.
   threadReadAfter: FLOOD.runBytes,
+  floodQuietMs: FLOOD.quietMs as number,
 };
 
 export type ServiceConfig = typeof DEFAULTS;

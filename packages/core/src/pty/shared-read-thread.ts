@@ -22,6 +22,8 @@ export class SharedReadThread implements ThreadReading {
     private readonly stopped: () => boolean,
     /** The service's loop watch, shared with its flood turns. */
     readonly loop?: LoopClock,
+    /** A pause this long ends a run (PtyServiceOptions.floodQuietMs). */
+    readonly quietMs?: number,
   ) {}
 
   /** The read thread, started on first use; after it died MAX_READ_THREAD_DEATHS times, none (the loop reads everything). */

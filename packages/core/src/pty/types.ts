@@ -56,6 +56,13 @@ export interface PtyServiceOptions {
    * read-thread.ts). 0: the event loop reads every session. Default 256 KiB.
    */
   threadReadAfter?: number;
+  /**
+   * A pause this long (ms) in a session's output, while the event loop was
+   * free to see it, ends its run: it is no longer a flood (flood-turns.ts,
+   * master-reading.ts). Default FLOOD.quietMs (50). A test on a loaded
+   * machine raises it, where a writer waiting 50 ms for a CPU would count as quiet.
+   */
+  floodQuietMs?: number;
   /** Base environment for sessions, or a function giving it at each spawn. Default process.env. */
   env?: Record<string, string | undefined> | (() => Record<string, string | undefined>);
   /**
