@@ -21,21 +21,27 @@ let client: Client;
 /** The Content-Type of each POST's answer, in order. */
 const answeredAs: string[] = [];
 
-beforeAll(async () => {
-  service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
-  // No call here outlives a minute: which form an answer takes depends on what the call sent, never on
-  // how long a loaded machine took to run it (past the default 1 s it is committed to a stream).
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: 60_000 });
-  client = new Client({ name: 'answers', version: '1.0.0' });
+/** A server on the shared service whose answers commit to a stream after `streamAfterMs`, and an SDK client of it that records each POST's Content-Type. */
+async function serveAndConnect(name: string, streamAfterMs: number, answered: string[]): Promise<{ server: LocalServer; client: Client }> {
+  const server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: streamAfterMs });
+  const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
     requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },
     fetch: async (url, init) => {
       const response = await fetch(url, init);
-      if (init?.method === 'POST' && response.status === 200) answeredAs.push(response.headers.get('content-type') ?? '');
+      if (init?.method === 'POST' && response.status === 200) answered.push(response.headers.get('content-type') ?? '');
       return response;
     },
   });
   await client.connect(transport);
+  return { server, client };
+}
+
+beforeAll(async () => {
+  service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
+  // No call here outlives a minute: which form an answer takes depends on what the call sent, never on
+  // how long a loaded machine took to run it (past the default 1 s it is committed to a stream).
+  ({ server, client } = await serveAndConnect('answers', 60_000, answeredAs));
 });
 
 afterAll(async () => {
@@ -80,20 +86,9 @@ describe('/mcp answers', () => {
 describe('/mcp answers, a call that outlives the stream commit', () => {
   let slowServer: LocalServer;
   let slowClient: Client;
-  let contentType = '';
+  const answered: string[] = [];
   beforeAll(async () => {
-    slowServer = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: 50 });
-    slowClient = new Client({ name: 'answers-slow', version: '1.0.0' });
-    await slowClient.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', slowServer.url), {
-        requestInit: { headers: { Authorization: `Bearer ${slowServer.agentToken}` } },
-        fetch: async (url, init) => {
-          const response = await fetch(url, init);
-          if (init?.method === 'POST' && response.status === 200) contentType = response.headers.get('content-type') ?? '';
-          return response;
-        },
-      }),
-    );
+    ({ server: slowServer, client: slowClient } = await serveAndConnect('answers-slow', 50, answered));
   });
   afterAll(async () => {
     await slowClient?.close();
@@ -104,6 +99,6 @@ describe('/mcp answers, a call that outlives the stream commit', () => {
     // The command sleeps ten times the commit's 50 ms: the headers went out before the answer existed.
     const result = (await slowClient.callTool({ name: 'terminal_run', arguments: { command: 'sleep 0.5; echo late' } })) as { structuredContent?: Record<string, unknown> };
     expect(result.structuredContent).toMatchObject({ exit_code: 0, output: 'late\n' });
-    expect(contentType).toBe('text/event-stream');
+    expect(answered.at(-1)).toBe('text/event-stream');
   });
 });
