@@ -1,16 +1,23 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build, type RolldownOptions } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config from '../packages/core/rolldown.config.mjs';
+import { startLocalServer } from '../packages/core/src/host/local-server.js';
+import { createPtyService } from '../packages/core/src/pty/pty-service.js';
+import { isolatedEnv } from '../packages/core/src/testing/isolated-env.js';
 
 // Bundles the CLI as `npm run build` does, into a directory inside the core's
 // dist (so the bundle's run-time requires find node_modules as the real one
 // does), and checks that the screen worker made it: the bundle starts it from
 // a file it expects beside itself, which rolldown only emits as an entry.
 const coreDist = fileURLToPath(new URL('../packages/core/dist/', import.meta.url));
+// Preloaded into a light command: which of Node's modules it loaded, and whether it built process.stdout.
+const probe = fileURLToPath(new URL('../packages/core/src/testing/module-probe.cjs', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {
@@ -117,8 +124,45 @@ describe('the CLI bundle', () => {
     // all: no light chunk requires it at its top (common/random-hex.ts, server-proof.ts, web-socket.ts).
     const loadedWithLight = ['light.cjs', ...lightRequires.filter((name) => name.startsWith('./') && !/snapshot-schema/.test(name)).map((name) => name.slice(2))];
     for (const chunk of loadedWithLight) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toMatch(/^(let \w+ = )?require\("node:crypto"\)/m);
+    // Nor node:os (a home directory $HOME names, a byte order, a signal's number) or node:child_process (`stty`, for a
+    // terminal only), each a millisecond or two of such a start.
+    for (const chunk of loadedWithLight) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toMatch(/^(let \w+ = )?require\("node:(os|child_process)"\)/m);
     // The host is there, in an entry of its own.
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
+  });
+
+  it('runs ls and url from the light entry without node:crypto or node:os, writing to a pipe without building process.stdout', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-light-probe-'));
+    const env = { ...(Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'PTYDECK_SESSION_ID'))), PTYDECK_STATE_DIR: stateDir };
+    const service = createPtyService({ env, killGraceMs: 500 });
+    const server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+    try {
+      const session = service.create({ source: 'user', command: 'sh', args: ['-c', 'exec sleep 600'], cols: 80, rows: 24 });
+      for (const command of ['ls', 'url']) {
+        const out = join(stateDir, `probe-${command}.json`);
+        // What bin/ptydeck.js does with a light command: its code once its output is written, then exit.
+        const launcher = `require(${JSON.stringify(join(dir, 'light.cjs'))}).lightMain(process.argv.slice(1)).then((code) => process.exit(code))`;
+        // Not spawnSync: the server answering it runs on this thread.
+        const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+          const child = spawn(process.execPath, ['--require', probe, '-e', launcher, command], { env: { ...env, PROBE_OUT: out }, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.once('close', (status) => done({ status, stdout, stderr }));
+        });
+        expect(run.status, run.stderr).toBe(0);
+        expect(run.stdout).toMatch(command === 'ls' ? new RegExp(session.id.slice(0, 8)) : /^http:\/\/127\.0\.0\.1:\d+\/#ticket=\S+\n$/);
+        const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; stdoutBuilt: boolean };
+        // crypto: the /proof challenge's HMAC, which adds nothing where the kernel vouched for the host (client/proven-request.ts).
+        expect(probed.builtins.filter((name) => ['crypto', 'os', 'child_process'].includes(name)), command).toEqual([]);
+        expect(probed.stdoutBuilt, command).toBe(false);
+      }
+    } finally {
+      await server.close();
+      await service.dispose();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it('runs the bundled worker: a screen opened, written and read', async () => {

@@ -26,12 +26,13 @@ const fresh = existsSync(bundled) && (!existsSync(unbundled) || statSync(bundled
 const argv = process.argv.slice(2);
 
 async function run() {
-  // light.cjs is written by the same build as main.js, after it.
+  // light.cjs is written by the same build as main.js, after it. A light command resolves once its output is written,
+  // and may not have built process.stdout at all (client/direct-output.ts): asking for it here would.
   const code = fresh && existsSync(light) ? await require(light).lightMain(argv) : undefined;
-  return code ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href)).main(argv);
+  if (code !== undefined) return process.exit(code);
+  const exit = await (await import(pathToFileURL(fresh ? bundled : unbundled).href)).main(argv);
+  // Let stdout drain (protocol frames, help text) before exiting.
+  process.stdout.write('', () => process.exit(exit));
 }
 
-run().then((code) => {
-  // Let stdout drain (protocol frames, help text) before exiting.
-  process.stdout.write('', () => process.exit(code));
-});
+run();
