@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -185,6 +185,107 @@ describe('the CLI bundle', () => {
       expect(replies.get(2)).toEqual({ type: 'done', req: 2, value: { text: 'from the bundle', altScreen: false } });
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+describe("the light client's code cache", () => {
+  const launcher = fileURLToPath(new URL('../packages/core/bin/code-cache.js', import.meta.url));
+  let light: string;
+  let cache: string;
+
+  beforeAll(() => {
+    // The light files alone, in a directory of their own beside the bundle's (for ../../package.json).
+    const copy = mkdtempSync(join(coreDist, '.code-cache-test-'));
+    for (const name of readdirSync(dir).filter((name) => name.endsWith('.cjs'))) copyFileSync(join(dir, name), join(copy, name));
+    light = join(copy, 'light.cjs');
+    cache = `${light}.${process.version}-${process.arch}.v8cache`;
+  });
+
+  afterAll(() => {
+    rmSync(join(light, '..'), { recursive: true, force: true });
+  });
+
+  /** `ptydeck --version` as the launcher runs it, the cache told it is `command`; stderr says what the cache did. */
+  const version = (options: { uid?: number; gid?: number } = {}, command?: string): { stdout: string; stderr: string } => {
+    const script = `const cache = require(${JSON.stringify(launcher)}); cache.requireCached(${JSON.stringify(light)}, ${JSON.stringify(command)}).lightMain(['--version']).then((code) => process.stdout.write('', () => { cache.writeCaches(); process.exit(code); }))`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, PTYDECK_CODE_CACHE_DEBUG: '1' }, ...options });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^ptydeck \d/);
+    return run;
+  };
+
+  it('is written by a first run, beside the bundle and 0600, and used by the next', () => {
+    rmSync(cache, { force: true });
+    const first = version();
+    expect(first.stderr).toContain('code cache miss light.cjs');
+    expect(first.stderr).toContain(`code cache written ${cache.split('/').at(-1)}`);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it('rejects a corrupt or truncated cache, still runs the command, and writes a good one', () => {
+    version();
+    const good = readFileSync(cache);
+    const header = good.indexOf(10) + 1;
+    writeFileSync(cache, Buffer.concat([good.subarray(0, header), Buffer.alloc(good.length - header, 0x5a)]), { mode: 0o600 });
+    expect(version().stderr).toContain('code cache rejected light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+    truncateSync(cache, header + 16);
+    expect(version().stderr).toContain('code cache rejected light.cjs');
+    truncateSync(cache, 5);
+    expect(version().stderr).toContain('code cache miss light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it('ignores a symlinked cache and one made from another version of the file', () => {
+    version();
+    const elsewhere = `${light}.elsewhere`;
+    copyFileSync(cache, elsewhere);
+    rmSync(cache);
+    symlinkSync(elsewhere, cache);
+    const run = version();
+    expect(run.stderr).toContain('code cache miss light.cjs');
+    // Replaced by a file of its own, not written through the link.
+    expect(lstatSync(cache).isSymbolicLink()).toBe(false);
+    const later = new Date(statSync(light).mtimeMs + 1000);
+    utimesSync(light, later, later);
+    expect(version().stderr).toContain('code cache miss light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it("grows once with each light command's functions", () => {
+    rmSync(cache, { force: true });
+    expect(version({}, 'ls').stderr).toContain('code cache written');
+    const url = version({}, 'url').stderr;
+    expect(url).toContain('code cache hit light.cjs (ls)');
+    expect(url).toContain('code cache written');
+    const again = version({}, 'url').stderr;
+    expect(again).toContain('code cache hit light.cjs (ls,url)');
+    expect(again).not.toContain('code cache written');
+  });
+
+  it('is off with PTYDECK_NO_CODE_CACHE=1', () => {
+    version();
+    const run = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(launcher)}).requireCached(${JSON.stringify(light)}).lightMain(['--version'])`], { encoding: 'utf8', env: { ...process.env, PTYDECK_CODE_CACHE_DEBUG: '1', PTYDECK_NO_CODE_CACHE: '1' } });
+    expect(run.stdout).toMatch(/^ptydeck \d/);
+    expect(run.stderr).toBe('ptydeck: code cache off light.cjs\n');
+  });
+
+  it('is neither read nor written by a user who cannot write the bundle directory', () => {
+    version();
+    const folder = join(light, '..');
+    const before = readdirSync(folder).sort();
+    // Run as root, the test asks another user; otherwise, its own directory made read-only.
+    const other = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    chmodSync(folder, 0o555);
+    try {
+      const run = version(other);
+      expect(run.stderr).toContain(other ? 'code cache none light.cjs' : 'code cache hit light.cjs');
+      expect(run.stderr).not.toContain('code cache written');
+      expect(readdirSync(folder).sort()).toEqual(before);
+    } finally {
+      chmodSync(folder, 0o700);
     }
   });
 });
