@@ -1,16 +1,23 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build, type RolldownOptions } from 'rolldown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config from '../packages/core/rolldown.config.mjs';
+import { startLocalServer } from '../packages/core/src/host/local-server.js';
+import { createPtyService } from '../packages/core/src/pty/pty-service.js';
+import { isolatedEnv } from '../packages/core/src/testing/isolated-env.js';
 
 // Bundles the CLI as `npm run build` does, into a directory inside the core's
 // dist (so the bundle's run-time requires find node_modules as the real one
 // does), and checks that the screen worker made it: the bundle starts it from
 // a file it expects beside itself, which rolldown only emits as an entry.
 const coreDist = fileURLToPath(new URL('../packages/core/dist/', import.meta.url));
+// Preloaded into a light command: which of Node's modules it loaded, and whether it built process.stdout.
+const probe = fileURLToPath(new URL('../packages/core/src/testing/module-probe.cjs', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {
@@ -117,8 +124,45 @@ describe('the CLI bundle', () => {
     // all: no light chunk requires it at its top (common/random-hex.ts, server-proof.ts, web-socket.ts).
     const loadedWithLight = ['light.cjs', ...lightRequires.filter((name) => name.startsWith('./') && !/snapshot-schema/.test(name)).map((name) => name.slice(2))];
     for (const chunk of loadedWithLight) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toMatch(/^(let \w+ = )?require\("node:crypto"\)/m);
+    // Nor node:os (a home directory $HOME names, a byte order, a signal's number) or node:child_process (`stty`, for a
+    // terminal only), each a millisecond or two of such a start.
+    for (const chunk of loadedWithLight) expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toMatch(/^(let \w+ = )?require\("node:(os|child_process)"\)/m);
     // The host is there, in an entry of its own.
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
+  });
+
+  it('runs ls and url from the light entry without node:crypto or node:os, writing to a pipe without building process.stdout', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-light-probe-'));
+    const env = { ...(Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'PTYDECK_SESSION_ID'))), PTYDECK_STATE_DIR: stateDir };
+    const service = createPtyService({ env, killGraceMs: 500 });
+    const server = await startLocalServer({ service, stateDir, appDir: '/nonexistent' });
+    try {
+      const session = service.create({ source: 'user', command: 'sh', args: ['-c', 'exec sleep 600'], cols: 80, rows: 24 });
+      for (const command of ['ls', 'url']) {
+        const out = join(stateDir, `probe-${command}.json`);
+        // What bin/ptydeck.js does with a light command: its code once its output is written, then exit.
+        const launcher = `require(${JSON.stringify(join(dir, 'light.cjs'))}).lightMain(process.argv.slice(1)).then((code) => process.exit(code))`;
+        // Not spawnSync: the server answering it runs on this thread.
+        const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+          const child = spawn(process.execPath, ['--require', probe, '-e', launcher, command], { env: { ...env, PROBE_OUT: out }, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.once('close', (status) => done({ status, stdout, stderr }));
+        });
+        expect(run.status, run.stderr).toBe(0);
+        expect(run.stdout).toMatch(command === 'ls' ? new RegExp(session.id.slice(0, 8)) : /^http:\/\/127\.0\.0\.1:\d+\/#ticket=\S+\n$/);
+        const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; stdoutBuilt: boolean };
+        // crypto: the /proof challenge's HMAC, which adds nothing where the kernel vouched for the host (client/proven-request.ts).
+        expect(probed.builtins.filter((name) => ['crypto', 'os', 'child_process'].includes(name)), command).toEqual([]);
+        expect(probed.stdoutBuilt, command).toBe(false);
+      }
+    } finally {
+      await server.close();
+      await service.dispose();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it('runs the bundled worker: a screen opened, written and read', async () => {
@@ -141,6 +185,107 @@ describe('the CLI bundle', () => {
       expect(replies.get(2)).toEqual({ type: 'done', req: 2, value: { text: 'from the bundle', altScreen: false } });
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+describe("the light client's code cache", () => {
+  const launcher = fileURLToPath(new URL('../packages/core/bin/code-cache.js', import.meta.url));
+  let light: string;
+  let cache: string;
+
+  beforeAll(() => {
+    // The light files alone, in a directory of their own beside the bundle's (for ../../package.json).
+    const copy = mkdtempSync(join(coreDist, '.code-cache-test-'));
+    for (const name of readdirSync(dir).filter((name) => name.endsWith('.cjs'))) copyFileSync(join(dir, name), join(copy, name));
+    light = join(copy, 'light.cjs');
+    cache = `${light}.${process.version}-${process.arch}.v8cache`;
+  });
+
+  afterAll(() => {
+    rmSync(join(light, '..'), { recursive: true, force: true });
+  });
+
+  /** `ptydeck --version` as the launcher runs it, the cache told it is `command`; stderr says what the cache did. */
+  const version = (options: { uid?: number; gid?: number } = {}, command?: string): { stdout: string; stderr: string } => {
+    const script = `const cache = require(${JSON.stringify(launcher)}); cache.requireCached(${JSON.stringify(light)}, ${JSON.stringify(command)}).lightMain(['--version']).then((code) => process.stdout.write('', () => { cache.writeCaches(); process.exit(code); }))`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, PTYDECK_CODE_CACHE_DEBUG: '1' }, ...options });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^ptydeck \d/);
+    return run;
+  };
+
+  it('is written by a first run, beside the bundle and 0600, and used by the next', () => {
+    rmSync(cache, { force: true });
+    const first = version();
+    expect(first.stderr).toContain('code cache miss light.cjs');
+    expect(first.stderr).toContain(`code cache written ${cache.split('/').at(-1)}`);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it('rejects a corrupt or truncated cache, still runs the command, and writes a good one', () => {
+    version();
+    const good = readFileSync(cache);
+    const header = good.indexOf(10) + 1;
+    writeFileSync(cache, Buffer.concat([good.subarray(0, header), Buffer.alloc(good.length - header, 0x5a)]), { mode: 0o600 });
+    expect(version().stderr).toContain('code cache rejected light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+    truncateSync(cache, header + 16);
+    expect(version().stderr).toContain('code cache rejected light.cjs');
+    truncateSync(cache, 5);
+    expect(version().stderr).toContain('code cache miss light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it('ignores a symlinked cache and one made from another version of the file', () => {
+    version();
+    const elsewhere = `${light}.elsewhere`;
+    copyFileSync(cache, elsewhere);
+    rmSync(cache);
+    symlinkSync(elsewhere, cache);
+    const run = version();
+    expect(run.stderr).toContain('code cache miss light.cjs');
+    // Replaced by a file of its own, not written through the link.
+    expect(lstatSync(cache).isSymbolicLink()).toBe(false);
+    const later = new Date(statSync(light).mtimeMs + 1000);
+    utimesSync(light, later, later);
+    expect(version().stderr).toContain('code cache miss light.cjs');
+    expect(version().stderr).toContain('code cache hit light.cjs');
+  });
+
+  it("grows once with each light command's functions", () => {
+    rmSync(cache, { force: true });
+    expect(version({}, 'ls').stderr).toContain('code cache written');
+    const url = version({}, 'url').stderr;
+    expect(url).toContain('code cache hit light.cjs (ls)');
+    expect(url).toContain('code cache written');
+    const again = version({}, 'url').stderr;
+    expect(again).toContain('code cache hit light.cjs (ls,url)');
+    expect(again).not.toContain('code cache written');
+  });
+
+  it('is off with PTYDECK_NO_CODE_CACHE=1', () => {
+    version();
+    const run = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(launcher)}).requireCached(${JSON.stringify(light)}).lightMain(['--version'])`], { encoding: 'utf8', env: { ...process.env, PTYDECK_CODE_CACHE_DEBUG: '1', PTYDECK_NO_CODE_CACHE: '1' } });
+    expect(run.stdout).toMatch(/^ptydeck \d/);
+    expect(run.stderr).toBe('ptydeck: code cache off light.cjs\n');
+  });
+
+  it('is neither read nor written by a user who cannot write the bundle directory', () => {
+    version();
+    const folder = join(light, '..');
+    const before = readdirSync(folder).sort();
+    // Run as root, the test asks another user; otherwise, its own directory made read-only.
+    const other = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    chmodSync(folder, 0o555);
+    try {
+      const run = version(other);
+      expect(run.stderr).toContain(other ? 'code cache none light.cjs' : 'code cache hit light.cjs');
+      expect(run.stderr).not.toContain('code cache written');
+      expect(readdirSync(folder).sort()).toEqual(before);
+    } finally {
+      chmodSync(folder, 0o700);
     }
   });
 });

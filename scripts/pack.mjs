@@ -5,9 +5,10 @@
 //
 // What goes in, and why:
 //   bin/ptydeck.js  the launcher (`bin`, CommonJS: bin/package.json); it runs
-//                   dist/bundle/light.cjs or main.js
+//                   dist/bundle/light.cjs (with bin/code-cache.js) or main.js
 //   dist/bundle/    the CLI bundle with its screen worker and PTY read thread
-//                   entries (rolldown.config.mjs), no source maps
+//                   entries (rolldown.config.mjs), no source maps and no code
+//                   cache (each install makes its own, if it may)
 //   app/            the built panel (packages/app/dist), which the host serves
 //                   (static-files.ts defaultAppDir)
 //   dependencies    only what the bundle requires at run time instead of
@@ -66,12 +67,14 @@ function stage(dir) {
     if (!existsSync(needed)) fail(`${needed} is missing; run \`npm run build\` first`);
   }
   const noMaps = (source) => !source.endsWith('.map');
+  const shipped = (source) => noMaps(source) && !/\.v8cache(\.\d+\.tmp)?$/.test(source);
   mkdirSync(join(dir, 'bin'), { recursive: true });
   cpSync(join(core, 'bin', 'ptydeck.js'), join(dir, 'bin', 'ptydeck.js'));
+  cpSync(join(core, 'bin', 'code-cache.js'), join(dir, 'bin', 'code-cache.js'));
   // The launcher is CommonJS in a package of ESM; this says so.
   cpSync(join(core, 'bin', 'package.json'), join(dir, 'bin', 'package.json'));
   // The bundle test builds into dist/.bundle-test-*; only dist/bundle ships.
-  cpSync(bundle, join(dir, 'dist', 'bundle'), { recursive: true, filter: noMaps });
+  cpSync(bundle, join(dir, 'dist', 'bundle'), { recursive: true, filter: shipped });
   cpSync(app, join(dir, 'app'), { recursive: true, filter: noMaps });
   cpSync(join(root, 'README.md'), join(dir, 'README.md'));
   cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));

@@ -26,12 +26,20 @@ const fresh = existsSync(bundled) && (!existsSync(unbundled) || statSync(bundled
 const argv = process.argv.slice(2);
 
 async function run() {
-  // light.cjs is written by the same build as main.js, after it.
-  const code = fresh && existsSync(light) ? await require(light).lightMain(argv) : undefined;
-  return code ?? (await import(pathToFileURL(fresh ? bundled : unbundled).href)).main(argv);
+  // light.cjs is written by the same build as main.js, after it. It runs with a V8 code cache beside it when its
+  // directory lets us write one (code-cache.js), told the command so that the cache grows to hold each one's functions.
+  const codeCache = fresh && existsSync(light) ? require('./code-cache.js') : undefined;
+  const command = ['ls', 'url', 'status', 'attach'].includes(argv[0]) ? argv[0] : undefined;
+  const code = codeCache ? await codeCache.requireCached(light, command).lightMain(argv) : undefined;
+  if (code !== undefined) {
+    // A light command resolves once its output is written, and may not have built process.stdout at all
+    // (client/direct-output.ts): asking for it here would. A cache it lacked is written after its output.
+    codeCache.writeCaches();
+    return process.exit(code);
+  }
+  const exit = await (await import(pathToFileURL(fresh ? bundled : unbundled).href)).main(argv);
+  // Let stdout drain (protocol frames, help text) before exiting.
+  process.stdout.write('', () => process.exit(exit));
 }
 
-run().then((code) => {
-  // Let stdout drain (protocol frames, help text) before exiting.
-  process.stdout.write('', () => process.exit(code));
-});
+run();

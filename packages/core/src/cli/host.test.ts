@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../common/discovery.js';
 import { HOST_ALLOCATOR_ENV, HOST_NODE_FLAGS } from '../common/host-node-flags.js';
+import { sessionStoreDir } from '../persist/session-store.js';
+import { metaPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
 import { bin, buildCore, runCli as cli, discoveryOf as discovery, hostSandbox, isAlive, lockedPid, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
@@ -143,7 +145,9 @@ describe('one ptydeck host per state directory', () => {
   it("SIGKILL of the host: the agent's next call gets a clear error within 2 s, and the call after it works against a new host", async () => {
     const box = sandbox();
     const { client, stderr } = await agent(box);
-    await create(client, { command: 'sleep', args: ['300'] });
+    const { id } = await create(client, { command: 'sleep', args: ['300'] });
+    // Its record on disk first, so that what the next host lists does not depend on when the store wrote.
+    await until(() => existsSync(metaPath(sessionStoreDir(box.stateDir), id)), 'the store wrote the session');
     const killed = discovery(box).pid;
     process.kill(killed, 'SIGKILL');
     // The SDK's own timeout bounds the wait: a hang would fail with "Request timed out".
@@ -152,8 +156,8 @@ describe('one ptydeck host per state directory', () => {
     expect(error).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(new RegExp(`ptydeck host \\(pid ${killed}\\).*is gone.*this session is gone with it.*Call again`)) }] });
     const after = await client.callTool({ name: 'terminal_list', arguments: {} });
     expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
-    // A new host, a new MCP session: the old terminals are not there.
-    expect((after.structuredContent as { terminals: unknown[] }).terminals).toEqual([]);
+    // A new host, a new MCP session: the old terminal is there only as lost (lost-sessions.test.ts), nothing runs.
+    expect((after.structuredContent as { terminals: unknown[] }).terminals).toEqual([expect.objectContaining({ id, state: 'lost' })]);
     const record = discovery(box);
     expect(record.pid).not.toBe(killed);
     expect(hostsOf(box)).toEqual([record.pid]);

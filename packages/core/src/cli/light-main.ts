@@ -1,6 +1,7 @@
 // The launcher's CommonJS entry: the light commands and `ptydeck attach`, without Node's ESM loader.
 import { parseCommand } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
+import { standardIo } from '../client/direct-output.js';
 import { isLight, reportFailure, runLight } from './light-commands.js';
 
 /**
@@ -11,21 +12,26 @@ import { isLight, reportFailure, runLight } from './light-commands.js';
  * loader reads a module's imports through its thread pool, a wait on a
  * loaded machine, and was a sixth of such a start (bench figure 12). Attach
  * is here and not in light-commands.ts, which main.ts imports, and in a
- * CommonJS chunk of its own.
+ * CommonJS chunk of its own. Resolves once the command's output is written
+ * (standardIo), so the launcher may exit right away.
  */
-export async function lightMain(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number | undefined> {
+export async function lightMain(argv: string[], given?: CliIo): Promise<number | undefined> {
   let command;
   try {
     command = parseCommand(argv);
   } catch {
     return undefined;
   }
+  if (!(command.kind === 'attach' && command.remote === undefined) && !isLight(command)) return undefined;
+  const standard = given ? undefined : standardIo();
+  const io = given ?? standard!.io;
   try {
     // A chunk of its own (required, no ESM loader): `ls` and `url` do not parse it.
-    if (command.kind === 'attach' && command.remote === undefined) return await (await import('../client/attach.js')).runAttach(command, io);
-    if (isLight(command)) return await runLight(command, io);
+    if (command.kind === 'attach') return await (await import('../client/attach.js')).runAttach(command, io);
+    return await runLight(command, io);
   } catch (error) {
     return reportFailure(error, io);
+  } finally {
+    await standard?.drained();
   }
-  return undefined;
 }

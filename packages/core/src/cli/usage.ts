@@ -64,6 +64,8 @@ Environment:
                       it off whoever starts the next host (an agent's
                       \`ptydeck mcp\` too), put { "persist": false } in
                       config.json in the config directory
+  PTYDECK_NO_CODE_CACHE  1: \`ls\`, \`url\`, \`status\` and \`attach\` neither read
+                      nor write the V8 code cache beside ptydeck's bundle
 `;
 
 const HOST_OPTIONS = `Options:

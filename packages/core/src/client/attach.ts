@@ -1,6 +1,6 @@
 // `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
-import { constants } from 'node:os';
+import { createRequire } from 'node:module';
 import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type PanelError, type PanelOutput, type PtyEvent, type SessionInfo } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
@@ -113,7 +113,7 @@ class Attachment {
     disposables.add(channel.onOutput((output) => this.onOutput(output)));
     disposables.add(panel.onClosed((why) => void this.hostClosed(why)));
     for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
-      const onSignal = () => this.finish(128 + constants.signals[signal], `${signal} ended attach; session ${this.short} keeps running`);
+      const onSignal = () => this.finish(128 + signalNumber(signal), `${signal} ended attach; session ${this.short} keeps running`);
       process.on(signal, onSignal);
       disposables.add(() => process.off(signal, onSignal));
     }
@@ -283,7 +283,7 @@ class Attachment {
   /** Ends with the session's own exit code; a signal gives 128 + its number, as a shell reports it. */
   private finishExited(): void {
     const { exitCode, signal } = this.exit ?? { exitCode: null, signal: null };
-    const number = signal === null ? undefined : constants.signals[signal as NodeJS.Signals];
+    const number = signal === null ? undefined : signalNumber(signal as NodeJS.Signals);
     const code = signal !== null ? 128 + (number ?? 0) : (exitCode ?? EXIT_FAILURE);
     this.finish(code, `session ${this.short} ended: ${signal !== null ? `killed by ${signal}` : `exit code ${exitCode ?? 'unknown'}`}`);
   }
@@ -307,4 +307,9 @@ class Attachment {
 
 function clampSize(size: TerminalSize): TerminalSize {
   return { cols: Math.min(MAX_COLS, Math.max(MIN_COLS, size.cols)), rows: Math.min(MAX_ROWS, Math.max(MIN_ROWS, size.rows)) };
+}
+
+/** A signal's number (os.constants), node:os loaded only when a signal needs naming: not on attach's way to its first frame (bench figure 12). */
+function signalNumber(signal: NodeJS.Signals): number {
+  return (createRequire(import.meta.url)('node:os') as typeof import('node:os')).constants.signals[signal];
 }

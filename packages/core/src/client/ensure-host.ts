@@ -1,6 +1,5 @@
 // Finds the running ptydeck host, proven to be it, or starts one detached: every client's way in.
 import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { readDiscovery, resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
@@ -14,6 +13,7 @@ import { checkHostProcess } from './host-check.js';
 import { requestJson } from './host-request.js';
 import { withoutInjection } from '../common/inherited-env.js';
 import { CHAT_BINDING_ENV, CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
+import { homeDirectory } from '../common/home-dir.js';
 
 const PROBE_MS = 1500;
 /** Start-up of a host takes well under a second; a shutting-down one may take the kill grace (3 s) plus reaping. */
@@ -195,7 +195,7 @@ async function startHostDetached(stateDir: string): Promise<StartedHost> {
   try {
     const middle = spawn(process.execPath, ['-e', DETACH_SCRIPT, ptydeckLauncher(), ...HOST_NODE_FLAGS], {
       stdio: ['ignore', 'pipe', logFd],
-      cwd: homedir(),
+      cwd: homeDirectory(),
       env: hostEnv(stateDir),
     });
     let out = '';

@@ -43,7 +43,7 @@ export async function hostSnapshot(command: string, stateDir: string = resolveSt
 async function askSnapshot(stateDir: string): Promise<HostAnswer & { record: DiscoveryRecord }> {
   const vouched = vouchedHost(stateDir);
   const quick = vouched && (await provenRequest(vouched, SNAPSHOT_PATH, { method: 'POST', timeoutMs: REQUEST_TIMEOUT_MS }));
-  if (vouched && quick) return { record: vouched, ...quick };
+  if (vouched && quick) return { record: vouched.record, ...quick };
   const record = await runningHost(stateDir);
   const answer = await requestJson(new URL(SNAPSHOT_PATH, record.url), { method: 'POST', timeoutMs: REQUEST_TIMEOUT_MS }).catch((error: Error) => {
     throw new Error(`ptydeck at ${record.url} is not answering (${error.message})`);

@@ -73,10 +73,11 @@ export class PanelSession {
   /**
    * Connects to the running host of `stateDir` (never started: there is
    * nothing to attach to in a new one) and waits for its snapshot. When
-   * server.json and the kernel vouch for the host, the handshake itself asks
-   * its proof (`?challenge=`, answered in PROOF_HEADER) and nothing is sent on
-   * the socket before the proof holds: one round trip where a /proof, a
-   * /ticket, its exchange and the handshake were four (bench figure 12).
+   * server.json and the kernel vouch for the host, the handshake is all
+   * (provenRequest says why no proof then); where the kernel cannot say, the
+   * handshake asks the proof (`?challenge=`, answered in PROOF_HEADER) and
+   * nothing is sent on the socket before it holds: one round trip where a
+   * /proof, a /ticket, its exchange and the handshake were four (bench figure 12).
    * Otherwise the long way: ensureHost proves it first, and says what is off.
    * Throws an Error with a one-line message when none runs, it speaks another
    * host protocol, or it refuses this process (one inside a ptydeck session).
@@ -84,11 +85,14 @@ export class PanelSession {
   static async connect(command: string, options: { stateDir?: string; read: PanelReader }): Promise<PanelSession> {
     const stateDir = options.stateDir ?? resolveStateDir();
     const vouched = vouchedHost(stateDir);
-    if (vouched) {
+    if (vouched?.byKernel) {
+      const opened = await openPanel(vouched.record).catch((error: unknown) => error);
+      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options.read);
+    } else if (vouched) {
       const challenge = newChallenge();
-      const opened = await openPanel(vouched, challenge).catch((error: unknown) => error);
+      const opened = await openPanel(vouched.record, challenge).catch((error: unknown) => error);
       const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
-      if (proofHolds(vouched.token, challenge, proof)) return PanelSession.joined(command, vouched, opened, options.read);
+      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options.read);
       if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
     }
     const record = await runningHost(stateDir);

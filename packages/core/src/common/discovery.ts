@@ -1,10 +1,10 @@
 // The discovery file (server.json) through which clients and agents find the running host.
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { assertPrivateDir, checkOwner, octal, shellQuote, statOrUndefined, UnsafeStateError } from './private-paths.js';
 import { isProcessAlive } from './process-identity.js';
 import { randomHex } from './random-hex.js';
+import { homeDirectory } from './home-dir.js';
 
 export { UnsafeStateError };
 
@@ -51,7 +51,7 @@ const DISCOVERY_FILE = 'server.json';
 export function resolveStateDir(env: Record<string, string | undefined> = process.env): string {
   if (env.PTYDECK_STATE_DIR) return env.PTYDECK_STATE_DIR;
   if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'ptydeck');
-  return join(env.HOME || homedir(), '.local', 'state', 'ptydeck');
+  return join(homeDirectory(env), '.local', 'state', 'ptydeck');
 }
 
 export function discoveryPath(stateDir: string = resolveStateDir()): string {
