@@ -13,9 +13,9 @@
 // bound on live sessions. --persist=on keeps a session store (issue 24) in
 // the state directory, as a host does unless config.json or PTYDECK_PERSIST
 // says otherwise: figure 10 runs the same flood with it on and off.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { startHost } from '@ptydeck/core';
@@ -127,6 +127,21 @@ function watchEnds() {
   });
 }
 
+/**
+ * Where a typed key's time goes in this process (bench/echo-trace.mjs): when
+ * its input reached the service and when its echo came back from the PTY, on
+ * the wall clock the bench's client also stamps with, so a slow key splits
+ * into client to host, PTY and back, and host to client; with the process's
+ * and its main thread's CPU time and V8's GCs meanwhile.
+ */
+let echoTrace;
+const wallNow = () => performance.timeOrigin + performance.now();
+/** CPU time of this process's main thread (ms), from its own stat line: the thread keys wait for. */
+const mainThreadCpuMs = () => {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 const ops = {
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
   /** Every creation in the turn the request arrived in: how the core served a burst before spawns took turns. */
@@ -152,6 +167,48 @@ const ops = {
       set.add({ target, resolve });
       watchEnds();
     });
+  },
+  /** Starts stamping session `id`'s input and output (see echoTrace). */
+  echoTraceStart: ({ id }) => {
+    const write = service.write.bind(service);
+    const inputs = [];
+    const outputs = [];
+    service.write = (sid, data, from) => {
+      if (sid === id) inputs.push(wallNow());
+      return write(sid, data, from);
+    };
+    const offData = service.on('pty.data', (event) => {
+      if (event.id === id) outputs.push(wallNow());
+    });
+    const gc = { major: { n: 0, ms: 0, max: 0 }, minor: { n: 0, ms: 0, max: 0 } };
+    const gcs = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : undefined;
+        if (!kind) continue;
+        kind.n++;
+        kind.ms += entry.duration;
+        kind.max = Math.max(kind.max, entry.duration);
+      }
+    });
+    gcs.observe({ entryTypes: ['gc'] });
+    const cpu = process.cpuUsage();
+    const mainCpu = mainThreadCpuMs();
+    echoTrace = () => {
+      offData();
+      gcs.disconnect();
+      service.write = write;
+      const { user, system } = process.cpuUsage(cpu);
+      // The monotonic clock CPU profiles stamp their samples with, against the wall clock: to find a key in a profile.
+      const wallMinusMonotonic = wallNow() - Number(process.hrtime.bigint()) / 1e6;
+      return { inputs, outputs, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc };
+    };
+    return true;
+  },
+  echoTraceStop: () => {
+    if (!echoTrace) throw new Error('echoTraceStart first');
+    const result = echoTrace();
+    echoTrace = undefined;
+    return result;
   },
   /** Starts recording this process's event-loop delay (figure 8): one window at a time. */
   loopDelayStart: () => {

@@ -97,4 +97,43 @@ describe("a panel connection's frame buffers", () => {
       connection.dispose();
     }
   });
+
+  it('fit the output a frame carries: a frame of a few KiB does not hold a 64 KiB buffer while it is written', async () => {
+    service = createPtyService({ env: isolatedEnv() });
+    const { session } = service.createDisplay({ source: 'agent', title: 'small frames' });
+    const ws = new HeldSocket();
+    const connection = new PanelConnection(ws as never, {
+      service,
+      facts: new SessionFacts(service),
+      agents: new AgentRegistry(),
+      screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
+      instance: 'test',
+    });
+    try {
+      ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
+      // A flood's coalesced frames carry what arrived since the last one: a few KiB each, held while the socket writes.
+      const chunk = 4 * 1024;
+      const chunks = 8;
+      for (let i = 0; i < chunks; i++) {
+        session.append(numbered(i * chunk, chunk));
+        await vi.waitFor(() => expect(ws.frames.reduce((bytes, frame) => bytes + frame.payload.length, 0)).toBe((i + 1) * chunk));
+      }
+      for (const frame of ws.frames) expect(frame.payload.buffer.byteLength).toBeLessThan(FRAME);
+      const delivered = Buffer.concat(ws.frames.map((frame) => frame.sentAs));
+      expect(delivered.equals(numbered(0, chunks * chunk))).toBe(true);
+
+      // Written, their buffers carry the next ones, and a frame with more to carry gets a large one.
+      const small = new Set(ws.frames.map((frame) => frame.payload.buffer));
+      ws.finishWrites();
+      session.append(numbered(chunks * chunk, chunk));
+      await vi.waitFor(() => expect(ws.frames.length).toBe(chunks + 1));
+      expect(small).toContain(ws.frames.at(-1)!.payload.buffer);
+      session.append(numbered((chunks + 1) * chunk, FRAME));
+      await vi.waitFor(() => expect(ws.frames.reduce((bytes, frame) => bytes + frame.payload.length, 0)).toBe((chunks + 1) * chunk + FRAME));
+      expect(ws.frames.at(-1)!.payload.length).toBe(FRAME);
+      expect(Buffer.concat(ws.frames.map((frame) => frame.sentAs)).equals(numbered(0, (chunks + 1) * chunk + FRAME))).toBe(true);
+    } finally {
+      connection.dispose();
+    }
+  });
 });

@@ -115,7 +115,7 @@ export class PanelConnection {
         this.send({ type: 'event', event });
       }),
     );
-    subscriptions.add(service.on('pty.data', (event) => this.streams.output(event.id, event.data.length)));
+    subscriptions.add(service.on('pty.data', (event) => this.streams.output(event.id, event.data.length, event.cursor + event.data.length)));
     subscriptions.add(agents.onAdded((agent) => this.send({ type: 'agent.added', agent })));
     subscriptions.add(agents.onRemoved((agent) => this.send({ type: 'agent.removed', id: agent.id })));
     const { chats } = deps;

@@ -19,6 +19,17 @@ import { ViewerWindow } from './viewer-window.js';
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
 /**
+ * Output bytes per frame when no more than this is there to send. A flood's
+ * coalesced frames carry a few KiB each (what the floods being read add in
+ * COALESCE_MS), and a frame's buffer stays in flight until the socket wrote
+ * it. When every frame held FRAME_BYTES, a backlog of small frames outgrew
+ * the spares, and each frame past them was a new buffer: a mapping, its pages
+ * faulted in by the copy, unmapped by a later GC, and new external memory,
+ * which starts V8's full GCs; all in the pump's turn, while a typed key's echo
+ * waited (bench/README.md, "Frames sized to what they carry").
+ */
+const SMALL_FRAME_BYTES = 16 * 1024;
+/**
  * A viewer whose acknowledged cursor trails the log's head by more than this,
  * or by more than twice its window when that is larger, is resynced instead
  * of replayed.
@@ -42,12 +53,14 @@ const HIGH_WATER = 1024 * 1024;
 /** Backlog under which a stalled socket resumes. */
 const LOW_WATER = 256 * 1024;
 /**
- * Frame buffers kept for reuse (see BufferPool): as many as fit the backlog
- * streaming stops at, and a few being filled. A frame's buffer goes back in
- * the socket's write callback, which fires once the kernel has the bytes or
- * the write failed.
+ * Frame buffers kept for reuse (see BufferPool), of each size: as many as fit
+ * the backlog streaming stops at, and a few being filled. A frame's buffer
+ * goes back in the socket's write callback, which fires once the kernel has
+ * the bytes or the write failed.
  */
 const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
+/** Small frames are rarely full: spares for a backlog of frames half full. */
+const SPARE_SMALL_FRAMES = HIGH_WATER / (SMALL_FRAME_BYTES / 2) + 4;
 /**
  * Output that arrives within this long of the previous send waits for the
  * next one, so a flood goes out in frames of up to FRAME_BYTES instead of one
@@ -77,6 +90,8 @@ interface Viewer {
   cursor: number;
   /** One past the last byte the viewer acknowledged as parsed; `cursor - acked` is in flight. */
   acked: number;
+  /** Where the session's output ended when last seen: what a pump has to send, to size its frame. */
+  end: number;
   /** How much may be in flight: sized from the pace of its acks. */
   window: ViewerWindow;
   /** When it last went live again after a resync (or asked for one): the next waits RESYNC_GAP_MS. */
@@ -95,6 +110,7 @@ interface Viewer {
 export class ViewerStreams {
   private readonly viewers = new Map<SessionId, Viewer>();
   private readonly frames = new BufferPool(OUTPUT_FRAME_HEAD_ROOM + FRAME_BYTES, SPARE_FRAMES);
+  private readonly smallFrames = new BufferPool(OUTPUT_FRAME_HEAD_ROOM + SMALL_FRAME_BYTES, SPARE_SMALL_FRAMES);
   private stalled = false;
   private closed = false;
   /** When output was last pumped, and the viewers waiting for the next pump. */
@@ -117,10 +133,12 @@ export class ViewerStreams {
     this.viewers.delete(id);
   }
 
-  /** The session has `bytes` more output: sent now or with the next coalesced pump. */
-  output(id: SessionId, bytes: number): void {
+  /** The session has `bytes` more output, up to `end`: sent now or with the next coalesced pump. */
+  output(id: SessionId, bytes: number, end: number): void {
     const viewer = this.viewers.get(id);
-    if (viewer) this.schedulePump(viewer, bytes);
+    if (!viewer) return;
+    viewer.end = Math.max(viewer.end, end);
+    this.schedulePump(viewer, bytes);
   }
 
   attach(id: SessionId, cursor: number | null): void {
@@ -132,6 +150,7 @@ export class ViewerStreams {
       id,
       cursor: start,
       acked: start,
+      end: start,
       window: new ViewerWindow(start),
       resyncedAt: Number.NEGATIVE_INFINITY,
       ackedSinceResync: true,
@@ -142,6 +161,7 @@ export class ViewerStreams {
     // Without a cursor (first open, reload), or with one this log cannot serve, restore the screen first.
     // Probe without a cursor: it reports the oldest retained byte and the end.
     const probe = service.read(id, { maxBytes: 1 });
+    viewer.end = probe.end;
     if (cursor === null || cursor > probe.end || cursor < probe.cursor) {
       this.resync(viewer, cursor === null ? null : Math.min(cursor, probe.end));
       return;
@@ -218,26 +238,27 @@ export class ViewerStreams {
       const room = window - (viewer.cursor - viewer.acked);
       // A full window still reads one byte: where the log ends and whether it trimmed past us.
       // Otherwise the output is copied into a frame buffer, after room for the frame's head, and the
-      // buffer is reused once the socket wrote it.
-      const frame = room > 0 ? this.frames.take() : undefined;
+      // buffer is reused once the socket wrote it; a small one when little is there to send.
+      const frame = room > 0 ? this.frameFor(Math.min(room, viewer.end - viewer.cursor)) : undefined;
       let slice;
       try {
-        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? Math.min(FRAME_BYTES, room) : 1, into: frame?.subarray(OUTPUT_FRAME_HEAD_ROOM) });
+        slice = service.read(viewer.id, { cursor: viewer.cursor, maxBytes: room > 0 ? room : 1, into: frame?.subarray(OUTPUT_FRAME_HEAD_ROOM) });
       } catch {
-        if (frame) this.frames.give(frame);
+        if (frame) this.giveFrame(frame);
         this.viewers.delete(viewer.id);
         return;
       }
+      viewer.end = Math.max(viewer.end, slice.end);
       const trimmed = slice.skipped > 0;
       const lagging = trimmed || slice.end - viewer.acked > this.lagLimit(viewer);
       // Trimmed with room to send: nothing is left to replay. Otherwise skip ahead only when allowed.
       if ((trimmed && room > 0) || (lagging && this.mayResync(viewer))) {
-        if (frame) this.frames.give(frame);
+        if (frame) this.giveFrame(frame);
         this.resync(viewer, viewer.cursor, true);
         return;
       }
       if (!frame || slice.data.length === 0) {
-        if (frame) this.frames.give(frame);
+        if (frame) this.giveFrame(frame);
         return;
       }
       const start = writeOutputFrameHead({ id: viewer.id, cursor: slice.cursor }, frame, OUTPUT_FRAME_HEAD_ROOM);
@@ -245,6 +266,15 @@ export class ViewerStreams {
       viewer.cursor = slice.next;
       viewer.window.sent(slice.next, performance.now());
     }
+  }
+
+  /** A frame buffer for up to `bytes` of output (at least one byte, at most FRAME_BYTES: the frame takes what fits). */
+  private frameFor(bytes: number): Uint8Array {
+    return bytes <= SMALL_FRAME_BYTES ? this.smallFrames.take() : this.frames.take();
+  }
+
+  private giveFrame(buffer: Uint8Array): void {
+    (buffer.byteLength === this.frames.size ? this.frames : this.smallFrames).give(buffer);
   }
 
   /** How far behind the log's head a viewer's acks may trail before it is resynced. */
@@ -382,12 +412,12 @@ export class ViewerStreams {
   private sendFrame(message: Uint8Array, buffer: Uint8Array): void {
     const { ws } = this.deps;
     if (this.closed || ws.readyState !== ws.OPEN) {
-      this.frames.give(buffer);
+      this.giveFrame(buffer);
       return;
     }
     ws.send(message, { binary: true }, (error) => {
       // The write is done or failed: nothing reads the buffer any more.
-      this.frames.give(buffer);
+      this.giveFrame(buffer);
       if (error) this.deps.onWriteError();
       else this.drained();
     });
