@@ -2,15 +2,16 @@
 // rendering. Output frames are decoded by hand (length prefix, JSON header)
 // so the client's own cost stays small next to the server's.
 import WebSocket from 'ws';
-import { ACK_WINDOW, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
+import { ACK_BATCH_BYTES, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import { deferred, now, withDeadline } from './harness.mjs';
 import { ECHO_PROGRAM, keyFor } from './raw-pty.mjs';
 
 /**
  * The core sends each viewer a window (ACK_WINDOW) of output past its last
- * ack, so a client must ack what it consumed; as the app does, in batches.
+ * ack, so a client must ack what it consumed; as the app does, in batches of
+ * the same size.
  */
-const ACK_BYTES = ACK_WINDOW / 4;
+const ACK_BYTES = ACK_BATCH_BYTES;
 
 export class PanelClient {
   /** @param {string} url http://127.0.0.1:PORT of the server */
@@ -45,7 +46,7 @@ export class PanelClient {
   stream(id) {
     let s = this.streams.get(id);
     if (!s) {
-      s = { next: null, acked: 0, bytes: 0, skipped: 0, resyncs: 0, orderErrors: 0, resyncBytes: 0 };
+      s = { next: null, acked: 0, acks: 0, bytes: 0, skipped: 0, resyncs: 0, orderErrors: 0, resyncBytes: 0 };
       this.streams.set(id, s);
     }
     return s;
@@ -62,6 +63,7 @@ export class PanelClient {
     s.frames = (s.frames ?? 0) + 1;
     if (s.next - s.acked >= ACK_BYTES) {
       s.acked = s.next;
+      s.acks++;
       this.send({ type: 'ack', id: header.id, cursor: s.next });
     }
     this.notify();

@@ -180,3 +180,10 @@ export type PanelServerMessage = z.infer<typeof PanelServerMessage>;
  * above is on the wait, and a terminal as slow as that Chromium keeps this.
  */
 export const ACK_WINDOW = 128 * 1024;
+
+/**
+ * How much output a panel acknowledges at a time (the app's terminals, and
+ * the bench's client, which stands in for them): an eighth of the window, so
+ * the window refills while the terminal still parses the rest.
+ */
+export const ACK_BATCH_BYTES = ACK_WINDOW / 8;

@@ -1,4 +1,4 @@
-import { ACK_WINDOW } from '@ptydeck/contract';
+import { ACK_BATCH_BYTES } from '@ptydeck/contract';
 
 /**
  * Tells the server how far one xterm.js terminal has parsed its output.
@@ -20,8 +20,8 @@ export interface WriteFlowOptions {
   ackBytes?: number;
 }
 
-/** An eighth of the server's window: the window refills while the terminal still parses the rest. */
-export const DEFAULT_ACK_BYTES = ACK_WINDOW / 8;
+/** The protocol's ack batch (ACK_BATCH_BYTES), which the bench's client uses too. */
+export const DEFAULT_ACK_BYTES = ACK_BATCH_BYTES;
 
 export class WriteFlow {
   /** Cursor last acknowledged (or known to the server, after a restore). */

@@ -1,0 +1,160 @@
+// Figure 2's delivery from two or more checkouts, interleaved in one run, for a before/after that shares
+// the machine's moment: `node bench/compare-delivery.mjs <checkout>[|<node flags>],<checkout> [rounds] [plainMiB] [sgrMiB]`.
+// Each checkout gets a host of its own (its bench/lib/hosts.mjs, with the node flags after a '|' if any)
+// and a panel client of its own (its bench/lib/panel-client.mjs); each round delivers the plain and the
+// colored file from every checkout, in an order that rotates. Prints per checkout and file the medians of
+// the MB/s, the client's acks per MB, the host's CPU per MB delivered, in all and by thread
+// (/proc/<pid>/task/*/stat), and the context switches per MB of its main thread and its busiest other
+// thread (the read thread): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
+// figure 2 is `node bench/run.mjs --only=2`.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const [trees, roundsArg = '5', plainArg = '64', sgrArg = '32'] = process.argv.slice(2);
+if (!trees) throw new Error('usage: node bench/compare-delivery.mjs <checkout>[,<checkout>...] [rounds] [plainMiB] [sgrMiB]');
+const rounds = Number(roundsArg);
+
+const checkouts = await Promise.all(
+  trees.split(',').map(async (spec) => {
+    const [dir, flags = ''] = spec.split('|');
+    const tree = path.resolve(dir);
+    return {
+      tree,
+      flags,
+      name: flags ? `${path.basename(tree)} ${flags}` : path.basename(tree),
+      harness: await import(path.resolve(tree, 'bench/lib/harness.mjs')),
+      hosts: await import(path.resolve(tree, 'bench/lib/hosts.mjs')),
+      panel: await import(path.resolve(tree, 'bench/lib/panel-client.mjs')),
+    };
+  }),
+);
+const { harness } = checkouts[0];
+const { MiB, median, now, withDeadline } = harness;
+const { makeDataFiles, headOf } = await import(path.resolve(checkouts[0].tree, 'bench/lib/data.mjs'));
+const workspace = harness.createWorkspace();
+const CLK_TCK_MS = 10;
+
+/** CPU ms per thread of process `pid` (utime + stime from each task's stat), by tid. */
+function threadCpu(pid, switches = {}) {
+  const byTid = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    byTid[tid] = (Number(fields[11]) + Number(fields[12])) * CLK_TCK_MS;
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      switches[tid] = [Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)[1]), Number(/nonvoluntary_ctxt_switches:\s*(\d+)/.exec(status)[1])];
+    } catch {}
+  }
+  return byTid;
+}
+
+/**
+ * Node names every thread "node": the main thread is the one whose tid is the pid, and the others are
+ * named by rank, busiest first (the read thread, the screen worker, V8's helpers).
+ */
+function ranked(pid, byTid) {
+  const { [String(pid)]: main = 0, ...others } = byTid;
+  const sorted = Object.values(others).sort((a, b) => b - a);
+  return { main, ...Object.fromEntries(sorted.slice(0, 3).map((ms, i) => [`#${i + 1}`, ms])), rest: sorted.slice(3).reduce((a, b) => a + b, 0) };
+}
+
+function diff(after, before) {
+  const out = {};
+  for (const [name, ms] of Object.entries(after)) out[name] = ms - (before[name] ?? 0);
+  return out;
+}
+
+async function deliver({ host, client }, file) {
+  let id;
+  const exited = host.exitOf(() => id);
+  const cpuBefore = await host.request('cpu');
+  const switchesBefore = {};
+  const threadsBefore = threadCpu(host.pid, switchesBefore);
+  const started = now();
+  id = await host.request('create', { input: { command: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home } });
+  client.attach(id, 0);
+  const stream = client.stream(id);
+  const end = await withDeadline(exited, 300_000, 'delivery flood exit');
+  await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
+  const seconds = (now() - started) / 1000;
+  const cpuMs = (await host.request('cpu')) - cpuBefore;
+  const switchesAfter = {};
+  const byTid = diff(threadCpu(host.pid, switchesAfter), threadsBefore);
+  const threads = ranked(host.pid, byTid);
+  // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
+  const busiest = Object.keys(byTid).filter((tid) => tid !== String(host.pid)).sort((a, b) => byTid[b] - byTid[a])[0];
+  const switchesOf = (tid, k) => (switchesAfter[tid]?.[k] ?? 0) - (switchesBefore[tid]?.[k] ?? 0);
+  client.send({ type: 'detach', id });
+  await host.request('remove', { id });
+  const mb = end / 1e6;
+  return {
+    mbps: stream.bytes / 1e6 / seconds,
+    cpuMsPerMB: cpuMs / mb,
+    threads: Object.fromEntries(Object.entries(threads).map(([name, ms]) => [name, ms / mb])),
+    skipped: stream.skipped,
+    frames: stream.frames,
+    // Acks the client sent per MB (counted by clients that count them).
+    acksPerMB: stream.acks === undefined ? NaN : stream.acks / mb,
+    switches: { main: switchesOf(String(host.pid), 0) / mb, mainForced: switchesOf(String(host.pid), 1) / mb, '#1': switchesOf(busiest, 0) / mb, '#1 forced': switchesOf(busiest, 1) / mb },
+  };
+}
+
+const setups = [];
+try {
+  const data = makeDataFiles(workspace.data, { plainBytes: Number(plainArg) * MiB, sgrBytes: Number(sgrArg) * MiB, scaleBytes: 4096, scrollbackLines: 10, agentLogBytes: 4096 });
+  const benchFlags = process.env.BENCH_HOST_FLAGS;
+  for (const checkout of checkouts) {
+    process.env.BENCH_HOST_FLAGS = [benchFlags, checkout.flags].filter(Boolean).join(' ');
+    const host = await checkout.hosts.startCoreHost(workspace);
+    const client = await checkout.panel.PanelClient.connect(host.ready.url, host.ready.panelToken);
+    setups.push({ ...checkout, host, client, samples: { plain: [], sgr: [] } });
+  }
+  if (benchFlags === undefined) delete process.env.BENCH_HOST_FLAGS;
+  else process.env.BENCH_HOST_FLAGS = benchFlags;
+  for (const key of ['plain', 'sgr']) for (const setup of setups) await deliver(setup, headOf(data[key], 16 * MiB));
+  const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < setups.length; k++) {
+      const setup = setups[(k + round) % setups.length];
+      for (const key of ['plain', 'sgr']) {
+        const result = await deliver(setup, data[key]);
+        setup.samples[key].push(result);
+        console.error(
+          `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)}),` +
+            ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped}`,
+        );
+      }
+    }
+  }
+  const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`load ${loadBefore} before, ${loadAfter} after; ${rounds} rounds; medians`);
+  for (const key of ['plain', 'sgr']) {
+    for (const setup of setups) {
+      const samples = setup.samples[key];
+      const names = [...new Set(samples.flatMap((s) => Object.keys(s.threads)))];
+      const perThread = names
+        .map((name) => [name, median(samples.map((s) => s.threads[name] ?? 0))])
+        .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+        .join(', ');
+      console.log(
+        `${key.padEnd(5)} ${setup.name.padEnd(16)} ${median(samples.map((s) => s.mbps)).toFixed(1)} MB/s, acks per MB ${median(samples.map((s) => s.acksPerMB)).toFixed(1)},` +
+          ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB` +
+          ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
+          ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
+          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}`,
+      );
+    }
+  }
+} finally {
+  for (const setup of setups) {
+    await setup.client.close();
+    await setup.host.stop();
+  }
+  workspace.dispose();
+}
