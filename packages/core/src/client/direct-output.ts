@@ -16,6 +16,8 @@ import type { CliIo, CliOutput } from './cli-io.js';
 class DirectOutput implements CliOutput {
   readonly isTTY = false;
   private stream: NodeJS.WriteStream | undefined;
+  /** The reader went away (EPIPE): the rest is dropped, as process.stdout drops it, and the command ends as it would. */
+  private readerGone = false;
 
   constructor(
     readonly fd: 1 | 2,
@@ -23,6 +25,7 @@ class DirectOutput implements CliOutput {
   ) {}
 
   write(chunk: string | Uint8Array): boolean {
+    if (this.readerGone) return false;
     if (this.stream) return this.stream.write(chunk);
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let written = 0;
@@ -30,6 +33,8 @@ class DirectOutput implements CliOutput {
       while (written < bytes.length) written += writeSync(this.fd, bytes, written);
       return true;
     } catch (error) {
+      // `ptydeck ls | head -1`: nobody reads the rest, which is nothing to report.
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return !(this.readerGone = true);
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
       this.stream = this.processStream();
       return this.stream.write(bytes.subarray(written));
