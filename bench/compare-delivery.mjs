@@ -9,6 +9,7 @@
 // figure 2 is `node bench/run.mjs --only=2`.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { panelDelivery } from './fig2-delivery.mjs';
 
 const [trees, roundsArg = '5', plainArg = '64', sgrArg = '32'] = process.argv.slice(2);
 if (!trees) throw new Error('usage: node bench/compare-delivery.mjs <checkout>[,<checkout>...] [rounds] [plainMiB] [sgrMiB]');
@@ -29,7 +30,7 @@ const checkouts = await Promise.all(
   }),
 );
 const { harness } = checkouts[0];
-const { MiB, median, now, withDeadline } = harness;
+const { MiB, median } = harness;
 const { makeDataFiles, headOf } = await import(path.resolve(checkouts[0].tree, 'bench/lib/data.mjs'));
 const workspace = harness.createWorkspace();
 const CLK_TCK_MS = 10;
@@ -70,37 +71,28 @@ function diff(after, before) {
   return out;
 }
 
+/** One of figure 2's deliveries (fig2-delivery.mjs), with the host's threads read around it. */
 async function deliver({ host, client }, file) {
-  let id;
-  const exited = host.exitOf(() => id);
-  const cpuBefore = await host.request('cpu');
   const switchesBefore = {};
-  const threadsBefore = threadCpu(host.pid, switchesBefore);
-  const started = now();
-  id = await host.request('create', { input: { command: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home } });
-  client.attach(id, 0);
-  const stream = client.stream(id);
-  const end = await withDeadline(exited, 300_000, 'delivery flood exit');
-  await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
-  const seconds = (now() - started) / 1000;
-  const cpuMs = (await host.request('cpu')) - cpuBefore;
   const switchesAfter = {};
-  const byTid = diff(threadCpu(host.pid, switchesAfter), threadsBefore);
+  let threadsBefore;
+  let byTid;
+  const result = await panelDelivery(host, client, file, workspace, {
+    started: () => (threadsBefore = threadCpu(host.pid, switchesBefore)),
+    delivered: () => (byTid = diff(threadCpu(host.pid, switchesAfter), threadsBefore)),
+  });
   const threads = ranked(host.pid, byTid);
   // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
   const busiest = Object.keys(byTid).filter((tid) => tid !== String(host.pid)).sort((a, b) => byTid[b] - byTid[a])[0];
   const switchesOf = (tid, k) => (switchesAfter[tid]?.[k] ?? 0) - (switchesBefore[tid]?.[k] ?? 0);
-  client.send({ type: 'detach', id });
-  await host.request('remove', { id });
-  const mb = end / 1e6;
+  const mb = result.end / 1e6;
   return {
-    mbps: stream.bytes / 1e6 / seconds,
-    cpuMsPerMB: cpuMs / mb,
+    mbps: result.mbps,
+    cpuMsPerMB: result.cpuMsPerMB,
     threads: Object.fromEntries(Object.entries(threads).map(([name, ms]) => [name, ms / mb])),
-    skipped: stream.skipped,
-    frames: stream.frames,
-    // Acks the client sent per MB (counted by clients that count them).
-    acksPerMB: stream.acks === undefined ? NaN : stream.acks / mb,
+    skipped: result.skipped,
+    frames: result.frames,
+    acksPerMB: result.acks === undefined ? NaN : result.acks / mb,
     switches: { main: switchesOf(String(host.pid), 0) / mb, mainForced: switchesOf(String(host.pid), 1) / mb, '#1': switchesOf(busiest, 0) / mb, '#1 forced': switchesOf(busiest, 1) / mb },
   };
 }

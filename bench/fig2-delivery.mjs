@@ -120,11 +120,14 @@ export async function run(ctx) {
 /**
  * From the request to create the session until the client holds every byte
  * the session's log received, checked to be contiguous from cursor 0.
+ * `probe` (compare-delivery.mjs) is told when the flood starts and when its
+ * last byte has come, to read the host's threads around it.
  */
-async function panelDelivery(host, client, file, workspace) {
+export async function panelDelivery(host, client, file, workspace, probe) {
   let id;
   const exited = host.exitOf(() => id);
   const cpuBefore = await host.request('cpu');
+  probe?.started();
   const started = now();
   id = await host.request('create', { input: { command: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home } });
   client.attach(id, 0);
@@ -133,6 +136,7 @@ async function panelDelivery(host, client, file, workspace) {
   await client.until(() => stream.bytes + stream.skipped >= end, 300_000, 'delivery of every byte');
   const seconds = (now() - started) / 1000;
   const cpuMs = (await host.request('cpu')) - cpuBefore;
+  probe?.delivered();
   client.send({ type: 'detach', id });
   // Every repetition starts from the same host: without this each left an exited session (its 4 MiB log,
   // its frozen screen) that the later ones carried, and a session that ended makes the panel's process
@@ -144,6 +148,8 @@ async function panelDelivery(host, client, file, workspace) {
     skipped: stream.skipped,
     orderErrors: stream.orderErrors,
     frames: stream.frames,
+    // Acks the client sent (counted by clients that count them).
+    acks: stream.acks,
     seconds,
     mbps: stream.bytes / 1e6 / seconds,
     cpuMsPerMB: cpuMs / (end / 1e6),

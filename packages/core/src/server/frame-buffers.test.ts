@@ -61,18 +61,24 @@ function numbered(from: number, bytes: number): Buffer {
   return Buffer.from(text);
 }
 
+/** A display session and a panel connection attached to nothing yet, on a socket that holds its writes. */
+function panelOn(title: string): { session: ReturnType<PtyService['createDisplay']>['session']; ws: HeldSocket; connection: PanelConnection } {
+  service = createPtyService({ env: isolatedEnv() });
+  const { session } = service.createDisplay({ source: 'agent', title });
+  const ws = new HeldSocket();
+  const connection = new PanelConnection(ws as never, {
+    service,
+    facts: new SessionFacts(service),
+    agents: new AgentRegistry(),
+    screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
+    instance: 'test',
+  });
+  return { session, ws, connection };
+}
+
 describe("a panel connection's frame buffers", () => {
   it('are reused only once the socket has written the frame that carried them', async () => {
-    service = createPtyService({ env: isolatedEnv() });
-    const { session } = service.createDisplay({ source: 'agent', title: 'frames' });
-    const ws = new HeldSocket();
-    const connection = new PanelConnection(ws as never, {
-      service,
-      facts: new SessionFacts(service),
-      agents: new AgentRegistry(),
-      screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
-      instance: 'test',
-    });
+    const { session, ws, connection } = panelOn('frames');
     try {
       ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
       session.append(numbered(0, ACK_WINDOW + FRAME));
@@ -99,16 +105,7 @@ describe("a panel connection's frame buffers", () => {
   });
 
   it('fit the output a frame carries: a frame of a few KiB does not hold a 64 KiB buffer while it is written', async () => {
-    service = createPtyService({ env: isolatedEnv() });
-    const { session } = service.createDisplay({ source: 'agent', title: 'small frames' });
-    const ws = new HeldSocket();
-    const connection = new PanelConnection(ws as never, {
-      service,
-      facts: new SessionFacts(service),
-      agents: new AgentRegistry(),
-      screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
-      instance: 'test',
-    });
+    const { session, ws, connection } = panelOn('small frames');
     try {
       ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
       // A flood's coalesced frames carry what arrived since the last one: a few KiB each, held while the socket writes.
