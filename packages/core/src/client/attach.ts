@@ -1,8 +1,8 @@
 // `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
-import { createRequire } from 'node:module';
 import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type PanelError, type PanelOutput, type PtyEvent, type SessionInfo } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
+import { nodeOs } from '../common/lazy-builtins.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { OutputFilter } from './output-filter.js';
 import { readAttachMessage } from './attach-messages.js';
@@ -311,5 +311,5 @@ function clampSize(size: TerminalSize): TerminalSize {
 
 /** A signal's number (os.constants), node:os loaded only when a signal needs naming: not on attach's way to its first frame (bench figure 12). */
 function signalNumber(signal: NodeJS.Signals): number {
-  return (createRequire(import.meta.url)('node:os') as typeof import('node:os')).constants.signals[signal];
+  return nodeOs().constants.signals[signal];
 }

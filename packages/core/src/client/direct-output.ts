@@ -34,7 +34,10 @@ class DirectOutput implements CliOutput {
       return true;
     } catch (error) {
       // `ptydeck ls | head -1`: nobody reads the rest, which is nothing to report.
-      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return !(this.readerGone = true);
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') {
+        this.readerGone = true;
+        return false;
+      }
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
       this.stream = this.processStream();
       return this.stream.write(bytes.subarray(written));
@@ -42,8 +45,7 @@ class DirectOutput implements CliOutput {
   }
 
   drained(): Promise<void> {
-    const stream = this.stream;
-    return stream ? new Promise((resolve) => stream.write('', () => resolve())) : Promise.resolve();
+    return this.stream ? written(this.stream) : Promise.resolve();
   }
 }
 
@@ -60,9 +62,14 @@ export function standardIo(): StandardIo {
   return {
     io: { stdout, stderr },
     drained: async () => {
-      await Promise.all([stdout, stderr].map((out) => (out instanceof DirectOutput ? out.drained() : new Promise<void>((resolve) => out.write('', () => resolve())))));
+      await Promise.all([stdout, stderr].map((out) => (out instanceof DirectOutput ? out.drained() : written(out))));
     },
   };
+}
+
+/** Resolves once what was written to `stream` before this is written. */
+function written(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 function isDirectTarget(fd: number): boolean {

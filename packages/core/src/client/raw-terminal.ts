@@ -1,5 +1,5 @@
 // The local terminal `ptydeck attach` runs in: raw mode while attached, always given back as it was.
-import { createRequire } from 'node:module';
+import { nodeChildProcess } from '../common/lazy-builtins.js';
 import type { Unsubscribe } from '@ptydeck/contract';
 
 /**
@@ -58,8 +58,7 @@ export class RawTerminal {
       // Node's raw mode keeps output processing, which turns a program's bare line feed (a cursor
       // move down in vim or less) into CR LF. Off, as tmux's client has it; cooked mode restores it.
       // node:child_process loaded here only: an attach without a terminal (a script's, bench figure 12) never needs it.
-      const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-      spawnSync('stty', ['-opost'], { stdio: [(this.input as { fd?: number }).fd ?? 0, 'ignore', 'ignore'] });
+      nodeChildProcess().spawnSync('stty', ['-opost'], { stdio: [(this.input as { fd?: number }).fd ?? 0, 'ignore', 'ignore'] });
     }
     this.raw = true;
     process.on('exit', this.restoreOnExit);

@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import { Emitter, type OnEvent } from '@ptydeck/contract';
 import { connectTo, parseHead, requestHead } from './host-request.js';
 import { clientFrame, closePayload, CLOSE_NORMAL, FrameError, FrameReader, Opcode } from './ws-frames.js';
-import { nodeCrypto, randomHex } from '../common/random-hex.js';
+import { nodeCrypto } from '../common/lazy-builtins.js';
+import { randomHex } from '../common/random-hex.js';
 
 /** Section 1.3: what the server hashes with the client's key to show it understood the handshake. */
 const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';

@@ -1,5 +1,5 @@
 // RFC 6455 framing as a client speaks it: masked frames out, a server's frames read back into messages.
-import { nodeCrypto } from '../common/random-hex.js';
+import { nodeCrypto } from '../common/lazy-builtins.js';
 
 export const Opcode = { Continuation: 0x0, Text: 0x1, Binary: 0x2, Close: 0x8, Ping: 0x9, Pong: 0xa } as const;
 export type Opcode = (typeof Opcode)[keyof typeof Opcode];

@@ -1,5 +1,5 @@
 // The user's home directory, as os.homedir() gives it, without loading node:os where $HOME names it.
-import { createRequire } from 'node:module';
+import { nodeOs } from './lazy-builtins.js';
 
 /**
  * $HOME when set (os.homedir() reads it first too), else the password
@@ -7,5 +7,5 @@ import { createRequire } from 'node:module';
  * node:os for this alone: about 1 ms of a 45 ms start (bench figure 12).
  */
 export function homeDirectory(env: Record<string, string | undefined> = process.env): string {
-  return env.HOME || (createRequire(import.meta.url)('node:os') as typeof import('node:os')).homedir();
+  return env.HOME || nodeOs().homedir();
 }

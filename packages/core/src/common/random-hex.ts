@@ -1,6 +1,6 @@
 // Random bytes from the kernel's random source, without loading node:crypto.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { nodeCrypto } from './lazy-builtins.js';
 
 /**
  * `count` random bytes as hex, read from /dev/urandom (the kernel's source,
@@ -24,11 +24,4 @@ export function randomHex(count: number): string {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-let loaded: typeof import('node:crypto') | undefined;
-
-/** node:crypto, loaded on first use (required, so a caller need not be async). */
-export function nodeCrypto(): typeof import('node:crypto') {
-  return (loaded ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
 }

@@ -1,4 +1,5 @@
-import { nodeCrypto, randomHex } from './random-hex.js';
+import { nodeCrypto } from './lazy-builtins.js';
+import { randomHex } from './random-hex.js';
 
 /**
  * How `ptydeck mcp` makes sure the server named in server.json is that
