@@ -1,3 +1,4 @@
+import { emptyObjectArray } from '../common/elements-kind.js';
 import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 
 /**
@@ -47,8 +48,14 @@ export const SLAB_BYTES = 16 * 1024;
 /** A new log's first slab: most logs (a prompt, an agent's `true`) never fill one. */
 const FIRST_SLAB_BYTES = 256;
 
-/** Compact the slab array once this many dropped slots sit at its front. */
-const COMPACT_AFTER = 1024;
+/**
+ * Compact the slab array once this many dropped slots sit at its front. Few
+ * enough that a session's first flood compacts (4 MiB of trimmed batches):
+ * at 1024, a flood first compacted 64 MiB in, in the trim's optimized code,
+ * which V8 then threw away (bench/README.md, "The delivery path's
+ * deoptimizations"). A compaction moves the live slots, about as many.
+ */
+const COMPACT_AFTER = 64;
 
 const EMPTY = new Uint8Array(0);
 
@@ -57,7 +64,7 @@ export class OutputLog {
    * The retained part of each slab, oldest first: views whose buffer is the
    * whole slab. The last one grows as appends fill its slab (`tail`).
    */
-  private chunks: Uint8Array[] = [];
+  private chunks = emptyObjectArray<Uint8Array>();
   /**
    * Absolute cursor of each chunk's first byte, beside `chunks`, so a read
    * finds its chunk by binary search: walking the list from the nearer end
@@ -199,7 +206,7 @@ export class OutputLog {
   clear(): number {
     const dropped = this.size;
     for (let i = this.head; i < this.chunks.length; i++) this.release(this.chunks[i]!);
-    this.chunks = [];
+    this.chunks = emptyObjectArray<Uint8Array>();
     this.starts = [];
     this.head = 0;
     this.tail = EMPTY;

@@ -41,10 +41,33 @@ export type ReadThreadCommand =
   /** Batches (whole BATCH_BYTES buffers) the main thread is done with, to be filled again. */
   | { op: 'reuse'; buffers: ArrayBuffer[] };
 
-export type ReadThreadReport =
-  /** `reusable`: `data` is the start of a whole batch buffer, to be handed back with a `reuse` command once used. */
-  | { slot: number; data: Uint8Array; reusable: boolean }
+/**
+ * What the thread posts about a terminal, in order: bytes read, or that the
+ * thread forgot it. Every kind has every field, in the same order, so all
+ * reports share one shape on the main thread: the code that hands them on
+ * was compiled for the data reports it had seen, and a terminal's first
+ * quiet or end report, of another shape, threw that code away
+ * (bench/README.md, "The delivery path's deoptimizations").
+ */
+export interface ReadThreadReport {
+  slot: number;
+  /** Bytes read, or null. `reusable`: `data` is the start of a whole batch buffer, to be handed back with a `reuse` command once used. */
+  data: Uint8Array | null;
+  reusable: boolean;
   /** Nothing to read for QUIET_MS: the thread forgot the terminal; the event loop reads it again. */
-  | { slot: number; quiet: true }
-  /** read(2) failed: EIO once every process closed the terminal and its output is read. The thread forgot it. */
-  | { slot: number; end: string };
+  quiet: boolean;
+  /** read(2) failed (EIO once every process closed the terminal and its output is read): the thread forgot it. Else null. */
+  end: string | null;
+}
+
+export function dataReport(slot: number, data: Uint8Array, reusable: boolean): ReadThreadReport {
+  return { slot, data, reusable, quiet: false, end: null };
+}
+
+export function quietReport(slot: number): ReadThreadReport {
+  return { slot, data: null, reusable: false, quiet: true, end: null };
+}
+
+export function endReport(slot: number, end: string): ReadThreadReport {
+  return { slot, data: null, reusable: false, quiet: false, end };
+}

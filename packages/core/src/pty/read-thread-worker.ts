@@ -16,9 +16,12 @@ import { BufferPool } from './buffer-pool.js';
 import {
   BATCH_BYTES,
   CTL,
+  dataReport,
+  endReport,
   MAX_OUTSTANDING_BYTES,
   MAX_SPARE_BATCHES,
   QUIET_MS,
+  quietReport,
   type ReadThreadCommand,
   type ReadThreadReport,
 } from './read-thread-protocol.js';
@@ -62,12 +65,12 @@ function flush(terminal: Terminal): void {
   terminal.used = 0;
   if (used < BATCH_BYTES / 2) {
     const data = terminal.batch.slice(0, used);
-    post({ slot: terminal.slot, data, reusable: false }, [data.buffer]);
+    post(dataReport(terminal.slot, data, false), [data.buffer]);
     return;
   }
   const data = terminal.batch.subarray(0, used);
   terminal.batch = batches.take();
-  post({ slot: terminal.slot, data, reusable: true }, [data.buffer as ArrayBuffer]);
+  post(dataReport(terminal.slot, data, true), [data.buffer as ArrayBuffer]);
 }
 
 function forget(terminal: Terminal, last: ReadThreadReport | undefined): void {
@@ -118,14 +121,14 @@ function readOnce(terminal: Terminal): boolean {
     if (code === 'EAGAIN') {
       // Caught up: what was gathered goes out now rather than waiting for a full batch.
       flush(terminal);
-      if (performance.now() - terminal.lastDataAt >= QUIET_MS) forget(terminal, { slot: terminal.slot, quiet: true });
+      if (performance.now() - terminal.lastDataAt >= QUIET_MS) forget(terminal, quietReport(terminal.slot));
       return false;
     }
-    forget(terminal, { slot: terminal.slot, end: code });
+    forget(terminal, endReport(terminal.slot, code));
     return false;
   }
   if (bytes === 0) {
-    forget(terminal, { slot: terminal.slot, end: 'EOF' });
+    forget(terminal, endReport(terminal.slot, 'EOF'));
     return false;
   }
   terminal.used += bytes;

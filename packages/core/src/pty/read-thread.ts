@@ -123,7 +123,7 @@ export class ReadThread {
     this.takeFromPort();
     if (this.queue.length === 0) return false;
     this.scheduleHandOn();
-    return this.queue.some((report) => report.slot === slot && 'data' in report);
+    return this.queue.some((report) => report.slot === slot && report.data !== null);
   }
 
   /**
@@ -252,19 +252,20 @@ export class ReadThread {
 
   private deliver(report: ReadThreadReport): number {
     const sink = this.sinks.get(report.slot);
-    if ('data' in report) {
-      Atomics.sub(this.ctl, CTL.outstanding, report.data.byteLength);
+    const data = report.data;
+    if (data !== null) {
+      Atomics.sub(this.ctl, CTL.outstanding, data.byteLength);
       Atomics.notify(this.ctl, CTL.outstanding);
-      const chunk = Buffer.from(report.data.buffer, report.data.byteOffset, report.data.byteLength);
+      const chunk = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       if (sink) sink.data(chunk, report.reusable);
       else if (report.reusable) this.reuse(chunk.buffer as ArrayBuffer);
-      return report.data.byteLength;
+      return data.byteLength;
     }
     // A terminal being released is no longer the thread's: it goes nowhere else but to its closer.
     if (this.releasing.has(report.slot)) return 0;
     this.sinks.delete(report.slot);
-    if ('quiet' in report) sink?.quiet();
-    else sink?.ended(report.end);
+    if (report.quiet) sink?.quiet();
+    else sink?.ended(report.end ?? 'EIO');
     return 0;
   }
 

@@ -189,9 +189,7 @@ export class ViewerStreams {
   drained(): void {
     if (!this.stalled || this.deps.ws.bufferedAmount > LOW_WATER) return;
     this.stalled = false;
-    this.corked(() => {
-      for (const viewer of [...this.viewers.values()]) this.pump(viewer);
-    });
+    this.pumpCorked([...this.viewers.values()]);
   }
 
   /** Pumps interactive output and output after a quiet spell at once; during a flood, at most every COALESCE_MS. */
@@ -214,16 +212,17 @@ export class ViewerStreams {
       return;
     }
     this.due.add(viewer);
-    this.pumpTimer = setTimeout(() => {
-      this.pumpTimer = undefined;
-      this.lastPump = performance.now();
-      const due = [...this.due];
-      this.due.clear();
-      this.corked(() => {
-        for (const v of due) this.pump(v);
-      });
-    }, wait);
+    this.pumpTimer = setTimeout(this.pumpDue, wait);
   }
+
+  /** The coalesced pump: one function for every timer, not a closure each (see pumpCorked). */
+  private readonly pumpDue = (): void => {
+    this.pumpTimer = undefined;
+    this.lastPump = performance.now();
+    const due = [...this.due];
+    this.due.clear();
+    this.pumpCorked(due);
+  };
 
   /** Streams from the viewer's cursor while its window has room and the socket keeps up. */
   private pump(viewer: Viewer): void {
@@ -394,11 +393,17 @@ export class ViewerStreams {
     this.pump(viewer);
   }
 
-  private corked(sendAll: () => void): void {
+  /**
+   * Pumps these viewers with the socket corked, so their frames go out in one
+   * write. Takes the viewers, not a function that pumps them: a closure from
+   * each of two callers made the call in here polymorphic, which deoptimized
+   * it once both had run (bench/README.md, "The delivery path's deoptimizations").
+   */
+  private pumpCorked(viewers: Viewer[]): void {
     const { socket } = this.deps;
     socket?.cork();
     try {
-      sendAll();
+      for (const viewer of viewers) this.pump(viewer);
     } finally {
       socket?.uncork();
     }

@@ -1,6 +1,7 @@
 // Flow control for one viewer of one session, sized by how fast that viewer parses, so a keystroke's echo never
 // waits behind a flood.
 import { ACK_WINDOW } from '@ptydeck/contract';
+import { emptyObjectArray } from '../common/elements-kind.js';
 
 /**
  * How long output may wait in a viewer's terminal before it is parsed: the
@@ -15,6 +16,12 @@ export const WINDOW_CEILING = 8 * 1024 * 1024;
 const MIN_SAMPLE_MS = 1;
 /** Weight of a new pace sample in the smoothed pace. */
 const PACE_GAIN = 1 / 4;
+
+/** A send not yet fully acknowledged: where it ends and when it left. */
+interface Send {
+  end: number;
+  at: number;
+}
 
 export interface ViewerWindowOptions {
   /** Smallest and initial window: the panel protocol's ACK_WINDOW unless a test says otherwise. */
@@ -50,7 +57,7 @@ export class ViewerWindow {
   private acked: number;
   private ackedAt = Number.NEGATIVE_INFINITY;
   /** Sends not yet fully acknowledged, oldest first: where each ends and when it left. */
-  private sends: { end: number; at: number }[] = [];
+  private readonly sends = emptyObjectArray<Send>();
   private head = 0;
 
   constructor(start: number, options: ViewerWindowOptions = {}) {
@@ -112,7 +119,7 @@ export class ViewerWindow {
 
   /** The viewer was restored at `cursor` (a resync): count in-flight output afresh, keep the learned pace and window. */
   restart(cursor: number): void {
-    this.sends = [];
+    this.sends.length = 0;
     this.head = 0;
     this.acked = cursor;
     this.ackedAt = Number.NEGATIVE_INFINITY;
@@ -124,10 +131,10 @@ export class ViewerWindow {
 
   private compact(): void {
     if (this.head === this.sends.length) {
-      this.sends = [];
+      this.sends.length = 0;
       this.head = 0;
     } else if (this.head > 64 && this.head * 2 > this.sends.length) {
-      this.sends = this.sends.slice(this.head);
+      this.sends.splice(0, this.head);
       this.head = 0;
     }
   }

@@ -6,6 +6,8 @@
  * goes (the timing gets coarser, never wrong in order), and entries before
  * the log's start go with the output.
  */
+import { emptyDoubleArray } from '../common/elements-kind.js';
+
 export interface ChunkTime {
   cursor: number;
   time: number;
@@ -13,7 +15,8 @@ export interface ChunkTime {
 
 export class ChunkTimes {
   private cursors: number[] = [];
-  private times: number[] = [];
+  /** Epoch milliseconds: doubles from the start (see emptyDoubleArray). */
+  private times = emptyDoubleArray();
   private last = Number.NEGATIVE_INFINITY;
   private revisionCount = 0;
 
