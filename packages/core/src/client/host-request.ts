@@ -1,6 +1,7 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
 import { connect, type Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
+import { hostOf, portOf, takeEarlyConnection } from './early-connection.js';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -158,10 +159,11 @@ function failed(error: Error): HeldRequest {
   return { send: () => Promise.reject(error), cancel() {} };
 }
 
-/** A TCP connection to a URL's host and port. */
+/** A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there (early-connection.ts). */
 export function connectTo(target: URL): Socket {
-  // An IPv6 literal is written in brackets in a URL, not to connect().
-  return connect(Number(target.port || 80), target.hostname.replace(/^\[(.*)\]$/, '$1'));
+  const host = hostOf(target);
+  const port = portOf(target);
+  return takeEarlyConnection(port, host) ?? connect(port, host);
 }
 
 /** The answer in `chunks` once its head and its Content-Length's bytes are all there; undefined while they are not, or the body's end is the close's (no Content-Length, or chunked). */
