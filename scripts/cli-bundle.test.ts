@@ -131,7 +131,7 @@ describe('the CLI bundle', () => {
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
   });
 
-  it('runs ls and url from the light entry without node:crypto or node:os, writing to a pipe without building process.stdout', async () => {
+  it('runs ls and url from the light entry without node:crypto or node:os, writing to a pipe without building process.stdout or process.stderr', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-light-probe-'));
     const env = { ...(Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'PTYDECK_SESSION_ID'))), PTYDECK_STATE_DIR: stateDir };
     const service = createPtyService({ env, killGraceMs: 500 });
@@ -153,10 +153,12 @@ describe('the CLI bundle', () => {
         });
         expect(run.status, run.stderr).toBe(0);
         expect(run.stdout).toMatch(command === 'ls' ? new RegExp(session.id.slice(0, 8)) : /^http:\/\/127\.0\.0\.1:\d+\/#ticket=\S+\n$/);
-        const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; stdoutBuilt: boolean };
+        const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; stdoutBuilt: boolean; stderrBuilt: boolean };
         // crypto: the /proof challenge's HMAC, which adds nothing where the kernel vouched for the host (client/proven-request.ts).
         expect(probed.builtins.filter((name) => ['crypto', 'os', 'child_process'].includes(name)), command).toEqual([]);
         expect(probed.stdoutBuilt, command).toBe(false);
+        // Nor process.stderr, which Node builds as a socket is destroyed (client/host-request.ts takes the answer before the close).
+        expect(probed.stderrBuilt, command).toBe(false);
       }
     } finally {
       await server.close();

@@ -67,7 +67,8 @@ const bundle = {
  * zod fallback of a snapshot the hand check refuses, a chunk of its own.
  */
 const light = {
-  input: { light: here('./dist/cli/light-main.js') },
+  // early.cjs: the launcher opens the host's connection with it before it loads light.cjs (client/early-connection.ts).
+  input: { light: here('./dist/cli/light-main.js'), early: here('./dist/client/early-connection.js') },
   platform: 'node',
   output: {
     dir: here('./dist/bundle'),

@@ -15,6 +15,7 @@ const dist = join(__dirname, '..', 'dist');
 const unbundled = join(dist, 'cli', 'main.js');
 const bundled = join(dist, 'bundle', 'main.js');
 const light = join(dist, 'bundle', 'light.cjs');
+const early = join(dist, 'bundle', 'early.cjs');
 // tsc -b rewrites its build info whenever it emits any file; dist/cli/main.js
 // itself is rewritten only when main.ts changes, so it cannot date the build.
 const buildInfo = join(__dirname, '..', 'tsconfig.tsbuildinfo');
@@ -30,6 +31,15 @@ async function run() {
   // directory lets us write one (code-cache.js), told the command so that the cache grows to hold each one's functions.
   const codeCache = fresh && existsSync(light) ? require('./code-cache.js') : undefined;
   const command = ['ls', 'url', 'status', 'attach'].includes(argv[0]) ? argv[0] : undefined;
+  // Each of these asks this machine's host first: its connection opens now, before the client's code loads, so the
+  // host looks at who connected while that code loads (client/early-connection.ts). Nothing is written on it before
+  // the client's kernel check of the host; a command that takes another way closes it.
+  if (codeCache && command !== undefined && !argv.includes('--remote')) {
+    codeCache.requireCached(early, command).connectEarly();
+    // Node issues the connect() itself from its tick queue (net.js's lookupAndConnect): let it run now, not once
+    // the client's code has loaded and checked the host.
+    await new Promise((resolve) => process.nextTick(resolve));
+  }
   const code = codeCache ? await codeCache.requireCached(light, command).lightMain(argv) : undefined;
   if (code !== undefined) {
     // A light command resolves once its output is written, and may not have built process.stdout at all

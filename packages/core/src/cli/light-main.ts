@@ -2,6 +2,7 @@
 import { parseCommand } from './args.js';
 import type { CliIo } from '../client/cli-io.js';
 import { standardIo } from '../client/direct-output.js';
+import { dropEarlyConnection } from '../client/early-connection.js';
 import { isLight, reportFailure, runLight } from './light-commands.js';
 
 /**
@@ -22,7 +23,12 @@ export async function lightMain(argv: string[], given?: CliIo): Promise<number |
   } catch {
     return undefined;
   }
-  if (!(command.kind === 'attach' && command.remote === undefined) && !isLight(command)) return undefined;
+  // The launcher may have opened the host's connection before this code loaded (early-connection.ts): a command
+  // that is not one of these, or takes another way, closes it unused.
+  if (!(command.kind === 'attach' && command.remote === undefined) && !isLight(command)) {
+    dropEarlyConnection();
+    return undefined;
+  }
   const standard = given ? undefined : standardIo();
   const io = given ?? standard!.io;
   try {
@@ -32,6 +38,8 @@ export async function lightMain(argv: string[], given?: CliIo): Promise<number |
   } catch (error) {
     return reportFailure(error, io);
   } finally {
+    dropEarlyConnection();
     await standard?.drained();
   }
 }
+

@@ -1,6 +1,7 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
 import { connect, type Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
+import { hostOf, portOf, takeEarlyConnection } from './early-connection.js';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -37,8 +38,28 @@ export interface HostAnswer {
  * within `timeoutMs`.
  */
 export function requestJson(url: URL | string, options: HostRequest): Promise<HostAnswer> {
+  return holdRequest(url, options).send();
+}
+
+/** A request connected and not yet written: see holdRequest. */
+export interface HeldRequest {
+  /** Writes the request (once connected) and reads its answer; the same promise however often it is called. */
+  send(): Promise<HostAnswer>;
+  /** Closes the connection with nothing written. */
+  cancel(): void;
+}
+
+/**
+ * requestJson's request, connecting at once and writing nothing until send():
+ * what the caller checks meanwhile (the kernel's word on who listens, in
+ * proven-request.ts) overlaps the connection's setup and the server's own
+ * work as it accepts it (the host's early look at who connected,
+ * common/peer-process.ts). A server the check then refuses saw a connection
+ * and no byte: cancel() closes it.
+ */
+export function holdRequest(url: URL | string, options: HostRequest): HeldRequest {
   const target = typeof url === 'string' ? new URL(url) : url;
-  if (target.protocol !== 'http:') return Promise.reject(new Error(`not an http:// address: ${target.href}`));
+  if (target.protocol !== 'http:') return failed(new Error(`not an http:// address: ${target.href}`));
   const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
   const headers: Record<string, string> = {
     Host: target.host,
@@ -52,10 +73,16 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
   try {
     head = requestHead(options.method ?? 'GET', target, headers);
   } catch (error) {
-    return Promise.reject(error as Error);
+    return failed(error as Error);
   }
-  return new Promise((resolve, reject) => {
-    const socket = connectTo(target);
+  const socket = connectTo(target);
+  let connected = false;
+  let sending = false;
+  const write = () => {
+    socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload]));
+    options.onSent?.();
+  };
+  const answer = new Promise<HostAnswer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -67,16 +94,39 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
       if (error) reject(error);
       else resolve(answer!);
     };
+    /**
+     * An answer whole by its Content-Length is taken as it comes, not at the
+     * server's close: a short command then writes its output and exits before
+     * the close is read, and destroying a socket (Node's net.Socket#_destroy
+     * compares it with process.stderr) builds process.stderr, a socket of its
+     * own on a pipe (bench figure 12). The connection is left to close as the
+     * server closes it (every request says Connection: close), holding no
+     * process open, and is cut at the timeout if the server never does.
+     */
+    const settleWhole = (answer: HostAnswer) => {
+      settled = true;
+      clearTimeout(timer);
+      socket.unref();
+      socket.setTimeout(options.timeoutMs, () => socket.destroy());
+      resolve(answer);
+    };
     // The whole exchange, not each read: a server trickling bytes is cut off too.
     const timer = setTimeout(() => settle(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
     socket.once('connect', () => {
-      socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload]));
-      options.onSent?.();
+      connected = true;
+      if (sending) write();
     });
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) return settle(new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`));
       chunks.push(chunk);
+      let whole: HostAnswer | undefined;
+      try {
+        whole = wholeAnswer(chunks);
+      } catch (error) {
+        return settle(error as Error);
+      }
+      if (whole && !settled) settleWhole(whole);
     });
     socket.once('end', () => {
       try {
@@ -88,12 +138,43 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     socket.once('error', (error) => settle(error));
     socket.once('close', () => settle(new Error('the connection closed before an answer')));
   });
+  // A request cancelled, or failing before send(), rejects with no one to hear it.
+  answer.catch(() => {});
+  return {
+    send() {
+      if (!sending) {
+        sending = true;
+        if (connected) write();
+      }
+      return answer;
+    },
+    cancel() {
+      socket.destroy();
+    },
+  };
 }
 
-/** A TCP connection to a URL's host and port. */
+/** A held request that failed before it connected. */
+function failed(error: Error): HeldRequest {
+  return { send: () => Promise.reject(error), cancel() {} };
+}
+
+/** A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there (early-connection.ts). */
 export function connectTo(target: URL): Socket {
-  // An IPv6 literal is written in brackets in a URL, not to connect().
-  return connect(Number(target.port || 80), target.hostname.replace(/^\[(.*)\]$/, '$1'));
+  const host = hostOf(target);
+  const port = portOf(target);
+  return takeEarlyConnection(port, host) ?? connect(port, host);
+}
+
+/** The answer in `chunks` once its head and its Content-Length's bytes are all there; undefined while they are not, or the body's end is the close's (no Content-Length, or chunked). */
+function wholeAnswer(chunks: Buffer[]): HostAnswer | undefined {
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const head = parseHead(bytes);
+  const length = head?.headers['content-length'];
+  if (!head || length === undefined || head.headers['transfer-encoding'] !== undefined) return undefined;
+  const expected = Number(length);
+  if (!Number.isSafeInteger(expected) || bytes.length - head.length < expected) return undefined;
+  return parseAnswer(bytes);
 }
 
 /** An HTTP/1.x answer read to the server's close: status line, headers, and a body by its length, in chunks, or to the end. */

@@ -12,6 +12,7 @@ const load = createRequire(import.meta.url);
 let crypto: typeof import('node:crypto') | undefined;
 let os: typeof import('node:os') | undefined;
 let childProcess: typeof import('node:child_process') | undefined;
+let net: typeof import('node:net') | undefined;
 
 export function nodeCrypto(): typeof import('node:crypto') {
   return (crypto ??= load('node:crypto') as typeof import('node:crypto'));
@@ -23,4 +24,8 @@ export function nodeOs(): typeof import('node:os') {
 
 export function nodeChildProcess(): typeof import('node:child_process') {
   return (childProcess ??= load('node:child_process') as typeof import('node:child_process'));
+}
+
+export function nodeNet(): typeof import('node:net') {
+  return (net ??= load('node:net') as typeof import('node:net'));
 }

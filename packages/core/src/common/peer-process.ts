@@ -44,7 +44,33 @@ export type PeerVerdict =
  * kernel's word, and is the one judged; no other process is judged. (A sender
  * in a PID namespace of its own names its pid there: see claimantInAnotherNamespace.)
  */
-export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>, claimedPid?: number) => PeerVerdict;
+export type PeerJudge = (socket: PeerSocket, sessionPids: ReadonlySet<number>, claimedPid?: number, early?: EarlyLook) => PeerVerdict;
+
+/**
+ * What the kernel says of a connection before its request names a sender: the
+ * client socket's row in /proc/net/tcp (its uid and inode, fixed for as long as
+ * the connection lasts), and which process in a session holds that socket, if
+ * any. A server takes it as it accepts the connection, while the client is
+ * still writing its request, so a judgement made when the request comes reads
+ * only the claimed sender's own files (bench figure 12: the table walk and the
+ * read of every process's stat were most of the host's part of `ptydeck ls`).
+ */
+export interface EarlyLook {
+  client: ConnectionRow;
+  /** A process in a session's tree or POSIX session that held the socket when the look was taken (sessionProcessHolding). */
+  insideHolder: number | undefined;
+}
+
+/** Takes the early look at an accepted connection (undefined where /proc cannot tell, or the connection is gone). */
+export type EarlyLooker = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => EarlyLook | undefined;
+
+export const lookEarlyFromProc: EarlyLooker = (socket, sessionPids) => {
+  if (process.platform !== 'linux') return undefined;
+  const client = clientRow(socket);
+  // Gone, unreadable, or not in the table (yet): the judgement looks for itself.
+  if (typeof client !== 'object') return undefined;
+  return { client, insideHolder: sessionProcessHolding(client.inode, sessionPids) };
+};
 
 /**
  * Variables that mark a process as started by ptydeck for something semi-trusted:
@@ -55,8 +81,8 @@ const INSIDE_ENV_PREFIXES = [`${SESSION_ID_ENV}=`, `${CHAT_ID_ENV}=`];
 /** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
 const MAX_ANCESTRY = 256;
 
-export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid) => {
-  const found = peerHolders(socket, claimedPid);
+export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid, early) => {
+  const found = peerHolders(socket, claimedPid, early?.client);
   if (found.kind !== 'found') return found;
   for (const pid of found.pids) {
     const inside = sessionAncestry(pid, sessionPids);
@@ -66,7 +92,9 @@ export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid) =>
   // hold it too (it connected, then forked one that left the session, or passed it one over SCM_RIGHTS)
   // and be the one reading the answer. None may.
   if (claimedPid !== undefined) {
-    const inside = sessionProcessHolding(found.inode, sessionPids);
+    // Taken as the connection was accepted, when the process that connected held the socket already: one in a
+    // session that hands it on afterwards, as below, was holding it then (docs/security.md).
+    const inside = early ? early.insideHolder : sessionProcessHolding(found.inode, sessionPids);
     if (inside !== undefined) return { kind: 'refused', reason: `process ${inside}, inside a ptydeck session, holds the connection too` };
   }
   return { kind: 'outside', pids: found.pids };
@@ -111,12 +139,10 @@ type Holders = { kind: 'found'; pids: number[]; inode: string } | { kind: 'refus
  * handed the socket by a process that left its session on purpose, which
  * passes either way (docs/security.md).
  */
-function peerHolders(socket: PeerSocket, claimedPid?: number): Holders {
+function peerHolders(socket: PeerSocket, claimedPid?: number, known?: ConnectionRow): Holders {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'process lookup needs Linux /proc' };
-  const { remoteAddress, remotePort, localAddress, localPort } = socket;
-  if (!remoteAddress || !remotePort || !localAddress || !localPort) return { kind: 'refused', reason: 'the connection is already gone' };
-  // The asker's socket: its local end is our remote end, and the other way round.
-  const client = findConnection({ address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  const client = known ?? clientRow(socket);
+  if (client === 'gone') return { kind: 'refused', reason: 'the connection is already gone' };
   if (client === 'unreadable') return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   if (!client) return { kind: 'refused', reason: 'the connection is not in /proc/net/tcp' };
   const uid = process.getuid?.();
@@ -254,6 +280,20 @@ interface Endpoint {
   port: number;
 }
 
+/** The client end of a connection in /proc/net/tcp: who owns it, and the inode its holders' descriptors name. */
+export interface ConnectionRow {
+  uid: number;
+  inode: string;
+}
+
+/** The connection's client socket, as the server's socket names its ends. */
+function clientRow(socket: PeerSocket): ConnectionRow | undefined | 'unreadable' | 'gone' {
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (!remoteAddress || !remotePort || !localAddress || !localPort) return 'gone';
+  // The asker's socket: its local end is our remote end, and the other way round.
+  return findConnection({ address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+}
+
 /**
  * The established socket whose local end is `local` and remote end `remote`,
  * from /proc/net/tcp, then /proc/net/tcp6 only when not there (a socket is in
@@ -262,7 +302,7 @@ interface Endpoint {
  * walks the kernel's whole connection hash twice, which was most of what
  * judging an asker cost (bench figure 12).
  */
-function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode: string } | undefined | 'unreadable' {
+function findConnection(local: Endpoint, remote: Endpoint): ConnectionRow | undefined | 'unreadable' {
   const wantLocal = endpointKey(local);
   const wantRemote = endpointKey(remote);
   if (!wantLocal || !wantRemote) return undefined;
@@ -271,7 +311,7 @@ function findConnection(local: Endpoint, remote: Endpoint): { uid: number; inode
   const remotePort = tablePort(remote.port);
   let readable = false;
   for (const path of TCP_TABLE_PATHS) {
-    let found: { uid: number; inode: string } | undefined;
+    let found: ConnectionRow | undefined;
     readable =
       scanTcpTable(path, (socket) => {
         // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).

@@ -15,7 +15,7 @@ import { resolveStateDir } from '../common/discovery.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { DeveloperShell } from '../server/developer-shell.js';
 import { developerShellIntegration } from './host-config.js';
-import { judgePeerFromProc } from '../common/peer-process.js';
+import { judgePeerFromProc, lookEarlyFromProc } from '../common/peer-process.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { remoteHostsOpener } from '../remote/remote-hosts.js';
 import { buildHostServices } from './host-services.js';
@@ -161,8 +161,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       maxMcpSessions: options.maxMcpSessions,
       connectionBounds: options.connectionBounds,
       presentPanelLink: options.presentPanelLink,
-      judgePeer: (socket, sessionPids, claimedPid) => {
-        const verdict = judgePeer(socket, sessionPids, claimedPid);
+      lookEarly: options.judgePeer ? options.lookEarly : lookEarlyFromProc,
+      judgePeer: (socket, sessionPids, claimedPid, early) => {
+        const verdict = judgePeer(socket, sessionPids, claimedPid, early);
         // A process outside every session is the developer's: its environment is the one their tabs get.
         if (verdict.kind === 'outside' && verdict.pids[0] !== undefined) developerEnv.learnFrom(verdict.pids[0]);
         return verdict;

@@ -9,9 +9,14 @@ export function claimedPid(header: string | string[] | undefined): number | unde
   return typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : Number.NaN;
 }
 
+/**
+ * A JSON reply with its length: a client takes the answer as soon as it is all
+ * there, instead of at the chunked body's end or the close (client/host-request.ts).
+ */
 export function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  res.end(JSON.stringify(body));
+  const text = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': text.length });
+  res.end(text);
 }
 
 /** The request body as text, rejecting once it passes `limit` bytes. */

@@ -10,7 +10,9 @@ import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.j
 import { requestJson } from '../client/host-request.js';
 import { openWebSocket, UpgradeRefused, type ClientWebSocket } from '../client/web-socket.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
-import type { PeerJudge } from '../common/peer-process.js';
+import type { EarlyLook, EarlyLooker, PeerJudge } from '../common/peer-process.js';
+import { connect } from 'node:net';
+import { until } from '../testing/poll-until.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
 
 /** A PID namespace of its own (and a user namespace, so no root is needed), as a container sharing the user or `unshare -p` gives one. */
@@ -280,6 +282,38 @@ describe('POST /ticket (ptydeck url)', () => {
       expect(res.body).not.toContain('#ticket=');
       expect(judged).toHaveLength(1);
     } finally {
+      await strict.close();
+    }
+  });
+  it('takes its early look at a connection as it accepts it, before a byte of the request, and hands it to the first request\'s judgement only', async () => {
+    const looks: EarlyLook[] = [];
+    const handed: Array<EarlyLook | undefined> = [];
+    const lookEarly: EarlyLooker = () => {
+      const look = { client: { uid: 0, inode: String(looks.length + 1) }, insideHolder: undefined };
+      looks.push(look);
+      return look;
+    };
+    const judgePeer: PeerJudge = (_socket, _pids, _claim, early) => {
+      handed.push(early);
+      return { kind: 'refused', reason: 'judged for the test' };
+    };
+    const strict = await startTestHttpServer({ service, writeDiscovery: false, appDir, judgePeer, lookEarly });
+    const socket = connect(strict.port, '127.0.0.1');
+    try {
+      await until(() => looks.length === 1, 'the early look at the connection');
+      expect(handed).toEqual([]);
+      // Two requests on the one connection: the second is judged on a look of its own.
+      const request = (close: boolean) => `POST /ticket HTTP/1.1\r\nHost: 127.0.0.1:${strict.port}\r\nContent-Length: 0\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+      let answers = '';
+      socket.on('data', (chunk: Buffer) => (answers += chunk.toString('latin1')));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(request(false) + request(true));
+      await closed;
+      expect(answers.match(/HTTP\/1\.1 403/g)).toHaveLength(2);
+      expect(handed).toEqual([looks[0], undefined]);
+      expect(looks).toHaveLength(1);
+    } finally {
+      socket.destroy();
       await strict.close();
     }
   });

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
+import type { Socket } from 'node:net';
 import {
   ASKER_PID_HEADER,
   HOST_PROTOCOL_VERSION,
@@ -32,7 +33,7 @@ import { claimedPid, json, parseTicket, plain, readBody, refuseUpgrade } from '.
 import { mcpLaunchCommand } from '../common/mcp-launch.js';
 import { isChallenge, PROOF_HEADER, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
-import { judgePeerFromProc, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
+import { judgePeerFromProc, lookEarlyFromProc, type EarlyLook, type EarlyLooker, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
 import type { ProcessWatch, SessionFacts } from '../facts/index.js';
 import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
 import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
@@ -100,6 +101,11 @@ export interface HttpServerOptions {
   presentPanelLink?: (url: string) => string;
   /** Names the process at the other end of a /ticket request. Default: from Linux /proc. */
   judgePeer?: PeerJudge;
+  /**
+   * What is learnt of a connection as it is accepted, handed to judgePeer with its first request. Default:
+   * from Linux /proc where judgePeer is the default too; none where a caller judges its own way.
+   */
+  lookEarly?: EarlyLooker;
   /** Chats with ACP agents, for the panels (and their agents' pids, for /ticket); the caller owns and disposes it. */
   chats?: PanelConnectionDeps['chats'] & Pick<ChatHost, 'onAgentProcess'>;
   /** Every session's commands, for the panel's timeline and recordings. */
@@ -149,6 +155,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const agentToken = generateSecret();
   const panelToken = generateSecret();
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
+  const lookEarly = options.lookEarly ?? (options.judgePeer ? undefined : lookEarlyFromProc);
+  // Each connection's early look until its first request is judged: a request after it on the same connection
+  // (keep-alive) is judged on a look of its own.
+  const earlyLooks = new WeakMap<Socket, EarlyLook>();
   // Every session's pid and every chat agent's, kept after it exits or is removed: its pid is
   // also its POSIX session id, which its leftover background processes still carry.
   // A display-only session has pid 0: no process, so nothing to record.
@@ -255,7 +265,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
 
   /** The process asking, judged: the one the request names (ASKER_PID_HEADER) if it does, once the kernel confirms it holds the connection. */
-  const judgeAsker = (req: IncomingMessage): PeerVerdict => judgePeer(req.socket, sessionPids, claimedPid(req.headers[ASKER_PID_HEADER]));
+  const judgeAsker = (req: IncomingMessage): PeerVerdict => {
+    const early = earlyLooks.get(req.socket);
+    earlyLooks.delete(req.socket);
+    return judgePeer(req.socket, sessionPids, claimedPid(req.headers[ASKER_PID_HEADER]), early);
+  };
 
   /**
    * A fresh link for `ptydeck url`. It presents no secret (anything it could read, a process
@@ -350,6 +364,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const server = createServer(HTTP_SERVER_TIMEOUTS, onRequest);
   const bounds = new ConnectionBounds(server, options.connectionBounds);
   server.on('upgrade', onUpgrade);
+  // Taken as the connection is accepted, while its client still writes the request: what a judgement of that request
+  // needs that does not depend on the sender it names (peer-process.ts, EarlyLook).
+  if (lookEarly) {
+    server.on('connection', (socket: Socket) => {
+      const early = lookEarly(socket, sessionPids);
+      if (early) earlyLooks.set(socket, early);
+    });
+  }
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
