@@ -9,8 +9,11 @@
 // first resync should cost what later ones do.
 // Baseline: replaying the retained log from cursor 0 to the viewer.
 // Like figures 2 and 3, it warms the path up first (one resync of a small
-// session): a core started a moment ago is still starting its screen worker
-// (120 to 220 ms, see README), which a running app did long before.
+// session), and it waits for the screen worker's own warm-up to end: a core
+// started a moment ago is still starting its screen worker (120 to 220 ms, see
+// README) and warming its parser and serializer up (about 300 ms of the
+// worker's CPU), which a running app did long before. A fresh host's cold
+// start is figure 7's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, now, row, summarize } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
@@ -29,6 +32,7 @@ export async function run(ctx) {
     const warmUp = await host.request('create', { input: { command: 'sh', args: ['-c', 'seq 1 100; exec cat'], cwd: workspace.home } });
     await host.request('waitForEnd', { id: warmUp, target: 1 }, 60_000);
     await resyncOnce(host, warmUp);
+    await host.request('screensWarmed', {}, 60_000);
     // The output, then a program that keeps the session open and quiet.
     const id = await host.request('create', {
       input: { command: 'sh', args: ['-c', `cat '${file.path}'; exec cat`], cwd: workspace.home },

@@ -151,6 +151,8 @@ const ops = {
   end: ({ id }) => service.read(id, { maxBytes: 1 }).end,
   /** How far the session's screen has parsed its log: where a slow resync's time went. */
   parsedThrough: ({ id }) => screens.parsedThrough(id) ?? null,
+  // Once the screen worker's warm-up is over, as in a host that has run a while (figure 6).
+  screensWarmed: () => screens.warmedUp(),
   /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
   screenRead: async ({ id }) => {
     const started = performance.now();

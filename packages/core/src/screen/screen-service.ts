@@ -135,6 +135,15 @@ export class ScreenService {
     return this.read(id, TEXT);
   }
 
+  /**
+   * Resolves once the screen worker has warmed its parser and serializer up
+   * (warmUpParser), as a host that has run a while has: for diagnostics (bench
+   * figure 6 measures a resync against such a host). At once without a worker.
+   */
+  async warmedUp(): Promise<void> {
+    if (this.worker && !this.worker.gaveUp) await this.worker.warmedUp();
+  }
+
   /** How far a session's screen has parsed its log (undefined for an unknown session): for tests and diagnostics. */
   parsedThrough(id: SessionId): number | undefined {
     return this.screens.get(id)?.parsedThrough;

@@ -135,6 +135,11 @@ export class ScreenWorker {
     });
   }
 
+  /** Resolves once the worker's warm-up is over (started with it; a diagnostic, for bench figure 6). */
+  async warmedUp(): Promise<void> {
+    await this.request({ type: 'warmed', req: this.newRequest() });
+  }
+
   /** @internal */
   newRequest(): number {
     return this.nextReq++;

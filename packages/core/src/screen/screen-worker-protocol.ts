@@ -15,7 +15,9 @@ export type ScreenRequest =
   | { type: 'freeze'; screen: number }
   | { type: 'snapshot'; screen: number; req: number; scrollback: number }
   | { type: 'text'; screen: number; req: number }
-  | { type: 'close'; screen: number };
+  | { type: 'close'; screen: number }
+  /** Answered once the worker's warm-up (warmUpParser) is over: for diagnostics (bench figure 6). */
+  | { type: 'warmed'; req: number };
 
 export interface ScreenTextValue {
   text: string;

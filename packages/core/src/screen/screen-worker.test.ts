@@ -40,6 +40,23 @@ function exitOf(worker: Worker): Promise<number> {
 }
 
 describe('ScreenService with the screen worker', () => {
+  it("says when the worker's warm-up is over, and a screen made meanwhile answers as it comes", async () => {
+    const { screens, workers } = workerScreens();
+    try {
+      const info = service.create({ source: 'user', command: 'sh', args: ['-c', 'echo warm-$((20+3))'], cols: 40, rows: 5 });
+      await waitForExit(service, info.id);
+      const warmed = screens.warmedUp();
+      // The warm-up yields to real work: the screen's text comes whether or not it is over.
+      expect((await screens.text(info.id)).text).toContain('warm-23');
+      await warmed;
+      expect(workers).toHaveLength(1);
+      // Without a worker there is nothing to wait for.
+      await new ScreenService(service, { createScreen: (options) => new ScreenMirror(options) }).warmedUp();
+    } finally {
+      screens.dispose();
+    }
+  });
+
   it('renders the same screens as parsing in this thread, resizes mid-stream included', async () => {
     const { screens, workers } = workerScreens();
     const inThread = new ScreenService(service, { createScreen: (options) => new ScreenMirror(options) });

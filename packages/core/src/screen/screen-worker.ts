@@ -49,7 +49,7 @@ function served(): void {
   for (const wake of waiters) wake();
 }
 
-warmUpParser(whenIdle).catch(() => {});
+const warmedUp = warmUpParser(whenIdle).catch(() => {});
 
 function reply(message: ScreenReply, transfer?: ArrayBuffer[]): void {
   port!.postMessage(message, transfer);
@@ -75,6 +75,10 @@ function enqueue(entry: Entry, req: number, op: () => Promise<ReplyValue | undef
 }
 
 port.on('message', (message: ScreenRequest) => {
+  if (message.type === 'warmed') {
+    void warmedUp.then(() => reply({ type: 'done', req: message.req }));
+    return;
+  }
   if (message.type === 'open') {
     screens.set(message.screen, {
       mirror: new ScreenMirror({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, synchronous: true, shares }),
