@@ -113,7 +113,9 @@ describe('the CLI bundle', () => {
     expect(lightModules.filter((source) => /(^|\/)node_modules\/|dist\/(pty|screen|terminal-tool|chats|persist|server|host)\//.test(source) || (/contract\/dist\//.test(source) && !schemaFree.test(source)))).toEqual([]);
     // Beside Node's built-ins: attach's chunk and the snapshot schema's, each on demand, and what they share.
     const localRequires = [attachChunk, 'light.cjs'].flatMap((chunk) => [...readFileSync(join(dir, chunk), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!)).filter((name) => !/^(node:)?[a-z_]+$/.test(name));
-    for (const name of localRequires) expect(name).toMatch(/^\.\/light-(attach|snapshot-schema|session-limits|[\w]+)-[\w-]+\.cjs$/);
+    // early.cjs: the connection the launcher opens before light.cjs loads (client/early-connection.ts), and what both
+    // share; light.cjs: what attach's chunk shares with ls.
+    for (const name of localRequires) expect(name).toMatch(/^\.\/(light-(attach|snapshot-schema|session-limits|[\w]+)-[\w-]+|early|light)\.cjs$/);
     for (const name of new Set(localRequires)) {
       if (name.includes('snapshot-schema')) continue;
       // Every chunk but the schema's fallback is schema-free: no zod, no ws.
