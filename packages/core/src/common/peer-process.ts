@@ -309,17 +309,26 @@ function findConnection(local: Endpoint, remote: Endpoint): ConnectionRow | unde
   // The ports as the table writes them: rows with other ports are passed over before their addresses are decoded.
   const localPort = tablePort(local.port);
   const remotePort = tablePort(remote.port);
+  // Each end is followed by a space in its row: a row without both is not parsed (a table full of TIME_WAIT rows from
+  // earlier connections is mostly such rows).
+  const localEnd = `${localPort} `;
+  const remoteEnd = `${remotePort} `;
+  const mayMatch = (row: string) => row.includes(localEnd) && row.includes(remoteEnd);
   let readable = false;
   for (const path of TCP_TABLE_PATHS) {
     let found: ConnectionRow | undefined;
     readable =
-      scanTcpTable(path, (socket) => {
-        // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).
-        if (socket.inode === '0' || !socket.local.endsWith(localPort) || !socket.remote.endsWith(remotePort)) return false;
-        if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
-        found = { uid: socket.uid, inode: socket.inode };
-        return true;
-      }) || readable;
+      scanTcpTable(
+        path,
+        (socket) => {
+          // An inode of 0: not attached to a descriptor (e.g. TIME_WAIT).
+          if (socket.inode === '0' || !socket.local.endsWith(localPort) || !socket.remote.endsWith(remotePort)) return false;
+          if (procEndpointKey(socket.local) !== wantLocal || procEndpointKey(socket.remote) !== wantRemote) return false;
+          found = { uid: socket.uid, inode: socket.inode };
+          return true;
+        },
+        mayMatch,
+      ) || readable;
     if (found) return found;
   }
   return readable ? undefined : 'unreadable';

@@ -35,6 +35,9 @@ describe.runIf(process.platform === 'linux')('holdsSockets', () => {
     moreDescriptors(150);
     expect(holdsSockets(process.pid, new Set([first, second]))).toBe(true);
     expect(holdsSockets(process.pid, new Set([second]))).toBe(true);
+    // Looked for newest first, among numbers of one to three digits.
+    expect(holdsSocket(process.pid, first)).toBe(true);
+    expect(holdsSocket(process.pid, second)).toBe(true);
   });
 
   it('says no when one socket is another process\'s', async () => {

@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listeningRows, scanTcpTable } from './tcp-table.js';
+import { listeningRows, scanTcpTable, type TcpSocket } from './tcp-table.js';
 
 const open: Array<Server | Socket> = [];
 afterEach(() => {
@@ -56,6 +56,25 @@ describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
       expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket.local), socket.local === local))).toBe(true);
       expect(visited.filter((seen) => seen === local)).toHaveLength(1);
       expect(visited.at(-1)).toBe(local);
+    }
+  });
+
+  it('passes over, unparsed, the rows mayMatch says no to, and still finds the one it wanted', async () => {
+    const port = await listen();
+    const clients = await Promise.all(
+      Array.from({ length: 10 }, () => new Promise<Socket>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(socket));
+        open.push(socket);
+      })),
+    );
+    for (const client of clients) {
+      const local = `0100007F:${client.localPort!.toString(16).toUpperCase().padStart(4, '0')}`;
+      const visited: TcpSocket[] = [];
+      expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket), socket.local === local), (row) => row.includes(`${local} `))).toBe(true);
+      // The client's row, and at most the server's end of the same connection (whose remote end it is) before it.
+      expect(visited.at(-1)!.local).toBe(local);
+      expect(visited.length).toBeLessThanOrEqual(2);
+      for (const socket of visited) expect([socket.local, socket.remote]).toContain(local);
     }
   });
 

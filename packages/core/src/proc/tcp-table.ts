@@ -69,9 +69,11 @@ const ROWS_READ_BYTES = 1024;
  * what it looks for spares the kernel the rest of its walk. Read to its end,
  * a table costs two walks of the kernel's whole established hash (one to
  * find the end, one more for the read that sees it: with 262144 buckets, 2.5
- * ms each). False when the table cannot be read.
+ * ms each). False when the table cannot be read. With `mayMatch`, a row it
+ * says no to is passed over unparsed: it must say yes to every row `visit`
+ * would stop at (a text test of the row, such as a port followed by a space).
  */
-export function scanTcpTable(path: string, visit: (socket: TcpSocket) => boolean): boolean {
+export function scanTcpTable(path: string, visit: (socket: TcpSocket) => boolean, mayMatch?: (row: string) => boolean): boolean {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -93,6 +95,7 @@ export function scanTcpTable(path: string, visit: (socket: TcpSocket) => boolean
           header = false;
           continue;
         }
+        if (mayMatch && !mayMatch(line)) continue;
         const socket = parseRow(line);
         if (socket && visit(socket)) return true;
       }
