@@ -70,8 +70,9 @@ describe('the early connection', () => {
       const run = await runCli(box, [command]);
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toContain(`listens on port ${port}`);
-      expect(connections.length, command).toBe(before + 1);
-      await until(() => connections[before]!.ended, `${command}'s connection closed`);
+      // The listener hears of the connection on its own loop's turn, which may come after the command's exit.
+      await until(() => connections.length === before + 1 && connections[before]!.ended, `${command}'s connection, closed`);
+      expect(connections, command).toHaveLength(before + 1);
       expect(connections[before]!.bytes, command).toBe('');
     }
   });
