@@ -125,6 +125,30 @@ describe('session store', () => {
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
   });
 
+  it('reads long output through one buffer per write lane, and still stores each session byte for byte', async () => {
+    const { dir, service, store } = recorded();
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await run(service, `seq ${i * 100_000} ${i * 100_000 + 30_000}`));
+    const read = service.read.bind(service);
+    const intos: Array<Uint8Array | undefined> = [];
+    service.read = (id, options) => {
+      if (options?.maxBytes === undefined) intos.push(options?.into);
+      return read(id, options);
+    };
+    await store.flush();
+
+    // Eight sessions' reads of about 200 KB each, into at most four buffers (none allocated per read).
+    expect(intos).toHaveLength(8);
+    expect(intos.every((into) => into !== undefined)).toBe(true);
+    expect(new Set(intos).size).toBeLessThanOrEqual(4);
+    const records = await loadAfresh(dir);
+    for (const id of ids) {
+      const record = recordOf(records, id);
+      expect(record.start).toBe(0);
+      expect(Buffer.from(record.output).equals(readAll(service, id))).toBe(true);
+    }
+  });
+
   it("writes a new session's record before any of its output: a kill between the two never leaves output the next host clears", async () => {
     const problems: string[] = [];
     const { dir, service, store } = recorded({ onError: (_error, context) => problems.push(context) });

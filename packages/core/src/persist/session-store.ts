@@ -94,6 +94,12 @@ class DiskSessionStore implements SessionStore {
   private turnQueued = false;
   private turns = 0;
   private stopRecording: (() => void) | undefined;
+  /**
+   * One read buffer per lane (a cap long), lent to each write: held only while
+   * the sessions print more than a turn's budget, the flood that would otherwise
+   * allocate a new cap per session per turn; a turn within its budget lets them go.
+   */
+  private scratch: Uint8Array[] = [];
   private extras: SessionStoreExtras | undefined;
 
   constructor(options: SessionStoreOptions) {
@@ -192,19 +198,27 @@ class DiskSessionStore implements SessionStore {
     due.sort((a, b) => Number(b.urgent) - Number(a.urgent) || a.servedAt - b.servedAt);
     let spent = 0;
     let next = 0;
+    let lanes = 0;
     // Each fs call waits for a thread of libuv's pool: one session after another, a hundred sessions'
     // turn took seconds on a busy machine, with the pool mostly idle.
     const lane = async () => {
+      const scratch = this.lend(lanes++);
       while (next < due.length && spent < budget) {
         const writer = due[next++]!;
         // Removed while an earlier one was written: its files are about to go.
         if (this.writers.get(writer.id) !== writer) continue;
         writer.servedAt = ++this.turns;
-        spent += await this.guarded(writer, () => writer.write());
+        spent += await this.guarded(writer, () => writer.write(scratch));
       }
     };
     await Promise.all(Array.from({ length: WRITE_LANES }, lane));
     await this.enforceTotal();
+    if (spent < budget) this.scratch = [];
+  }
+
+  /** Lane `lane`'s read buffer, made at its first use; the lane's writes run one after another, so they share it. */
+  private lend(lane: number): () => Uint8Array {
+    return () => (this.scratch[lane] ??= new Uint8Array(this.sessionBytes));
   }
 
   /**
@@ -234,7 +248,7 @@ class DiskSessionStore implements SessionStore {
       const before = writer.bytes;
       await this.guarded(writer, async () => {
         await writer.shrinkTo(Math.max(floor, before - excess));
-        return writer.write();
+        return writer.write(this.lend(0));
       });
       excess -= before - writer.bytes;
     }

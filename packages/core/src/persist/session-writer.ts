@@ -31,6 +31,15 @@ export interface OnDisk {
 
 /** A read's smallest size, for the cursors it reports (a read copies what it returns, so one byte). */
 const PEEK = 1;
+/** Reads this long go into the store's scratch buffer (when it lends one) rather than a new array. */
+const SCRATCH_FROM = 64 * 1024;
+
+/**
+ * Lends a buffer of at least the cap's length for one write's read, reused
+ * once that write resolved: a flood read into new arrays was a new megabyte
+ * per session per turn for V8 to count and collect.
+ */
+export type Scratch = () => Uint8Array;
 
 export class SessionWriter {
   private info: SessionInfo;
@@ -104,8 +113,11 @@ export class SessionWriter {
     return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes || this.timelineDirty());
   }
 
-  /** Writes what the log has that the file does not, then the metadata. Resolves with the bytes written. */
-  async write(): Promise<number> {
+  /**
+   * Writes what the log has that the file does not, then the metadata. Resolves with the bytes
+   * written. `scratch` lends the buffer a long read goes into; it is not kept past the promise.
+   */
+  async write(scratch?: Scratch): Promise<number> {
     let written = 0;
     const cursor = this.fileStart + this.fileBytes;
     const end = this.logEnd();
@@ -117,11 +129,11 @@ export class SessionWriter {
       // Read in the same turn as the end was seen: nothing arrives in between.
       const probe = this.service.read(this.id, { cursor, maxBytes: PEEK });
       if (!this.hasFile) {
-        written += await this.startOver(Math.max(0, end - this.cap));
+        written += await this.startOver(Math.max(0, end - this.cap), end, scratch);
       } else if (probe.skipped > 0 || end - cursor > this.cap) {
-        written += await this.startOver(Math.max(cursor, end - this.cap));
+        written += await this.startOver(Math.max(cursor, end - this.cap), end, scratch);
       } else {
-        const { data, next } = this.service.read(this.id, { cursor });
+        const { data, next } = this.service.read(this.id, { cursor, into: this.into(end - cursor, scratch) });
         await this.changingFile(() => appendOutput(this.dir, this.id, this.fileBytes, data));
         this.fileBytes = next - this.fileStart;
         written += data.length;
@@ -146,9 +158,9 @@ export class SessionWriter {
     return tail.length;
   }
 
-  /** A new file from `from` (or the oldest byte the log still has) to the log's end. */
-  private async startOver(from: number): Promise<number> {
-    const read = this.service.read(this.id, { cursor: from });
+  /** A new file from `from` (or the oldest byte the log still has) to the log's end, `end` (seen in this turn). */
+  private async startOver(from: number, end: number, scratch?: Scratch): Promise<number> {
+    const read = this.service.read(this.id, { cursor: from, into: this.into(end - from, scratch) });
     // A jump may land inside a character: the file starts at the next one, so it always decodes.
     const data = read.cursor > this.fileStart + this.fileBytes || !this.hasFile ? characterStart(read.data) : read.data;
     const start = read.next - data.length;
@@ -157,6 +169,15 @@ export class SessionWriter {
     this.fileStart = start;
     this.fileBytes = data.length;
     return data.length;
+  }
+
+  /**
+   * Where a read of `bytes` goes: the scratch buffer for a long one (a read never exceeds the cap:
+   * `from` is at most a cap before the end, seen in the same turn, so it is read whole), else a new array.
+   */
+  private into(bytes: number, scratch: Scratch | undefined): Uint8Array | undefined {
+    if (!scratch || bytes < SCRATCH_FROM || bytes > this.cap) return undefined;
+    return scratch();
   }
 
   /** After a failed write, what the file holds is unknown (half an append, or no file): the next turn starts it over. */
