@@ -35,6 +35,8 @@ export async function run(ctx) {
       ls5: { argv: [PTYDECK_BIN, 'ls'] },
       url: { argv: [PTYDECK_BIN, 'url'] },
       attach: { argv: [PTYDECK_BIN, 'attach', ids[0]], until: `${READY}-0` },
+      // For scale: the floor of any Node client of this host, `ls`'s one request and nothing else.
+      bare: { argv: ['-e', bareRequest(host.ready.url)] },
     };
     // One untimed run of each warms the page cache.
     for (const command of Object.values(commands)) await timed(command, env);
@@ -53,6 +55,17 @@ export async function run(ctx) {
     tmux.stop();
     await host.stop();
   }
+}
+
+/**
+ * A bare Node client of the host: connect, write `ls`'s `POST /snapshot` (naming its pid, as ls does), read the
+ * answer to its end, exit. No bundle, no kernel check of the host, no output: what node:net and one round trip to
+ * the host's judgement cost over `node -e 0`, which `ptydeck ls` cannot go below.
+ */
+function bareRequest(url) {
+  const { hostname, port, host } = new URL(url);
+  const request = `POST /snapshot HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\nptydeck-asker-pid: PID\r\nContent-Length: 0\r\n\r\n`;
+  return `const s = require('node:net').connect(${port}, ${JSON.stringify(hostname)}); s.on('connect', () => s.end(${JSON.stringify(request)}.replace('PID', process.pid))); s.on('data', () => {}); s.on('end', () => process.exit(0));`;
 }
 
 /** `rounds` rounds, each running every command once, in an order that rotates so none always follows another. */
@@ -131,7 +144,7 @@ function report(ctx, samples) {
   const baseRss = rss('node');
   ctx.log(
     `  node -e 0 ${base.toFixed(0)} ms ${baseRss.toFixed(0)} MiB; ` +
-      ['ls5', 'ls100', 'url', 'attach', 'tmux'].map((name) => `${name} ${ms(name).toFixed(0)} ms ${rss(name).toFixed(0)} MiB`).join('; '),
+      ['ls5', 'ls100', 'url', 'attach', 'bare', 'tmux'].map((name) => `${name} ${ms(name).toFixed(0)} ms ${rss(name).toFixed(0)} MiB`).join('; '),
   );
   const rows = [];
   for (const [name, label] of [
@@ -162,6 +175,7 @@ function report(ctx, samples) {
       }),
     );
   }
+  rows.push(row({ figure: '12', metric: 'a bare Node client, `ls`\'s request alone, for scale (ms)', value: ms('bare'), baseline: base, ratio: ms('bare') / base, note: 'node:net and one round trip: the floor of a Node client' }));
   rows.push(row({ figure: '12', metric: '`tmux ls`, 5 sessions, for scale (ms)', value: ms('tmux'), baseline: base, note: 'peak RSS ' + rss('tmux').toFixed(1) + ' MiB' }));
   return { rows, details: Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, { msP50: ms(name), rssMiBP50: rss(name), samples: list }])) };
 }
