@@ -48,11 +48,30 @@ function homeWith(bashrc: string[]): { service: PtyService; timeline: Timeline; 
   return { service, timeline, tool, home, developerTab };
 }
 
-/** Types `line` into the developer's tab and resolves with its record's output once it is done. */
+/** Below vitest's own timeout, so that a command the timeline never records fails saying what there was. */
+const DIAGNOSE_AFTER_MS = 45_000;
+
+/**
+ * Types `line` into the developer's tab and resolves with its record's output once it is done. A record that
+ * does not come fails with the session's last output and the timeline's records, to tell whether the shell or
+ * the timeline lost the command (this test hung twice in one afternoon and passed 50 times after).
+ */
 async function typed(service: PtyService, timeline: Timeline, id: string, line: string): Promise<string> {
   const done = commandDone(timeline, line);
   service.write(id, `${line}\r`, 'user');
-  return readCommandOutput(service, await done, 4096).text;
+  let timer: NodeJS.Timeout | undefined;
+  const lost = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const { data } = service.read(id, { cursor: 0, maxBytes: 1 << 20 });
+      const records = timeline.list({ sessions: new Set([id]) }).map((r) => [r.command, r.status, r.exitCode]);
+      reject(new Error(`no record of ${JSON.stringify(line)} done; records ${JSON.stringify(records)}; output ends ${JSON.stringify(Buffer.from(data).toString('latin1').slice(-2000))}`));
+    }, DIAGNOSE_AFTER_MS);
+  });
+  try {
+    return readCommandOutput(service, await Promise.race([done, lost]), 4096).text;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // A plain DEBUG trap set in ~/.bashrc: it logs every command it runs before.
