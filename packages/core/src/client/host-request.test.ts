@@ -1,7 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdRequest, requestJson } from './host-request.js';
-import { until } from '../testing/poll-until.js';
+import { requestJson } from './host-request.js';
 
 /** A TCP server that records each connection's bytes and whether it closed, and answers as the test says. */
 function recordingServer(answer?: (socket: Socket) => void): Promise<{ server: Server; port: number; connections: Array<{ bytes: string; closed: boolean }> }> {
@@ -29,28 +28,6 @@ const sockets: Socket[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
-});
-
-describe('holdRequest', () => {
-  it('connects at once, and a cancelled request closes its connection with not a byte written', async () => {
-    const { port, connections } = await recordingServer();
-    const held = holdRequest(`http://127.0.0.1:${port}/snapshot`, { method: 'POST', timeoutMs: 5000 });
-    await until(() => connections.length === 1, 'the connection');
-    held.cancel();
-    await until(() => connections[0]!.closed, 'the close');
-    // TCP keeps order: whatever the client wrote came before its close.
-    expect(connections[0]!.bytes).toBe('');
-    await expect(held.send()).rejects.toThrow();
-  });
-
-  it('writes the request on send() and reads its answer', async () => {
-    const { port, connections } = await recordingServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"ok":true}'));
-    const held = holdRequest(`http://127.0.0.1:${port}/snapshot`, { method: 'POST', timeoutMs: 5000 });
-    await until(() => connections.length === 1, 'the connection');
-    const answer = await held.send();
-    expect(answer).toMatchObject({ status: 200, body: { ok: true } });
-    expect(connections[0]!.bytes).toMatch(/^POST \/snapshot HTTP\/1\.1\r\n/);
-  });
 });
 
 describe('requestJson', () => {

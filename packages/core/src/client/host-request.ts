@@ -38,28 +38,8 @@ export interface HostAnswer {
  * within `timeoutMs`.
  */
 export function requestJson(url: URL | string, options: HostRequest): Promise<HostAnswer> {
-  return holdRequest(url, options).send();
-}
-
-/** A request connected and not yet written: see holdRequest. */
-export interface HeldRequest {
-  /** Writes the request (once connected) and reads its answer; the same promise however often it is called. */
-  send(): Promise<HostAnswer>;
-  /** Closes the connection with nothing written. */
-  cancel(): void;
-}
-
-/**
- * requestJson's request, connecting at once and writing nothing until send():
- * what the caller checks meanwhile (the kernel's word on who listens, in
- * proven-request.ts) overlaps the connection's setup and the server's own
- * work as it accepts it (the host's early look at who connected,
- * common/peer-process.ts). A server the check then refuses saw a connection
- * and no byte: cancel() closes it.
- */
-export function holdRequest(url: URL | string, options: HostRequest): HeldRequest {
   const target = typeof url === 'string' ? new URL(url) : url;
-  if (target.protocol !== 'http:') return failed(new Error(`not an http:// address: ${target.href}`));
+  if (target.protocol !== 'http:') return Promise.reject(new Error(`not an http:// address: ${target.href}`));
   const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
   const headers: Record<string, string> = {
     Host: target.host,
@@ -73,16 +53,10 @@ export function holdRequest(url: URL | string, options: HostRequest): HeldReques
   try {
     head = requestHead(options.method ?? 'GET', target, headers);
   } catch (error) {
-    return failed(error as Error);
+    return Promise.reject(error as Error);
   }
-  const socket = connectTo(target);
-  let connected = false;
-  let sending = false;
-  const write = () => {
-    socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload]));
-    options.onSent?.();
-  };
-  const answer = new Promise<HostAnswer>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
+    const socket = connectTo(target);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -113,8 +87,8 @@ export function holdRequest(url: URL | string, options: HostRequest): HeldReques
     // The whole exchange, not each read: a server trickling bytes is cut off too.
     const timer = setTimeout(() => settle(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
     socket.once('connect', () => {
-      connected = true;
-      if (sending) write();
+      socket.end(payload === undefined ? head : Buffer.concat([Buffer.from(head, 'latin1'), payload]));
+      options.onSent?.();
     });
     socket.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -138,25 +112,6 @@ export function holdRequest(url: URL | string, options: HostRequest): HeldReques
     socket.once('error', (error) => settle(error));
     socket.once('close', () => settle(new Error('the connection closed before an answer')));
   });
-  // A request cancelled, or failing before send(), rejects with no one to hear it.
-  answer.catch(() => {});
-  return {
-    send() {
-      if (!sending) {
-        sending = true;
-        if (connected) write();
-      }
-      return answer;
-    },
-    cancel() {
-      socket.destroy();
-    },
-  };
-}
-
-/** A held request that failed before it connected. */
-function failed(error: Error): HeldRequest {
-  return { send: () => Promise.reject(error), cancel() {} };
 }
 
 /** A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there (early-connection.ts). */

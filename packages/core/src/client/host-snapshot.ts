@@ -2,7 +2,7 @@
 import { SNAPSHOT_PATH, type PanelServerMessage } from '@ptydeck/contract';
 import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
 import { requestJson, type HostAnswer } from './host-request.js';
-import { askVouchedHost } from './proven-request.js';
+import { provenRequest, vouchedHost } from './proven-request.js';
 import { refusedInside, runningHost } from './running-host.js';
 import { readsAsSnapshot } from './snapshot-check.js';
 
@@ -41,8 +41,9 @@ export async function hostSnapshot(command: string, stateDir: string = resolveSt
 
 /** The host's answer to /snapshot: proven in the one request, or, when anything is off, the long way (ensureHost, then the request), which says what. */
 async function askSnapshot(stateDir: string): Promise<HostAnswer & { record: DiscoveryRecord }> {
-  const quick = await askVouchedHost(stateDir, SNAPSHOT_PATH, { method: 'POST', timeoutMs: REQUEST_TIMEOUT_MS });
-  if (quick) return quick;
+  const vouched = vouchedHost(stateDir);
+  const quick = vouched && (await provenRequest(vouched, SNAPSHOT_PATH, { method: 'POST', timeoutMs: REQUEST_TIMEOUT_MS }));
+  if (vouched && quick) return { record: vouched.record, ...quick };
   const record = await runningHost(stateDir);
   const answer = await requestJson(new URL(SNAPSHOT_PATH, record.url), { method: 'POST', timeoutMs: REQUEST_TIMEOUT_MS }).catch((error: Error) => {
     throw new Error(`ptydeck at ${record.url} is not answering (${error.message})`);

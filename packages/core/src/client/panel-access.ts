@@ -1,7 +1,7 @@
 // Panel scope for the developer's own processes, asked of the host with no secret (the kernel says who asks).
 import { TICKET_EXCHANGE_PATH, TICKET_FRAGMENT_KEY, TICKET_PATH } from '@ptydeck/contract';
 import { ensureHost } from './ensure-host.js';
-import { holdRequest } from './host-request.js';
+import { requestJson } from './host-request.js';
 
 /**
  * Panel scope for a process of the developer's own, asked of a running host
@@ -30,13 +30,9 @@ export class PanelLinkRefused extends Error {
 
 const REQUEST_TIMEOUT_MS = 3000;
 
-/**
- * A fresh one-time panel link from the host at `server` (its http://127.0.0.1:PORT).
- * `vouch`, if given, is called once the connection is opening and before anything is
- * written: what it throws cancels the request (holdRequest).
- */
-export async function askPanelLink(server: string, vouch?: () => void): Promise<PanelLinkAnswer> {
-  const { status, body } = await postJson(server, TICKET_PATH, undefined, undefined, vouch);
+/** A fresh one-time panel link from the host at `server` (its http://127.0.0.1:PORT). */
+export async function askPanelLink(server: string): Promise<PanelLinkAnswer> {
+  const { status, body } = await postJson(server, TICKET_PATH);
   if (status !== 200 && status !== 202) {
     const reason = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
     throw new PanelLinkRefused(`ptydeck at ${server} gave no link: ${reason}`, status === 403 && reason.startsWith('refused: '));
@@ -79,20 +75,13 @@ export async function joinHostAsPanel(options: { stateDir?: string; log: (line: 
   return { url: record.url, panelToken: await panelToken(record.url), pid: record.pid };
 }
 
-async function postJson(server: string, path: string, body?: unknown, origin?: string, vouch?: () => void): Promise<{ status: number; body: Record<string, unknown> }> {
-  const held = holdRequest(new URL(path, server), {
+async function postJson(server: string, path: string, body?: unknown, origin?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await requestJson(new URL(path, server), {
     method: 'POST',
     ...(origin === undefined ? {} : { headers: { Origin: origin } }),
     ...(body === undefined ? {} : { body }),
     timeoutMs: REQUEST_TIMEOUT_MS,
-  });
-  try {
-    vouch?.();
-  } catch (error) {
-    held.cancel();
-    throw error;
-  }
-  const response = await held.send().catch((error: Error) => {
+  }).catch((error: Error) => {
     throw new Error(`ptydeck at ${server} is not answering (${error.message})`);
   });
   const json = response.body;

@@ -1,7 +1,6 @@
 // A CLI command's panel connection to the running host (`attach`, `export`), speaking the app's protocol.
 import {
   ASKER_PID_HEADER,
-  HOST_PROTOCOL_VERSION,
   Emitter,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
@@ -10,13 +9,12 @@ import {
   type IncomingPanelMessage,
   type OnEvent,
 } from '@ptydeck/contract';
-import { readDiscovery, resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
+import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
 import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
 import { readSnapshot, type SnapshotMessage } from './host-snapshot.js';
 import { parseJson } from './host-request.js';
 import { isObject } from './snapshot-check.js';
-import { checkHostProcess, type HostCheck } from './host-check.js';
-import { UntrustedHostError } from './ensure-host.js';
+import { vouchedHost } from './proven-request.js';
 import { refusedInside, runningHost } from './running-host.js';
 import { printable } from './printable.js';
 import { openWebSocket, UpgradeRefused, type ClientWebSocket } from './web-socket.js';
@@ -86,23 +84,16 @@ export class PanelSession {
    */
   static async connect(command: string, options: { stateDir?: string; read: PanelReader }): Promise<PanelSession> {
     const stateDir = options.stateDir ?? resolveStateDir();
-    const found = readDiscovery(stateDir);
-    if (found.status === 'live' && found.record.protocol === HOST_PROTOCOL_VERSION) {
-      const { record } = found;
-      // The connection opens as the kernel's check runs, and the handshake is written only once it passes
-      // (askVouchedHost in proven-request.ts does the same for ls).
-      let check: HostCheck | undefined;
-      const vouch = () => (check = checkHostProcess(record, stateDir)).kind === 'trusted';
-      const opened = await openPanel(record, undefined, vouch).catch((error: unknown) => error);
-      if (check?.kind === 'refused') throw new UntrustedHostError(record, check.reason);
-      if (check?.kind === 'trusted' && (!(opened instanceof Error) || opened instanceof UpgradeRefused)) return PanelSession.joined(command, record, opened, options.read);
-      if (check?.kind === 'unknown') {
-        const challenge = newChallenge();
-        const opened = await openPanel(record, challenge).catch((error: unknown) => error);
-        const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
-        if (proofHolds(record.token, challenge, proof)) return PanelSession.joined(command, record, opened, options.read);
-        if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
-      }
+    const vouched = vouchedHost(stateDir);
+    if (vouched?.byKernel) {
+      const opened = await openPanel(vouched.record).catch((error: unknown) => error);
+      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options.read);
+    } else if (vouched) {
+      const challenge = newChallenge();
+      const opened = await openPanel(vouched.record, challenge).catch((error: unknown) => error);
+      const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
+      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options.read);
+      if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
     }
     const record = await runningHost(stateDir);
     return PanelSession.joined(
@@ -160,7 +151,7 @@ export class PanelSession {
 }
 
 /** The panel socket of the host `record` names, opened by this process's pid; with a challenge, its proof asked too. */
-function openPanel(record: DiscoveryRecord, challenge?: string, vouch?: () => boolean): Promise<ClientWebSocket> {
+function openPanel(record: DiscoveryRecord, challenge?: string): Promise<ClientWebSocket> {
   const url = new URL(PANEL_WS_PATH, record.url.replace(/^http/, 'ws'));
   if (challenge !== undefined) url.searchParams.set('challenge', challenge);
   return openWebSocket(url, {
@@ -168,6 +159,5 @@ function openPanel(record: DiscoveryRecord, challenge?: string, vouch?: () => bo
     headers: { [ASKER_PID_HEADER]: String(process.pid) },
     timeoutMs: HANDSHAKE_TIMEOUT_MS,
     maxMessage: MAX_MESSAGE_BYTES,
-    ...(vouch ? { vouch } : {}),
   });
 }

@@ -4,7 +4,7 @@ import { readDiscovery, type DiscoveryRecord } from '../common/discovery.js';
 import { loadProofCheck, newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
 import { checkHostProcess } from './host-check.js';
 import { UntrustedHostError } from './ensure-host.js';
-import { holdRequest, requestJson, type HostAnswer, type HostRequest } from './host-request.js';
+import { requestJson, type HostAnswer, type HostRequest } from './host-request.js';
 
 /** The running host's record, and whether the kernel vouched for the process listening where it says. */
 export interface VouchedHost {
@@ -57,36 +57,3 @@ export async function provenRequest({ record, byKernel }: VouchedHost, path: str
   return answer && proofHolds(record.token, challenge, answer.headers[PROOF_HEADER]) ? answer : undefined;
 }
 
-
-/**
- * One request to the running host of `stateDir` at `path`, when nothing is
- * off: vouchedHost's check and provenRequest's request in one, with the
- * connection opened before the check and written only once it passes, so the
- * kernel's word on the listener is asked while the connection is set up and
- * the host takes its own look at who connected (bench figure 12). A listener
- * the kernel refuses saw a connection open and close, and not a byte. Throws
- * UntrustedHostError as vouchedHost does; undefined when the caller should
- * take ensureHost's way.
- */
-export async function askVouchedHost(stateDir: string, path: string, options: HostRequest): Promise<(HostAnswer & { record: DiscoveryRecord }) | undefined> {
-  const found = readDiscovery(stateDir);
-  if (found.status !== 'live' || found.record.protocol !== HOST_PROTOCOL_VERSION) return undefined;
-  const { record } = found;
-  const held = holdRequest(new URL(path, record.url), options);
-  let check: ReturnType<typeof checkHostProcess>;
-  try {
-    check = checkHostProcess(record, stateDir);
-  } catch (error) {
-    held.cancel();
-    throw error;
-  }
-  if (check.kind !== 'trusted') {
-    held.cancel();
-    if (check.kind === 'refused') throw new UntrustedHostError(record, check.reason);
-    if (check.kind === 'absent') return undefined;
-    const answer = await provenRequest({ record, byKernel: false }, path, options);
-    return answer && { record, ...answer };
-  }
-  const answer = await held.send().catch(() => undefined);
-  return answer && { record, ...answer };
-}

@@ -17,7 +17,7 @@ export async function freshPanelLink(stateDir: string = resolveStateDir()): Prom
     const why = found.status === 'stale' ? `${found.path} is stale (pid ${found.record.pid} is gone)` : `no ${found.path}`;
     throw new Error(`no running ptydeck found (${why}); start one with \`ptydeck\``);
   }
-  // A link from a server that is not the host would be a page of someone else's choosing. The check runs
-  // while the connection opens; the request is written only once it passes.
-  return askPanelLink(found.record.url, () => assertTrustedHost(found.record, stateDir));
+  // A link from a server that is not the host would be a page of someone else's choosing.
+  assertTrustedHost(found.record, stateDir);
+  return askPanelLink(found.record.url);
 }

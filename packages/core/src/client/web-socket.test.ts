@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { until } from '../testing/poll-until.js';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { openWebSocket, UpgradeRefused, type ClientWebSocket } from './web-socket.js';
@@ -54,31 +53,6 @@ function nextMessage(ws: ClientWebSocket): Promise<{ data: Buffer; binary: boole
 }
 
 const closed = (ws: ClientWebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.onClose(resolve));
-
-describe('vouch', () => {
-  it('asks as the connection opens, and one that says no closes it with not a byte written', async () => {
-    // A plain TCP server: what the client wrote, and its close.
-    const seen = { connected: false, bytes: '', ended: false };
-    const server = createNetServer({ allowHalfOpen: true }, (socket) => {
-      sockets.push(socket);
-      seen.connected = true;
-      socket.on('data', (chunk) => (seen.bytes += chunk.toString('latin1')));
-      socket.on('end', () => (seen.ended = true));
-      socket.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      let asked = 0;
-      const opening = openWebSocket(new URL(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/panel`), { protocols: ['p.v1'], timeoutMs: 5000, maxMessage: 1024, vouch: () => (asked++, false) });
-      await expect(opening).rejects.toThrow(/not vouched/);
-      expect(asked).toBe(1);
-      await until(() => seen.ended || !seen.connected, 'the close, if the connection came at all');
-      expect(seen.bytes).toBe('');
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-});
 
 describe('the CLI WebSocket client', () => {
   it('opens with the protocol the server chose and carries text and binary both ways at every length encoding', async () => {

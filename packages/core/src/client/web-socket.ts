@@ -23,12 +23,6 @@ export interface WebSocketOptions {
   timeoutMs: number;
   /** The largest message taken; a larger one fails the connection. */
   maxMessage: number;
-  /**
-   * Called as the connection opens, before anything is written: false closes
-   * it unwritten and rejects. What a caller checks there (the kernel's word on
-   * the listener) overlaps the connection's setup and the server's accept.
-   */
-  vouch?: () => boolean;
 }
 
 /** The server answered the handshake with something other than 101: its status, headers and body (text). */
@@ -198,11 +192,6 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
   }
   return new Promise((resolve, reject) => {
     const socket = connectTo(url);
-    // Synchronous, so 'connect', which writes the handshake, cannot come first.
-    if (options.vouch && !options.vouch()) {
-      socket.destroy();
-      return reject(new Error('the listener was not vouched for'));
-    }
     let received = Buffer.alloc(0);
     let refusal: { status: number; headers: Record<string, string>; length: number } | undefined;
     let settled = false;
