@@ -41,17 +41,26 @@ describe.runIf(process.platform === 'linux')('listeningRows over IPv6', () => {
   });
 });
 
+/** `count` connections to a fresh listener, each once its client end is connected. */
+async function clients(count: number): Promise<Socket[]> {
+  const port = await listen();
+  return Promise.all(
+    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(socket));
+      open.push(socket);
+    })),
+  );
+}
+
+/** A client's end as /proc/net/tcp writes it (127.0.0.1 in host byte order, the port in hex). */
+function clientEnd(client: Socket): string {
+  return `0100007F:${client.localPort!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
   it('finds each of many connections, however many reads before it, and stops at the one it wanted', async () => {
-    const port = await listen();
-    const clients = await Promise.all(
-      Array.from({ length: 40 }, () => new Promise<Socket>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => resolve(socket));
-        open.push(socket);
-      })),
-    );
-    for (const client of clients) {
-      const local = `0100007F:${client.localPort!.toString(16).toUpperCase().padStart(4, '0')}`;
+    for (const client of await clients(40)) {
+      const local = clientEnd(client);
       const visited: string[] = [];
       expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket.local), socket.local === local))).toBe(true);
       expect(visited.filter((seen) => seen === local)).toHaveLength(1);
@@ -60,15 +69,8 @@ describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
   });
 
   it('passes over, unparsed, the rows mayMatch says no to, and still finds the one it wanted', async () => {
-    const port = await listen();
-    const clients = await Promise.all(
-      Array.from({ length: 10 }, () => new Promise<Socket>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => resolve(socket));
-        open.push(socket);
-      })),
-    );
-    for (const client of clients) {
-      const local = `0100007F:${client.localPort!.toString(16).toUpperCase().padStart(4, '0')}`;
+    for (const client of await clients(10)) {
+      const local = clientEnd(client);
       const visited: TcpSocket[] = [];
       expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket), socket.local === local), (row) => row.includes(`${local} `))).toBe(true);
       // The client's row, and at most the server's end of the same connection (whose remote end it is) before it.
