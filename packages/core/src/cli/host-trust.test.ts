@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,48 @@ describe('a client confirms the host with the kernel, not with server.json', () 
     expect(await failure(victim.client)).toMatch(/is gone/);
     expect(await failure(victim.client)).toMatch(/could not reach a ptydeck host: not connecting to the ptydeck host/);
     expect(heard(log)).toBe('');
+  }, 120_000);
+
+  // The kernel check once held the listener on server.json's port to the host, but not the address: a url with the
+  // host's port and another address passed, and the client then talked to whoever listens there (another user's
+  // socket, as here, or another machine) with the developer's requests and keystrokes.
+  it('refuses a server.json that names the host\'s port at another address, where another user listens', async () => {
+    const box = sandbox();
+    const host = await startHost(box);
+    const record = discoveryOf(box);
+    const port = Number(new URL(record.url).port);
+    const rewrite = (url: string) => writeFileSync(join(box.stateDir, 'server.json'), JSON.stringify({ ...record, url }), { mode: 0o600 });
+    const refusedBy = async (url: string) => {
+      for (const args of [['url'], ['ls'], ['stop']]) {
+        const result = await runCli(box, args);
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(1);
+        expect(result.stderr, args[0]).toContain(`not connecting to the ptydeck host at ${url}: `);
+        expect(result.stdout, args[0]).not.toContain('ATTACKER');
+      }
+    };
+    rewrite(`http://127.0.0.2:${port}`);
+    await refusedBy(`http://127.0.0.2:${port}`);
+    expect((await runCli(box, ['url'])).stderr).toContain(`server.json names 127.0.0.2 port ${port}, where the host (pid ${host}) does not listen`);
+    rewrite(`http://attacker.example:${port}`);
+    await refusedBy(`http://attacker.example:${port}`);
+
+    if (process.getuid?.() === 0) {
+      // Another user's server at the host's port on 127.0.0.2: the kernel routes the client's connection there.
+      const logs = mkdtempSync(join(tmpdir(), 'ptydeck-fake-log-'));
+      chmodSync(logs, 0o777);
+      const log = join(logs, 'requests.log');
+      const other = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, fakeHost, logs, log, String(HOST_PROTOCOL_VERSION), `--at=127.0.0.2:${port}`], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      strays.push(other.pid!);
+      await new Promise((resolve) => other.stdout!.once('data', resolve));
+      rewrite(`http://127.0.0.2:${port}`);
+      await refusedBy(`http://127.0.0.2:${port}`);
+      expect((await runCli(box, ['url'])).stderr).toContain(`another user's socket listens at 127.0.0.2 port ${port}, which server.json names`);
+      expect(heard(log)).toBe('');
+    }
+    rewrite(record.url);
+    expect((await runCli(box, ['ls'])).code).toBe(0);
   }, 120_000);
 
   it('refuses a fake host started with a session label, which took host.lock after the host was killed', async () => {

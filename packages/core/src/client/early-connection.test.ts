@@ -58,6 +58,22 @@ describe('the early connection', () => {
     expect(takeEarlyConnection(80, '127.0.0.1')).toBeUndefined();
   });
 
+  it('is opened only to a loopback address: before the check, a rewritten server.json may name any other', () => {
+    const box = hostSandbox();
+    for (const host of ['192.0.2.1', 'attacker.example', '[2001:db8::1]']) {
+      writeDiscovery({ url: `http://${host}:8080`, token: 'token', pid: process.pid, instance: 'test', protocol: HOST_PROTOCOL_VERSION }, box.stateDir);
+      connectEarly(box.stateDir);
+      expect(takeEarlyConnection(8080, host.replace(/^\[(.*)\]$/, '$1')), host).toBeUndefined();
+    }
+    for (const host of ['127.0.0.2', '[::1]']) {
+      writeDiscovery({ url: `http://${host}:8080`, token: 'token', pid: process.pid, instance: 'test', protocol: HOST_PROTOCOL_VERSION }, box.stateDir);
+      connectEarly(box.stateDir);
+      const socket = takeEarlyConnection(8080, host.replace(/^\[(.*)\]$/, '$1'));
+      expect(socket, host).toBeDefined();
+      socket!.destroy();
+    }
+  });
+
   it('opens before the kernel check of the listener, and a listener the check refuses sees it close with not a byte', async () => {
     const { port, connections } = await listener();
     // server.json names a live process that is not the one listening: the kernel's check refuses the listener.

@@ -7,7 +7,7 @@ import { nodeNet } from '../common/lazy-builtins.js';
 let early: { port: number; host: string; socket: Socket } | undefined;
 
 /**
- * Opens a TCP connection to the host that server.json names, before the
+ * Opens a TCP connection to the host that server.json names (on the loopback), before the
  * command's own code loads: the host takes its look at who connected (an
  * EarlyLook, common/peer-process.ts: a walk of /proc/net/tcp and a read of
  * every process's stat, several milliseconds) while this process loads, asks
@@ -25,6 +25,9 @@ export function connectEarly(stateDir: string = resolveStateDir()): void {
     const url = new URL(found.record.url);
     if (url.protocol !== 'http:') return;
     const host = hostOf(url);
+    // Nothing but the loopback before the kernel's check: an agent's shell may have rewritten server.json to name
+    // another machine (or a name, looked up first), and a connection there would tell it when this ran.
+    if (!isLoopbackAddress(host)) return;
     const port = portOf(url);
     const socket = nodeNet().connect(port, host);
     // A failed connection is the taker's to report, by a connection of its own (takeEarlyConnection).
@@ -54,6 +57,11 @@ export function takeEarlyConnection(port: number, host: string): Socket | undefi
 export function dropEarlyConnection(): void {
   early?.socket.destroy();
   early = undefined;
+}
+
+/** 127.0.0.0/8 or ::1, written as an address (not a name). */
+function isLoopbackAddress(host: string): boolean {
+  return host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The address to connect to: an IPv6 literal is written in brackets in a URL, not to connect(). */

@@ -45,6 +45,32 @@ describe.runIf(process.platform === 'linux')('checkHostProcess', () => {
     expect((check as { reason: string }).reason).toContain(`process ${child.pid} listens on port ${port}`);
   });
 
+  // server.json is the agent's to rewrite: its url may keep the host's port and name another address, where the
+  // connection goes to whoever listens there (another user's socket, another machine), not to the host.
+  it('refuses a url that names the host\'s port at an address where the host does not listen', async () => {
+    const port = await listenHere();
+    for (const address of ['127.0.0.2', '[::1]', '192.0.2.1']) {
+      const check = checkHostProcess({ url: `http://${address}:${port}`, pid: process.pid }, stateDir());
+      expect(check, address).toMatchObject({ kind: 'refused' });
+      expect((check as { reason: string }).reason, address).toContain(`server.json names ${address.replace(/^\[(.*)\]$/, '$1')} port ${port}, where the host (pid ${process.pid}) does not listen`);
+    }
+  });
+
+  it('refuses a url that names the host by a name other than localhost, which a resolver, not the kernel, would answer', async () => {
+    const port = await listenHere();
+    const check = checkHostProcess({ url: `http://attacker.example:${port}`, pid: process.pid }, stateDir());
+    expect(check).toMatchObject({ kind: 'refused' });
+    expect((check as { reason: string }).reason).toContain('server.json names the host attacker.example, not an IP address');
+    expect(checkHostProcess({ url: `http://localhost:${port}`, pid: process.pid }, stateDir())).toEqual({ kind: 'trusted', pid: process.pid });
+  });
+
+  it('trusts a host listening on every address for a url naming the loopback', async () => {
+    const server: Server = createServer();
+    cleanups.push(() => server.close());
+    const port = await new Promise<number>((resolve) => server.listen(0, '0.0.0.0', () => resolve((server.address() as { port: number }).port)));
+    expect(checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir())).toEqual({ kind: 'trusted', pid: process.pid });
+  });
+
   it('calls a port nobody listens on absent', async () => {
     const port = await listenHere();
     cleanups.splice(0).forEach((cleanup) => cleanup());

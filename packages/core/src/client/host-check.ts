@@ -1,6 +1,6 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
 import { holdsSockets, procPids, readStat, socketInodes } from '../proc/proc-fs.js';
-import { listeningRows } from '../proc/tcp-table.js';
+import { formatAddress, listeningRows, procAddressBytes } from '../proc/tcp-table.js';
 import { sessionAncestry } from '../common/peer-process.js';
 import { hostLockHolder } from '../common/host-lock.js';
 
@@ -32,14 +32,31 @@ const NO_SESSION_PIDS: ReadonlySet<number> = new Set();
 
 export function checkHostProcess(record: { url: string; pid: number }, stateDir: string): HostCheck {
   if (process.platform !== 'linux') return { kind: 'unknown', reason: 'naming a listening process needs Linux /proc' };
-  const port = Number(new URL(record.url).port);
+  const url = new URL(record.url);
+  const port = Number(url.port || 80);
+  const named = addressesNamed(url.hostname);
+  if (!named) return { kind: 'refused', reason: `server.json names the host ${url.hostname}, not an IP address: a host writes the address it listens on, and a name is a resolver's to answer, not the kernel's` };
   const listening = listeningRows();
   if (!listening) return { kind: 'unknown', reason: '/proc/net/tcp is not readable' };
   const uid = process.getuid?.();
+  /** This user's sockets listening on the port, at any address: whoever holds one is on the port. */
   const inodes = new Set<string>();
+  /** Those of them that take a connection to the address server.json names: the one the client makes goes there. */
+  const reached = new Set<string>();
+  /** Another user's socket that would take that connection. */
+  let foreign: string | undefined;
   for (const socket of listening) {
-    if (socket.inode === '0' || (uid !== undefined && socket.uid !== uid)) continue;
-    if (Number.parseInt(socket.local.split(':')[1] ?? '', 16) === port) inodes.add(socket.inode);
+    const [addressHex, portHex] = socket.local.split(':');
+    if (socket.inode === '0' || Number.parseInt(portHex ?? '', 16) !== port) continue;
+    const bytes = procAddressBytes(addressHex ?? '');
+    const address = bytes ? formatAddress(bytes) : undefined;
+    const reaches = address !== undefined && takesConnectionTo(address, named);
+    if (uid !== undefined && socket.uid !== uid) {
+      if (reaches) foreign ??= address;
+      continue;
+    }
+    inodes.add(socket.inode);
+    if (reaches) reached.add(socket.inode);
   }
   if (inodes.size === 0) return { kind: 'absent', reason: `nothing of yours listens on port ${port}` };
   const lock = hostLockHolder(stateDir);
@@ -60,9 +77,46 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
     };
   }
   if (record.pid !== host) return { kind: 'refused', reason: `server.json names process ${record.pid}, but process ${host} holds host.lock and listens on port ${port}` };
+  // The host holds the port, but the connection goes by the address too: to another user's socket there, or to
+  // another machine, if server.json was rewritten to name one with the host's port.
+  if (foreign !== undefined) return { kind: 'refused', reason: `another user's socket listens at ${foreign} port ${port}, which server.json names` };
+  if (reached.size === 0) {
+    return { kind: 'refused', reason: `server.json names ${named.join(' or ')} port ${port}, where the host (pid ${host}) does not listen: server.json was rewritten` };
+  }
   const inside = insideSession(host);
   if (inside) return { kind: 'refused', reason: `the process listening on port ${port} (pid ${host}) runs inside a ptydeck session or chat: ${inside}` };
   return { kind: 'trusted', pid: host };
+}
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/**
+ * The addresses a client connects to for a URL's hostname, as the table
+ * writes them (formatAddress): an IPv4 or bracketed IPv6 literal, which the
+ * URL parser has put in that form already, or `localhost`, which is this
+ * machine's loopback by /etc/hosts, root's to write. Undefined for any other
+ * name: what it resolves to is a resolver's answer, which nothing here checks.
+ */
+function addressesNamed(hostname: string): string[] | undefined {
+  if (hostname === 'localhost') return ['127.0.0.1', '::1'];
+  if (IPV4.test(hostname)) return [hostname];
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return [hostname.slice(1, -1)];
+  return undefined;
+}
+
+/**
+ * Whether a socket listening at `address` takes a connection to one of
+ * `named`: the same address, the wildcard of its family, or for IPv4 the
+ * IPv6 wildcard (a dual-stack socket) and the IPv4-mapped form.
+ */
+function takesConnectionTo(address: string, named: readonly string[]): boolean {
+  return named.some((target) => {
+    if (address === target || address === '::') return true;
+    if (!IPV4.test(target)) return false;
+    if (address === '0.0.0.0') return true;
+    const [a, b, c, d] = target.split('.').map(Number) as [number, number, number, number];
+    return address === `::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  });
 }
 
 /**

@@ -73,9 +73,12 @@ describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
       const local = clientEnd(client);
       const visited: TcpSocket[] = [];
       expect(scanTcpTable('/proc/net/tcp', (socket) => (visited.push(socket), socket.local === local), (row) => row.includes(`${local} `))).toBe(true);
-      // The client's row, and at most the server's end of the same connection (whose remote end it is) before it.
+      // The client's row, and at most the server's end of the same connection (whose remote end it is) before it;
+      // rows no descriptor holds (TIME_WAIT, inode 0) may be an earlier connection's that used the same port, which
+      // other test files' connections make possible (a run of five folders failed here once; its message was lost).
       expect(visited.at(-1)!.local).toBe(local);
-      expect(visited.length).toBeLessThanOrEqual(2);
+      const live = visited.filter((socket) => socket.inode !== '0');
+      expect(live.length).toBeLessThanOrEqual(2);
       for (const socket of visited) expect([socket.local, socket.remote]).toContain(local);
     }
   });

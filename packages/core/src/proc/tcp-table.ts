@@ -162,8 +162,8 @@ export function procAddressBytes(hex: string): Buffer | undefined {
   return bytes;
 }
 
-/** 127.0.0.1, ::, ::1, fe80::1 (the longest run of zero groups folded, as people write it). */
-function formatAddress(bytes: Buffer): string {
+/** 127.0.0.1, ::, ::1, fe80::1 (the longest run of zero groups folded, as people write it and as a URL's host serializes it). */
+export function formatAddress(bytes: Buffer): string {
   if (bytes.length === 4) return [...bytes].join('.');
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i));

@@ -31,9 +31,12 @@ export class RequestGuard {
   private readonly hosts: Set<string>;
   private readonly origins: Set<string>;
 
-  constructor(port: number, boundHost: string) {
+  /** `boundAddress`: the address a name in `boundHost` was bound to, which server.json names (http-server.ts). */
+  constructor(port: number, boundHost: string, boundAddress?: string) {
     const names = new Set(LOOPBACK_NAMES);
-    if (!isWildcard(boundHost)) names.add(boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost);
+    for (const bound of [boundHost, boundAddress]) {
+      if (bound !== undefined && !isWildcard(bound)) names.add(bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound);
+    }
     this.hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
     this.origins = new Set([...names].map((name) => `http://${name}:${port}`.toLowerCase()));
   }

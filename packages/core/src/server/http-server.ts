@@ -383,8 +383,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('server has no TCP address');
   const port = address.port;
-  guard = new RequestGuard(port, host);
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  guard = new RequestGuard(port, host, address.address);
+  // The address it is bound to, not the name it was given (`--host localhost`): a client checks with the kernel
+  // that the host listens where server.json says (client/host-check.ts), and a name is a resolver's answer.
+  const urlAddress = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : address.address;
+  const urlHost = urlAddress.includes(':') ? `[${urlAddress}]` : urlAddress;
   const url = `http://${urlHost}:${port}`;
 
   const stateDir = options.stateDir ?? resolveStateDir();

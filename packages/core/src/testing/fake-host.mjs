@@ -2,7 +2,7 @@
 // under a token of its own, hands out a link of its choosing on /ticket, records every request
 // (its headers too: an agent key would be there) in a log, and rewrites server.json to point at itself;
 // with --lock it also takes host.lock as a host would. Test-only.
-// Usage: node fake-host.mjs <state dir> <request log> <host protocol> [--lock]
+// Usage: node fake-host.mjs <state dir> <request log> <host protocol> [--lock | --at=ADDRESS:PORT]
 import { createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -27,8 +27,12 @@ const server = createServer((req, res) => {
   res.writeHead(404).end();
 });
 let port = 0;
-server.listen(0, '127.0.0.1', () => {
+// --at ADDRESS:PORT: listen there (the host's port at another address, as another user or machine could) and
+// leave server.json alone: the test rewrites it, as an agent's shell would.
+const at = flags.find((flag) => flag.startsWith('--at='))?.slice('--at='.length);
+server.listen(at ? Number(at.slice(at.lastIndexOf(':') + 1)) : 0, at ? at.slice(0, at.lastIndexOf(':')) : '127.0.0.1', () => {
   port = server.address().port;
+  if (at) return console.log('listening');
   if (flags.includes('--lock')) {
     const stat = readFileSync('/proc/self/stat', 'latin1');
     const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
