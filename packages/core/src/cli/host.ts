@@ -5,6 +5,7 @@ import { discoveryPath } from '../common/discovery.js';
 import type { CliIo } from '../client/cli-io.js';
 import { exitCodeFor, nextSignal, type StopReason } from '../common/signals.js';
 import { styleFor } from '../client/style.js';
+import { isLoopbackAddress } from '../common/loopback.js';
 
 /** `ptydeck host`'s idle exit when neither --idle-exit nor the variable says: 10 minutes. */
 const DEFAULT_HOST_IDLE_EXIT_S = 600;
@@ -93,5 +94,5 @@ function idleExitSeconds(command: HostCommand): number {
 }
 
 function isLoopback(host: string): boolean {
-  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.startsWith('127.');
+  return host === 'localhost' || isLoopbackAddress(host);
 }

@@ -2,6 +2,7 @@
 import type { Socket } from 'node:net';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { nodeNet } from '../common/lazy-builtins.js';
+import { isLoopbackAddress } from '../common/loopback.js';
 
 /** At most one per process: `ls`, `status`, `url` and `attach` each make one first request to the host. */
 let early: { port: number; host: string; socket: Socket } | undefined;
@@ -57,11 +58,6 @@ export function takeEarlyConnection(port: number, host: string): Socket | undefi
 export function dropEarlyConnection(): void {
   early?.socket.destroy();
   early = undefined;
-}
-
-/** 127.0.0.0/8 or ::1, written as an address (not a name). */
-function isLoopbackAddress(host: string): boolean {
-  return host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The address to connect to: an IPv6 literal is written in brackets in a URL, not to connect(). */
