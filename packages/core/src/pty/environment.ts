@@ -23,10 +23,7 @@ export function buildSessionEnv(
   callerEnv: Record<string, string> | undefined,
   label: { id: SessionId; host: string; key: string },
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(inherited)) {
-    if (value !== undefined) env[key] = value;
-  }
+  const env = definedEnv(inherited);
   for (const key of INHERITED_TERMINAL_VARS) delete env[key];
   if (callerEnv) Object.assign(env, callerEnv);
   env.TERM = 'xterm-256color';
@@ -36,4 +33,13 @@ export function buildSessionEnv(
   env[HOST_ID_ENV] = label.host;
   env[SESSION_KEY_ENV] = label.key;
   return env;
+}
+
+/** The variables of `env` that are set. */
+export function definedEnv(env: EnvLike): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined) defined[key] = value;
+  }
+  return defined;
 }

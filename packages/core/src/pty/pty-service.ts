@@ -4,7 +4,7 @@ import path from 'node:path';
 import { reportError, type SessionId, type SessionSource } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
-import { buildSessionEnv } from './environment.js';
+import { buildSessionEnv, definedEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
 import { FLOOD } from './flood.js';
 import { FloodTurns } from './flood-turns.js';
@@ -86,7 +86,8 @@ class PtyServiceImpl implements PtyService {
     this.quota.checkSpawn(input.source);
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
-    const env = buildSessionEnv(this.baseEnv(), input.env, this.labels.issue(id));
+    const inherited = this.baseEnv();
+    const env = buildSessionEnv(inherited, input.env, this.labels.issue(id));
     let file: string;
     let args: string[];
     if (input.command !== undefined) {
@@ -96,8 +97,10 @@ class PtyServiceImpl implements PtyService {
       file = resolveShell(env, cwd);
       args = input.shellArgs?.(file) ?? loginShellArgs(input.args ?? []);
     }
-    // Before anything is made: a confinement that cannot be had fails the create.
-    const confined = input.confine?.({ env, cwd });
+    // Before anything is made: a confinement that cannot be had fails the create. Built from the environment the
+    // session inherits, not from the caller's variables: an agent's terminal_create names those, and its HOME, PATH or
+    // XDG_RUNTIME_DIR would otherwise move the hidden paths, or pick the bwrap the host runs (agent-fence.test.ts).
+    const confined = input.confine?.({ env: definedEnv(inherited), cwd });
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
     const session = new PtySession(

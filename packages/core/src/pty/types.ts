@@ -96,8 +96,10 @@ export interface CreateSessionInput {
   /** Human-readable creator name for badges, e.g. the MCP client name. */
   ownerName?: string;
   /**
-   * Confines the program (a sandbox): called with the session's final
-   * environment and working directory just before the spawn, it returns the
+   * Confines the program (a sandbox): called with the environment the session
+   * inherits (without the caller's own variables, which an agent chooses: the
+   * fence is not theirs to move) and the working directory just before the
+   * spawn, it returns the
    * launcher to run the program under (`file args… program programArgs…`) and
    * what that fences, which the session reports. Its pid is the launcher's,
    * whose end is the session's. A throw fails the create: nothing is spawned.

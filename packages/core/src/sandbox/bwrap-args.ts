@@ -1,5 +1,6 @@
 // bubblewrap's command line for a policy: the filesystem built from binds, then the namespaces.
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { emptyFile } from './empty-file.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 
@@ -21,7 +22,8 @@ const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
  * The arguments before `--` and the command. Mounts apply in order, so the
  * order is the policy: everything read-only, fresh /dev and /proc (a new PID
  * namespace, so no process outside can be seen or signalled), a private /tmp,
- * what must stay visible under it, the writable binds, then the hidden paths
+ * what must stay visible under it, the writable binds, ptydeck's own files
+ * read-only again where a writable bind holds them, then the hidden paths
  * over all of it (a secret inside the workspace stays hidden).
  *
  * No `--new-session`: the session's terminal is one ptydeck made for it alone,
@@ -33,7 +35,13 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   const underTmp = (path: string) => isWithin(path, '/tmp');
   if (underTmp(options.home)) args.push('--ro-bind', options.home, options.home);
   for (const path of options.keepVisible ?? []) if (underTmp(path)) args.push('--ro-bind', path, path);
-  for (const path of policy.writable) if (path !== '/tmp') args.push('--bind', path, path);
+  const binds = policy.writable.filter((path) => path !== '/tmp');
+  for (const path of binds) args.push('--bind', path, path);
+  // The workspace is the agent's to name, and it may be, or hold, ptydeck's own files that every sandbox reads: the
+  // rcfile every agent shell starts with, the empty file laid over hidden files. Read-only again over the bind.
+  for (const path of [...(options.keepVisible ?? []), dirname(emptyFile())]) {
+    if (binds.some((bind) => isWithin(path, bind) || isWithin(bind, path))) args.push('--ro-bind', path, path);
+  }
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
   for (const name of UNSET) args.push('--unsetenv', name);

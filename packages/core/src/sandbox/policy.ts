@@ -91,7 +91,8 @@ export interface SandboxPolicy {
  * Resolves a profile for one session. Paths are made real (symbolic links
  * followed) so that a link cannot point a bind or a hiding mount elsewhere, and
  * only paths that exist are kept (but for caches, which are created). Throws
- * when the workspace is itself one of the hidden paths or inside one.
+ * when the workspace is itself one of the hidden paths or inside one, or
+ * contains HOME.
  */
 export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const workspace = realOrThrow(input.workspace, 'the workspace');
@@ -102,6 +103,11 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const hidden = unique(existingReal([...input.ptydeckDirs, ...(input.hidden ?? DEFAULT_HIDDEN).map(underHome)]));
   for (const path of hidden) {
     if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
+  }
+  // The working directory is the agent's to name, and a writable HOME is no fence: ~/.bashrc, ~/.gitconfig and
+  // ~/.local/bin run as the developer, outside any sandbox. /tmp is never bound (the sandbox's own tmpfs is there).
+  if (workspace !== '/tmp' && isWithin(home, workspace)) {
+    throw new Error(`the workspace ${workspace} contains HOME (${home}), all of which a sandboxed shell could then write`);
   }
   return {
     profile: input.profile,

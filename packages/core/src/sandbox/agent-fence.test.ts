@@ -1,0 +1,117 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { sandboxAvailability } from './availability.js';
+import { emptyFile } from './empty-file.js';
+import { SandboxConfig, sandboxContext, type SandboxSettings } from './sandbox-config.js';
+
+/**
+ * An agent's tool calls are not the developer's word: terminal_create's `env`
+ * and `cwd` are the agent's to choose, so neither may move the fence the
+ * developer's profile puts around the shell. Real bubblewrap, real bash, the
+ * real terminal tool; the planted `bwrap` is written by a sandboxed shell, as
+ * an agent would write it.
+ */
+const available = sandboxAvailability('workspace').ok;
+const owner: TerminalOwner = { id: 'fenced-agent', name: 'fenced-agent' };
+
+let env: Record<string, string | undefined>;
+let home: string;
+let runtimeDir: string;
+let workspace: string;
+let service: PtyService;
+let tool: TerminalTool;
+
+beforeAll(() => {
+  env = { ...Object.fromEntries(Object.entries(isolatedEnv()).filter(([name]) => !/^npm_/i.test(name))), npm_config_update_notifier: 'false' };
+  // A HOME outside /tmp, as a developer's is: the sandbox's private /tmp would hide one under /tmp whatever it hid.
+  rmSync(env.HOME!, { recursive: true, force: true });
+  home = mkdtempSync('/var/tmp/ptydeck-fence-home-');
+  Object.assign(env, { HOME: home, HISTFILE: join(home, '.bash_history'), XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.local', 'state'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache') });
+  writeFileSync(join(home, '.bashrc'), 'PS1="$ "\n');
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n');
+  runtimeDir = mkdtempSync(join(home, 'run-'));
+  writeFileSync(join(runtimeDir, 'bus'), 'RUNTIME-DIR-SOCKET\n');
+  env.XDG_RUNTIME_DIR = runtimeDir;
+  workspace = mkdtempSync(join(home, 'project-'));
+  const stateDir = join(home, '.local', 'state', 'ptydeck');
+  const configDir = join(home, '.config', 'ptydeck');
+  mkdirSync(stateDir, { recursive: true });
+  const sandbox: SandboxSettings = {
+    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
+  };
+  service = createPtyService({ env });
+  tool = createTerminalTool(service, { sandbox });
+});
+
+afterAll(async () => {
+  await tool?.closeOwner(owner.id);
+  tool?.dispose();
+  await service?.dispose();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+async function output(id: string, command: string): Promise<string> {
+  const result = await tool.run(owner, { id, command, timeout_ms: 20_000 });
+  expect(result.outcome, result.output).toBe('completed');
+  return result.output;
+}
+
+describe.skipIf(!available)("an agent's terminal_create cannot move its own fence", () => {
+  it('with HOME in its env: the real HOME\'s keys stay hidden', async () => {
+    const made = await tool.create(owner, { cwd: workspace, env: { HOME: workspace } });
+    expect(made.sandbox?.profile).toBe('workspace');
+    expect(await output(made.id, `cat ${join(home, '.ssh', 'id_test')} 2>&1; echo done`)).not.toContain('PRIVATE-KEY-MATERIAL');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with XDG_RUNTIME_DIR in its env: the real runtime directory (ssh-agent, D-Bus) stays hidden', async () => {
+    const made = await tool.create(owner, { cwd: workspace, env: { XDG_RUNTIME_DIR: workspace } });
+    expect(await output(made.id, `cat ${join(runtimeDir, 'bus')} 2>&1; echo done`)).not.toContain('RUNTIME-DIR-SOCKET');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with PATH in its env: a bwrap its sandboxed shell planted in the workspace is never run', async () => {
+    const marker = join(home, 'escaped');
+    const planter = await tool.create(owner, { cwd: workspace });
+    await output(planter.id, `printf '#!/bin/sh\\necho out > ${marker}\\nexec /usr/bin/bwrap "$@"\\n' > bwrap && chmod +x bwrap && echo planted`);
+    // The sandboxed shell itself cannot write outside its workspace.
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: planter.id, force: true });
+    const made = await tool.create(owner, { cwd: workspace, env: { PATH: `${workspace}:${env.PATH}` } });
+    expect(await output(made.id, 'echo inside')).toBe('inside\n');
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with cwd at HOME or above it: refused, since all of HOME (~/.bashrc, ~/.gitconfig, ~/.local/bin) would be writable', async () => {
+    for (const cwd of [home, '/']) {
+      await expect(tool.create(owner, { cwd }), cwd).rejects.toThrow(/contains HOME/);
+    }
+    expect(existsSync(join(home, 'planted'))).toBe(false);
+  });
+
+  it("with cwd at the agents' rcfile directory, which its own result names: the rcfile every agent shell reads stays read-only", async () => {
+    const first = await tool.create(owner, { cwd: workspace });
+    const rcfile = /--rcfile (\S+)/.exec(first.command)![1]!;
+    await tool.close(owner, { id: first.id, force: true });
+    const before = readFileSync(rcfile, 'utf8');
+    const made = await tool.create(owner, { cwd: dirname(rcfile) });
+    await output(made.id, 'chmod u+w bashrc; echo "echo PLANTED" >> bashrc; echo done');
+    expect(readFileSync(rcfile, 'utf8')).toBe(before);
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with cwd at the directory of the empty file laid over hidden files (its mountinfo names it): that file stays empty', async () => {
+    const empty = emptyFile();
+    const made = await tool.create(owner, { cwd: dirname(empty) });
+    await output(made.id, 'chmod u+w empty; echo registry=http://attacker.example/ > empty; echo done');
+    expect(readFileSync(empty, 'utf8')).toBe('');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+});
