@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { writeShellIntegration } from '../terminal-tool/shell-integration.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { sandboxAvailability } from './availability.js';
 import { emptyFile } from './empty-file.js';
@@ -113,5 +114,24 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     await output(made.id, 'chmod u+w empty; echo registry=http://attacker.example/ > empty; echo done');
     expect(readFileSync(empty, 'utf8')).toBe('');
     await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it("with cwd at the host's temporary directory, where it is not /tmp: the developer's tabs' init file it lists stays read-only", async () => {
+    const temp = join(home, 'tmp');
+    mkdirSync(temp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    // As developer-shell.ts writes the init file of the developer's bash tabs, which run unsandboxed.
+    const developerInit = writeShellIntegration('# the developer tabs\' init file\n');
+    try {
+      const made = await tool.create(owner, { cwd: temp });
+      await output(made.id, 'for f in ptydeck-shell-*/bashrc; do chmod u+w "$f"; echo "echo PLANTED" >> "$f"; done; echo done');
+      expect(readFileSync(developerInit.bashRcfile, 'utf8')).toBe("# the developer tabs' init file\n");
+      await tool.close(owner, { id: made.id, force: true });
+    } finally {
+      developerInit.dispose();
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
   });
 });
