@@ -43,3 +43,22 @@ export function definedEnv(env: EnvLike): Record<string, string> {
   }
   return defined;
 }
+
+/**
+ * The dynamic loader's variables: they load code into whatever program starts
+ * with them. A launcher that confines the session's program (bubblewrap) runs
+ * outside the confinement, so it starts without them and hands them on to the
+ * program itself (confine's `loaderEnv`): the caller names them, and a
+ * library the confined program wrote must not load outside it.
+ */
+export function isLoaderVar(name: string): boolean {
+  return name.startsWith('LD_') || name === 'GCONV_PATH';
+}
+
+/** `env` split into the launcher's part and the loader's variables (isLoaderVar). */
+export function splitLoaderEnv(env: Record<string, string>): { launcher: Record<string, string>; loader: Record<string, string> } {
+  const launcher: Record<string, string> = {};
+  const loader: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) (isLoaderVar(name) ? loader : launcher)[name] = value;
+  return { launcher, loader };
+}

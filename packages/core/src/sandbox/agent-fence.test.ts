@@ -18,6 +18,7 @@ import { SandboxConfig, sandboxContext, type SandboxSettings } from './sandbox-c
  * an agent would write it.
  */
 const available = sandboxAvailability('workspace').ok;
+const compiler = ['/usr/bin/cc', '/usr/bin/gcc'].find((path) => existsSync(path));
 const owner: TerminalOwner = { id: 'fenced-agent', name: 'fenced-agent' };
 
 let env: Record<string, string | undefined>;
@@ -133,5 +134,20 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
       if (before === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = before;
     }
+  });
+
+  it.skipIf(!compiler)('with LD_PRELOAD in its env: a library its sandboxed shell built is never loaded outside the sandbox', async () => {
+    const marker = join(home, 'escaped-ld');
+    const planter = await tool.create(owner, { cwd: workspace });
+    const source = `#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE *f = fopen("${marker}", "w"); if (f) { fputs("out", f); fclose(f); } }\n`;
+    writeFileSync(join(workspace, 'planted.c'), source);
+    await output(planter.id, `${compiler} -shared -fPIC -o planted.so planted.c && echo built`);
+    expect(existsSync(join(workspace, 'planted.so'))).toBe(true);
+    await tool.close(owner, { id: planter.id, force: true });
+    const made = await tool.create(owner, { cwd: workspace, env: { LD_PRELOAD: join(workspace, 'planted.so') } });
+    // The shell inside still gets the variable it asked for.
+    expect(await output(made.id, 'echo "$LD_PRELOAD"')).toBe(`${join(workspace, 'planted.so')}\n`);
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: made.id, force: true });
   });
 });

@@ -14,6 +14,8 @@ export interface BwrapOptions {
   runtimeDir?: string;
   /** Where the shell starts. */
   cwd: string;
+  /** Variables to set for the program only (the loader's, which bubblewrap starts without). */
+  setenv?: Readonly<Record<string, string>>;
 }
 
 /** Variables naming agents' sockets the sandbox hides: a shell left with them would only fail to connect. */
@@ -49,6 +51,7 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
   for (const name of UNSET) args.push('--unsetenv', name);
+  for (const [name, value] of Object.entries(options.setenv ?? {})) args.push('--setenv', name, value);
   args.push('--unshare-all');
   if (policy.network) args.push('--share-net');
   // The sandbox ends with the host that started it, as a terminal's shell ends with its window.

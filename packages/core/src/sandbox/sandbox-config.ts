@@ -104,6 +104,8 @@ export interface SandboxSettings {
 export interface SessionSpawn {
   env: Readonly<Record<string, string>>;
   cwd: string;
+  /** The session's dynamic loader variables (LD_*): bubblewrap starts without them and sets them for the program. */
+  loaderEnv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -130,5 +132,6 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
     keepVisible,
     ...(runtimeDir ? { runtimeDir } : {}),
     ...(spawn.env.PATH ? { searchPath: spawn.env.PATH } : {}),
+    ...(spawn.loaderEnv ? { loaderEnv: spawn.loaderEnv } : {}),
   });
 }
