@@ -91,10 +91,15 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     await tool.close(owner, { id: made.id, force: true });
   });
 
-  it('with cwd at HOME or above it: refused, since all of HOME (~/.bashrc, ~/.gitconfig, ~/.local/bin) would be writable', async () => {
+  it('with cwd at HOME or above it: the shell starts there, and writes none of it (~/.bashrc, ~/.gitconfig, ~/.local/bin)', async () => {
     for (const cwd of [home, '/']) {
-      await expect(tool.create(owner, { cwd }), cwd).rejects.toThrow(/contains HOME/);
+      const made = await tool.create(owner, { cwd });
+      expect(made.cwd, cwd).toBe(cwd);
+      expect(made.sandbox?.writable, cwd).not.toContain(cwd);
+      expect(await output(made.id, `echo planted >> ${join(home, '.bashrc')}; touch ${join(home, 'planted')}; echo done`)).toContain('done');
+      await tool.close(owner, { id: made.id, force: true });
     }
+    expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('PS1="$ "\n');
     expect(existsSync(join(home, 'planted'))).toBe(false);
   });
 
