@@ -23,10 +23,7 @@ export function buildSessionEnv(
   callerEnv: Record<string, string> | undefined,
   label: { id: SessionId; host: string; key: string },
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(inherited)) {
-    if (value !== undefined) env[key] = value;
-  }
+  const env = definedEnv(inherited);
   for (const key of INHERITED_TERMINAL_VARS) delete env[key];
   if (callerEnv) Object.assign(env, callerEnv);
   env.TERM = 'xterm-256color';
@@ -36,4 +33,32 @@ export function buildSessionEnv(
   env[HOST_ID_ENV] = label.host;
   env[SESSION_KEY_ENV] = label.key;
   return env;
+}
+
+/** The variables of `env` that are set. */
+export function definedEnv(env: EnvLike): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined) defined[key] = value;
+  }
+  return defined;
+}
+
+/**
+ * The dynamic loader's variables: they load code into whatever program starts
+ * with them. A launcher that confines the session's program (bubblewrap) runs
+ * outside the confinement, so it starts without them and hands them on to the
+ * program itself (confine's `loaderEnv`): the caller names them, and a
+ * library the confined program wrote must not load outside it.
+ */
+export function isLoaderVar(name: string): boolean {
+  return name.startsWith('LD_') || name === 'GCONV_PATH';
+}
+
+/** `env` split into the launcher's part and the loader's variables (isLoaderVar). */
+export function splitLoaderEnv(env: Record<string, string>): { launcher: Record<string, string>; loader: Record<string, string> } {
+  const launcher: Record<string, string> = {};
+  const loader: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) (isLoaderVar(name) ? loader : launcher)[name] = value;
+  return { launcher, loader };
 }

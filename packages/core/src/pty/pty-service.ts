@@ -4,7 +4,7 @@ import path from 'node:path';
 import { reportError, type SessionId, type SessionSource } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
 import { loginShellArgs, resolveExecutable, resolveShell } from './command.js';
-import { buildSessionEnv } from './environment.js';
+import { buildSessionEnv, definedEnv, splitLoaderEnv } from './environment.js';
 import { EventHub } from './event-hub.js';
 import { FLOOD } from './flood.js';
 import { FloodTurns } from './flood-turns.js';
@@ -86,7 +86,8 @@ class PtyServiceImpl implements PtyService {
     this.quota.checkSpawn(input.source);
     const id = randomUUID();
     const cwd = path.resolve(input.cwd ?? process.cwd());
-    const env = buildSessionEnv(this.baseEnv(), input.env, this.labels.issue(id));
+    const inherited = this.baseEnv();
+    const env = buildSessionEnv(inherited, input.env, this.labels.issue(id));
     let file: string;
     let args: string[];
     if (input.command !== undefined) {
@@ -96,8 +97,11 @@ class PtyServiceImpl implements PtyService {
       file = resolveShell(env, cwd);
       args = input.shellArgs?.(file) ?? loginShellArgs(input.args ?? []);
     }
-    // Before anything is made: a confinement that cannot be had fails the create.
-    const confined = input.confine?.({ env, cwd });
+    // Before anything is made: a confinement that cannot be had fails the create. Built from the environment the
+    // session inherits, not from the caller's variables: an agent's terminal_create names those, and its HOME, PATH or
+    // XDG_RUNTIME_DIR would otherwise move the hidden paths, or pick the bwrap the host runs (agent-fence.test.ts).
+    const { launcher: launcherEnv, loader: loaderEnv } = splitLoaderEnv(env);
+    const confined = input.confine?.({ env: definedEnv(inherited), cwd, loaderEnv });
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
     const session = new PtySession(
@@ -123,9 +127,10 @@ class PtyServiceImpl implements PtyService {
       { slabs: this.slabs },
     );
     try {
-      const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args] } : { file, args };
+      // A launcher starts without the loader's variables (confine handed them to the program: splitLoaderEnv).
+      const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args], env: launcherEnv } : { file, args, env };
       session.process = spawnPtyProcess(
-        { file: launched.file, args: launched.args, cwd, env, cols, rows, threadReading: this.readThread },
+        { file: launched.file, args: launched.args, cwd, env: launched.env, cols, rows, threadReading: this.readThread },
         (chunk, reusable) => this.onData(session, chunk, reusable),
         (exit) => this.onExit(session, exit),
       );

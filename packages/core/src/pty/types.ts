@@ -96,13 +96,16 @@ export interface CreateSessionInput {
   /** Human-readable creator name for badges, e.g. the MCP client name. */
   ownerName?: string;
   /**
-   * Confines the program (a sandbox): called with the session's final
-   * environment and working directory just before the spawn, it returns the
+   * Confines the program (a sandbox): called with the environment the session
+   * inherits (without the caller's own variables, which an agent chooses: the
+   * fence is not theirs to move), the working directory, and the session's
+   * dynamic loader variables (`loaderEnv`: the launcher starts without them,
+   * and must hand them to the program) just before the spawn, it returns the
    * launcher to run the program under (`file args… program programArgs…`) and
    * what that fences, which the session reports. Its pid is the launcher's,
    * whose end is the session's. A throw fails the create: nothing is spawned.
    */
-  confine?: (spawn: { env: Readonly<Record<string, string>>; cwd: string }) => Confined;
+  confine?: (spawn: { env: Readonly<Record<string, string>>; cwd: string; loaderEnv: Readonly<Record<string, string>> }) => Confined;
   /**
    * Without `command`: the login shell's arguments, chosen by a layer above
    * once the shell is known (the one the session's own environment names),

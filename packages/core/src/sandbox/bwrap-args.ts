@@ -1,5 +1,7 @@
 // bubblewrap's command line for a policy: the filesystem built from binds, then the namespaces.
-import { statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { emptyFile } from './empty-file.js';
 import { isWithin, type SandboxPolicy } from './policy.js';
 
@@ -12,6 +14,8 @@ export interface BwrapOptions {
   runtimeDir?: string;
   /** Where the shell starts. */
   cwd: string;
+  /** Variables to set for the program only (the loader's, which bubblewrap starts without). */
+  setenv?: Readonly<Record<string, string>>;
 }
 
 /** Variables naming agents' sockets the sandbox hides: a shell left with them would only fail to connect. */
@@ -21,7 +25,8 @@ const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
  * The arguments before `--` and the command. Mounts apply in order, so the
  * order is the policy: everything read-only, fresh /dev and /proc (a new PID
  * namespace, so no process outside can be seen or signalled), a private /tmp,
- * what must stay visible under it, the writable binds, then the hidden paths
+ * what must stay visible under it, the writable binds, ptydeck's own files
+ * read-only again where a writable bind holds them, then the hidden paths
  * over all of it (a secret inside the workspace stays hidden).
  *
  * No `--new-session`: the session's terminal is one ptydeck made for it alone,
@@ -33,15 +38,54 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   const underTmp = (path: string) => isWithin(path, '/tmp');
   if (underTmp(options.home)) args.push('--ro-bind', options.home, options.home);
   for (const path of options.keepVisible ?? []) if (underTmp(path)) args.push('--ro-bind', path, path);
-  for (const path of policy.writable) if (path !== '/tmp') args.push('--bind', path, path);
+  const binds = policy.writable.filter((path) => path !== '/tmp');
+  for (const path of binds) args.push('--bind', path, path);
+  // The workspace is the agent's to name, and it may be, or hold, ptydeck's own files: the rcfile every agent shell
+  // starts with, the init file of the developer's tabs, the empty file laid over hidden files. Read-only again over it.
+  const own = new Set<string>();
+  for (const path of [...(options.keepVisible ?? []), dirname(emptyFile())]) {
+    if (binds.some((bind) => isWithin(path, bind) || isWithin(bind, path))) own.add(path);
+  }
+  for (const bind of binds) for (const path of ownTempDirs(bind)) own.add(path);
+  for (const path of own) args.push('--ro-bind', path, path);
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
   for (const name of UNSET) args.push('--unsetenv', name);
+  for (const [name, value] of Object.entries(options.setenv ?? {})) args.push('--setenv', name, value);
   args.push('--unshare-all');
   if (policy.network) args.push('--share-net');
   // The sandbox ends with the host that started it, as a terminal's shell ends with its window.
   args.push('--die-with-parent', '--chdir', options.cwd);
   return args;
+}
+
+/**
+ * What ptydeck names its directories under the host's temporary directory: the shells' rcfiles'
+ * (shell-integration.ts's mkdtemp), the empty file's (empty-file.ts).
+ */
+const OWN_TEMP_DIR = /^ptydeck-(shell|sandbox-\d+-(\d+|\?))-[A-Za-z0-9]{6}$/;
+
+/** ptydeck's own directories under the host's temporary directory that `bind` is, holds or lies in. */
+function ownTempDirs(bind: string): string[] {
+  let temp: string;
+  try {
+    temp = realpathSync.native(tmpdir());
+  } catch {
+    return [];
+  }
+  if (isWithin(temp, bind)) {
+    try {
+      return readdirSync(temp)
+        .filter((name) => OWN_TEMP_DIR.test(name))
+        .map((name) => join(temp, name))
+        .filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true);
+    } catch {
+      return [];
+    }
+  }
+  if (!isWithin(bind, temp) || bind === temp) return [];
+  const first = bind.slice(temp.length).split(sep).find((part) => part !== '');
+  return first !== undefined && OWN_TEMP_DIR.test(first) ? [join(temp, first)] : [];
 }
 
 function hide(path: string): string[] {

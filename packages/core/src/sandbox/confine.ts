@@ -18,6 +18,8 @@ export interface SandboxContext {
   runtimeDir?: string;
   /** PATH bubblewrap is looked for on. Default the host's. */
   searchPath?: string;
+  /** The program's dynamic loader variables, which bubblewrap itself starts without: set inside, for the program. */
+  loaderEnv?: Readonly<Record<string, string>>;
 }
 
 /** What a session runs under: the launcher to start instead (arguments up to `--`), absent when none; and what it fences. */
@@ -52,7 +54,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   } catch (error) {
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
-  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir });
+  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
     sandbox: { profile: policy.profile, writable: policy.writable, hidden: policy.hidden, network: policy.network },

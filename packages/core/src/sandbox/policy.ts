@@ -91,7 +91,8 @@ export interface SandboxPolicy {
  * Resolves a profile for one session. Paths are made real (symbolic links
  * followed) so that a link cannot point a bind or a hiding mount elsewhere, and
  * only paths that exist are kept (but for caches, which are created). Throws
- * when the workspace is itself one of the hidden paths or inside one.
+ * when the workspace is itself one of the hidden paths or inside one; a
+ * workspace that is HOME or holds it is not writable.
  */
 export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const workspace = realOrThrow(input.workspace, 'the workspace');
@@ -103,10 +104,14 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   for (const path of hidden) {
     if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
   }
+  // The working directory is the agent's to name (HOME, where a host or a bridge runs, by default), and a writable
+  // HOME is no fence: ~/.bashrc, ~/.gitconfig and ~/.local/bin run as the developer, outside any sandbox. A workspace
+  // that holds HOME is therefore read-only, like the rest.
+  const ownWorkspace = isWithin(home, workspace) ? [] : [workspace];
   return {
     profile: input.profile,
     workspace,
-    writable: unique([workspace, '/tmp', ...caches, ...extra]),
+    writable: unique([...ownWorkspace, '/tmp', ...caches, ...extra]),
     hidden,
     network: input.profile === 'workspace',
   };

@@ -73,7 +73,7 @@ export function choiceFor(owner: SandboxOwner, config: SandboxConfig): SandboxCh
 
 /**
  * What every sandbox on this host is built from, but for what each session's
- * own environment says (its HOME, PATH and runtime directory: confineSession).
+ * inherited environment says (its HOME, PATH and runtime directory: confineSession).
  */
 export function sandboxContext(options: { stateDir: string; configDir: string; config: SandboxConfig }): HostSandboxContext {
   return {
@@ -96,16 +96,22 @@ export interface SandboxSettings {
   forOwner(owner: SandboxOwner): { choice: SandboxChoice; context: HostSandboxContext };
 }
 
-/** A session about to start: its final environment and working directory. */
+/**
+ * A session about to start: the environment it inherits (the developer's, never
+ * the variables its caller adds: an agent names those, and HOME, PATH or
+ * XDG_RUNTIME_DIR would move the fence), and its working directory.
+ */
 export interface SessionSpawn {
   env: Readonly<Record<string, string>>;
   cwd: string;
+  /** The session's dynamic loader variables (LD_*): bubblewrap starts without them and sets them for the program. */
+  loaderEnv?: Readonly<Record<string, string>>;
 }
 
 /**
  * The sandbox a new session of `owner` runs in: the owner's profile, or a
  * stricter one the call asks for (never a looser one), built around the
- * session's own HOME, PATH and runtime directory. Throws
+ * HOME, PATH and runtime directory the session inherits. Throws
  * SandboxUnavailableError, with a message an agent can act on, for a looser
  * request and for an explicit profile that cannot start: the session is then
  * not started at all.
@@ -126,5 +132,6 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
     keepVisible,
     ...(runtimeDir ? { runtimeDir } : {}),
     ...(spawn.env.PATH ? { searchPath: spawn.env.PATH } : {}),
+    ...(spawn.loaderEnv ? { loaderEnv: spawn.loaderEnv } : {}),
   });
 }

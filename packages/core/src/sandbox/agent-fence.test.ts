@@ -1,0 +1,158 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import type { PtyService } from '../pty/types.js';
+import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../terminal-tool/terminal-tool.js';
+import { writeShellIntegration } from '../terminal-tool/shell-integration.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { sandboxAvailability } from './availability.js';
+import { emptyFile } from './empty-file.js';
+import { SandboxConfig, sandboxContext, type SandboxSettings } from './sandbox-config.js';
+
+/**
+ * An agent's tool calls are not the developer's word: terminal_create's `env`
+ * and `cwd` are the agent's to choose, so neither may move the fence the
+ * developer's profile puts around the shell. Real bubblewrap, real bash, the
+ * real terminal tool; the planted `bwrap` is written by a sandboxed shell, as
+ * an agent would write it.
+ */
+const available = sandboxAvailability('workspace').ok;
+const compiler = ['/usr/bin/cc', '/usr/bin/gcc'].find((path) => existsSync(path));
+const owner: TerminalOwner = { id: 'fenced-agent', name: 'fenced-agent' };
+
+let env: Record<string, string | undefined>;
+let home: string;
+let runtimeDir: string;
+let workspace: string;
+let service: PtyService;
+let tool: TerminalTool;
+
+beforeAll(() => {
+  env = { ...Object.fromEntries(Object.entries(isolatedEnv()).filter(([name]) => !/^npm_/i.test(name))), npm_config_update_notifier: 'false' };
+  // A HOME outside /tmp, as a developer's is: the sandbox's private /tmp would hide one under /tmp whatever it hid.
+  rmSync(env.HOME!, { recursive: true, force: true });
+  home = mkdtempSync('/var/tmp/ptydeck-fence-home-');
+  Object.assign(env, { HOME: home, HISTFILE: join(home, '.bash_history'), XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.local', 'state'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache') });
+  writeFileSync(join(home, '.bashrc'), 'PS1="$ "\n');
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n');
+  runtimeDir = mkdtempSync(join(home, 'run-'));
+  writeFileSync(join(runtimeDir, 'bus'), 'RUNTIME-DIR-SOCKET\n');
+  env.XDG_RUNTIME_DIR = runtimeDir;
+  workspace = mkdtempSync(join(home, 'project-'));
+  const stateDir = join(home, '.local', 'state', 'ptydeck');
+  const configDir = join(home, '.config', 'ptydeck');
+  mkdirSync(stateDir, { recursive: true });
+  const sandbox: SandboxSettings = {
+    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
+  };
+  service = createPtyService({ env });
+  tool = createTerminalTool(service, { sandbox });
+});
+
+afterAll(async () => {
+  await tool?.closeOwner(owner.id);
+  tool?.dispose();
+  await service?.dispose();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+async function output(id: string, command: string): Promise<string> {
+  const result = await tool.run(owner, { id, command, timeout_ms: 20_000 });
+  expect(result.outcome, result.output).toBe('completed');
+  return result.output;
+}
+
+describe.skipIf(!available)("an agent's terminal_create cannot move its own fence", () => {
+  it('with HOME in its env: the real HOME\'s keys stay hidden', async () => {
+    const made = await tool.create(owner, { cwd: workspace, env: { HOME: workspace } });
+    expect(made.sandbox?.profile).toBe('workspace');
+    expect(await output(made.id, `cat ${join(home, '.ssh', 'id_test')} 2>&1; echo done`)).not.toContain('PRIVATE-KEY-MATERIAL');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with XDG_RUNTIME_DIR in its env: the real runtime directory (ssh-agent, D-Bus) stays hidden', async () => {
+    const made = await tool.create(owner, { cwd: workspace, env: { XDG_RUNTIME_DIR: workspace } });
+    expect(await output(made.id, `cat ${join(runtimeDir, 'bus')} 2>&1; echo done`)).not.toContain('RUNTIME-DIR-SOCKET');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with PATH in its env: a bwrap its sandboxed shell planted in the workspace is never run', async () => {
+    const marker = join(home, 'escaped');
+    const planter = await tool.create(owner, { cwd: workspace });
+    await output(planter.id, `printf '#!/bin/sh\\necho out > ${marker}\\nexec /usr/bin/bwrap "$@"\\n' > bwrap && chmod +x bwrap && echo planted`);
+    // The sandboxed shell itself cannot write outside its workspace.
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: planter.id, force: true });
+    const made = await tool.create(owner, { cwd: workspace, env: { PATH: `${workspace}:${env.PATH}` } });
+    expect(await output(made.id, 'echo inside')).toBe('inside\n');
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with cwd at HOME or above it: the shell starts there, and writes none of it (~/.bashrc, ~/.gitconfig, ~/.local/bin)', async () => {
+    for (const cwd of [home, '/']) {
+      const made = await tool.create(owner, { cwd });
+      expect(made.cwd, cwd).toBe(cwd);
+      expect(made.sandbox?.writable, cwd).not.toContain(cwd);
+      expect(await output(made.id, `echo planted >> ${join(home, '.bashrc')}; touch ${join(home, 'planted')}; echo done`)).toContain('done');
+      await tool.close(owner, { id: made.id, force: true });
+    }
+    expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('PS1="$ "\n');
+    expect(existsSync(join(home, 'planted'))).toBe(false);
+  });
+
+  it("with cwd at the agents' rcfile directory, which its own result names: the rcfile every agent shell reads stays read-only", async () => {
+    const first = await tool.create(owner, { cwd: workspace });
+    const rcfile = /--rcfile (\S+)/.exec(first.command)![1]!;
+    await tool.close(owner, { id: first.id, force: true });
+    const before = readFileSync(rcfile, 'utf8');
+    const made = await tool.create(owner, { cwd: dirname(rcfile) });
+    await output(made.id, 'chmod u+w bashrc; echo "echo PLANTED" >> bashrc; echo done');
+    expect(readFileSync(rcfile, 'utf8')).toBe(before);
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it('with cwd at the directory of the empty file laid over hidden files (its mountinfo names it): that file stays empty', async () => {
+    const empty = emptyFile();
+    const made = await tool.create(owner, { cwd: dirname(empty) });
+    await output(made.id, 'chmod u+w empty; echo registry=http://attacker.example/ > empty; echo done');
+    expect(readFileSync(empty, 'utf8')).toBe('');
+    await tool.close(owner, { id: made.id, force: true });
+  });
+
+  it("with cwd at the host's temporary directory, where it is not /tmp: the developer's tabs' init file it lists stays read-only", async () => {
+    const temp = join(home, 'tmp');
+    mkdirSync(temp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    // As developer-shell.ts writes the init file of the developer's bash tabs, which run unsandboxed.
+    const developerInit = writeShellIntegration('# the developer tabs\' init file\n');
+    try {
+      const made = await tool.create(owner, { cwd: temp });
+      await output(made.id, 'for f in ptydeck-shell-*/bashrc; do chmod u+w "$f"; echo "echo PLANTED" >> "$f"; done; echo done');
+      expect(readFileSync(developerInit.bashRcfile, 'utf8')).toBe("# the developer tabs' init file\n");
+      await tool.close(owner, { id: made.id, force: true });
+    } finally {
+      developerInit.dispose();
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+
+  it.skipIf(!compiler)('with LD_PRELOAD in its env: a library its sandboxed shell built is never loaded outside the sandbox', async () => {
+    const marker = join(home, 'escaped-ld');
+    const planter = await tool.create(owner, { cwd: workspace });
+    const source = `#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE *f = fopen("${marker}", "w"); if (f) { fputs("out", f); fclose(f); } }\n`;
+    writeFileSync(join(workspace, 'planted.c'), source);
+    await output(planter.id, `${compiler} -shared -fPIC -o planted.so planted.c && echo built`);
+    expect(existsSync(join(workspace, 'planted.so'))).toBe(true);
+    await tool.close(owner, { id: planter.id, force: true });
+    const made = await tool.create(owner, { cwd: workspace, env: { LD_PRELOAD: join(workspace, 'planted.so') } });
+    // The shell inside still gets the variable it asked for.
+    expect(await output(made.id, 'echo "$LD_PRELOAD"')).toBe(`${join(workspace, 'planted.so')}\n`);
+    expect(existsSync(marker)).toBe(false);
+    await tool.close(owner, { id: made.id, force: true });
+  });
+});
