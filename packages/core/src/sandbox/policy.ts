@@ -41,6 +41,9 @@ export const DEFAULT_HIDDEN = [
   '.config/hub',
   '.local/share/keyrings',
   '.password-store',
+  // Keys to the developer's running interpreters: a Jupyter kernel's connection file holds its HMAC key and ports,
+  // and the shell reaches them on the loopback (network on), so whoever reads it runs code in that kernel, unsandboxed.
+  '.local/share/jupyter/runtime',
   // What the developer typed, secrets pasted on command lines included.
   '.bash_history',
   '.zsh_history',
@@ -55,6 +58,9 @@ export const DEFAULT_HIDDEN = [
   '/run/snapd.socket',
   '/run/snapd-snap.socket',
   '/run/dbus/system_bus_socket',
+  // GNU screen's sockets (S-<user>): attaching, or `screen -X stuff`, types into the developer's own screens.
+  '/run/screen',
+  '/var/run/screen',
 ] as const;
 
 /**

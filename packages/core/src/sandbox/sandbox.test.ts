@@ -121,7 +121,9 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     } finally {
       daemon.close();
     }
-    expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket', '/run/libvirt']));
+    expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['/run/docker.sock', '/var/run/docker.sock', '/run/dbus/system_bus_socket', '/run/libvirt', '/run/screen']));
+    // A Jupyter kernel's connection file (its key and ports): with the network on, reading it is running code in it.
+    expect(DEFAULT_HIDDEN).toContain('.local/share/jupyter/runtime');
   });
 
   it("shows a default entry config.json's `unhide` names (~/.npmrc, for a private registry), and keeps every other one and ptydeck's own directories hidden", async () => {
