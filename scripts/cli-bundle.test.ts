@@ -158,6 +158,8 @@ describe('the CLI bundle', () => {
         const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; stdoutBuilt: boolean; stderrBuilt: boolean };
         // crypto: the /proof challenge's HMAC, which adds nothing where the kernel vouched for the host (client/proven-request.ts).
         expect(probed.builtins.filter((name) => ['crypto', 'os', 'child_process'].includes(name)), command).toEqual([]);
+        // Nor node:util's parseArgs, a module of its own that args.ts passes over for such a command line (parseOptions).
+        expect(probed.builtins.filter((name) => name.startsWith('internal/util/parse_args')), command).toEqual([]);
         expect(probed.stdoutBuilt, command).toBe(false);
         // Nor process.stderr, which Node builds as a socket is destroyed (client/host-request.ts takes the answer before the close).
         expect(probed.stderrBuilt, command).toBe(false);
