@@ -134,12 +134,11 @@ function wholeAnswer(chunks: Buffer[]): HostAnswer | undefined {
   if (!head || length === undefined || head.headers['transfer-encoding'] !== undefined) return undefined;
   const expected = Number(length);
   if (!Number.isSafeInteger(expected) || bytes.length - head.length < expected) return undefined;
-  return parseAnswer(bytes);
+  return parseAnswer(bytes, head);
 }
 
-/** An HTTP/1.x answer read to the server's close: status line, headers, and a body by its length, in chunks, or to the end. */
-export function parseAnswer(bytes: Buffer): HostAnswer {
-  const head = parseHead(bytes);
+/** An HTTP/1.x answer read to the server's close: status line, headers, and a body by its length, in chunks, or to the end; `head` when it was read already. */
+export function parseAnswer(bytes: Buffer, head = parseHead(bytes)): HostAnswer {
   if (!head) throw new Error('answered no complete HTTP head');
   const { headers } = head;
   let body = bytes.subarray(head.length);
