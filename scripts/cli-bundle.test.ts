@@ -18,6 +18,7 @@ import { isolatedEnv } from '../packages/core/src/testing/isolated-env.js';
 const coreDist = fileURLToPath(new URL('../packages/core/dist/', import.meta.url));
 // Preloaded into a light command: which of Node's modules it loaded, and whether it built process.stdout.
 const probe = fileURLToPath(new URL('../packages/core/src/testing/module-probe.cjs', import.meta.url));
+const codeCache = fileURLToPath(new URL('../packages/core/bin/code-cache.js', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {
@@ -142,12 +143,14 @@ describe('the CLI bundle', () => {
       const session = service.create({ source: 'user', command: 'sh', args: ['-c', 'exec sleep 600'], cols: 80, rows: 24 });
       for (const command of ['ls', 'url', 'attach']) {
         const out = join(stateDir, `probe-${command}.json`);
-        // What bin/ptydeck.js does with a light command: its code once its output is written, then exit.
-        const launcher = `require(${JSON.stringify(join(dir, 'light.cjs'))}).lightMain(process.argv.slice(1)).then((code) => process.exit(code))`;
+        // What bin/ptydeck.js does with a light command: the light entry through its code cache, its code once its output
+        // is written, then exit. A file, as the launcher is: `node -e` loads node:module itself.
+        const launcher = join(stateDir, 'launch.cjs');
+        writeFileSync(launcher, `require(${JSON.stringify(codeCache)}).requireCached(${JSON.stringify(join(dir, 'light.cjs'))}, ${JSON.stringify(command)}).lightMain(process.argv.slice(2)).then((code) => process.exit(code))`);
         // Not spawnSync: the server answering it runs on this thread.
         const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
           const argv = command === 'attach' ? [command, session.id] : [command];
-          const child = spawn(process.execPath, ['--require', probe, '-e', launcher, ...argv], { env: { ...env, PROBE_OUT: out }, stdio: ['pipe', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, ['--require', probe, launcher, ...argv], { env: { ...env, PROBE_OUT: out }, stdio: ['pipe', 'pipe', 'pipe'] });
           let stdout = '';
           let stderr = '';
           child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -166,6 +169,9 @@ describe('the CLI bundle', () => {
         // crypto: the /proof challenge's HMAC, which adds nothing where the kernel vouched for the host (client/proven-request.ts);
         // for attach, the WebSocket key, masks and accept hash (common/sha1.ts).
         expect(probed.builtins.filter((name) => ['crypto', 'os', 'child_process'].includes(name)), command).toEqual([]);
+        // Nor node:module (with the source-map modules and the ESM loader it requires): the light bundle and the code cache
+        // take createRequire and Module from the CommonJS loader (light-module-shim.mjs, code-cache.js).
+        expect(probed.builtins.filter((name) => name === 'module'), command).toEqual([]);
         // Nor node:util's parseArgs, a module of its own that args.ts passes over for such a command line (parseOptions).
         expect(probed.builtins.filter((name) => name.startsWith('internal/util/parse_args')), command).toEqual([]);
         if (command === 'attach') continue;

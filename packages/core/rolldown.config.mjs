@@ -70,6 +70,8 @@ const light = {
   // early.cjs: the launcher opens the host's connection with it before it loads light.cjs (client/early-connection.ts).
   input: { light: here('./dist/cli/light-main.js'), early: here('./dist/client/early-connection.js') },
   platform: 'node',
+  // common/lazy-builtins.ts's createRequire is the chunk's own require here (light-module-shim.mjs says why).
+  resolve: { alias: { 'node:module': here('./light-module-shim.mjs') } },
   // What both entries share goes into early.cjs itself, which light.cjs then requires: one file fewer to load.
   preserveEntrySignatures: 'allow-extension',
   output: {
