@@ -189,6 +189,9 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
   } catch (error) {
     return Promise.reject(error as Error);
   }
+  let accept: string | undefined;
+  /** The Sec-WebSocket-Accept a server that read this key answers (section 4.2.2). */
+  const expectedAccept = () => (accept ??= sha1(Buffer.from(key + ACCEPT_GUID, 'latin1')).toString('base64'));
   return new Promise((resolve, reject) => {
     const socket = connectTo(url);
     let received = Buffer.alloc(0);
@@ -226,8 +229,7 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
         if (Number.isSafeInteger(declared) && received.length >= parsed.length + declared) refused();
         return;
       }
-      const accept = sha1(Buffer.from(key + ACCEPT_GUID, 'latin1')).toString('base64');
-      const problem = handshakeProblem(parsed.headers, accept, options.protocols);
+      const problem = handshakeProblem(parsed.headers, expectedAccept(), options.protocols);
       if (problem) return fail(new Error(`broke the WebSocket handshake: ${problem}`));
       settled = true;
       clearTimeout(timer);
@@ -240,7 +242,11 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
       resolve(new ClientWebSocket(socket, parsed.headers, parsed.headers['sec-websocket-protocol'] ?? '', received.subarray(parsed.length), options.maxMessage));
     };
     const onEnd = () => (refusal ? refused() : fail(new Error('the connection closed during the WebSocket handshake')));
-    socket.once('connect', () => socket.write(head, 'latin1'));
+    socket.once('connect', () => {
+      socket.write(head, 'latin1');
+      // Hashed while the server reads the handshake, not once its answer came.
+      expectedAccept();
+    });
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('close', onEnd);

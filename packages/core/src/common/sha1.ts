@@ -49,7 +49,9 @@ export function sha1(data: Uint8Array): Buffer {
     h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0;
   }
+  // Big-endian, byte by byte: writeInt32BE's first call (compiled on first use) took longer than the hash.
   const digest = Buffer.allocUnsafe(20);
-  [h0, h1, h2, h3, h4].forEach((word, i) => digest.writeInt32BE(word | 0, i * 4));
+  const state = [h0, h1, h2, h3, h4];
+  for (let i = 0; i < 20; i++) digest[i] = state[i >> 2]! >>> (24 - (i & 3) * 8);
   return digest;
 }
