@@ -77,6 +77,9 @@ const light = {
   output: {
     dir: here('./dist/bundle'),
     format: 'cjs',
+    // Escaped: a source with one character beyond ASCII is a two-byte string to V8, which the launcher decodes and V8
+    // hashes and scans at twice the size; all ASCII, light.cjs loads about 0.2 ms sooner (cli-bundle.test.ts holds it).
+    charset: 'ascii',
     entryFileNames: '[name].cjs',
     chunkFileNames: 'light-[name]-[hash].cjs',
   },
