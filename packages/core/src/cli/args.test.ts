@@ -1,6 +1,7 @@
+import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SandboxProfile } from '@ptydeck/contract';
-import { parseCommand, SANDBOX_PROFILE_NAMES } from './args.js';
+import { parseCommand, parseOptions, SANDBOX_PROFILE_NAMES } from './args.js';
 import { formatUsageError, UsageError } from './usage.js';
 
 function usageErrorOf(argv: string[]): UsageError {
@@ -81,6 +82,31 @@ describe('parseCommand: ls and attach', () => {
     expect(parseCommand(['export', '-h'])).toEqual({ kind: 'help', topic: 'export' });
     expect(usageErrorOf(['export', 'ab12', '--format', 'gif']).message).toBe("--format expects one of asciicast-v3, asciicast-v2, text, received 'gif'");
     expect(usageErrorOf(['export']).message).toContain('expected a session id');
+  });
+});
+
+describe('parseOptions', () => {
+  /** What a call answered: its values and positionals, or its error's code and message. */
+  const outcome = (call: () => { values: object; positionals: string[] }) => {
+    try {
+      const { values, positionals } = call();
+      return { values: { ...values }, prototype: Object.getPrototypeOf(values) as unknown, positionals };
+    } catch (error) {
+      return { code: (error as { code?: string }).code, message: (error as Error).message };
+    }
+  };
+
+  it('answers as node:util parseArgs for every command line of up to three words', () => {
+    const options = { write: { type: 'boolean' }, remote: { type: 'string' }, help: { type: 'boolean', short: 'h' }, many: { type: 'boolean', multiple: true }, on: { type: 'boolean', default: false } } as const;
+    const words = ['a1', '', '-', '--', '-h', '--help', '--write', '--write=x', '--remote', '--remote=box', '--many', '--on', '--force', '--constructor', '--__proto__', '---write', '-wx'];
+    const lines: string[][] = [[]];
+    for (let length = 1; length <= 3; length++) for (const line of lines.filter((l) => l.length === length - 1)) for (const word of words) lines.push([...line, word]);
+    for (const args of lines) {
+      for (const allowPositionals of [true, false]) {
+        const ours = outcome(() => parseOptions(args, options, allowPositionals));
+        expect(ours, `${JSON.stringify(args)} ${allowPositionals}`).toEqual(outcome(() => parseArgs({ args, options, strict: true, allowPositionals })));
+      }
+    }
   });
 });
 

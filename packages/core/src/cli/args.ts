@@ -141,7 +141,7 @@ function parseAttach(args: string[]): Command {
   const options = { write: { type: 'boolean' }, remote: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    parsed = parseOptions(args, options, true);
   } catch (error) {
     throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck attach', ATTACH_USAGE);
   }
@@ -161,7 +161,7 @@ function parseExport(args: string[]): Command {
   const options = { format: { type: 'string' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } } as const;
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    parsed = parseOptions(args, options, true);
   } catch (error) {
     throw new UsageError(describeParseError(error as Error & { code?: string }, options), 'ptydeck export', EXPORT_USAGE);
   }
@@ -183,10 +183,41 @@ function parse(
   usage: string,
 ): Record<string, string | boolean | (string | boolean)[] | undefined> {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    return parseOptions(args, options, false).values;
   } catch (error) {
     throw new UsageError(describeParseError(error as Error & { code?: string }, options), command, usage);
   }
+}
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+/** What parseArgs answers for `options`, strict. */
+type ParsedOptions<T extends OptionsConfig> = ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: true }>>;
+
+/**
+ * node:util's parseArgs, strict, for every command; a command line it would
+ * read at a glance is read here instead: only plain arguments and `--name`
+ * for boolean options, which parseArgs takes as positionals and `true`.
+ * parseArgs itself is a module Node loads on its first call, and was half a
+ * millisecond of `ptydeck ls`, `url` and `attach` (bench figure 12). Anything
+ * else (a value, a short option, `--`, `-`, an unknown or misplaced word)
+ * goes to parseArgs, which decides and words the error; args.test.ts holds
+ * the two to the same answers.
+ */
+export function parseOptions<T extends OptionsConfig>(args: string[], options: T, allowPositionals: boolean): ParsedOptions<T> {
+  // Like parseArgs's: no prototype, so no name finds Object's.
+  const values: Record<string, true> = Object.create(null) as Record<string, true>;
+  const positionals: string[] = [];
+  // An option with a default has a value even when not given: parseArgs fills it in.
+  const read = (): ParsedOptions<T> => parseArgs({ args, options, strict: true, allowPositionals }) as ParsedOptions<T>;
+  if (Object.values(options).some((option) => option.default !== undefined)) return read();
+  for (const arg of args) {
+    const option = arg.startsWith('--') && Object.hasOwn(options, arg.slice(2)) ? options[arg.slice(2)]! : undefined;
+    const plain = !arg.startsWith('-') && allowPositionals;
+    if (!plain && (option?.type !== 'boolean' || option.multiple === true)) return read();
+    if (plain) positionals.push(arg);
+    else values[arg.slice(2)] = true;
+  }
+  return { values, positionals } as ParsedOptions<T>;
 }
 
 /** Turns node:util's messages into "expected X, received Y" terms. */

@@ -39,6 +39,25 @@ describe('requestJson', () => {
     expect(answer).toMatchObject({ status: 200, body: { sessions: [] } });
   });
 
+  it('cuts a connection the server trickles on after a whole answer, at the exchange timeout', async () => {
+    const body = JSON.stringify({ ok: true });
+    let closed!: () => void;
+    const cut = new Promise<void>((resolve) => (closed = resolve));
+    let trickle: NodeJS.Timeout | undefined;
+    const { port } = await recordingServer((socket) => {
+      socket.on('close', () => {
+        clearInterval(trickle);
+        closed();
+      });
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      // Never closing, and writing on: a write fails (and the socket closes) once the client has cut the connection.
+      trickle = setInterval(() => socket.write(' '), 20);
+    });
+    const answer = await requestJson(`http://127.0.0.1:${port}/ticket`, { method: 'POST', timeoutMs: 300 });
+    expect(answer.body).toEqual({ ok: true });
+    await cut;
+  });
+
   it('refuses what is not HTTP as soon as it comes', async () => {
     const { port } = await recordingServer((socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
     await expect(requestJson(`http://127.0.0.1:${port}/snapshot`, { method: 'POST', timeoutMs: 10_000 })).rejects.toThrow(/not HTTP/);

@@ -34,7 +34,7 @@ const DRAWING_ANSI_MODES = new Set(['4']);
  * DEC private modes that only draw or shape keys the session expects: cursor
  * keys, origin, autowrap, cursor blink and visibility, reverse wrap, the
  * alternate screen, bracketed paste, synchronized output. Absent, and so
- * dropped: mouse tracking (9, 1000–1006, 1015, 1016: the terminal would send
+ * dropped: mouse tracking (9, 1000-1006, 1015, 1016: the terminal would send
  * reports as keys), focus events (1004), the colour-scheme reports (2031),
  * 132 columns (3, which resizes the window) and reverse video (5).
  */

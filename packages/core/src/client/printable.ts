@@ -1,7 +1,7 @@
 // What the CLI prints of a session, an agent or a host: fields an agent's shell can set, made harmless to a terminal.
 
 /**
- * C0 controls, DEL, C1 controls (U+0080–U+009F: a terminal that reads UTF-8
+ * C0 controls, DEL, C1 controls (U+0080 to U+009F: a terminal that reads UTF-8
  * may take U+009B for CSI and U+009D for OSC, as xterm and xterm.js do), and
  * the bidirectional overrides and isolates, which make a line read otherwise
  * than it is. Titles, working directories, commands and agents' names all come

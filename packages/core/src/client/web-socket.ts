@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import { Emitter, type OnEvent } from '@ptydeck/contract';
 import { connectTo, parseHead, requestHead } from './host-request.js';
 import { clientFrame, closePayload, CLOSE_NORMAL, FrameError, FrameReader, Opcode } from './ws-frames.js';
-import { nodeCrypto } from '../common/lazy-builtins.js';
-import { randomHex } from '../common/random-hex.js';
+import { kernelRandomBytes } from '../common/random-hex.js';
+import { sha1 } from '../common/sha1.js';
 
 /** Section 1.3: what the server hashes with the client's key to show it understood the handshake. */
 const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -174,8 +174,7 @@ export class ClientWebSocket {
  */
 export function openWebSocket(url: URL, options: WebSocketOptions): Promise<ClientWebSocket> {
   if (url.protocol !== 'ws:') return Promise.reject(new Error(`not a ws:// address: ${url.href}`));
-  // node:crypto (the accept hash, the frames' masks) is loaded while the handshake is out, not before it.
-  const key = Buffer.from(randomHex(16), 'hex').toString('base64');
+  const key = kernelRandomBytes(16).toString('base64');
   let head: string;
   try {
     head = requestHead('GET', url, {
@@ -190,6 +189,9 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
   } catch (error) {
     return Promise.reject(error as Error);
   }
+  let accept: string | undefined;
+  /** The Sec-WebSocket-Accept a server that read this key answers (section 4.2.2). */
+  const expectedAccept = () => (accept ??= sha1(Buffer.from(key + ACCEPT_GUID, 'latin1')).toString('base64'));
   return new Promise((resolve, reject) => {
     const socket = connectTo(url);
     let received = Buffer.alloc(0);
@@ -227,8 +229,7 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
         if (Number.isSafeInteger(declared) && received.length >= parsed.length + declared) refused();
         return;
       }
-      const accept = nodeCrypto().createHash('sha1').update(key + ACCEPT_GUID).digest('base64');
-      const problem = handshakeProblem(parsed.headers, accept, options.protocols);
+      const problem = handshakeProblem(parsed.headers, expectedAccept(), options.protocols);
       if (problem) return fail(new Error(`broke the WebSocket handshake: ${problem}`));
       settled = true;
       clearTimeout(timer);
@@ -243,7 +244,8 @@ export function openWebSocket(url: URL, options: WebSocketOptions): Promise<Clie
     const onEnd = () => (refusal ? refused() : fail(new Error('the connection closed during the WebSocket handshake')));
     socket.once('connect', () => {
       socket.write(head, 'latin1');
-      nodeCrypto();
+      // Hashed while the server reads the handshake, not once its answer came.
+      expectedAccept();
     });
     socket.on('data', onData);
     socket.once('end', onEnd);

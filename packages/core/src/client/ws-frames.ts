@@ -1,5 +1,5 @@
 // RFC 6455 framing as a client speaks it: masked frames out, a server's frames read back into messages.
-import { nodeCrypto } from '../common/lazy-builtins.js';
+import { kernelRandomBytes } from '../common/random-hex.js';
 
 export const Opcode = { Continuation: 0x0, Text: 0x1, Binary: 0x2, Close: 0x8, Ping: 0x9, Pong: 0xa } as const;
 export type Opcode = (typeof Opcode)[keyof typeof Opcode];
@@ -21,9 +21,27 @@ export function clientFrame(opcode: Opcode, payload: Uint8Array, fin = true): Bu
   if (lengthBytes === 2) frame.writeUInt16BE(length, 2);
   else if (lengthBytes === 8) frame.writeBigUInt64BE(BigInt(length), 2);
   const maskAt = 2 + lengthBytes;
-  nodeCrypto().randomBytes(4).copy(frame, maskAt);
+  writeMaskKey(frame, maskAt);
   for (let i = 0; i < length; i++) frame[maskAt + 4 + i] = payload[i]! ^ frame[maskAt + (i & 3)]!;
   return frame;
+}
+
+/** Random bytes for masks, read from the kernel a few hundred at a time: node:crypto is not loaded for them (common/sha1.ts says why). */
+let maskPool: Buffer = Buffer.alloc(0);
+let maskPoolAt = 0;
+
+/**
+ * A fresh 4-byte masking key (section 5.3: a client must not let a server
+ * predict it), written into `frame` at `at` byte by byte: Buffer#copy's
+ * first call was a tenth of a millisecond of `attach`'s first frame.
+ */
+function writeMaskKey(frame: Buffer, at: number): void {
+  if (maskPoolAt + 4 > maskPool.length) {
+    maskPool = kernelRandomBytes(256);
+    maskPoolAt = 0;
+  }
+  for (let i = 0; i < 4; i++) frame[at + i] = maskPool[maskPoolAt + i]!;
+  maskPoolAt += 4;
 }
 
 /** A close frame's payload: the code, then a reason of at most 123 bytes of UTF-8. */

@@ -5,7 +5,7 @@ import { identityAlive, identityPid, processIdentity } from './process-identity.
 
 /**
  * Exactly one host per state directory. The lock is a symbolic link,
- * `host.lock` → `<pid>:<start time>` of the host holding it: creating a link is
+ * `host.lock` -> `<pid>:<start time>` of the host holding it: creating a link is
  * atomic and fails if one exists, and it carries its value from the first
  * instant (a lock file written after an O_EXCL create could be seen empty, or
  * stay empty forever if its writer died in between). Whether the holder lives

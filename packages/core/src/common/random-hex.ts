@@ -9,6 +9,11 @@ import { nodeCrypto } from './lazy-builtins.js';
  * tenth of `ptydeck ls`'s start, for 32 bytes (bench figure 12).
  */
 export function randomHex(count: number): string {
+  return kernelRandomBytes(count).toString('hex');
+}
+
+/** `count` random bytes, as randomHex reads them. */
+export function kernelRandomBytes(count: number): Buffer {
   const bytes = Buffer.alloc(count);
   let fd: number | undefined;
   try {
@@ -18,9 +23,9 @@ export function randomHex(count: number): string {
       if (read === 0) throw new Error('/dev/urandom ended');
       filled += read;
     }
-    return bytes.toString('hex');
+    return bytes;
   } catch {
-    return nodeCrypto().randomBytes(count).toString('hex');
+    return nodeCrypto().randomBytes(count);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
