@@ -275,7 +275,8 @@ const ops = {
     return performance.now() - started;
   },
   /** Bytes the session store has on disk (output and metadata): what persistence wrote and kept. */
-  storedBytes: () => (storeDir ? readdirSync(storeDir).reduce((sum, name) => sum + statSync(path.join(storeDir, name)).size, 0) : 0),
+  // A file the store is replacing (written under a temporary name, then renamed) may be gone between the listing and its stat.
+  storedBytes: () => (storeDir ? readdirSync(storeDir).reduce((sum, name) => sum + (statSync(path.join(storeDir, name), { throwIfNoEntry: false })?.size ?? 0), 0) : 0),
   stop: async () => {
     await host.close();
     setImmediate(() => process.exit(0));
