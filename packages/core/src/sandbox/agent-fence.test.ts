@@ -6,9 +6,9 @@ import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { writeShellIntegration } from '../terminal-tool/shell-integration.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
+import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { sandboxAvailability } from './availability.js';
 import { emptyFile } from './empty-file.js';
-import { SandboxConfig, sandboxContext, type SandboxSettings } from './sandbox-config.js';
 
 /**
  * An agent's tool calls are not the developer's word: terminal_create's `env`
@@ -34,19 +34,12 @@ beforeAll(() => {
   rmSync(env.HOME!, { recursive: true, force: true });
   home = mkdtempSync('/var/tmp/ptydeck-fence-home-');
   Object.assign(env, { HOME: home, HISTFILE: join(home, '.bash_history'), XDG_CONFIG_HOME: join(home, '.config'), XDG_STATE_HOME: join(home, '.local', 'state'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache') });
-  writeFileSync(join(home, '.bashrc'), 'PS1="$ "\n');
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n');
   runtimeDir = mkdtempSync(join(home, 'run-'));
   writeFileSync(join(runtimeDir, 'bus'), 'RUNTIME-DIR-SOCKET\n');
   env.XDG_RUNTIME_DIR = runtimeDir;
-  workspace = mkdtempSync(join(home, 'project-'));
-  const stateDir = join(home, '.local', 'state', 'ptydeck');
-  const configDir = join(home, '.config', 'ptydeck');
-  mkdirSync(stateDir, { recursive: true });
-  const sandbox: SandboxSettings = {
-    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
-  };
+  const laidOut = sandboxedHome(home);
+  workspace = laidOut.workspace;
+  const sandbox = laidOut.sandbox;
   service = createPtyService({ env });
   tool = createTerminalTool(service, { sandbox });
 });

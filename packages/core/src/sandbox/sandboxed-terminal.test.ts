@@ -8,10 +8,10 @@ import { createTerminalTool, type TerminalOwner, type TerminalTool } from '../te
 import { sessionProcesses } from '../pty/session-processes.js';
 import { isAlive } from '../testing/host-sandbox.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
+import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { until } from '../testing/poll-until.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import { sandboxAvailability } from './availability.js';
-import { SandboxConfig, sandboxContext, type SandboxSettings } from './sandbox-config.js';
 
 /**
  * Issue 35: a sandboxed agent shell stays a terminal (its own PTY: prompts,
@@ -33,16 +33,9 @@ beforeAll(() => {
   // Without the npm_* variables `npx vitest` sets (npm_config_cache names the developer's cache, outside the sandbox).
   env = { ...Object.fromEntries(Object.entries(isolatedEnv()).filter(([name]) => !/^npm_/i.test(name))), npm_config_update_notifier: 'false' };
   home = env.HOME!;
-  writeFileSync(join(home, '.bashrc'), 'PS1="$ "\n');
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MATERIAL\n');
-  workspace = mkdtempSync(join(home, 'project-'));
-  const stateDir = join(home, '.local', 'state', 'ptydeck');
-  const configDir = join(home, '.config', 'ptydeck');
-  mkdirSync(stateDir, { recursive: true });
-  const sandbox: SandboxSettings = {
-    forOwner: () => ({ choice: { profile: 'workspace', explicit: true }, context: sandboxContext({ stateDir, configDir, config: SandboxConfig.parse({}) }) }),
-  };
+  const laidOut = sandboxedHome(home);
+  workspace = laidOut.workspace;
+  const sandbox = laidOut.sandbox;
   service = createPtyService({ env });
   facts = new SessionFacts(service);
   tool = createTerminalTool(service, { sandbox, facts });
