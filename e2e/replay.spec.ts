@@ -1,7 +1,10 @@
 // Issue 36's replay, in Chromium: a session's recording (asciicast v3) plays in asciinema's own player in the
 // panel, a marker per command to jump between, with nothing typed at a password prompt in it; a session lost
 // with a SIGKILLed host replays too.
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { connectAgent, expect, expectScreen, keepScreenshot, launchServer, screenText, terminalOf, test, type Agent, type LaunchedServer } from './fixtures.js';
 
@@ -20,14 +23,19 @@ async function agentScreen(agent: Agent, id: string): Promise<string> {
 }
 
 let launched: LaunchedServer | undefined;
+let workspace: string | undefined;
 test.afterEach(async () => {
   await launched?.dispose();
   launched = undefined;
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+  workspace = undefined;
 });
 
 test("a session that ran vim and a password prompt replays in asciinema's player, a marker per command, without the password", async ({ panel: page, agent }) => {
-  // In the spec's own HOME: vim writes its file there.
-  const { id } = await agent.call<{ id: string }>('terminal_create', { title: 'editing', cwd: '~' });
+  // In a project directory of its own: vim writes its file there (a sandboxed shell's HOME is read-only, and so is a
+  // working directory that is HOME).
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'ptydeck-e2e-replay-')));
+  const { id } = await agent.call<{ id: string }>('terminal_create', { title: 'editing', cwd: workspace });
   // vim on the main screen (no alternate screen), so what it drew stays on the screen after it quits.
   await agent.call('terminal_run', { id, command: "vim -u NONE -i NONE -N -c 'set t_ti= t_te=' notes.txt", timeout_ms: 200 });
   // Vim is up once it drew its empty-buffer lines: its "notes.txt" [New] message is gone if the panel's
