@@ -52,7 +52,9 @@ describe.runIf(process.platform === 'linux')('checkHostProcess', () => {
     for (const address of ['127.0.0.2', '[::1]', '192.0.2.1']) {
       const check = checkHostProcess({ url: `http://${address}:${port}`, pid: process.pid }, stateDir());
       expect(check, address).toMatchObject({ kind: 'refused' });
-      expect((check as { reason: string }).reason, address).toContain(`server.json names ${address.replace(/^\[(.*)\]$/, '$1')} port ${port}, where the host (pid ${process.pid}) does not listen`);
+      expect((check as { reason: string }).reason, address).toContain(
+        `server.json names ${address.replace(/^\[(.*)\]$/, '$1')} port ${port}, where the host (pid ${process.pid}) does not listen (it listens at 127.0.0.1)`,
+      );
     }
   });
 

@@ -41,6 +41,8 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
   const uid = process.getuid?.();
   /** This user's sockets listening on the port, at any address: whoever holds one is on the port. */
   const inodes = new Set<string>();
+  /** Where they listen, for a refusal to name. */
+  const addresses = new Set<string>();
   /** Those of them that take a connection to the address server.json names: the one the client makes goes there. */
   const reached = new Set<string>();
   /** Another user's socket that would take that connection. */
@@ -56,6 +58,7 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
       continue;
     }
     inodes.add(socket.inode);
+    if (address !== undefined) addresses.add(address);
     if (reaches) reached.add(socket.inode);
   }
   if (inodes.size === 0) return { kind: 'absent', reason: `nothing of yours listens on port ${port}` };
@@ -81,7 +84,8 @@ export function checkHostProcess(record: { url: string; pid: number }, stateDir:
   // another machine, if server.json was rewritten to name one with the host's port.
   if (foreign !== undefined) return { kind: 'refused', reason: `another user's socket listens at ${foreign} port ${port}, which server.json names` };
   if (reached.size === 0) {
-    return { kind: 'refused', reason: `server.json names ${named.join(' or ')} port ${port}, where the host (pid ${host}) does not listen: server.json was rewritten` };
+    const at = [...addresses].join(' and ');
+    return { kind: 'refused', reason: `server.json names ${named.join(' or ')} port ${port}, where the host (pid ${host}) does not listen (it listens at ${at}): server.json was rewritten` };
   }
   const inside = insideSession(host);
   if (inside) return { kind: 'refused', reason: `the process listening on port ${port} (pid ${host}) runs inside a ptydeck session or chat: ${inside}` };
