@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +39,10 @@ const fakeHost = join(dirname(fileURLToPath(import.meta.url)), '..', 'testing', 
 const sandboxes: HostSandbox[] = [];
 const clients: Client[] = [];
 const strays: number[] = [];
+/** Directories a test made outside its sandbox. */
+const scratch: string[] = [];
 afterEach(async () => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
   for (const pid of strays.splice(0)) {
     try {
@@ -169,6 +172,7 @@ describe('a client confirms the host with the kernel, not with server.json', () 
     if (process.getuid?.() === 0) {
       // Another user's server at the host's port on 127.0.0.2: the kernel routes the client's connection there.
       const logs = mkdtempSync(join(tmpdir(), 'ptydeck-fake-log-'));
+      scratch.push(logs);
       chmodSync(logs, 0o777);
       const log = join(logs, 'requests.log');
       const other = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, fakeHost, logs, log, String(HOST_PROTOCOL_VERSION), `--at=127.0.0.2:${port}`], {

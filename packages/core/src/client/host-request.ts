@@ -61,7 +61,8 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     let size = 0;
     let settled = false;
     const settle = (error: Error | undefined, answer?: HostAnswer) => {
-      if (settled) socket.destroy();
+      // Taken whole already (settleWhole): what the server does after it only ends the connection.
+      if (settled) return void socket.destroy();
       settled = true;
       clearTimeout(timer);
       socket.destroy();
@@ -96,6 +97,8 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
       options.onSent?.();
     });
     socket.on('data', (chunk: Buffer) => {
+      // Past a whole answer nothing is read: the timer, unref'd, cuts a server that keeps sending.
+      if (settled) return;
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) return settle(new Error(`answered more than ${MAX_ANSWER_BYTES} bytes`));
       chunks.push(chunk);
@@ -105,9 +108,10 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
       } catch (error) {
         return settle(error as Error);
       }
-      if (whole && !settled) settleWhole(whole);
+      if (whole) settleWhole(whole);
     });
     socket.once('end', () => {
+      if (settled) return void socket.destroy();
       try {
         settle(undefined, parseAnswer(Buffer.concat(chunks)));
       } catch (error) {

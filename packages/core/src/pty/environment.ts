@@ -51,7 +51,7 @@ export function definedEnv(env: EnvLike): Record<string, string> {
  * program itself (confine's `loaderEnv`): the caller names them, and a
  * library the confined program wrote must not load outside it.
  */
-export function isLoaderVar(name: string): boolean {
+function isLoaderVar(name: string): boolean {
   return name.startsWith('LD_') || name === 'GCONV_PATH';
 }
 
