@@ -342,7 +342,7 @@ test.describe('the overview with a chat', () => {
   test.use({ agentsJson: demoAgentsJson() });
 
   // Issue 32 item 9: a chat's agent reaches ptydeck's MCP server under its chat's owner id, so it was also a
-  // "Connected agents" entry holding its shells, and its chat's card said "No shells yet".
+  // "Connected agents" entry holding its shells, and its chat's card said it had no shells.
   test("lists the chat's agent once, on its chat's card, with the shells it opened through ptydeck's MCP server", async ({ panel: page }) => {
     const pane = await startDemoChat(page);
     const log = pane.getByRole('log', { name: 'Chat with demo' });
@@ -351,7 +351,7 @@ test.describe('the overview with a chat', () => {
     const sessionId = /^MCP terminal (\S+):/.exec((await lastAgentMessage(log).textContent())!)![1]!;
     const card = page.getByTestId('chat-agent');
     await expect(card.locator(`[data-session-id="${sessionId}"]`)).toBeVisible();
-    await expect(card.getByText('No shells yet.')).toHaveCount(0);
+    await expect(card.getByText('No open shells.')).toHaveCount(0);
     // Its MCP connection stays open, as a real agent's does, and is not a second entry.
     await expect(page.getByTestId('agent')).toHaveCount(0);
     await expect(page.getByTestId('agent-count')).toHaveText('0');

@@ -81,3 +81,30 @@ test('the Timeline lists the commands of every session live, in order, and a cli
   await rows.first().click();
   await expect(page.getByRole('tab', { name: `${AGENT_NAME} agent: work` })).toHaveAttribute('aria-selected', 'true');
 });
+
+test("a closed session's commands stay in the Timeline, marked closed, across a reload; the agent's close takes none back", async ({ panel: page, agent }) => {
+  await page.getByTestId('toggle-timeline').click();
+  const rows = page.getByTestId('timeline-row');
+  const shell = await agent.call<Created>('terminal_create', { title: 'short-lived' });
+  await agent.call('terminal_run', { id: shell.id, command: 'echo did-something' });
+  await agent.call('terminal_run', { id: shell.id, command: '(exit 7)' });
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first().getByTestId('timeline-replay')).toBeVisible();
+
+  await agent.call('terminal_close', { id: shell.id });
+  await expect(rows.locator('[data-testid="timeline-closed"]')).toHaveCount(2);
+  for (const reloaded of [false, true]) {
+    if (reloaded) {
+      await page.reload();
+      await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
+      if (!(await page.getByTestId('timeline').isVisible())) await page.getByTestId('toggle-timeline').click();
+    }
+    await expect(rows.locator('.timeline-command')).toHaveText(['echo did-something', '(exit 7)']);
+    await expect(rows.getByTestId('timeline-exit')).toHaveText(['0', '7']);
+    await expect(rows.locator('td:nth-child(3)')).toHaveText([/^short-lived closed$/, /^short-lived closed$/]);
+    await expect(rows.nth(1)).toHaveClass(/failed/);
+    // Its output went with the session: nothing to replay or export.
+    await expect(rows.getByTestId('timeline-replay')).toHaveCount(0);
+  }
+  await keepScreenshot(page, 'timeline-closed');
+});

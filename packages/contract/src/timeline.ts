@@ -5,6 +5,8 @@ import { SessionId } from './session.js';
 
 /** Longest command line a record keeps; the shell cuts longer ones and the record ends with "…". */
 export const MAX_COMMAND_CHARS = 2000;
+/** Longest session title a closed session's records keep. */
+export const MAX_CLOSED_TITLE_CHARS = 200;
 
 /**
  * Who typed the command line: the agent that owns the session (through its
@@ -43,6 +45,11 @@ export const CommandRecord = z.object({
   output: z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative().nullable() }),
   /** The remote host the session is on, as this machine's panel shows it; absent for this machine's. */
   host: z.string().max(64).optional(),
+  /**
+   * The session was closed: the record stays (what ran, and how it ended, outlives the shell, as an audit
+   * should), its output went with the session. Its title then, and when (epoch ms).
+   */
+  closed: z.object({ title: z.string().max(MAX_CLOSED_TITLE_CHARS), at: z.number() }).optional(),
 });
 export type CommandRecord = z.infer<typeof CommandRecord>;
 

@@ -57,7 +57,7 @@ describe('groupSessions', () => {
   });
 
   // Issue 32 item 9: a chat's agent connects to ptydeck's MCP server under its chat's owner id, so it is also a
-  // connected agent; its shells were listed under a "Connected agents" entry and its chat's card said "No shells yet".
+  // connected agent; its shells were listed under a "Connected agents" entry and its chat's card said it had no shells.
   it("lists a chat's agent once, under its chat, though its MCP connection is a connected agent too", () => {
     const sessions = [session('c1', 'chat:1'), session('a1', 'live')];
     const groups = groupSessions(sessions, [agent('chat:1'), agent('live')], ['chat:1']);

@@ -256,7 +256,7 @@ function ChatAgents(props: { sessionsOf(owner: string): SessionInfo[] }) {
                     Open chat
                   </button>
                 </div>
-                <Show when={props.sessionsOf(item.info.owner).length > 0} fallback={<p class="empty small">No shells yet.</p>}>
+                <Show when={props.sessionsOf(item.info.owner).length > 0} fallback={<p class="empty small">No open shells.</p>}>
                   <ul class="session-list">
                     <For each={props.sessionsOf(item.info.owner)}>{(session) => <SessionRow session={session} />}</For>
                   </ul>
@@ -321,7 +321,7 @@ export function Overview() {
                       </div>
                     </div>
                   </div>
-                  <Show when={sessionsOf(agent.id).length > 0} fallback={<p class="empty small">No shells yet.</p>}>
+                  <Show when={sessionsOf(agent.id).length > 0} fallback={<p class="empty small">No open shells.</p>}>
                     <ul class="session-list">
                       <For each={sessionsOf(agent.id)}>{(session) => <SessionRow session={session} />}</For>
                     </ul>

@@ -33,7 +33,9 @@ export function TimelineView() {
   const sessions = () => [...new Set(timeline.state.commands.map((record) => record.session))];
   // A remote's commands are its host's timeline relayed (tagged with its name): the column and filter show once there is one.
   const remoteHosts = () => [...new Set(timeline.state.commands.map((record) => record.host).filter((name): name is string => name !== undefined))];
-  const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? id.slice(0, 8);
+  // A closed session is in no tab: its records carry the title it had.
+  const closedTitles = () => new Map(timeline.state.commands.flatMap((record) => (record.closed ? [[record.session, record.closed.title] as const] : [])));
+  const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? closedTitles().get(id) ?? id.slice(0, 8);
   return (
     <Show when={timeline.state.open}>
       <section class="timeline" data-testid="timeline" aria-label="Timeline">
@@ -78,23 +80,32 @@ export function TimelineView() {
                   data-testid="timeline-row"
                   data-command-id={record.id}
                   data-status={record.status}
-                  classList={{ failed: commandFailed(record), running: record.status === 'running' }}
-                  onClick={() => timeline.jumpTo(record)}
+                  data-closed={record.closed ? 'true' : undefined}
+                  classList={{ failed: commandFailed(record), running: record.status === 'running', closed: record.closed !== undefined }}
+                  title={record.closed ? `Its session was closed at ${new Date(record.closed.at).toLocaleTimeString()}; its output went with it` : undefined}
+                  onClick={() => record.closed || timeline.jumpTo(record)}
                 >
                   <td>{new Date(record.startedAt).toLocaleTimeString()}</td>
                   <td>{actorLabel(record)}</td>
                   <Show when={remoteHosts().length > 0}>
                     <td data-testid="timeline-host-cell">{record.host ?? 'this machine'}</td>
                   </Show>
-                  <td>{titleOf(record.session)}</td>
+                  <td>
+                    {titleOf(record.session)}
+                    <Show when={record.closed}>
+                      {' '}<span class="exit-code closed" data-testid="timeline-closed">closed</span>
+                    </Show>
+                  </td>
                   <td class="timeline-command" title={record.cwd ?? undefined}>{record.command ?? '(not in the shell\'s history)'}</td>
                   <td>{durationLabel(commandDuration(record))}</td>
                   <td class="timeline-exit" data-testid="timeline-exit">{exitLabel(record)}</td>
                   <td>
-                    <button type="button" class="icon-button" data-testid="timeline-replay" title="Replay this session" aria-label="Replay"
-                      onClick={(e) => { e.stopPropagation(); replay.open(record.session); }}>▶</button>
-                    <button type="button" class="icon-button" title="Download this session's recording (asciicast)" aria-label="Export recording"
-                      onClick={(e) => { e.stopPropagation(); timeline.exportSession(record.session, 'asciicast-v3'); }}>⤓</button>
+                    <Show when={!record.closed}>
+                      <button type="button" class="icon-button" data-testid="timeline-replay" title="Replay this session" aria-label="Replay"
+                        onClick={(e) => { e.stopPropagation(); replay.open(record.session); }}>▶</button>
+                      <button type="button" class="icon-button" title="Download this session's recording (asciicast)" aria-label="Export recording"
+                        onClick={(e) => { e.stopPropagation(); timeline.exportSession(record.session, 'asciicast-v3'); }}>⤓</button>
+                    </Show>
                   </td>
                 </tr>
               )}

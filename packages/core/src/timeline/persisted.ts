@@ -17,7 +17,8 @@ export function parsePersistedTimeline(raw: unknown): PersistedTimeline | Error 
   if (!parsed.success) return new Error(`not a command timeline (${formatZodIssues(parsed.error, 3)})`);
   // One record per id: a planted file naming an id twice gets the first.
   const seen = new Set<string>();
-  const commands = parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id));
+  // A kept session's records are its own, never a closed one's (`closed` is the host's to set when it closes one).
+  const commands = parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id)).map(({ closed: _closed, ...record }) => record);
   const { times, size, resizes } = parsed.data;
   return { version: 1, commands, times, ...(size ? { size } : {}), ...(resizes ? { resizes } : {}) };
 }

@@ -94,6 +94,37 @@ describe('command records', () => {
     expect(await ended).toMatchObject({ exitCode: 4, actor: { kind: 'agent' } });
     expect(timeline.list({ sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['HISTIGNORE="secret*"', null, 'exit 4']);
   });
+  it("a closed session's records stay, marked closed with its title, without output; the oldest closed go first", async () => {
+    const { tool } = shells;
+    const bounded = new Timeline(shells.service, { maxClosedRecords: 2 });
+    try {
+      const shell = await tool.create(owner, { title: 'audit-me' });
+      await tool.run(owner, { id: shell.id, command: 'echo one' });
+      await tool.run(owner, { id: shell.id, command: 'echo two; (exit 5)' });
+      await tool.run(owner, { id: shell.id, command: 'echo three' });
+      const told = nextRecord((record) => record.session === shell.id && record.closed !== undefined);
+      await tool.close(owner, { id: shell.id });
+      expect((await told).closed).toMatchObject({ title: 'audit-me' });
+
+      const kept = timeline.list({ sessions: new Set([shell.id]) });
+      expect(kept.map((r) => [r.command, r.exitCode, r.status, r.actor.name, r.closed?.title])).toEqual([
+        ['echo one', 0, 'done', 'claude-code', 'audit-me'],
+        ['echo two; (exit 5)', 5, 'done', 'claude-code', 'audit-me'],
+        ['echo three', 0, 'done', 'claude-code', 'audit-me'],
+      ]);
+      expect(kept.every((r) => r.closed!.at >= r.endedAt!)).toBe(true);
+      expect(timeline.get(kept[1]!.id)).toEqual(kept[1]);
+      expect(timeline.list({ failedOnly: true, sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['echo two; (exit 5)']);
+      // Nothing of its output is kept or read: the session and its log are gone.
+      expect(timeline.recording(shell.id, 'text')).toBeUndefined();
+      expect(timeline.timesOf(shell.id)).toBeUndefined();
+      // Past the bound, the oldest closed records go.
+      expect(bounded.list({ sessions: new Set([shell.id]) }).map((r) => r.command)).toEqual(['echo two; (exit 5)', 'echo three']);
+    } finally {
+      bounded.dispose();
+    }
+  });
+
   it("names each line as it starts, fork-free, without changing what the line sees or writing where its output goes", async () => {
     const { tool, dir } = shells;
     const shell = await tool.create(owner, { cwd: dir });

@@ -3,9 +3,11 @@
  * keyed marks report them, with who typed each, and when each chunk of
  * output arrived. It follows the PTY service from above (its events and its
  * one scan of each session's output) and holds nothing the log does not:
- * a record whose output the log dropped goes with it.
+ * a record whose output the log dropped goes with it. A closed session is
+ * the exception: its records stay (bounded, oldest first) without output, so
+ * closing its shell does not take back what an agent ran.
  */
-import { DisposableStore, Emitter, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, Emitter, MAX_CLOSED_TITLE_CHARS, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { ChunkTimes } from './chunk-times.js';
 import { buildRecording, type RecordingFormat, type Resize } from './recording.js';
@@ -18,6 +20,8 @@ export interface TimelineOptions {
   records?: boolean;
   /** Keep when each chunk arrived. Default true. */
   chunkTimes?: boolean;
+  /** Records of closed sessions kept, across them all; the oldest go first. Default 5000. */
+  maxClosedRecords?: number;
 }
 
 export interface TimelineQuery {
@@ -52,6 +56,8 @@ interface Followed {
   /** The size the session started with, and each resize since, bounded. */
   size: { cols: number; rows: number };
   resizes: Resize[];
+  /** The session's title as it last was: its records keep it once it is closed. */
+  title: string;
 }
 
 /** Resizes kept per session; a dragged window makes many. */
@@ -74,6 +80,9 @@ export class Timeline {
   private readonly maxRecords: number;
   private readonly records: boolean;
   private readonly chunkTimes: boolean;
+  /** Records of closed sessions, in the order they closed; bounded by maxClosed. */
+  private closed: CommandRecord[] = [];
+  private readonly maxClosed: number;
 
   constructor(
     private readonly service: PtyService,
@@ -82,6 +91,7 @@ export class Timeline {
     this.maxRecords = options.maxRecordsPerSession ?? 1000;
     this.records = options.records ?? true;
     this.chunkTimes = options.chunkTimes ?? true;
+    this.maxClosed = options.maxClosedRecords ?? 5000;
     for (const info of service.list()) this.follow(info);
     this.subscriptions.add(service.on('pty.created', (event) => this.follow(event.info)));
     if (this.chunkTimes) {
@@ -101,11 +111,14 @@ export class Timeline {
         }),
       );
     }
-    this.subscriptions.add(service.on('pty.updated', (event) => this.resized(event.info)));
+    this.subscriptions.add(service.on('pty.updated', (event) => this.updated(event.info)));
     this.subscriptions.add(
       service.on('pty.removed', (event) => {
-        this.sessions.get(event.id)?.stop();
+        const followed = this.sessions.get(event.id);
+        if (!followed) return;
+        followed.stop();
         this.sessions.delete(event.id);
+        this.keepClosed(followed);
       }),
     );
   }
@@ -116,25 +129,27 @@ export class Timeline {
   /** Commands across sessions, in the order they started. */
   list(query: TimelineQuery = {}): CommandRecord[] {
     const out: CommandRecord[] = [];
+    const take = (record: CommandRecord) => {
+      if (query.failedOnly && (record.status === 'running' || !commandFailed(record))) return;
+      if (query.since !== undefined && record.startedAt < query.since) return;
+      if (query.pattern && !query.pattern.test(record.command ?? '')) return;
+      out.push(record);
+    };
     for (const [id, followed] of this.sessions) {
       if (query.sessions && !query.sessions.has(id)) continue;
       this.trim(id, followed);
-      for (const record of followed.commands.all) {
-        if (query.failedOnly && (record.status === 'running' || !commandFailed(record))) continue;
-        if (query.since !== undefined && record.startedAt < query.since) continue;
-        if (query.pattern && !query.pattern.test(record.command ?? '')) continue;
-        out.push(record);
-      }
+      for (const record of followed.commands.all) take(record);
     }
+    for (const record of this.closed) if (!query.sessions || query.sessions.has(record.session)) take(record);
     out.sort((a, b) => a.startedAt - b.startedAt || a.output.start - b.output.start);
     return query.limit !== undefined && out.length > query.limit ? out.slice(out.length - query.limit) : out;
   }
 
-  /** One record by id, or undefined (also when its output is gone). */
+  /** One record by id, or undefined (also when its output is gone, except a closed session's: see `closed`). */
   get(id: string): CommandRecord | undefined {
     const session = id.slice(0, id.lastIndexOf(':'));
     const followed = this.sessions.get(session);
-    if (!followed) return undefined;
+    if (!followed) return this.closed.find((record) => record.id === id);
     this.trim(session, followed);
     return followed.commands.all.find((record) => record.id === id);
   }
@@ -224,6 +239,25 @@ export class Timeline {
     this.subscriptions.dispose();
     for (const followed of this.sessions.values()) followed.stop();
     this.sessions.clear();
+    this.closed = [];
+  }
+
+  /**
+   * A session was closed: its records stay, marked with its title and the
+   * time, and are told again so panels mark them; one still running (its
+   * shell ended without the mark) ends `lost`. The oldest closed records go
+   * first past maxClosed.
+   */
+  private keepClosed(followed: Followed): void {
+    if (!this.records || this.maxClosed <= 0) return;
+    const at = Date.now();
+    const closed = { title: followed.title.slice(0, MAX_CLOSED_TITLE_CHARS), at };
+    const kept = followed.commands.all.slice(-this.maxClosed).map(
+      (record): CommandRecord => ({ ...record, ...(record.status === 'running' ? { status: 'lost' as const, endedAt: at } : {}), closed }),
+    );
+    this.closed.push(...kept);
+    if (this.closed.length > this.maxClosed) this.closed.splice(0, this.closed.length - this.maxClosed);
+    for (const record of kept) this.changed.fire(record);
   }
 
   private follow(info: SessionInfo): void {
@@ -249,13 +283,15 @@ export class Timeline {
           },
         })
       : () => undefined;
-    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [] };
+    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [], title: info.title };
     this.sessions.set(info.id, followed);
   }
 
-  private resized(info: SessionInfo): void {
+  /** Keeps the session's title, and its size when it changed. */
+  private updated(info: SessionInfo): void {
     const followed = this.sessions.get(info.id);
     if (!followed) return;
+    followed.title = info.title;
     const last = followed.resizes.at(-1) ?? followed.size;
     if (last.cols === info.cols && last.rows === info.rows) return;
     followed.resizes.push({ cursor: this.service.scanPosition(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
