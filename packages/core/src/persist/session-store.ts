@@ -13,13 +13,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { reportError, type ErrorReporter, type SessionInfo } from '@ptydeck/contract';
+import { reportError, type CommandRecord, type ErrorReporter, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { assertPrivateDir } from '../common/private-paths.js';
 import type { LostRecord, LostRecordSource } from '../pty/lost-record.js';
-import { removeSessionFiles } from './store-files.js';
-import { isStorableId } from './store-format.js';
-import { loadRecords } from './store-loader.js';
+import { removeSessionFiles, writeAtomically } from './store-files.js';
+import { closedCommandsPath, isStorableId } from './store-format.js';
+import { loadClosedCommands, loadRecords } from './store-loader.js';
 import { SessionWriter, type OnDisk, type TimelineSource } from './session-writer.js';
 
 const MiB = 1024 * 1024;
@@ -51,6 +51,11 @@ export interface SessionStoreExtras {
 }
 
 export interface SessionStore extends LostRecordSource {
+  /**
+   * The closed sessions' command records an earlier host kept, checked against the contract's schema
+   * (the file is untrusted), or undefined when there are none or the file is refused (set aside, logged).
+   */
+  loadClosedCommands(): Promise<CommandRecord[] | undefined>;
   /** Starts keeping what `service`'s sessions do (those it has now, and every later one); returns the disposer. */
   record(service: PtyService, extras?: SessionStoreExtras): () => void;
   /**
@@ -101,6 +106,8 @@ class DiskSessionStore implements SessionStore {
    */
   private scratch: Uint8Array[] = [];
   private extras: SessionStoreExtras | undefined;
+  /** The timeline's closed-records revision last written. */
+  private closedWritten = -1;
 
   constructor(options: SessionStoreOptions) {
     this.dir = options.dir;
@@ -121,6 +128,10 @@ class DiskSessionStore implements SessionStore {
     this.onDisk = onDisk;
     for (const record of records) this.restored.add(record.info.id);
     return records;
+  }
+
+  loadClosedCommands(): Promise<CommandRecord[] | undefined> {
+    return loadClosedCommands(this.dir, this.report);
   }
 
   forget(id: string): void {
@@ -213,7 +224,22 @@ class DiskSessionStore implements SessionStore {
     };
     await Promise.all(Array.from({ length: WRITE_LANES }, lane));
     await this.enforceTotal();
+    await this.writeClosed();
     if (spent < budget) this.scratch = [];
+  }
+
+  /** The closed sessions' command records, one file, written whole when they changed (a few hundred bytes a record). */
+  private async writeClosed(): Promise<void> {
+    const timeline = this.extras?.timeline;
+    if (!timeline) return;
+    const revision = timeline.closedRevision();
+    if (revision === this.closedWritten) return;
+    try {
+      await writeAtomically(closedCommandsPath(this.dir), JSON.stringify(timeline.persistedClosed()));
+      this.closedWritten = revision;
+    } catch (error) {
+      this.report(error, "the session store could not write the closed sessions' command records");
+    }
   }
 
   /** Lane `lane`'s read buffer, made at its first use; the lane's writes run one after another, so they share it. */

@@ -21,6 +21,9 @@ import { metaPath, timelinePath, type SessionMeta } from './store-format.js';
 export interface TimelineSource {
   revisionOf(id: SessionId): number;
   persisted(id: SessionId, from: number): object | null;
+  /** A revision that moves when the closed sessions' records change, and what to write of them. */
+  closedRevision(): number;
+  persistedClosed(): object;
 }
 
 /** What a file holds already, for a session restored from it: it is not written again. */

@@ -36,6 +36,11 @@ export function timelinePath(dir: string, id: string): string {
   return join(dir, id + TIMELINE_SUFFIX);
 }
 
+/** The closed sessions' command records (timeline/), one file: no suffix of a session's, so load() passes it by. */
+export function closedCommandsPath(dir: string): string {
+  return join(dir, 'closed-commands');
+}
+
 export const SessionMeta = z.object({
   version: z.literal(1),
   info: SessionInfo,

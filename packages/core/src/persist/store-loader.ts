@@ -15,10 +15,11 @@
  * since nothing tells the developer's from one planted beside it.
  */
 import { readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
+import { basename, join } from 'node:path';
+import { CommandRecord, formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
+import { z } from 'zod';
 import type { LostRecord } from '../pty/lost-record.js';
-import { HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
+import { closedCommandsPath, HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
 import { SET_ASIDE_DIR, setAside } from './untrusted-files.js';
@@ -108,6 +109,40 @@ export async function loadRecords(dir: string, limits: LoadLimits, report: Error
   }
   records.sort((a, b) => a.info.createdAt - b.info.createdAt);
   return { records, onDisk };
+}
+
+/** The closed sessions' records: 5000 at most, each a few hundred bytes, bounded by its command line and cwd. */
+const MAX_CLOSED_BYTES = 16 * 1024 * 1024;
+
+/** The closed sessions' command records file (timeline/'s persistedClosed()): every record a closed one. */
+const ClosedCommandsFile = z.object({
+  version: z.literal(1),
+  commands: z.array(CommandRecord.required({ closed: true })).max(10_000),
+});
+
+/**
+ * The closed sessions' command records an earlier host kept, one per id, or undefined when there are
+ * none. A file that cannot be read or is not such records is set aside (with a line in the log), so the
+ * next write does not replace it unseen.
+ */
+export async function loadClosedCommands(dir: string, report: ErrorReporter): Promise<CommandRecord[] | undefined> {
+  const name = basename(closedCommandsPath(dir));
+  let raw: unknown;
+  try {
+    const text = await readUntrustedFile(join(dir, name), MAX_CLOSED_BYTES);
+    if (text === undefined) return undefined;
+    raw = JSON.parse(text.toString('utf8'));
+  } catch (error) {
+    await setAsideLogged(dir, name, error instanceof Error ? error.message : String(error), report);
+    return undefined;
+  }
+  const parsed = ClosedCommandsFile.safeParse(raw);
+  if (!parsed.success) {
+    await setAsideLogged(dir, name, `not closed sessions' command records (${formatZodIssues(parsed.error, 3)})`, report);
+    return undefined;
+  }
+  const seen = new Set<string>();
+  return parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id));
 }
 
 /**

@@ -19,7 +19,7 @@ import { parsePersistedTimeline, type Timeline } from '../timeline/index.js';
  * without the ones it cannot take.
  */
 export async function restoreAndRecord(
-  store: Pick<SessionStore, 'load' | 'forget' | 'record'>,
+  store: Pick<SessionStore, 'load' | 'forget' | 'record'> & Partial<Pick<SessionStore, 'loadClosedCommands'>>,
   service: PtyService,
   tool: TerminalTool,
   report: ErrorReporter = reportError,
@@ -32,6 +32,9 @@ export async function restoreAndRecord(
       return [];
     })
   ).sort((a, b) => a.info.createdAt - b.info.createdAt);
+  // The closed sessions' records (what ran in them, and how it ended), before this host's own close any.
+  const closed = timeline && store.loadClosedCommands ? await store.loadClosedCommands().catch((error: unknown) => report(error, "the closed sessions' command records could not be read")) : undefined;
+  if (timeline && closed) timeline.restoreClosed(closed);
   // Recording first, so the store follows every restored session from its creation.
   const stop = store.record(service, { agentCursorOf: (id) => tool.agentCursorOf(id), ...(timeline ? { timeline } : {}) });
   for (const record of records) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandRecord } from '@ptydeck/contract';
@@ -31,8 +31,9 @@ async function startHost(dir: string, reports: string[] = []) {
   const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
   const tool = createTerminalTool(service);
   const timeline = new Timeline(service);
-  const store = openSessionStore({ dir, flushMs: 60_000 });
-  const stop = await restoreAndRecord(store, service, tool, (error, context) => reports.push(`${context}: ${String(error)}`), timeline);
+  const report = (error: unknown, context?: string) => reports.push(`${context}: ${String(error)}`);
+  const store = openSessionStore({ dir, flushMs: 60_000, onError: report });
+  const stop = await restoreAndRecord(store, service, tool, report, timeline);
   const host = { service, tool, store, timeline, stop };
   hosts.push(host);
   return host;
@@ -105,5 +106,42 @@ describe('command records across a host restart', () => {
     expect(after.service.get(shell.id)?.status).toBe('lost');
     expect(after.timeline.list({ sessions: new Set([shell.id]) })).toEqual([]);
     expect(reports.join('\n')).toContain('are not restored');
+  });
+
+  it("a closed session's records come back with the next host; a file that is not such records is set aside", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-')), 'sessions');
+    const before = await startHost(dir);
+    const shell = await before.tool.create(OWNER, { title: 'gone-soon' });
+    await before.tool.run(OWNER, { id: shell.id, command: 'echo before-close' });
+    await before.tool.run(OWNER, { id: shell.id, command: '(exit 9)' });
+    await before.tool.close(OWNER, { id: shell.id });
+    await before.store.flush();
+    const kept = before.timeline.list({ sessions: new Set([shell.id]) });
+    expect(kept).toHaveLength(2);
+    before.stop();
+
+    const after = await startHost(dir);
+    const back = after.timeline.list({ sessions: new Set([shell.id]) });
+    expect(back).toEqual(kept);
+    expect(back.map((r) => [r.command, r.exitCode, r.closed?.title])).toEqual([
+      ['echo before-close', 0, 'gone-soon'],
+      ['(exit 9)', 9, 'gone-soon'],
+    ]);
+    // The next host's turn writes them again, and a second restart finds them once.
+    await after.store.flush();
+    after.stop();
+    const again = await startHost(dir);
+    expect(again.timeline.list({ sessions: new Set([shell.id]) })).toEqual(kept);
+    again.stop();
+
+    // A file planted in their place that is not closed records: set aside with a line in the log, nothing shown.
+    writeFileSync(join(dir, 'closed-commands'), JSON.stringify({ version: 1, commands: [{ id: 'x:1', command: 'rm -rf /' }] }));
+    const reports: string[] = [];
+    const planted = await startHost(dir, reports);
+    expect(planted.timeline.list()).toEqual([]);
+    expect(existsSync(join(dir, 'closed-commands'))).toBe(false);
+    const aside = readdirSync(join(dir, 'set-aside')).find((name) => name.startsWith('closed-commands'))!;
+    expect(readFileSync(join(dir, 'set-aside', aside), 'utf8')).toContain('rm -rf /');
+    expect(reports.join('\n')).toContain("not closed sessions' command records");
   });
 });

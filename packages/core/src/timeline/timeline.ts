@@ -36,6 +36,12 @@ export interface TimelineQuery {
   limit?: number;
 }
 
+/** What the session store keeps of the closed sessions: their records, without output. */
+export interface PersistedClosedCommands {
+  version: 1;
+  commands: readonly CommandRecord[];
+}
+
 /** What the session store keeps of a session's timeline, beside its output. */
 export interface PersistedTimeline {
   version: 1;
@@ -83,6 +89,8 @@ export class Timeline {
   /** Records of closed sessions, in the order they closed; bounded by maxClosed. */
   private closed: CommandRecord[] = [];
   private readonly maxClosed: number;
+  /** Moves with every change to `closed`: the store writes them again when it moved. */
+  private closedChanges = 0;
 
   constructor(
     private readonly service: PtyService,
@@ -220,6 +228,28 @@ export class Timeline {
     };
   }
 
+  /** A change counter for the store's file of closed sessions' records. */
+  closedRevision(): number {
+    return this.closedChanges;
+  }
+
+  /** What the store keeps of the closed sessions: their records. */
+  persistedClosed(): PersistedClosedCommands {
+    return { version: 1, commands: this.closed };
+  }
+
+  /**
+   * The closed sessions' records an earlier host kept (checked by the
+   * store): before this host's own, within the same bound.
+   */
+  restoreClosed(saved: readonly CommandRecord[]): void {
+    const known = new Set(this.closed.map((record) => record.id));
+    const earlier = saved.filter((record) => record.closed !== undefined && !known.has(record.id));
+    this.closed = [...earlier, ...this.closed].slice(-this.maxClosed);
+    this.closedChanges++;
+    for (const record of earlier) this.changed.fire(record);
+  }
+
   /**
    * A session an earlier host kept, just restored in the service: its records
    * come back (one that was running ends `lost`) with its chunk times.
@@ -257,6 +287,7 @@ export class Timeline {
     );
     this.closed.push(...kept);
     if (this.closed.length > this.maxClosed) this.closed.splice(0, this.closed.length - this.maxClosed);
+    this.closedChanges++;
     for (const record of kept) this.changed.fire(record);
   }
 
