@@ -4,7 +4,7 @@
  * each chunk arrived, a marker at each command with its command line, its
  * resizes, and (v3) its exit status last. Only output is recorded, never
  * input: what a person typed at a prompt with echo off (a password) was never
- * output, so it is in no recording.
+ * output, so it is in no recording. Nor are ptydeck's own marks (privateMarks).
  */
 import type { CommandRecord, SessionInfo } from '@ptydeck/contract';
 import { renderPlainText } from '../terminal-tool/index.js';
@@ -75,7 +75,7 @@ function recordingEvents(input: RecordingInput): Event[] {
   const boundaries = new Set<number>([start, end, ...cuts.keys()]);
   for (const time of input.times) if (time.cursor > start && time.cursor < end) boundaries.add(at(time.cursor));
   const sorted = [...boundaries].sort((a, b) => a - b);
-  const decoder = new TextDecoder();
+  const without = outputWithout(bytes, privateMarks(bytes));
   const events: Event[] = [];
   let last = Number.NEGATIVE_INFINITY;
   // Times never go backwards: a marker's clock and a chunk's are read apart.
@@ -88,7 +88,8 @@ function recordingEvents(input: RecordingInput): Event[] {
     for (const event of cuts.get(from) ?? []) push(event);
     const to = sorted[i + 1];
     if (to === undefined || to <= from) continue;
-    push({ at: timeAt(from), code: 'o', data: decoder.decode(bytes.subarray(from - start, to - start)) });
+    const data = without(from - start, to - start);
+    if (data !== '') push({ at: timeAt(from), code: 'o', data });
   }
   const { info } = input;
   if (info.status === 'exited' && info.exitedAt !== null) {
@@ -96,6 +97,69 @@ function recordingEvents(input: RecordingInput): Event[] {
     push({ at: info.exitedAt, code: 'x', data: String(status) });
   }
   return events;
+}
+
+/**
+ * Where ptydeck's own marks are in `bytes` ([start, end) offsets, in order):
+ * OSC 6973 (the shell's key, nonce runs) and the OSC 133 / 633 marks that
+ * carry the key (`k=`). The key is what makes a mark unforgeable by output: a
+ * recording is for sharing, and a live session's key in a file an agent's
+ * shell can read would let it print marks that forge its commands' records.
+ * A player draws nothing for them, so nothing visible goes; OSC 7 (the cwd)
+ * and a prompt's own marks without the key stay.
+ */
+export function privateMarks(bytes: Uint8Array): Array<[number, number]> {
+  const marks: Array<[number, number]> = [];
+  let at = bytes.indexOf(0x1b);
+  while (at >= 0) {
+    if (bytes[at + 1] !== 0x5d) {
+      at = bytes.indexOf(0x1b, at + 1);
+      continue;
+    }
+    // The payload runs to BEL or ST (ESC \); another ESC aborts it, as in a terminal.
+    let end = at + 2;
+    while (end < bytes.length && bytes[end] !== 0x07 && bytes[end] !== 0x1b) end++;
+    if (end >= bytes.length) {
+      // Cut off by the log's end: a mark still being written.
+      if (isPrivateMark(bytes.subarray(at + 2, end))) marks.push([at, end]);
+      break;
+    }
+    const after = bytes[end] === 0x07 ? end + 1 : bytes[end + 1] === 0x5c ? end + 2 : end;
+    if (after > end && isPrivateMark(bytes.subarray(at + 2, end))) marks.push([at, after]);
+    at = bytes.indexOf(0x1b, after);
+  }
+  return marks;
+}
+
+const KEY_PARAM = Buffer.from('k=');
+
+function isPrivateMark(payload: Uint8Array): boolean {
+  const text = (n: number) => String.fromCharCode(...payload.subarray(0, n));
+  if (text(5) === '6973;') return true;
+  const head = text(4);
+  return (head === '133;' || head === '633;') && Buffer.from(payload.buffer, payload.byteOffset, payload.length).includes(KEY_PARAM);
+}
+
+/**
+ * The text of bytes [from, to), leaving out the ranges in `marks`; called
+ * with ascending slices, so it walks the marks once. The marks start and end
+ * at ASCII bytes, so no character is cut.
+ */
+function outputWithout(bytes: Uint8Array, marks: ReadonlyArray<[number, number]>): (from: number, to: number) => string {
+  const decoder = new TextDecoder();
+  let next = 0;
+  return (from, to) => {
+    while (next < marks.length && marks[next]![1] <= from) next++;
+    let text = '';
+    let at = from;
+    for (let i = next; i < marks.length && marks[i]![0] < to; i++) {
+      const [markStart, markEnd] = marks[i]!;
+      if (markStart > at) text += decoder.decode(bytes.subarray(at, markStart));
+      at = Math.max(at, markEnd);
+    }
+    if (at < to) text += decoder.decode(bytes.subarray(at, to));
+    return text;
+  };
 }
 
 /** When the byte at a cursor had arrived: the chunk time at or before it. */
