@@ -1,6 +1,6 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfile } from './profile.js';
 
 /**
@@ -70,6 +70,19 @@ export const DEFAULT_HIDDEN = [
  */
 export const DEFAULT_CACHES = ['.npm', '.cache/pip', '.cargo/registry', '.cargo/git'] as const;
 
+/**
+ * What the developer's own tools run, unasked, from a project: git's hooks and config (a commit runs the
+ * hooks; the config names an fsmonitor, a pager, an ssh command), direnv's `.envrc` (run on `cd`), an
+ * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings and MCP servers
+ * (`.claude`, `.mcp.json`). A writable workspace holds them (in itself and in each directory directly in
+ * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
+ * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
+ */
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json'] as const;
+
+/** Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start. */
+const MAX_PROJECTS_LOOKED_AT = 500;
+
 export interface PolicyInput {
   profile: Exclude<SandboxProfile, 'off'>;
   /** The session's working directory: the one tree it may write. */
@@ -90,6 +103,8 @@ export interface SandboxPolicy {
   writable: string[];
   /** Paths replaced by an empty directory (or an empty file), in the order they are applied. */
   hidden: string[];
+  /** Paths inside the writable ones that stay read-only (RUN_BY_YOUR_TOOLS in the workspace). */
+  readOnly: string[];
   network: boolean;
 }
 
@@ -111,16 +126,50 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
   }
   // The working directory is the agent's to name (HOME, where a host or a bridge runs, by default), and a writable
-  // HOME is no fence: ~/.bashrc, ~/.gitconfig and ~/.local/bin run as the developer, outside any sandbox. A workspace
-  // that holds HOME is therefore read-only, like the rest.
-  const ownWorkspace = isWithin(home, workspace) ? [] : [workspace];
+  // HOME is no fence: ~/.bashrc, ~/.gitconfig and ~/.local/bin run as the developer, outside any sandbox. So a
+  // workspace that holds HOME is read-only, like the rest; so is one in HOME's dot-directories (~/.config,
+  // ~/.local/bin: what the developer's programs read and run, whether it exists yet or not), and one that holds
+  // ptydeck's own directories, existing or not (the shell would write ptydeck's config.json, which names the sandbox).
+  const ownDirs = input.ptydeckDirs.map(realAsFarAsItExists);
+  const fenced = isWithin(home, workspace) || inDotDirectory(workspace, home) || ownDirs.some((dir) => isWithin(dir, workspace));
+  const ownWorkspace = fenced ? [] : [workspace];
   return {
     profile: input.profile,
     workspace,
     writable: unique([...ownWorkspace, '/tmp', ...caches, ...extra]),
     hidden,
+    readOnly: ownWorkspace.length > 0 ? runByYourTools(workspace) : [],
     network: input.profile === 'workspace',
   };
+}
+
+/** Whether `path` lies in one of `home`'s dot-directories (~/.config/x, ~/.local). */
+function inDotDirectory(path: string, home: string): boolean {
+  return path !== home && isWithin(path, home) && path.slice(home.length).split(sep).find((part) => part !== '')!.startsWith('.');
+}
+
+/** `path` made real as far as it exists: a link among its ancestors cannot hide that it lies in a workspace. */
+function realAsFarAsItExists(path: string): string {
+  const absolute = resolve(path);
+  if (exists(absolute)) return realOr(absolute);
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(realAsFarAsItExists(parent), basename(absolute));
+}
+
+/** RUN_BY_YOUR_TOOLS that exist in `workspace` and in each directory directly in it, made real, inside it. */
+function runByYourTools(workspace: string): string[] {
+  const projects = [workspace];
+  try {
+    for (const entry of readdirSync(workspace, { withFileTypes: true })) {
+      if (projects.length > MAX_PROJECTS_LOOKED_AT) break;
+      if (entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name)) projects.push(join(workspace, entry.name));
+    }
+  } catch {
+    // An unreadable workspace: its root is still looked at.
+  }
+  const found = existingReal(projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))));
+  // A link pointing out of the workspace leads somewhere it cannot write anyway.
+  return unique(found.filter((path) => isWithin(path, workspace)));
 }
 
 /** Whether `path` is `dir` or lies beneath it. */

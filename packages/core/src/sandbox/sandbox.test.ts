@@ -166,6 +166,25 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
   it('refuses a workspace inside a hidden path', async () => {
     expect(() => sandboxPolicy({ profile: 'workspace', workspace: join(home, '.ssh'), home, ptydeckDirs: [] })).toThrow(/may not see/);
   });
+
+  it("keeps read-only a workspace that holds ptydeck's own directories, even ones not made yet, and through a link", () => {
+    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-xdg-'));
+    try {
+      // XDG_CONFIG_HOME=<outside>/config: ptydeck's config directory would be <outside>/config/ptydeck, not made yet.
+      mkdirSync(join(outside, 'config'));
+      symlinkSync(join(outside, 'config'), join(outside, 'linked'));
+      for (const configDir of [join(outside, 'config', 'ptydeck'), join(outside, 'linked', 'ptydeck')]) {
+        for (const cwd of [outside, join(outside, 'config')]) {
+          expect(sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] }).writable, `${cwd} ${configDir}`).not.toContain(realpathSync(cwd));
+        }
+      }
+      // A sibling is the agent's to write.
+      mkdirSync(join(outside, 'project'));
+      expect(sandboxPolicy({ profile: 'workspace', workspace: join(outside, 'project'), home, ptydeckDirs: [join(outside, 'config', 'ptydeck')] }).writable).toContain(realpathSync(join(outside, 'project')));
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
 });
 
 /**
