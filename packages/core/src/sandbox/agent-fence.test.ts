@@ -97,6 +97,16 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     expect(existsSync(join(home, 'planted'))).toBe(false);
   });
 
+  it('holds no capability, even where the host runs as root: it cannot unmount what hides a secret or keeps HOME read-only', async () => {
+    const made = await tool.create(owner, { cwd: workspace });
+    const ssh = join(home, '.ssh');
+    const out = await output(made.id, `grep CapEff /proc/self/status; umount ${ssh} 2>&1; umount ${home} 2>&1; umount / 2>&1; cat ${join(ssh, 'id_test')} 2>&1; echo planted >> ${join(home, '.bashrc')} 2>&1; echo done`);
+    await tool.close(owner, { id: made.id, force: true });
+    expect(out).toMatch(/CapEff:\s+0+\n/);
+    expect(out).not.toContain('PRIVATE-KEY-MATERIAL');
+    expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('PS1="$ "\n');
+  });
+
   it("with cwd in one of HOME's dot-directories (~/.config, ~/.local): the shell writes none of it, and ptydeck's config.json is never made", async () => {
     const config = join(home, '.config');
     const bin = join(home, '.local', 'bin');

@@ -53,6 +53,9 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
   for (const name of UNSET) args.push('--unsetenv', name);
   for (const [name, value] of Object.entries(options.setenv ?? {})) args.push('--setenv', name, value);
+  // Run by root (a container's developer, a VM's), bubblewrap keeps every capability for the program unless told:
+  // a shell with CAP_SYS_ADMIN unmounts what hides ~/.ssh. Unprivileged, this is its default already.
+  args.push('--cap-drop', 'ALL');
   args.push('--unshare-all');
   if (policy.network) args.push('--share-net');
   // The sandbox ends with the host that started it, as a terminal's shell ends with its window.
