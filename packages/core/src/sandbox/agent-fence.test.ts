@@ -134,6 +134,9 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
       mkdirSync(join(dir, '.vscode'));
       writeFileSync(join(dir, '.vscode', 'tasks.json'), '{}\n');
     }
+    // A worktree's .git is a file naming its repository.
+    mkdirSync(join(project, 'linked'));
+    writeFileSync(join(project, 'linked', '.git'), 'gitdir: ../.git\n');
     const gitConfig = readFileSync(join(project, '.git', 'config'), 'utf8');
     const made = await tool.create(owner, { cwd: project });
     expect(made.sandbox?.writable).toContain(project);
@@ -146,6 +149,9 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
         '  git -C $d config core.fsmonitor "touch $HOME/pwned"',
         'done 2>/dev/null',
         'echo work > file.txt && git add file.txt && git -c user.name=a -c user.email=a@b commit -qm work && echo committed',
+        // Moved aside and replaced by a repository of its own, its config and hooks the shell's: .git is pinned.
+        'mv .git .git-aside 2>/dev/null; mv service/.git service/.git-aside 2>/dev/null; mv .vscode .vscode-aside 2>/dev/null',
+        'echo "gitdir: /tmp/elsewhere" > linked/.git 2>/dev/null; echo tried',
       ].join('\n'),
     );
     expect(out).toContain('committed');
@@ -156,6 +162,8 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
       expect(readFileSync(join(dir, '.vscode', 'tasks.json'), 'utf8')).toBe('{}\n');
     }
     expect(readFileSync(join(project, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    for (const aside of ['.git-aside', 'service/.git-aside', '.vscode-aside']) expect(existsSync(join(project, aside)), aside).toBe(false);
+    expect(readFileSync(join(project, 'linked', '.git'), 'utf8')).toBe('gitdir: ../.git\n');
   });
 
   it("with cwd at the agents' rcfile directory, which its own result names: the rcfile every agent shell reads stays read-only", async () => {

@@ -48,6 +48,7 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   }
   for (const bind of binds) for (const path of ownTempDirs(bind)) own.add(path);
   for (const path of own) args.push('--ro-bind', path, path);
+  for (const path of policy.pinned) args.push('--bind', path, path);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);

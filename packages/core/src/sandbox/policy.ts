@@ -105,6 +105,12 @@ export interface SandboxPolicy {
   hidden: string[];
   /** Paths inside the writable ones that stay read-only (RUN_BY_YOUR_TOOLS in the workspace). */
   readOnly: string[];
+  /**
+   * Writable directories bound onto themselves, so that they cannot be renamed (a mount point cannot):
+   * a repository's `.git`, which a shell would otherwise move aside and replace with one whose config
+   * and hooks are its own.
+   */
+  pinned: string[];
   network: boolean;
 }
 
@@ -138,7 +144,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     workspace,
     writable: unique([...ownWorkspace, '/tmp', ...caches, ...extra]),
     hidden,
-    readOnly: ownWorkspace.length > 0 ? runByYourTools(workspace) : [],
+    ...runByYourTools(ownWorkspace),
     network: input.profile === 'workspace',
   };
 }
@@ -156,8 +162,14 @@ function realAsFarAsItExists(path: string): string {
   return parent === absolute ? absolute : join(realAsFarAsItExists(parent), basename(absolute));
 }
 
-/** RUN_BY_YOUR_TOOLS that exist in `workspace` and in each directory directly in it, made real, inside it. */
-function runByYourTools(workspace: string): string[] {
+/**
+ * RUN_BY_YOUR_TOOLS that exist in the writable workspace (none or one) and in each directory directly in
+ * it, made real, inside it; with each `.git` there: pinned when a directory, read-only when a file (a
+ * worktree's pointer to its repository).
+ */
+function runByYourTools(writable: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+  const workspace = writable[0];
+  if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace];
   try {
     for (const entry of readdirSync(workspace, { withFileTypes: true })) {
@@ -167,9 +179,12 @@ function runByYourTools(workspace: string): string[] {
   } catch {
     // An unreadable workspace: its root is still looked at.
   }
-  const found = existingReal(projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))));
   // A link pointing out of the workspace leads somewhere it cannot write anyway.
-  return unique(found.filter((path) => isWithin(path, workspace)));
+  const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
+  const gits = inside(projects.map((project) => join(project, '.git')));
+  const pinned = gits.filter((path) => lstatSync(path).isDirectory());
+  const readOnly = inside(projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))));
+  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
 }
 
 /** Whether `path` is `dir` or lies beneath it. */
