@@ -107,6 +107,15 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('PS1="$ "\n');
   });
 
+  it("cannot write the kernel's settings, even where the host runs as root (a core_pattern would run a program of its own as root)", async () => {
+    const made = await tool.create(owner, { cwd: workspace });
+    // The same value written back: were the fence to fail, nothing on the machine changes.
+    const out = await output(made.id, 'v=$(cat /proc/sys/kernel/printk_ratelimit); echo "$v" > /proc/sys/kernel/printk_ratelimit && echo WROTE-SYSCTL; echo done');
+    await tool.close(owner, { id: made.id, force: true });
+    expect(out).toContain('done');
+    expect(out).not.toContain('WROTE-SYSCTL');
+  });
+
   it("with cwd in one of HOME's dot-directories (~/.config, ~/.local): the shell writes none of it, and ptydeck's config.json is never made", async () => {
     const config = join(home, '.config');
     const bin = join(home, '.local', 'bin');
