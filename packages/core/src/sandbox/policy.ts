@@ -58,6 +58,8 @@ export const DEFAULT_HIDDEN = [
   '/run/snapd.socket',
   '/run/snapd-snap.socket',
   '/run/dbus/system_bus_socket',
+  // systemd's own manager socket, root's only: what root's systemctl and systemd-run use to start anything, unsandboxed.
+  '/run/systemd/private',
   // GNU screen's sockets (S-<user>): attaching, or `screen -X stuff`, types into the developer's own screens.
   '/run/screen',
   '/var/run/screen',
