@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
@@ -10,8 +15,12 @@ afterEach(async () => {
   await service.dispose();
 });
 
-/** A program that prints `bytes` bytes as fast as the terminal takes them, then exits. */
-const floodOf = (bytes: number) => ({ command: 'head', args: ['-c', String(bytes), '/dev/zero'], source: 'user' as const });
+/**
+ * A program that prints `bytes` bytes as fast as the terminal takes them, then exits; it starts once
+ * `gate` (a FIFO) is closed by its writer, so that floods started one after another flood together
+ * (on a loaded machine, one could otherwise end before the next one's process even ran).
+ */
+const floodOf = (bytes: number, gate: string) => ({ command: 'sh', args: ['-c', 'cat "$1" > /dev/null; exec head -c "$2" /dev/zero', 'flood', gate, String(bytes)], source: 'user' as const });
 
 /**
  * Creates the floods together and records which session each chunk came from, in order.
@@ -39,9 +48,19 @@ async function runFloods(
       sizes.push(event.data.length);
     }
   });
-  const ids = Array.from({ length: count }, () => service.create(floodOf(bytes)).id);
-  await Promise.all(ids.map((id) => waitForExit(service, id)));
-  return { order, sizes, ends: ids.map((id) => service.read(id, { maxBytes: 1 }).end) };
+  const gates = mkdtempSync(join(tmpdir(), 'ptydeck-flood-gates-'));
+  try {
+    const paths = Array.from({ length: count }, (_, i) => join(gates, String(i)));
+    for (const path of paths) execFileSync('mkfifo', [path]);
+    const ids = paths.map((path) => service.create(floodOf(bytes, path)).id);
+    // Each open resolves once its flood's `cat` has the FIFO open; closing them all lets every flood go at once.
+    const writers = await Promise.all(paths.map((path) => open(path, 'w')));
+    await Promise.all(writers.map((writer) => writer.close()));
+    await Promise.all(ids.map((id) => waitForExit(service, id)));
+    return { order, sizes, ends: ids.map((id) => service.read(id, { maxBytes: 1 }).end) };
+  } finally {
+    rmSync(gates, { recursive: true, force: true });
+  }
 }
 
 /** How often consecutive chunks came from different sessions. */
