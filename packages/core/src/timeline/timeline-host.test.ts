@@ -84,4 +84,19 @@ describe('the timeline in a real host', () => {
     const after = await runCli(box, ['export', id]);
     expect(after.stdout.split('\n').filter((line) => line.includes('"m"'))).toHaveLength(3);
   });
+
+  it("writes no raw C1 control to the developer's terminal: an agent's OSC 52 in U+009D form stays text in `ptydeck export`", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const id = String((await ok(agent.client, 'terminal_create', {})).id);
+    // U+009D is OSC and U+009C ST to xterm and xterm.js reading UTF-8: a clipboard write, a title and a CSI report request.
+    await ok(agent.client, 'terminal_run', { id, command: "printf 'a\\xc2\\x9d52;c;cHduZWQ=\\xc2\\x9cb\\xc2\\x9d0;spoof\\xc2\\x9cc\\xc2\\x9b6n\\x7f\\n'" });
+    const exported = await runCli(box, ['export', id]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(/[\u007f-\u009f]/);
+    // The same JSON value: a player reads the bytes the session wrote.
+    const output = exported.stdout.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line)).filter((event) => event[1] === 'o').map((event) => event[2]).join('');
+    expect(output).toContain('a\u009d52;c;cHduZWQ=\u009cb\u009d0;spoof\u009cc\u009b6n\u007f');
+  });
 });
