@@ -4,7 +4,7 @@ import { DisposableStore } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
 import { PanelSession, readPanelMessage } from './panel-session.js';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 
