@@ -17,9 +17,10 @@ export interface CountedTerminal {
  * kept a terminal busy for 27 s of CPU, and 2147483647 for hours, freezing the
  * core's screen of that session or the panel's whole page. Real terminals
  * clamp these to the screen; up to the largest screen a session may have, the
- * counts below are carried out as they are.
+ * counts below are carried out as they are. By the CSI's final byte, with no
+ * private marker or intermediate.
  */
-const COUNT_BOUNDS: ReadonlyArray<readonly [final: string, most: number]> = [
+export const COUNT_BOUNDS: ReadonlyMap<string, number> = new Map([
   ['S', MAX_ROWS],
   ['T', MAX_ROWS],
   ['L', MAX_ROWS],
@@ -27,7 +28,7 @@ const COUNT_BOUNDS: ReadonlyArray<readonly [final: string, most: number]> = [
   ['I', MAX_COLS],
   ['Z', MAX_COLS],
   ['b', MAX_COLS],
-];
+]);
 
 /**
  * Drops any of the sequences above whose count is past its bound: past the
@@ -40,8 +41,10 @@ export function boundTerminalCounts(terminal: CountedTerminal): Disposable {
   for (const [final, most] of COUNT_BOUNDS) {
     handlers.add(
       terminal.parser.registerCsiHandler({ final }, (params) => {
-        const count = params[0];
-        return typeof count === 'number' && count > most;
+        // With sub-parameters (`2147483647:1`) the count comes first in an array of its own.
+        const first = params[0];
+        const count = Array.isArray(first) ? first[0] : first;
+        return count !== undefined && count > most;
       }),
     );
   }

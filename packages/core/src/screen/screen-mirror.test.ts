@@ -14,7 +14,7 @@ describe('ScreenMirror', () => {
 
   it("drops a scroll, line insert or delete, tab move or repeat whose count is past any screen: xterm.js carries each out once per count (13 bytes kept it busy for 27 s)", async () => {
     mirror = new ScreenMirror({ cols: 20, rows: 3 });
-    await mirror.write('keep\r\nx\x1b[100000b|\x1b[100000S\x1b[100000T\x1b[100000L\x1b[100000M\x1b[100000Z\x1b[100000I');
+    await mirror.write('keep\r\nx\x1b[100000b|\x1b[100000:1S\x1b[100000S\x1b[100000T\x1b[100000L\x1b[100000M\x1b[100000Z\x1b[100000I');
     expect(mirror.screenText()).toBe('keep\nx|');
     // Up to the largest screen a session may have, each is carried out as it is.
     await mirror.write('\r\nab\x1b[3b');
