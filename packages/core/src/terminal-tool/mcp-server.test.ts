@@ -143,6 +143,24 @@ describe('agent MCP server', () => {
     expect(Object.keys(waited).slice(0, 3)).toEqual(['reason', 'scope', 'output']);
   });
 
+  it("names an agent by its client's name as a person reads it: no invisible or direction-changing characters, no line breaks, at most 64 characters, never empty", async () => {
+    // An empty or invisible badge made an agent's tab look like one of the developer's; a reversed one read otherwise than it is.
+    const cases: Array<[string, string]> = [
+      ['', 'unknown'],
+      ['\u200b \u2066', 'unknown'],
+      ['\u202edeveloper', 'developer'],
+      ['claude\n\tcode\u0007', 'claude code'],
+      ['x'.repeat(10_000), 'x'.repeat(64)],
+    ];
+    for (const [raw, shown] of cases) {
+      const { call, id: connectionId } = await connect(raw);
+      const created = await ok(call, 'terminal_create', { cwd: dir });
+      expect(service.get(created.id)!.ownerName, JSON.stringify(raw)).toBe(shown);
+      expect(initialized.filter((entry) => entry.id === connectionId).map((entry) => entry.name)).toEqual([shown]);
+      await ok(call, 'terminal_close', { id: created.id });
+    }
+  });
+
   it('runs commands in a persistent shell with exit codes and shared cwd', async () => {
     const { call, id: connectionId } = await connect('runner');
     const created = await ok(call, 'terminal_create', { cwd: dir });
