@@ -318,6 +318,15 @@ describe('agent MCP server', () => {
     expect(foreign).toBe(unknown.replace('no-such-id', mine.id));
     expect(foreign).toMatch(/No such terminal/);
     expect(errorText(await a.call('terminal_send', { id: user.id, text: 'x' }))).toMatch(/No such terminal/);
+    // Every call that names a terminal answers the developer's tab as an unknown id, and leaves it as it was.
+    for (const [name, args] of [
+      ['terminal_run', { id: user.id, command: 'echo agent-typed' }],
+      ['terminal_read', { id: user.id, mode: 'screen' }],
+      ['terminal_wait', { id: user.id, until: 'exit', timeout_ms: 100 }],
+      ['terminal_close', { id: user.id, force: true }],
+    ] as const) expect(errorText(await a.call(name, args)), name).toMatch(/No such terminal/);
+    expect(service.get(user.id)?.status).toBe('running');
+    expect(service.read(user.id).data.length).toBe(0);
     expect(errorText(await b.call('terminal_close', { id: mine.id }))).toMatch(/No such terminal/);
     expect(service.get(mine.id)?.status).toBe('running');
     await service.remove(user.id);
