@@ -18,7 +18,7 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The modules `ptydeck ls`, `url` and `status` run, and what they share with every client; scripts/cli-bundle.test.ts checks they load no zod and no ws. */
 const LIGHT_CLIENT =
-  /[\\/](core[\\/]dist[\\/](client[\\/](ls|url|status|host-snapshot|proven-request|snapshot-check|running-host|ensure-host|host-check|host-request|panel-access|printable|session-list)|common[\\/](?!stop-answer|jsonrpc-frame|stdio-transport)[\w-]+|proc[\\/](proc-fs|tcp-table))|contract[\\/]dist[\\/]routes)\.js$/;
+  /[\\/](core[\\/]dist[\\/](client[\\/](ls|url|status|host-snapshot|proven-request|snapshot-check|running-host|ensure-host|host-check|host-request|panel-access|session-list)|common[\\/](?!stop-answer|jsonrpc-frame|stdio-transport)[\w-]+|proc[\\/](proc-fs|tcp-table))|contract[\\/]dist[\\/]routes)\.js$/;
 
 /** The ESM bundle: every command, the host and its workers, in chunks. */
 const bundle = {

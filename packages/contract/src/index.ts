@@ -17,3 +17,4 @@ export * from './disposable.js';
 export * from './zod-issues.js';
 export * from './lost-note.js';
 export * from './timeline.js';
+export * from './terminal-counts.js';

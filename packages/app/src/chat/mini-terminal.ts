@@ -1,7 +1,7 @@
 // A small read-only terminal for a chat's tool card, so a command an agent runs can be watched where it is
 // mentioned.
 import { Terminal } from '@xterm/xterm';
-import { DisposableStore } from '@ptydeck/contract';
+import { boundTerminalCounts, DisposableStore } from '@ptydeck/contract';
 import { TERMINAL_THEME } from '../terminal/terminal-view.js';
 import { TerminalFeed } from '../terminal/terminal-feed.js';
 
@@ -45,8 +45,11 @@ export class MiniTerminal {
       lineHeight: 1.1,
       scrollback: 2_000,
       theme: TERMINAL_THEME,
+      allowProposedApi: true, // the parser hooks of boundTerminalCounts
     });
     this.disposables.add(() => this.terminal.dispose());
+    // The command's output chooses these counts: unbounded, one sequence froze the whole page for hours.
+    boundTerminalCounts(this.terminal);
     this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor));
     // As tall as its output, up to maxRows: a card for `echo hi` is not ten empty rows.
     const growth = this.terminal.onWriteParsed(() => this.fitRows(options.maxRows));

@@ -5,7 +5,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
-import { DisposableStore, type CommandRecord, type ScreenMark } from '@ptydeck/contract';
+import { boundTerminalCounts, DisposableStore, type CommandRecord, type ScreenMark } from '@ptydeck/contract';
 import { MAC_PLATFORM, matchClipboardKey } from './clipboard-keys.js';
 import { CommandGutter } from './command-gutter.js';
 import { commandJumpKey } from './command-marks.js';
@@ -111,6 +111,8 @@ export class TerminalView {
       linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
     });
     this.disposables.add(() => this.terminal.dispose());
+    // The session's output chooses these counts: unbounded, one sequence froze the whole page for hours.
+    boundTerminalCounts(this.terminal);
     this.feed = new TerminalFeed(this.terminal, (cursor) => options.onParsed(cursor), {
       restoring: () => this.gutter.restoring(),
       restored: (marks) => this.gutter.restored(marks),

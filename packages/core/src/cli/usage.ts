@@ -190,7 +190,7 @@ stdout. Refused inside a ptydeck session, as \`ptydeck ls\` is.
 
 Options:
   --format F    asciicast-v3 (default), asciicast-v2 or text
-  -o, --output  Write to this file (created 0600) instead of stdout
+  -o, --output  Write to this file (a new one, 0600, renamed over the name) instead of stdout
   -h, --help    Show this help
 `;
 

@@ -7,7 +7,7 @@ import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
 import { OutputFilter } from './output-filter.js';
 import { readAttachMessage } from './attach-messages.js';
 import { PanelSession } from './panel-session.js';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
 import { matchSession, ownerOf, SHORT_ID_LENGTH } from './session-list.js';
 import { styleFor } from './style.js';

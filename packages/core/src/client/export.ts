@@ -1,12 +1,14 @@
 // `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { DisposableStore } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
 import { PanelSession, readPanelMessage } from './panel-session.js';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
+import { randomHex } from '../common/random-hex.js';
 
 export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
   const panel = await PanelSession.connect('ptydeck export', { read: readPanelMessage });
@@ -37,7 +39,7 @@ export async function runExport(command: { target: string; format: ExportFormat;
     });
     if (command.output === null) io.stdout.write(data);
     else {
-      await writeFile(command.output, data, { mode: 0o600 });
+      await writeBeside(command.output, data);
       io.stderr.write(`ptydeck: wrote session ${match.info.id.slice(0, SHORT_ID_LENGTH)} to ${command.output} (${command.format})\n`);
     }
     return EXIT_OK;
@@ -45,3 +47,24 @@ export async function runExport(command: { target: string; format: ExportFormat;
     panel.close();
   }
 }
+
+/**
+ * Writes `data` to a new file beside `path`, then renames it over `path`. The
+ * path is often in an agent's workspace, which its shell writes: a link it
+ * planted at the name a developer is likely to give (`session.cast`) made
+ * writeFile write the export, the agent's own output, through the link, to
+ * `~/.bashrc` say. A rename replaces a link, and a name hard-linked elsewhere,
+ * without writing through it.
+ */
+async function writeBeside(path: string, data: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomHex(6)}.tmp`);
+  // wx: O_EXCL, so not through a link either.
+  await writeFile(temporary, data, { mode: 0o600, flag: 'wx' });
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+

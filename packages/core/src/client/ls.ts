@@ -1,7 +1,7 @@
 // `ptydeck ls`: every session of the running host, as a table or as JSON.
 import type { CliIo } from './cli-io.js';
 import { hostSnapshot } from './host-snapshot.js';
-import { terminalSafeJson } from './printable.js';
+import { terminalSafeJson } from '../common/printable.js';
 import { formatTable, listEntry } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 import { homeDirectory } from '../common/home-dir.js';

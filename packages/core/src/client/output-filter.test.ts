@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_COLS, MAX_ROWS } from '@ptydeck/contract';
 import { OutputFilter } from './output-filter.js';
 
 const ESC = '\x1b';
@@ -62,6 +63,16 @@ describe('OutputFilter', () => {
       `${ESC}[2 q${ESC}[!p`,
     ];
     for (const text of drawing) expect(new OutputFilter().filter(text)).toBe(text);
+  });
+
+  it("bounds the counts a terminal carries out once per count, so a session cannot hold the developer's terminal for hours", () => {
+    // xterm.js (VS Code's terminal and others) scrolled 2147483647 times for the first: one sequence froze it.
+    const filter = new OutputFilter();
+    expect(filter.filter(`${ESC}[2147483647S${ESC}[99999T${ESC}[2147483647L${ESC}[2147483647;1M`)).toBe(`${ESC}[${MAX_ROWS}S${ESC}[${MAX_ROWS}T${ESC}[${MAX_ROWS}L${ESC}[${MAX_ROWS};1M`);
+    expect(filter.filter(`x${ESC}[2147483647b${ESC}[2147483647I${ESC}[2147483647Z`)).toBe(`x${ESC}[${MAX_COLS}b${ESC}[${MAX_COLS}I${ESC}[${MAX_COLS}Z`);
+    expect(filter.filter(`${ESC}[2147483647:1S`)).toBe(`${ESC}[${MAX_ROWS}:1S`);
+    // Counts within the largest screen pass as they are.
+    expect(filter.filter(`${ESC}[3S${ESC}[${MAX_COLS}b`)).toBe(`${ESC}[3S${ESC}[${MAX_COLS}b`);
   });
 
   it('keeps the drawing modes of a mode list and drops the rest', () => {

@@ -1,5 +1,6 @@
 // What of a session's output `ptydeck attach` gives the developer's own terminal: drawing, never requests.
 import { StringDecoder } from 'node:string_decoder';
+import { COUNT_BOUNDS } from '@ptydeck/contract';
 import { SequenceScanner } from '../vt/index.js';
 
 /**
@@ -115,5 +116,8 @@ function drawingCsi(params: string, final: string): string {
   if (!DRAWING_FINALS.has(final)) return '';
   // ED 3 erases the terminal's own scrollback, which holds more than the session.
   if (final === 'J' && args === '3') return '';
+  // A count a terminal carries out once per count, past the largest screen: the screen's own bound (terminals clamp there).
+  const most = COUNT_BOUNDS.get(final);
+  if (most !== undefined && Number.parseInt(args, 10) > most) return `\x1b[${most}${args.replace(/^[0-9]+/, '')}${final}`;
   return `\x1b[${params}${final}`;
 }

@@ -16,7 +16,7 @@ import { parseJson } from './host-request.js';
 import { isObject } from './snapshot-check.js';
 import { vouchedHost } from './proven-request.js';
 import { refusedInside, runningHost } from './running-host.js';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 import { openWebSocket, UpgradeRefused, type ClientWebSocket } from './web-socket.js';
 
 /** How long the panel socket's handshake may take. */

@@ -3,6 +3,7 @@ import { resolveConfigDir } from '../common/config-dir.js';
 import { addRemote, findRemote, readRemotes, removeRemote, type RemoteEntry } from '../remote/remotes-config.js';
 import { RemoteVerdict, spawnRemote } from '../remote/ssh-launch.js';
 import type { CliIo } from './cli-io.js';
+import { OutputFilter } from './output-filter.js';
 import { styleFor } from './style.js';
 import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
 
@@ -83,10 +84,12 @@ interface RemoteRun {
 function runOnce(remote: RemoteEntry, args: string[], io: CliIo, tty: boolean): Promise<RemoteRun> {
   const child = spawnRemote(remote, args, { tty, stdio: ['inherit', 'pipe', 'pipe'] });
   const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${line}\n`));
+  // The box's ptydeck may be anything its user put first in PATH: what it prints is drawn as attach draws a session (no OSC 52, title or report request).
+  const filter = new OutputFilter();
   let spoke = false;
   child.stdout!.on('data', (chunk: Buffer) => {
     spoke = true;
-    io.stdout.write(chunk);
+    io.stdout.write(filter.filter(chunk));
   });
   child.stderr!.on('data', (chunk: Buffer) => verdict.write(chunk));
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import type { AgentInfo, SandboxInfo, SessionInfo } from '@ptydeck/contract';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 
 /**
  * What `ptydeck ls` says of a session, pure so it is tested without a server.

@@ -1,7 +1,7 @@
 // `ptydeck status`: the running host as it reports itself: pid, version, state directory, uptime, sessions, agents.
 import type { CliIo } from './cli-io.js';
 import { hostSnapshot, type HostSnapshot } from './host-snapshot.js';
-import { printable, terminalSafeJson } from './printable.js';
+import { printable, terminalSafeJson } from '../common/printable.js';
 import { sessionState, type SessionState } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 

@@ -5,7 +5,7 @@ import { assertTrustedHost } from './ensure-host.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { StopAnswer, type AgentSessionSummary } from '../common/stop-answer.js';
 import type { CliIo } from './cli-io.js';
-import { printable } from './printable.js';
+import { printable } from '../common/printable.js';
 import { requestJson } from './host-request.js';
 import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
 

@@ -4,7 +4,9 @@ import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageVersion } from '../common/package-version.js';
 import { bin, buildCore, hostSandbox, runCli, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { canRunSshServer, processesOfUid, startSshServer, type SshServer } from '../testing/ssh-server.js';
@@ -184,6 +186,39 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     const [socket] = readdirSync(controlDir);
     const check = spawnSync(server.ssh, ['-o', `ControlPath=${join(controlDir, socket!)}`, '-O', 'check', '--', server.alias], { encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
+  }, 60_000);
+
+  it("a box-side ptydeck's output and messages reach the developer's terminal drawn, never as requests: no OSC 52, title, report request or C1", async () => {
+    await runCli(box, ['remote', 'add', 'box', server.alias]); // Already there after the first test.
+    // Anything of the remote user's (a box-side agent's shell) can put this first in the remote's PATH.
+    const hostile = '\\033]52;c;cHduZWQ=\\007\\302\\2350;spoof\\302\\234\\033[6n\\033P+q544e\\033\\\\\\302\\233c';
+    server.install(
+      [
+        '#!/bin/sh',
+        `if [ "$1" = --version ]; then echo "ptydeck ${packageVersion()} (host protocol ${HOST_PROTOCOL_VERSION})"; exit 0; fi`,
+        `printf 'row-out${hostile}\\033[1mbold\\033[0m\\n'`,
+        `printf 'row-err${hostile}\\n' >&2`,
+        `if [ "$1" = attach ]; then printf 'ptydeck-remote: version /x${hostile}: ptydeck 9 (host protocol 9)\\n' >&2; exit 86; fi`,
+        'exit 0',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const unsafe = /\x1b\]|\x1bP|\x1b\[6n|[\u0080-\u009f]/;
+      const listed = await runCli(box, ['ls', '--remote', 'box']);
+      expect(listed.stdout).toContain('row-out');
+      expect(listed.stdout).toContain('\x1b[1mbold\x1b[0m');
+      expect(listed.stderr).toContain('row-err');
+      expect(listed.stdout).not.toMatch(unsafe);
+      expect(listed.stderr).not.toMatch(unsafe);
+      const attached = await runCli(box, ['attach', '--remote', 'box', 'anything']);
+      expect(attached.code).toBe(1);
+      expect(attached.stderr).toMatch(/the ptydeck on remote 'box' \(\/x.*\) is 9 \(host protocol 9\)/);
+      expect(attached.stdout).not.toMatch(unsafe);
+      expect(attached.stderr).not.toMatch(unsafe);
+    } finally {
+      server.install();
+    }
   }, 60_000);
 });
 

@@ -41,6 +41,11 @@ describe('remotes.json', () => {
     expect(() => addRemote(dir, { name: '-x', destination: 'box' })).toThrow('remote name');
     expect(destinationProblem('user@host')).toBeUndefined();
     expect(destinationProblem('ssh://user@host:2222')).toBeUndefined();
+    expect(destinationProblem('me@[::1]')).toBeUndefined();
+    expect(destinationProblem('me_2@box-1.example.com')).toBeUndefined();
+    for (const injected of ['box$(touch${IFS}/tmp/p)', 'box`id`', 'box;id', 'box|id', "box'x", 'box&id', 'box>f', 'a\\b']) {
+      expect(destinationProblem(injected), injected).toMatch(/a shell reads/);
+    }
   });
 
   it('refuses a file someone edited into something ssh would misread', () => {

@@ -24,6 +24,9 @@ export function destinationProblem(destination: string): string | undefined {
   if (/[\s\x00-\x1f\x7f-\x9f]/.test(destination)) return 'it contains whitespace or a control character';
   // Shown to the developer (the panel's host button, `remote ls`): nothing that reorders or hides what they read.
   if (/[\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u.test(destination)) return 'it contains an invisible or direction-changing character';
+  // ssh expands a destination into ProxyCommand's and `Match exec`'s %h and %r, which /bin/sh then reads: before
+  // OpenSSH 9.6 (CVE-2023-51385) nothing stopped `host$(cmd)` running cmd for a config that uses them.
+  if (/[`$;&|<>()'"\\*?{}]/.test(destination)) return 'it contains a character a shell reads (ssh hands a destination to ProxyCommand through /bin/sh)';
   if (destination.length > 255) return 'it is longer than 255 characters';
   return undefined;
 }

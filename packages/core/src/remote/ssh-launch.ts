@@ -5,6 +5,7 @@ import { packageVersion } from '../common/package-version.js';
 import type { RemoteEntry } from './remotes-config.js';
 import { controlPath, sharingOptions } from './ssh-control.js';
 import { resolveStateDir } from '../common/discovery.js';
+import { printable } from '../common/printable.js';
 
 /** The ssh program to run; PTYDECK_SSH names another (a wrapper, a different build), as GIT_SSH does for git. */
 export const SSH_PROGRAM_ENV = 'PTYDECK_SSH';
@@ -134,7 +135,10 @@ export function spawnRemote(remote: RemoteEntry, ptydeckArgs: string[], options:
 
 /**
  * Reads a remote run's stderr: the script's one line (why ptydeck did not
- * run) is kept for `failure`; every other line is passed to `passOn`.
+ * run) is kept for `failure`; every other line is passed to `passOn`. Both are
+ * the box's to write (anything of the remote user's can put a `ptydeck` first
+ * in its PATH), and both end up on the developer's terminal: their control
+ * characters are spaces, so no OSC 52, title or report request gets through.
  */
 export class RemoteVerdict {
   private marker: string | undefined;
@@ -158,7 +162,8 @@ export class RemoteVerdict {
     this.partial = '';
   }
 
-  private line(line: string): void {
+  private line(raw: string): void {
+    const line = printable(raw);
     if (line.startsWith(MARKER) && this.marker === undefined) this.marker = line.slice(MARKER.length).trim();
     else if (line !== '') this.passOn(line);
   }

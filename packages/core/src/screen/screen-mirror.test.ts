@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_ROWS } from '@ptydeck/contract';
 import { ScreenMirror } from './screen-mirror.js';
 
 describe('ScreenMirror', () => {
@@ -9,6 +10,17 @@ describe('ScreenMirror', () => {
     mirror = new ScreenMirror({ cols: 20, rows: 4 });
     await mirror.write('one\r\ntwo\r\n\x1b[31mthree\x1b[0m');
     expect(mirror.screenText()).toBe('one\ntwo\nthree');
+  });
+
+  it("drops a scroll, line insert or delete, tab move or repeat whose count is past any screen: xterm.js carries each out once per count (13 bytes kept it busy for 27 s)", async () => {
+    mirror = new ScreenMirror({ cols: 20, rows: 3 });
+    await mirror.write('keep\r\nx\x1b[100000b|\x1b[100000:1S\x1b[100000S\x1b[100000T\x1b[100000L\x1b[100000M\x1b[100000Z\x1b[100000I');
+    expect(mirror.screenText()).toBe('keep\nx|');
+    // Up to the largest screen a session may have, each is carried out as it is.
+    await mirror.write('\r\nab\x1b[3b');
+    expect(mirror.screenText()).toBe('keep\nx|\nabbbb');
+    await mirror.write(`\x1b[${MAX_ROWS}S`);
+    expect(mirror.screenText()).toBe('');
   });
 
   it('shows only the last rows once output scrolls', async () => {

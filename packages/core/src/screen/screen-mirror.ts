@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type HeadlessModule from '@xterm/headless';
 import type SerializeModule from '@xterm/addon-serialize';
-import type { ScreenMark } from '@ptydeck/contract';
+import { boundTerminalCounts, type ScreenMark } from '@ptydeck/contract';
 import { CommandPlaces } from './command-places.js';
 import type { SerializedScreen, WriteMarks } from './mirror-screen.js';
 import { modeChanges } from './mode-changes.js';
@@ -143,6 +143,8 @@ export class ScreenMirror implements SharedScrollback {
       // writeSync warns once through xterm.js's log that it is meant for tests; a mirror has no one to tell.
       ...(this.options.synchronous ? { logLevel: 'off' as const } : {}),
     });
+    // A session's output chooses these counts: unbounded, one sequence kept this screen busy for hours. Its handlers go with the terminal.
+    boundTerminalCounts(terminal);
     const core = (terminal as unknown as SynchronousCore)._core;
     const writeSync = this.options.synchronous && typeof core?.writeSync === 'function' ? core.writeSync.bind(core) : undefined;
     // The addon is typed against @xterm/xterm's Terminal; the headless one has the same addon surface.

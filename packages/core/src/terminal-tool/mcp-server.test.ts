@@ -143,6 +143,24 @@ describe('agent MCP server', () => {
     expect(Object.keys(waited).slice(0, 3)).toEqual(['reason', 'scope', 'output']);
   });
 
+  it("names an agent by its client's name as a person reads it: no invisible or direction-changing characters, no line breaks, at most 64 characters, never empty", async () => {
+    // An empty or invisible badge made an agent's tab look like one of the developer's; a reversed one read otherwise than it is.
+    const cases: Array<[string, string]> = [
+      ['', 'unknown'],
+      ['\u200b \u2066', 'unknown'],
+      ['\u202edeveloper', 'developer'],
+      ['claude\n\tcode\u0007', 'claude code'],
+      ['x'.repeat(10_000), 'x'.repeat(64)],
+    ];
+    for (const [raw, shown] of cases) {
+      const { call, id: connectionId } = await connect(raw);
+      const created = await ok(call, 'terminal_create', { cwd: dir });
+      expect(service.get(created.id)!.ownerName, JSON.stringify(raw)).toBe(shown);
+      expect(initialized.filter((entry) => entry.id === connectionId).map((entry) => entry.name)).toEqual([shown]);
+      await ok(call, 'terminal_close', { id: created.id });
+    }
+  });
+
   it('runs commands in a persistent shell with exit codes and shared cwd', async () => {
     const { call, id: connectionId } = await connect('runner');
     const created = await ok(call, 'terminal_create', { cwd: dir });
@@ -300,6 +318,15 @@ describe('agent MCP server', () => {
     expect(foreign).toBe(unknown.replace('no-such-id', mine.id));
     expect(foreign).toMatch(/No such terminal/);
     expect(errorText(await a.call('terminal_send', { id: user.id, text: 'x' }))).toMatch(/No such terminal/);
+    // Every call that names a terminal answers the developer's tab as an unknown id, and leaves it as it was.
+    for (const [name, args] of [
+      ['terminal_run', { id: user.id, command: 'echo agent-typed' }],
+      ['terminal_read', { id: user.id, mode: 'screen' }],
+      ['terminal_wait', { id: user.id, until: 'exit', timeout_ms: 100 }],
+      ['terminal_close', { id: user.id, force: true }],
+    ] as const) expect(errorText(await a.call(name, args)), name).toMatch(/No such terminal/);
+    expect(service.get(user.id)?.status).toBe('running');
+    expect(service.read(user.id).data.length).toBe(0);
     expect(errorText(await b.call('terminal_close', { id: mine.id }))).toMatch(/No such terminal/);
     expect(service.get(mine.id)?.status).toBe('running');
     await service.remove(user.id);

@@ -71,10 +71,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
 
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
-    connection.onInitialized?.({ name: client?.name ?? 'unknown', version: client?.version ?? null });
+    connection.onInitialized?.({ name: shownName(client?.name), version: client?.version ?? null });
   };
   const owner = (): TerminalOwner => {
-    const name = connection.ownerName ?? server.server.getClientVersion()?.name;
+    const name = connection.ownerName ?? shownName(server.server.getClientVersion()?.name);
     return { id: connection.id, ...(name ? { name } : {}), ...(connection.cwd ? { cwd: connection.cwd } : {}), ...(connection.sandbox ? { sandbox: connection.sandbox } : {}) };
   };
 
@@ -342,3 +342,19 @@ async function respond(operation: () => Promise<[object, string]>): Promise<Call
     return { isError: true, content: [{ type: 'text', text }] };
   }
 }
+
+/** Controls, format characters (zero-width, bidirectional overrides and isolates), line and paragraph separators. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const MAX_AGENT_NAME = 64;
+
+/**
+ * An MCP client's name as the panel, `ptydeck ls` and the agent list show it:
+ * the client chooses it freely, and it labels every tab of that agent. Empty
+ * or invisible, the badge that tells an agent's tab from the developer's was
+ * blank; a right-to-left override made it read otherwise than it is.
+ */
+function shownName(raw: string | undefined): string {
+  const name = Array.from((raw ?? '').replace(UNSHOWN, ' ').replace(/\s+/g, ' ').trim()).slice(0, MAX_AGENT_NAME).join('').trim();
+  return name === '' ? 'unknown' : name;
+}
+

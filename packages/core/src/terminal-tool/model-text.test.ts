@@ -1,3 +1,4 @@
+import { MAX_COLS } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
 import { boundText, renderPlainText, stripEcho } from './model-text.js';
 
@@ -19,6 +20,15 @@ describe('renderPlainText', () => {
   it('applies backspace and erase-line', () => {
     expect(renderPlainText('abc\b\bX\n')).toBe('aXc\n');
     expect(renderPlainText('hello\x1b[2K\rbye')).toBe('bye');
+  });
+
+  it('moves the cursor no further right than the widest terminal, so a few bytes cannot make a huge line', () => {
+    // 14 bytes of output asked for a 30-million-cell line (and 2e9 ended the host).
+    const moved = renderPlainText('\x1b[30000000Cx\n\x1b[30000000Gy');
+    expect(moved.length).toBeLessThan(2 * MAX_COLS + 4);
+    expect(moved).toBe(`${' '.repeat(MAX_COLS - 1)}x\n${' '.repeat(MAX_COLS - 1)}y`);
+    // A line text made long is not cut short by a move: the move stays where it is.
+    expect(renderPlainText(`${'a'.repeat(MAX_COLS + 5)}\x1b[3Cb`)).toBe(`${'a'.repeat(MAX_COLS + 5)}b`);
   });
 
   it('drops other control characters and incomplete trailing sequences', () => {

