@@ -11,35 +11,51 @@ import { SequenceScanner } from '../vt/index.js';
 
 const PRIVATE_MODES = /^\?[\d;]*$/;
 const SCROLL_REGION = /^\d*(?:;\d*)?$/;
+const FINAL_M = 0x6d;
+const FINAL_R = 0x72;
+/** The scanner hands on at most this many parameter bytes (its MAX_CSI_PARAMS). */
+const MAX_PARAMS = 64;
 
 export function modeChanges(data: Uint8Array): string {
   let out = '';
-  let lastColors: string | null = null;
+  // The last colors, kept as bytes: colored output has one sequence every few words, and text made of
+  // each of them was most of a skim's cost (bench README, "Colored delivery").
+  const lastColors = new Uint8Array(MAX_PARAMS);
+  let lastColorsLength = -1;
   const scanner = new SequenceScanner();
   scanner.on({
     csiFinals: 'hlrm',
-    csi: (params, final) => {
-      if (final === 'm') {
-        if (isColors(params)) lastColors = params; // only the last one matters
-      } else if (final === 'r' ? SCROLL_REGION.test(params) : PRIVATE_MODES.test(params)) {
-        out += `\x1b[${params}${final}`;
+    csiBytes: (params, length, final) => {
+      if (final === FINAL_M) {
+        if (!isColors(params, length)) return;
+        // Only the last one matters. Copied by hand: a subarray to set() from is an object per sequence.
+        for (let i = 0; i < length; i++) lastColors[i] = params[i]!;
+        lastColorsLength = length;
+        return;
       }
+      const text = latin1(params, length);
+      if (final === FINAL_R ? SCROLL_REGION.test(text) : PRIVATE_MODES.test(text)) out += `\x1b[${text}${String.fromCharCode(final)}`;
     },
     esc: (intermediates, final) => {
       if (intermediates !== '' || final !== 'c') return;
       out = '\x1bc'; // a full reset forgets everything before it
-      lastColors = null;
+      lastColorsLength = -1;
     },
   });
   scanner.scan(0, data);
-  return lastColors === null ? out : `${out}\x1b[${lastColors}m`;
+  return lastColorsLength < 0 ? out : `${out}\x1b[${latin1(lastColors, lastColorsLength)}m`;
 }
 
-/** Digits, ";" and ":" only: a color (SGR) sequence, not a private one such as "\x1b[>4;1m". Tested per color sequence, so no regex. */
-function isColors(params: string): boolean {
-  for (let i = 0; i < params.length; i++) {
-    const code = params.charCodeAt(i);
-    if (code < 0x30 || code > 0x3b) return false;
+/** Digits, ";" and ":" only: a color (SGR) sequence, not a private one such as "\x1b[>4;1m". */
+function isColors(params: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    const byte = params[i]!;
+    if (byte < 0x30 || byte > 0x3b) return false;
   }
   return true;
+}
+
+/** The parameter bytes as the scanner's text handlers see them: one character a byte. */
+function latin1(params: Uint8Array, length: number): string {
+  return String.fromCharCode.apply(null, params.subarray(0, length) as unknown as number[]);
 }

@@ -93,6 +93,37 @@ describe('SequenceScanner', () => {
     expect(scanChunks([bytes(MIXED)], oscOnly).seen).toEqual(oscOf(scanChunks([bytes(MIXED)]).seen));
   });
 
+  it('hands a csiBytes handler the parameters and final byte a csi handler gets as text, however the output is split', () => {
+    const asBytes = (scanner: SequenceScanner) => {
+      const seen: string[] = [];
+      scanner.on({
+        csiFinals: 'hlmrKHJ',
+        csiBytes: (params, length, final, end) => seen.push(`csi ${Buffer.from(params.subarray(0, length)).toString('latin1')}${String.fromCharCode(final)} ${end}`),
+      });
+      return () => seen;
+    };
+    const csiOf = (seen: string[]) => seen.filter((line) => line.startsWith('csi '));
+    const colored = bytes('\x1b[1;38;5;42merror\x1b[0m \x1b[38;2;1;254;3mnote\x1b[39m \x1b[4;48;5;9mx\x1b[24;49m\r\n');
+    const long = bytes(`\x1b[${'1;'.repeat(40)}m`); // past the 64 parameter bytes a handler is given
+    for (const data of [bytes(MIXED), colored, long]) {
+      const whole = csiOf(scanChunks([data]).seen);
+      expect(whole.length).toBeGreaterThan(0);
+      expect(scanChunks([data], asBytes).seen).toEqual(whole);
+      for (let split = 1; split < data.length; split++) {
+        expect(scanChunks([data.subarray(0, split), data.subarray(split)], asBytes).seen).toEqual(whole);
+      }
+    }
+    // Both kinds on one scanner, on the same sequences.
+    const scanner = new SequenceScanner();
+    const text: string[] = [];
+    const raw: number[] = [];
+    scanner.on({ csiFinals: 'm', csi: (params, final) => text.push(`${params}${final}`) });
+    scanner.on({ csiFinals: 'm', csiBytes: (_params, length, final) => raw.push(length, final) });
+    scanner.scan(0, colored);
+    expect(text).toEqual(['1;38;5;42m', '0m', '38;2;1;254;3m', '39m', '4;48;5;9m', '24;49m']);
+    expect(raw).toEqual([9, 0x6d, 1, 0x6d, 12, 0x6d, 2, 0x6d, 8, 0x6d, 5, 0x6d]);
+  });
+
   it('keeps safeEnd before a sequence or a UTF-8 character that is not complete, across chunks', () => {
     const emoji = bytes('a😀');
     for (let cut = 1; cut <= emoji.length; cut++) {

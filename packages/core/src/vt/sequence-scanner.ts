@@ -15,6 +15,12 @@ export interface SequenceHandlers {
   csiFinals?: string;
   /** A CSI sequence with one of `csiFinals`: its parameter and intermediate bytes as text (the first 64), `end` one past its final byte. */
   csi?(params: string, final: string, end: number): void;
+  /**
+   * The same as `csi`, for a handler that wants most of its sequences' parameters only looked at:
+   * the bytes themselves, `params[0, length)` (the array is lent, and longer than that), and the
+   * final byte. Making text of them was most of the cost of scanning colored output for the last color.
+   */
+  csiBytes?(params: Uint8Array, length: number, final: number, end: number): void;
   /** An ESC sequence other than CSI and OSC and the strings: its intermediate bytes and final byte. */
   esc?(intermediates: string, final: string, end: number): void;
   /** Bytes outside any sequence, `data[from, to)`: text and C0 controls, never an ESC. */
@@ -51,6 +57,7 @@ const enum Byte {
   Can = 0x18,
   Sub = 0x1a,
   Esc = 0x1b,
+  CsiBracket = 0x5b,
   Backslash = 0x5c,
   OscBracket = 0x5d,
 }
@@ -61,6 +68,19 @@ const MAX_ESC_INTERMEDIATES = 8;
 const MAX_CACHED_PARAMS = 6;
 const PARAMS_CACHE_SIZE = 256;
 const NO_BYTES = new Uint8Array(0);
+/**
+ * How far the ground state looks for the next ESC byte by byte before it asks indexOf: in colored
+ * output the next one is a word away, closer than indexOf's call costs to make.
+ */
+const NEAR_ESC = 16;
+
+/** The first ESC in `data` from `from`, or -1. */
+function nextEsc(data: Uint8Array, from: number): number {
+  const length = data.length;
+  const near = Math.min(length, from + NEAR_ESC);
+  for (let i = from; i < near; i++) if (data[i] === Byte.Esc) return i;
+  return near === length ? -1 : data.indexOf(Byte.Esc, near);
+}
 
 /**
  * Scans a session's output once, chunk by chunk, keeping the cursor of the sequence (or UTF-8
@@ -135,7 +155,7 @@ export class SequenceScanner implements ScannedOutput {
   private sortHandlers(): void {
     const all = [...this.handlers];
     this.oscHandlers = all.filter((h) => h.osc);
-    const csiHandlers = all.filter((h) => h.csi);
+    const csiHandlers = all.filter((h) => h.csi || h.csiBytes);
     this.escHandlers = all.filter((h) => h.esc);
     this.textHandlers = all.filter((h) => h.text);
     this.csiByFinal = [];
@@ -197,12 +217,20 @@ export class SequenceScanner implements ScannedOutput {
     while (i < length) {
       switch (this.state) {
         case State.Ground: {
-          const at = data.indexOf(Byte.Esc, i);
+          const at = nextEsc(data, i);
           const to = at === -1 ? length : at;
           if (to > i) for (const handler of this.textHandlers) handler.text!(data, i, to);
           if (at === -1) return;
-          this.enter(State.Escape, cursor + at);
-          i = at + 1;
+          this.sequenceStart = cursor + at;
+          if (at + 1 < length && data[at + 1] === Byte.CsiBracket) {
+            // "ESC [" at once, as Escape then afterEscape would: nearly every sequence in colored output.
+            this.state = State.Csi;
+            this.paramsLength = 0;
+            i = at + 2;
+          } else {
+            this.state = State.Escape;
+            i = at + 1;
+          }
           break;
         }
         case State.OscString:
@@ -310,7 +338,7 @@ export class SequenceScanner implements ScannedOutput {
   }
 
   private afterEscape(byte: number, i: number, cursor: number): number {
-    if (byte === 0x5b /* [ */) {
+    if (byte === Byte.CsiBracket) {
       this.state = State.Csi;
       this.paramsLength = 0;
     } else if (byte === Byte.OscBracket) {
@@ -348,9 +376,14 @@ export class SequenceScanner implements ScannedOutput {
   }
 
   private finishCsi(handlers: SequenceHandlers[], final: number, end: number): void {
-    const params = this.paramsText();
-    const finalText = String.fromCharCode(final);
-    for (let k = 0; k < handlers.length; k++) handlers[k]!.csi!(params, finalText, end);
+    // Text only for a handler that takes text, made once for all of them.
+    let params: string | undefined;
+    let finalText: string | undefined;
+    for (let k = 0; k < handlers.length; k++) {
+      const handler = handlers[k]!;
+      if (handler.csiBytes) handler.csiBytes(this.params, this.paramsLength, final, end);
+      else handler.csi!((params ??= this.paramsText()), (finalText ??= String.fromCharCode(final)), end);
+    }
   }
 
   /**
