@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,16 @@ import { emptyFile } from './empty-file.js';
  */
 const available = sandboxAvailability('workspace').ok;
 const compiler = ['/usr/bin/cc', '/usr/bin/gcc'].find((path) => existsSync(path));
+const tmux = ['/usr/bin/tmux', '/usr/local/bin/tmux'].find((path) => existsSync(path));
+/** Whether this host may write under /var/lib (as root): where a system directory as working directory is a hole. */
+const systemDirWritable = (() => {
+  try {
+    accessSync('/var/lib', constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 const owner: TerminalOwner = { id: 'fenced-agent', name: 'fenced-agent' };
 
 let env: Record<string, string | undefined>;
@@ -210,6 +220,39 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
       developerInit.dispose();
       if (before === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = before;
+    }
+  });
+
+  it.skipIf(!systemDirWritable)("with cwd in a system directory (/var/lib, /etc, /usr), which a host run as root may write: the shell writes none of it", async () => {
+    // A directory of the test's own under /var/lib stands for /etc/cron.d or /etc/ld.so.preload's /etc: run as root, every
+    // one of them runs what it holds as root, outside any sandbox.
+    const system = mkdtempSync('/var/lib/ptydeck-fence-');
+    try {
+      const made = await tool.create(owner, { cwd: system });
+      expect(made.sandbox?.writable).not.toContain(system);
+      await output(made.id, 'echo "* * * * * root touch /pwned" > job; echo done');
+      await tool.close(owner, { id: made.id, force: true });
+      expect(existsSync(join(system, 'job'))).toBe(false);
+    } finally {
+      rmSync(system, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!tmux)("with cwd at the directory of the developer's tmux socket (/tmp/tmux-UID): the socket is hidden, and nothing runs in the developer's tmux", async () => {
+    // The private /tmp hides the host's; a working directory under it is bound in, sockets and all.
+    const sockets = mkdtempSync('/tmp/ptydeck-fence-tmux-');
+    const socket = join(sockets, 'default');
+    const marker = join(home, 'ran-in-tmux');
+    const tmuxEnv = { ...env, TMUX: undefined } as NodeJS.ProcessEnv;
+    execFileSync(tmux!, ['-S', socket, '-f', '/dev/null', 'new-session', '-d', 'sleep 600'], { env: tmuxEnv });
+    try {
+      const made = await tool.create(owner, { cwd: sockets });
+      await output(made.id, `${tmux} -S default run-shell "touch ${marker}" 2>&1; echo done`);
+      await tool.close(owner, { id: made.id, force: true });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      execFileSync(tmux!, ['-S', socket, 'kill-server'], { env: tmuxEnv });
+      rmSync(sockets, { recursive: true, force: true });
     }
   });
 

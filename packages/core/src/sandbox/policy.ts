@@ -1,5 +1,5 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfile } from './profile.js';
 
@@ -138,17 +138,60 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // workspace that holds HOME is read-only, like the rest; so is one in HOME's dot-directories (~/.config,
   // ~/.local/bin: what the developer's programs read and run, whether it exists yet or not), and one that holds
   // ptydeck's own directories, existing or not (the shell would write ptydeck's config.json, which names the sandbox).
+  // Nor is one in the system's directories (/etc, /usr, /var, /run): a host run as root (a container's, a VM's) writes
+  // them, and /etc/cron.d, /etc/ld.so.preload or /run/systemd/system run what they hold as root, outside any sandbox.
+  // Nor one that is or holds another user's HOME, or lies in its dot-directories (what root's shell wrote there runs as that user).
   const ownDirs = input.ptydeckDirs.map(realAsFarAsItExists);
-  const fenced = isWithin(home, workspace) || inDotDirectory(workspace, home) || ownDirs.some((dir) => isWithin(dir, workspace));
+  const homes = [home, ...otherHomes(home)];
+  const fenced =
+    homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
+    ownDirs.some((dir) => isWithin(dir, workspace)) ||
+    inSystemDirectory(workspace, home);
   const ownWorkspace = fenced ? [] : [workspace];
   return {
     profile: input.profile,
     workspace,
     writable: unique([...ownWorkspace, '/tmp', ...caches, ...extra]),
-    hidden,
+    // A Unix socket in the working directory: bound in (from under the host's /tmp, which the private one hides), the
+    // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
+    hidden: unique([...hidden, ...socketsIn(workspace)]),
     ...runByYourTools(ownWorkspace),
     network: input.profile === 'workspace',
   };
+}
+
+/**
+ * The system's directories: what a host run as root may write and the machine runs as root. /var/tmp, a
+ * temporary directory like /tmp, is not among them; HOME is not when it lies in one (root's /root).
+ */
+const SYSTEM_DIRS = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/var', '/opt', '/run', '/srv', '/root', '/snap', '/nix', '/proc', '/sys', '/dev'];
+
+function inSystemDirectory(path: string, home: string): boolean {
+  if (isWithin(path, '/var/tmp') || (home !== '/' && isWithin(path, home))) return false;
+  return SYSTEM_DIRS.some((dir) => isWithin(path, dir));
+}
+
+/** The other users' home directories (/etc/passwd's), made real: none where it cannot be read. */
+function otherHomes(home: string): string[] {
+  let passwd: string;
+  try {
+    passwd = readFileSync('/etc/passwd', 'utf8');
+  } catch {
+    return [];
+  }
+  const homes = passwd.split('\n').map((line) => line.split(':')[5]);
+  return unique(existingReal(homes.filter((path): path is string => path !== undefined && isAbsolute(path) && path !== '/'))).filter((path) => path !== home && path !== '/');
+}
+
+/** The Unix sockets directly in `dir`. */
+function socketsIn(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isSocket())
+      .map((entry) => join(dir, entry.name));
+  } catch {
+    return [];
+  }
 }
 
 /** Whether `path` lies in one of `home`'s dot-directories (~/.config/x, ~/.local). */

@@ -1,6 +1,6 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,6 +184,20 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
       expect(sandboxPolicy({ profile: 'workspace', workspace: join(outside, 'project'), home, ptydeckDirs: [join(outside, 'config', 'ptydeck')] }).writable).toContain(realpathSync(join(outside, 'project')));
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps read-only a workspace in the system's directories, or at another user's HOME (what root's shell wrote there runs as root, or as that user)", () => {
+    const others = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':')[5]).filter((path): path is string => !!path && path.startsWith('/home/') && existsSync(path));
+    for (const cwd of ['/etc', '/etc/cron.d', '/usr/local/bin', '/var/spool', '/run', '/opt', ...others].filter((path) => existsSync(path))) {
+      expect(sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] }).writable, cwd).not.toContain(realpathSync(cwd));
+    }
+    // /var/tmp is a temporary directory, as /tmp is.
+    const scratch = mkdtempSync('/var/tmp/ptydeck-scratch-');
+    try {
+      expect(sandboxPolicy({ profile: 'workspace', workspace: scratch, home, ptydeckDirs: [stateDir, configDir] }).writable).toContain(scratch);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
