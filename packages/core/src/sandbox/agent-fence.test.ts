@@ -256,6 +256,18 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     }
   });
 
+  it("plants nothing in the developer's package caches that their next npx, cargo build or pip install runs (npm, cargo and pip still install inside)", async () => {
+    // npx runs a package it finds in ~/.npm/_npx without fetching it again; cargo compiles an extracted crate's build.rs
+    // from ~/.cargo/registry/src without checking it again; pip installs a wheel from ~/.cache/pip's wheel cache.
+    const planted = ['.npm/_npx/0123456789abcdef/node_modules/.bin/cowsay', '.cargo/registry/src/index.crates.io-0/serde-1.0.0/build.rs', '.cargo/git/checkouts/x/build.rs', '.cache/pip/wheels/00/x-1.0-py3-none-any.whl'];
+    const made = await tool.create(owner, { cwd: workspace });
+    const out = await output(made.id, `${planted.map((path) => `mkdir -p "$(dirname ~/${path})" && echo planted > ~/${path} && cat ~/${path}`).join(' && ')}; echo done`);
+    await tool.close(owner, { id: made.id, force: true });
+    // Written inside, as an install writes its cache.
+    expect(out).toBe(`${'planted\n'.repeat(planted.length)}done\n`);
+    for (const path of planted) expect(existsSync(join(home, path)), path).toBe(false);
+  });
+
   it.skipIf(!compiler)('with LD_PRELOAD in its env: a library its sandboxed shell built is never loaded outside the sandbox', async () => {
     const marker = join(home, 'escaped-ld');
     const planter = await tool.create(owner, { cwd: workspace });

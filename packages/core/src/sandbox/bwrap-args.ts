@@ -48,7 +48,7 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   if (underTmp(options.home)) args.push('--ro-bind', options.home, options.home);
   for (const path of options.keepVisible ?? []) if (underTmp(path)) args.push('--ro-bind', path, path);
   const binds = policy.writable.filter((path) => path !== '/tmp');
-  for (const path of binds) args.push('--bind', path, path);
+  for (const path of binds) args.push('--bind', policy.cacheSources[path] ?? path, path);
   // The workspace is the agent's to name, and it may be, or hold, ptydeck's own files: the rcfile every agent shell
   // starts with, the init file of the developer's tabs, the empty file laid over hidden files. Read-only again over it.
   const own = new Set<string>();

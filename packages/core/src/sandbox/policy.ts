@@ -69,8 +69,15 @@ export const DEFAULT_HIDDEN = [
  * Package managers' caches, writable so that `npm install`, `pip install` and
  * `cargo build` work inside: each is created when missing (0700), since a
  * read-only HOME would otherwise make the first install fail. Relative to HOME.
+ * Inside, each is the sandboxes' own (SANDBOX_CACHES), not the developer's: what
+ * the developer's tools find in a cache they run without checking it again (a
+ * package in ~/.npm/_npx, by npx; an extracted crate's build.rs, by cargo; a
+ * built wheel, by pip), so a shared one carried what a sandboxed shell planted out.
  */
 export const DEFAULT_CACHES = ['.npm', '.cache/pip', '.cargo/registry', '.cargo/git'] as const;
+
+/** Where the sandboxes' own package caches live, relative to HOME: one directory per DEFAULT_CACHES entry, shared by every sandboxed shell. */
+export const SANDBOX_CACHES = '.cache/ptydeck-sandbox';
 
 /**
  * What the developer's own tools run, unasked, from a project: git's hooks and config (a commit runs the
@@ -105,6 +112,8 @@ export interface SandboxPolicy {
   writable: string[];
   /** Paths replaced by an empty directory (or an empty file), in the order they are applied. */
   hidden: string[];
+  /** Where each package cache (a path in `writable`) is bound from: the sandboxes' own, not the developer's. */
+  cacheSources: Record<string, string>;
   /** Paths inside the writable ones that stay read-only (RUN_BY_YOUR_TOOLS in the workspace). */
   readOnly: string[];
   /**
@@ -127,7 +136,13 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const workspace = realOrThrow(input.workspace, 'the workspace');
   const home = realOr(input.home);
   const underHome = (path: string) => (isAbsolute(path) ? path : join(home, path));
-  const caches = DEFAULT_CACHES.map((cache) => ensureDir(join(home, cache))).filter((path): path is string => path !== null);
+  const cacheSources: Record<string, string> = {};
+  for (const cache of DEFAULT_CACHES) {
+    const target = ensureDir(join(home, cache));
+    const source = ensureDir(join(home, SANDBOX_CACHES, cache.replace(/^\./, '').replaceAll('/', '-')));
+    if (target !== null && source !== null) cacheSources[target] = source;
+  }
+  const caches = Object.keys(cacheSources);
   const extra = existingReal((input.writable ?? []).map((path) => resolve(path)));
   const hidden = unique(existingReal([...input.ptydeckDirs, ...(input.hidden ?? DEFAULT_HIDDEN).map(underHome)]));
   for (const path of hidden) {
@@ -155,6 +170,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // A Unix socket in the working directory: bound in (from under the host's /tmp, which the private one hides), the
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
     hidden: unique([...hidden, ...socketsIn(workspace)]),
+    cacheSources,
     ...runByYourTools(ownWorkspace),
     network: input.profile === 'workspace',
   };

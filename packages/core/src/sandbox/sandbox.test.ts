@@ -223,7 +223,9 @@ describe.skipIf(!available.ok || !isRoot)('a workspace sandbox for an unprivileg
     user = { uid, gid, home: userHome };
     userWorkspace = join(userHome, 'project');
     userState = join(userHome, '.local', 'state', 'ptydeck');
-    for (const dir of [userWorkspace, join(userHome, '.ssh'), userState, join(userHome, '.npm'), join(userHome, '.cache', 'pip'), join(userHome, '.cargo', 'registry'), join(userHome, '.cargo', 'git')]) mkdirSync(dir, { recursive: true });
+    for (const dir of [userWorkspace, join(userHome, '.ssh'), userState, join(userHome, '.npm'), join(userHome, '.cache', 'pip'), join(userHome, '.cargo', 'registry'), join(userHome, '.cargo', 'git'), ...['npm', 'cache-pip', 'cargo-registry', 'cargo-git'].map((cache) => join(userHome, '.cache', 'ptydeck-sandbox', cache))]) {
+      mkdirSync(dir, { recursive: true });
+    }
     writeFileSync(join(userHome, '.ssh', 'id_test'), 'USER-PRIVATE-KEY\n', { mode: 0o600 });
     writeFileSync(join(userState, 'server.json'), '{"token":"user-secret"}\n', { mode: 0o600 });
     execFileSync('chown', ['-R', `${uid}:${gid}`, userHome]);
