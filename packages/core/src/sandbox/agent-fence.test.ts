@@ -9,6 +9,7 @@ import { writeShellIntegration } from '../terminal-tool/shell-integration.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { sandboxAvailability } from './availability.js';
+import type { SandboxSettings } from './sandbox-config.js';
 import { emptyFile } from './empty-file.js';
 
 /**
@@ -38,6 +39,7 @@ let runtimeDir: string;
 let workspace: string;
 let service: PtyService;
 let tool: TerminalTool;
+let sandbox: SandboxSettings;
 
 beforeAll(() => {
   env = { ...Object.fromEntries(Object.entries(isolatedEnv()).filter(([name]) => !/^npm_/i.test(name))), npm_config_update_notifier: 'false' };
@@ -50,7 +52,7 @@ beforeAll(() => {
   env.XDG_RUNTIME_DIR = runtimeDir;
   const laidOut = sandboxedHome(home);
   workspace = laidOut.workspace;
-  const sandbox = laidOut.sandbox;
+  sandbox = laidOut.sandbox;
   service = createPtyService({ env });
   tool = createTerminalTool(service, { sandbox });
 });
@@ -63,7 +65,11 @@ afterAll(async () => {
 });
 
 async function output(id: string, command: string): Promise<string> {
-  const result = await tool.run(owner, { id, command, timeout_ms: 20_000 });
+  return output2(tool, id, command);
+}
+
+async function output2(on: TerminalTool, id: string, command: string): Promise<string> {
+  const result = await on.run(owner, { id, command, timeout_ms: 20_000 });
   expect(result.outcome, result.output).toBe('completed');
   return result.output;
 }
@@ -266,6 +272,30 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     // Written inside, as an install writes its cache.
     expect(out).toBe(`${'planted\n'.repeat(planted.length)}done\n`);
     for (const path of planted) expect(existsSync(join(home, path)), path).toBe(false);
+  });
+
+  it("where the host's own PATH names a directory the shell may write (a project's bin): a bwrap it planted there is never run", async () => {
+    const project = mkdtempSync(join(home, 'tools-'));
+    const bin = join(project, 'bin');
+    mkdirSync(bin);
+    const marker = join(home, 'escaped-path');
+    const planter = await tool.create(owner, { cwd: project });
+    await output(planter.id, `printf '#!/bin/sh\\necho out > ${marker}\\nexec /usr/bin/bwrap "$@"\\n' > bin/bwrap && chmod +x bin/bwrap && echo planted`);
+    await tool.close(owner, { id: planter.id, force: true });
+    expect(existsSync(join(bin, 'bwrap'))).toBe(true);
+    // The developer's next host starts with the project's bin first on its PATH (direnv's PATH_add, a `./bin` habit).
+    const pathService = createPtyService({ env: { ...env, PATH: `${bin}:${env.PATH}` } });
+    const pathTool = createTerminalTool(pathService, { sandbox });
+    try {
+      const made = await pathTool.create(owner, { cwd: project });
+      expect(await output2(pathTool, made.id, 'echo inside')).toBe('inside\n');
+      await pathTool.close(owner, { id: made.id, force: true });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await pathTool.closeOwner(owner.id);
+      pathTool.dispose();
+      await pathService.dispose();
+    }
   });
 
   it.skipIf(!compiler)('with LD_PRELOAD in its env: a library its sandboxed shell built is never loaded outside the sandbox', async () => {

@@ -1,6 +1,9 @@
 // Whether bubblewrap can build each profile's sandbox on this machine, and why not.
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { findExecutable } from '../common/executable.js';
+import { beyondEverySandbox } from './policy.js';
 import type { SandboxProfile } from './profile.js';
 
 export type Availability = { ok: true; bwrap: string } | { ok: false; reason: string; fix: string };
@@ -22,12 +25,24 @@ export function sandboxAvailability(profile: Exclude<SandboxProfile, 'off'>, sea
 
 const cache = new Map<string, Availability>();
 
+function realOr(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
 function probe(profile: Exclude<SandboxProfile, 'off'>, searchPath: string | undefined): Availability {
-  const found = findExecutable('bwrap', searchPath, '/');
+  // bubblewrap runs outside the sandbox it builds, so it is taken only from a directory no sandboxed shell may write:
+  // a project's bin on the host's PATH (direnv's PATH_add) let a shell plant a bwrap that the next host ran, unsandboxed.
+  const home = realOr(homedir());
+  const trusted = (searchPath ?? '/usr/local/bin:/usr/bin:/bin').split(':').filter((dir) => beyondEverySandbox(realOr(dir), home)).join(':');
+  const found = findExecutable('bwrap', trusted, '/');
   if ('problem' in found) {
     return {
       ok: false,
-      reason: 'bubblewrap (bwrap) is not installed or not on PATH',
+      reason: 'bubblewrap (bwrap) is not installed, or only in a directory a sandboxed shell may write (a project\'s, HOME\'s own)',
       fix: process.platform === 'linux' ? 'install it (Debian/Ubuntu: `apt install bubblewrap`; Fedora: `dnf install bubblewrap`)' : 'sandboxed shells need Linux with bubblewrap',
     };
   }

@@ -210,6 +210,14 @@ function socketsIn(dir: string): string[] {
   }
 }
 
+/**
+ * Whether no sandboxed shell may write `path`, whatever its working directory: it holds HOME, or lies in
+ * HOME's dot-directories or the system's directories (config.json's `writable` aside).
+ */
+export function beyondEverySandbox(path: string, home: string): boolean {
+  return isAbsolute(path) && (isWithin(home, path) || inDotDirectory(path, home) || inSystemDirectory(path, home));
+}
+
 /** Whether `path` lies in one of `home`'s dot-directories (~/.config/x, ~/.local). */
 function inDotDirectory(path: string, home: string): boolean {
   return path !== home && isWithin(path, home) && path.slice(home.length).split(sep).find((part) => part !== '')!.startsWith('.');
