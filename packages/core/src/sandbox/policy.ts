@@ -143,7 +143,10 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     if (target !== null && source !== null) cacheSources[target] = source;
   }
   const caches = Object.keys(cacheSources);
-  const extra = existingReal((input.writable ?? []).map((path) => resolve(path)));
+  // config.json's own word, but never one holding HOME or ptydeck's own directories, made or not: `writable: ["~/.config"]`
+  // let a shell make ptydeck's config.json, which names its own sandbox.
+  const ownDirs = input.ptydeckDirs.map(realAsFarAsItExists);
+  const extra = existingReal((input.writable ?? []).map((path) => resolve(path))).filter((path) => !isWithin(home, path) && !ownDirs.some((dir) => isWithin(dir, path)));
   const hidden = unique(existingReal([...input.ptydeckDirs, ...(input.hidden ?? DEFAULT_HIDDEN).map(underHome)]));
   for (const path of hidden) {
     if (isWithin(workspace, path)) throw new Error(`the workspace ${workspace} is inside ${path}, which a sandboxed shell may not see`);
@@ -156,7 +159,6 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // Nor is one in the system's directories (/etc, /usr, /var, /run): a host run as root (a container's, a VM's) writes
   // them, and /etc/cron.d, /etc/ld.so.preload or /run/systemd/system run what they hold as root, outside any sandbox.
   // Nor one that is or holds another user's HOME, or lies in its dot-directories (what root's shell wrote there runs as that user).
-  const ownDirs = input.ptydeckDirs.map(realAsFarAsItExists);
   const homes = [home, ...otherHomes(home)];
   const fenced =
     homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||

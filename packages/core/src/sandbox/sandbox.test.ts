@@ -192,7 +192,18 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     for (const cwd of ['/etc', '/etc/cron.d', '/usr/local/bin', '/var/spool', '/run', '/opt', ...others].filter((path) => existsSync(path))) {
       expect(sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] }).writable, cwd).not.toContain(realpathSync(cwd));
     }
-    // /var/tmp is a temporary directory, as /tmp is.
+  });
+
+  it("leaves out a config.json `writable` path that holds HOME or ptydeck's config directory, made or not (a shell would write the config.json that names its sandbox)", () => {
+    const config = join(home, '.config');
+    mkdirSync(config, { recursive: true });
+    const withWritable = sandboxPolicy({ profile: 'workspace', workspace, home, ptydeckDirs: [stateDir, join(config, 'ptydeck-not-made')], writable: [config, home, join(home, '.npm')] });
+    expect(withWritable.writable).not.toContain(realpathSync(config));
+    expect(withWritable.writable).not.toContain(realpathSync(home));
+    expect(withWritable.writable).toContain(realpathSync(join(home, '.npm')));
+  });
+
+  it('lets a workspace under /var/tmp be written: a temporary directory, as /tmp is', () => {
     const scratch = mkdtempSync('/var/tmp/ptydeck-scratch-');
     try {
       expect(sandboxPolicy({ profile: 'workspace', workspace: scratch, home, ptydeckDirs: [stateDir, configDir] }).writable).toContain(scratch);
