@@ -179,13 +179,15 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
 }
 
 /**
- * The system's directories: what a host run as root may write and the machine runs as root. /var/tmp, a
- * temporary directory like /tmp, is not among them; HOME is not when it lies in one (root's /root).
+ * The system's directories: what a host run as root may write and the machine runs as root. Not among them:
+ * /var/tmp, a temporary directory like /tmp; /var/www, where projects served live; HOME where it lies in one
+ * (root's /root).
  */
-const SYSTEM_DIRS = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/var', '/opt', '/run', '/srv', '/root', '/snap', '/nix', '/proc', '/sys', '/dev'];
+const SYSTEM_DIRS = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/var', '/opt', '/run', '/root', '/snap', '/nix', '/proc', '/sys', '/dev'];
+const NOT_SYSTEM_DIRS = ['/var/tmp', '/var/www'];
 
 function inSystemDirectory(path: string, home: string): boolean {
-  if (isWithin(path, '/var/tmp') || (home !== '/' && isWithin(path, home))) return false;
+  if (NOT_SYSTEM_DIRS.some((dir) => isWithin(path, dir)) || (home !== '/' && isWithin(path, home))) return false;
   return SYSTEM_DIRS.some((dir) => isWithin(path, dir));
 }
 
