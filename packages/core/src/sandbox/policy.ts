@@ -1,5 +1,5 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfile } from './profile.js';
 
@@ -163,7 +163,10 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const fenced =
     homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
     ownDirs.some((dir) => isWithin(dir, workspace)) ||
-    inSystemDirectory(workspace, home);
+    inSystemDirectory(workspace, home) ||
+    // Nor one that holds, or lies in, what a link among HOME's dot-files leads to (a dotfiles repository ~/.bashrc or
+    // ~/.config/nvim links into, as GNU stow lays it out): what the developer's shell and editor run would be its to write.
+    linkedFromHome(home).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
   const ownWorkspace = fenced ? [] : [workspace];
   return {
     profile: input.profile,
@@ -220,6 +223,52 @@ function socketsIn(dir: string): string[] {
  */
 export function beyondEverySandbox(path: string, home: string): boolean {
   return isAbsolute(path) && (isWithin(home, path) || inDotDirectory(path, home) || inSystemDirectory(path, home));
+}
+
+/** HOME's entries looked at for links, at most: a policy is made at every shell's start. */
+const MAX_HOME_ENTRIES_LOOKED_AT = 5000;
+/** Dot-directories not looked into for links: caches, large and written by tools, not by a dotfiles manager. */
+const NOT_LINKED_FROM = new Set(['.cache', '.npm', '.cargo', '.rustup', '.git', '.local/share/Trash']);
+
+/**
+ * The real targets of the links among HOME's dot-files: its own (~/.bashrc), and those in its
+ * dot-directories, two levels down (~/.config/nvim, ~/.local/bin/tool).
+ */
+function linkedFromHome(home: string): string[] {
+  const targets: string[] = [];
+  let looked = 0;
+  const walk = (dir: string, relative: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (++looked > MAX_HOME_ENTRIES_LOOKED_AT) return;
+      if (depth === 0 && !entry.name.startsWith('.')) continue;
+      const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      const path = join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        // A dangling link's target as far as it exists (the shell would make the rest); one holding HOME (Wine's z: drive
+        // links to /) says nothing of what HOME's programs run, and would fence every working directory.
+        const target = linkTarget(path);
+        if (target !== null && !isWithin(home, target)) targets.push(target);
+      } else if (entry.isDirectory() && depth < 2 && !NOT_LINKED_FROM.has(name)) {
+        walk(path, name, depth + 1);
+      }
+    }
+  };
+  walk(home, '', 0);
+  return targets;
+}
+
+function linkTarget(link: string): string | null {
+  try {
+    return realAsFarAsItExists(resolve(dirname(link), readlinkSync(link)));
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `path` lies in one of `home`'s dot-directories (~/.config/x, ~/.local). */

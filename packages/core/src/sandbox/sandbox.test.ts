@@ -203,6 +203,23 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
     expect(withWritable.writable).toContain(realpathSync(join(home, '.npm')));
   });
 
+  it("keeps read-only a workspace a dangling link among HOME's dot-files leads into, but not for a link to / (Wine's z: drive)", () => {
+    const own = mkdtempSync(join(tmpdir(), 'ptydeck-links-'));
+    try {
+      const project = join(own, 'dotfiles');
+      mkdirSync(project);
+      mkdirSync(join(own, '.wine', 'dosdevices'), { recursive: true });
+      symlinkSync('/', join(own, '.wine', 'dosdevices', 'z:'));
+      const writable = () => sandboxPolicy({ profile: 'workspace', workspace: project, home: own, ptydeckDirs: [] }).writable;
+      expect(writable()).toContain(realpathSync(project));
+      // ~/.profile leads to a file not made yet: the shell would make it, and your next login shell run it.
+      symlinkSync(join(project, 'profile'), join(own, '.profile'));
+      expect(writable()).not.toContain(realpathSync(project));
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('lets a workspace under /var/tmp be written: a temporary directory, as /tmp is', () => {
     const scratch = mkdtempSync('/var/tmp/ptydeck-scratch-');
     try {
