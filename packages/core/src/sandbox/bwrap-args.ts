@@ -18,22 +18,18 @@ export interface BwrapOptions {
   setenv?: Readonly<Record<string, string>>;
 }
 
-/**
- * What a fresh /proc lets root write that reaches the whole machine: the kernel's settings (a
- * `kernel.core_pattern` of `|program` runs that program as root at the next crash), the SysRq trigger,
- * interrupts, buses. Started by root, bubblewrap makes no user namespace and leaves them writable to a
- * shell with no capability at all: read-only over them (bound from this /proc: the settings are the
- * machine's either way). Unprivileged, the kernel refuses the writes already.
- */
-const KERNEL_KNOBS = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'];
-
 /** Variables naming agents' sockets the sandbox hides: a shell left with them would only fail to connect. */
 const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
 
 /**
  * The arguments before `--` and the command. Mounts apply in order, so the
  * order is the policy: everything read-only, fresh /dev and /proc (a new PID
- * namespace, so no process outside can be seen or signalled), a private /tmp,
+ * namespace, so no process outside can be seen or signalled; read-only, for a
+ * fresh /proc lets root write what reaches the whole machine: the kernel's
+ * settings, where a `kernel.core_pattern` of `|program` runs that program as
+ * root at the next crash, the SysRq trigger, PCI config space; started by
+ * root, bubblewrap makes no user namespace, and a shell with no capability
+ * wrote them), a private /tmp,
  * what must stay visible under it, the writable binds, ptydeck's own files
  * read-only again where a writable bind holds them, then the hidden paths
  * over all of it (a secret inside the workspace stays hidden).
@@ -43,7 +39,7 @@ const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
  * job control (Ctrl-Z, fg) away from the shell.
  */
 export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...KERNEL_KNOBS.flatMap((path) => ['--ro-bind-try', path, path]), '--tmpfs', '/tmp'];
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp'];
   const underTmp = (path: string) => isWithin(path, '/tmp');
   if (underTmp(options.home)) args.push('--ro-bind', options.home, options.home);
   for (const path of options.keepVisible ?? []) if (underTmp(path)) args.push('--ro-bind', path, path);

@@ -1,5 +1,5 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxProfile } from './profile.js';
 
@@ -168,15 +168,16 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // ~/.config/nvim links into, as GNU stow lays it out): what the developer's shell and editor run would be its to write.
     linkedFromHome(home).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
   const ownWorkspace = fenced ? [] : [workspace];
+  const entries = direntsOf(workspace);
   return {
     profile: input.profile,
     workspace,
     writable: unique([...ownWorkspace, '/tmp', ...caches, ...extra]),
     // A Unix socket in the working directory: bound in (from under the host's /tmp, which the private one hides), the
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
-    hidden: unique([...hidden, ...socketsIn(workspace)]),
+    hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
-    ...runByYourTools(ownWorkspace),
+    ...runByYourTools(ownWorkspace, entries),
     network: input.profile === 'workspace',
   };
 }
@@ -206,12 +207,10 @@ function otherHomes(home: string): string[] {
   return unique(existingReal(homes.filter((path): path is string => path !== undefined && isAbsolute(path) && path !== '/'))).filter((path) => path !== home && path !== '/');
 }
 
-/** The Unix sockets directly in `dir`. */
-function socketsIn(dir: string): string[] {
+/** What is directly in `dir`; nothing where it cannot be read. */
+function direntsOf(dir: string): Dirent[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isSocket())
-      .map((entry) => join(dir, entry.name));
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -289,17 +288,13 @@ function realAsFarAsItExists(path: string): string {
  * it, made real, inside it; with each `.git` there: pinned when a directory, read-only when a file (a
  * worktree's pointer to its repository).
  */
-function runByYourTools(writable: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+function runByYourTools(writable: string[], entries: readonly Dirent[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace];
-  try {
-    for (const entry of readdirSync(workspace, { withFileTypes: true })) {
-      if (projects.length > MAX_PROJECTS_LOOKED_AT) break;
-      if (entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name)) projects.push(join(workspace, entry.name));
-    }
-  } catch {
-    // An unreadable workspace: its root is still looked at.
+  for (const entry of entries) {
+    if (projects.length > MAX_PROJECTS_LOOKED_AT) break;
+    if (entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name)) projects.push(join(workspace, entry.name));
   }
   // A link pointing out of the workspace leads somewhere it cannot write anyway.
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
