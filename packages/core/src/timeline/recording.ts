@@ -9,6 +9,7 @@
 import type { CommandRecord, SessionInfo } from '@ptydeck/contract';
 import { renderPlainText } from '../terminal-tool/index.js';
 import type { ChunkTime } from './chunk-times.js';
+import { SequenceScanner } from '../vt/index.js';
 
 export const RECORDING_FORMATS = ['asciicast-v3', 'asciicast-v2', 'text'] as const;
 export type RecordingFormat = (typeof RECORDING_FORMATS)[number];
@@ -124,24 +125,17 @@ function recordingEvents(input: RecordingInput): Event[] {
  */
 export function privateMarks(bytes: Uint8Array): Array<[number, number]> {
   const marks: Array<[number, number]> = [];
-  let at = bytes.indexOf(0x1b);
-  while (at >= 0) {
-    if (bytes[at + 1] !== 0x5d) {
-      at = bytes.indexOf(0x1b, at + 1);
-      continue;
-    }
-    // The payload runs to BEL or ST (ESC \); another ESC aborts it, as in a terminal.
-    let end = at + 2;
-    while (end < bytes.length && bytes[end] !== 0x07 && bytes[end] !== 0x1b) end++;
-    if (end >= bytes.length) {
-      // Cut off by the log's end: a mark still being written.
-      if (isPrivateMark(bytes.subarray(at + 2, end))) marks.push([at, end]);
-      break;
-    }
-    const after = bytes[end] === 0x07 ? end + 1 : bytes[end + 1] === 0x5c ? end + 2 : end;
-    if (after > end && isPrivateMark(bytes.subarray(at + 2, end))) marks.push([at, after]);
-    at = bytes.indexOf(0x1b, after);
-  }
+  // The scanner every reader of output shares: an OSC ends and aborts here as it does in a terminal.
+  const scanner = new SequenceScanner();
+  scanner.on({
+    osc: (payload, start, end) => {
+      if (isPrivateMark(payload)) marks.push([start, end]);
+    },
+  });
+  scanner.scan(0, bytes);
+  // One cut off by the log's end is a mark still being written.
+  const open = scanner.safeEnd;
+  if (open < bytes.length && bytes[open] === 0x1b && bytes[open + 1] === 0x5d && isPrivateMark(bytes.subarray(open + 2))) marks.push([open, bytes.length]);
   return marks;
 }
 
