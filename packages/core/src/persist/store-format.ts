@@ -37,8 +37,10 @@ export function timelinePath(dir: string, id: string): string {
 }
 
 /** The closed sessions' command records (timeline/), one file: no suffix of a session's, so load() passes it by. */
+export const CLOSED_COMMANDS_FILE = 'closed-commands';
+
 export function closedCommandsPath(dir: string): string {
-  return join(dir, 'closed-commands');
+  return join(dir, CLOSED_COMMANDS_FILE);
 }
 
 export const SessionMeta = z.object({

@@ -15,11 +15,11 @@
  * since nothing tells the developer's from one planted beside it.
  */
 import { readdir, unlink } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { CommandRecord, formatZodIssues, type ErrorReporter } from '@ptydeck/contract';
 import { z } from 'zod';
 import type { LostRecord } from '../pty/lost-record.js';
-import { closedCommandsPath, HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
+import { CLOSED_COMMANDS_FILE, closedCommandsPath, HEADER_BYTES, isStorableId, META_SUFFIX, metaPath, OUTPUT_SUFFIX, outputPath, readHeader, SessionMeta, TEMP_PREFIX, TIMELINE_SUFFIX, timelinePath } from './store-format.js';
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
 import { SET_ASIDE_DIR, setAside } from './untrusted-files.js';
@@ -126,10 +126,10 @@ const ClosedCommandsFile = z.object({
  * next write does not replace it unseen.
  */
 export async function loadClosedCommands(dir: string, report: ErrorReporter): Promise<CommandRecord[] | undefined> {
-  const name = basename(closedCommandsPath(dir));
+  const name = CLOSED_COMMANDS_FILE;
   let raw: unknown;
   try {
-    const text = await readUntrustedFile(join(dir, name), MAX_CLOSED_BYTES);
+    const text = await readUntrustedFile(closedCommandsPath(dir), MAX_CLOSED_BYTES);
     if (text === undefined) return undefined;
     raw = JSON.parse(text.toString('utf8'));
   } catch (error) {

@@ -1,9 +1,8 @@
 // Whether bubblewrap can build each profile's sandbox on this machine, and why not.
 import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { findExecutable } from '../common/executable.js';
-import { beyondEverySandbox } from './policy.js';
+import { beyondEverySandbox, realOr } from './policy.js';
 import type { SandboxProfile } from './profile.js';
 
 export type Availability = { ok: true; bwrap: string } | { ok: false; reason: string; fix: string };
@@ -24,14 +23,6 @@ export function sandboxAvailability(profile: Exclude<SandboxProfile, 'off'>, sea
 }
 
 const cache = new Map<string, Availability>();
-
-function realOr(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-}
 
 function probe(profile: Exclude<SandboxProfile, 'off'>, searchPath: string | undefined): Availability {
   // bubblewrap runs outside the sandbox it builds, so it is taken only from a directory no sandboxed shell may write:

@@ -333,7 +333,8 @@ function realOrThrow(path: string, what: string): string {
   }
 }
 
-function realOr(path: string): string {
+/** `path` made real (links followed), or as given where that fails. */
+export function realOr(path: string): string {
   try {
     return realpathSync.native(path);
   } catch {
