@@ -1,6 +1,4 @@
 // `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { DisposableStore } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
@@ -8,7 +6,7 @@ import { PanelSession, readPanelMessage } from './panel-session.js';
 import { printable } from '../common/printable.js';
 import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
-import { randomHex } from '../common/random-hex.js';
+import { writeAtomically } from '../common/atomic-write.js';
 
 export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
   const panel = await PanelSession.connect('ptydeck export', { read: readPanelMessage });
@@ -39,32 +37,14 @@ export async function runExport(command: { target: string; format: ExportFormat;
     });
     if (command.output === null) io.stdout.write(data);
     else {
-      await writeBeside(command.output, data);
+      // The path is often in an agent's workspace, which its shell writes: writing through a link it planted at the name
+      // a developer is likely to give (`session.cast`) put the agent's own output in `~/.bashrc`. A rename replaces it.
+      await writeAtomically(command.output, data);
       io.stderr.write(`ptydeck: wrote session ${match.info.id.slice(0, SHORT_ID_LENGTH)} to ${command.output} (${command.format})\n`);
     }
     return EXIT_OK;
   } finally {
     panel.close();
-  }
-}
-
-/**
- * Writes `data` to a new file beside `path`, then renames it over `path`. The
- * path is often in an agent's workspace, which its shell writes: a link it
- * planted at the name a developer is likely to give (`session.cast`) made
- * writeFile write the export, the agent's own output, through the link, to
- * `~/.bashrc` say. A rename replaces a link, and a name hard-linked elsewhere,
- * without writing through it.
- */
-async function writeBeside(path: string, data: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomHex(6)}.tmp`);
-  // wx: O_EXCL, so not through a link either.
-  await writeFile(temporary, data, { mode: 0o600, flag: 'wx' });
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }
 

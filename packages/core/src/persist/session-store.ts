@@ -17,7 +17,8 @@ import { reportError, type CommandRecord, type ErrorReporter, type SessionInfo }
 import type { PtyService } from '../pty/types.js';
 import { assertPrivateDir } from '../common/private-paths.js';
 import type { LostRecord, LostRecordSource } from '../pty/lost-record.js';
-import { removeSessionFiles, writeAtomically } from './store-files.js';
+import { writeAtomically } from '../common/atomic-write.js';
+import { removeSessionFiles } from './store-files.js';
 import { closedCommandsPath, isStorableId } from './store-format.js';
 import { loadClosedCommands, loadRecords } from './store-loader.js';
 import { SessionWriter, type OnDisk, type TimelineSource } from './session-writer.js';

@@ -10,7 +10,8 @@
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { appendOutput, readOutputTail, rewriteOutput, writeAtomically } from './store-files.js';
+import { writeAtomically } from '../common/atomic-write.js';
+import { appendOutput, readOutputTail, rewriteOutput } from './store-files.js';
 import { metaPath, timelinePath, type SessionMeta } from './store-format.js';
 
 /**

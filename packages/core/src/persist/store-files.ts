@@ -3,47 +3,15 @@
  * work, so a megabyte written never holds the event loop) and all creating
  * files 0600: what a session printed may hold secrets.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { HEADER_BYTES, metaPath, outputHeader, outputPath, TEMP_PREFIX, timelinePath } from './store-format.js';
-
-const FILE_MODE = 0o600;
-
-/** Replaces `target` whole: a reader (or a kill) sees the old file or the new one, never half of one. */
-export async function writeAtomically(target: string, data: Uint8Array | string | readonly Uint8Array[]): Promise<void> {
-  const temp = join(dirname(target), `${TEMP_PREFIX}${basename(target)}.${randomBytes(4).toString('hex')}`);
-  try {
-    if (Array.isArray(data)) await writeAll(temp, data);
-    else await writeFile(temp, data as Uint8Array | string, { mode: FILE_MODE, flag: 'wx' });
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
+import { open, rm } from 'node:fs/promises';
+import { writeAtomically } from '../common/atomic-write.js';
+import { HEADER_BYTES, metaPath, outputHeader, outputPath, timelinePath } from './store-format.js';
 
 /** A new output file holding `data`, whose first byte is at cursor `start` (header and data in one writev: a megabyte is not copied to join them). */
 export function rewriteOutput(dir: string, id: string, start: number, data: Uint8Array): Promise<void> {
   return writeAtomically(outputPath(dir, id), [outputHeader(start), data]);
 }
 
-/** A new file (`wx`, as writeFile above) holding `parts` one after another. */
-async function writeAll(path: string, parts: readonly Uint8Array[]): Promise<void> {
-  const handle = await open(path, 'wx', FILE_MODE);
-  try {
-    let rest = parts.filter((part) => part.length > 0);
-    while (rest.length > 0) {
-      // writev may write less than asked (as write may): the rest goes in the next call.
-      let { bytesWritten } = await handle.writev(rest as Uint8Array[]);
-      if (bytesWritten === 0) throw new Error(`no byte of ${path} was written`);
-      while (rest.length > 0 && bytesWritten >= rest[0]!.length) bytesWritten -= rest.shift()!.length;
-      if (rest.length > 0 && bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Writes `data` after the output file's first `length` bytes: at a position, not appended, so a
