@@ -108,6 +108,14 @@ export const SandboxInfo = z.object({
   writable: z.array(z.string()),
   /** Paths it cannot see. */
   hidden: z.array(z.string()),
+  /**
+   * Paths it may read but not write, though they lie in a writable one or are
+   * its working directory: what the developer's tools run unasked (a
+   * repository's `.git/hooks` and `.git/config`, `.envrc`, `.vscode`...), and
+   * a working directory fenced read-only (HOME, its dot-directories, the
+   * system's). Absent from hosts before it was added.
+   */
+  readOnly: z.array(z.string()).optional(),
   network: z.boolean(),
   /**
    * Set when a sandbox was wanted by default but could not start here: why the

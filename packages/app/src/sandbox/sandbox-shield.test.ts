@@ -16,6 +16,11 @@ describe('a session\'s sandbox shield', () => {
     expect(sandboxShield({ ...workspace, profile: 'workspace-offline', network: false })!.title).toMatch(/Network: off/);
   });
 
+  it('lists what the shell may only read, though it lies in a writable path (what your git and editor run)', () => {
+    const title = sandboxShield({ ...workspace, readOnly: ['/home/dev/project/.git/hooks', '/home/dev/project/.envrc'] })!.title.split('\n');
+    expect(title[2]).toBe('Read-only: /home/dev/project/.git/hooks, /home/dev/project/.envrc');
+  });
+
   it('says a shell runs unsandboxed when its default sandbox could not start, and why', () => {
     const shield = sandboxShield({ profile: 'off', writable: [], hidden: [], network: true, unavailable: 'bubblewrap (bwrap) is not installed' })!;
     expect(shield.kind).toBe('unsandboxed');

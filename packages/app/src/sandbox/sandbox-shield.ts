@@ -32,7 +32,13 @@ export function sandboxShield(sandbox: SandboxInfo | null | undefined): SandboxS
   return {
     kind: sandbox.profile,
     label: sandbox.profile,
-    title: [`Sandbox: ${sandbox.profile}`, `Writable: ${list(sandbox.writable)}`, `Hidden: ${list(sandbox.hidden)}`, network].join('\n'),
+    title: [
+      `Sandbox: ${sandbox.profile}`,
+      `Writable: ${list(sandbox.writable)}`,
+      ...(sandbox.readOnly?.length ? [`Read-only: ${list(sandbox.readOnly)}`] : []),
+      `Hidden: ${list(sandbox.hidden)}`,
+      network,
+    ].join('\n'),
   };
 }
 

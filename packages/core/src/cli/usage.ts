@@ -213,8 +213,8 @@ Options:
   --json       An array of objects: id, source, owner, title, state, pid, cwd,
                exit_code, signal, command, cols, rows, created_at, prompt,
                last_exit_code, ports (port, address, pid, command; or null),
-               sandbox (profile, writable, hidden, network, unavailable; null
-               for your own sessions). The host's own pid is in \`ptydeck status\`
+               sandbox (profile, writable, hidden, readOnly, network,
+               unavailable; null for your own sessions). The host's own pid is in \`ptydeck status\`
   --remote NAME  List the sessions of the host on remote NAME, through ssh
   -h, --help   Show this help
 `;

@@ -17,7 +17,7 @@ const full: SessionInfo = sessionInfo({
   shell: { state: 'idle', lastExitCode: 0 },
   lost: { foundAt: 2, unwrittenBytes: null },
   ports: [{ port: 3000, address: '127.0.0.1', pid: 7, command: 'node server.js' }],
-  sandbox: { profile: 'workspace', writable: ['/p'], hidden: ['/h/.ssh'], network: false, unavailable: null },
+  sandbox: { profile: 'workspace', writable: ['/p'], hidden: ['/h/.ssh'], readOnly: ['/p/.git/hooks'], network: false, unavailable: null },
 });
 const snapshot = {
   type: 'snapshot',
@@ -76,6 +76,7 @@ describe('the hand check of a snapshot (snapshot-check.ts)', () => {
       ['session', 'ports', [{ port: 1, address: 'a', pid: 1 }]],
       ['session', 'sandbox', { profile: 'strict', writable: [], hidden: [], network: true }],
       ['session', 'sandbox', { profile: 'off', writable: [], hidden: [], network: 'yes' }],
+      ['session', 'sandbox', { profile: 'workspace', writable: [], hidden: [], readOnly: [7], network: true }],
       ['agent', 'transport', 'pigeon'],
       ['agent', 'name', undefined],
       ['agent', 'version', undefined],

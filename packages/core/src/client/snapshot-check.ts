@@ -70,6 +70,7 @@ function readsAsSandbox(sandbox: unknown): boolean {
     sandbox.writable.every(isString) &&
     Array.isArray(sandbox.hidden) &&
     sandbox.hidden.every(isString) &&
+    optionalNullable(sandbox.readOnly, (paths) => Array.isArray(paths) && paths.every(isString)) &&
     isBoolean(sandbox.network) &&
     optionalNullable(sandbox.unavailable, isString)
   );

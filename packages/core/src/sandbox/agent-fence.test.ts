@@ -140,6 +140,7 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     for (const cwd of [config, bin]) {
       const made = await tool.create(owner, { cwd });
       expect(made.sandbox?.writable, cwd).not.toContain(cwd);
+      expect(made.sandbox?.readOnly, cwd).toContain(cwd);
       // ptydeck's config directory did not exist, so there was nothing to hide: the shell would make it, and a
       // config.json in it naming the sandbox `off` unfenced every shell after. Git's config, a command on PATH, likewise.
       await output(made.id, 'mkdir -p ptydeck git; echo \'{"sandbox":{"default":"off"}}\' > ptydeck/config.json; echo "[core] fsmonitor = x" > git/config; echo true > ls; chmod +x ls; echo done');
@@ -165,6 +166,11 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     const gitConfig = readFileSync(join(project, '.git', 'config'), 'utf8');
     const made = await tool.create(owner, { cwd: project });
     expect(made.sandbox?.writable).toContain(project);
+    // Said in the result, so that the agent knows before its write fails.
+    expect(made.sandbox?.readOnly).toEqual(
+      expect.arrayContaining([join(project, '.git', 'hooks'), join(project, '.git', 'config'), join(project, '.envrc'), join(nested, '.git', 'hooks'), join(project, 'linked', '.git')]),
+    );
+    expect(made.sandbox?.readOnly).not.toContain(project);
     const out = await output(
       made.id,
       [

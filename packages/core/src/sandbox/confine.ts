@@ -57,6 +57,13 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
-    sandbox: { profile: policy.profile, writable: policy.writable, hidden: policy.hidden, network: policy.network },
+    sandbox: {
+      profile: policy.profile,
+      writable: policy.writable,
+      hidden: policy.hidden,
+      // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
+      readOnly: [...(policy.writable.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly],
+      network: policy.network,
+    },
   };
 }
