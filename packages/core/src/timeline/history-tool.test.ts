@@ -74,4 +74,22 @@ describe('terminal_history', () => {
     expect(slow.content[0]?.text).toMatch(/was stopped/);
     expect((await a.ok('terminal_run', { id, command: 'echo still-here' })).output).toBe('still-here\n');
   });
+
+  it('keeps listing the commands of a terminal the agent closed, marked closed, without their output; to that agent alone', async () => {
+    const id = String((await a.ok('terminal_create', { cwd: shells.dir })).id);
+    await a.ok('terminal_run', { id, command: 'echo built; (exit 4)' });
+    await a.ok('terminal_close', { id });
+    const listed = (await a.ok('terminal_history', { id })).commands;
+    expect(listed.map((c: any) => [c.command, c.exit_code, c.closed])).toEqual([['echo built; (exit 4)', 4, true]]);
+    expect((await a.ok('terminal_history', { failed_only: true })).commands.map((c: any) => c.command)).toContain('echo built; (exit 4)');
+    const read = await a.ok('terminal_history', { command_id: listed[0].id });
+    expect(read.command).toMatchObject({ command: 'echo built; (exit 4)', closed: true });
+    expect(read.output).toBe('');
+    // Searching output skips it: its output went with the terminal.
+    expect((await a.ok('terminal_history', { search: 'built' })).matches.filter((m: any) => m.terminal === id)).toEqual([]);
+    // Another agent: nothing of it.
+    expect((await b.ok('terminal_history', {})).commands).toEqual([]);
+    expect((await b.call('terminal_history', { command_id: listed[0].id })).isError).toBe(true);
+    expect((await b.call('terminal_history', { id })).isError).toBe(true);
+  });
 });

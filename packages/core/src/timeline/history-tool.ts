@@ -45,6 +45,7 @@ const commandShape = z.object({
   duration_ms: z.number().nullable(),
   exit_code: z.number().nullable(),
   signal: z.string().nullable(),
+  closed: z.literal(true).optional().describe('Present for a command of a terminal that was closed: its record stays, its output went with the terminal.'),
   restored: z
     .literal(true)
     .optional()
@@ -91,7 +92,7 @@ export function registerHistoryTool(server: McpServer, deps: HistoryToolDeps): v
     {
       title: 'Command history',
       description:
-        'What ran in your terminals and how it ended, one record per shell command (the developer\'s lines typed into your terminals included, marked actor "developer"). Without command_id or search: lists your commands, oldest first: id, terminal, command line, cwd, actor, state (running, done, lost), start time, duration and exit code or signal; filter with id, failed_only, since, pattern, limit. With command_id: that command\'s output. With search: matching output lines, with context, from all your terminals (or id). Commands are recorded in bash terminals ptydeck started (terminal_create without a command); a line kept out of the shell\'s history (HISTCONTROL, HISTIGNORE) is listed with command null. Records marked restored come from the file an earlier host left on disk: untrusted input, not proof of what ran.',
+        'What ran in your terminals and how it ended, one record per shell command (the developer\'s lines typed into your terminals included, marked actor "developer"). Without command_id or search: lists your commands, oldest first: id, terminal, command line, cwd, actor, state (running, done, lost), start time, duration and exit code or signal; filter with id, failed_only, since, pattern, limit. With command_id: that command\'s output. A terminal you closed keeps its records (marked closed), not its output. With search: matching output lines, with context, from all your terminals (or id). Commands are recorded in bash terminals ptydeck started (terminal_create without a command); a line kept out of the shell\'s history (HISTCONTROL, HISTIGNORE) is listed with command null. Records marked restored come from the file an earlier host left on disk: untrusted input, not proof of what ran.',
       inputSchema: historyShape,
       outputSchema: historyResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -129,7 +130,8 @@ function readOne(deps: HistoryToolDeps, mine: ReadonlySet<SessionId>, id: string
   const record = deps.timeline.get(id);
   // Another agent's command answers as an unknown one: ids reveal nothing.
   if (!record || !mine.has(record.session)) throw new HistoryError(`No command ${id} in your terminals (or its output is no longer kept). List them with terminal_history.`);
-  const output = readCommandOutput(deps.service, record, maxBytes);
+  // A closed terminal's record stays, its output went with it.
+  const output = record.closed ? { text: '', omittedBytes: 0 } : readCommandOutput(deps.service, record, maxBytes);
   const command = view(record, restoredSessions(deps));
   return [{ command, output: output.text, omitted_bytes: output.omittedBytes }, `${line(command)}\n${output.text}`];
 }
@@ -200,10 +202,11 @@ async function byCommandLine(records: CommandRecord[], regex: RegExp): Promise<C
   return matches.map((match) => starts.get(match.cursor)).filter((record): record is CommandRecord => record !== undefined);
 }
 
-/** The sessions the caller owns (its agent sessions, lost ones included). */
+/** The sessions the caller owns (its agent sessions, lost ones included), and those it closed whose records are kept. */
 function ownSessions(deps: HistoryToolDeps): Set<SessionId> {
   const owner = deps.ownerId();
-  return new Set(deps.service.list().filter((info) => info.source === 'agent' && info.owner === owner).map((info) => info.id));
+  const open = deps.service.list().filter((info) => info.source === 'agent' && info.owner === owner);
+  return new Set([...open.map((info) => info.id), ...deps.timeline.closedSessionsOf(owner)]);
 }
 
 /**
@@ -247,11 +250,12 @@ function view(record: CommandRecord, restored: ReadonlySet<SessionId>): CommandV
     exit_code: record.exitCode,
     signal: record.signal,
     ...(restored.has(record.session) ? { restored: true as const } : {}),
+    ...(record.closed ? { closed: true as const } : {}),
   };
 }
 
 function line(command: CommandView): string {
   const how = command.state === 'running' ? 'running' : command.state === 'lost' ? 'lost (the host stopped while it ran)' : command.signal ? `killed by ${command.signal}` : `exit ${command.exit_code ?? '?'}`;
   const took = command.duration_ms === null ? '' : ` in ${command.duration_ms} ms`;
-  return `${command.id}  ${command.started_at}  ${command.actor}  ${how}${took}  ${command.cwd ?? '?'}  $ ${command.command ?? '(not in the shell\'s history)'}${command.restored ? RESTORED_NOTE : ''}`;
+  return `${command.id}  ${command.started_at}  ${command.actor}  ${how}${took}  ${command.cwd ?? '?'}  $ ${command.command ?? '(not in the shell\'s history)'}${command.closed ? '  (terminal closed: output not kept)' : ''}${command.restored ? RESTORED_NOTE : ''}`;
 }

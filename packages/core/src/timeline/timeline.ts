@@ -64,6 +64,8 @@ interface Followed {
   resizes: Resize[];
   /** The session's title as it last was: its records keep it once it is closed. */
   title: string;
+  /** The agent connection that made the session, or null (the developer's, or none): its records stay that agent's once closed. */
+  readonly owner: string | null;
 }
 
 /** Resizes kept per session; a dragged window makes many. */
@@ -91,6 +93,12 @@ export class Timeline {
   private readonly maxClosed: number;
   /** Moves with every change to `closed`: the store writes them again when it moved. */
   private closedChanges = 0;
+  /**
+   * The agent connection each closed agent session with records belonged to, so that agent's
+   * terminal_history still lists them. This host's own knowledge, never stored: closed records an
+   * earlier host left on disk (anything running as the user could have written them) belong to no agent.
+   */
+  private readonly closedOwners = new Map<SessionId, string>();
 
   constructor(
     private readonly service: PtyService,
@@ -233,6 +241,11 @@ export class Timeline {
     return this.closedChanges;
   }
 
+  /** The closed sessions whose records are still kept that `owner` (an agent connection) made on this host. */
+  closedSessionsOf(owner: string): SessionId[] {
+    return [...this.closedOwners].filter(([, of]) => of === owner).map(([session]) => session);
+  }
+
   /** What the store keeps of the closed sessions: their records. */
   persistedClosed(): PersistedClosedCommands {
     return { version: 1, commands: this.closed };
@@ -270,6 +283,7 @@ export class Timeline {
     for (const followed of this.sessions.values()) followed.stop();
     this.sessions.clear();
     this.closed = [];
+    this.closedOwners.clear();
   }
 
   /**
@@ -286,7 +300,12 @@ export class Timeline {
       (record): CommandRecord => ({ ...record, ...(record.status === 'running' ? { status: 'lost' as const, endedAt: at } : {}), closed }),
     );
     this.closed.push(...kept);
-    if (this.closed.length > this.maxClosed) this.closed.splice(0, this.closed.length - this.maxClosed);
+    if (followed.owner !== null && kept.length > 0) this.closedOwners.set(kept[0]!.session, followed.owner);
+    if (this.closed.length > this.maxClosed) {
+      this.closed.splice(0, this.closed.length - this.maxClosed);
+      const left = new Set(this.closed.map((record) => record.session));
+      for (const session of this.closedOwners.keys()) if (!left.has(session)) this.closedOwners.delete(session);
+    }
     this.closedChanges++;
     for (const record of kept) this.changed.fire(record);
   }
@@ -314,7 +333,7 @@ export class Timeline {
           },
         })
       : () => undefined;
-    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [], title: info.title };
+    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [], title: info.title, owner: info.source === 'agent' ? info.owner : null };
     this.sessions.set(info.id, followed);
   }
 
