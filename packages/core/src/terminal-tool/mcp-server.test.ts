@@ -139,8 +139,10 @@ describe('agent MCP server', () => {
     expect(keys).not.toContain('status');
     // opencode hands it the text: the same order.
     expect(run.content[0]?.text).toMatch(/^\[[\w-]+\] exit 0 in \d+ ms \(cwd .*\)\nfirst-thing\n$/);
-    const waited = await ok(call, 'terminal_wait', { id: run.structuredContent!.id, until: 'exit' });
+    // Without `until`, it waits for what an agent waits for most: the command to finish.
+    const waited = await ok(call, 'terminal_wait', { id: run.structuredContent!.id });
     expect(Object.keys(waited).slice(0, 3)).toEqual(['reason', 'scope', 'output']);
+    expect(waited.reason).toBe('exit');
   });
 
   it("names an agent by its client's name as a person reads it: no invisible or direction-changing characters, no line breaks, at most 64 characters, never empty", async () => {

@@ -116,8 +116,9 @@ export const waitShape = {
   id,
   until: z
     .enum(['exit', 'idle', 'pattern', 'port'])
+    .default('exit')
     .describe(
-      '"exit": the running command finishes (in a shell) or the process exits. "idle": no output for idle_ms. "pattern": a regex matches new output. "port": a process of this terminal (a server started here, backgrounded or detached too) listens on a TCP port no result reported yet, or on `port`: the server is ready; read from the kernel within 250 ms, Linux only.',
+      '"exit" (the default): the running command finishes (in a shell) or the process exits. "idle": no output for idle_ms. "pattern": a regex matches new output. "port": a process of this terminal (a server started here, backgrounded or detached too) listens on a TCP port no result reported yet, or on `port`: the server is ready; read from the kernel within 250 ms, Linux only.',
     ),
   pattern: z.string().max(4096).optional().describe('JavaScript regular expression (multiline) matched against new plain-text output; required with until "pattern".'),
   port: z
