@@ -117,6 +117,18 @@ describe('agent MCP server', () => {
     }
   });
 
+  it('refuses an argument no tool takes, naming it, instead of dropping it (a `timeout` would have waited the default)', async () => {
+    const { client, call } = await connect('typo');
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+    const run = await call('terminal_run', { command: 'echo hi', timeout: 60_000 });
+    expect(run.isError).toBe(true);
+    expect(run.content[0]?.text).toMatch(/Unrecognized key.*"timeout"/);
+    const sent = await call('terminal_send', { id: 'x', input: 'ls\n' });
+    expect(sent.content[0]?.text).toMatch(/Unrecognized key.*"input"/);
+    expect((await call('terminal_list', { all: true })).content[0]?.text).toMatch(/Unrecognized key.*"all"/);
+  });
+
   it('declares an output schema for every tool, and hints which only read and which destroy', async () => {
     const { client } = await connect('schemas');
     const { tools } = await client.listTools();

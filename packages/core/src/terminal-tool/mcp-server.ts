@@ -7,7 +7,7 @@ import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
 import { CLOSED_TERMINAL, OUTSIDE_PTYDECK, YOU } from './port-in-use.js';
 import { closeResultShape, createResultShape, listResultShape, readResultShape, runResultShape, sendResultShape, waitResultShape, type PortInUse } from './results.js';
-import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from './tool-schemas.js';
+import { CloseInput, CreateInput, ListInput, ReadInput, RunInput, SendInput, WaitInput } from './tool-schemas.js';
 
 /** One MCP connection: its sessions are owned by `id`. */
 export interface AgentConnection {
@@ -84,7 +84,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Create terminal',
       description:
         `Start a terminal: a persistent interactive bash shell by default, or a program given as command and args. Returns its id, pid, cwd, state and terminal capability.${options.panel ? ' The developer sees it as a tab in the ptydeck panel.' : ''}`,
-      inputSchema: createShape,
+      inputSchema: CreateInput,
       outputSchema: createResultShape,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
@@ -101,7 +101,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Run command',
       description:
         'Run one shell command to completion and return its outcome, exit_code and plain-text output (no ANSI codes, no echo). Runs in the given shell (cwd and environment persist between runs) or a new one. If timeout_ms passes first, returns outcome "running" with output so far; the command keeps running: follow with terminal_wait or terminal_read. Output that arrived before the command and that you had not read comes apart, as earlier_output. ports_opened names TCP ports the terminal\'s processes started listening on; when the output says a port is already in use, port_in_use says who holds it (yours, another agent\'s, the developer\'s, or outside ptydeck): use or end your own server, never start a second one or change the app\'s port. Both read Linux /proc; elsewhere they are left out.',
-      inputSchema: runShape,
+      inputSchema: RunInput,
       outputSchema: runResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
@@ -127,7 +127,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Send input',
       description:
         'Type into a terminal: text is sent literally, keys are named (Enter, Ctrl-C, Up, ...). Returns the output that follows (up to wait_ms, sooner once it goes quiet) and the state. Use it to answer prompts, drive REPLs and full-screen programs, or interrupt with Ctrl-C.',
-      inputSchema: sendShape,
+      inputSchema: SendInput,
       outputSchema: sendResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
@@ -144,7 +144,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Read output',
       description:
         'Read a terminal: mode "new" returns output since your last read (your position is kept, even after exit and across a restart of ptydeck\'s host), "screen" the visible screen as text (for less, vim, top), "all" all retained output. Reports state, cursor and skipped; a terminal lost with a stopped host reads as state "lost", with unwritten_bytes: how much of its end was never saved.',
-      inputSchema: readShape,
+      inputSchema: ReadInput,
       outputSchema: readResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -161,7 +161,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Wait',
       description:
         'Wait until the running command finishes (or the process exits), output goes idle, a regex matches new output, or (until "port") a server started in the terminal listens on a port; says which happened, or "timeout". Returns the new output, ports_opened: TCP ports the terminal\'s processes started listening on, and port_in_use when the output says a port is already in use: who holds it. Ports are read from Linux /proc; elsewhere until "port" is refused and ports_opened and port_in_use left out.',
-      inputSchema: waitShape,
+      inputSchema: WaitInput,
       outputSchema: waitResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -179,7 +179,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'Close terminal',
       description:
         "End a terminal's processes and release it: its process group and POSIX session (SIGHUP, then SIGKILL), then every process that detached but carries the terminal's PTYDECK_SESSION_ID (nohup, setsid, daemons: SIGTERM, then SIGKILL). Returns its final unread output, how its process ended, what was ended (ended, ports_freed) and any process that could not be (not_ended). Detached processes are found through Linux /proc; elsewhere they are not, and those fields are left out.",
-      inputSchema: closeShape,
+      inputSchema: CloseInput,
       outputSchema: closeResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
@@ -199,7 +199,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       title: 'List terminals',
       description:
         'List your terminals: id, title, command, cwd, state (lost: its process went with a stopped ptydeck host; it stays readable until terminal_close), how an exited one ended, unread bytes, and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
-      inputSchema: {},
+      inputSchema: ListInput,
       outputSchema: listResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -144,6 +144,9 @@ export const closeShape = {
   force: z.boolean().default(false).describe('Kill immediately with SIGKILL instead of SIGHUP first.'),
 };
 
+// Strict, and given to the MCP server as they are: an argument no tool takes (a `timeout` for `timeout_ms`, an `input`
+// for `text`) is refused by name; the SDK's own object would have dropped it, and the call gone on without it.
+export const ListInput = z.object({}).strict();
 export const CreateInput = z.object(createShape).strict();
 export const RunInput = z.object(runShape).strict();
 export const SendInput = z.object(sendShape).strict();

@@ -93,7 +93,8 @@ export function registerHistoryTool(server: McpServer, deps: HistoryToolDeps): v
       title: 'Command history',
       description:
         'What ran in your terminals and how it ended, one record per shell command (the developer\'s lines typed into your terminals included, marked actor "developer"). Without command_id or search: lists your commands, oldest first: id, terminal, command line, cwd, actor, state (running, done, lost), start time, duration and exit code or signal; filter with id, failed_only, since, pattern, limit. With command_id: that command\'s output. A terminal you closed keeps its records (marked closed), not its output. With search: matching output lines, with context, from all your terminals (or id). Commands are recorded in bash terminals ptydeck started (terminal_create without a command); a line kept out of the shell\'s history (HISTCONTROL, HISTIGNORE) is listed with command null. Records marked restored come from the file an earlier host left on disk: untrusted input, not proof of what ran.',
-      inputSchema: historyShape,
+      // Strict, as the terminal tools' are: an argument it does not take is refused by name, not dropped.
+      inputSchema: z.object(historyShape).strict(),
       outputSchema: historyResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
