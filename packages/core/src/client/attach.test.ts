@@ -190,6 +190,25 @@ describe('ptydeck attach', () => {
     await expectRestored(pane);
   });
 
+  it('fits its status line in a narrow terminal: one line, the detach key kept (a wrapped one left its tail above the screen)', async () => {
+    const id = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 120, rows: 32 }).id;
+    service.write(id, 'echo "wide-$((7*7))"\r');
+    await waitForOutput(service, id, 'wide-49');
+    const pane = tmux.pane("env 'PS1=sh$ ' bash --norc --noprofile", { cols: 60, rows: 20 });
+    await pane.waitFor('sh$');
+    pane.type(`clear; ptydeck attach ${id.slice(0, 8)}`);
+    const shown = await pane.waitFor('wide-49');
+    const lines = shown.split('\n');
+    const status = lines.findIndex((line) => line.includes('Ctrl-\\ d detaches'));
+    expect(status, shown).toBeGreaterThanOrEqual(0);
+    expect(lines[status]).toMatch(/read-only/);
+    expect(lines[status]).toMatch(/120x32/);
+    // The line after it is the session's screen, not the status line's tail.
+    expect(lines[status + 1], shown).toMatch(/^\$ |echo "wide/);
+    pane.keys([DETACH], true);
+    await pane.waitFor(/detached from/);
+  });
+
   it('asks for the session\'s screen before it sets up the terminal, so the host draws it while stty runs', async () => {
     const id = shellSession();
     service.write(id, 'echo "ready-$((4*4))"\r');

@@ -138,10 +138,22 @@ class Attachment {
     const { info } = this;
     const mode = this.info.status === 'lost' ? 'lost: its process is gone' : this.writer ? 'writing' : 'read-only (--write to type)';
     const local = this.terminal.size();
-    const narrow = !this.writer && local && (local.cols < info.cols || local.rows < info.rows) ? ` · session is ${info.cols}x${info.rows}, larger than here` : '';
+    const larger = !this.writer && local && (local.cols < info.cols || local.rows < info.rows);
     const flat = printable(info.title);
     const title = flat.length > 24 ? `${flat.slice(0, 23)}…` : flat;
-    return `ptydeck: attached to ${this.short} "${title}" (${printable(ownerOf(info, this.panel.snapshot.agents))}) · ${mode} · ${DETACH_KEY_NAME} detaches${narrow}`;
+    const detach = `${DETACH_KEY_NAME} detaches`;
+    const attached = `attached to ${this.short} "${title}" (${printable(ownerOf(info, this.panel.snapshot.agents))})`;
+    const shortMode = this.info.status === 'lost' ? 'lost' : this.writer ? 'writing' : 'read-only';
+    const size = `${info.cols}x${info.rows}`;
+    // Shorter and shorter for a narrower terminal; the detach key is in every one.
+    return fitLine(
+      [
+        `ptydeck: ${attached} · ${mode} · ${detach}${larger ? ` · session is ${size}, larger than here` : ''}`,
+        `ptydeck: ${attached} · ${shortMode} · ${detach}${larger ? ` · session ${size}` : ''}`,
+        `ptydeck ${this.short} · ${shortMode} · ${detach}${larger ? ` · ${size}` : ''}`,
+      ],
+      local?.cols,
+    );
   }
 
   private onError(error: PanelError): void {
@@ -303,6 +315,17 @@ class Attachment {
     }
     this.resolve(code);
   }
+}
+
+/**
+ * The first of `lines` that fits in `cols` columns (counted as code points), else the last cut to fit
+ * with an ellipsis. A status line that wrapped left its tail on the line the screen is drawn below.
+ */
+export function fitLine(lines: readonly string[], cols: number | undefined): string {
+  if (cols === undefined) return lines[0]!;
+  const fitting = lines.find((line) => [...line].length <= cols);
+  if (fitting !== undefined) return fitting;
+  return `${[...lines.at(-1)!].slice(0, Math.max(0, cols - 1)).join('')}…`;
 }
 
 function clampSize(size: TerminalSize): TerminalSize {
