@@ -94,8 +94,9 @@ describe.runIf(process.platform === 'linux')('holdsSocket', () => {
 
 describe.runIf(process.platform === 'linux')('childPids', () => {
   it("lists a process's children, and nothing for one that is gone", async () => {
-    const parent = spawn('sh', ['-c', 'sleep 300 & sleep 300 & wait'], { stdio: 'ignore' });
-    cleanups.push(() => parent.kill('SIGKILL'));
+    // A process group of its own, ended whole: the sleeps with it, whether or not the test gets to name them.
+    const parent = spawn('sh', ['-c', 'sleep 300 & sleep 300 & wait'], { stdio: 'ignore', detached: true });
+    cleanups.push(() => process.kill(-parent.pid!, 'SIGKILL'));
     let children: number[] | undefined = [];
     while ((children?.length ?? 0) < 2) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -103,7 +104,6 @@ describe.runIf(process.platform === 'linux')('childPids', () => {
     }
     expect(children).toHaveLength(2);
     for (const pid of children!) expect(readStat(pid)).toMatchObject({ ppid: parent.pid });
-    cleanups.push(() => children!.forEach((pid) => process.kill(pid, 'SIGKILL')));
     const gone = spawn('true');
     await new Promise((resolve) => gone.on('exit', resolve));
     expect(childPids(gone.pid!)).toBeUndefined();
