@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes } from './proc-fs.js';
+import { childPids, holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes } from './proc-fs.js';
 import { listeningRows } from './tcp-table.js';
 
 // The host check's question of the kernel: does this process hold these sockets?
@@ -89,5 +89,23 @@ describe.runIf(process.platform === 'linux')('holdsSocket', () => {
       client.destroy();
       server.close();
     }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('childPids', () => {
+  it("lists a process's children, and nothing for one that is gone", async () => {
+    // A process group of its own, ended whole: the sleeps with it, whether or not the test gets to name them.
+    const parent = spawn('sh', ['-c', 'sleep 300 & sleep 300 & wait'], { stdio: 'ignore', detached: true });
+    cleanups.push(() => process.kill(-parent.pid!, 'SIGKILL'));
+    let children: number[] | undefined = [];
+    while ((children?.length ?? 0) < 2) {
+      await new Promise((resolve) => setImmediate(resolve));
+      children = childPids(parent.pid!);
+    }
+    expect(children).toHaveLength(2);
+    for (const pid of children!) expect(readStat(pid)).toMatchObject({ ppid: parent.pid });
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.on('exit', resolve));
+    expect(childPids(gone.pid!)).toBeUndefined();
   });
 });

@@ -161,6 +161,28 @@ export function namespacePids(pid: number | 'self'): number[] | undefined {
   return match ? match[1]!.split('\t').map(Number) : undefined;
 }
 
+/**
+ * The children of `pid` as the kernel lists them (`/proc/PID/task/TID/children`, for each of its threads: a
+ * child belongs to the thread that forked it), or undefined where they cannot be read: the process is gone, or
+ * the kernel keeps no such list (built without CONFIG_PROC_CHILDREN). A child that exits meanwhile may still be
+ * listed, and one forked meanwhile may not.
+ */
+export function childPids(pid: number): number[] | undefined {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const pids: number[] = [];
+  for (const thread of threads) {
+    const text = readOptional(`/proc/${pid}/task/${thread}/children`);
+    if (text === undefined) return undefined;
+    for (const word of text.split(/\s+/)) if (word !== '') pids.push(Number(word));
+  }
+  return pids;
+}
+
 /** Zombies and dead processes hold nothing and cannot be signalled out of existence. */
 export function isLive(stat: ProcStat): boolean {
   return stat.state !== 'Z' && stat.state !== 'X';

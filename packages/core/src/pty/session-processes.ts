@@ -1,7 +1,7 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
 import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
 import type { LabelReader, ProcessLabel } from './session-labels.js';
-import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { childPids, commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
 
@@ -258,7 +258,42 @@ function unwrap(session: SessionRef, processes: readonly OwnedProcess[]): { fork
  * where /proc is missing.
  */
 export function wrappedProgram(labels: LabelReader, session: SessionRef): OwnedProcess | undefined {
-  return programAfterLauncher(session) ?? unwrap(session, sessionProcesses(labels, session)).program;
+  return programFromChildren(session) ?? programAfterLauncher(session) ?? unwrap(session, sessionProcesses(labels, session)).program;
+}
+
+/** How deep a launcher's forks of itself go, at most (bubblewrap's: one, its init in the new PID namespace). */
+const MAX_LAUNCHER_FORKS = 8;
+
+/**
+ * The program as wrappedProgram finds it, from the children the kernel lists
+ * for the launcher and for each of its forks of itself (proc-fs.ts childPids):
+ * a handful of reads, where programAfterLauncher reads the stat line of every
+ * process started after the launcher (hundreds on a busy machine, a
+ * millisecond or more of every sandboxed terminal_create). The processes unwrap
+ * looks at are all here: the launcher, each fork's children, the innermost's
+ * among them. Undefined when the kernel keeps no such lists or the chain is
+ * not all there (the program has not started): the scans decide then.
+ */
+function programFromChildren(session: SessionRef): OwnedProcess | undefined {
+  if (!session.running || session.pid <= 0 || !processesKnown()) return undefined;
+  const launcherStat = readStat(session.pid);
+  if (!launcherStat || !isLive(launcherStat)) return undefined;
+  const launcher = processOf(session.pid, launcherStat);
+  const tree: OwnedProcess[] = [launcher];
+  for (let parent: number | undefined = session.pid, depth = 0; parent !== undefined && depth <= MAX_LAUNCHER_FORKS; depth++) {
+    const children = childPids(parent);
+    if (children === undefined) return undefined;
+    let fork: number | undefined;
+    for (const pid of children) {
+      const stat = readStat(pid);
+      if (!stat || !isLive(stat) || stat.ppid !== parent) continue;
+      const child = processOf(pid, stat);
+      tree.push(child);
+      if (fork === undefined && child.command === launcher.command) fork = pid;
+    }
+    parent = fork;
+  }
+  return unwrap(session, tree).program;
 }
 
 /**
