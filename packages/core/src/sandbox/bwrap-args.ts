@@ -28,8 +28,8 @@ const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
  * fresh /proc lets root write what reaches the whole machine: the kernel's
  * settings, where a `kernel.core_pattern` of `|program` runs that program as
  * root at the next crash, the SysRq trigger, PCI config space; started by
- * root, bubblewrap makes no user namespace, and a shell with no capability
- * wrote them), a private /tmp,
+ * root, bubblewrap's user namespace maps root to root, so a shell with no
+ * capability still owns those files, and wrote them), a private /tmp,
  * what must stay visible under it, the writable binds, ptydeck's own files
  * read-only again where a writable bind holds them, then the hidden paths
  * over all of it (a secret inside the workspace stays hidden).
