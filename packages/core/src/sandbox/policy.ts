@@ -1,6 +1,7 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { globalHooksPaths, namedByGitConfig } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 
 /**
@@ -177,7 +178,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
     hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
-    ...runByYourTools(ownWorkspace, entries),
+    ...runByYourTools(ownWorkspace, entries, home),
     network: input.profile === 'workspace',
   };
 }
@@ -288,7 +289,7 @@ function realAsFarAsItExists(path: string): string {
  * it, made real, inside it; with each `.git` there: pinned when a directory, read-only when a file (a
  * worktree's pointer to its repository).
  */
-function runByYourTools(writable: string[], entries: readonly Dirent[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace];
@@ -300,7 +301,13 @@ function runByYourTools(writable: string[], entries: readonly Dirent[]): Pick<Sa
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
-  const readOnly = inside(projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))));
+  // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
+  const globalHooks = globalHooksPaths(home);
+  const named = [
+    ...pinned.flatMap((git) => namedByGitConfig(join(git, 'config'), dirname(git), home)),
+    ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
+  ];
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named]);
   return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
 }
 
