@@ -340,6 +340,32 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     }
   });
 
+  it("where the developer's PATH names a directory in the workspace, or is it (~/bin, a project's bin): the shell plants no command there", async () => {
+    const project = mkdtempSync(join(home, 'pathed-'));
+    const bin = join(project, 'bin');
+    const homeBin = join(home, 'bin');
+    mkdirSync(bin);
+    mkdirSync(homeBin, { recursive: true });
+    // What the developer's tabs inherit too: a `git` planted there is the one their next `git` runs, unsandboxed.
+    const pathService = createPtyService({ env: { ...env, PATH: `${bin}:${homeBin}:${env.PATH}` } });
+    const pathTool = createTerminalTool(pathService, { sandbox });
+    try {
+      for (const cwd of [project, homeBin]) {
+        const made = await pathTool.create(owner, { cwd });
+        await output2(pathTool, made.id, `printf '#!/bin/sh\\ntouch ${home}/pwned-by-path\\n' > ${join(cwd === project ? bin : homeBin, 'git')} 2>/dev/null; echo work > notes.txt 2>/dev/null; echo tried`);
+        await pathTool.close(owner, { id: made.id, force: true });
+      }
+      expect(existsSync(join(bin, 'git'))).toBe(false);
+      expect(existsSync(join(homeBin, 'git'))).toBe(false);
+      // The project itself stays the shell's to write.
+      expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('work\n');
+    } finally {
+      await pathTool.closeOwner(owner.id);
+      pathTool.dispose();
+      await pathService.dispose();
+    }
+  });
+
   it("with cwd at a dotfiles repository your HOME links into (~/.inputrc, ~/.config/nvim, ~/.local/bin/tool): the shell writes none of it", async () => {
     const dotfiles = join(home, 'dotfiles');
     mkdirSync(join(dotfiles, 'nvim'), { recursive: true });

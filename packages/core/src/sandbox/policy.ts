@@ -104,6 +104,8 @@ export interface PolicyInput {
   writable?: string[];
   /** The hidden list; default DEFAULT_HIDDEN under HOME. Absolute or relative to HOME. */
   hidden?: string[];
+  /** The PATH the developer's shells inherit (the session's, never the call's): what is directly in its directories is run by name. */
+  searchPath?: string;
 }
 
 export interface SandboxPolicy {
@@ -161,7 +163,12 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // them, and /etc/cron.d, /etc/ld.so.preload or /run/systemd/system run what they hold as root, outside any sandbox.
   // Nor one that is or holds another user's HOME, or lies in its dot-directories (what root's shell wrote there runs as that user).
   const homes = [home, ...otherHomes(home)];
+  // The developer's PATH: a command planted directly in one of its directories (~/bin, a project's bin that direnv's
+  // PATH_add put first) is what their next `git` or `ls` runs, as them. A workspace that is one is read-only; one
+  // that holds one keeps it read-only inside.
+  const pathDirs = existingReal((input.searchPath ?? '').split(':').filter((dir) => isAbsolute(dir)));
   const fenced =
+    pathDirs.includes(workspace) ||
     homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
     ownDirs.some((dir) => isWithin(dir, workspace)) ||
     inSystemDirectory(workspace, home) ||
@@ -178,7 +185,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
     hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
-    ...runByYourTools(ownWorkspace, entries, home),
+    ...withReadOnly(runByYourTools(ownWorkspace, entries, home), fenced ? [] : pathDirs.filter((dir) => dir !== workspace && isWithin(dir, workspace))),
     network: input.profile === 'workspace',
   };
 }
@@ -309,6 +316,10 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   ];
   const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named]);
   return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
+}
+
+function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+  return { ...policy, readOnly: unique([...policy.readOnly, ...more]) };
 }
 
 /** Whether `path` is `dir` or lies beneath it. */
