@@ -167,8 +167,11 @@ describe('command records across a host restart', () => {
       closed: { title: 'build\u001b]0;x\u0007', at: Date.now() },
     };
     const blank: CommandRecord = { ...planted, id: 'gone:2', actor: { kind: 'agent', name: '\u200b\u2066 ' } };
-    writeFileSync(join(dir, 'closed-commands'), JSON.stringify({ version: 1, commands: [planted, blank] }));
+    // Dated ahead of this host: the newest of every listing, it would hold the panel's snapshot (the newest 5000) for itself.
+    const future: CommandRecord = { ...planted, id: 'gone:3', startedAt: Date.now() + 10 * 365 * 86_400_000 };
+    writeFileSync(join(dir, 'closed-commands'), JSON.stringify({ version: 1, commands: [planted, blank, future] }));
     const host = await startHost(dir);
+    expect(host.timeline.list().map((record) => record.id)).toEqual(['gone:1', 'gone:2']);
     const [one, two] = host.timeline.list();
     expect(one!.closed).toEqual({ title: 'build]0;x', at: planted.closed!.at, restored: true });
     expect(one!.actor.name).toBe('edualc');
