@@ -6,7 +6,7 @@
  * the workspace: a sandboxed shell wrote `.husky/pre-commit`, which the developer's next commit ran,
  * and an included file's `core.fsmonitor`, which their next `git status` ran.
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
 /** A config is a few hundred bytes; anything past this is not looked at. */
@@ -109,8 +109,9 @@ function readSmall(file: string): string | undefined {
     return undefined;
   }
   try {
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES);
-    const length = readSync(fd, buffer, 0, buffer.length, null);
+    // A config is read at every shell's start, for each repository in the workspace: a buffer its size, not the cap's.
+    const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, MAX_CONFIG_BYTES));
+    const length = buffer.length === 0 ? 0 : readSync(fd, buffer, 0, buffer.length, null);
     return buffer.toString('utf8', 0, length);
   } catch {
     return undefined;
