@@ -49,7 +49,17 @@ export const CommandRecord = z.object({
    * The session was closed: the record stays (what ran, and how it ended, outlives the shell, as an audit
    * should), its output went with the session. Its title then, and when (epoch ms).
    */
-  closed: z.object({ title: z.string().max(MAX_CLOSED_TITLE_CHARS), at: z.number() }).optional(),
+  closed: z
+    .object({
+      title: z.string().max(MAX_CLOSED_TITLE_CHARS),
+      at: z.number(),
+      /**
+       * The record is one an earlier host left on disk (the store's closed records, or a restored session's):
+       * anything running as the developer could have written it, so it is not proof of what ran.
+       */
+      restored: z.literal(true).optional(),
+    })
+    .optional(),
 });
 export type CommandRecord = z.infer<typeof CommandRecord>;
 

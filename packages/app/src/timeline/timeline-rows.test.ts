@@ -1,6 +1,6 @@
 import type { CommandRecord } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { actorLabel, durationLabel, filterCommands, fromSnapshot, NO_FILTER, textError, upsertCommand } from './timeline-rows.js';
+import { actorLabel, durationLabel, filterCommands, fromSnapshot, NO_FILTER, shownText, textError, upsertCommand } from './timeline-rows.js';
 
 function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
   return {
@@ -69,5 +69,15 @@ describe('timeline rows', () => {
     expect(actorLabel(record(1, { actor: { kind: 'mixed', name: 'claude' } }))).toBe('claude + you');
     expect(actorLabel(record(1, { actor: { kind: 'developer', name: null } }))).toBe('you');
     expect([durationLabel(null), durationLabel(340), durationLabel(1200), durationLabel(180_000)]).toEqual(['running', '340 ms', '1.2 s', '3 min']);
+  });
+});
+
+describe('shownText', () => {
+  it("shows a row's direction-changing, invisible and control characters as escapes: a command reads as it ran", () => {
+    // An agent ran `echo ok #<RLO> ~ fr- mr`; drawn as is, the Timeline showed "echo ok #rm -rf ~".
+    expect(shownText('echo ok #\u202E ~ fr- mr')).toBe('echo ok #\\u202e ~ fr- mr');
+    expect(shownText('a\u200bb\u2066c\u0007d\u009be\u2028f')).toBe('a\\u200bb\\u2066c\\u0007d\\u009be\\u2028f');
+    expect(shownText('ls -la ~/proj  # día, 日本, 👩‍💻')).toBe('ls -la ~/proj  # día, 日本, 👩‍💻');
+    expect(actorLabel(record(1, { actor: { kind: 'agent', name: '\u202Eedualc' } }))).toBe('\\u202eedualc');
   });
 });

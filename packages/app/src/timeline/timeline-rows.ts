@@ -40,9 +40,27 @@ function order(a: CommandRecord, b: CommandRecord): number {
 
 /** Who a row names: the agent's name, "you", or both. */
 export function actorLabel(record: CommandRecord): string {
+  const name = record.actor.name === null ? null : shownText(record.actor.name);
   if (record.actor.kind === 'developer') return 'you';
-  if (record.actor.kind === 'mixed') return `${record.actor.name ?? 'agent'} + you`;
-  return record.actor.name ?? (record.actor.kind === 'unknown' ? '?' : 'agent');
+  if (record.actor.kind === 'mixed') return `${name ?? 'agent'} + you`;
+  return name ?? (record.actor.kind === 'unknown' ? '?' : 'agent');
+}
+
+/**
+ * Controls, the bidirectional marks, overrides and isolates, zero-width spaces and line separators: what a
+ * page draws as nothing or uses to reorder the text around it. (The joiners that make emoji and some
+ * scripts are left alone.)
+ */
+const HIDDEN_IN_A_ROW = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * A command line, a title or a name as a row shows it: each character of HIDDEN_IN_A_ROW as its `\\u`
+ * escape. A command's text is the agent's to choose (and a record an earlier host left on disk says what
+ * it likes): with a right-to-left override in it, `echo ok #<RLO> ~ fr- mr` read "echo ok #rm -rf ~",
+ * so the row named a command other than the one that ran.
+ */
+export function shownText(text: string): string {
+  return text.replace(HIDDEN_IN_A_ROW, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { For, Show } from 'solid-js';
 import { commandDuration, commandFailed } from '@ptydeck/contract';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-import { actorLabel, durationLabel, textError } from '../timeline/timeline-rows.js';
+import { actorLabel, durationLabel, shownText, textError } from '../timeline/timeline-rows.js';
 import { useTimeline } from '../timeline/timeline-context.jsx';
 import { useReplay } from '../replay/replay-context.jsx';
 
@@ -35,7 +35,7 @@ export function TimelineView() {
   const remoteHosts = () => [...new Set(timeline.state.commands.map((record) => record.host).filter((name): name is string => name !== undefined))];
   // A closed session is in no tab: its records carry the title it had.
   const closedTitles = () => new Map(timeline.state.commands.flatMap((record) => (record.closed ? [[record.session, record.closed.title] as const] : [])));
-  const titleOf = (id: string) => terminal.state.sessions.find((session) => session.id === id)?.title ?? closedTitles().get(id) ?? id.slice(0, 8);
+  const titleOf = (id: string) => shownText(terminal.state.sessions.find((session) => session.id === id)?.title ?? closedTitles().get(id) ?? id.slice(0, 8));
   return (
     <Show when={timeline.state.open}>
       <section class="timeline" data-testid="timeline" aria-label="Timeline">
@@ -45,7 +45,7 @@ export function TimelineView() {
             <option value="developer">You</option>
             <option value="agent">Agents</option>
             <option value="mixed">Mixed</option>
-            <For each={actors()}>{(name) => <option value={name}>{name}</option>}</For>
+            <For each={actors()}>{(name) => <option value={name}>{shownText(name)}</option>}</For>
           </select>
           <select data-testid="timeline-session" aria-label="Session" onChange={(e) => timeline.setFilter({ session: e.currentTarget.value || null })}>
             <option value="">All sessions</option>
@@ -82,7 +82,12 @@ export function TimelineView() {
                   data-status={record.status}
                   data-closed={record.closed ? 'true' : undefined}
                   classList={{ failed: commandFailed(record), running: record.status === 'running', closed: record.closed !== undefined }}
-                  title={record.closed ? `Its session was closed at ${new Date(record.closed.at).toLocaleTimeString()}; its output went with it` : undefined}
+                  title={
+                    record.closed
+                      ? `Its session was closed at ${new Date(record.closed.at).toLocaleTimeString()}; its output went with it` +
+                        (record.closed.restored ? '. Kept on disk by an earlier host: anything running as your user could have written it, so it is not proof of what ran' : '')
+                      : undefined
+                  }
                   onClick={() => record.closed || timeline.jumpTo(record)}
                 >
                   <td>{new Date(record.startedAt).toLocaleTimeString()}</td>
@@ -95,8 +100,11 @@ export function TimelineView() {
                     <Show when={record.closed}>
                       {' '}<span class="exit-code closed" data-testid="timeline-closed">closed</span>
                     </Show>
+                    <Show when={record.closed?.restored}>
+                      {' '}<span class="exit-code closed" data-testid="timeline-restored">from disk</span>
+                    </Show>
                   </td>
-                  <td class="timeline-command" title={record.cwd ?? undefined}>{record.command ?? '(not in the shell\'s history)'}</td>
+                  <td class="timeline-command" title={record.cwd === null ? undefined : shownText(record.cwd)}>{record.command === null ? '(not in the shell\'s history)' : shownText(record.command)}</td>
                   <td>{durationLabel(commandDuration(record))}</td>
                   <td class="timeline-exit" data-testid="timeline-exit">{exitLabel(record)}</td>
                   <td>

@@ -26,3 +26,19 @@ export function printable(text: string): string {
 export function terminalSafeJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(UNESCAPED_BY_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** Controls, format characters (zero-width, bidirectional overrides and isolates), line and paragraph separators. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const MAX_AGENT_NAME = 64;
+
+/**
+ * An agent's name as the panel, `ptydeck ls` and the agent list show it: an
+ * MCP client chooses it freely, and a record on disk says what it likes; it
+ * labels every tab and command of that agent. Empty or invisible, the badge
+ * that tells an agent's tab from the developer's was blank; a right-to-left
+ * override made it read otherwise than it is.
+ */
+export function shownAgentName(raw: string | undefined): string {
+  const name = Array.from((raw ?? '').replace(UNSHOWN, ' ').replace(/\s+/g, ' ').trim()).slice(0, MAX_AGENT_NAME).join('').trim();
+  return name === '' ? 'unknown' : name;
+}

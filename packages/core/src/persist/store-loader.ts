@@ -23,6 +23,7 @@ import { CLOSED_COMMANDS_FILE, closedCommandsPath, HEADER_BYTES, isStorableId, M
 import { withoutControls } from '../pty/title-tracker.js';
 import type { OnDisk } from './session-writer.js';
 import { SET_ASIDE_DIR, setAside } from './untrusted-files.js';
+import { recordsFromDisk } from './record-from-disk.js';
 import { readUntrustedFile, UntrustedFileError } from '../common/untrusted-read.js';
 
 export interface LoadedStore {
@@ -142,7 +143,7 @@ export async function loadClosedCommands(dir: string, report: ErrorReporter): Pr
     return undefined;
   }
   const seen = new Set<string>();
-  return parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id));
+  return recordsFromDisk(parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id)));
 }
 
 /**

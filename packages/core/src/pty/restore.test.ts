@@ -125,9 +125,12 @@ describe('PtyService.restore', () => {
         ports: [{ port: 33783, address: '127.0.0.1', pid: 4242, command: 'node server.js' }],
       }),
     );
-    expect(restored).toMatchObject({ title: 'npm test]0;pwned[2J', cwd: '/etc31m', command: 'npm[8m', args: ['test'], ownerName: 'claude[1m', signal: null, restored: true });
+    expect(restored).toMatchObject({ title: 'npm test]0;pwned[2J', cwd: '/etc31m', command: 'npm[8m', args: ['test'], ownerName: 'claude [1m', signal: null, restored: true });
     expect(restored).not.toHaveProperty('ports');
     expect(service.get(restored.id)).not.toHaveProperty('ports');
+    // The owner's badge as the host shows an MCP client's name: never reversed (a right-to-left override) or blank.
+    expect(service.restore(record({ ownerName: '\u202Eedualc' })).ownerName).toBe('edualc');
+    expect(service.restore(record({ ownerName: '\u200b\u2066 ' })).ownerName).toBe('unknown');
   });
 
   it('signals nothing for a restored session, whatever process its old pid names now', async () => {

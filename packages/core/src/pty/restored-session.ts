@@ -9,6 +9,7 @@
  */
 import { formatZodIssues, SessionInfo } from '@ptydeck/contract';
 import type { LostRecord } from './lost-record.js';
+import { shownAgentName } from '../common/printable.js';
 import { withoutControls } from './title-tracker.js';
 import { PtyError, type PtySessionInfo } from './types.js';
 
@@ -30,7 +31,8 @@ export function restoredInfo(record: LostRecord, foundAt: number): PtySessionInf
     command: withoutControls(info.command),
     args: info.args.map(withoutControls),
     cwd: withoutControls(info.cwd),
-    ownerName: info.ownerName === null ? null : withoutControls(info.ownerName),
+    // As the host shows an MCP client's name: a blank or reversed badge passed an agent's tab for another's.
+    ownerName: info.ownerName === null ? null : shownAgentName(info.ownerName),
     signal: info.signal !== null && SIGNAL_NAME.test(info.signal) ? info.signal : null,
     // Its process, if any is left, is not this host's; and a pid kept from then may name another process now.
     pid: 0,

@@ -197,6 +197,48 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
     expect(readFileSync(join(project, 'linked', '.git'), 'utf8')).toBe('gitdir: ../.git\n');
   });
 
+  it("in a project whose git config names hooks or config in the project (husky's core.hooksPath, an include.path): those stay read-only too", async () => {
+    const project = mkdtempSync(join(home, 'hooked-'));
+    const nested = join(project, 'service');
+    const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    // husky 9 (.husky/_, whose stubs run .husky/<hook>), a plain directory of hooks, a shared config the repository includes.
+    const layouts: Array<[string, string, string]> = [
+      [project, '.husky/_', '.husky/pre-commit'],
+      [nested, 'githooks', 'githooks/pre-commit'],
+    ];
+    for (const [dir, hooksPath, hook] of layouts) {
+      execFileSync('git', ['init', '-q', dir], { env: gitEnv });
+      execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', hooksPath], { env: gitEnv });
+      mkdirSync(join(dir, hooksPath), { recursive: true });
+      writeFileSync(join(dir, hook), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    }
+    writeFileSync(join(project, '.husky', '_', 'pre-commit'), '#!/bin/sh\n. "$(dirname "$0")/../pre-commit"\n', { mode: 0o755 });
+    writeFileSync(join(project, 'repo.gitconfig'), '[user]\n\tname = dev\n');
+    execFileSync('git', ['-C', project, 'config', '--add', 'include.path', '../repo.gitconfig'], { env: gitEnv });
+    const made = await tool.create(owner, { cwd: project });
+    expect(made.sandbox?.writable).toContain(project);
+    const pwned = join(home, 'pwned-by-hook');
+    await output(
+      made.id,
+      [
+        `printf '#!/bin/sh\\ntouch ${pwned}\\n' | tee .husky/pre-commit .husky/_/pre-commit service/githooks/pre-commit`,
+        `printf '[core]\\n\\tfsmonitor = touch ${pwned}\\n' >> repo.gitconfig`,
+        'echo done',
+      ].join('\n') + ' 2>/dev/null; echo tried',
+    );
+    await tool.close(owner, { id: made.id, force: true });
+    expect(readFileSync(join(project, '.husky', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    expect(readFileSync(join(nested, 'githooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    expect(readFileSync(join(project, 'repo.gitconfig'), 'utf8')).toBe('[user]\n\tname = dev\n');
+    // The developer's own git, outside, runs nothing the shell wrote.
+    for (const dir of [project, nested]) {
+      writeFileSync(join(dir, 'file.txt'), 'work\n');
+      execFileSync('git', ['-C', dir, 'add', 'file.txt'], { env: gitEnv });
+      execFileSync('git', ['-C', dir, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'work'], { env: gitEnv });
+    }
+    expect(existsSync(pwned)).toBe(false);
+  });
+
   it("with cwd at the agents' rcfile directory, which its own result names: the rcfile every agent shell reads stays read-only", async () => {
     const first = await tool.create(owner, { cwd: workspace });
     const rcfile = /--rcfile (\S+)/.exec(first.command)![1]!;
@@ -297,6 +339,32 @@ describe.skipIf(!available)("an agent's terminal_create cannot move its own fenc
       expect(await output2(pathTool, made.id, 'echo inside')).toBe('inside\n');
       await pathTool.close(owner, { id: made.id, force: true });
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      await pathTool.closeOwner(owner.id);
+      pathTool.dispose();
+      await pathService.dispose();
+    }
+  });
+
+  it("where the developer's PATH names a directory in the workspace, or is it (~/bin, a project's bin): the shell plants no command there", async () => {
+    const project = mkdtempSync(join(home, 'pathed-'));
+    const bin = join(project, 'bin');
+    const homeBin = join(home, 'bin');
+    mkdirSync(bin);
+    mkdirSync(homeBin, { recursive: true });
+    // What the developer's tabs inherit too: a `git` planted there is the one their next `git` runs, unsandboxed.
+    const pathService = createPtyService({ env: { ...env, PATH: `${bin}:${homeBin}:${env.PATH}` } });
+    const pathTool = createTerminalTool(pathService, { sandbox });
+    try {
+      for (const cwd of [project, homeBin]) {
+        const made = await pathTool.create(owner, { cwd });
+        await output2(pathTool, made.id, `printf '#!/bin/sh\\ntouch ${home}/pwned-by-path\\n' > ${join(cwd === project ? bin : homeBin, 'git')} 2>/dev/null; echo work > notes.txt 2>/dev/null; echo tried`);
+        await pathTool.close(owner, { id: made.id, force: true });
+      }
+      expect(existsSync(join(bin, 'git'))).toBe(false);
+      expect(existsSync(join(homeBin, 'git'))).toBe(false);
+      // The project itself stays the shell's to write.
+      expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('work\n');
     } finally {
       await pathTool.closeOwner(owner.id);
       pathTool.dispose();

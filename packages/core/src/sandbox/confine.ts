@@ -50,7 +50,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   }
   let policy;
   try {
-    policy = sandboxPolicy({ profile: choice.profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden });
+    policy = sandboxPolicy({ profile: choice.profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden, searchPath: context.searchPath ?? process.env.PATH });
   } catch (error) {
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }

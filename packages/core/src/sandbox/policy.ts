@@ -1,6 +1,7 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { globalHooksPaths, namedByGitConfig } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 
 /**
@@ -103,6 +104,8 @@ export interface PolicyInput {
   writable?: string[];
   /** The hidden list; default DEFAULT_HIDDEN under HOME. Absolute or relative to HOME. */
   hidden?: string[];
+  /** The PATH the developer's shells inherit (the session's, never the call's): what is directly in its directories is run by name. */
+  searchPath?: string;
 }
 
 export interface SandboxPolicy {
@@ -160,7 +163,12 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // them, and /etc/cron.d, /etc/ld.so.preload or /run/systemd/system run what they hold as root, outside any sandbox.
   // Nor one that is or holds another user's HOME, or lies in its dot-directories (what root's shell wrote there runs as that user).
   const homes = [home, ...otherHomes(home)];
+  // The developer's PATH: a command planted directly in one of its directories (~/bin, a project's bin that direnv's
+  // PATH_add put first) is what their next `git` or `ls` runs, as them. A workspace that is one is read-only; one
+  // that holds one keeps it read-only inside.
+  const pathDirs = existingReal((input.searchPath ?? '').split(':').filter((dir) => isAbsolute(dir)));
   const fenced =
+    pathDirs.includes(workspace) ||
     homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
     ownDirs.some((dir) => isWithin(dir, workspace)) ||
     inSystemDirectory(workspace, home) ||
@@ -177,7 +185,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
     hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
-    ...runByYourTools(ownWorkspace, entries),
+    ...withReadOnly(runByYourTools(ownWorkspace, entries, home), fenced ? [] : pathDirs.filter((dir) => dir !== workspace && isWithin(dir, workspace))),
     network: input.profile === 'workspace',
   };
 }
@@ -288,7 +296,7 @@ function realAsFarAsItExists(path: string): string {
  * it, made real, inside it; with each `.git` there: pinned when a directory, read-only when a file (a
  * worktree's pointer to its repository).
  */
-function runByYourTools(writable: string[], entries: readonly Dirent[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace];
@@ -300,8 +308,18 @@ function runByYourTools(writable: string[], entries: readonly Dirent[]): Pick<Sa
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
-  const readOnly = inside(projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))));
+  // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
+  const globalHooks = globalHooksPaths(home);
+  const named = [
+    ...pinned.flatMap((git) => namedByGitConfig(join(git, 'config'), dirname(git), home)),
+    ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
+  ];
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named]);
   return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
+}
+
+function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+  return { ...policy, readOnly: unique([...policy.readOnly, ...more]) };
 }
 
 /** Whether `path` is `dir` or lies beneath it. */

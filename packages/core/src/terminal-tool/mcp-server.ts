@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { byteCount } from '@ptydeck/contract';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxProfile } from '@ptydeck/contract';
+import { shownAgentName } from '../common/printable.js';
 import { TerminalToolError } from './errors.js';
 import type { TerminalOwner, TerminalTool, ToolCallHooks } from './terminal-tool.js';
 import { CLOSED_TERMINAL, OUTSIDE_PTYDECK, YOU } from './port-in-use.js';
@@ -71,10 +72,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
 
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion();
-    connection.onInitialized?.({ name: shownName(client?.name), version: client?.version ?? null });
+    connection.onInitialized?.({ name: shownAgentName(client?.name), version: client?.version ?? null });
   };
   const owner = (): TerminalOwner => {
-    const name = connection.ownerName ?? shownName(server.server.getClientVersion()?.name);
+    const name = connection.ownerName ?? shownAgentName(server.server.getClientVersion()?.name);
     return { id: connection.id, ...(name ? { name } : {}), ...(connection.cwd ? { cwd: connection.cwd } : {}), ...(connection.sandbox ? { sandbox: connection.sandbox } : {}) };
   };
 
@@ -342,19 +343,3 @@ async function respond(operation: () => Promise<[object, string]>): Promise<Call
     return { isError: true, content: [{ type: 'text', text }] };
   }
 }
-
-/** Controls, format characters (zero-width, bidirectional overrides and isolates), line and paragraph separators. */
-const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-const MAX_AGENT_NAME = 64;
-
-/**
- * An MCP client's name as the panel, `ptydeck ls` and the agent list show it:
- * the client chooses it freely, and it labels every tab of that agent. Empty
- * or invisible, the badge that tells an agent's tab from the developer's was
- * blank; a right-to-left override made it read otherwise than it is.
- */
-function shownName(raw: string | undefined): string {
-  const name = Array.from((raw ?? '').replace(UNSHOWN, ' ').replace(/\s+/g, ' ').trim()).slice(0, MAX_AGENT_NAME).join('').trim();
-  return name === '' ? 'unknown' : name;
-}
-

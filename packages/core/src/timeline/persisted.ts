@@ -1,6 +1,7 @@
 // What the session store keeps of a session's timeline, checked on the way back: the file is untrusted input.
 import { Cols, CommandRecord, formatZodIssues, Rows } from '@ptydeck/contract';
 import { z } from 'zod';
+import { recordsFromDisk } from '../persist/record-from-disk.js';
 import type { PersistedTimeline } from './timeline.js';
 
 const PersistedTimelineSchema = z.object({
@@ -18,7 +19,7 @@ export function parsePersistedTimeline(raw: unknown): PersistedTimeline | Error 
   // One record per id: a planted file naming an id twice gets the first.
   const seen = new Set<string>();
   // A kept session's records are its own, never a closed one's (`closed` is the host's to set when it closes one).
-  const commands = parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id)).map(({ closed: _closed, ...record }) => record);
+  const commands = recordsFromDisk(parsed.data.commands.filter((record) => !seen.has(record.id) && seen.add(record.id)).map(({ closed: _closed, ...record }) => record));
   const { times, size, resizes } = parsed.data;
   return { version: 1, commands, times, ...(size ? { size } : {}), ...(resizes ? { resizes } : {}) };
 }

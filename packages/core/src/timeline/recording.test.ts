@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPtyService } from '../pty/pty-service.js';
+import { createTerminalTool } from '../terminal-tool/terminal-tool.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
 import { privateMarks } from './recording.js';
+import { Timeline } from './timeline.js';
 
 /** Where a recording leaves out ptydeck's own marks: what a terminal would take as one OSC, nothing else. */
 describe('privateMarks', () => {
@@ -16,4 +20,47 @@ describe('privateMarks', () => {
     expect(marks('\x1b]\x1b]6973;q\x07')).toEqual([[2, 11]]);
     expect(marks('plain \x1b[0m text')).toEqual([]);
   });
+
+  it("a log trimmed inside a mark: the mark's tail at its start is left out, the key with it", () => {
+    // The log keeps its last bytes, cut anywhere: here inside the prompt's keyed mark, after its ESC ] 133;D.
+    const tail = (text: string) => privateMarks(Buffer.from(text, 'latin1'), { startsMidStream: true });
+    expect(tail(';0;k=ff00ff\x07$ ls\r\n')).toEqual([[0, 12]]);
+    expect(tail('ey;abc123\x1b\\$ ls')).toEqual([[0, 11]]);
+    // Text before a line break, or an ESC that starts a sequence, is output, not a mark's tail.
+    expect(tail('make: done\r\nbell\x07')).toEqual([]);
+    expect(tail('red\x1b[31m\x07')).toEqual([]);
+    // A log that starts with the session starts at no sequence's middle.
+    expect(marks(';0;k=ff00ff\x07$ ls')).toEqual([]);
+  });
 });
+
+describe('a recording of a session whose log was trimmed inside a mark', () => {
+  const service = createPtyService({ env: isolatedEnv(), sessionLogBytes: 4096 });
+  const tool = createTerminalTool(service);
+  const timeline = new Timeline(service);
+  const owner = { id: 'trimmed-mark', name: 'trimmed-mark' };
+  afterAll(async () => {
+    await tool.closeOwner(owner.id);
+    tool.dispose();
+    timeline.dispose();
+    await service.dispose();
+  });
+
+  it("holds none of the shell's key: the mark's tail at the log's start is left out", async () => {
+    const shell = await tool.create(owner, {});
+    // Commands of growing output move the log's start until it falls inside one of the prompt's keyed marks.
+    let head = '';
+    let key = '';
+    for (let n = 1; n < 400; n++) {
+      await tool.run(owner, { id: shell.id, command: `printf '%0${n}d\\n' 0` });
+      const data = Buffer.from(service.read(shell.id).data).toString('latin1');
+      key = /\x1b\](?:133|633);[^\x07\x1b]*k=([0-9a-zA-Z]+)/.exec(data)?.[1] ?? '';
+      head = data.slice(0, data.search(/[\x07\x1b]/));
+      if (key !== '' && data[head.length] === '\x07' && !/[\x00-\x1f]/.test(head) && head.includes(`k=${key}`)) break;
+      head = '';
+    }
+    expect(head, 'no trim fell inside a keyed mark').not.toBe('');
+    for (const format of ['asciicast-v3', 'asciicast-v2', 'text'] as const) expect(timeline.recording(shell.id, format), format).not.toContain(key);
+  });
+});
+

@@ -50,7 +50,8 @@ function castLine(value: unknown): string {
 type Event = { at: number; code: 'o' | 'r' | 'm' | 'x'; data: string };
 
 export function buildRecording(input: RecordingInput, format: RecordingFormat): string {
-  if (format === 'text') return renderPlainText(input.bytes);
+  // A trimmed log's first bytes may be a mark's tail (its key), which no parse from there takes for a sequence.
+  if (format === 'text') return renderPlainText(input.start > 0 ? input.bytes.subarray(oscTailLength(input.bytes)) : input.bytes);
   const events = recordingEvents(input);
   const began = events[0]?.at ?? input.info.createdAt;
   const title = input.info.title || input.info.command;
@@ -90,7 +91,7 @@ function recordingEvents(input: RecordingInput): Event[] {
   const boundaries = new Set<number>([start, end, ...cuts.keys()]);
   for (const time of input.times) if (time.cursor > start && time.cursor < end) boundaries.add(at(time.cursor));
   const sorted = [...boundaries].sort((a, b) => a - b);
-  const without = outputWithout(bytes, privateMarks(bytes));
+  const without = outputWithout(bytes, privateMarks(bytes, { startsMidStream: start > 0 }));
   const events: Event[] = [];
   let last = Number.NEGATIVE_INFINITY;
   // Times never go backwards: a marker's clock and a chunk's are read apart.
@@ -123,8 +124,13 @@ function recordingEvents(input: RecordingInput): Event[] {
  * A player draws nothing for them, so nothing visible goes; OSC 7 (the cwd)
  * and a prompt's own marks without the key stay.
  */
-export function privateMarks(bytes: Uint8Array): Array<[number, number]> {
+export function privateMarks(bytes: Uint8Array, options: { startsMidStream?: boolean } = {}): Array<[number, number]> {
   const marks: Array<[number, number]> = [];
+  // A log keeps its last bytes, cut anywhere: its first may be inside a mark, whose tail (the key) no scan from here sees as one.
+  if (options.startsMidStream) {
+    const tail = oscTailLength(bytes);
+    if (tail > 0) marks.push([0, tail]);
+  }
   // The scanner every reader of output shares: an OSC ends and aborts here as it does in a terminal.
   const scanner = new SequenceScanner();
   scanner.on({
@@ -140,6 +146,22 @@ export function privateMarks(bytes: Uint8Array): Array<[number, number]> {
 }
 
 const KEY_PARAM = Buffer.from('k=');
+
+/**
+ * How many of the first bytes may be the end of an OSC begun before them: a run with no control
+ * (a mark's payload holds none: the shell escapes them) up to a BEL or an ST, which it includes; 0
+ * when a line break or an ESC starting anything else comes first (that is output). Text on a
+ * trimmed log's first line up to a bell goes with it, which costs a recording nothing it needs.
+ */
+function oscTailLength(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte === 0x07) return i + 1;
+    if (byte === 0x1b) return bytes[i + 1] === 0x5c ? i + 2 : 0;
+    if (byte < 0x20 || byte === 0x7f) return 0;
+  }
+  return 0;
+}
 
 function isPrivateMark(payload: Uint8Array): boolean {
   const text = (n: number) => String.fromCharCode(...payload.subarray(0, n));

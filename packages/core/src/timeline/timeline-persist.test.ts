@@ -122,7 +122,9 @@ describe('command records across a host restart', () => {
 
     const after = await startHost(dir);
     const back = after.timeline.list({ sessions: new Set([shell.id]) });
-    expect(back).toEqual(kept);
+    // Marked as what a file on disk said: the next host cannot tell them from planted ones.
+    const asRestored = kept.map((record) => ({ ...record, closed: { ...record.closed!, restored: true } }));
+    expect(back).toEqual(asRestored);
     expect(back.map((r) => [r.command, r.exitCode, r.closed?.title])).toEqual([
       ['echo before-close', 0, 'gone-soon'],
       ['(exit 9)', 9, 'gone-soon'],
@@ -131,7 +133,7 @@ describe('command records across a host restart', () => {
     await after.store.flush();
     after.stop();
     const again = await startHost(dir);
-    expect(again.timeline.list({ sessions: new Set([shell.id]) })).toEqual(kept);
+    expect(again.timeline.list({ sessions: new Set([shell.id]) })).toEqual(asRestored);
     again.stop();
 
     // A file planted in their place that is not closed records: set aside with a line in the log, nothing shown.
@@ -143,5 +145,65 @@ describe('command records across a host restart', () => {
     const aside = readdirSync(join(dir, 'set-aside')).find((name) => name.startsWith('closed-commands'))!;
     expect(readFileSync(join(dir, 'set-aside', aside), 'utf8')).toContain('rm -rf /');
     expect(reports.join('\n')).toContain("not closed sessions' command records");
+  });
+
+  it("planted closed records come back marked restored, and draw nothing: an agent's name as the host shows one, no controls", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-planted-')), 'sessions');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    const planted: CommandRecord = {
+      id: 'gone:1',
+      session: 'gone',
+      command: 'echo \u001b]52;c;cm0gLXJmIH4=\u0007 ok\u009b2J',
+      cwd: '/home/dev/\u001b[8mproject',
+      // A right-to-left override reads "claude" backwards: a badge shown as another agent's, or blank.
+      actor: { kind: 'agent', name: '\u202Eedualc\u200b' },
+      status: 'done',
+      startedAt: Date.now() - 1000,
+      endedAt: Date.now(),
+      exitCode: 0,
+      signal: null,
+      output: { start: 0, end: 10 },
+      closed: { title: 'build\u001b]0;x\u0007', at: Date.now() },
+    };
+    const blank: CommandRecord = { ...planted, id: 'gone:2', actor: { kind: 'agent', name: '\u200b\u2066 ' } };
+    // Dated ahead of this host: the newest of every listing, it would hold the panel's snapshot (the newest 5000) for itself.
+    const future: CommandRecord = { ...planted, id: 'gone:3', startedAt: Date.now() + 10 * 365 * 86_400_000 };
+    writeFileSync(join(dir, 'closed-commands'), JSON.stringify({ version: 1, commands: [planted, blank, future] }));
+    const host = await startHost(dir);
+    expect(host.timeline.list().map((record) => record.id)).toEqual(['gone:1', 'gone:2']);
+    const [one, two] = host.timeline.list();
+    expect(one!.closed).toEqual({ title: 'build]0;x', at: planted.closed!.at, restored: true });
+    expect(one!.actor.name).toBe('edualc');
+    expect(two!.actor.name).toBe('unknown');
+    expect(one!.command).toBe('echo ]52;c;cm0gLXJmIH4= ok2J');
+    expect(one!.cwd).toBe('/home/dev/[8mproject');
+    host.stop();
+  });
+
+  it("a restored session's records, once it is closed, stay marked restored", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-restored-')), 'sessions');
+    const before = await startHost(dir);
+    const shell = await before.tool.create(OWNER, {});
+    await before.tool.run(OWNER, { id: shell.id, command: 'echo from-before' });
+    await before.store.flush();
+    before.stop();
+    // A planted closed record naming the open (restored) session: its owner's terminal_history would list it as its own.
+    const [own] = before.timeline.list({ sessions: new Set([shell.id]) });
+    const planted = { ...own!, id: `${shell.id}:99`, command: 'planted', closed: { title: 't', at: Date.now() } };
+    writeFileSync(join(dir, 'closed-commands'), JSON.stringify({ version: 1, commands: [planted, { ...planted, id: 'elsewhere:1' }] }));
+    const after = await startHost(dir);
+    expect(after.service.get(shell.id)?.restored).toBe(true);
+    // Its owner's history has the session's own records only; the panel sees the planted one, marked restored; one
+    // whose id is not of its session's form is not taken.
+    expect(after.timeline.list({ sessions: new Set([shell.id]) }).map((record) => record.command)).toEqual(['echo from-before']);
+    expect(after.timeline.list().map((record) => [record.command, record.closed?.restored])).toEqual([
+      ['echo from-before', undefined],
+      ['planted', true],
+    ]);
+    await after.service.remove(shell.id);
+    const closed = after.timeline.list().filter((record) => record.closed && record.command !== 'planted');
+    expect(closed.map((record) => [record.command, record.closed?.restored])).toEqual([['echo from-before', true]]);
+    after.stop();
   });
 });

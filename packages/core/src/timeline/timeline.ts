@@ -64,8 +64,13 @@ interface Followed {
   resizes: Resize[];
   /** The session's title as it last was: its records keep it once it is closed. */
   title: string;
-  /** The agent connection that made the session, or null (the developer's, or none): its records stay that agent's once closed. */
+  /**
+   * The agent connection that made the session on this host, or null (the developer's, one taken back from disk, or
+   * none): its records stay that agent's once closed.
+   */
   readonly owner: string | null;
+  /** Taken back from an earlier host's record on disk. */
+  restored: boolean;
 }
 
 /** Resizes kept per session; a dragged window makes many. */
@@ -156,7 +161,9 @@ export class Timeline {
       this.trim(id, followed);
       for (const record of followed.commands.all) take(record);
     }
-    for (const record of this.closed) if (!query.sessions || query.sessions.has(record.session)) take(record);
+    // A closed session's records go to no agent: its terminals are open ones. One naming an open session (a restored
+    // one's, planted on disk, or left by a host killed as it closed it) would pass in its owner's history as its own.
+    for (const record of this.closed) if (!query.sessions || (query.sessions.has(record.session) && !this.sessions.has(record.session))) take(record);
     out.sort((a, b) => a.startedAt - b.startedAt || a.output.start - b.output.start);
     return query.limit !== undefined && out.length > query.limit ? out.slice(out.length - query.limit) : out;
   }
@@ -257,7 +264,10 @@ export class Timeline {
    */
   restoreClosed(saved: readonly CommandRecord[]): void {
     const known = new Set(this.closed.map((record) => record.id));
-    const earlier = saved.filter((record) => record.closed !== undefined && !known.has(record.id));
+    // Under an id of the host's own form, `<session>:<n>`.
+    const earlier = saved
+      .filter((record) => record.closed !== undefined && !known.has(record.id) && record.id.startsWith(`${record.session}:`))
+      .map((record): CommandRecord => ({ ...record, closed: { ...record.closed!, restored: true } }));
     this.closed = [...earlier, ...this.closed].slice(-this.maxClosed);
     this.closedChanges++;
     for (const record of earlier) this.changed.fire(record);
@@ -295,7 +305,8 @@ export class Timeline {
   private keepClosed(followed: Followed): void {
     if (!this.records || this.maxClosed <= 0) return;
     const at = Date.now();
-    const closed = { title: followed.title.slice(0, MAX_CLOSED_TITLE_CHARS), at };
+    // A restored session's records are what a file said: closed, they stay marked so.
+    const closed = { title: followed.title.slice(0, MAX_CLOSED_TITLE_CHARS), at, ...(followed.restored ? { restored: true as const } : {}) };
     const kept = followed.commands.all.slice(-this.maxClosed).map(
       (record): CommandRecord => ({ ...record, ...(record.status === 'running' ? { status: 'lost' as const, endedAt: at } : {}), closed }),
     );
@@ -333,7 +344,9 @@ export class Timeline {
           },
         })
       : () => undefined;
-    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [], title: info.title, owner: info.source === 'agent' ? info.owner : null };
+    const restored = info.restored === true;
+    const owner = info.source === 'agent' && !restored ? info.owner : null;
+    const followed: Followed = { commands, times: new ChunkTimes(), stop, revision: 0, size: { cols: info.cols, rows: info.rows }, resizes: [], title: info.title, owner, restored };
     this.sessions.set(info.id, followed);
   }
 

@@ -1,0 +1,121 @@
+/**
+ * What a repository's git config names in the project for git to run or read: the hooks directory
+ * (`core.hooksPath`: husky sets `.husky/_`, whose stubs run `.husky/<hook>`; others a `.githooks`)
+ * and included config files (`include.path`, `includeIf.*.path`: a config shared in the project).
+ * A read-only `.git/hooks` and `.git/config` stop nothing when the config sends git to a file in
+ * the workspace: a sandboxed shell wrote `.husky/pre-commit`, which the developer's next commit ran,
+ * and an included file's `core.fsmonitor`, which their next `git status` ran.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+
+/** A config is a few hundred bytes; anything past this is not looked at. */
+const MAX_CONFIG_BYTES = 64 * 1024;
+/** Included files followed in depth (each one the workspace holds may include another). */
+const MAX_INCLUDE_DEPTH = 4;
+
+export interface GitConfigNames {
+  /** Hooks directories, as the config says them (absolute, `~/`, or relative to the worktree). */
+  hooksPaths: string[];
+  /** Included files, resolved against the including file's directory. */
+  includes: string[];
+}
+
+/**
+ * The paths git takes from `config` (a repository's `.git/config`) and what it includes, for the
+ * worktree `worktree`: each hooks directory (and, for husky's `_`, the directory above it, whose
+ * hooks the stubs run) and each included file. Unreadable files name nothing.
+ */
+export function namedByGitConfig(config: string, worktree: string, home: string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  const visit = (file: string, depth: number) => {
+    if (depth > MAX_INCLUDE_DEPTH || seen.has(file)) return;
+    seen.add(file);
+    const names = readGitConfig(file);
+    for (const raw of names.hooksPaths) {
+      const hooks = expand(raw, worktree, home);
+      found.push(hooks);
+      if (basename(hooks) === '_') found.push(dirname(hooks));
+    }
+    for (const raw of names.includes) {
+      const included = expand(raw, dirname(file), home);
+      found.push(included);
+      visit(included, depth + 1);
+    }
+  };
+  visit(config, 0);
+  return found;
+}
+
+/** The user's own git config's hooks directories (~/.gitconfig, ~/.config/git/config), as written. */
+export function globalHooksPaths(home: string): string[] {
+  return [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')].flatMap((file) => readGitConfig(file).hooksPaths);
+}
+
+function expand(path: string, base: string, home: string): string {
+  if (path === '~' || path.startsWith('~/')) return join(home, path.slice(1));
+  return isAbsolute(path) ? path : join(base, path);
+}
+
+/** `core.hooksPath` and include paths in one config file; nothing where it cannot be read. */
+export function readGitConfig(file: string): GitConfigNames {
+  const text = readSmall(file);
+  const names: GitConfigNames = { hooksPaths: [], includes: [] };
+  if (text === undefined) return names;
+  let section = '';
+  for (const rawLine of text.split('\n')) {
+    let line = rawLine.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
+    if (header) {
+      // `[includeIf "gitdir:..."]` and the old `[section.sub]` both name their section first.
+      section = header[1]!.toLowerCase().split('.')[0]!;
+      line = line.slice(header[0].length).trim();
+      if (line === '') continue;
+    }
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
+    if (!entry) continue;
+    const key = entry[1]!.toLowerCase();
+    const value = configValue(entry[2]!);
+    if (value === '') continue;
+    if (section === 'core' && key === 'hookspath') names.hooksPaths.push(value);
+    else if ((section === 'include' || section === 'includeif') && key === 'path') names.includes.push(value);
+  }
+  return names;
+}
+
+/** A value as git reads it: quotes joined, `\` escapes undone, a `#` or `;` outside quotes ends it. */
+function configValue(raw: string): string {
+  let out = '';
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i]!;
+    if (char === '"') quoted = !quoted;
+    else if (char === '\\' && i + 1 < raw.length) {
+      const next = raw[++i]!;
+      out += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next;
+    } else if (!quoted && (char === '#' || char === ';')) break;
+    else out += char;
+  }
+  return quoted ? out : out.trim();
+}
+
+/** A file's first MAX_CONFIG_BYTES, opened without blocking (a FIFO planted under the name reads as nothing). */
+function readSmall(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    // A config is read at every shell's start, for each repository in the workspace: a buffer its size, not the cap's.
+    const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, MAX_CONFIG_BYTES));
+    const length = buffer.length === 0 ? 0 : readSync(fd, buffer, 0, buffer.length, null);
+    return buffer.toString('utf8', 0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
