@@ -4,7 +4,8 @@
 // the first frames of their stacks in our code. A turn whose time is mostly one gap between
 // samples, or "(idle)", was the machine's, not the host's (the thread was not running). Labels
 // name the windows in turn, repeating (figure 8: run,read,small,ingest,ingest,run,read,small).
-// Environment: MIN (ms, default 30) shows only turns at least that late; DEPTH (default 4) frames.
+// Environment: MIN (ms, default 30) shows only turns at least that late; DEPTH (default 4) frames;
+// KIND=read: figure 5's slow screen reads instead of late turns (give the screen worker's profile too).
 import { readFileSync } from 'node:fs';
 const [file, winFile, labelsArg] = process.argv.slice(2);
 const p = JSON.parse(readFileSync(file, 'utf8'));
@@ -12,7 +13,7 @@ const lines = readFileSync(winFile, 'utf8').trim().split('\n').map((l) => l.spli
 const labels = (labelsArg ?? '').split(',');
 let k = -1;
 const late = [];
-for (const [, what, a, b] of lines) { if (what === 'start') k++; if (what === 'late') late.push({ k, from: Number(a), to: Number(b) }); }
+for (const [, what, a, b] of lines) { if (what === 'start') k++; if (what === (process.env.KIND ?? 'late')) late.push({ k, from: Number(a), to: Number(b) }); }
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

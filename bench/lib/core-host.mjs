@@ -185,8 +185,12 @@ const ops = {
   /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
   screenRead: async ({ id }) => {
     const started = performance.now();
+    const from = process.hrtime.bigint() / 1000n;
     await screens.text(id);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    // A slow read, in the windows' file and clock: the profiles say what the threads did meanwhile.
+    if (process.env.BENCH_LOOP_WINDOWS && ms > 25) appendFileSync(process.env.BENCH_LOOP_WINDOWS, `${process.pid} read ${from} ${process.hrtime.bigint() / 1000n} ${id}\n`);
+    return ms;
   },
   /** Resolves once the session's log reaches `target` bytes. */
   waitForEnd: ({ id, target }) => {
