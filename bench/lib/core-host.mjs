@@ -13,7 +13,7 @@
 // bound on live sessions. --persist=on keeps a session store (issue 24) in
 // the state directory, as a host does unless config.json or PTYDECK_PERSIST
 // says otherwise: figure 10 runs the same flood with it on and off.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -64,8 +64,37 @@ service.on('pty.exited', (event) => {
 
 const LOOP_RESOLUTION_MS = 1;
 let loopDelay;
-
-
+/**
+ * BENCH_LOOP_WINDOWS=<file> (in the host's environment: BENCH_HOST_ENV): each
+ * delay window's start and stop, and each turn of the loop in it that kept a
+ * 1 ms timer waiting over 15 ms, in the monotonic microseconds a --cpu-prof
+ * profile's timestamps use, so a profile's samples in those turns say what
+ * held the loop (bench/late-turns.mjs).
+ */
+const LONG_TURN_US = 15_000n;
+let turnWatch;
+/** Called before a window's histogram is enabled and after it is disabled: the file is written outside every window. */
+const traceWindow = (what) => {
+  const file = process.env.BENCH_LOOP_WINDOWS;
+  if (!file) return;
+  const at = process.hrtime.bigint() / 1000n;
+  if (what === 'start') {
+    // Each turn of the loop that kept a 1 ms timer waiting over LONG_TURN_US: from its previous tick to this one.
+    const watch = { start: at, long: [], last: at };
+    watch.timer = setInterval(() => {
+      const now = process.hrtime.bigint() / 1000n;
+      if (now - watch.last > LONG_TURN_US) watch.long.push([watch.last, now]);
+      watch.last = now;
+    }, 1);
+    turnWatch = watch;
+    return;
+  }
+  if (!turnWatch) return;
+  clearInterval(turnWatch.timer);
+  const lines = [`start ${turnWatch.start}`, `stop ${at}`, ...turnWatch.long.map(([from, to]) => `late ${from} ${to}`)];
+  appendFileSync(file, lines.map((line) => `${process.pid} ${line}\n`).join(''));
+  turnWatch = undefined;
+};
 
 let stopMemoryWatch;
 let probeTimer;
@@ -156,8 +185,12 @@ const ops = {
   /** The agent tool's screen read (terminal_read mode "screen" reads ScreenService.text): ms until it resolves. */
   screenRead: async ({ id }) => {
     const started = performance.now();
+    const from = process.hrtime.bigint() / 1000n;
     await screens.text(id);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    // A slow read, in the windows' file and clock: the profiles say what the threads did meanwhile.
+    if (process.env.BENCH_LOOP_WINDOWS && ms > 25) appendFileSync(process.env.BENCH_LOOP_WINDOWS, `${process.pid} read ${from} ${process.hrtime.bigint() / 1000n} ${id}\n`);
+    return ms;
   },
   /** Resolves once the session's log reaches `target` bytes. */
   waitForEnd: ({ id, target }) => {
@@ -216,6 +249,7 @@ const ops = {
   loopDelayStart: () => {
     loopDelay?.disable();
     loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    traceWindow('start');
     loopDelay.enable();
     return true;
   },
@@ -227,6 +261,7 @@ const ops = {
   loopDelayStop: () => {
     if (!loopDelay) throw new Error('loopDelayStart first');
     loopDelay.disable();
+    traceWindow('stop');
     const late = (ns) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
     const result = { max: late(loopDelay.max), p99: late(loopDelay.percentile(99)), p50: late(loopDelay.percentile(50)), samples: loopDelay.count };
     loopDelay = undefined;

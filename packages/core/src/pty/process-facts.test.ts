@@ -1,6 +1,19 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readStat } from '../proc/proc-fs.js';
+import { isLive, procPids, readStat, type ProcStat } from '../proc/proc-fs.js';
+import { listeningSockets } from '../proc/tcp-table.js';
 import { ProcessFacts } from './process-facts.js';
+
+/** Every live process's stat line, by pid, as a scan's table has them. */
+function statTable(): Map<number, ProcStat> {
+  const stats = new Map<number, ProcStat>();
+  for (const pid of procPids()) {
+    const stat = readStat(pid);
+    if (stat && isLive(stat)) stats.set(pid, stat);
+  }
+  return stats;
+}
 
 describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
   it('reads a command line again that was empty (a read between exec naming the program and setting its arguments)', () => {
@@ -39,5 +52,24 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
     facts.label(process.pid, other, none);
     facts.label(process.pid, other, none);
     expect(unlabelled).toBe(1);
+  });
+
+  it('walks the descriptors for a socket it does not know a turn at a time, after which holders() knows its holder', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
+      const stats = statTable();
+      const facts = new ProcessFacts();
+      // No time to spare: a turn before each process walked. The walk goes newest first, and stops at this one.
+      const newer = [...stats.values()].filter((stat) => stat.startTicks > stats.get(process.pid)!.startTicks).length;
+      let turns = 0;
+      await facts.learnHolders(new Set([inode]), stats, async () => void turns++, 0);
+      expect(turns).toBeGreaterThan(newer);
+      expect(facts.holders(new Set([inode]), stats).get(inode)).toBe(process.pid);
+    } finally {
+      server.close();
+    }
   });
 });

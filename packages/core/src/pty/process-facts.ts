@@ -100,6 +100,38 @@ export class ProcessFacts {
    * not looked for again while it listens.
    */
   holders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): ReadonlyMap<string, number> {
+    const unknown = this.unknownHolders(listening, stats);
+    if (unknown.size === 0) return this.holder;
+    for (const pid of newestFirst(stats)) if (this.walk(pid, unknown)) return this.holder;
+    for (const inode of unknown) this.hidden.add(inode);
+    return this.holder;
+  }
+
+  /**
+   * The walk holders() makes through processes' descriptors for sockets it
+   * does not know, made ahead of it a slice of `sliceMs` at a time with
+   * `yieldTurn` between: on a machine of a few hundred processes, the first
+   * walk (every socket is new to a host just started) and the one after
+   * another user's server starts read thousands of links, tens of ms of the
+   * loop in one piece (bench figure 8's first terminal_run). holders() for
+   * the same sockets then walks nothing.
+   */
+  async learnHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>, yieldTurn: () => Promise<void>, sliceMs: number): Promise<void> {
+    const unknown = this.unknownHolders(listening, stats);
+    if (unknown.size === 0) return;
+    let sliceEnd = performance.now() + sliceMs;
+    for (const pid of newestFirst(stats)) {
+      if (performance.now() >= sliceEnd) {
+        await yieldTurn();
+        sliceEnd = performance.now() + sliceMs;
+      }
+      if (this.walk(pid, unknown)) return;
+    }
+    for (const inode of unknown) this.hidden.add(inode);
+  }
+
+  /** The listening sockets whose holder is not known (or has gone), and not hidden; forgets those no longer listening. */
+  private unknownHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): Set<string> {
     for (const inode of this.holder.keys()) if (!listening.has(inode)) this.holder.delete(inode);
     for (const inode of this.hidden) if (!listening.has(inode)) this.hidden.delete(inode);
     const unknown = new Set<string>();
@@ -109,14 +141,13 @@ export class ProcessFacts {
       this.holder.delete(inode);
       if (!this.hidden.has(inode)) unknown.add(inode);
     }
-    if (unknown.size === 0) return this.holder;
-    const newestFirst = [...stats].sort(([, a], [, b]) => b.startTicks - a.startTicks);
-    for (const [pid] of newestFirst) {
-      for (const inode of socketInodes(pid)) if (unknown.delete(inode)) this.holder.set(inode, pid);
-      if (unknown.size === 0) break;
-    }
-    for (const inode of unknown) this.hidden.add(inode);
-    return this.holder;
+    return unknown;
+  }
+
+  /** Notes which of `unknown` process `pid` holds (taking them out of it); true once none is left. */
+  private walk(pid: number, unknown: Set<string>): boolean {
+    for (const inode of socketInodes(pid)) if (unknown.delete(inode)) this.holder.set(inode, pid);
+    return unknown.size === 0;
   }
 
   private entry(pid: number, stat: ProcStat): Entry {
@@ -139,6 +170,11 @@ interface Entry {
   label?: ProcessLabel;
   labelRead: boolean;
   command?: string;
+}
+
+/** Pids, the most recently started first: a server just started holds the socket just seen. */
+function newestFirst(stats: ReadonlyMap<number, ProcStat>): number[] {
+  return [...stats].sort(([, a], [, b]) => b.startTicks - a.startTicks).map(([pid]) => pid);
 }
 
 function sameProgram(entry: Entry, stat: ProcStat): boolean {

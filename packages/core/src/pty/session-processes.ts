@@ -104,6 +104,41 @@ export function snapshotSessions(labels: LabelReader, sessions: readonly Session
   return result;
 }
 
+/**
+ * How long a slice of learnProcesses reads before it lets the loop run: a
+ * few ms, as the other work a result does between turns.
+ */
+export const LEARN_SLICE_MS = 4;
+
+/**
+ * Reads ahead, a slice of `sliceMs` at a time with `yieldTurn` between, what
+ * the next snapshotSessions would otherwise read in one piece on a host that
+ * has not looked yet: every process's stat line and session labels, and the
+ * holders of listening sockets it has not seen (each process's descriptors).
+ * The facts it learns are those every scan keeps (process-facts.ts), so a
+ * snapshot after it reads little more than /proc's directory and the TCP
+ * tables. Cheap once they are known: a second call reads the directory, the
+ * TCP tables and the stat lines a scan reads anyway.
+ */
+export async function learnProcesses(yieldTurn: () => Promise<void>, sliceMs = LEARN_SLICE_MS): Promise<void> {
+  if (!processesKnown()) return;
+  const stats = new Map<number, ProcStat>();
+  let sliceEnd = performance.now() + sliceMs;
+  for (const pid of procPids()) {
+    if (performance.now() >= sliceEnd) {
+      await yieldTurn();
+      sliceEnd = performance.now() + sliceMs;
+    }
+    const stat = facts.stat(pid, false, Date.now());
+    if (!stat || !isLive(stat) || pid === process.pid) continue;
+    stats.set(pid, stat);
+    facts.label(pid, stat, labelOf);
+  }
+  await yieldTurn();
+  const listening = listeningSockets();
+  if (listening) await facts.learnHolders(new Set(listening.keys()), stats, yieldTurn, sliceMs);
+}
+
 /** A session's processes as snapshotSessions finds them, without their ports (no TCP table read). Empty where /proc is missing. */
 export function sessionProcesses(labels: LabelReader, session: SessionRef): OwnedProcess[] {
   if (!processesKnown()) return [];

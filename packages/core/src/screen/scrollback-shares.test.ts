@@ -30,22 +30,52 @@ describe('ScrollbackShares', () => {
     expect(history(first)).toBe(200);
 
     const [second, third] = [make(shares), make(shares)];
-    expect(shares.share).toBe(100);
+    // 300 / 3, rounded down to a step of 8 (see share).
+    expect(shares.share).toBe(96);
     // Trimmed at once, oldest first: the newest lines stay.
-    expect(history(first)).toBe(100);
+    expect(history(first)).toBe(96);
     expect(first.serialize()).toContain('line 499');
-    expect(first.serialize()).not.toContain('line 395');
+    expect(first.serialize()).not.toContain('line 399');
     for (const mirror of [second, third]) await mirror.write(lines(0, 500));
-    expect([second, third].map(history)).toEqual([100, 100]);
+    expect([second, third].map(history)).toEqual([96, 96]);
 
     // A frozen screen holds a snapshot, not lines: the others may grow again, up to their own scrollback.
     third.freeze();
-    expect(shares.share).toBe(150);
+    // 300 / 2, rounded down to a step of 16.
+    expect(shares.share).toBe(144);
     await first.write(`\r\n${lines(500, 500)}`);
-    expect(history(first)).toBe(150);
-    expect(history(third)).toBe(100);
+    expect(history(first)).toBe(144);
+    expect(history(third)).toBe(96);
     second.dispose();
     await first.write(`\r\n${lines(1000, 500)}`);
     expect(history(first)).toBe(200);
+  });
+
+  it('moves the screens\' limits a step at a time as a flood\'s screens come and freeze, not at each one', () => {
+    const shares = new ScrollbackShares(16_000);
+    let changes = 0;
+    const screen = () => {
+      let limit: number | undefined;
+      return {
+        limitScrollback(lines: number) {
+          if (lines !== limit) changes++;
+          limit = lines;
+        },
+        get limit() {
+          return limit;
+        },
+      };
+    };
+    const screens = Array.from({ length: 100 }, screen);
+    const leaves = screens.map((s) => shares.join(s));
+    // Each keeps at most its share, which is at most an eighth under the even one.
+    expect(screens.every((s) => s.limit === shares.share)).toBe(true);
+    expect(shares.share).toBeLessThanOrEqual(160);
+    expect(shares.share).toBeGreaterThan(160 * 0.875);
+    for (const leave of leaves.slice(0, 84)) leave();
+    expect(screens.slice(84).every((s) => s.limit === shares.share)).toBe(true);
+    expect(shares.share).toBe(960); // 1000, rounded down to a step of 64
+    // Every screen taking every new share as screens come and go: about 10 000 resizes (5000 each way).
+    expect(changes).toBeLessThan(3000);
   });
 });

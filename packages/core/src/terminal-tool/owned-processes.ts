@@ -3,6 +3,7 @@ import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
 import {
   backgroundProcesses,
+  learnProcesses,
   sessionLeftovers,
   snapshotSession,
   snapshotSessions,
@@ -87,6 +88,17 @@ export class OwnedProcesses {
     const fresh = ports.filter((port) => !told?.has(port.inode));
     this.report(session.id, ports, fresh);
     return fresh.flatMap(portField(viewOf(session)));
+  }
+
+  /**
+   * opened(), for a result: when it may have to look (a first look, or the
+   * TCP socket count moved), what the look reads of every process is read
+   * ahead a slice at a time with `yieldTurn` between (learnProcesses), and
+   * the look itself then reads little in its turn.
+   */
+  async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>): Promise<ListedPort[] | undefined> {
+    if (!this.nothingOpened(session)) await learnProcesses(yieldTurn);
+    return this.opened(session);
   }
 
   /** Port `port` when the session listens on it (reported now), else nothing. */

@@ -239,8 +239,8 @@ class TerminalToolImpl implements TerminalTool {
     const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes, done);
     if (outcome.reason !== 'port') {
       const ref = this.refOf(session);
-      await nextTurn(); // the rendering above and the process scan each in a turn of their own (see withPortsSliced)
-      ports = this.processes.opened(ref);
+      await nextTurn(); // the rendering above and the process scan each in turns of their own (see withPortsSliced)
+      ports = await this.processes.openedInTurns(ref, nextTurn);
     }
     const waited: WaitResult = {
       reason: outcome.reason,
@@ -324,7 +324,10 @@ class TerminalToolImpl implements TerminalTool {
    * output names, each looked up in a turn of its own. After a long output,
    * rendering it and reading the kernel's socket and process tables (several
    * ms each on a busy machine) held the loop in one piece: 10 to 30 ms of CPU
-   * at the end of a terminal_run of a 4 MiB log (bench figure 8).
+   * at the end of a terminal_run of a 4 MiB log (bench figure 8). The first
+   * look of a host (or the first after a new socket listens on the machine)
+   * reads every process's stat line, labels and descriptors: that is read in
+   * slices of its own (OwnedProcesses.openedInTurns).
    */
   private async withPortsSliced<T extends RunResult | WaitResult>(result: T, session: AgentTerminal, output: string, command: string | undefined, caller: string): Promise<T> {
     // Before the turn ends: the session may be closed and removed meanwhile.
@@ -332,7 +335,7 @@ class TerminalToolImpl implements TerminalTool {
     // Most results: the socket count has not moved and the output names no taken port, so nothing costly is read.
     if (this.processes.nothingOpened(ref) && !mayNamePortInUse(output)) return result;
     await nextTurn();
-    const opened = this.processes.opened(ref);
+    const opened = await this.processes.openedInTurns(ref, nextTurn);
     await nextTurn();
     return withPorts(result, opened, portsInUse(output, command, this.service, this.owned, caller));
   }
