@@ -156,6 +156,9 @@ export class TerminalView {
 
   /** A command of this session as it is now (started or ended): its gutter mark. */
   command(record: CommandRecord): void {
+    // A closed session's record points into output that went with it: one naming this open session's id was planted
+    // on disk (or left by a host killed as it closed it), and its cursors would mark this terminal's output.
+    if (record.closed) return;
     this.gutter.update(record);
   }
 
