@@ -204,13 +204,21 @@ describe('deckReducer: user sessions', () => {
     expect(state.pendingCreates).toEqual([]);
   });
 
-  it('a panel hidden while the new terminal was on its way stays hidden when it arrives; a later request shows it again', () => {
+  // The session's pty.created event and the reply to the request race: either may come first.
+  it.each([
+    ['the reply comes first', false],
+    ['the event comes first', true],
+  ])('a panel hidden while the new terminal was on its way stays hidden when it arrives, its tab not new (%s); a later request shows it again', (_, eventFirst) => {
     let state = run(snapshot([]), { type: 'create-requested', requestId: 'r1' }, { type: 'set-panel', open: false });
     const u = userSession('u');
+    if (eventFirst) state = deckReducer(state, created(u));
     state = deckReducer(state, { type: 'created', requestId: 'r1', info: u });
+    if (!eventFirst) state = deckReducer(state, created(u));
     expect(ids(state)).toEqual(['u']);
     expect(state.activeId).toBe('u');
     expect(state.panelOpen).toBe(false);
+    // The developer asked for it: the tab count does not call it new.
+    expect(state.tabs[0]!.unseen).toBe(false);
 
     state = deckReducer(state, { type: 'create-requested', requestId: 'r2' });
     state = deckReducer(state, { type: 'created', requestId: 'r2', info: userSession('v') });

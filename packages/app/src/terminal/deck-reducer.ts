@@ -34,8 +34,9 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
     case 'created': {
       // The developer asked for this terminal: it comes to the front, but a panel they hid while it was
       // on its way stays hidden (the tab count says it is there).
+      // Its pty.created may have come first and added it as a new tab nobody asked for: it is the developer's, never new.
       const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId) };
-      const shown = addAndActivate(upsertSession(next, action.info), action.info);
+      const shown = updateTab(addAndActivate(upsertSession(next, action.info), action.info), action.info.id, (tab) => ({ ...tab, unseen: false }));
       return state.panelHidden ? { ...shown, panelOpen: false, panelHidden: true } : shown;
     }
     case 'create-failed': {

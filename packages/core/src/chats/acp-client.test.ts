@@ -234,14 +234,28 @@ describe('AcpClient', () => {
 
   it('forwards session/update notifications to listeners until they unsubscribe', async () => {
     const { client, agent } = connect();
+    const update = (text: string) => ({ sessionId: 's', update: { sessionUpdate: 'agent_message_chunk' as const, content: { type: 'text' as const, text } } });
+    const textOf = (n: acp.SessionNotification) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? n.update.content.text : '');
+    /** Resolves once a notification with `text` reached a listener subscribed now. */
+    const reaches = (text: string) => new Promise<void>((resolve) => {
+      const stop = client.onSessionUpdate((n) => {
+        if (textOf(n) !== text) return;
+        stop();
+        resolve();
+      });
+    });
     const seen: string[] = [];
-    const off = client.onSessionUpdate((n) => seen.push(n.update.sessionUpdate));
-    const update = { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk' as const, content: { type: 'text' as const, text: 'x' } } };
-    await agent.notify(methods.session.update, update);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const off = client.onSessionUpdate((n) => seen.push(textOf(n)));
+    const first = reaches('subscribed');
+    await agent.notify(methods.session.update, update('subscribed'));
+    await first;
+    expect(seen).toEqual(['subscribed']);
     off();
-    await agent.notify(methods.session.update, update);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen).toEqual(['agent_message_chunk']);
+    // Notifications arrive in order: once the marker sent after it has arrived, so has the one before.
+    const marker = reaches('marker');
+    await agent.notify(methods.session.update, update('unsubscribed'));
+    await agent.notify(methods.session.update, update('marker'));
+    await marker;
+    expect(seen).toEqual(['subscribed']);
   });
 });

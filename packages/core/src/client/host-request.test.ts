@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { requestJson } from './host-request.js';
 
 /** A TCP server that records each connection's bytes and whether it closed, and answers as the test says. */
@@ -53,8 +53,19 @@ describe('requestJson', () => {
       // Never closing, and writing on: a write fails (and the socket closes) once the client has cut the connection.
       trickle = setInterval(() => socket.write(' '), 20);
     });
+    // The exchange's clock is a fake one, moved only once the answer is in: a loaded machine's late
+    // answer can no longer miss a short timeout, and the cut is seen to come from that timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const answer = await requestJson(`http://127.0.0.1:${port}/ticket`, { method: 'POST', timeoutMs: 300 });
     expect(answer.body).toEqual({ ok: true });
+    let isCut = false;
+    void cut.then(() => (isCut = true));
+    await vi.advanceTimersByTimeAsync(299);
+    expect(isCut).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
     await cut;
   });
 

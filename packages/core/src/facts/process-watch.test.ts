@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
-import { ProcessWatch } from './process-watch.js';
+import { ProcessWatch, TABLES_EVERY_LOOKS } from './process-watch.js';
 import { SessionFacts } from './session-facts.js';
 import { commandOf, readStat } from '../proc/proc-fs.js';
 import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
@@ -107,6 +107,38 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     service.write(id, '\x03');
     await waitForInfo(facts, id, (info) => info.ports !== undefined && info.ports !== null && !info.ports.some((candidate) => candidate.port === port));
     stop();
+  });
+
+  it('shows a server that began listening as another socket closed, the count of TCP sockets as it was, within a bounded number of looks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-count-neutral-'));
+    try {
+      // One process swaps a listening socket for another between two looks: listen(), then close(), at once.
+      const script = join(dir, 'swap.py');
+      writeFileSync(script, [
+        'import socket',
+        "other = socket.socket(); other.bind(('127.0.0.1', 0)); other.listen()",
+        "server = socket.socket(); server.bind(('127.0.0.1', 0))",
+        "print('ports', other.getsockname()[1], server.getsockname()[1], flush=True)",
+        'input()',
+        'server.listen(); other.close()',
+        "print('swapped', flush=True)",
+        'input()',
+      ].join('\n'));
+      const { id } = service.create({ source: 'user', command: 'python3', args: [script] });
+      const stop = watch.watch();
+      const [other, server] = /ports (\d+) (\d+)/.exec(await waitForOutput(service, id, /ports \d+ \d+/))!.slice(1).map(Number) as [number, number];
+      await waitForInfo(facts, id, (info) => info.ports?.some((entry) => entry.port === other) ?? false);
+      service.write(id, '\r');
+      await waitForOutput(service, id, 'swapped');
+      const swappedAt = watch.stats.looks;
+      const shown = () => facts.get(id)!.ports!.map((entry) => entry.port);
+      // Counted in looks, not time: by the look that reads the tables whatever the count says, the ports are as they are.
+      await until(() => shown().includes(server) || watch.stats.looks > swappedAt + TABLES_EVERY_LOOKS, 'the server shown, or the looks that must show it');
+      expect(shown()).toEqual([server]);
+      stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads nothing while no panel watches, and looks again once one does', async () => {

@@ -51,10 +51,14 @@ export interface EndedProcesses {
  * left (another PTYDECK_HOST_ID) is neither listed nor ended. It looks at most every
  * `intervalMs`, on a timer of its own, never on the keystroke or output path,
  * and a look is cheap when nothing changed: the process table is scanned only
- * when the count of TCP sockets changed (tcpFingerprint, 0.06 ms) and the
+ * when the count of TCP sockets changed (tcpFingerprint, 0.06 ms; the tables
+ * are read at every TABLES_EVERY_LOOKS-th look too) and the
  * kernel's listening sockets then differ from the last look's, when a session
  * ended, or when a process it shows (a port's holder, a leftover) is gone.
  */
+/** Every this many looks, the socket tables are read even though the TCP socket count did not move (20 s at the default interval). */
+export const TABLES_EVERY_LOOKS = 10;
+
 export class ProcessWatch {
   private readonly book: SessionBook;
   private readonly leftoverEmitter = new Emitter<LeftoverSession[]>({ name: 'processes.leftovers' });
@@ -199,10 +203,15 @@ export class ProcessWatch {
     if (due) this.scanNow();
   }
 
-  /** Whether a listening socket opened or closed since the last look; the tables are read only when the socket count moved. */
+  /**
+   * Whether a listening socket opened or closed since the last look; the tables are read only when the socket
+   * count moved, and at every TABLES_EVERY_LOOKS-th look: a listener that opened while another socket closed
+   * leaves the count as it was, and would otherwise stay unseen (and the closed one shown) until it next moves.
+   */
   private socketsChanged(): boolean {
     const fingerprint = tcpFingerprint();
-    if (this.listening !== undefined && fingerprint !== undefined && fingerprint === this.fingerprint) return false;
+    const counted = this.looks % TABLES_EVERY_LOOKS !== 0;
+    if (counted && this.listening !== undefined && fingerprint !== undefined && fingerprint === this.fingerprint) return false;
     this.fingerprint = fingerprint;
     const inodes = new Set(listeningSockets()?.keys() ?? []);
     const changed = this.listening === undefined || inodes.size !== this.listening.size || [...inodes].some((inode) => !this.listening!.has(inode));

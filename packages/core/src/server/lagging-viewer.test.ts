@@ -19,7 +19,10 @@ const SESSION_CAP = 2 * 1024 * 1024;
  * The real screens, as slow as they are on a loaded machine during a flood:
  * each snapshot is handed over only once the log has trimmed past the
  * point it reflects (its serialized screen took longer than the flood took
- * to write the log's cap), so no viewer can continue from it.
+ * to write the log's cap), so no viewer can continue from it. Once the flood
+ * has ended nothing can outrun a screen any more: a snapshot asked for late
+ * in the flood (a viewer that fell behind again on a loaded machine) is handed
+ * over at the exit, not held forever for output that never comes.
  */
 class OutrunScreens extends ScreenService {
   constructor(private readonly ptys: PtyService) {
@@ -32,17 +35,21 @@ class OutrunScreens extends ScreenService {
     await new Promise<void>((resolve) => {
       const trimmedPast = () => {
         try {
-          return service.read(id, { maxBytes: 1 }).cursor > snapshot.cursor;
+          return service.get(id)?.status !== 'running' || service.read(id, { maxBytes: 1 }).cursor > snapshot.cursor;
         } catch {
           return true; // removed: nothing more to wait for
         }
       };
       if (trimmedPast()) return resolve();
-      const off = service.on('pty.data', (event) => {
-        if (event.id !== id || !trimmedPast()) return;
-        off();
+      const offs = [
+        service.on('pty.data', (event) => event.id === id && settle()),
+        service.on('pty.exited', (event) => event.id === id && settle()),
+      ];
+      function settle(): void {
+        if (!trimmedPast()) return;
+        for (const off of offs) off();
         resolve();
-      });
+      }
     });
     return snapshot;
   }

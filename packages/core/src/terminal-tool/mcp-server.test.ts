@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,8 +208,12 @@ describe('agent MCP server', () => {
 
   it('returns running after the timeout, then terminal_wait reports the exit', async () => {
     const { call } = await connect('waiter');
-    const run = await ok(call, 'terminal_run', { command: 'echo start; sleep 2; echo end', timeout_ms: 300 });
+    // Held on a FIFO until the first result is in: however late a loaded machine runs the timer, the command outlives it.
+    const gate = join(dir, 'waiter-gate');
+    execFileSync('mkfifo', [gate]);
+    const run = await ok(call, 'terminal_run', { command: `echo start; read -r _ < ${gate}; echo end`, timeout_ms: 300 });
     expect(run).toMatchObject({ outcome: 'running', exit_code: null, state: 'running' });
+    writeFileSync(gate, 'go\n');
     const waited = await ok(call, 'terminal_wait', { id: run.id, until: 'exit', timeout_ms: 20_000 });
     expect(waited).toMatchObject({ reason: 'exit', scope: 'command', exit_code: 0, state: 'idle_at_prompt' });
     expect(`${run.output}${waited.output}`).toBe('start\nend\n');

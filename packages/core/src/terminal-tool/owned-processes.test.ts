@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOptional } from '../proc/proc-fs.js';
@@ -216,6 +216,29 @@ describe.runIf(process.platform === 'linux')('what an agent session leaves runni
       killQuietly(pid);
       await shells.service.remove(developer.id);
     }
+  });
+
+  it('a port wait sees a server that began listening while another socket closed, the count of TCP sockets as it was', async () => {
+    // A socket of this process, open at the session's first look and closed before the server listens.
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const { id } = await mcp.ok('terminal_create');
+    await mcp.ok('terminal_run', { id, command: 'true' });
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+    const script = join(shells.dir, 'count-neutral.py');
+    writeFileSync(script, RELABELLED_SERVER);
+    const ready = shells.gate().path;
+    // The run's own result may miss the port (documented: results trust the count); a port wait may not.
+    const run = await mcp.ok('terminal_run', { id, command: `python3 ${script} ${ready} >/dev/null 2>&1 & read -r pid port < ${ready}; echo "listening $pid $port"` });
+    const [pid, port] = /listening (\d+) (\d+)/.exec(run.output)!.slice(1).map(Number) as [number, number];
+    const expected = [{ port, address: '127.0.0.1', pid }];
+    if (run.ports_opened === undefined) {
+      // One look, now: reported as soon as the server listens, not once the count next moves.
+      expect(await mcp.ok('terminal_wait', { id, until: 'port', timeout_ms: 0 })).toMatchObject({ reason: 'port', ports_opened: expected });
+    } else {
+      expect(run.ports_opened).toEqual(expected);
+    }
+    await mcp.ok('terminal_close', { id });
   });
 
   it('takes port only with until "port"', async () => {

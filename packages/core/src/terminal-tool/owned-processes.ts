@@ -31,7 +31,8 @@ const LEFTOVER_GRACE_MS = 3000;
  * the count of TCP sockets in use changed since (tcpFingerprint): reading them
  * costs 3 ms or more a file, which every terminal_run would otherwise pay. A
  * listener that opens while another socket closes leaves the count as it was:
- * such a port is missed in run and wait results, and terminal_list shows it.
+ * such a port is missed in run and wait results, and terminal_list shows it;
+ * a wait until a port opens reads the tables at each of its looks.
  * Every pid in them is the one the session's own shell sees (pid-view.ts):
  * in a sandbox, its pid in the sandbox's PID namespace.
  */
@@ -70,14 +71,20 @@ export class OwnedProcesses {
     return last !== undefined && tcpFingerprint() === last;
   }
 
-  /** The session's listening ports no result has reported yet, now reported; undefined without /proc. */
-  opened(session: SessionRef): ListedPort[] | undefined {
+  /**
+   * The session's listening ports no result has reported yet, now reported;
+   * undefined without /proc. With `exact` the socket tables are read even
+   * when the TCP socket count has not moved: a wait for a port, whose answer
+   * is the port, must not miss a listener that opened while another socket
+   * closed (it would wait out its timeout on a quiet machine).
+   */
+  opened(session: SessionRef, exact = false): ListedPort[] | undefined {
     if (!processesKnown()) return undefined;
     const fingerprint = tcpFingerprint();
     const looked = this.fingerprints.has(session.id);
     const last = this.fingerprints.get(session.id);
     this.fingerprints.set(session.id, fingerprint);
-    if (looked && fingerprint !== undefined && fingerprint === last) return [];
+    if (!exact && looked && fingerprint !== undefined && fingerprint === last) return [];
     const listening = listeningSockets();
     if (!listening) return undefined;
     const seen = this.seen.get(session.id);

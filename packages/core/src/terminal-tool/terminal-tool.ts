@@ -225,7 +225,7 @@ class TerminalToolImpl implements TerminalTool {
         if (outcome.reason === 'exit' && running) await this.settle(session, deadline, hooks.signal);
       } else if (input.until === 'port') {
         const ref = this.refOf(session);
-        const find = () => (input.port === undefined ? this.processes.opened(ref) : this.processes.listening(ref, input.port)) ?? [];
+        const find = () => (input.port === undefined ? this.processes.opened(ref, true) : this.processes.listening(ref, input.port)) ?? [];
         outcome = await waitForPort(session, () => (ports = find()).length > 0, deadline, hooks.signal, asks);
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
