@@ -30,9 +30,14 @@ export const HTTP_SERVER_TIMEOUTS = {
   connectionsCheckingInterval: 1_000,
 } as const;
 
+/** Why a connection without credentials was closed here: `cap`, evicted as the oldest; `deadline`, it sat too long. */
+export type BoundsDrop = 'cap' | 'deadline';
+
 export interface ConnectionBoundsOptions {
   maxUnauthenticated?: number;
   deadlineMs?: number;
+  /** Told of each connection this closes, and why (diagnostics, and tests that tell these bounds from Node's own). */
+  onDrop?: (reason: BoundsDrop) => void;
 }
 
 interface Unauthenticated {
@@ -57,6 +62,7 @@ export class ConnectionBounds {
   private readonly untrusted = new Map<Socket, Unauthenticated>();
   private readonly max: number;
   private readonly deadlineMs: number;
+  private readonly onDrop: ((reason: BoundsDrop) => void) | undefined;
   private disposed = false;
 
   constructor(
@@ -65,6 +71,7 @@ export class ConnectionBounds {
   ) {
     this.max = options.maxUnauthenticated ?? MAX_UNAUTHENTICATED_CONNECTIONS;
     this.deadlineMs = options.deadlineMs ?? UNAUTHENTICATED_DEADLINE_MS;
+    this.onDrop = options.onDrop;
     if (!(this.max >= 1)) throw new RangeError(`maxUnauthenticated must be at least 1, got ${this.max}`);
     if (!(this.deadlineMs > 0)) throw new RangeError(`deadlineMs must be positive, got ${this.deadlineMs}`);
     server.on('connection', this.onConnection);
@@ -99,7 +106,7 @@ export class ConnectionBounds {
     while (this.untrusted.size >= this.max) {
       const [oldest] = this.untrusted.keys();
       if (!oldest) break;
-      this.drop(oldest);
+      this.drop(oldest, 'cap');
     }
     const entry: Unauthenticated = { inFlight: 0, timer: undefined };
     this.untrusted.set(socket, entry);
@@ -126,14 +133,15 @@ export class ConnectionBounds {
 
   private arm(socket: Socket, entry: Unauthenticated): void {
     clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => this.drop(socket), this.deadlineMs);
+    entry.timer = setTimeout(() => this.drop(socket, 'deadline'), this.deadlineMs);
     entry.timer.unref();
   }
 
-  private drop(socket: Socket): void {
+  private drop(socket: Socket, reason: BoundsDrop): void {
     const entry = this.untrusted.get(socket);
     if (entry) clearTimeout(entry.timer);
     this.untrusted.delete(socket);
     socket.destroy();
+    this.onDrop?.(reason);
   }
 }
