@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
+import { until } from '../testing/poll-until.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
@@ -51,13 +52,19 @@ describe('agent output accounting', () => {
     tool = createTerminalTool(service);
     const shell = await tool.create(owner, {});
     const bg = gate();
-    const started = await tool.run(owner, { id: shell.id, command: `(read _ < ${bg.path}; echo BACK''GROUND-LINE) &` });
+    const started = await tool.run(owner, { id: shell.id, command: `(read _ < ${bg.path}; echo BACK''GROUND-LINE) & echo "job-pid=$!"` });
     expect(started).toMatchObject({ outcome: 'completed', exit_code: 0 });
+    const job = Number(/job-pid=(\d+)/.exec(started.output)![1]);
     // The job prints while the shell sits at its prompt, between two runs.
     bg.open();
     await waitForOutput(service, shell.id, 'BACKGROUND-LINE');
+    // And ends, reaped by the shell (gone from /proc, not a zombie): bash notes it Done before its next prompt. Before
+    // this, a loaded machine let `echo second` run while the job still lived, and the notice came a prompt later.
+    await until(() => !existsSync(`/proc/${job}`), 'the background job was reaped');
     const second = await tool.run(owner, { id: shell.id, command: 'echo second' });
     expect(second).toMatchObject({ outcome: 'completed', exit_code: 0, output: 'second\n' });
+    // The notice follows the command's end mark, maybe in a later chunk than the one the run returned on.
+    await waitForOutput(service, shell.id, /\[1\]\+ +Done/);
     const after = await tool.read(owner, { id: shell.id });
     // Exactly once across the results: with the run, apart from its own output, or in the next read.
     const received = `${started.output}${second.earlier_output ?? ''}${second.output}${after.output}`;
