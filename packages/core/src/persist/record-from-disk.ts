@@ -5,6 +5,9 @@
  * controls; its agent's name reads as the host shows an agent's name (no blank or reversed badge,
  * passed for another's); and it names no remote (only the relay tags a remote's records).
  */
+import type { CommandRecord } from '@ptydeck/contract';
+import { shownAgentName } from '../common/printable.js';
+import { withoutControls } from '../pty/title-tracker.js';
 
 /** Clocks of one machine across a restart: a record an earlier host wrote cannot be later than this. */
 const CLOCK_SLACK_MS = 60_000;
@@ -14,16 +17,14 @@ const CLOCK_SLACK_MS = 60_000;
  * snapshot take the newest, so planted future-dated ones would hold them for themselves), each made
  * harmless to show (recordFromDisk).
  */
-export function recordsFromDisk<T extends CommandRecord>(records: readonly T[], now = Date.now()): CommandRecord[] {
+export function recordsFromDisk(records: readonly CommandRecord[], now = Date.now()): CommandRecord[] {
   const latest = now + CLOCK_SLACK_MS;
   return records
     .filter((record) => record.startedAt <= latest && (record.endedAt ?? 0) <= latest && (record.closed?.at ?? 0) <= latest)
     .map(recordFromDisk);
 }
-import type { CommandRecord } from '@ptydeck/contract';
-import { shownAgentName } from '../common/printable.js';
-import { withoutControls } from '../pty/title-tracker.js';
 
+/** One record drawn as text: no controls in its command, cwd or title, its agent's name as the host shows one, no remote, marked restored once closed. */
 export function recordFromDisk(record: CommandRecord): CommandRecord {
   const { host: _host, closed, ...rest } = record;
   return {
