@@ -41,6 +41,9 @@ export interface EndedProcesses {
   refused: number[];
 }
 
+/** Every this many looks, the socket tables are read even though the TCP socket count did not move (20 s at the default interval). */
+export const TABLES_EVERY_LOOKS = 10;
+
 /**
  * Keeps each session's listening ports (SessionInfo.ports, through
  * SessionFacts.setPorts) and the processes ended sessions left running, while at
@@ -56,9 +59,6 @@ export interface EndedProcesses {
  * kernel's listening sockets then differ from the last look's, when a session
  * ended, or when a process it shows (a port's holder, a leftover) is gone.
  */
-/** Every this many looks, the socket tables are read even though the TCP socket count did not move (20 s at the default interval). */
-export const TABLES_EVERY_LOOKS = 10;
-
 export class ProcessWatch {
   private readonly book: SessionBook;
   private readonly leftoverEmitter = new Emitter<LeftoverSession[]>({ name: 'processes.leftovers' });
