@@ -257,3 +257,15 @@ describe('lastWords', () => {
     expect(lastWords('   0: main\n   1: start\n', 100)).toBe('0: main\n   1: start');
   });
 });
+
+describe("an agent's process", () => {
+  it("holds no session's terminal master: it could type into the developer's shells", async () => {
+    // node-pty's masters are not close-on-exec, and libuv closes nothing in a child.
+    const shell = service.create({ source: 'user', command: 'cat' });
+    const agent = await start();
+    const { targets } = await prompt(agent, { scenario: 'descriptors' });
+    expect(targets.length).toBeGreaterThan(3);
+    expect(targets.filter((target: string) => target.includes('ptmx'))).toEqual([]);
+    await service.remove(shell.id);
+  });
+});

@@ -4,6 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { InitializeResponse, McpServer, PromptResponse, SessionNotification } from '@agentclientprotocol/sdk';
 import { Emitter, reportError, type OnEvent } from '@ptydeck/contract';
+import { closedSpawn } from '../common/closed-exec.js';
 import { resolveExecutable } from '../pty/command.js';
 import { endPosixSession } from '../pty/session-termination.js';
 import type { PtyService } from '../pty/types.js';
@@ -85,9 +86,11 @@ export async function startAcpAgent(config: AgentConfig, options: StartAgentOpti
   // An agent that cannot be found is spawned as named, so its ENOENT says so; one that can dies with its host.
   const found = findExecutable(config.command, env.PATH, options.cwd);
   const start = found === undefined ? { command: config.command, args: config.args } : withParentDeathSignal(found, config.args);
-  const child = spawn(start.command, start.args, {
+  // Found, it starts holding no descriptor of the host's: no session's terminal master (closed-exec.ts).
+  const run = found === undefined ? { command: start.command, args: start.args, env } : closedSpawn(start.command, start.args, env);
+  const child = spawn(run.command, run.args, {
     cwd: options.cwd,
-    env,
+    env: run.env,
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own session, so stopping it reaches what it started (npx's node, an MCP server) too.
     detached: true,

@@ -1,10 +1,12 @@
 // A child on a PTY whose exit is reported only after its last byte of output.
 import { readSync, writeSync } from 'node:fs';
 import * as nodePty from 'node-pty';
+import { closedExec, type Invocation } from '../common/closed-exec.js';
 import { fillDescriptorGaps } from './fd-hygiene.js';
 import { MasterReading, type ThreadReading } from './master-reading.js';
 import { nodePtyMaster, onBytes, type NodePtyMaster } from './node-pty-adapter.js';
 import { signalName } from './process-tree.js';
+import { PtyError } from './types.js';
 
 /**
  * A child on a PTY whose exit is reported only after its last byte.
@@ -81,17 +83,26 @@ export function spawnPtyProcess(
   onData: (chunk: Buffer, reusable: boolean) => void,
   onExit: (exit: PtyExit) => void,
 ): PtyProcess {
-  const closeFillers = fillDescriptorGaps();
+  const name = options.env.TERM ?? 'xterm-256color';
+  // node-pty gives its child TERM and PWD; through closedExec they are part of what env(1) sets.
+  let closed: Invocation | null;
+  try {
+    closed = closedExec(options.file, options.args, { ...options.env, PWD: options.cwd, TERM: name });
+  } catch (error) {
+    throw new PtyError('spawn_failed', (error as Error).message);
+  }
+  // Without bash or env(1) on the machine, filling the gaps is what keeps other terminals' masters out (not under a race).
+  const closeFillers = closed ? () => {} : fillDescriptorGaps();
   let pty: nodePty.IPty;
   try {
     // encoding: null makes node-pty hand us the socket's Buffers untouched:
     // no UTF-8 decoding on the hot path and no string <-> bytes round trip.
-    pty = nodePty.spawn(options.file, options.args, {
-      name: options.env.TERM ?? 'xterm-256color',
+    pty = nodePty.spawn(closed?.file ?? options.file, closed?.args ?? options.args, {
+      name,
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
-      env: options.env,
+      env: closed?.env ?? options.env,
       encoding: null,
     });
   } finally {

@@ -3,7 +3,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import type { ListeningPort } from '@ptydeck/contract';
 import type { RemoteEntry } from './remotes-config.js';
-import { remoteControlPath, sshEnv, sshProgram } from './ssh-launch.js';
+import { remoteControlPath, sshCommand } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
 import { isProcessAlive } from '../common/process-identity.js';
 import { descendsFrom, pidsHoldingSocket } from '../common/peer-process.js';
@@ -62,7 +62,8 @@ async function masterPid(remote: RemoteEntry, path: string, env: Record<string, 
 /** Runs `ssh -O <command>` against the master at `path`. */
 function control(remote: RemoteEntry, path: string, env: Record<string, string | undefined>, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(sshProgram(env), ['-o', `ControlPath=${path}`, '-o', 'BatchMode=yes', ...args, '--', remote.destination], { env: sshEnv(env), timeout: READY_TIMEOUT_MS }, (error, _stdout, stderr) =>
+    const ssh = sshCommand(env, ['-o', `ControlPath=${path}`, '-o', 'BatchMode=yes', ...args, '--', remote.destination]);
+    execFile(ssh.command, ssh.args, { env: ssh.env, timeout: READY_TIMEOUT_MS }, (error, _stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr: String(stderr) }),
     );
   });
@@ -127,7 +128,8 @@ async function forwardOnItsOwn(remote: RemoteEntry, listening: Pick<ListeningPor
     '--',
     remote.destination,
   ];
-  const child: ChildProcess = spawn(sshProgram(env), args, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv(env) });
+  const ssh = sshCommand(env, args);
+  const child: ChildProcess = spawn(ssh.command, ssh.args, { stdio: ['ignore', 'ignore', 'pipe'], env: ssh.env });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const ended = new Promise<void>((resolve) => {

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { packageVersion } from '../common/package-version.js';
-import { RemoteVerdict, sshArgs, sshEnv } from './ssh-launch.js';
+import { createPtyService } from '../pty/pty-service.js';
+import { isolatedEnv } from '../testing/isolated-env.js';
+import { RemoteVerdict, spawnRemote, sshArgs, sshEnv } from './ssh-launch.js';
 
 const box = { name: 'box', destination: 'dev@box' };
 const homes: string[] = [];
@@ -89,5 +91,29 @@ describe('the remote script', () => {
     expect(failure).toBeUndefined();
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(`ran ls --json in ${process.cwd()} PATH=${home}/.local/bin:/usr/bin:/bin\n`);
+  });
+});
+
+describe('the ssh a remote runs', () => {
+  it("holds no session's terminal master: a ControlPersist master lives on with whatever it was given", async () => {
+    const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
+    try {
+      // node-pty's masters are not close-on-exec, and libuv closes nothing in a child.
+      service.create({ source: 'user', command: 'cat' });
+      const dir = mkdtempSync(join(tmpdir(), 'ptydeck-ssh-fds-'));
+      homes.push(dir);
+      const ssh = join(dir, 'ssh');
+      writeFileSync(ssh, '#!/bin/bash\nfor f in /proc/$$/fd/*; do readlink "$f"; done\n');
+      chmodSync(ssh, 0o755);
+      const child = spawnRemote(box, ['ls'], { env: { PATH: '/usr/bin:/bin', HOME: dir, PTYDECK_SSH: ssh }, stateDir: dir });
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      await new Promise((resolve) => child.once('close', resolve));
+      // bash reads the script on a descriptor of its own: the listing ran.
+      expect(out).toContain(ssh);
+      expect(out).not.toContain('ptmx');
+    } finally {
+      await service.dispose();
+    }
   });
 });

@@ -1,6 +1,8 @@
 // Runs a ptydeck command on a remote through OpenSSH: finds the remote's ptydeck, checks that it speaks our host protocol, runs it.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
+import { closedSpawn } from '../common/closed-exec.js';
+import { findExecutable } from '../common/executable.js';
 import { packageVersion } from '../common/package-version.js';
 import type { RemoteEntry } from './remotes-config.js';
 import { controlPath, sharingOptions } from './ssh-control.js';
@@ -70,6 +72,18 @@ export function sshProgram(env: Record<string, string | undefined>): string {
 }
 
 /**
+ * How to start ssh with `args`, given only sshEnv's variables and holding no descriptor of the host's
+ * (closed-exec.ts): a ControlPersist master lives on, and would keep every session's terminal master open.
+ * Not found, it is started as named, so the spawn's ENOENT says so.
+ */
+export function sshCommand(env: Record<string, string | undefined>, args: readonly string[]): { command: string; args: string[]; env: Record<string, string | undefined> } {
+  const program = sshProgram(env);
+  const given = sshEnv(env);
+  const found = findExecutable(program, given.PATH, process.cwd());
+  return 'file' in found ? closedSpawn(found.file, args, given) : { command: program, args: [...args], env: given };
+}
+
+/**
  * The control socket every ssh run for `remote` shares (ssh-control.ts), so a
  * remote is one connection whatever runs on it: each panel's channel, `ls`,
  * `attach`, `mcp --remote` and the port forwards.
@@ -118,9 +132,10 @@ export function sshEnv(env: Record<string, string | undefined>): Record<string, 
 export function spawnRemote(remote: RemoteEntry, ptydeckArgs: string[], options: RemoteRunOptions = {}): ChildProcess {
   const env = options.env ?? process.env;
   const shared = remoteControlPath(remote, options);
-  const child = spawn(sshProgram(env), sshArgs(remote, ptydeckArgs, { ...options, ...(shared ? { controlPath: shared } : {}) }), {
+  const ssh = sshCommand(env, sshArgs(remote, ptydeckArgs, { ...options, ...(shared ? { controlPath: shared } : {}) }));
+  const child = spawn(ssh.command, ssh.args, {
     stdio: options.stdio ?? ['pipe', 'pipe', 'pipe'],
-    env: sshEnv(env),
+    env: ssh.env,
   });
   // A session of a shared connection: ssh handed our pipes to the master, which keeps them after this
   // process is killed, so 'close' would wait for the remote command. Dropping our ends closes the

@@ -1,6 +1,7 @@
 // A scripted ACP agent for tests: it speaks ACP over stdio with the SDK's
 // agent app and, on each prompt, runs the scenario the prompt names (a JSON
 // object), then reports what it saw as one agent_message_chunk update.
+import { readdirSync, readlinkSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
@@ -45,6 +46,12 @@ const scenarios = {
         options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
       }),
     };
+  },
+
+  /** What its descriptors lead to (readlink of each in /proc/self/fd): a host's terminal master must not be among them. */
+  async descriptors() {
+    const dir = '/proc/self/fd';
+    return { targets: readdirSync(dir).map((fd) => { try { return readlinkSync(`${dir}/${fd}`); } catch { return 'gone'; } }) };
   },
 
   /** A long-running terminal, then a turn that never ends: for killing the agent mid-turn. */
