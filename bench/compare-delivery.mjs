@@ -26,6 +26,8 @@ const checkouts = await Promise.all(
       harness: await import(path.resolve(tree, 'bench/lib/harness.mjs')),
       hosts: await import(path.resolve(tree, 'bench/lib/hosts.mjs')),
       panel: await import(path.resolve(tree, 'bench/lib/panel-client.mjs')),
+      // The client figure 2 uses in that checkout (its CLIENT_OPTIONS, if it has them).
+      clientOptions: (await import(path.resolve(tree, 'bench/fig2-delivery.mjs'))).CLIENT_OPTIONS,
     };
   }),
 );
@@ -77,10 +79,12 @@ async function deliver({ host, client }, file) {
   const switchesAfter = {};
   let threadsBefore;
   let byTid;
+  const clientBefore = process.cpuUsage();
   const result = await panelDelivery(host, client, file, workspace, {
     started: () => (threadsBefore = threadCpu(host.pid, switchesBefore)),
     delivered: () => (byTid = diff(threadCpu(host.pid, switchesAfter), threadsBefore)),
   });
+  const clientCpu = process.cpuUsage(clientBefore);
   const threads = ranked(host.pid, byTid);
   // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
   const busiest = Object.keys(byTid).filter((tid) => tid !== String(host.pid)).sort((a, b) => byTid[b] - byTid[a])[0];
@@ -89,6 +93,8 @@ async function deliver({ host, client }, file) {
   return {
     mbps: result.mbps,
     cpuMsPerMB: result.cpuMsPerMB,
+    // The bench process: the panel client's reading, its acks, and the harness's requests.
+    clientMsPerMB: (clientCpu.user + clientCpu.system) / 1000 / mb,
     threads: Object.fromEntries(Object.entries(threads).map(([name, ms]) => [name, ms / mb])),
     skipped: result.skipped,
     frames: result.frames,
@@ -104,7 +110,7 @@ try {
   for (const checkout of checkouts) {
     process.env.BENCH_HOST_FLAGS = [benchFlags, checkout.flags].filter(Boolean).join(' ');
     const host = await checkout.hosts.startCoreHost(workspace);
-    const client = await checkout.panel.PanelClient.connect(host.ready.url, host.ready.panelToken);
+    const client = await checkout.panel.PanelClient.connect(host.ready.url, host.ready.panelToken, process.env.BENCH_CLIENT === 'ws' ? {} : checkout.clientOptions);
     setups.push({ ...checkout, host, client, samples: { plain: [], sgr: [] } });
   }
   if (benchFlags === undefined) delete process.env.BENCH_HOST_FLAGS;
@@ -118,7 +124,7 @@ try {
         const result = await deliver(setup, data[key]);
         setup.samples[key].push(result);
         console.error(
-          `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)}),` +
+          `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
             ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped}`,
         );
       }
@@ -136,7 +142,7 @@ try {
         .join(', ');
       console.log(
         `${key.padEnd(5)} ${setup.name.padEnd(16)} ${median(samples.map((s) => s.mbps)).toFixed(1)} MB/s, acks per MB ${median(samples.map((s) => s.acksPerMB)).toFixed(1)},` +
-          ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB` +
+          ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB, client ${median(samples.map((s) => s.clientMsPerMB)).toFixed(2)}` +
           ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
           ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}`,

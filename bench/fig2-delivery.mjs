@@ -13,6 +13,12 @@ import { spawnRaw } from './lib/raw-pty.mjs';
 const TARGET = 0.9;
 const FLOOR = 0.8;
 const VARIANTS = ['raw', 'mirror'];
+/**
+ * The panel client reads through LeanSocket, into one reused buffer: through `ws`, a new buffer per socket
+ * read and per frame split across two started the bench process's mark-compacts, 1 to 3 ms of its CPU per
+ * MB, on the two cores the delivery shares (bench/README.md, "What moved the figures").
+ */
+export const CLIENT_OPTIONS = { lean: true };
 /** How much of each file each path delivers before the measured repetitions. */
 const WARM_UP_BYTES = 16 * MiB;
 
@@ -25,7 +31,7 @@ export async function run(ctx) {
   const rows = [];
   const details = {};
   try {
-    for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.panelToken);
+    for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.panelToken, CLIENT_OPTIONS);
     // Warm-up of each path, alternated, on the first WARM_UP_BYTES of each file: the host is a fresh process,
     // and a 1 MiB warm-up left its delivery path to be compiled (V8's helper threads, counted in its CPU)
     // during the first measured repetitions, while the raw reader's few lines were long warm.

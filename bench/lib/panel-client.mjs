@@ -4,6 +4,7 @@
 import WebSocket from 'ws';
 import { ACK_BATCH_BYTES, PANEL_WS_PATH, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
 import { deferred, now, withDeadline } from './harness.mjs';
+import { LeanSocket } from './lean-socket.mjs';
 import { ECHO_PROGRAM, keyFor } from './raw-pty.mjs';
 
 /**
@@ -14,12 +15,14 @@ import { ECHO_PROGRAM, keyFor } from './raw-pty.mjs';
 const ACK_BYTES = ACK_BATCH_BYTES;
 
 export class PanelClient {
-  /** @param {string} url http://127.0.0.1:PORT of the server */
-  static async connect(url, token) {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${PANEL_WS_PATH}`, [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`], {
-      headers: { Origin: url },
-      perMessageDeflate: false,
-    });
+  /**
+   * @param {string} url http://127.0.0.1:PORT of the server
+   * @param {{ lean?: boolean }} options `lean`: read through LeanSocket (one reused read buffer) instead of `ws`
+   */
+  static async connect(url, token, { lean = false } = {}) {
+    const wsUrl = `${url.replace(/^http/, 'ws')}${PANEL_WS_PATH}`;
+    const protocols = [`${TOKEN_SUBPROTOCOL_PREFIX}${token}`];
+    const ws = lean ? new LeanSocket(wsUrl, protocols, { headers: { Origin: url } }) : new WebSocket(wsUrl, protocols, { headers: { Origin: url }, perMessageDeflate: false });
     const client = new PanelClient(ws);
     await withDeadline(client.snapshot.promise, 15_000, 'panel snapshot');
     return client;
@@ -33,6 +36,7 @@ export class PanelClient {
     this.jsonWatchers = new Set();
     this.watchers = new Set();
     this.wireBytes = 0;
+    // A message's data is read at once: LeanSocket's is a view of a buffer the next socket read overwrites.
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => {
       this.wireBytes += data.length;

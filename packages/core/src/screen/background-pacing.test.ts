@@ -40,4 +40,34 @@ describe('BackgroundPacing in the worker (eager)', () => {
     vi.runAllTimers();
     expect(requests).toBe(0);
   });
+
+  // Figure 2: a flood outran each eager slice, which skimmed what had arrived and parsed a tail the next skim
+  // skipped, until a megabyte counted as parsed; the delivery needed that CPU.
+  it('holds for a flood once a slice had to skim and output went on arriving meanwhile', () => {
+    let end = 400 * 1024;
+    let parsed = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => parsed, end: () => end, request: () => {} });
+    pacing.grew();
+    expect(pacing.holdsForFlood()).toBe(false);
+    // The slice skimmed to a kept tail; the flood wrote more while it did.
+    const endAtSlice = end;
+    parsed = end - 80 * 1024;
+    end += 300 * 1024;
+    pacing.outran(endAtSlice);
+    expect(pacing.holdsForFlood()).toBe(true);
+    pacing.dispose();
+  });
+
+  // Figure 6: a build's log that ended before the slice skimmed is parsed on at once, ready for a reload.
+  it('parses on after a skim when no output came meanwhile', () => {
+    const end = 720 * 1024;
+    let parsed = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => parsed, end: () => end, request: () => {} });
+    pacing.grew();
+    expect(pacing.holdsForFlood()).toBe(false);
+    parsed = end - 80 * 1024;
+    pacing.outran(end);
+    expect(pacing.holdsForFlood()).toBe(false);
+    pacing.dispose();
+  });
 });

@@ -74,6 +74,11 @@ export class BackgroundPacing {
    * twice what they keep, see skimTarget), and the quiet catch-up skims to the end.
    */
   private flooding = false;
+  /**
+   * Where the log ended when an eager slice of this run of bulk output began
+   * that had to skim (see outran).
+   */
+  private outrunFrom: number | undefined;
   /** No output since the session went quiet: its catch-up is not a flood. */
   private afterQuiet = false;
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
@@ -127,6 +132,22 @@ export class BackgroundPacing {
     return true;
   }
 
+  /**
+   * An eager slice that began with the log ending at `end` skimmed (the
+   * backlog was past what a resync keeps). If more output came meanwhile, the
+   * output comes faster than the worker parses it: a flood, whatever its
+   * length so far, and the next slice holds for it. Parsed on up to
+   * EAGER_BULK, a flood outran every slice in turn, each skimming what arrived
+   * while the last was parsed and then parsing a kept tail that the next
+   * skim skipped, on the two cores its delivery needed (bench README, figure
+   * 2). Once quiet, the catch-up parses from the skim's end, as a read during
+   * the flood does. Output that ended before the slice (a build's log) is
+   * parsed on at once.
+   */
+  outran(end: number): void {
+    if (this.deps.eager() && !this.afterQuiet) this.outrunFrom = end;
+  }
+
   dispose(): void {
     this.disposed = true;
     this.endBulk();
@@ -154,10 +175,12 @@ export class BackgroundPacing {
     if (this.afterQuiet) return false;
     this.bulkFrom ??= parsed;
     bulk.add(this);
-    return parsed - this.bulkFrom > EAGER_BULK || bulk.size > EAGER_FLOODS;
+    const outrun = this.outrunFrom !== undefined && this.deps.end() > this.outrunFrom;
+    return outrun || parsed - this.bulkFrom > EAGER_BULK || bulk.size > EAGER_FLOODS;
   }
 
   private endBulk(): void {
+    this.outrunFrom = undefined;
     this.bulkFrom = undefined;
     this.deps.bulk.delete(this);
   }

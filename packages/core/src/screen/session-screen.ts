@@ -210,7 +210,8 @@ export class SessionScreen implements BackgroundParse {
     if (this.busy) return 0; // a read is catching up; it gets there first
     if (this.pacing.holdsForFlood()) return null;
     const started = performance.now();
-    await this.parseSlice(MIRROR_CHUNK);
+    const end = this.end;
+    if (await this.parseSlice(MIRROR_CHUNK)) this.pacing.outran(end);
     // A read asked for while this slice was parsing in this thread found the
     // mirror busy and left the catching up to whoever held it: that is us.
     this.catchUp();
@@ -264,8 +265,11 @@ export class SessionScreen implements BackgroundParse {
     }
   }
 
-  /** Reads one slice from the log (never past a pending resize) and parses it, or skims it (see skimTarget). */
-  private async parseSlice(chunk: number): Promise<void> {
+  /**
+   * Reads one slice from the log (never past a pending resize) and parses it,
+   * or skims it (see skimTarget): resolves with whether it skimmed.
+   */
+  private async parseSlice(chunk: number): Promise<boolean> {
     if (this.mirror?.lost) this.restart();
     // Where the slice begins: the log may have trimmed past the mirror during a flood. Counted from
     // there, a limit meant to end at a skim's target ends there: counted from `parsed`, a read that
@@ -283,23 +287,27 @@ export class SessionScreen implements BackgroundParse {
       slice = this.deps.service.read(this.id, { cursor: from, maxBytes: limit, ...(into ? { into } : {}) });
     } catch {
       this.settleWaiters(true); // removed meanwhile; pty.removed disposes us
-      return;
+      return false;
     }
     this.end = Math.max(this.end, slice.end);
     // Before the write: a screen in the worker takes the bytes (the buffer is transferred, leaving slice.data empty).
     const empty = slice.data.length === 0;
+    const skimmed = !empty && skimTo !== undefined;
     // A skim draws nothing, so it leaves no character begun.
     if (!empty) this.unfinished = skimTo !== undefined ? new Uint8Array(0) : unfinishedAfter(this.unfinished, slice.data);
     if (!empty) {
       const screen = this.screen();
       // A skim draws nothing: no place to note.
       const marks = skimTo === undefined ? this.marksIn(slice.next - slice.data.length, slice.next) : undefined;
-      if (screen.readsFollowWrites) return this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined, marks);
+      if (screen.readsFollowWrites) {
+        await this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined, marks);
+        return skimmed;
+      }
       this.busy = true;
       try {
         await (skimTo !== undefined ? screen.skim(slice.data) : screen.write(slice.data, marks));
       } catch (error) {
-        if (this.writeFailed(screen, error)) return;
+        if (this.writeFailed(screen, error)) return false;
       } finally {
         this.busy = false;
       }
@@ -309,6 +317,7 @@ export class SessionScreen implements BackgroundParse {
     this.applyDueResizes();
     this.settleWaiters(empty);
     this.freezeIfDone();
+    return skimmed;
   }
 
   /**
