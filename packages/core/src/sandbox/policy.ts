@@ -1,7 +1,7 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { globalHooksPaths, namedByGitConfig } from './git-named.js';
+import { globalHooksPaths, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 
 /**
@@ -314,8 +314,12 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
     ...pinned.flatMap((git) => namedByGitConfig(join(git, 'config'), dirname(git), home)),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
   ];
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named]);
-  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
+  // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
+  const submodules = pinned.map((git) => submodulesOf(git));
+  const modulePins = submodules.flatMap((found) => found.pinned);
+  const moduleFiles = submodules.flatMap((found) => found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]));
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
+  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned: [...pinned, ...modulePins] };
 }
 
 function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
