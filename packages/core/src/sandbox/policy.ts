@@ -83,12 +83,13 @@ export const SANDBOX_CACHES = '.cache/ptydeck-sandbox';
 /**
  * What the developer's own tools run, unasked, from a project: git's hooks and config (a commit runs the
  * hooks; the config names an fsmonitor, a pager, an ssh command), direnv's `.envrc` (run on `cd`), an
- * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings and MCP servers
- * (`.claude`, `.mcp.json`). A writable workspace holds them (in itself and in each directory directly in
+ * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings, hooks and MCP
+ * servers (`.claude`, `.mcp.json`, Cursor's `.cursor/hooks.json` and `mcp.json`, Gemini CLI's
+ * `.gemini/settings.json`: each names commands the tool runs). A writable workspace holds them (in itself and in each directory directly in
  * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
  * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
  */
-export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json'] as const;
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
 
 /** Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start. */
 const MAX_PROJECTS_LOOKED_AT = 500;
