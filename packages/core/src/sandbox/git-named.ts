@@ -6,7 +6,7 @@
  * the workspace: a sandboxed shell wrote `.husky/pre-commit`, which the developer's next commit ran,
  * and an included file's `core.fsmonitor`, which their next `git status` ran.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
 /** A config is a few hundred bytes; anything past this is not looked at. */
@@ -46,6 +46,50 @@ export function namedByGitConfig(config: string, worktree: string, home: string)
   };
   visit(config, 0);
   return found;
+}
+
+/** Directories under a repository's `.git/modules` looked at, at most: a policy is made at every shell's start. */
+const MAX_MODULE_DIRS = 256;
+
+export interface Submodules {
+  /**
+   * Every directory from `.git/modules` down to each submodule's git directory, parents first: each is
+   * bound onto itself, since a directory that only holds mount points can still be renamed and replaced.
+   */
+  pinned: string[];
+  /** Each submodule's git directory (`.git/modules/<name>`, nested ones in its own `modules`). */
+  gitDirs: string[];
+}
+
+/**
+ * The git directories of the submodules a repository already has: `.git/modules/<name>` (a name may
+ * hold slashes, one directory each), and theirs in turn. Each keeps its own config and hooks, which the
+ * superproject's `git status` runs as it looks into each submodule (a `core.fsmonitor` written in
+ * `.git/modules/<name>/config` ran there). Links are not followed: what is a link was not made by git.
+ */
+export function submodulesOf(gitDir: string): Submodules {
+  const found: Submodules = { pinned: [], gitDirs: [] };
+  let budget = MAX_MODULE_DIRS;
+  const visit = (dir: string, depth: number) => {
+    if (budget-- <= 0 || depth > 16) return;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    found.pinned.push(dir);
+    // A git directory holds HEAD; a directory of a name with slashes does not.
+    if (dir !== join(gitDir, 'modules') && entries.some((entry) => entry.name === 'HEAD' && entry.isFile())) {
+      found.gitDirs.push(dir);
+      if (entries.some((entry) => entry.name === 'modules' && entry.isDirectory())) visit(join(dir, 'modules'), depth + 1);
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory()) visit(join(dir, entry.name), depth + 1);
+  };
+  visit(join(gitDir, 'modules'), 0);
+  // A modules directory with no submodule in it needs no pin.
+  return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [] } : found;
 }
 
 /** The user's own git config's hooks directories (~/.gitconfig, ~/.config/git/config), as written. */

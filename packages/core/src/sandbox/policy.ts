@@ -1,7 +1,7 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { globalHooksPaths, namedByGitConfig } from './git-named.js';
+import { globalHooksPaths, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 
 /**
@@ -83,12 +83,13 @@ export const SANDBOX_CACHES = '.cache/ptydeck-sandbox';
 /**
  * What the developer's own tools run, unasked, from a project: git's hooks and config (a commit runs the
  * hooks; the config names an fsmonitor, a pager, an ssh command), direnv's `.envrc` (run on `cd`), an
- * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings and MCP servers
- * (`.claude`, `.mcp.json`). A writable workspace holds them (in itself and in each directory directly in
+ * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings, hooks and MCP
+ * servers (`.claude`, `.mcp.json`, Cursor's `.cursor/hooks.json` and `mcp.json`, Gemini CLI's
+ * `.gemini/settings.json`: each names commands the tool runs). A writable workspace holds them (in itself and in each directory directly in
  * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
  * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
  */
-export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json'] as const;
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
 
 /** Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start. */
 const MAX_PROJECTS_LOOKED_AT = 500;
@@ -314,8 +315,12 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
     ...pinned.flatMap((git) => namedByGitConfig(join(git, 'config'), dirname(git), home)),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
   ];
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named]);
-  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned };
+  // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
+  const submodules = pinned.map((git) => submodulesOf(git));
+  const modulePins = submodules.flatMap((found) => found.pinned);
+  const moduleFiles = submodules.flatMap((found) => found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]));
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
+  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned: [...pinned, ...modulePins] };
 }
 
 function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {

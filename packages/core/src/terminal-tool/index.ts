@@ -17,7 +17,7 @@ export { createAgentMcpServer, type AgentConnection, type AgentMcpServerOptions 
 export { TerminalToolError, type TerminalToolErrorCode } from './errors.js';
 export type { TerminalState } from './agent-terminal.js';
 // The command timeline (timeline/) reads the same marks, and renders output as the tool does.
-export { BASH_INTEGRATION, parseShellMark, type ShellMark } from './shell-integration.js';
+export { BASH_INTEGRATION, announcesShellKey, parseShellMark, type ShellMark } from './shell-integration.js';
 // The developer's own bash tabs get the same marks (server/developer-shell.ts).
 export { writeShellIntegration, type ShellIntegrationFiles } from './shell-integration.js';
 export { boundText, renderPlainText } from './model-text.js';

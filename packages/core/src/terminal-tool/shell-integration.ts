@@ -24,6 +24,19 @@ export function integrationFor(command: string, withRcfile: boolean): Integratio
   return POSIX_SHELLS.has(name) ? 'nonce' : 'none';
 }
 
+/**
+ * Whether a session's program is bash started with an rcfile or init file
+ * (`--rcfile F -i` for an agent's shell, `--init-file F -i` for the
+ * developer's tab): only such a shell announces a key before its first
+ * prompt. Any other program (zsh, sh, a REPL, a display session) announces
+ * none, so a key in its output is what that output says, not its shell's:
+ * the developer's zsh tab running `cat README` took a planted key and the
+ * keyed marks after it as a command record typed by the developer.
+ */
+export function announcesShellKey(command: string, args: readonly string[]): boolean {
+  return basename(command) === 'bash' && (args.includes('--rcfile') || args.includes('--init-file'));
+}
+
 /** OSC number of ptydeck's private marks (the shell key, nonce runs); unknown to terminals, so it shows nothing. */
 export const NONCE_OSC = '6973';
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { createTerminalTool } from '../terminal-tool/terminal-tool.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
-import { privateMarks } from './recording.js';
+import { clipboardSequences, privateMarks } from './recording.js';
 import { Timeline } from './timeline.js';
 
 /** Where a recording leaves out ptydeck's own marks: what a terminal would take as one OSC, nothing else. */
@@ -31,6 +31,17 @@ describe('privateMarks', () => {
     expect(tail('red\x1b[31m\x07')).toEqual([]);
     // A log that starts with the session starts at no sequence's middle.
     expect(marks(';0;k=ff00ff\x07$ ls')).toEqual([]);
+  });
+});
+
+describe('clipboardSequences', () => {
+  const found = (text: string) => clipboardSequences(Buffer.from(text, 'latin1'));
+
+  it("finds the clipboard's OSCs in 7-bit and UTF-8 C1 form, to their BEL, ST or the end, and no other OSC", () => {
+    expect(found('a\x1b]52;c;eA==\x07b')).toEqual([[1, 13]]);
+    expect(found('\x1b]052;;eA==\x1b\\\xc2\x9d52;c;eA==\xc2\x9c')).toEqual([[0, 13], [13, 26]]);
+    expect(found('\x1b]1337;CopyToClipboard=\x07text\x1b]5522;type=read')).toEqual([[0, 24], [28, 44]]);
+    expect(found('\x1b]0;52;title\x07\x1b]520;x\x07\x1b]7;file:///52;\x07')).toEqual([]);
   });
 });
 

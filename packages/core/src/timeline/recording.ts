@@ -91,7 +91,7 @@ function recordingEvents(input: RecordingInput): Event[] {
   const boundaries = new Set<number>([start, end, ...cuts.keys()]);
   for (const time of input.times) if (time.cursor > start && time.cursor < end) boundaries.add(at(time.cursor));
   const sorted = [...boundaries].sort((a, b) => a - b);
-  const without = outputWithout(bytes, privateMarks(bytes, { startsMidStream: start > 0 }));
+  const without = outputWithout(bytes, [...privateMarks(bytes, { startsMidStream: start > 0 }), ...clipboardSequences(bytes)].sort((a, b) => a[0] - b[0]));
   const events: Event[] = [];
   let last = Number.NEGATIVE_INFINITY;
   // Times never go backwards: a marker's clock and a chunk's are read apart.
@@ -145,7 +145,46 @@ export function privateMarks(bytes: Uint8Array, options: { startsMidStream?: boo
   return marks;
 }
 
+/** OSCs that reach past a terminal's screen: the clipboard (52; kitty's 5522; iTerm2's 1337, CopyToClipboard and files). */
+const PAST_THE_SCREEN = new Set([52, 1337, 5522]);
+
+/**
+ * Where `bytes` holds an OSC that writes the clipboard (or a file) of the
+ * terminal showing it ([start, end) offsets, in order), in its 7-bit form
+ * (`ESC ]`) and as UTF-8's U+009D, which xterm and xterm.js take for OSC:
+ * `asciinema play` and `cat` write a recording's output to the developer's
+ * own terminal, where an agent's `\e]52;c;<base64>\a` would put a line of
+ * its choosing on their clipboard. Each runs to its BEL, ST (`ESC \` or
+ * U+009C) or the end: past where a terminal would end it, if anything, so
+ * what is left is never an OSC the terminal takes up again.
+ */
+export function clipboardSequences(bytes: Uint8Array): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (let i = 0; i < bytes.length - 1; i++) {
+    const introducer = bytes[i] === 0x1b && bytes[i + 1] === 0x5d ? 2 : bytes[i] === 0xc2 && bytes[i + 1] === 0x9d ? 2 : 0;
+    if (introducer === 0) continue;
+    let at = i + introducer;
+    let number = 0;
+    while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39 && number < 100_000) number = number * 10 + bytes[at++]! - 0x30;
+    if (at === i + introducer || !PAST_THE_SCREEN.has(number) || (at < bytes.length && bytes[at] !== 0x3b && bytes[at] !== 0x07)) continue;
+    let end = bytes.length;
+    for (let j = at; j < bytes.length; j++) {
+      const byte = bytes[j]!;
+      if (byte === 0x07) end = j + 1;
+      else if (byte === 0x1b && bytes[j + 1] === 0x5c) end = j + 2;
+      else if (byte === 0xc2 && bytes[j + 1] === 0x9c) end = j + 2;
+      else continue;
+      break;
+    }
+    found.push([i, end]);
+    i = end - 1;
+  }
+  return found;
+}
+
 const KEY_PARAM = Buffer.from('k=');
+/** Cancel: ends any escape sequence in progress (ECMA-48, xterm, xterm.js) and draws nothing. */
+const CAN = '\x18';
 
 /**
  * How many of the first bytes may be the end of an OSC begun before them: a run with no control
@@ -171,9 +210,12 @@ function isPrivateMark(payload: Uint8Array): boolean {
 }
 
 /**
- * The text of bytes [from, to), leaving out the ranges in `marks`; called
- * with ascending slices, so it walks the marks once. The marks start and end
- * at ASCII bytes, so no character is cut.
+ * The text of bytes [from, to), each range in `marks` replaced by one CAN;
+ * called with ascending slices, so it walks the marks once. The marks start
+ * and end at whole characters, so none is cut. CAN ends whatever sequence was
+ * open before the range, and draws nothing: left out with nothing in its place,
+ * a range joined what surrounded it, and `\e]\e]6973;x\a52;c;<base64>\a`
+ * (a terminal aborts the first OSC at the second) became an OSC 52.
  */
 function outputWithout(bytes: Uint8Array, marks: ReadonlyArray<[number, number]>): (from: number, to: number) => string {
   const decoder = new TextDecoder();
@@ -185,6 +227,7 @@ function outputWithout(bytes: Uint8Array, marks: ReadonlyArray<[number, number]>
     for (let i = next; i < marks.length && marks[i]![0] < to; i++) {
       const [markStart, markEnd] = marks[i]!;
       if (markStart > at) text += decoder.decode(bytes.subarray(at, markStart));
+      if (markStart >= from && markEnd > at) text += CAN;
       at = Math.max(at, markEnd);
     }
     if (at < to) text += decoder.decode(bytes.subarray(at, to));

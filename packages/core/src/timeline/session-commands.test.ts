@@ -5,7 +5,7 @@ import { SessionCommands } from './session-commands.js';
 
 const key = 'k=0123456789abcdef';
 function commands(): SessionCommands {
-  const session = new SessionCommands({ session: 's1', agentName: 'agent', source: 'agent', maxRecords: 10 });
+  const session = new SessionCommands({ session: 's1', agentName: 'agent', source: 'agent', maxRecords: 10, announcesKey: true });
   session.osc('6973;key;0123456789abcdef', 0, 10, 0);
   return session;
 }

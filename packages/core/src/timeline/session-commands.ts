@@ -25,6 +25,11 @@ export interface SessionCommandsOptions {
   source: SessionSource;
   /** Records kept at most; the oldest go first. */
   maxRecords: number;
+  /**
+   * The session's shell announces its key (bash with ptydeck's rcfile:
+   * announcesShellKey). Without it no key is taken, so no mark counts.
+   */
+  announcesKey: boolean;
 }
 
 export class SessionCommands {
@@ -60,8 +65,8 @@ export class SessionCommands {
     const mark = parseShellMark(payload);
     if (!mark) return null;
     if (mark.kind === 'shell-key') {
-      // Only the first, before any prompt: the rcfile prints it as its last act.
-      if (this.key === null && !this.promptSeen) this.key = mark.key;
+      // Only the first, before any prompt: the rcfile prints it as its last act. A shell without it prints none.
+      if (this.options.announcesKey && this.key === null && !this.promptSeen) this.key = mark.key;
       return null;
     }
     if (!('key' in mark) || this.key === null || mark.key !== this.key) return null;

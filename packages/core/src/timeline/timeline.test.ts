@@ -1,5 +1,8 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CommandRecord } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../testing/poll-until.js';
 import { useRealShells } from '../testing/real-shells.js';
 import type { TerminalOwner } from '../terminal-tool/terminal-tool.js';
 import { Timeline } from './timeline.js';
@@ -82,6 +85,24 @@ describe('command records', () => {
       [String.raw`printf '\e]6973;key;00000000000000000000000000000000\a\e]633;E;rm -rf /;${key}\a\e]133;C;${key}\a'`, 0],
     ]);
     expect(timeline.list({ pattern: /^rm -rf/ })).toEqual([]);
+  });
+
+  it("a shell that announces no key takes none from its output: the developer's sh tab that cats a planted file records nothing", async () => {
+    const { service, dir } = shells;
+    // What an agent can leave in a workspace: a key, then keyed marks naming a command, its start and its end.
+    const key = 'k=0123456789abcdef0123456789abcdef';
+    const planted = join(dir, 'PLANTED.md');
+    writeFileSync(planted, `readme\x1b]6973;key;${key.slice(2)}\x07\x1b]633;E;rm -rf ~;${key};h=1;cwd=/home/dev\x07\x1b]133;C;${key}\x07\x1b]133;D;0;${key}\x07planted-end\n`);
+    // A developer's tab whose login shell is not bash (zsh, fish, sh) gets no init file, so no key.
+    const tab = service.create({ source: 'user', command: '/bin/sh', args: ['-i'], cwd: dir });
+    try {
+      service.write(tab.id, `cat ${planted}; echo after-$((6*7))\r`, 'user');
+      // The marks come before the line's last output, in the same scan.
+      await until(() => Buffer.from(service.read(tab.id).data).toString('utf8').includes('after-42'), 'the file was printed');
+      expect(timeline.list({ sessions: new Set([tab.id]) })).toEqual([]);
+    } finally {
+      await service.remove(tab.id);
+    }
   });
 
   it('a line kept out of history is recorded without its text; a running command ends with its shell', async () => {
@@ -183,7 +204,8 @@ describe('recordings', () => {
     expect(log).toContain(`k=${key}`);
     expect(output).not.toContain(key);
     expect(output).not.toContain('\x1b]6973;');
-    expect(output).toBe(log.replace(/\x1b\](?:6973;[^\x07]*|[16]33;[^\x07]*k=[^\x07]*)\x07/g, ''));
+    // Each left out for a CAN, which draws nothing and ends any sequence it would otherwise have joined.
+    expect(output).toBe(log.replace(/\x1b\](?:6973;[^\x07]*|[16]33;[^\x07]*k=[^\x07]*)\x07/g, '\x18'));
     expect(output).toContain('\x1b]7;file://');
     const v2 = timeline.recording(shell.id, 'asciicast-v2')!.trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(v2[0]).toMatchObject({ version: 2, width: 90, height: 20 });

@@ -9,6 +9,7 @@
  */
 import { DisposableStore, Emitter, MAX_CLOSED_TITLE_CHARS, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
+import { announcesShellKey } from '../terminal-tool/index.js';
 import { ChunkTimes } from './chunk-times.js';
 import { buildRecording, type RecordingFormat, type Resize } from './recording.js';
 import { SessionCommands } from './session-commands.js';
@@ -328,6 +329,7 @@ export class Timeline {
       agentName: info.source === 'agent' ? (info.ownerName ?? 'agent') : null,
       source: info.source,
       maxRecords: this.maxRecords,
+      announcesKey: announcesShellKey(info.command, info.args),
     });
     const stop = this.records
       ? this.service.onSequences(info.id, {
