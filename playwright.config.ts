@@ -26,7 +26,11 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
-  workers: 1,
+  // A spec alone keeps about one of CI's two cores busy (browser, host, shells, mostly waiting on each
+  // other), and each has its own host, state dir and browser, so PTYDECK_E2E_WORKERS=2 takes the suite
+  // from about 290 s to about 230 s. Not the default yet: in one of three such runs hostile-counts.spec.ts's
+  // replay missed its 10 s poll beside chat.spec.ts.
+  workers: Number(process.env.PTYDECK_E2E_WORKERS ?? 1),
   retries: 0,
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
   use: {

@@ -17,6 +17,8 @@ Object.assign(process.env, {
   XDG_CACHE_HOME: join(home, '.cache'),
 });
 
+const PURE = ['packages/app/src/**/*.test.ts', 'packages/contract/src/**/*.test.ts'];
+
 // Unit and integration tests sit beside the code (*.test.ts). They run in Node:
 // the app's tests cover its pure modules (reducers, protocol client logic).
 export default defineConfig({
@@ -35,12 +37,30 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'electron/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.mjs'],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real PTYs and real shells on a 2-core machine: keep parallelism modest.
     maxWorkers: 2,
-    globalSetup: ['scripts/vitest-build-core.ts'],
+    projects: [
+      {
+        // The renderer's and the contract's pure modules: nothing of theirs outlives a test
+        // but what the module itself keeps, so their files share workers and loaded modules.
+        // A process and a fresh module graph per file cost these 48 files about four times
+        // their tests' own CPU time (issue: npm test near CI's 10 minutes).
+        extends: true,
+        test: { name: 'pure', include: PURE, isolate: false },
+      },
+      {
+        // Real PTYs, hosts, sockets, mocks of electron: a process of its own per file.
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['packages/*/src/**/*.test.ts', 'electron/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.mjs'],
+          exclude: PURE,
+          globalSetup: ['scripts/vitest-build-core.ts'],
+        },
+      },
+    ],
   },
 });

@@ -6,9 +6,12 @@ import { E2E_APP_DIR } from './app-dir.js';
  * Builds the renderer's end-to-end bundle (`vite build --mode e2e`) before
  * every run, however the suite is started (scripts/e2e.mjs, npx playwright):
  * the production bundle has no test hook, and one left from an earlier run
- * could be stale.
+ * could be stale. scripts/test.mjs builds it earlier, beside its typechecks, and
+ * names the directory it built in PTYDECK_E2E_APP_BUILT.
  */
 export default async function globalSetup(): Promise<void> {
+  // npm test (scripts/test.mjs) builds it beside its typechecks, moments before, and says so.
+  if (process.env.PTYDECK_E2E_APP_BUILT === E2E_APP_DIR) return;
   await build({
     configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
     mode: 'e2e',

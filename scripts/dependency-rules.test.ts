@@ -3,10 +3,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readImportGraph } from './dependency-graph.js';
+import { readImportGraph, type ImportGraph } from './dependency-graph.js';
 import { checkDependencyRules, CORE_ORDER, formatViolation, LAYERS, PACKAGE_ENTRIES, SOURCE_DIRS, type FolderOrder } from './dependency-rules.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The repository's own import graph: parsing every module takes seconds, so the tests that read it share one reading. */
+let repositoryGraph: ImportGraph | undefined;
+function readRepositoryGraph(): ImportGraph {
+  repositoryGraph ??= readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES);
+  return repositoryGraph;
+}
 
 /** The fixtures' core: two folders and the kits. */
 const FIXTURE_ORDER: FolderOrder = { dir: 'packages/core/src', folders: ['agent', 'server', 'testing'] };
@@ -17,7 +24,7 @@ function violationsIn(dir: string, order: FolderOrder = FIXTURE_ORDER): string[]
 
 describe('the dependency rules', () => {
   it('hold for every module under packages/ and electron/', () => {
-    const graph = readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES);
+    const graph = readRepositoryGraph();
     // A reader that found nothing would pass any rule.
     expect(graph.has('packages/core/src/pty/pty-service.ts')).toBe(true);
     expect(graph.has('electron/src/preload/preload.cts')).toBe(true);
@@ -136,7 +143,7 @@ describe('the dependency checker', () => {
   });
 
   it("places every folder of the core's sources in its order", () => {
-    const folders = new Set([...readImportGraph(root, SOURCE_DIRS, PACKAGE_ENTRIES).keys()].flatMap((file) => /^packages\/core\/src\/([^/]+)\//.exec(file)?.[1] ?? []));
+    const folders = new Set([...readRepositoryGraph().keys()].flatMap((file) => /^packages\/core\/src\/([^/]+)\//.exec(file)?.[1] ?? []));
     expect([...folders].filter((folder) => !CORE_ORDER.folders.includes(folder))).toEqual([]);
     expect(CORE_ORDER.folders.slice(0, 6)).toEqual(['capability', 'vt', 'proc', 'common', 'remote', 'pty']);
   });

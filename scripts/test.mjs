@@ -1,19 +1,18 @@
 // `npm test`: typecheck and build, unit and integration tests (vitest), then
 // the end-to-end tests (Playwright in Chromium). Stops at the first failing
 // stage and ends with one plain summary line across both runners.
-import { spawnSync } from 'node:child_process';
+//
+// After `tsc -b` (which emits what the bundles are made from), the rest of the
+// build runs in two lanes at once: tsc checks on one core while the bundlers
+// use the other. Each lane's stages print their output when they end, whole.
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const results = 'test-results';
 rmSync(`${results}/vitest.json`, { force: true });
 rmSync(`${results}/e2e.json`, { force: true });
 mkdirSync(results, { recursive: true });
-
-function run(title, command, args) {
-  process.stdout.write(`\n== ${title}: ${[command, ...args].join(' ')}\n`);
-  const result = spawnSync(command, args, { stdio: 'inherit' });
-  return result.status ?? 1;
-}
 
 function counts(file, read) {
   try {
@@ -43,26 +42,88 @@ function summary() {
 }
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-const stages = [
-  ['typecheck', npx, ['tsc', '-b']],
-  ['typecheck the core\'s tests', npx, ['tsc', '-p', 'packages/core/tsconfig.test.json']],
-  ['bundle the CLI', npx, ['rolldown', '-c', 'packages/core/rolldown.config.mjs']],
-  ['typecheck app', npx, ['tsc', '-p', 'packages/app', '--noEmit']],
-  ['build app', npx, ['vite', 'build', '--logLevel', 'warn']],
+
+function heading(title, command, args) {
+  return `\n== ${title}: ${[command, ...args].join(' ')}\n`;
+}
+
+/** Runs one stage with the terminal to itself; resolves with its exit status. */
+function run([title, command, args]) {
+  process.stdout.write(heading(title, command, args));
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.once('error', () => resolve({ title, status: 1 }));
+    child.once('close', (status) => {
+      process.stdout.write(`== ${title}: ${seconds(started)}\n`);
+      resolve({ title, status: status ?? 1 });
+    });
+  });
+}
+
+/** Runs one stage beside others: its output is held and printed whole when it ends. */
+function runHeld([title, command, args]) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    const done = (status) => {
+      process.stdout.write(heading(title, command, args));
+      process.stdout.write(Buffer.concat(output));
+      process.stdout.write(`== ${title}: ${seconds(started)}\n`);
+      resolve({ title, status });
+    };
+    child.once('error', (error) => {
+      output.push(Buffer.from(`${error.message}\n`));
+      done(1);
+    });
+    child.once('close', (status) => done(status ?? 1));
+  });
+}
+
+function seconds(since) {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** Runs the stages one after another, stopping at the first that fails. */
+async function lane(stages, start) {
+  for (const stage of stages) {
+    const result = await start(stage);
+    if (result.status !== 0) return result;
+  }
+  return { status: 0 };
+}
+
+function stop(result) {
+  summary();
+  process.stderr.write(`\nnpm test: ${result.title} failed (exit ${result.status})\n`);
+  process.exit(result.status);
+}
+
+const typecheck = ['typecheck', npx, ['tsc', '-b']];
+const lanes = [
+  [['typecheck the core\'s tests', npx, ['tsc', '-p', 'packages/core/tsconfig.test.json']]],
   [
-    'unit and integration tests',
-    npx,
-    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`],
+    ['bundle the CLI', npx, ['rolldown', '-c', 'packages/core/rolldown.config.mjs']],
+    ['typecheck app', npx, ['tsc', '-p', 'packages/app', '--noEmit']],
+    ['build app', npx, ['vite', 'build', '--logLevel', 'warn']],
+    // The end-to-end tests' bundle (e2e/global-setup.ts builds it when they run alone).
+    ['build the end-to-end app', npx, ['vite', 'build', '--mode', 'e2e', '--logLevel', 'warn']],
   ],
+];
+const tests = [
+  ['unit and integration tests', npx, ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`]],
   ['end-to-end tests', process.execPath, ['scripts/e2e.mjs']],
 ];
+process.env.PTYDECK_E2E_APP_BUILT = fileURLToPath(new URL('../packages/app/dist-e2e', import.meta.url));
 
-for (const [title, command, args] of stages) {
-  const status = run(title, command, args);
-  if (status !== 0) {
-    summary();
-    process.stderr.write(`\nnpm test: ${title} failed (exit ${status})\n`);
-    process.exit(status);
-  }
-}
+const first = await run(typecheck);
+if (first.status !== 0) stop(first);
+const built = await Promise.all(lanes.map((stages) => lane(stages, runHeld)));
+const failed = built.find((result) => result.status !== 0);
+if (failed) stop(failed);
+const tested = await lane(tests, run);
+if (tested.status !== 0) stop(tested);
 summary();
