@@ -249,7 +249,14 @@ describe("a developer's tab gets the developer's environment, whoever started th
       panel.ws.send(JSON.stringify({ type: 'create', requestId: 'tab', cols: 80, rows: 24 }));
       const created = (await panel.messages.json((m) => m.type === 'created' && m.requestId === 'tab')) as { info: SessionInfo };
       // Until the exec, the forked child's environment is still the host's own.
-      await until(() => readStat(created.info.pid)?.name === 'bash', "the tab's shell is running");
+      const environOf = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'utf8');
+        } catch {
+          return '';
+        }
+      };
+      await until(() => environOf(created.info.pid).includes(`PTYDECK_SESSION_ID=${created.info.id}\0`), "the tab's shell is running");
       const tab = Object.fromEntries(
         readFileSync(`/proc/${created.info.pid}/environ`, 'utf8')
           .split('\0')

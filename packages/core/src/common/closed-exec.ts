@@ -13,75 +13,83 @@
  * its sandbox. Seen under load: a shell whose fd 255 was another terminal's
  * master, so bash's own terminal was 254.
  *
- * So the program is started through bash, in an empty environment (nothing
- * of the caller's reaches it: BASH_ENV, SHELLOPTS with PS4, exported
- * functions, GLOBIGNORE), which closes every descriptor above 2 and execs
- * env(1) with the caller's environment, which execs the program. The pid is
- * the program's throughout. It costs two execs, about a millisecond.
+ * So the program is started through the system's bash, which closes every
+ * descriptor above 2 and execs it: the pid is the program's throughout, and
+ * it costs one exec, about a millisecond. The environment stays where it was
+ * (never on a command line, which every user can read in /proc), and bash
+ * runs privileged (`-p`): it reads no BASH_ENV, imports no function and
+ * ignores SHELLOPTS, BASHOPTS, CDPATH and GLOBIGNORE, so a caller's
+ * environment (an agent's `terminal_create` env, outside its sandbox) cannot
+ * run code in it or keep it from closing. They reach the program as given,
+ * but for two that privileged bash rewrites: SHELLOPTS (it would say
+ * "privileged"; not passed on) and PS4 (reset; passed on through a variable
+ * of ours).
  */
 import { accessSync, constants } from 'node:fs';
 
 export interface Invocation {
   file: string;
   args: string[];
-  env: Record<string, string>;
+  env: Record<string, string | undefined>;
 }
+
+/** Carries the caller's PS4 past privileged bash, which resets it (xtrace is never on, so it is never expanded). */
+const PS4_CARRIER = 'PTYDECK_EXEC_PS4';
 
 /**
  * Why bash: `exec {n}>&-` closes any descriptor number; dash takes one digit.
  * A glob of /proc/self/fd lists what is open (its own directory descriptor is
- * closed by the time the loop runs, and closing a closed one is no error).
+ * closed by the time the loop runs, and closing a closed one is no error);
+ * without /proc it matches nothing. The program is $1, not $0.
  */
-const CLOSE_AND_EXEC = 'for f in /proc/self/fd/*; do n=${f##*/}; ((n > 2)) && exec {n}>&-; done; exec "$0" -i "$@"';
+const CLOSE_AND_EXEC = [
+  'shopt -s nullglob',
+  'for f in /proc/self/fd/*; do n=${f##*/}; ((n > 2)) && exec {n}>&-; done',
+  'export -n SHELLOPTS BASHOPTS',
+  `if [[ -n \${${PS4_CARRIER}+set} ]]; then export PS4=$${PS4_CARRIER}; unset ${PS4_CARRIER}; fi`,
+  'exec -- "$@"',
+].join('\n');
 
 /** Only the system's own copies: a caller's PATH could name a planted bash. */
 const BASH = ['/bin/bash', '/usr/bin/bash'];
-const ENV = ['/usr/bin/env', '/bin/env'];
 
-function firstExecutable(candidates: readonly string[]): string | null {
-  for (const file of candidates) {
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // the next one
+let bash: string | null | undefined;
+
+/** The system's bash, looked up once; null without one (then children start as they are, see the callers). */
+export function systemBash(): string | null {
+  if (bash === undefined) {
+    bash = null;
+    for (const file of BASH) {
+      try {
+        accessSync(file, constants.X_OK);
+        bash = file;
+        break;
+      } catch {
+        // the next one
+      }
     }
   }
-  return null;
-}
-
-let tools: { bash: string; env: string } | null | undefined;
-
-/** The system's bash and env(1), looked up once; null without either (then children start as they are, see the caller). */
-export function closingTools(): { bash: string; env: string } | null {
-  if (tools === undefined) {
-    const bash = firstExecutable(BASH);
-    const env = firstExecutable(ENV);
-    tools = bash && env ? { bash, env } : null;
-  }
-  return tools;
+  return bash;
 }
 
 /**
  * How to run `file` with `args` and `env` so that it inherits no descriptor
- * but 0 to 2; null where this machine has no bash or env(1). A `file` without
- * a slash is looked up on `env`'s PATH, as execvp does.
+ * but 0 to 2; null where this machine has no bash. A `file` without a slash
+ * is looked up on `env`'s PATH, as execvp does.
  */
 export function closedExec(file: string, args: readonly string[], env: Record<string, string | undefined>): Invocation | null {
-  const found = closingTools();
+  const found = systemBash();
   if (!found) return null;
-  // env(1) would take either for one of its own arguments (a variable, an option).
-  if (file.includes('=') || file.startsWith('-')) throw new Error(`cannot run '${file}': a program name with '=' in it, or starting with '-', is not supported`);
-  const assignments: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    // A name with "=" cannot be one; env(1) would split it elsewhere.
-    if (value === undefined || name === '' || name.includes('=')) continue;
-    assignments.push(`${name}=${value}`);
-  }
-  return { file: found.bash, args: ['--norc', '--noprofile', '-c', CLOSE_AND_EXEC, found.env, ...assignments, file, ...args], env: {} };
+  const { PS4: ps4, ...rest } = env;
+  return {
+    file: found,
+    // Long options first: bash takes none after a short one.
+    args: ['--norc', '--noprofile', '-p', '-c', CLOSE_AND_EXEC, 'ptydeck-exec', file, ...args],
+    env: ps4 === undefined ? rest : { ...rest, [PS4_CARRIER]: ps4 },
+  };
 }
 
-/** `closedExec` for child_process.spawn: the wrapped invocation, or the program as it is where there is no bash or env(1). */
+/** `closedExec` for child_process.spawn: the wrapped invocation, or the program as it is where there is no bash. */
 export function closedSpawn(file: string, args: readonly string[], env: Record<string, string | undefined>): { command: string; args: string[]; env: Record<string, string | undefined> } {
   const closed = closedExec(file, args, env);
   return closed ? { command: closed.file, args: closed.args, env: closed.env } : { command: file, args: [...args], env };

@@ -1,12 +1,11 @@
 // A child on a PTY whose exit is reported only after its last byte of output.
 import { readSync, writeSync } from 'node:fs';
 import * as nodePty from 'node-pty';
-import { closedExec, type Invocation } from '../common/closed-exec.js';
+import { closedExec } from '../common/closed-exec.js';
 import { fillDescriptorGaps } from './fd-hygiene.js';
 import { MasterReading, type ThreadReading } from './master-reading.js';
 import { nodePtyMaster, onBytes, type NodePtyMaster } from './node-pty-adapter.js';
 import { signalName } from './process-tree.js';
-import { PtyError } from './types.js';
 
 /**
  * A child on a PTY whose exit is reported only after its last byte.
@@ -84,14 +83,8 @@ export function spawnPtyProcess(
   onExit: (exit: PtyExit) => void,
 ): PtyProcess {
   const name = options.env.TERM ?? 'xterm-256color';
-  // node-pty gives its child TERM and PWD; through closedExec they are part of what env(1) sets.
-  let closed: Invocation | null;
-  try {
-    closed = closedExec(options.file, options.args, { ...options.env, PWD: options.cwd, TERM: name });
-  } catch (error) {
-    throw new PtyError('spawn_failed', (error as Error).message);
-  }
-  // Without bash or env(1) on the machine, filling the gaps is what keeps other terminals' masters out (not under a race).
+  const closed = closedExec(options.file, options.args, options.env);
+  // Without bash on the machine, filling the gaps is what keeps other terminals' masters out (not under a race).
   const closeFillers = closed ? () => {} : fillDescriptorGaps();
   let pty: nodePty.IPty;
   try {
