@@ -27,7 +27,9 @@ describe('closedSpawn', () => {
       'npm_config_//registry/:_authToken': 'kept',
     };
     // The program is sh, which reads none of them itself (bash as sh reads no BASH_ENV): what ran, ran in ours.
-    const run = closedSpawn('/bin/sh', ['-c', "ls -l /proc/$$/fd; tr '\\0' '\\n' < /proc/$$/environ"], { PATH: '/usr/bin:/bin', ...hostile });
+    // And what a bash between would not pass on as given (a non-interactive one drops PS1, resets IFS).
+    const plain = { PS1: 'READY> ', PS2: '.. ', IFS: ':', OLDPWD: '/before', OPTIND: '3' };
+    const run = closedSpawn('/bin/sh', ['-c', "ls -l /proc/$$/fd; tr '\\0' '\\n' < /proc/$$/environ"], { PATH: '/usr/bin:/bin', ...hostile, ...plain });
     const out = spawnSync(run.command, run.args, { env: run.env, encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
     expect(['bash-env-ran', 'ps4-ran', 'exec-hijacked'].filter((name) => existsSync(join(dir, name)))).toEqual([]);
@@ -37,5 +39,7 @@ describe('closedSpawn', () => {
     // The program's environment is the caller's: names no shell could hold, PS4 as given (ours reset it).
     expect(out.stdout).toContain('npm_config_//registry/:_authToken=kept');
     expect(out.stdout).toContain(`PS4=${hostile.PS4}`);
+    for (const [name, value] of Object.entries(plain)) expect(out.stdout).toContain(`\n${name}=${value}\n`);
+    expect(out.stdout).not.toContain('PTYDECK_EXEC_');
   });
 });

@@ -21,9 +21,8 @@
  * ignores SHELLOPTS, BASHOPTS, CDPATH and GLOBIGNORE, so a caller's
  * environment (an agent's `terminal_create` env, outside its sandbox) cannot
  * run code in it or keep it from closing. They reach the program as given,
- * but for two that privileged bash rewrites: SHELLOPTS (it would say
- * "privileged"; not passed on) and PS4 (reset; passed on through a variable
- * of ours).
+ * but for SHELLOPTS (it would say "privileged"), which is not passed on, and
+ * those CARRIED below.
  */
 import { accessSync, constants } from 'node:fs';
 
@@ -33,8 +32,18 @@ export interface Invocation {
   env: Record<string, string | undefined>;
 }
 
-/** Carries the caller's PS4 past privileged bash, which resets it (xtrace is never on, so it is never expanded). */
-const PS4_CARRIER = 'PTYDECK_EXEC_PS4';
+/**
+ * Variables of the environment that this bash would not pass on as given: a
+ * non-interactive bash drops PS1 and PS2 and resets IFS, OPTERR and OPTIND,
+ * privileged mode resets PS4, and bash drops OLDPWD. Each goes past it in a
+ * variable of ours and is put back just before the exec (none is expanded
+ * here: xtrace is never on). Bash's own dynamic ones (RANDOM, LINENO, PPID,
+ * BASHPID and the like) are not carried; no environment means them.
+ */
+const CARRIED = ['PS1', 'PS2', 'PS4', 'IFS', 'OLDPWD', 'OPTERR', 'OPTIND'];
+const carrier = (name: string) => `PTYDECK_EXEC_${name}`;
+/** Would only make bash complain (an fd it closed) and is not passed on. */
+const DROPPED = ['BASH_XTRACEFD'];
 
 /**
  * Why bash: `exec {n}>&-` closes any descriptor number; dash takes one digit.
@@ -46,7 +55,7 @@ const CLOSE_AND_EXEC = [
   'shopt -s nullglob',
   'for f in /proc/self/fd/*; do n=${f##*/}; ((n > 2)) && exec {n}>&-; done',
   'export -n SHELLOPTS BASHOPTS',
-  `if [[ -n \${${PS4_CARRIER}+set} ]]; then export PS4=$${PS4_CARRIER}; unset ${PS4_CARRIER}; fi`,
+  ...CARRIED.map((name) => `if [[ -n \${${carrier(name)}+set} ]]; then export ${name}=$${carrier(name)}; unset ${carrier(name)}; fi`),
   'exec -- "$@"',
 ].join('\n');
 
@@ -80,12 +89,18 @@ export function systemBash(): string | null {
 export function closedExec(file: string, args: readonly string[], env: Record<string, string | undefined>): Invocation | null {
   const found = systemBash();
   if (!found) return null;
-  const { PS4: ps4, ...rest } = env;
+  const given: Record<string, string | undefined> = { ...env };
+  for (const name of [...CARRIED, ...DROPPED]) {
+    const value = given[name];
+    if (value === undefined) continue;
+    delete given[name];
+    if (CARRIED.includes(name)) given[carrier(name)] = value;
+  }
   return {
     file: found,
     // Long options first: bash takes none after a short one.
     args: ['--norc', '--noprofile', '-p', '-c', CLOSE_AND_EXEC, 'ptydeck-exec', file, ...args],
-    env: ps4 === undefined ? rest : { ...rest, [PS4_CARRIER]: ps4 },
+    env: given,
   };
 }
 
