@@ -5,6 +5,8 @@
 // the host-loop time of listing every record and of a regex search over all
 // the output (the search runs in its own thread; the loop copies the logs,
 // one per turn), and the keystroke echo p99 of another session meanwhile.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createPtyService, searchOutput, Timeline } from '@ptydeck/core';
 import { headOf } from './lib/data.mjs';
@@ -63,21 +65,36 @@ export async function run(ctx) {
   );
 
   // 2. Listing 10 000 records and searching 100 x 1 MiB, with typing on another session.
-  const service = createPtyService({ env: workspace.env, maxDisplaySessions: 128, sessionLogBytes: 2 * MiB, totalLogBytes: 512 * MiB });
+  const service = createPtyService({ env: workspace.env, maxLiveSessions: 128, sessionLogBytes: 2 * MiB, totalLogBytes: 512 * MiB });
   const timeline = new Timeline(service);
   try {
+    // The records come from shells' keyed marks, as an agent's bash with ptydeck's rcfile prints them: the
+    // timeline takes a key only from bash started with an rcfile (a display session's, or any other program's, is
+    // output). Each shell's rcfile announces the key, then cats a file of 100 commands' marks and output.
+    const rcfile = join(workspace.home, 'fig13-rc');
+    writeFileSync(rcfile, `printf '\\033]6973;key;%s\\007' ${KEY}\ncat "$FIG13_MARKS"\nexec sleep 100000\n`);
+    const line = 'x'.repeat(100) + '\r\n';
+    const output = line.repeat(Math.floor(MiB / 100 / line.length));
+    const expected = 100 * 100;
+    const done = deferred();
+    let ended = 0;
+    const offCommands = timeline.onCommand((record) => {
+      if (record.status === 'done' && ++ended === expected) done.resolve();
+    });
     const sessions = [];
     for (let s = 0; s < 100; s++) {
-      const { session } = service.createDisplay({ source: 'agent', owner: 'bench', ownerName: 'bench' });
-      sessions.push(session.id);
-      session.append(`\x1b]6973;key;${KEY}\x07`);
+      let marks = '';
       // 100 commands in each session: 10 000 records.
-      const line = 'x'.repeat(100) + '\r\n';
-      const output = line.repeat(Math.floor(MiB / 100 / line.length));
       for (let c = 0; c < 100; c++) {
-        session.append(`\x1b]633;E;make target-${s}-${c};k=${KEY};h=1;cwd=/w\x07\x1b]133;C;k=${KEY}\x07${c % 10 === 0 ? 'error: needle here\r\n' : ''}${output}\x1b]133;D;${c % 7 === 0 ? 1 : 0};k=${KEY}\x07\x1b]133;A;k=${KEY}\x07$ \x1b]133;B;k=${KEY}\x07`);
+        marks += `\x1b]633;E;make target-${s}-${c};k=${KEY};h=1;cwd=/w\x07\x1b]133;C;k=${KEY}\x07${c % 10 === 0 ? 'error: needle here\r\n' : ''}${output}\x1b]133;D;${c % 7 === 0 ? 1 : 0};k=${KEY}\x07\x1b]133;A;k=${KEY}\x07$ \x1b]133;B;k=${KEY}\x07`;
       }
+      const file = join(workspace.home, `fig13-marks-${s}`);
+      writeFileSync(file, marks);
+      const { id } = service.create({ command: 'bash', args: ['--rcfile', rcfile, '-i'], env: { ...workspace.env, FIG13_MARKS: file }, source: 'agent', owner: 'bench', ownerName: 'bench' });
+      sessions.push(id);
     }
+    await withDeadline(done.promise, 120_000, `${expected} command records`);
+    offCommands();
     const records = timeline.list().length;
     const typist = await startTypist(service, workspace);
     const listCpu = [];
