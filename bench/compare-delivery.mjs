@@ -4,12 +4,13 @@
 // and a panel client of its own (its bench/lib/panel-client.mjs); each round delivers the plain and the
 // colored file from every checkout, in an order that rotates. Prints per checkout and file the medians of
 // the MB/s, the client's acks per MB, the host's CPU per MB delivered, in all and by thread
-// (/proc/<pid>/task/*/stat), and the context switches per MB of its main thread and its busiest other
+// (/proc/<pid>/task/*/schedstat, lib/thread-cpu.mjs), and the context switches per MB of its main thread and its busiest other
 // thread (the read thread): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
 // figure 2 is `node bench/run.mjs --only=2`.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { panelDelivery } from './fig2-delivery.mjs';
+import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
 const [trees, roundsArg = '5', plainArg = '64', sgrArg = '32'] = process.argv.slice(2);
 if (!trees) throw new Error('usage: node bench/compare-delivery.mjs <checkout>[,<checkout>...] [rounds] [plainMiB] [sgrMiB]');
@@ -35,60 +36,25 @@ const { harness } = checkouts[0];
 const { MiB, median } = harness;
 const { makeDataFiles, headOf } = await import(path.resolve(checkouts[0].tree, 'bench/lib/data.mjs'));
 const workspace = harness.createWorkspace();
-const CLK_TCK_MS = 10;
 
-/** CPU ms per thread of process `pid` (utime + stime from each task's stat), by tid. */
-function threadCpu(pid, switches = {}) {
-  const byTid = {};
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    byTid[tid] = (Number(fields[11]) + Number(fields[12])) * CLK_TCK_MS;
-    try {
-      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      switches[tid] = [Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)[1]), Number(/nonvoluntary_ctxt_switches:\s*(\d+)/.exec(status)[1])];
-    } catch {}
-  }
-  return byTid;
-}
-
-/**
- * Node names every thread "node": the main thread is the one whose tid is the pid, and the others are
- * named by rank, busiest first (the read thread, the screen worker, V8's helpers).
- */
-function ranked(pid, byTid) {
-  const { [String(pid)]: main = 0, ...others } = byTid;
-  const sorted = Object.values(others).sort((a, b) => b - a);
-  return { main, ...Object.fromEntries(sorted.slice(0, 3).map((ms, i) => [`#${i + 1}`, ms])), rest: sorted.slice(3).reduce((a, b) => a + b, 0) };
-}
-
-function diff(after, before) {
-  const out = {};
-  for (const [name, ms] of Object.entries(after)) out[name] = ms - (before[name] ?? 0);
-  return out;
+/** The host's CPU by thread (main, then the others by rank, busiest first: the read thread, the screen worker, V8's helpers). */
+function ranked({ main, others }) {
+  return { main: main.cpuMs, ...Object.fromEntries(others.slice(0, 3).map((thread, i) => [`#${i + 1}`, thread.cpuMs])), rest: others.slice(3).reduce((a, t) => a + t.cpuMs, 0) };
 }
 
 /** One of figure 2's deliveries (fig2-delivery.mjs), with the host's threads read around it. */
 async function deliver({ host, client }, file) {
-  const switchesBefore = {};
-  const switchesAfter = {};
   let threadsBefore;
-  let byTid;
+  let split;
   const clientBefore = process.cpuUsage();
   const result = await panelDelivery(host, client, file, workspace, {
-    started: () => (threadsBefore = threadCpu(host.pid, switchesBefore)),
-    delivered: () => (byTid = diff(threadCpu(host.pid, switchesAfter), threadsBefore)),
+    started: () => (threadsBefore = threadTimes(host.pid)),
+    delivered: () => (split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid))),
   });
   const clientCpu = process.cpuUsage(clientBefore);
-  const threads = ranked(host.pid, byTid);
+  const threads = ranked(split);
   // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
-  const busiest = Object.keys(byTid).filter((tid) => tid !== String(host.pid)).sort((a, b) => byTid[b] - byTid[a])[0];
-  const switchesOf = (tid, k) => (switchesAfter[tid]?.[k] ?? 0) - (switchesBefore[tid]?.[k] ?? 0);
+  const busiest = split.others[0] ?? { voluntary: 0, forced: 0 };
   const mb = result.end / 1e6;
   return {
     mbps: result.mbps,
@@ -99,7 +65,7 @@ async function deliver({ host, client }, file) {
     skipped: result.skipped,
     frames: result.frames,
     acksPerMB: result.acks === undefined ? NaN : result.acks / mb,
-    switches: { main: switchesOf(String(host.pid), 0) / mb, mainForced: switchesOf(String(host.pid), 1) / mb, '#1': switchesOf(busiest, 0) / mb, '#1 forced': switchesOf(busiest, 1) / mb },
+    switches: { main: split.main.voluntary / mb, mainForced: split.main.forced / mb, '#1': busiest.voluntary / mb, '#1 forced': busiest.forced / mb },
   };
 }
 
@@ -124,7 +90,8 @@ try {
         const result = await deliver(setup, data[key]);
         setup.samples[key].push(result);
         console.error(
-          `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
+          `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
+            ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}), client ${result.clientMsPerMB.toFixed(2)},` +
             ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped}`,
         );
       }

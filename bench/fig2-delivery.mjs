@@ -8,6 +8,7 @@ import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { headOf } from './lib/data.mjs';
 import { spawnRaw } from './lib/raw-pty.mjs';
+import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
 /** Issue 34: the median of the repetitions at least 0.9x raw, and none of them below 0.8x. */
 const TARGET = 0.9;
@@ -53,14 +54,15 @@ export async function run(ctx) {
         const result = {};
         for (const variant of order) {
           const clock = cpuClock();
-          result[variant] = variant === 'raw' ? await rawDelivery(file, workspace) : await panelDelivery(hosts[variant], clients[variant], file, workspace);
+          result[variant] = variant === 'raw' ? await rawDelivery(file, workspace) : await threadedDelivery(hosts[variant], clients[variant], file, workspace);
           result[variant].steal = stealPercent(clock, cpuClock());
         }
         runs.push(result);
         const steal = VARIANTS.map((variant) => result[variant].steal?.toFixed(0) ?? '?').join(' / ');
         ctx.log(
           `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)} MB/s;` +
-            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)}, core ${result.mirror.cpuMsPerMB.toFixed(1)};` +
+            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its waits per MB ${result.raw.readWaits.toFixed(0)}), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
+            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, its waits per MB ${result.mirror.threads.readWaits.toFixed(0)});` +
             ` frames ${result.mirror.frames}; host steal ${steal}%`,
         );
       }
@@ -87,7 +89,9 @@ export async function run(ctx) {
           metric: `  core CPU per MB delivered, with mirror (ms)`,
           value: median(runs.map((r) => r.mirror.cpuMsPerMB)),
           baseline: median(runs.map((r) => r.raw.cpuMsPerMB)),
-          note: 'baseline: raw reader CPU per MB',
+          note:
+            'baseline: raw reader CPU per MB; of the core\'s, main thread' +
+            ` ${median(runs.map((r) => r.mirror.threads.main)).toFixed(1)}, read thread ${median(runs.map((r) => r.mirror.threads.read)).toFixed(1)} ms (medians)`,
         }),
         row({
           figure: '2',
@@ -162,12 +166,33 @@ export async function panelDelivery(host, client, file, workspace, probe) {
   };
 }
 
+/**
+ * panelDelivery, with the host's CPU per MB split by thread (/proc): the main thread, and the read
+ * thread (its busiest other one in a flood) with its voluntary context switches per MB, the waits
+ * inside read(2) for the terminal's flush worker that made the slow repetitions slow
+ * (bench/README.md, "Figure 2's slow repetitions").
+ */
+async function threadedDelivery(host, client, file, workspace) {
+  let before;
+  let split;
+  const result = await panelDelivery(host, client, file, workspace, {
+    started: () => (before = threadTimes(host.pid)),
+    delivered: () => (split = threadSplit(host.pid, before, threadTimes(host.pid))),
+  });
+  const mb = result.end / 1e6;
+  const read = split.others[0] ?? { cpuMs: 0, voluntary: 0 };
+  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, readWaits: read.voluntary / mb } };
+}
+
 async function rawDelivery(file, workspace) {
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadTimes();
   const started = now();
   const raw = spawnRaw(file.command ?? 'cat', file.args ?? [file.path], { env: workspace.env, cwd: workspace.home });
   const { bytes } = await withDeadline(raw.exited, 300_000, 'raw flood');
   const seconds = (now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / (bytes / 1e6) };
+  // node-pty reads on this process's main thread: its voluntary switches are its waits in read(2) and epoll.
+  const { main } = threadSplit(process.pid, threadsBefore, threadTimes());
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / (bytes / 1e6), readWaits: main.voluntary / (bytes / 1e6) };
 }

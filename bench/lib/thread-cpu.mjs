@@ -1,0 +1,64 @@
+// A process's CPU time thread by thread, from /proc: what figures 2 and 13 and compare-delivery.mjs
+// use to tell the host's main thread from its read thread. Node names every thread "node"; the main
+// thread is the one whose tid is the pid, and the others are told apart by how busy they were.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const CLK_TCK_MS = 10;
+
+/**
+ * Each thread of `pid` now, by tid: its CPU time in ms (schedstat's nanoseconds on the CPU, or
+ * utime + stime in clock ticks where schedstat is missing) and its context switches, voluntary (it
+ * waited: in a read(2), a futex) and forced (preempted). Threads that ended meanwhile are left out.
+ */
+export function threadTimes(pid = process.pid) {
+  const byTid = {};
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byTid;
+  }
+  for (const tid of tids) {
+    const dir = `/proc/${pid}/task/${tid}`;
+    let cpuMs;
+    try {
+      cpuMs = Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    } catch {
+      try {
+        const stat = readFileSync(`${dir}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        cpuMs = (Number(fields[11]) + Number(fields[12])) * CLK_TCK_MS;
+      } catch {
+        continue;
+      }
+    }
+    let voluntary = 0;
+    let forced = 0;
+    try {
+      const status = readFileSync(`${dir}/status`, 'utf8');
+      voluntary = Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
+      forced = Number(/\nnonvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {}
+    byTid[tid] = { cpuMs, voluntary, forced };
+  }
+  return byTid;
+}
+
+/**
+ * What each thread did between two threadTimes() readings of `pid`: the main thread, then the
+ * others busiest first (`others[0]` is the read thread in a flood: the host's busiest), each
+ * `{ cpuMs, voluntary, forced }`; a thread that started meanwhile counts from zero.
+ */
+export function threadSplit(pid, before, after) {
+  const delta = (tid) => {
+    const a = after[tid];
+    const b = before[tid] ?? { cpuMs: 0, voluntary: 0, forced: 0 };
+    return { cpuMs: a.cpuMs - b.cpuMs, voluntary: a.voluntary - b.voluntary, forced: a.forced - b.forced };
+  };
+  const main = after[String(pid)] ? delta(String(pid)) : { cpuMs: 0, voluntary: 0, forced: 0 };
+  const others = Object.keys(after)
+    .filter((tid) => tid !== String(pid))
+    .map(delta)
+    .sort((a, b) => b.cpuMs - a.cpuMs);
+  return { main, others };
+}

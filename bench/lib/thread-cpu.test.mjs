@@ -1,0 +1,50 @@
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { threadSplit, threadTimes } from './thread-cpu.mjs';
+
+const linux = process.platform === 'linux';
+
+describe('threadSplit', () => {
+  it('puts the main thread (tid = pid) first and the others busiest first, from zero for a new one', () => {
+    const before = { 10: { cpuMs: 100, voluntary: 5, forced: 1 }, 11: { cpuMs: 50, voluntary: 0, forced: 0 }, 12: { cpuMs: 20, voluntary: 2, forced: 2 } };
+    const after = { 10: { cpuMs: 130, voluntary: 9, forced: 1 }, 11: { cpuMs: 51, voluntary: 1, forced: 0 }, 12: { cpuMs: 80, voluntary: 12, forced: 7 }, 13: { cpuMs: 4, voluntary: 1, forced: 0 } };
+    const split = threadSplit(10, before, after);
+    expect(split.main).toEqual({ cpuMs: 30, voluntary: 4, forced: 0 });
+    expect(split.others).toEqual([
+      { cpuMs: 60, voluntary: 10, forced: 5 },
+      { cpuMs: 4, voluntary: 1, forced: 0 },
+      { cpuMs: 1, voluntary: 1, forced: 0 },
+    ]);
+  });
+});
+
+describe.runIf(linux)('threadTimes', () => {
+  it("reads this process's threads, the main thread's CPU growing with its own work and a busy worker's apart from it", async () => {
+    const before = threadTimes();
+    expect(before[String(process.pid)]).toBeDefined();
+    // A worker that spins until told to stop: the busiest thread other than main.
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker('const { workerData } = require("node:worker_threads"); const s = workerData; let n = 0; while (Atomics.load(s, 0) === 0) n++; ', { eval: true, workerData: stop });
+    await new Promise((resolve) => worker.once('online', resolve));
+    let spun = 0;
+    const from = process.cpuUsage();
+    // Counted work on the main thread: at least 50 ms of its CPU (no wall clock involved).
+    for (;;) {
+      for (let i = 0; i < 1e5; i++) spun += Math.sqrt(i);
+      const used = process.cpuUsage(from);
+      if ((used.user + used.system) / 1000 >= 100) break;
+    }
+    const during = threadTimes();
+    Atomics.store(stop, 0, 1);
+    await worker.terminate();
+    const split = threadSplit(process.pid, before, during);
+    expect(spun).toBeGreaterThan(0);
+    expect(split.main.cpuMs).toBeGreaterThan(0);
+    expect(split.others.length).toBeGreaterThan(0);
+    expect(split.others[0].cpuMs).toBeGreaterThan(0);
+    for (const thread of [split.main, ...split.others]) {
+      expect(thread.voluntary).toBeGreaterThanOrEqual(0);
+      expect(thread.forced).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
