@@ -51,7 +51,8 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   for (const path of [...(options.keepVisible ?? []), dirname(emptyFile())]) {
     if (binds.some((bind) => isWithin(path, bind) || isWithin(bind, path))) own.add(path);
   }
-  for (const bind of binds) for (const path of ownTempDirs(bind)) own.add(path);
+  const temp = realTempDir();
+  if (temp !== null) for (const bind of binds) for (const path of ownTempDirs(bind, temp)) own.add(path);
   for (const path of own) args.push('--ro-bind', path, path);
   for (const path of policy.pinned) args.push('--bind', path, path);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
@@ -75,14 +76,17 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
  */
 const OWN_TEMP_DIR = /^ptydeck-(shell|sandbox-\d+-(\d+|\?))-[A-Za-z0-9]{6}$/;
 
-/** ptydeck's own directories under the host's temporary directory that `bind` is, holds or lies in. */
-function ownTempDirs(bind: string): string[] {
-  let temp: string;
+/** The host's temporary directory, made real; null where it cannot be. */
+function realTempDir(): string | null {
   try {
-    temp = realpathSync.native(tmpdir());
+    return realpathSync.native(tmpdir());
   } catch {
-    return [];
+    return null;
   }
+}
+
+/** ptydeck's own directories under the host's temporary directory (`temp`, made real) that `bind` is, holds or lies in. */
+function ownTempDirs(bind: string, temp: string): string[] {
   if (isWithin(temp, bind)) {
     try {
       return readdirSync(temp)

@@ -6,7 +6,7 @@
  * the workspace: a sandboxed shell wrote `.husky/pre-commit`, which the developer's next commit ran,
  * and an included file's `core.fsmonitor`, which their next `git status` ran.
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
 /** A config is a few hundred bytes; anything past this is not looked at. */
@@ -146,6 +146,9 @@ function configValue(raw: string): string {
 
 /** A file's first MAX_CONFIG_BYTES, opened without blocking (a FIFO planted under the name reads as nothing). */
 function readSmall(file: string): string | undefined {
+  // Most of these files do not exist (~/.gitconfig, ~/.config/git/config, at each shell's start): asked without the
+  // error a failed open throws, which cost more than the read. One made in between is read at the next shell's start.
+  if (!present(file)) return undefined;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -161,5 +164,13 @@ function readSmall(file: string): string | undefined {
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+function present(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
   }
 }

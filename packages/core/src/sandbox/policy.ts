@@ -1,8 +1,10 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { linksAmongDotFiles } from './dot-links.js';
 import { globalHooksPaths, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
+import { settled, stampOf } from './settled.js';
 
 /**
  * Secrets hidden from a sandboxed shell unless the configuration says otherwise:
@@ -206,14 +208,40 @@ function inSystemDirectory(path: string, home: string): boolean {
 
 /** The other users' home directories (/etc/passwd's), made real: none where it cannot be read. */
 function otherHomes(home: string): string[] {
-  let passwd: string;
+  // Made real at each shell's start: a link among a home's ancestors may have moved since the file was read.
+  return unique(existingReal(passwdHomes())).filter((path) => path !== home && path !== '/');
+}
+
+let passwd: { file: string; stamp: string; homes: string[] } | undefined;
+
+/**
+ * The absolute homes a passwd file names (but /), as written. Read and parsed again only when the file's
+ * stamp (device, inode, size, modification and change times: a rename over it, an edit in place, a touch
+ * back of the modification time all change one) differs from the last read's, or that read was of a file
+ * changed too recently to be sure of (settled.ts); a stat per shell instead. `now` is the clock, for tests.
+ */
+export function passwdHomes(file = '/etc/passwd', now = Date.now()): string[] {
+  let stat;
   try {
-    passwd = readFileSync('/etc/passwd', 'utf8');
+    stat = statSync(file);
   } catch {
     return [];
   }
-  const homes = passwd.split('\n').map((line) => line.split(':')[5]);
-  return unique(existingReal(homes.filter((path): path is string => path !== undefined && isAbsolute(path) && path !== '/'))).filter((path) => path !== home && path !== '/');
+  const stamp = stampOf(stat);
+  if (passwd?.file === file && passwd.stamp === stamp) return passwd.homes;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const homes = text
+    .split('\n')
+    .map((line) => line.split(':')[5])
+    .filter((path): path is string => path !== undefined && isAbsolute(path) && path !== '/');
+  // Read after the stat: a change in between gives a newer stamp at the next call, which reads again.
+  passwd = settled(stat, now) ? { file, stamp, homes } : undefined;
+  return homes;
 }
 
 /** What is directly in `dir`; nothing where it cannot be read. */
@@ -233,41 +261,18 @@ export function beyondEverySandbox(path: string, home: string): boolean {
   return isAbsolute(path) && (isWithin(home, path) || inDotDirectory(path, home) || inSystemDirectory(path, home));
 }
 
-/** HOME's entries looked at for links, at most: a policy is made at every shell's start. */
-const MAX_HOME_ENTRIES_LOOKED_AT = 5000;
-/** Dot-directories not looked into for links: caches, large and written by tools, not by a dotfiles manager. */
-const NOT_LINKED_FROM = new Set(['.cache', '.npm', '.cargo', '.rustup', '.git', '.local/share/Trash']);
-
 /**
- * The real targets of the links among HOME's dot-files: its own (~/.bashrc), and those in its
- * dot-directories, two levels down (~/.config/nvim, ~/.local/bin/tool).
+ * The real targets of the links among HOME's dot-files (dot-links.ts), each followed again at every shell's
+ * start: a link's own directory may be remembered, not where a link on the way to its target leads now.
  */
 function linkedFromHome(home: string): string[] {
   const targets: string[] = [];
-  let looked = 0;
-  const walk = (dir: string, relative: string, depth: number) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (++looked > MAX_HOME_ENTRIES_LOOKED_AT) return;
-      if (depth === 0 && !entry.name.startsWith('.')) continue;
-      const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        // A dangling link's target as far as it exists (the shell would make the rest); one holding HOME (Wine's z: drive
-        // links to /) says nothing of what HOME's programs run, and would fence every working directory.
-        const target = linkTarget(path);
-        if (target !== null && !isWithin(home, target)) targets.push(target);
-      } else if (entry.isDirectory() && depth < 2 && !NOT_LINKED_FROM.has(name)) {
-        walk(path, name, depth + 1);
-      }
-    }
-  };
-  walk(home, '', 0);
+  for (const link of linksAmongDotFiles(home)) {
+    // A dangling link's target as far as it exists (the shell would make the rest); one holding HOME (Wine's z: drive
+    // links to /) says nothing of what HOME's programs run, and would fence every working directory.
+    const target = linkTarget(link);
+    if (target !== null && !isWithin(home, target)) targets.push(target);
+  }
   return targets;
 }
 
