@@ -23,8 +23,9 @@ describe.runIf(linux)('threadTimes', () => {
     const before = threadTimes();
     expect(before[String(process.pid)]).toBeDefined();
     // A worker that spins until told to stop: the busiest thread other than main.
-    const stop = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker('const { workerData } = require("node:worker_threads"); const s = workerData; let n = 0; while (Atomics.load(s, 0) === 0) n++; ', { eval: true, workerData: stop });
+    // Slot 0: told to stop; slot 1: the worker's own count, so the test knows it ran (under load it may wait).
+    const stop = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker('const { workerData } = require("node:worker_threads"); const s = workerData; while (Atomics.load(s, 0) === 0) Atomics.add(s, 1, 1); ', { eval: true, workerData: stop });
     await new Promise((resolve) => worker.once('online', resolve));
     let spun = 0;
     const from = process.cpuUsage();
@@ -32,7 +33,7 @@ describe.runIf(linux)('threadTimes', () => {
     for (;;) {
       for (let i = 0; i < 1e5; i++) spun += Math.sqrt(i);
       const used = process.cpuUsage(from);
-      if ((used.user + used.system) / 1000 >= 100) break;
+      if ((used.user + used.system) / 1000 >= 100 && Atomics.load(stop, 1) >= 1e6) break;
     }
     const during = threadTimes();
     Atomics.store(stop, 0, 1);
