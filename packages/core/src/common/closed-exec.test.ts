@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { isolatedEnv } from '../testing/isolated-env.js';
 import { closedSpawn } from './closed-exec.js';
+
+const compiler = ['/usr/bin/cc', '/usr/bin/gcc'].find((path) => existsSync(path));
 
 // A session's terminal master: node-pty does not open it close-on-exec, so without closedSpawn every child holds it.
 const service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
@@ -40,6 +42,51 @@ describe('closedSpawn', () => {
     expect(out.stdout).toContain('npm_config_//registry/:_authToken=kept');
     expect(out.stdout).toContain(`PS4=${hostile.PS4}`);
     for (const [name, value] of Object.entries(plain)) expect(out.stdout).toContain(`\n${name}=${value}\n`);
+    expect(out.stdout).not.toContain('PTYDECK_EXEC_');
+  });
+
+  it.skipIf(!compiler)("with the loader's variables in the environment: the library loads in the program only, never in the bash that still holds the descriptors", () => {
+    service.create({ source: 'user', command: 'cat' });
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));
+    const seen = join(dir, 'seen');
+    // What an agent's shell could build in its workspace and name in terminal_create's env: it notes the program
+    // it was loaded into and every terminal master that program holds.
+    const source = `#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void) {
+  char exe[512] = {0}, path[600], target[512];
+  FILE *out = fopen("${seen}", "a");
+  DIR *fds = opendir("/proc/self/fd");
+  struct dirent *entry;
+  if (!out || !fds) return;
+  readlink("/proc/self/exe", exe, sizeof exe - 1);
+  fprintf(out, "%s", exe);
+  while ((entry = readdir(fds))) {
+    ssize_t length;
+    snprintf(path, sizeof path, "/proc/self/fd/%s", entry->d_name);
+    length = readlink(path, target, sizeof target - 1);
+    if (length > 0 && atoi(entry->d_name) > 2 && atoi(entry->d_name) != fileno(out) && atoi(entry->d_name) != dirfd(fds)) { target[length] = 0; fprintf(out, " %s", target); }
+  }
+  fputs("\\n", out);
+  closedir(fds);
+  fclose(out);
+}
+`;
+    writeFileSync(join(dir, 'planted.c'), source);
+    const built = spawnSync(compiler!, ['-shared', '-fPIC', '-o', join(dir, 'planted.so'), join(dir, 'planted.c')], { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    const loader = { LD_PRELOAD: join(dir, 'planted.so'), LD_LIBRARY_PATH: dir, 'LD_NOT-A-NAME': 'x' };
+    const run = closedSpawn('/usr/bin/env', [], { PATH: '/usr/bin:/bin', ...loader });
+    const out = spawnSync(run.command, run.args, { env: run.env, encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    // Loaded once, in the program, which holds nothing: before, first in bash, which held the other session's ptmx.
+    expect(readFileSync(seen, 'utf8')).toBe(`${realpathSync('/usr/bin/env')}\n`);
+    // The program still gets them as given; a name no loader reads, which bash could not put back, does not pass.
+    expect(`\n${out.stdout}`).toContain(`\nLD_PRELOAD=${loader.LD_PRELOAD}\n`);
+    expect(`\n${out.stdout}`).toContain(`\nLD_LIBRARY_PATH=${dir}\n`);
+    expect(out.stdout).not.toContain('LD_NOT-A-NAME');
     expect(out.stdout).not.toContain('PTYDECK_EXEC_');
   });
 });

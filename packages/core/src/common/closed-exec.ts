@@ -20,7 +20,9 @@
  * runs privileged (`-p`): it reads no BASH_ENV, imports no function and
  * ignores SHELLOPTS, BASHOPTS, CDPATH and GLOBIGNORE, so a caller's
  * environment (an agent's `terminal_create` env, outside its sandbox) cannot
- * run code in it or keep it from closing. They reach the program as given,
+ * run code in it or keep it from closing. Nor can the dynamic loader's
+ * variables, which bash itself would load with: it starts without them, and
+ * they are put back for the program (LOADER). They reach the program as given,
  * but for SHELLOPTS (it would say "privileged"), which is not passed on, and
  * those CARRIED below.
  */
@@ -42,6 +44,23 @@ export interface Invocation {
  */
 const CARRIED = ['PS1', 'PS2', 'PS4', 'IFS', 'OLDPWD', 'OPTERR', 'OPTIND'];
 const carrier = (name: string) => `PTYDECK_EXEC_${name}`;
+
+/**
+ * The dynamic loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ...)
+ * and glibc's module path: they load code into whatever program starts with
+ * them, and this bash is a program that starts holding the descriptors it is
+ * there to close. So they are carried past it as CARRIED are (before, an
+ * agent's LD_PRELOAD ran its library in this bash, which held another
+ * session's terminal master). A name that is no shell identifier names no
+ * loader variable and could not be put back: it is dropped.
+ */
+export function isLoaderVar(name: string): boolean {
+  return name.startsWith('LD_') || name === 'GCONV_PATH';
+}
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Puts `name` back from its carrier, if the caller gave it. `name` is an identifier (IDENTIFIER). */
+const restore = (name: string) => `if [[ -n \${${carrier(name)}+set} ]]; then export ${name}=$${carrier(name)}; unset ${carrier(name)}; fi`;
 /** Would only make bash complain (an fd it closed) and is not passed on. */
 const DROPPED = ['BASH_XTRACEFD'];
 
@@ -51,13 +70,15 @@ const DROPPED = ['BASH_XTRACEFD'];
  * closed by the time the loop runs, and closing a closed one is no error);
  * without /proc it matches nothing. The program is $1, not $0.
  */
-const CLOSE_AND_EXEC = [
-  'shopt -s nullglob',
-  'for f in /proc/self/fd/*; do n=${f##*/}; ((n > 2)) && exec {n}>&-; done',
-  'export -n SHELLOPTS BASHOPTS',
-  ...CARRIED.map((name) => `if [[ -n \${${carrier(name)}+set} ]]; then export ${name}=$${carrier(name)}; unset ${carrier(name)}; fi`),
-  'exec -- "$@"',
-].join('\n');
+const closeAndExec = (carried: readonly string[]) =>
+  [
+    'shopt -s nullglob',
+    'for f in /proc/self/fd/*; do n=${f##*/}; ((n > 2)) && exec {n}>&-; done',
+    'export -n SHELLOPTS BASHOPTS',
+    ...carried.map(restore),
+    'exec -- "$@"',
+  ].join('\n');
+const CLOSE_AND_EXEC = closeAndExec(CARRIED);
 
 /** Only the system's own copies: a caller's PATH could name a planted bash. */
 const BASH = ['/bin/bash', '/usr/bin/bash'];
@@ -96,10 +117,18 @@ export function closedExec(file: string, args: readonly string[], env: Record<st
     delete given[name];
     if (CARRIED.includes(name)) given[carrier(name)] = value;
   }
+  const loader: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!isLoaderVar(name) || value === undefined) continue;
+    delete given[name];
+    if (!IDENTIFIER.test(name)) continue;
+    given[carrier(name)] = value;
+    loader.push(name);
+  }
   return {
     file: found,
     // Long options first: bash takes none after a short one.
-    args: ['--norc', '--noprofile', '-p', '-c', CLOSE_AND_EXEC, 'ptydeck-exec', file, ...args],
+    args: ['--norc', '--noprofile', '-p', '-c', loader.length ? closeAndExec([...CARRIED, ...loader]) : CLOSE_AND_EXEC, 'ptydeck-exec', file, ...args],
     env: given,
   };
 }

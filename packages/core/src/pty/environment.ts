@@ -1,6 +1,7 @@
 // A session's environment: inherited, the caller's, its terminal's, and the session id its programs can find.
 import type { SessionId } from '@ptydeck/contract';
 
+import { isLoaderVar } from '../common/closed-exec.js';
 import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV, type EnvLike } from '../common/env-names.js';
 
 export type { EnvLike } from '../common/env-names.js';
@@ -45,17 +46,13 @@ export function definedEnv(env: EnvLike): Record<string, string> {
 }
 
 /**
- * The dynamic loader's variables: they load code into whatever program starts
- * with them. A launcher that confines the session's program (bubblewrap) runs
- * outside the confinement, so it starts without them and hands them on to the
- * program itself (confine's `loaderEnv`): the caller names them, and a
- * library the confined program wrote must not load outside it.
+ * The dynamic loader's variables (isLoaderVar): a launcher that confines the
+ * session's program (bubblewrap) runs outside the confinement, so it starts
+ * without them and hands them on to the program itself (confine's
+ * `loaderEnv`): the caller names them, and a library the confined program
+ * wrote must not load outside it. This is `env` split into the launcher's
+ * part and those.
  */
-function isLoaderVar(name: string): boolean {
-  return name.startsWith('LD_') || name === 'GCONV_PATH';
-}
-
-/** `env` split into the launcher's part and the loader's variables (isLoaderVar). */
 export function splitLoaderEnv(env: Record<string, string>): { launcher: Record<string, string>; loader: Record<string, string> } {
   const launcher: Record<string, string> = {};
   const loader: Record<string, string> = {};

@@ -43,6 +43,15 @@ describe('clipboardSequences', () => {
     expect(found('\x1b]1337;CopyToClipboard=\x07text\x1b]5522;type=read')).toEqual([[0, 24], [28, 44]]);
     expect(found('\x1b]0;52;title\x07\x1b]520;x\x07\x1b]7;file:///52;\x07')).toEqual([]);
   });
+
+  it('reads them as a terminal does: a C0 control between ESC and `]` or in the number leaves an OSC 52 (xterm.js takes each)', () => {
+    expect(found('a\x1b\x00]52;c;eA==\x07b')).toEqual([[1, 14]]);
+    expect(found('\x1b\x05\x7f]52;c;eA==\x07')).toEqual([[0, 14]]);
+    expect(found('\x1b]5\x012;c;eA==\x07\xc2\x9d\x1f52\x00;c;eA==\x07')).toEqual([[0, 13], [13, 27]]);
+    expect(found('\x1b]1337\x02;CopyToClipboard=\x07\x1b]52\x1b\\')).toEqual([[0, 25], [25, 31]]);
+    // CAN and SUB abort the ESC; DEL in an OSC is part of its text, so `5<DEL>2` is no 52.
+    expect(found('\x1b\x18]52;c;eA==\x07\x1b\x1a]52;c;eA==\x07\x1b]5\x7f2;c;eA==\x07')).toEqual([]);
+  });
 });
 
 describe('a recording of a session whose log was trimmed inside a mark', () => {

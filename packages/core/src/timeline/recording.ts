@@ -154,19 +154,26 @@ const PAST_THE_SCREEN = new Set([52, 1337, 5522]);
  * (`ESC ]`) and as UTF-8's U+009D, which xterm and xterm.js take for OSC:
  * `asciinema play` and `cat` write a recording's output to the developer's
  * own terminal, where an agent's `\e]52;c;<base64>\a` would put a line of
- * its choosing on their clipboard. Each runs to its BEL, ST (`ESC \` or
- * U+009C) or the end: past where a terminal would end it, if anything, so
- * what is left is never an OSC the terminal takes up again.
+ * its choosing on their clipboard. Read as a terminal reads it (SKIPPED):
+ * `\e\0]52;...` and `\e]5\x012;...` are OSC 52 to xterm.js and xterm too.
+ * Each runs to its BEL, ST (`ESC \` or U+009C) or the end: past where a
+ * terminal would end it, if anything, so what is left is never an OSC the
+ * terminal takes up again.
  */
 export function clipboardSequences(bytes: Uint8Array): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   for (let i = 0; i < bytes.length - 1; i++) {
-    const introducer = bytes[i] === 0x1b && bytes[i + 1] === 0x5d ? 2 : bytes[i] === 0xc2 && bytes[i + 1] === 0x9d ? 2 : 0;
-    if (introducer === 0) continue;
-    let at = i + introducer;
+    let at = oscStart(bytes, i);
+    if (at < 0) continue;
+    const digits = at;
     let number = 0;
-    while (at < bytes.length && bytes[at]! >= 0x30 && bytes[at]! <= 0x39 && number < 100_000) number = number * 10 + bytes[at++]! - 0x30;
-    if (at === i + introducer || !PAST_THE_SCREEN.has(number) || (at < bytes.length && bytes[at] !== 0x3b && bytes[at] !== 0x07)) continue;
+    for (; at < bytes.length && number < 100_000; at++) {
+      const byte = bytes[at]!;
+      if (byte >= 0x30 && byte <= 0x39) number = number * 10 + byte - 0x30;
+      else if (!SKIPPED(byte) || byte === 0x07) break;
+    }
+    if (!PAST_THE_SCREEN.has(number) || !bytes.subarray(digits, at).some((byte) => byte >= 0x30 && byte <= 0x39)) continue;
+    if (at < bytes.length && bytes[at] !== 0x3b && bytes[at] !== 0x07 && bytes[at] !== 0x1b) continue;
     let end = bytes.length;
     for (let j = at; j < bytes.length; j++) {
       const byte = bytes[j]!;
@@ -180,6 +187,23 @@ export function clipboardSequences(bytes: Uint8Array): Array<[number, number]> {
     i = end - 1;
   }
   return found;
+}
+
+/**
+ * The C0 controls a terminal carries out between ESC and the byte that says
+ * what it starts, and ignores inside an OSC (VT500's parser, as xterm and
+ * xterm.js have it): all but CAN and SUB, which abort, and ESC, which starts
+ * over. BEL ends an OSC, so it is not skipped in one.
+ */
+const SKIPPED = (byte: number) => byte <= 0x17 || byte === 0x19 || (byte >= 0x1c && byte <= 0x1f);
+
+/** Where an OSC that starts at `i` has its first byte after the introducer (`ESC`, what SKIPPED and DEL pass, `]`; or U+009D), or -1. */
+function oscStart(bytes: Uint8Array, i: number): number {
+  if (bytes[i] === 0xc2 && bytes[i + 1] === 0x9d) return i + 2;
+  if (bytes[i] !== 0x1b) return -1;
+  let at = i + 1;
+  while (at < bytes.length && (SKIPPED(bytes[at]!) || bytes[at] === 0x7f)) at++;
+  return bytes[at] === 0x5d ? at + 1 : -1;
 }
 
 const KEY_PARAM = Buffer.from('k=');

