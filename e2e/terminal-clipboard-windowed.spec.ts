@@ -1,7 +1,7 @@
 // Issue 32.2, as a person presses the keys: real X key events (xdotool) to a windowed
 // Chromium under Xvfb, where the browser's own shortcuts see a key before the page does
 // (Ctrl+Shift+C is Chromium's inspector, Ctrl+V its paste). Playwright's keys go straight
-// to the page and would miss that. Runs in the `chromium-windowed` project; scripts/e2e.mjs
+// to the page and would miss that. Runs in the `windowed` project; scripts/e2e.mjs
 // starts Xvfb when there is no display.
 import { execFileSync } from 'node:child_process';
 import type { Page } from '@playwright/test';
