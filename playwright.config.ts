@@ -27,10 +27,9 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   fullyParallel: false,
   // A spec alone keeps about one of CI's two cores busy (browser, host, shells, mostly waiting on each
-  // other), and each has its own host, state dir and browser, so PTYDECK_E2E_WORKERS=2 takes the suite
-  // from about 290 s to about 230 s. Not the default yet: in one of three such runs hostile-counts.spec.ts's
-  // replay missed its 10 s poll beside chat.spec.ts.
-  workers: Number(process.env.PTYDECK_E2E_WORKERS ?? 1),
+  // other), and each has its own host, state dir, HOME and browser, so two at once take the suite from
+  // about 290 s to about 200 s. PTYDECK_E2E_WORKERS=1 runs one spec file at a time.
+  workers: Number(process.env.PTYDECK_E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
   use: {
@@ -45,11 +44,13 @@ export default defineConfig({
       use: { browserName: 'chromium', launchOptions },
     },
     {
-      // A real window (on Xvfb without a display, see scripts/e2e.mjs): the browser's own shortcuts see real key events first.
-      name: 'chromium-windowed',
-      testMatch: /windowed\.spec\.ts/,
+      // Real windows on the one X display (on Xvfb without a display, see scripts/e2e.mjs): the windowed Chromium, where
+      // the browser's own shortcuts see real key events first, and Electron's. One at a time: a window that opens takes
+      // the X keyboard focus the windowed spec's keys go to. The headless browsers beside them open no window.
+      name: 'windowed',
+      testMatch: /windowed\.spec\.ts|electron\.spec\.ts/,
+      workers: 1,
       use: { browserName: 'chromium', headless: false, launchOptions },
     },
-    { name: 'electron', testMatch: /electron\.spec\.ts/ },
   ],
 });

@@ -28,6 +28,10 @@ test("an agent's output with huge counts (SU, IL, REP, CBT) leaves the panel liv
   await terminalOf(page, created.id).click({ button: 'right' });
   await page.getByRole('menuitem', { name: 'Replay' }).click();
   await expect(page.getByRole('dialog', { name: /^Replay of / })).toBeVisible();
+  // Next command jumps to where the command started, and from there (past the last marker) to the end. The
+  // command's own marker shows its output only when that output reached the host in the same read as its start.
+  await page.getByTestId('replay-next').click();
+  await expect(page.getByTestId('replay-where')).toHaveText(/^command 1 of 1: printf /);
   await page.getByTestId('replay-next').click();
   await expect.poll(() => playerText(page)).toMatch(/^after-42$/m);
 });

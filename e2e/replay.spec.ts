@@ -178,3 +178,28 @@ test("an agent's hostile output replays as text: no clipboard write, no link, no
   await expect.poll(() => playerText(page)).toMatch(/^hostile-42$/m);
   expect(await page.evaluate(() => (window as unknown as { hostileSeen: string[] }).hostileSeen)).toEqual([]);
 });
+
+test("Play and Next command wait for the player's code: a click while it is on its way is not lost", async ({ panel: page, agent }) => {
+  const { id } = await agent.call<{ id: string }>('terminal_create', { title: 'early' });
+  await agent.call('terminal_run', { id, command: 'echo early-$((40+2))' });
+  await expectScreen(page, id, /^early-42$/m);
+  // The player's chunk is held until the recording is in the dialog and the buttons are looked at.
+  let requested!: () => void;
+  const asked = new Promise<void>((resolve) => (requested = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/replay-player-[^/]*\.js$/, async (route) => {
+    requested();
+    await held;
+    await route.continue();
+  });
+  await terminalOf(page, id).click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Replay' }).click();
+  await asked;
+  await expect(page.getByText('Loading the recording…')).toHaveCount(0);
+  await expect(page.getByTestId('replay-next')).toBeDisabled();
+  await expect(page.getByTestId('replay-play')).toBeDisabled();
+  release();
+  await page.getByTestId('replay-next').click();
+  await expect(page.getByTestId('replay-where')).toHaveText('command 1 of 1: echo early-$((40+2))');
+});

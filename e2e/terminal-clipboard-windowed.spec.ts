@@ -1,7 +1,7 @@
 // Issue 32.2, as a person presses the keys: real X key events (xdotool) to a windowed
 // Chromium under Xvfb, where the browser's own shortcuts see a key before the page does
 // (Ctrl+Shift+C is Chromium's inspector, Ctrl+V its paste). Playwright's keys go straight
-// to the page and would miss that. Runs in the `chromium-windowed` project; scripts/e2e.mjs
+// to the page and would miss that. Runs in the `windowed` project; scripts/e2e.mjs
 // starts Xvfb when there is no display.
 import { execFileSync } from 'node:child_process';
 import type { Page } from '@playwright/test';
@@ -63,7 +63,10 @@ test('in a windowed Chromium, the copy and paste keys reach the terminal and Ctr
   await expect.poll(() => readClipboard(page)).toContain('cat-ended-130');
 
   // Ctrl+V and Ctrl+Shift+V paste, bracketed when the program asked for it.
-  await run(page, "printf '\\e[?2004h'; cat -v");
+  // The terminal has bracketed paste on once it drew what the shell printed after turning it on: pressed
+  // before that, the paste went in unbracketed.
+  await run(page, "printf '\\e[?2004h'; echo paste-$((6*7)); cat -v");
+  await expectScreen(page, id, /^paste-42$/m);
   await writeClipboard(page, 'pasted-by-ctrl-v');
   press('ctrl+v');
   await page.keyboard.press('Enter');

@@ -53,8 +53,10 @@ test('Ctrl+C copies a selection without interrupting, and interrupts without one
 
 test('Ctrl+V and Ctrl+Shift+V paste the clipboard, bracketed when the program asked for it', async ({ panel: page }) => {
   const id = await openUserTerminal(page);
-  // The program turns bracketed paste on, then shows the bytes it reads, escapes made visible.
-  await run(page, "printf '\\e[?2004h'; cat -v");
+  // The program turns bracketed paste on, then shows the bytes it reads, escapes made visible. The terminal has
+  // the mode once it drew the line printed after it: a paste before that went in unbracketed.
+  await run(page, "printf '\\e[?2004h'; echo paste-$((6*7)); cat -v");
+  await expectScreen(page, id, /^paste-42$/m);
   await writeClipboard(page, 'pasted-by-ctrl-v');
   await page.keyboard.press('Control+V');
   await page.keyboard.press('Enter');

@@ -25,6 +25,8 @@ function ReplayDialog(props: { id: string }) {
   const [markers, setMarkers] = createSignal<ReplayMarker[]>([]);
   const [at, setAt] = createSignal(-1);
   const [failed, setFailed] = createSignal<string | null>(null);
+  // Whether a player is mounted: until then Play and Next command would have nothing to act on, and a click on them was lost.
+  const [ready, setReady] = createSignal(false);
   let container!: HTMLDivElement;
   let dialog!: HTMLDivElement;
   let current: ReplayPlayer | undefined;
@@ -36,6 +38,7 @@ function ReplayDialog(props: { id: string }) {
     const mine = ++generation;
     current?.player.dispose();
     current = undefined;
+    setReady(false);
     container.replaceChildren();
     try {
       const { mountPlayer } = await import('../replay/replay-player.js');
@@ -47,6 +50,7 @@ function ReplayDialog(props: { id: string }) {
       made.player.addEventListener('pause', () => mine === generation && (setPlaying(false), locate()));
       made.player.addEventListener('ended', () => mine === generation && (setPlaying(false), locate()));
       made.player.addEventListener('marker', (event) => mine === generation && setAt(event.index));
+      setReady(true);
     } catch (error) {
       setFailed(error instanceof Error ? error.message : String(error));
     }
@@ -106,7 +110,7 @@ function ReplayDialog(props: { id: string }) {
       <div ref={dialog} class="replay" role="dialog" aria-modal="true" aria-label={`Replay of ${title()}`} tabindex="-1">
         <header class="replay-bar">
           <strong class="replay-title">Replay: {title()}</strong>
-          <button type="button" class="button ghost" data-testid="replay-play" disabled={replay.state.recording === null} onClick={togglePlay}>
+          <button type="button" class="button ghost" data-testid="replay-play" disabled={!ready()} onClick={togglePlay}>
             {playing() ? 'Pause' : 'Play'}
           </button>
           <label class="replay-speed">
@@ -115,7 +119,7 @@ function ReplayDialog(props: { id: string }) {
               {SPEEDS.map((value) => <option value={String(value)}>{value}×</option>)}
             </select>
           </label>
-          <button type="button" class="button ghost" data-testid="replay-next" disabled={replay.state.recording === null} title="Jump to the next command" onClick={() => void nextCommand()}>
+          <button type="button" class="button ghost" data-testid="replay-next" disabled={!ready()} title="Jump to the next command" onClick={() => void nextCommand()}>
             Next command
           </button>
           <span class="replay-where" data-testid="replay-where">{markers().length > 0 || replay.state.recording !== null ? markerText(markers(), at()) : ''}</span>
