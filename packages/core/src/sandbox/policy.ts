@@ -177,7 +177,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     inSystemDirectory(workspace, home) ||
     // Nor one that holds, or lies in, what a link among HOME's dot-files leads to (a dotfiles repository ~/.bashrc or
     // ~/.config/nvim links into, as GNU stow lays it out): what the developer's shell and editor run would be its to write.
-    linkedFromHome(home).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
+    linkedFromHome(home, [...caches, ...extra]).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
   const ownWorkspace = fenced ? [] : [workspace];
   const entries = direntsOf(workspace);
   return {
@@ -265,9 +265,9 @@ export function beyondEverySandbox(path: string, home: string): boolean {
  * The real targets of the links among HOME's dot-files (dot-links.ts), each followed again at every shell's
  * start: a link's own directory may be remembered, not where a link on the way to its target leads now.
  */
-function linkedFromHome(home: string): string[] {
+function linkedFromHome(home: string, writable: readonly string[]): string[] {
   const targets: string[] = [];
-  for (const link of linksAmongDotFiles(home)) {
+  for (const link of linksAmongDotFiles(home, Date.now(), writable)) {
     // A dangling link's target as far as it exists (the shell would make the rest); one holding HOME (Wine's z: drive
     // links to /) says nothing of what HOME's programs run, and would fence every working directory.
     const target = linkTarget(link);

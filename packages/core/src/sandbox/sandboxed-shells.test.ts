@@ -106,6 +106,32 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
   });
 });
 
+describe.skipIf(!available)("a sandboxed shell that may write one of HOME's dot-directories (config.json's `writable`)", () => {
+  it("cannot fill it to hide a dot-file's link from the next shell's fence (the walk's cap)", async () => {
+    const b = box();
+    const dotfiles = join(b.home, 'dotfiles');
+    mkdirSync(dotfiles);
+    writeFileSync(join(dotfiles, 'vimrc'), '" the developer\'s\n');
+    symlinkSync(join(dotfiles, 'vimrc'), join(b.home, '.vimrc'));
+    // ~/.m2 is listed before ~/.vimrc (Node lists a directory sorted by name).
+    const m2 = join(b.home, '.m2');
+    mkdirSync(m2);
+    mkdirSync(join(b.home, 'config'), { recursive: true });
+    writeFileSync(join(b.home, 'config', 'config.json'), JSON.stringify({ sandbox: { writable: [m2] } }));
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: b.workspace });
+    const before = await ok(client, 'terminal_create', { cwd: dotfiles });
+    expect(before.sandbox.writable).not.toContain(dotfiles);
+    const filler = await ok(client, 'terminal_create', {});
+    const filled = await ok(client, 'terminal_run', { id: filler.id, command: `cd ${m2} && touch f{1..5001} && ls | wc -l` });
+    expect(filled.output.trim()).toBe('5001');
+    const after = await ok(client, 'terminal_create', { cwd: dotfiles });
+    expect(after.sandbox.writable).not.toContain(dotfiles);
+    const write = await ok(client, 'terminal_run', { id: after.id, command: `echo '!touch ~/pwned' >> ${join(dotfiles, 'vimrc')}` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(dotfiles, 'vimrc'), 'utf8')).toBe('" the developer\'s\n');
+  });
+});
+
 describe.skipIf(!available)('an embedded core (`ptydeck mcp --embedded`) applies the host\'s policy to its agent\'s shells', () => {
   it('sandboxes them by default, keeps its agent\'s environment\'s injection variables out, and records their commands for terminal_history', async () => {
     const b = box({ PROMPT_COMMAND: 'echo INJECTED-PROMPT', BASH_ENV: '/nonexistent/injected-env', PYTHONSTARTUP: '/nonexistent/injected.py' });
