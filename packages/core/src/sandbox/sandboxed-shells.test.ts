@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,25 @@ describe.skipIf(!available)("a sandboxed shell that may write one of HOME's dot-
     const write = await ok(client, 'terminal_run', { id: after.id, command: `echo '!touch ~/pwned' >> ${join(dotfiles, 'vimrc')}` });
     expect(write.exit_code).not.toBe(0);
     expect(readFileSync(join(dotfiles, 'vimrc'), 'utf8')).toBe('" the developer\'s\n');
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell in a folder of projects', () => {
+  it("cannot fill it with directories so that the next shell's fence leaves a project's .git/config writable", async () => {
+    const b = box();
+    const project = join(b.workspace, 'zz-project');
+    mkdirSync(project);
+    execFileSync('git', ['init', '-q', project]);
+    const config = readFileSync(join(project, '.git', 'config'), 'utf8');
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: b.workspace });
+    const filler = await ok(client, 'terminal_create', {});
+    expect(filler.sandbox.readOnly).toContain(join(project, '.git', 'config'));
+    // Listed before zz-project, past the number of directories looked into at a shell's start.
+    expect((await ok(client, 'terminal_run', { id: filler.id, command: 'mkdir d{000..600} && echo made' })).output).toContain('made');
+    const next = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: next.id, command: `git -C ${project} config core.fsmonitor 'touch ~/planted'` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(project, '.git', 'config'), 'utf8')).toBe(config);
   });
 });
 
