@@ -326,7 +326,7 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
-  const moduleFiles = submodules.flatMap((found) => found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]));
+  const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')])]);
   const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
   return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned: [...pinned, ...modulePins] };
 }

@@ -152,6 +152,33 @@ describe.skipIf(!available)('a sandboxed shell in a folder of projects', () => {
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell in a project with a submodule', () => {
+  it("cannot fill .git/modules with directories so that the next shell's fence leaves the submodule's config writable", async () => {
+    const b = box();
+    const project = b.workspace;
+    const library = mkdtempSync(join(b.home, 'library-'));
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env: gitEnv, encoding: 'utf8' });
+    for (const dir of [project, library]) execFileSync('git', ['init', '-q', dir], { env: gitEnv });
+    git(library, 'commit', '-q', '--allow-empty', '-m', 'lib');
+    git(project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'zlib');
+    git(project, 'commit', '-qm', 'with a submodule');
+    const moduleConfig = join(project, '.git', 'modules', 'zlib', 'config');
+    const before = readFileSync(moduleConfig, 'utf8');
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: project });
+    const filler = await ok(client, 'terminal_create', {});
+    expect(filler.sandbox.readOnly).toContain(moduleConfig);
+    // Listed before zlib, past the directories of .git/modules looked into at a shell's start.
+    expect((await ok(client, 'terminal_run', { id: filler.id, command: 'mkdir .git/modules/a{000..300} && echo made' })).output).toContain('made');
+    const next = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: next.id, command: `git -C zlib config core.fsmonitor 'touch ~/planted'` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(moduleConfig, 'utf8')).toBe(before);
+    // Commits in the superproject still work.
+    expect((await ok(client, 'terminal_run', { id: next.id, command: 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed' })).output).toContain('committed');
+  });
+});
+
 describe.skipIf(!available)('an embedded core (`ptydeck mcp --embedded`) applies the host\'s policy to its agent\'s shells', () => {
   it('sandboxes them by default, keeps its agent\'s environment\'s injection variables out, and records their commands for terminal_history', async () => {
     const b = box({ PROMPT_COMMAND: 'echo INJECTED-PROMPT', BASH_ENV: '/nonexistent/injected-env', PYTHONSTARTUP: '/nonexistent/injected.py' });
