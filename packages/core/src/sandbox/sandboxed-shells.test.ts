@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bin, buildCore, hostSandbox, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, discoveryOf, hostSandbox, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
 
@@ -176,6 +176,21 @@ describe.skipIf(!available)('a sandboxed shell in a project with a submodule', (
     expect(readFileSync(moduleConfig, 'utf8')).toBe(before);
     // Commits in the superproject still work.
     expect((await ok(client, 'terminal_run', { id: next.id, command: 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed' })).output).toContain('committed');
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell asking for a panel link', () => {
+  it('gets none from a process whose ancestry is deeper than the judge walks, each level a POSIX session of its own', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'deep-agent', { clients, cwd: b.workspace });
+    const made = await ok(client, 'terminal_create', {});
+    const url = new URL(discoveryOf(b).url);
+    // 300 setsid, each waiting for the next, which it started in a new POSIX session; no ptydeck variable in any.
+    const chain = Array.from({ length: 300 }, () => '/usr/bin/setsid -w').join(' ');
+    const ask = `env -i ${chain} /usr/bin/curl -s -X POST -H 'Host: ${url.host}' ${url.origin}/ticket`;
+    const asked = await ok(client, 'terminal_run', { id: made.id, command: ask, timeout_ms: 120_000 });
+    expect(asked.output).not.toMatch(/#ticket=/);
+    expect(asked.output).toMatch(/deeper|refused|inside/i);
   });
 });
 
