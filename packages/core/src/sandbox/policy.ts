@@ -328,7 +328,10 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const modulePins = submodules.flatMap((found) => found.pinned);
   const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')])]);
   const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
-  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned: [...pinned, ...modulePins] };
+  // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
+  // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
+  const linkedTo = inside(readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name))));
+  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]), pinned: [...pinned, ...modulePins] };
 }
 
 /** The directories directly in a workspace that may be projects of their own (not one of RUN_BY_YOUR_TOOLS). */

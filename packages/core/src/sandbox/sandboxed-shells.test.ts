@@ -194,6 +194,24 @@ describe.skipIf(!available)('a sandboxed shell asking for a panel link', () => {
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell in a project whose git hooks are links into it', () => {
+  it("cannot edit the file a hook links to (`ln -s ../../hooks/pre-commit .git/hooks/pre-commit`), which the developer's next commit runs", async () => {
+    const b = box();
+    const project = b.workspace;
+    execFileSync('git', ['init', '-q', project]);
+    mkdirSync(join(project, 'hooks'));
+    writeFileSync(join(project, 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    symlinkSync('../../hooks/pre-commit', join(project, '.git', 'hooks', 'pre-commit'));
+    const { client } = await stdioAgent(b, 'hook-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: made.id, command: "echo 'touch ~/planted' >> hooks/pre-commit" });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(project, 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    // The rest of the project stays writable, and commits inside run the hook as it is.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: 'echo x > hooks/other && git add -A && git -c user.name=a -c user.email=a@b commit -qm inside && echo committed' })).output).toContain('committed');
+  });
+});
+
 describe.skipIf(!available)('an embedded core (`ptydeck mcp --embedded`) applies the host\'s policy to its agent\'s shells', () => {
   it('sandboxes them by default, keeps its agent\'s environment\'s injection variables out, and records their commands for terminal_history', async () => {
     const b = box({ PROMPT_COMMAND: 'echo INJECTED-PROMPT', BASH_ENV: '/nonexistent/injected-env', PYTHONSTARTUP: '/nonexistent/injected.py' });
