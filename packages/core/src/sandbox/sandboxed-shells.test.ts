@@ -212,6 +212,20 @@ describe.skipIf(!available)('a sandboxed shell in a project whose git hooks are 
   });
 });
 
+describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
+  it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'optind-agent', { clients, cwd: b.workspace });
+    const marker = join(b.home, 'ran-outside');
+    const value = `a[$(touch ${marker})]`;
+    const made = await ok(client, 'terminal_create', { env: { OPTIND: value, OPTERR: value } });
+    expect(made.sandbox.profile).toBe('workspace');
+    // The sandboxed shell cannot write HOME: a marker there was made outside.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: `touch ${marker}` })).exit_code).not.toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe.skipIf(!available)('an embedded core (`ptydeck mcp --embedded`) applies the host\'s policy to its agent\'s shells', () => {
   it('sandboxes them by default, keeps its agent\'s environment\'s injection variables out, and records their commands for terminal_history', async () => {
     const b = box({ PROMPT_COMMAND: 'echo INJECTED-PROMPT', BASH_ENV: '/nonexistent/injected-env', PYTHONSTARTUP: '/nonexistent/injected.py' });
