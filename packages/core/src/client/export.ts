@@ -1,5 +1,5 @@
 // `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { DisposableStore } from '@ptydeck/contract';
@@ -28,6 +28,8 @@ const MAX_LINKS_FOLLOWED = 40;
  * Where a part does not exist, what is left is joined as it is: the open fails then.
  */
 async function walkDirectory(dir: string, uid: number | undefined): Promise<{ link: OwnLink } | { real: string }> {
+  // No uid (Windows): no link is the developer's user's rather than the system's, and no path is walked.
+  if (uid === undefined) return { real: dir };
   const pending = dir.split('/').filter((part) => part !== '' && part !== '.');
   let current = '/';
   let followed = 0;
@@ -73,6 +75,12 @@ async function writeExport(target: string, data: string): Promise<void> {
     new Error(
       `${link.path} is a link to ${link.to}, and a link on the export's path may be one an agent's shell planted to send it elsewhere (${link.to} could be ~/.bashrc.d); nothing was written. Give the path it leads to if that is where you meant the export to go: ${join(link.resolved, basename(absolute))}`,
     );
+  if (!existsSync('/proc/self/fd')) {
+    // No descriptor's path to ask the kernel for (macOS; Windows opens no directory): the look, then the write by path.
+    const walked = await walkDirectory(dir, uid);
+    if ('link' in walked) throw refuse(walked.link);
+    return writeAtomically(absolute, data);
+  }
   const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY).catch(async (error: unknown) => {
     // A link of this user's that leads nowhere (yet) is refused as such, not as a missing directory.
     const walked = await walkDirectory(dir, uid);
@@ -83,7 +91,6 @@ async function writeExport(target: string, data: string): Promise<void> {
     const opened = await readlink(byDescriptor).catch(() => null);
     const walked = await walkDirectory(dir, uid);
     if ('link' in walked) throw refuse(walked.link);
-    if (opened === null) return await writeAtomically(absolute, data);
     if (opened !== walked.real) throw new Error(`${dir} changed while the export was written (it led to ${opened}, and now to ${walked.real}): a link may have been swapped into its path; nothing was written`);
     await writeAtomically(join(byDescriptor, basename(absolute)), data);
   } finally {
