@@ -1,5 +1,6 @@
 // `ptydeck export`: a session's recording (asciicast v3 or v2) or its output as text, from the running host.
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { DisposableStore } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
@@ -10,29 +11,91 @@ import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 import { writeAtomically } from '../common/atomic-write.js';
 
+/** A link of this user's found among the directories of an export's path: where it leads, and the path it makes of the export. */
+interface OwnLink {
+  path: string;
+  to: string;
+  resolved: string;
+}
+
+/** Links followed at most on the way, as the kernel's own limit (ELOOP). */
+const MAX_LINKS_FOLLOWED = 40;
+
 /**
- * The first link among the directories of `target`'s path (as given, `..`
- * walked as the kernel walks it: after the link before it) that belongs to
- * this user, who is who an agent's shell runs as; null when none does. A
- * system's own links (`/home` to `/var/home`, root's) pass. What the path
- * names last is not looked at: writeAtomically renames over it.
+ * Walks `dir` as the kernel walks a path (`..` after the link before it), by lstat: the first link that belongs
+ * to this user, who is who an agent's shell runs as, or else the real path `dir` names. A system's own links
+ * (`/home` to `/var/home`, root's) are followed, by their contents alone, never by a look at the path again.
+ * Where a part does not exist, what is left is joined as it is: the open fails then.
  */
-async function ownLinkOnPath(target: string): Promise<{ path: string; to: string; resolved: string } | null> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return null;
-  const parts = (isAbsolute(target) ? target : `${process.cwd()}/${target}`).split('/').filter((part) => part !== '' && part !== '.');
-  let path = '';
-  for (const part of parts.slice(0, -1)) {
-    path += `/${part}`;
-    const stats = await lstat(path).catch(() => null);
-    // A path that does not exist fails the write itself.
-    if (!stats) return null;
-    if (stats.isSymbolicLink() && stats.uid === uid) {
-      const to = await realpath(path).catch(() => readlink(path));
-      return { path, to, resolved: await realpath(dirname(target)).then((dir) => join(dir, basename(target))).catch(() => target) };
+async function walkDirectory(dir: string, uid: number | undefined): Promise<{ link: OwnLink } | { real: string }> {
+  // No uid (Windows): no link is the developer's user's rather than the system's, and no path is walked.
+  if (uid === undefined) return { real: dir };
+  const pending = dir.split('/').filter((part) => part !== '' && part !== '.');
+  let current = '/';
+  let followed = 0;
+  while (pending.length > 0) {
+    const part = pending.shift()!;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
     }
+    const next = join(current, part);
+    const stats = await lstat(next).catch(() => null);
+    if (!stats) return { real: join(next, ...pending) };
+    if (!stats.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (stats.uid === uid) {
+      const to = await realpath(next).catch(() => readlink(next));
+      return { link: { path: next, to, resolved: join(await realpath(dir).catch(() => dir)) } };
+    }
+    if (++followed > MAX_LINKS_FOLLOWED) return { real: join(next, ...pending) };
+    const to = await readlink(next);
+    pending.unshift(...to.split('/').filter((each) => each !== '' && each !== '.'));
+    if (isAbsolute(to)) current = '/';
   }
-  return null;
+  return { real: current };
+}
+
+/**
+ * Writes the export over `target` (writeAtomically: a new file renamed over the name, so a link at the name is
+ * replaced, not written through), refusing a link of this user's among its directories: followed, it sends the
+ * export wherever the link's maker chose. The directory is opened first and written through its descriptor
+ * (`/proc/self/fd/N/<name>`), and the kernel's path of that descriptor must be the one the walk found: a shell that
+ * swaps a directory of the path for a link and back (renameat2's exchange, as fast as the kernel does it) made
+ * `exports/session.txt` land in `~/.bashrc.d` in a few tries between a look at the path and the write through it
+ * (timeline-host.test.ts). Where /proc is not there, the look and the write are by path, with that race.
+ */
+async function writeExport(target: string, data: string): Promise<void> {
+  const absolute = isAbsolute(target) ? target : join(process.cwd(), target);
+  const dir = dirname(absolute);
+  const uid = process.getuid?.();
+  const refuse = (link: OwnLink) =>
+    new Error(
+      `${link.path} is a link to ${link.to}, and a link on the export's path may be one an agent's shell planted to send it elsewhere (${link.to} could be ~/.bashrc.d); nothing was written. Give the path it leads to if that is where you meant the export to go: ${join(link.resolved, basename(absolute))}`,
+    );
+  if (!existsSync('/proc/self/fd')) {
+    // No descriptor's path to ask the kernel for (macOS; Windows opens no directory): the look, then the write by path.
+    const walked = await walkDirectory(dir, uid);
+    if ('link' in walked) throw refuse(walked.link);
+    return writeAtomically(absolute, data);
+  }
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY).catch(async (error: unknown) => {
+    // A link of this user's that leads nowhere (yet) is refused as such, not as a missing directory.
+    const walked = await walkDirectory(dir, uid);
+    throw 'link' in walked ? refuse(walked.link) : error;
+  });
+  try {
+    const byDescriptor = `/proc/self/fd/${handle.fd}`;
+    const opened = await readlink(byDescriptor).catch(() => null);
+    const walked = await walkDirectory(dir, uid);
+    if ('link' in walked) throw refuse(walked.link);
+    if (opened !== walked.real) throw new Error(`${dir} changed while the export was written (it led to ${opened}, and now to ${walked.real}): a link may have been swapped into its path; nothing was written`);
+    await writeAtomically(join(byDescriptor, basename(absolute)), data);
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
@@ -65,15 +128,8 @@ export async function runExport(command: { target: string; format: ExportFormat;
     if (command.output === null) io.stdout.write(data);
     else {
       // The path is often in an agent's workspace, which its shell writes: writing through a link it planted at the name
-      // a developer is likely to give (`session.cast`) put the agent's own output in `~/.bashrc`. A rename replaces it.
-      // A link among its directories is not replaced but followed, so it is refused before anything is written.
-      const link = await ownLinkOnPath(command.output);
-      if (link) {
-        throw new Error(
-          `${link.path} is a link to ${link.to}, and a link on the export's path may be one an agent's shell planted to send it elsewhere (${link.to} could be ~/.bashrc.d); nothing was written. Give the path it leads to if that is where you meant the export to go: ${link.resolved}`,
-        );
-      }
-      await writeAtomically(command.output, data);
+      // a developer is likely to give (`session.cast`) put the agent's own output in `~/.bashrc`. See writeExport.
+      await writeExport(command.output, data);
       io.stderr.write(`ptydeck: wrote session ${match.info.id.slice(0, SHORT_ID_LENGTH)} to ${command.output} (${command.format})\n`);
     }
     return EXIT_OK;

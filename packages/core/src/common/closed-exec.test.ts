@@ -45,6 +45,18 @@ describe('closedSpawn', () => {
     expect(out.stdout).not.toContain('PTYDECK_EXEC_');
   });
 
+  it('puts a carried variable back as given, never as arithmetic: bash declares OPTIND an integer, where a[$(cmd)] runs cmd', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));
+    const value = `a[$(touch '${join(dir, 'ran')}')]`;
+    // env, not sh: dash refuses an OPTIND that is no number.
+    const run = closedSpawn('/usr/bin/env', [], { PATH: '/usr/bin:/bin', OPTIND: value, OPTERR: value });
+    const out = spawnSync(run.command, run.args, { env: run.env, encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    expect(out.stdout).toContain(`\nOPTIND=${value}\n`);
+    expect(out.stdout).toContain(`\nOPTERR=${value}\n`);
+  });
+
   it.skipIf(!compiler)("with the loader's variables in the environment: the library loads in the program only, never in the bash that still holds the descriptors", () => {
     service.create({ source: 'user', command: 'cat' });
     const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));

@@ -59,8 +59,13 @@ export function isLoaderVar(name: string): boolean {
 }
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Puts `name` back from its carrier, if the caller gave it. `name` is an identifier (IDENTIFIER). */
-const restore = (name: string) => `if [[ -n \${${carrier(name)}+set} ]]; then export ${name}=$${carrier(name)}; unset ${carrier(name)}; fi`;
+/**
+ * Puts `name` back from its carrier, if the caller gave it. `name` is an identifier (IDENTIFIER). Unset first:
+ * bash declares OPTIND an integer, and assigning to an integer evaluates the value as arithmetic, where
+ * `a[$(cmd)]` runs cmd. An agent's `OPTIND` in terminal_create's env ran its command here, outside the sandbox
+ * whose launcher this bash starts (sandbox/sandboxed-shells.test.ts). Unset, it is a plain variable again.
+ */
+const restore = (name: string) => `if [[ -n \${${carrier(name)}+set} ]]; then unset ${name}; export ${name}=$${carrier(name)}; unset ${carrier(name)}; fi`;
 /** Would only make bash complain (an fd it closed) and is not passed on. */
 const DROPPED = ['BASH_XTRACEFD'];
 

@@ -78,7 +78,12 @@ export const lookEarlyFromProc: EarlyLooker = (socket, sessionPids) => {
  * agent's environment. Children inherit them unless they scrub their environment.
  */
 const INSIDE_ENV_PREFIXES = [`${SESSION_ID_ENV}=`, `${CHAT_ID_ENV}=`];
-/** Deeper than any real process tree; a bound against a corrupt or looping ppid chain. */
+/**
+ * Deeper than any real process tree; a bound against a corrupt or looping ppid chain. A chain that goes on past it
+ * counts as inside: each level may be a POSIX session of its own, so the session that started it is only found at
+ * the chain's top (a sandboxed shell's `env -i setsid -w setsid -w ...` 300 deep got a panel link, where no sandboxed
+ * process can otherwise leave its session's tree: sandbox/sandboxed-shells.test.ts).
+ */
 const MAX_ANCESTRY = 256;
 
 export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid, early) => {
@@ -214,7 +219,7 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
     }
     current = stat.ppid;
   }
-  return undefined;
+  return current > 1 ? `process ${pid} has more than ${MAX_ANCESTRY} ancestors, which only a chain made to hide its start has` : undefined;
 }
 
 /**
@@ -232,7 +237,8 @@ function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>):
   const isInside = (pid: number): boolean => {
     const chain: number[] = [];
     let current = pid;
-    let verdict = false;
+    // Past MAX_ANCESTRY with no end found: inside, as sessionAncestry judges it.
+    let verdict = true;
     for (let depth = 0; depth < MAX_ANCESTRY; depth++) {
       const known = inside.get(current);
       if (known !== undefined) {
@@ -245,10 +251,14 @@ function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>):
         break;
       }
       chain.push(current);
-      if (parent === undefined || parent <= 1) break;
+      if (parent === undefined || parent <= 1) {
+        verdict = false;
+        break;
+      }
       current = parent;
     }
-    for (const pid of chain) inside.set(pid, verdict);
+    // A chain cut at the bound says nothing of where its upper processes stand: only the one asked about is judged.
+    if (chain.length < MAX_ANCESTRY) for (const pid of chain) inside.set(pid, verdict);
     return verdict;
   };
   for (const pid of parents.keys()) {

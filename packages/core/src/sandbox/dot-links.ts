@@ -28,8 +28,14 @@ const listings = new Map<string, { stamp: string; listing: Listing }>();
 /**
  * The links among HOME's dot-files: its own (~/.bashrc), and those in its dot-directories, two levels down
  * (~/.config/nvim, ~/.local/bin/tool); as paths, not followed. `now` is the clock, for tests.
+ *
+ * `writable` are the paths a sandboxed shell may write (config.json's `writable`, such as ~/.m2): a directory
+ * that is or lies in one is not looked into. What a shell may write says nothing of what the developer's
+ * tools read from elsewhere, and its entries would count toward the cap: a shell that made 5000 files in
+ * ~/.m2 ended the walk there, so the next shell's fence missed ~/.vimrc's link into ~/dotfiles, which it
+ * could then write (sandboxed-shells.test.ts).
  */
-export function linksAmongDotFiles(home: string, now = Date.now()): string[] {
+export function linksAmongDotFiles(home: string, now = Date.now(), writable: readonly string[] = []): string[] {
   const links: string[] = [];
   const walked = new Set<string>();
   let looked = 0;
@@ -45,8 +51,9 @@ export function linksAmongDotFiles(home: string, now = Date.now()): string[] {
       if (looked > MAX_HOME_ENTRIES_LOOKED_AT) return;
       if (depth === 0 && !entry.name.startsWith('.')) continue;
       const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      if (entry.link) links.push(join(dir, entry.name));
-      else if (depth < 2 && !NOT_LINKED_FROM.has(name)) walk(join(dir, entry.name), name, depth + 1);
+      const path = join(dir, entry.name);
+      if (entry.link) links.push(path);
+      else if (depth < 2 && !NOT_LINKED_FROM.has(name) && !writable.some((each) => path === each || path.startsWith(each + sep))) walk(path, name, depth + 1);
     }
     looked += found.count - counted;
   };

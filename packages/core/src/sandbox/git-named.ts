@@ -59,6 +59,13 @@ export interface Submodules {
   pinned: string[];
   /** Each submodule's git directory (`.git/modules/<name>`, nested ones in its own `modules`). */
   gitDirs: string[];
+  /**
+   * `.git/modules` itself, where it holds more directories than are looked at: whatever lies past them keeps its
+   * config and hooks writable otherwise, and a shell makes directories listed first at will (301 empty ones left a
+   * submodule's config to the next shell: sandboxed-shells.test.ts). Read-only whole, which only submodules' own
+   * commits and updates inside need.
+   */
+  readOnly: string[];
 }
 
 /**
@@ -68,10 +75,14 @@ export interface Submodules {
  * `.git/modules/<name>/config` ran there). Links are not followed: what is a link was not made by git.
  */
 export function submodulesOf(gitDir: string): Submodules {
-  const found: Submodules = { pinned: [], gitDirs: [] };
+  const found: Submodules = { pinned: [], gitDirs: [], readOnly: [] };
   let budget = MAX_MODULE_DIRS;
+  let overflowed = false;
   const visit = (dir: string, depth: number) => {
-    if (budget-- <= 0 || depth > 16) return;
+    if (budget-- <= 0 || depth > 16) {
+      overflowed = true;
+      return;
+    }
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -87,9 +98,11 @@ export function submodulesOf(gitDir: string): Submodules {
     }
     for (const entry of entries) if (entry.isDirectory()) visit(join(dir, entry.name), depth + 1);
   };
-  visit(join(gitDir, 'modules'), 0);
+  const modules = join(gitDir, 'modules');
+  visit(modules, 0);
+  if (overflowed) return { pinned: [], gitDirs: [], readOnly: [modules] };
   // A modules directory with no submodule in it needs no pin.
-  return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [] } : found;
+  return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [], readOnly: [] } : found;
 }
 
 /** The user's own git config's hooks directories (~/.gitconfig, ~/.config/git/config), as written. */

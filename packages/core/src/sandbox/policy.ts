@@ -93,7 +93,10 @@ export const SANDBOX_CACHES = '.cache/ptydeck-sandbox';
  */
 export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
 
-/** Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start. */
+/**
+ * Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start, and
+ * each one found is a bind. A workspace with more is not writable (sandboxPolicy).
+ */
 const MAX_PROJECTS_LOOKED_AT = 500;
 
 export interface PolicyInput {
@@ -170,16 +173,20 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // PATH_add put first) is what their next `git` or `ls` runs, as them. A workspace that is one is read-only; one
   // that holds one keeps it read-only inside.
   const pathDirs = existingReal((input.searchPath ?? '').split(':').filter((dir) => isAbsolute(dir)));
+  const entries = direntsOf(workspace);
   const fenced =
+    // More directories than are looked into for what the developer's tools run (runByYourTools): those past the cap
+    // would keep their .git/config and hooks writable, and a shell makes directories listed before a project's at will
+    // (601 made `zz-project/.git/config` writable to the next shell, which set a core.fsmonitor: sandboxed-shells.test.ts).
+    projectsIn(entries).length > MAX_PROJECTS_LOOKED_AT ||
     pathDirs.includes(workspace) ||
     homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
     ownDirs.some((dir) => isWithin(dir, workspace)) ||
     inSystemDirectory(workspace, home) ||
     // Nor one that holds, or lies in, what a link among HOME's dot-files leads to (a dotfiles repository ~/.bashrc or
     // ~/.config/nvim links into, as GNU stow lays it out): what the developer's shell and editor run would be its to write.
-    linkedFromHome(home).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
+    linkedFromHome(home, [...caches, ...extra]).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
   const ownWorkspace = fenced ? [] : [workspace];
-  const entries = direntsOf(workspace);
   return {
     profile: input.profile,
     workspace,
@@ -265,9 +272,9 @@ export function beyondEverySandbox(path: string, home: string): boolean {
  * The real targets of the links among HOME's dot-files (dot-links.ts), each followed again at every shell's
  * start: a link's own directory may be remembered, not where a link on the way to its target leads now.
  */
-function linkedFromHome(home: string): string[] {
+function linkedFromHome(home: string, writable: readonly string[]): string[] {
   const targets: string[] = [];
-  for (const link of linksAmongDotFiles(home)) {
+  for (const link of linksAmongDotFiles(home, Date.now(), writable)) {
     // A dangling link's target as far as it exists (the shell would make the rest); one holding HOME (Wine's z: drive
     // links to /) says nothing of what HOME's programs run, and would fence every working directory.
     const target = linkTarget(link);
@@ -305,11 +312,7 @@ function realAsFarAsItExists(path: string): string {
 function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
-  const projects = [workspace];
-  for (const entry of entries) {
-    if (projects.length > MAX_PROJECTS_LOOKED_AT) break;
-    if (entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name)) projects.push(join(workspace, entry.name));
-  }
+  const projects = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
   // A link pointing out of the workspace leads somewhere it cannot write anyway.
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
@@ -323,9 +326,17 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
-  const moduleFiles = submodules.flatMap((found) => found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]));
+  const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')])]);
   const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
-  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly]), pinned: [...pinned, ...modulePins] };
+  // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
+  // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
+  const linkedTo = inside(readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name))));
+  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]), pinned: [...pinned, ...modulePins] };
+}
+
+/** The directories directly in a workspace that may be projects of their own (not one of RUN_BY_YOUR_TOOLS). */
+function projectsIn(entries: readonly Dirent[]): Dirent[] {
+  return entries.filter((entry) => entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name));
 }
 
 function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {

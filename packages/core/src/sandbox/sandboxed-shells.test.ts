@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bin, buildCore, hostSandbox, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, discoveryOf, hostSandbox, processesOf, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
 
@@ -103,6 +104,125 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     const made = await ok(client, 'terminal_create', {});
     expect(made.sandbox).toMatchObject({ profile: 'off' });
     expect((await ok(client, 'terminal_run', { id: made.id, command: 'cat ~/.ssh/id_test' })).output).toContain('PRIVATE-KEY-MATERIAL');
+  });
+});
+
+describe.skipIf(!available)("a sandboxed shell that may write one of HOME's dot-directories (config.json's `writable`)", () => {
+  it("cannot fill it to hide a dot-file's link from the next shell's fence (the walk's cap)", async () => {
+    const b = box();
+    const dotfiles = join(b.home, 'dotfiles');
+    mkdirSync(dotfiles);
+    writeFileSync(join(dotfiles, 'vimrc'), '" the developer\'s\n');
+    symlinkSync(join(dotfiles, 'vimrc'), join(b.home, '.vimrc'));
+    // ~/.m2 is listed before ~/.vimrc (Node lists a directory sorted by name).
+    const m2 = join(b.home, '.m2');
+    mkdirSync(m2);
+    mkdirSync(join(b.home, 'config'), { recursive: true });
+    writeFileSync(join(b.home, 'config', 'config.json'), JSON.stringify({ sandbox: { writable: [m2] } }));
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: b.workspace });
+    const before = await ok(client, 'terminal_create', { cwd: dotfiles });
+    expect(before.sandbox.writable).not.toContain(dotfiles);
+    const filler = await ok(client, 'terminal_create', {});
+    const filled = await ok(client, 'terminal_run', { id: filler.id, command: `cd ${m2} && touch f{1..5001} && ls | wc -l` });
+    expect(filled.output.trim()).toBe('5001');
+    const after = await ok(client, 'terminal_create', { cwd: dotfiles });
+    expect(after.sandbox.writable).not.toContain(dotfiles);
+    const write = await ok(client, 'terminal_run', { id: after.id, command: `echo '!touch ~/pwned' >> ${join(dotfiles, 'vimrc')}` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(dotfiles, 'vimrc'), 'utf8')).toBe('" the developer\'s\n');
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell in a folder of projects', () => {
+  it("cannot fill it with directories so that the next shell's fence leaves a project's .git/config writable", async () => {
+    const b = box();
+    const project = join(b.workspace, 'zz-project');
+    mkdirSync(project);
+    execFileSync('git', ['init', '-q', project]);
+    const config = readFileSync(join(project, '.git', 'config'), 'utf8');
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: b.workspace });
+    const filler = await ok(client, 'terminal_create', {});
+    expect(filler.sandbox.readOnly).toContain(join(project, '.git', 'config'));
+    // Listed before zz-project, past the number of directories looked into at a shell's start.
+    expect((await ok(client, 'terminal_run', { id: filler.id, command: 'mkdir d{000..600} && echo made' })).output).toContain('made');
+    const next = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: next.id, command: `git -C ${project} config core.fsmonitor 'touch ~/planted'` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(project, '.git', 'config'), 'utf8')).toBe(config);
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell in a project with a submodule', () => {
+  it("cannot fill .git/modules with directories so that the next shell's fence leaves the submodule's config writable", async () => {
+    const b = box();
+    const project = b.workspace;
+    const library = mkdtempSync(join(b.home, 'library-'));
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env: gitEnv, encoding: 'utf8' });
+    for (const dir of [project, library]) execFileSync('git', ['init', '-q', dir], { env: gitEnv });
+    git(library, 'commit', '-q', '--allow-empty', '-m', 'lib');
+    git(project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'zlib');
+    git(project, 'commit', '-qm', 'with a submodule');
+    const moduleConfig = join(project, '.git', 'modules', 'zlib', 'config');
+    const before = readFileSync(moduleConfig, 'utf8');
+    const { client } = await stdioAgent(b, 'filling-agent', { clients, cwd: project });
+    const filler = await ok(client, 'terminal_create', {});
+    expect(filler.sandbox.readOnly).toContain(moduleConfig);
+    // Listed before zlib, past the directories of .git/modules looked into at a shell's start.
+    expect((await ok(client, 'terminal_run', { id: filler.id, command: 'mkdir .git/modules/a{000..300} && echo made' })).output).toContain('made');
+    const next = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: next.id, command: `git -C zlib config core.fsmonitor 'touch ~/planted'` });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(moduleConfig, 'utf8')).toBe(before);
+    // Commits in the superproject still work.
+    expect((await ok(client, 'terminal_run', { id: next.id, command: 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed' })).output).toContain('committed');
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell asking for a panel link', () => {
+  it('gets none from a process whose ancestry is deeper than the judge walks, each level a POSIX session of its own', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'deep-agent', { clients, cwd: b.workspace });
+    const made = await ok(client, 'terminal_create', {});
+    const url = new URL(discoveryOf(b).url);
+    // 300 setsid, each waiting for the next, which it started in a new POSIX session; no ptydeck variable in any.
+    const chain = Array.from({ length: 300 }, () => '/usr/bin/setsid -w').join(' ');
+    const ask = `env -i ${chain} /usr/bin/curl -s -X POST -H 'Host: ${url.host}' ${url.origin}/ticket`;
+    const asked = await ok(client, 'terminal_run', { id: made.id, command: ask, timeout_ms: 120_000 });
+    expect(asked.output).not.toMatch(/#ticket=/);
+    expect(asked.output).toMatch(/deeper|refused|inside/i);
+  });
+});
+
+describe.skipIf(!available)('a sandboxed shell in a project whose git hooks are links into it', () => {
+  it("cannot edit the file a hook links to (`ln -s ../../hooks/pre-commit .git/hooks/pre-commit`), which the developer's next commit runs", async () => {
+    const b = box();
+    const project = b.workspace;
+    execFileSync('git', ['init', '-q', project]);
+    mkdirSync(join(project, 'hooks'));
+    writeFileSync(join(project, 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    symlinkSync('../../hooks/pre-commit', join(project, '.git', 'hooks', 'pre-commit'));
+    const { client } = await stdioAgent(b, 'hook-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const write = await ok(client, 'terminal_run', { id: made.id, command: "echo 'touch ~/planted' >> hooks/pre-commit" });
+    expect(write.exit_code).not.toBe(0);
+    expect(readFileSync(join(project, 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    // The rest of the project stays writable, and commits inside run the hook as it is.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: 'echo x > hooks/other && git add -A && git -c user.name=a -c user.email=a@b commit -qm inside && echo committed' })).output).toContain('committed');
+  });
+});
+
+describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
+  it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
+    const b = box();
+    const { client } = await stdioAgent(b, 'optind-agent', { clients, cwd: b.workspace });
+    const marker = join(b.home, 'ran-outside');
+    const value = `a[$(touch ${marker})]`;
+    const made = await ok(client, 'terminal_create', { env: { OPTIND: value, OPTERR: value } });
+    expect(made.sandbox.profile).toBe('workspace');
+    // The sandboxed shell cannot write HOME: a marker there was made outside.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: `touch ${marker}` })).exit_code).not.toBe(0);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

