@@ -54,10 +54,9 @@ const poster = new ReportPoster((report, transfer) => reports.postMessage(report
  * Posts what the terminal gathered. A full batch goes as it is (transferred,
  * lent: the main thread gives the buffer back once the session's log copied
  * it, see ReadThread.reuse; posted with the next full ones, see ReportPoster)
- * and the terminal takes a spare one; a small one
- * goes as a copy of its bytes, and the batch stays: a stream of a few KiB a
- * millisecond, caught up on every pass, would otherwise hand the main thread
- * a 64 KiB buffer per few KiB.
+ * and the terminal takes a spare one; a small one goes as a copy of its bytes,
+ * and the batch stays: a stream of a few KiB a millisecond, caught up on every
+ * pass, would otherwise hand the main thread a 64 KiB buffer per few KiB.
  */
 function flush(terminal: Terminal): void {
   const used = terminal.used;
@@ -157,7 +156,7 @@ for (;;) {
       if (readOnce(terminal)) read = true;
     }
   } else {
-    // The main thread is behind: wait for it to take what was posted (it notifies as it does), all of it.
+    // The main thread is behind: everything held goes, and the thread waits for it to take what was posted (it notifies as it does).
     poster.flush();
     Atomics.wait(ctl, CTL.outstanding, Atomics.load(ctl, CTL.outstanding), MAX_SLEEP_MS);
     continue;
