@@ -25,6 +25,11 @@ export const CTL_WORDS = 3;
 export const MAX_OUTSTANDING_BYTES = 4 * 1024 * 1024;
 /** One message carries up to this many bytes of one terminal (16 reads of the line discipline's 4095). */
 export const BATCH_BYTES = 64 * 1024;
+/**
+ * Full batches posted together (report-poster.ts): the main thread wakes once
+ * for 256 KiB of a flood, what it hands on in one turn (read-thread.ts).
+ */
+export const BATCHES_PER_POST = 4;
 /** Batch buffers the thread keeps for reuse; more come back only while floods outgrow them. */
 export const MAX_SPARE_BATCHES = MAX_OUTSTANDING_BYTES / BATCH_BYTES;
 /** A terminal with nothing to read for this long goes back to the event loop, which waits for it at no cost. */

@@ -6,13 +6,14 @@
  * the thread evenly. A read the line discipline has nothing for returns
  * EAGAIN at once; when a whole pass read nothing the thread sleeps, briefly at
  * first and then longer, and a command wakes it. Reads gather into batches of
- * up to BATCH_BYTES per terminal, posted in order. The thread never closes a
- * descriptor: the main thread owns every fd and takes it back (release)
- * before it closes it.
+ * up to BATCH_BYTES per terminal, posted in order, full ones a few at a time
+ * (ReportPoster). The thread never closes a descriptor: the main thread owns
+ * every fd and takes it back (release) before it closes it.
  */
 import { readSync } from 'node:fs';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BufferPool } from './buffer-pool.js';
+import { ReportPoster } from './report-poster.js';
 import {
   BATCH_BYTES,
   CTL,
@@ -46,17 +47,16 @@ const terminals = new Map<number, Terminal>();
 /** Batch buffers: the ones the main thread gave back are filled again before any new one is made. */
 const batches = new BufferPool(BATCH_BYTES, MAX_SPARE_BATCHES);
 
-function post(report: ReadThreadReport, transfer?: ArrayBuffer[]): void {
-  reports.postMessage(report, transfer);
-}
+/** Full batches go in groups (see ReportPoster); everything posted goes through it, so order holds. */
+const poster = new ReportPoster((report, transfer) => reports.postMessage(report, transfer));
 
 /**
  * Posts what the terminal gathered. A full batch goes as it is (transferred,
  * lent: the main thread gives the buffer back once the session's log copied
- * it, see ReadThread.reuse) and the terminal takes a spare one; a small one
- * goes as a copy of its bytes, and the batch stays: a stream of a few KiB a
- * millisecond, caught up on every pass, would otherwise hand the main thread
- * a 64 KiB buffer per few KiB.
+ * it, see ReadThread.reuse; posted with the next full ones, see ReportPoster)
+ * and the terminal takes a spare one; a small one goes as a copy of its bytes,
+ * and the batch stays: a stream of a few KiB a millisecond, caught up on every
+ * pass, would otherwise hand the main thread a 64 KiB buffer per few KiB.
  */
 function flush(terminal: Terminal): void {
   const used = terminal.used;
@@ -65,19 +65,21 @@ function flush(terminal: Terminal): void {
   terminal.used = 0;
   if (used < BATCH_BYTES / 2) {
     const data = terminal.batch.slice(0, used);
-    post(dataReport(terminal.slot, data, false), [data.buffer]);
+    poster.post(dataReport(terminal.slot, data, false), [data.buffer]);
     return;
   }
   const data = terminal.batch.subarray(0, used);
   terminal.batch = batches.take();
-  post(dataReport(terminal.slot, data, true), [data.buffer as ArrayBuffer]);
+  poster.batch(dataReport(terminal.slot, data, true));
 }
 
 function forget(terminal: Terminal, last: ReadThreadReport | undefined): void {
   flush(terminal);
   batches.give(terminal.batch);
   terminals.delete(terminal.slot);
-  if (last) post(last);
+  if (last) poster.post(last);
+  // A released terminal's last batches are on the port before the main thread is told (see 'release').
+  else poster.flush();
 }
 
 function obey(command: ReadThreadCommand): void {
@@ -93,6 +95,7 @@ function obey(command: ReadThreadCommand): void {
     case 'hold':
       if (terminal) {
         flush(terminal);
+        poster.flush();
         terminal.held = true;
       }
       return;
@@ -153,7 +156,8 @@ for (;;) {
       if (readOnce(terminal)) read = true;
     }
   } else {
-    // The main thread is behind: wait for it to take what was posted (it notifies as it does).
+    // The main thread is behind: everything held goes, and the thread waits for it to take what was posted (it notifies as it does).
+    poster.flush();
     Atomics.wait(ctl, CTL.outstanding, Atomics.load(ctl, CTL.outstanding), MAX_SLEEP_MS);
     continue;
   }
@@ -162,6 +166,7 @@ for (;;) {
     continue;
   }
   // Nothing to read anywhere: sleep until a command, or (while some terminal may get output) a short while.
+  poster.flush();
   if (readers === 0) Atomics.wait(ctl, CTL.wake, wake);
   else {
     Atomics.wait(ctl, CTL.wake, wake, sleepMs);

@@ -272,7 +272,8 @@ export class ReadThread {
   /**
    * The thread is gone (a crash): what it posted is handed on first, then every
    * terminal it read goes back to the event loop. Bytes it had read and not yet
-   * posted (at most one batch a terminal) went with it.
+   * posted (at most one batch a terminal, and the full ones it held to post
+   * together) went with it.
    */
   private die(): void {
     if (this.dead) return;
