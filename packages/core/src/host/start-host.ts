@@ -109,8 +109,6 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const release = () => {
     if (lock?.acquired) lock.release();
   };
-  // What a killed host's sandboxes left in the temporary directory (this host removes its own as it stops).
-  removeDeadHostsEmptyFiles();
   let store: SessionStore | undefined;
   let server: LocalServer | undefined;
   try {
@@ -147,6 +145,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     else if (previous.status === 'live' && previous.record.pid !== process.pid) {
       log(`another ptydeck (pid ${previous.record.pid}) runs at ${previous.record.url}; \`ptydeck mcp\` now joins this one instead`);
     }
+    // What a killed host's sandboxes left in the temporary directory (this host removes its own as it stops),
+    // looked for once the host serves, off the way of the client that started it.
+    void removeDeadHostsEmptyFiles().catch(() => {});
     const live = server;
     const idleMs = options.idleExitMs ?? 0;
     const stopWatching = idleMs > 0 ? watchIdle({ idleMs, isIdle: () => isUnused(live), onIdle: () => requestStop('idle') }) : () => {};

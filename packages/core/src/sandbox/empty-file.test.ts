@@ -76,6 +76,8 @@ describe.skipIf(!sandboxAvailability('workspace').ok)("a host's empty file for h
     const started = await runCli(sandbox, []);
     expect(started.code, started.stderr).toBe(0);
     expect(discoveryOf(sandbox).pid).not.toBe(killed);
+    // The next host looks once it serves, without holding up the client that started it.
+    await until(() => !emptyFileDirs(sandbox.tmp).includes(left!), "the killed host's empty file is removed");
     expect(emptyFileDirs(sandbox.tmp).sort()).toEqual([live, 'ptydeck-sandbox-not-a-host'].sort());
   }, 60_000);
 });

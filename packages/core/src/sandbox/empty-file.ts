@@ -1,6 +1,7 @@
 // The empty file sandboxes lay over hidden files: one per host, in a directory of its own under the host's
 // temporary directory, removed when the host stops, and a dead host's by the next host.
-import { existsSync, lstatSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { identityAlive, processIdentity } from '../common/process-identity.js';
@@ -38,11 +39,15 @@ export function removeEmptyFile(): void {
   empty = undefined;
 }
 
-/** Removes the empty files of hosts no longer running (killed before they could), in this process's temporary directory. */
-export function removeDeadHostsEmptyFiles(): void {
+/**
+ * Removes the empty files of hosts no longer running (killed before they could), in this process's temporary
+ * directory. Asynchronous, and started once the host serves: a shared /tmp can hold tens of thousands of names,
+ * and listing them (about 45 ms for 40 000 at load, more on a slow disk) is no reason for a client to wait.
+ */
+export async function removeDeadHostsEmptyFiles(): Promise<void> {
   let names: string[];
   try {
-    names = readdirSync(tmpdir());
+    names = await readdir(tmpdir());
   } catch {
     return;
   }
