@@ -137,7 +137,7 @@ describe('one ptydeck host per state directory', () => {
 
     const stopped = await cli(box, ['stop', '--force']);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 3 running session(s)`);
+    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 3 running sessions`);
     expect(isAlive(hostPid)).toBe(false);
     expect(processesOf(box.stateDir)).toEqual([]);
   });
