@@ -81,6 +81,7 @@ test('a page without a credential says how to get in, and a spent link says it w
   const again = await context.newPage();
   await again.goto(link);
   await expect(again.getByTestId('no-credential')).toContainText('already used');
-  await expect(again.getByTestId('no-credential')).toContainText('ptydeck url');
+  // What to do is said once, not once by the host's refusal and again by the page.
+  expect((await again.getByTestId('no-credential').innerText()).match(/ptydeck url/g)).toHaveLength(1);
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected');
 });

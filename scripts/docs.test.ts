@@ -122,6 +122,13 @@ describe('the documentation', () => {
     expect(broken).toEqual([]);
   });
 
+  it("gives, in the CLI's help, the agent configuration the README gives", () => {
+    // ptydeck is not on the npm registry: `npx ptydeck` would fetch whatever package has that name.
+    const suggested = [...read('packages/core/src/cli/usage.ts').matchAll(/^\s*(claude mcp add .*)$/gm)].map((match) => match[1]);
+    expect(suggested.length).toBeGreaterThan(0);
+    for (const line of suggested) expect(read('README.md')).toContain(`\`${line}\``);
+  });
+
   it("shows bench/results.json's table in the README (npm run bench:readme writes it)", () => {
     const results = JSON.parse(read('bench/results.json'));
     expect(currentBenchSection(read('README.md'))).toBe(benchSection(results));

@@ -137,7 +137,7 @@ describe('one ptydeck host per state directory', () => {
 
     const stopped = await cli(box, ['stop', '--force']);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 3 running session(s)`);
+    expect(stopped.stdout).toContain(`Stopped the ptydeck host (pid ${hostPid}); ended 3 running sessions`);
     expect(isAlive(hostPid)).toBe(false);
     expect(processesOf(box.stateDir)).toEqual([]);
   });
@@ -215,6 +215,8 @@ describe('one ptydeck host per state directory', () => {
     expect(opened.code, opened.stderr).toBe(0);
     const record = discovery(box);
     expect(opened.stdout).toContain(`ptydeck started at ${record.url} (pid ${record.pid})`);
+    // Said once: stdout's line, not a second one on stderr.
+    expect(opened.stderr).not.toContain('started one');
     expect(opened.stdout).toMatch(new RegExp(`Open the panel \\(one-time link\\): ${record.url}/#ticket=\\S+`));
     const again = await cli(box, []);
     expect(again.stdout).toContain(`ptydeck is running at ${record.url} (pid ${record.pid})`);

@@ -56,7 +56,7 @@ describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
 
     const stop = await runCli(box, ['stop', '--force']);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(stop.stdout).toContain(`Stopped the ptydeck host (pid ${stoppedHost}); ended 1 running session(s). 1 agent(s) were connected;`);
+    expect(stop.stdout).toContain(`Stopped the ptydeck host (pid ${stoppedHost}); ended 1 running session. 1 agent was connected;`);
     expect(await waiting).toEqual(stoppedResult);
     await until(() => !isAlive(stoppedHost), 'the stopped host is gone');
 

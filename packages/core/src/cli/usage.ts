@@ -56,7 +56,8 @@ Environment:
                       else ~/.local/state/ptydeck)
   PTYDECK_IDLE_EXIT   Seconds an unused host waits before it exits (0: never;
                       default 600 for a host, never for \`ptydeck serve\`)
-  PTYDECK_CONFIG_DIR  Where agents.json (the ACP agents to chat with) is read
+  PTYDECK_CONFIG_DIR  Where config.json (persistence, sandbox), agents.json
+                      (the ACP agents to chat with) and remotes.json are read
                       (default: $XDG_CONFIG_HOME/ptydeck, else ~/.config/ptydeck)
   PTYDECK_PERSIST     0 (or false, off, no): the host keeps no session on disk;
                       otherwise a host that is killed, crashes or is upgraded
@@ -146,7 +147,7 @@ PTYDECK_CHAT_BINDING set so their sessions land under the chat; with it set,
 it only joins that ptydeck and never starts a host or an embedded core.
 
 Configure an agent, e.g. Claude Code:
-  claude mcp add ptydeck -- npx ptydeck mcp
+  claude mcp add ptydeck -- ptydeck mcp
 `;
 
 export const URL_HELP = `Usage: ${URL_USAGE}

@@ -29,6 +29,8 @@ export interface EnsureHostOptions {
   log: (line: string) => void;
   /** Start a host when none runs (default). False: join a running one or fail at once. */
   start?: boolean;
+  /** The caller says itself that it started the host (`ptydeck` does, on stdout): no log line for the start. */
+  quietStart?: boolean;
   deadlineMs?: number;
 }
 
@@ -88,7 +90,7 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
     if (options.start === false) throw new Error(`no running ptydeck host answers for ${stateDir}`);
     if (!holder && !child) {
       child = await startHostDetached(stateDir);
-      options.log(`ptydeck: no ptydeck host was running; started one (pid ${child.pid ?? '?'}, log ${hostLogPath(stateDir)})`);
+      if (!options.quietStart) options.log(`ptydeck: no ptydeck host was running; started one (pid ${child.pid ?? '?'}, log ${hostLogPath(stateDir)})`);
     } else if (!holder && child && (child.pid === undefined || !isProcessAlive(child.pid))) {
       throw new Error(`the ptydeck host exited at start${child.failure ? ` (${child.failure})` : ''}; see ${hostLogPath(stateDir)}${logTail(stateDir)}`);
     }

@@ -11,7 +11,7 @@ import { EXIT_OK } from '../common/exit-codes.js';
  * the host hands it only to a process outside every session.
  */
 export async function runOpen(io: CliIo): Promise<number> {
-  const { record, started } = await ensureHost({ log: (line) => io.stderr.write(`${line}\n`) });
+  const { record, started } = await ensureHost({ log: (line) => io.stderr.write(`${line}\n`), quietStart: true });
   const style = styleFor(io.stdout);
   const answer = await freshPanelLink();
   io.stdout.write(`${style.bold('ptydeck')} ${started ? 'started' : 'is running'} at ${record.url} (pid ${record.pid})\n`);

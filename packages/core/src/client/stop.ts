@@ -41,17 +41,27 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
   }
   if ('error' in answer) throw new Error(answer.error);
   const gone = await waitForExit(answer.pid, EXIT_WAIT_MS);
-  const chats = answer.chats > 0 ? ` and ${answer.chats} chat(s)` : '';
-  io.stdout.write(`Stopped the ptydeck host (pid ${answer.pid}); ended ${answer.sessions} running session(s)${chats}.${agentsLine(answer.agents)}\n`);
+  io.stdout.write(`${stoppedLine(answer)}\n`);
   if (!gone) io.stderr.write(`ptydeck: the host (pid ${answer.pid}) is still shutting down\n`);
   return EXIT_OK;
+}
+
+/** What a stop ended, in words: "1 running session", "3 running sessions and 2 chats"; then the agents' line. */
+export function stoppedLine(answer: { pid: number; sessions: number; chats: number; agents?: number | undefined }): string {
+  const chats = answer.chats > 0 ? ` and ${counted(answer.chats, 'chat')}` : '';
+  return `Stopped the ptydeck host (pid ${answer.pid}); ended ${counted(answer.sessions, 'running session')}${chats}.${agentsLine(answer.agents)}`;
+}
+
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** How many agents were connected, and that their `ptydeck mcp` wait for the developer (a host that predates the count says nothing). */
 function agentsLine(agents: number | undefined): string {
   if (agents === undefined) return '';
   if (agents === 0) return ' No agent was connected.';
-  return ` ${agents} agent(s) were connected; those through \`ptydeck mcp\` start no new host, and join the one you start with \`ptydeck\`.`;
+  if (agents === 1) return ' 1 agent was connected; its `ptydeck mcp` starts no new host, and joins the one you start with `ptydeck`.';
+  return ` ${agents} agents were connected; their \`ptydeck mcp\` start no new host, and join the one you start with \`ptydeck\`.`;
 }
 
 /**

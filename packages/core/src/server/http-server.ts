@@ -325,7 +325,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       .then((body) => {
         const ticket = parseTicket(body);
         if (ticket === undefined || !tickets.redeem(ticket)) {
-          return json(res, 403, { error: 'This ptydeck link has expired or was already used. Run `ptydeck url` for a new one.' });
+          return json(res, 403, { error: 'This ptydeck link has expired or was already used: each link works once, for 5 minutes.' });
         }
         json(res, 200, { token: panelToken });
       })
