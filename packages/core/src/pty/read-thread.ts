@@ -64,12 +64,12 @@ export interface ReadThreadOptions {
 /** Bytes handed on per turn of the event loop (see receive()). */
 const TURN_BYTES = 256 * 1024;
 /**
- * The thread's young generation: 2 MiB (two 1 MiB semi-spaces). It makes a
- * batch object and a message per 64 KiB read; the buffers are outside the
- * heap. A host started with HOST_NODE_FLAGS gave it the main thread's 2 x
- * 4 MiB (see letWorkersSizeYoungGeneration).
+ * The thread's young generation: two 4 MiB semi-spaces, what HOST_NODE_FLAGS
+ * gave it before workers sized their own (see letWorkersSizeYoungGeneration).
+ * Not smaller: with 2 MiB, figure 5's floods took 15 to 20% longer and typing
+ * during them was slower in every pair measured (the bench README's "Memory").
  */
-const READ_THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } } as const;
+const READ_THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } } as const;
 /** Longest release() waits for the thread to let go of a terminal; only a thread that died takes this long. */
 const RELEASE_WAIT_MS = 2000;
 
