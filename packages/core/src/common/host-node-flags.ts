@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+
 /**
  * Node flags of the host process, given where a client starts it
  * (client/ensure-host.ts; the bench starts its hosts with them too).
@@ -7,11 +9,13 @@
  * scavenges (the frames and events of each chunk; the live heap in a flood is
  * about 20 MiB). Two of 4 MiB took about 25 MiB off the host's peak under
  * figure 5's floods (bench/README.md, "Memory") at the same loop delay. The
- * flag applies to every isolate, so it also sets the screen worker's (whose
- * resourceLimits asked for the same 8 MiB) and the read thread's: 8 MiB
- * semi-spaces cost the worker 8 MiB more and saved less in all, and 2 MiB
- * ones cost more than they saved: what no longer fits is promoted and waits
- * for a full GC.
+ * flag would apply to every isolate, overriding what a worker asks for; the
+ * host clears it once its own isolate is made (letWorkersSizeYoungGeneration),
+ * so the screen worker and the read thread keep their own, smaller young
+ * generations. For all isolates at once, 8 MiB semi-spaces cost the worker
+ * 8 MiB more and saved less in all, and 2 MiB ones cost more than they saved
+ * (when the logs kept every chunk): what no longer fits is promoted and
+ * waits for a full GC.
  *
  * `--heap-growing-percent=10`: after a full GC, V8 lets an isolate's old
  * space grow to up to twice what survived before the next one, and the screen
@@ -23,6 +27,21 @@
  * promoted, the floods took up to twice as long and echo p99 about doubled.
  */
 export const HOST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=10'];
+
+/**
+ * Lets each worker thread started from now on size its young generation by
+ * its own `resourceLimits.maxYoungGenerationSizeMb`. V8 sizes an isolate's
+ * semi-spaces when it makes the isolate, and a `--max-semi-space-size` flag
+ * overrides what the worker asked for: with HOST_NODE_FLAGS the screen worker
+ * and the read thread got the main thread's 2 x 4 MiB, which under figure 5's
+ * flood they filled with garbage (the screen worker's parse) or barely used.
+ * The main isolate keeps what the command line gave it (it was made before
+ * this); the flag is cleared only when the command line set it, so every
+ * worker the host starts names its own size (see the workers' options).
+ */
+export function letWorkersSizeYoungGeneration(execArgv: readonly string[] = process.execArgv): void {
+  if (execArgv.some((flag) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(flag))) v8.setFlagsFromString('--max-semi-space-size=0');
+}
 
 /**
  * The host's allocator settings, put in its environment by whoever starts it

@@ -7,7 +7,7 @@ import type { ScreenService } from '../screen/index.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { acquireHostLock } from '../common/host-lock.js';
-import { shedHostAllocatorEnv } from '../common/host-node-flags.js';
+import { letWorkersSizeYoungGeneration, shedHostAllocatorEnv } from '../common/host-node-flags.js';
 import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
@@ -95,6 +95,8 @@ export interface Host {
 export async function startHost(options: HostOptions = {}): Promise<Host> {
   // Before anything reads the environment: what tuned this process's allocator is not the sessions'.
   shedHostAllocatorEnv();
+  // Before any worker starts: each sizes its own young generation (the screen worker's and the read thread's are small).
+  letWorkersSizeYoungGeneration();
   const log = options.log ?? (() => {});
   const stateDir = options.stateDir ?? resolveStateDir();
   // Throws on a state directory others could write, before anything is taken or written.

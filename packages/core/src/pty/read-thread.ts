@@ -63,6 +63,13 @@ export interface ReadThreadOptions {
 
 /** Bytes handed on per turn of the event loop (see receive()). */
 const TURN_BYTES = 256 * 1024;
+/**
+ * The thread's young generation: two 4 MiB semi-spaces, what HOST_NODE_FLAGS
+ * gave it before workers sized their own (see letWorkersSizeYoungGeneration).
+ * Not smaller: with 2 MiB, figure 5's floods took 15 to 20% longer and typing
+ * during them was slower in every pair measured (the bench README's "Memory").
+ */
+const READ_THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } } as const;
 /** Longest release() waits for the thread to let go of a terminal; only a thread that died takes this long. */
 const RELEASE_WAIT_MS = 2000;
 
@@ -90,7 +97,7 @@ export class ReadThread {
     this.reports = reports.port1;
     const workerData = { ctlBuffer: this.ctl.buffer, commands: commands.port2, reports: reports.port2 };
     const transfer = [commands.port2, reports.port2];
-    this.worker = options.spawn ? options.spawn(workerData, transfer) : new Worker(READ_THREAD_URL, { workerData, transferList: transfer });
+    this.worker = options.spawn ? options.spawn(workerData, transfer) : new Worker(READ_THREAD_URL, { workerData, transferList: transfer, ...READ_THREAD_LIMITS });
     this.reports.on('message', (report: ReadThreadReport) => this.receive(report));
     // Neither the thread nor its ports keep the process alive: sessions do. (After the listener:
     // adding a 'message' listener refs a port again.)

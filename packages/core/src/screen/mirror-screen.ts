@@ -16,11 +16,16 @@ export const MIRROR_SCROLLBACK = 1000;
 
 /**
  * Lines of history the live screens of one thread keep together (see
- * ScrollbackShares): sixteen screens' full scrollback, so up to sixteen live
- * sessions each keep all of MIRROR_SCROLLBACK, and a hundred flooding at
- * once 160 lines each, 21 MiB in all instead of 130 (the bench README's "Memory").
+ * ScrollbackShares): eight screens' full scrollback, so up to eight live
+ * sessions each keep all of MIRROR_SCROLLBACK, the default 32 live sessions
+ * 240 lines each, and a hundred flooding at once 80 each (more than three
+ * screens of 24 rows): 10.5 MiB in all instead of 130 with none shared, or
+ * 21 with sixteen screens' worth. A line costs about 1.35 KiB whatever it
+ * holds, and this history is a rendering of the log, which keeps the bytes
+ * (an agent's reads, a viewer reading from a cursor): only a resync's
+ * restored scrollback is shorter (the bench README's "Memory").
  */
-export const SHARED_SCROLLBACK_LINES = 16 * MIRROR_SCROLLBACK;
+export const SHARED_SCROLLBACK_LINES = 8 * MIRROR_SCROLLBACK;
 
 /**
  * Log cursors inside a write where the screen notes where it stands (the

@@ -20,9 +20,13 @@ const MAX_WORKER_DEATHS = 3;
 /**
  * How the screen worker is started. Its young generation is capped: V8 let
  * it grow to 32 MiB under a flood's parsing, which is mostly short-lived
- * garbage a smaller one collects as well (the bench README's "Memory").
+ * garbage a smaller one collects as well (the bench README's "Memory"). 2 MiB
+ * (two 1 MiB semi-spaces): a parse's garbage lives for one write of 4 KiB,
+ * and what outlives it (a terminal's lines) lives long anyway; 8 MiB held
+ * 5 MiB more at figure 5's peak for the same parsing. A host started with
+ * HOST_NODE_FLAGS lets the worker have it (letWorkersSizeYoungGeneration).
  */
-export const SCREEN_WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } } as const;
+export const SCREEN_WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } } as const;
 
 /**
  * The buffers slices for the worker are read into (see sliceBuffer), by the

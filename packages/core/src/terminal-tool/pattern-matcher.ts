@@ -149,7 +149,7 @@ export class PatternMatcher {
   }
 
   private startWorker(): void {
-    const worker = new Worker(MATCHER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    const worker = new Worker(MATCHER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
     // Matching for a host that is otherwise done must not keep its process alive.
     worker.unref();
     let failure: Error | undefined;

@@ -151,7 +151,7 @@ async function searchNow(
     eval: true,
     workerData: { ...request, sessions },
     transferList: sessions.map((session) => session.bytes.buffer as ArrayBuffer),
-    resourceLimits: { maxOldGenerationSizeMb: 512 },
+    resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8 },
   });
   worker.unref();
   try {
