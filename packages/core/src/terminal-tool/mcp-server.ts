@@ -199,7 +199,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     {
       title: 'List terminals',
       description:
-        'List your terminals: id, title, command, cwd, state (lost: its process went with a stopped ptydeck host; it stays readable until terminal_close), how an exited one ended, unread bytes, and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
+        'List your terminals: id, title, command, cwd, state (lost: its process went with a stopped ptydeck host; it stays readable until terminal_close), how an exited one ended, unread bytes (what terminal_read would return now), and (Linux /proc only; left out elsewhere) the TCP ports their processes listen on and the processes running in the background, detached ones (nohup, setsid, daemons) included.',
       inputSchema: ListInput,
       outputSchema: listResultShape,
       annotations: { readOnlyHint: true, openWorldHint: false },

@@ -69,6 +69,22 @@ export class OutputView {
     return { text: joinAroundOmission(head.text, omitted, tail.text), truncated: true, skipped };
   }
 
+  /**
+   * UTF-8 bytes of the text read(from, to, maxBytes) returns before it is
+   * bounded: what a model told of "unread bytes" gets when it reads, so
+   * prompts, marks and escape sequences that render to nothing count 0. A
+   * range read renders only windows of (past `maxBytes` times
+   * RENDER_WHOLE_FACTOR) is not rendered for a count either: its raw bytes
+   * outside chrome are counted, and a read of it is cut to about maxBytes.
+   */
+  textBytes(from: number, to: number, maxBytes: number): number {
+    if (to <= from) return 0;
+    if (to - from <= maxBytes * RENDER_WHOLE_FACTOR) return Buffer.byteLength(this.render(from, to).text, 'utf8');
+    let outside = to - from;
+    for (const cut of this.chrome.chromeWithin(from, to)) outside -= Math.min(to, cut.end) - Math.max(from, cut.start);
+    return Math.max(0, outside);
+  }
+
   /** Plain text of [from, to) without bounds: for short ranges (prompt tails, progress lines). */
   render(from: number, to: number): { text: string; skipped: number } {
     if (to <= from) return { text: '', skipped: 0 };

@@ -95,7 +95,7 @@ export function listTerminals(
       cwd: session.cwd,
       state,
       ...(info.status === 'exited' ? { process_exit_code: info.exitCode } : {}),
-      unread_bytes: Math.max(0, session.safeEnd - session.cursorOf(caller)),
+      unread_bytes: session.view.textBytes(session.cursorOf(caller), session.safeEnd, DEFAULT_MAX_BYTES),
       created_at: info.createdAt,
       ...(info.sandbox ? { sandbox: info.sandbox.profile } : {}),
       ...processes?.get(session.id),

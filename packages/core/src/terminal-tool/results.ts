@@ -192,7 +192,10 @@ export const listedTerminalSchema = z.object({
   cwd: z.string(),
   state: terminalState,
   process_exit_code: z.number().int().nullable().optional(),
-  unread_bytes: z.number().int().describe('Bytes of output you have not read yet.'),
+  unread_bytes: z
+    .number()
+    .int()
+    .describe('Bytes of text terminal_read (mode "new") would return now: output you have not read yet, without prompts or escape sequences. 0: a read returns nothing.'),
   created_at: z.number().int().describe('Unix time in ms.'),
   sandbox: SandboxProfile.optional().describe('The sandbox profile the terminal runs under (off: none).'),
   ports: z.array(listedPort).optional().describe('TCP ports the terminal\'s processes listen on, detached ones included (Linux only).'),
