@@ -76,10 +76,12 @@ export class OutputView {
    * range read renders only windows of (past `maxBytes` times
    * RENDER_WHOLE_FACTOR) is not rendered for a count either: its raw bytes
    * outside chrome are counted, and a read of it is cut to about maxBytes.
+   * Nor is one longer than `renderBudget`, the raw bytes its caller may still
+   * render (terminal_list's budget over all its sessions).
    */
-  textBytes(from: number, to: number, maxBytes: number): number {
+  textBytes(from: number, to: number, maxBytes: number, renderBudget = Infinity): number {
     if (to <= from) return 0;
-    if (to - from <= maxBytes * RENDER_WHOLE_FACTOR) return Buffer.byteLength(this.render(from, to).text, 'utf8');
+    if (to - from <= Math.min(maxBytes * RENDER_WHOLE_FACTOR, renderBudget)) return Buffer.byteLength(this.render(from, to).text, 'utf8');
     let outside = to - from;
     for (const cut of this.chrome.chromeWithin(from, to)) outside -= Math.min(to, cut.end) - Math.max(from, cut.start);
     return Math.max(0, outside);
