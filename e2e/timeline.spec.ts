@@ -25,7 +25,7 @@ test('the Timeline lists the commands of every session live, in order, and a cli
 
   await expect(rows).toHaveCount(4);
   await expect(rows.locator('.timeline-command')).toHaveText(['echo first', 'ls /nonexistent-e2e', 'echo third', 'echo by-the-developer']);
-  await expect(rows.locator('td:nth-child(2)')).toHaveText([AGENT_NAME, AGENT_NAME, AGENT_NAME, 'you']);
+  await expect(rows.locator('td:nth-child(2)')).toHaveText([`agent ${AGENT_NAME}`, `agent ${AGENT_NAME}`, `agent ${AGENT_NAME}`, 'you']);
   await expect(rows.getByTestId('timeline-exit')).toHaveText(['0', '2', '0', '0']);
   await expect(rows.nth(1)).toHaveClass(/failed/);
 
@@ -107,4 +107,41 @@ test("a closed session's commands stay in the Timeline, marked closed, across a 
     await expect(rows.getByTestId('timeline-replay')).toHaveCount(0);
   }
   await keepScreenshot(page, 'timeline-closed');
+});
+
+test("an agent that names itself as the developer is still shown, and filtered, as an agent", async ({ panel: page, server }) => {
+  await page.getByTestId('toggle-timeline').click();
+  const rows = page.getByTestId('timeline-row');
+  // An MCP client chooses its name: "you" is the Timeline's word for the developer, "developer" the value of its filter.
+  const theirs: string[] = [];
+  for (const name of ['you', 'developer']) {
+    const spoof = await connectAgent(server, name);
+    try {
+      const shell = await spoof.call<Created>('terminal_create', { title: `as-${name}` });
+      theirs.push(shell.id);
+      await spoof.call('terminal_run', { id: shell.id, command: `echo ran-by-${name}` });
+    } finally {
+      await spoof.client.close();
+    }
+  }
+  await expect(rows).toHaveCount(2);
+  await page.getByTestId('new-terminal').click();
+  const own = page.getByRole('tab', { selected: true });
+  for (const id of theirs) await expect(own).not.toHaveAttribute('data-session-id', id);
+  const mine = (await own.getAttribute('data-session-id'))!;
+  await expectScreen(page, mine, /^e2e#/m);
+  await terminalOf(page, mine).click();
+  await page.keyboard.type('echo mine');
+  await page.keyboard.press('Enter');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.locator('.timeline-command')).toHaveText(['echo ran-by-you', 'echo ran-by-developer', 'echo mine']);
+  // Only the developer's row reads "you".
+  await expect(rows.locator('td:nth-child(2)')).toHaveText(['agent you', 'agent developer', 'you']);
+  // "You" lists the developer's line alone; each agent's name lists that agent's.
+  await page.getByTestId('timeline-actor').selectOption({ label: 'You' });
+  await expect(rows.locator('.timeline-command')).toHaveText(['echo mine']);
+  await page.getByTestId('timeline-actor').selectOption({ label: 'developer' });
+  await expect(rows.locator('.timeline-command')).toHaveText(['echo ran-by-developer']);
+  await page.getByTestId('timeline-actor').selectOption({ label: 'Agents' });
+  await expect(rows.locator('.timeline-command')).toHaveText(['echo ran-by-you', 'echo ran-by-developer']);
 });

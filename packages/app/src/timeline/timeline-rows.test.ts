@@ -1,6 +1,6 @@
 import type { CommandRecord } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { actorLabel, durationLabel, filterCommands, fromSnapshot, NO_FILTER, shownText, textError, upsertCommand } from './timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, filterCommands, fromSnapshot, NO_FILTER, shownText, textError, upsertCommand } from './timeline-rows.js';
 
 function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
   return {
@@ -54,7 +54,7 @@ describe('timeline rows', () => {
     ];
     expect(filterCommands(rows, NO_FILTER)).toHaveLength(4);
     expect(filterCommands(rows, { ...NO_FILTER, actor: 'developer' }).map((r) => r.command)).toEqual(['make test']);
-    expect(filterCommands(rows, { ...NO_FILTER, actor: 'codex' }).map((r) => r.id)).toEqual(['s1:4']);
+    expect(filterCommands(rows, { ...NO_FILTER, actor: actorNameFilter('codex') }).map((r) => r.id)).toEqual(['s1:4']);
     expect(filterCommands(rows, { ...NO_FILTER, actor: 'agent' })).toHaveLength(3);
     expect(filterCommands(rows, { ...NO_FILTER, session: 's2' }).map((r) => r.id)).toEqual(['s2:1']);
     expect(filterCommands(rows, { ...NO_FILTER, failedOnly: true }).map((r) => r.id)).toEqual(['s2:1', 's1:4']);
@@ -64,9 +64,19 @@ describe('timeline rows', () => {
     expect(textError('/(/')).toMatch(/not a valid/);
   });
 
+  it("an agent's name never reads, or filters, as the developer", () => {
+    // An MCP client names itself: "you" is the developer's label, "developer" the developer's filter.
+    const rows = [record(1, { actor: { kind: 'agent', name: 'you' } }), record(2, { actor: { kind: 'agent', name: 'developer' } }), record(3, { actor: { kind: 'developer', name: null } })];
+    expect(rows.map(actorLabel)).toEqual(['agent you', 'agent developer', 'you']);
+    expect(actorLabel(record(4, { actor: { kind: 'mixed', name: 'you' } }))).toBe('agent you + you');
+    expect(filterCommands(rows, { ...NO_FILTER, actor: 'developer' }).map((r) => r.id)).toEqual(['s1:3']);
+    expect(filterCommands(rows, { ...NO_FILTER, actor: actorNameFilter('developer') }).map((r) => r.id)).toEqual(['s1:2']);
+  });
+
   it('label actors and durations', () => {
-    expect(actorLabel(record(1))).toBe('claude');
-    expect(actorLabel(record(1, { actor: { kind: 'mixed', name: 'claude' } }))).toBe('claude + you');
+    expect(actorLabel(record(1))).toBe('agent claude');
+    expect(actorLabel(record(1, { actor: { kind: 'mixed', name: 'claude' } }))).toBe('agent claude + you');
+    expect(actorLabel(record(1, { actor: { kind: 'unknown', name: null } }))).toBe('?');
     expect(actorLabel(record(1, { actor: { kind: 'developer', name: null } }))).toBe('you');
     expect([durationLabel(null), durationLabel(340), durationLabel(1200), durationLabel(180_000)]).toEqual(['running', '340 ms', '1.2 s', '3 min']);
   });
@@ -78,6 +88,6 @@ describe('shownText', () => {
     expect(shownText('echo ok #\u202E ~ fr- mr')).toBe('echo ok #\\u202e ~ fr- mr');
     expect(shownText('a\u200bb\u2066c\u0007d\u009be\u2028f')).toBe('a\\u200bb\\u2066c\\u0007d\\u009be\\u2028f');
     expect(shownText('ls -la ~/proj  # día, 日本, 👩‍💻')).toBe('ls -la ~/proj  # día, 日本, 👩‍💻');
-    expect(actorLabel(record(1, { actor: { kind: 'agent', name: '\u202Eedualc' } }))).toBe('\\u202eedualc');
+    expect(actorLabel(record(1, { actor: { kind: 'agent', name: '\u202Eedualc' } }))).toBe('agent \\u202eedualc');
   });
 });

@@ -2,7 +2,7 @@
 import { commandFailed, type CommandRecord } from '@ptydeck/contract';
 
 export interface TimelineFilter {
-  /** 'agent' (any agent), 'developer', 'mixed', an agent's name, or null for all. */
+  /** 'agent' (any agent), 'developer', 'mixed', an agent's name (actorNameFilter), or null for all. */
   actor: string | null;
   session: string | null;
   /** A remote's name, '' for this machine, or null for every host. */
@@ -38,12 +38,26 @@ function order(a: CommandRecord, b: CommandRecord): number {
   return a.startedAt - b.startedAt || a.output.start - b.output.start;
 }
 
-/** Who a row names: the agent's name, "you", or both. */
+/**
+ * Who a row names: "you", or the agent (its name after the word "agent"), or both. An MCP client chooses
+ * its name, so a name alone could be the developer's word: an agent that called itself "you" had rows that
+ * read "you", as the developer's do. Every label but the developer's starts with "agent" or "?", which the
+ * name comes after, however long or blank-looking it is.
+ */
 export function actorLabel(record: CommandRecord): string {
   const name = record.actor.name === null ? null : shownText(record.actor.name);
+  const agent = name === null ? 'agent' : `agent ${name}`;
   if (record.actor.kind === 'developer') return 'you';
-  if (record.actor.kind === 'mixed') return `${name ?? 'agent'} + you`;
-  return name ?? (record.actor.kind === 'unknown' ? '?' : 'agent');
+  if (record.actor.kind === 'mixed') return `${agent} + you`;
+  return record.actor.kind === 'unknown' && name === null ? '?' : agent;
+}
+
+/**
+ * The actor filter's value for an agent's name: apart from the kinds' values ('developer', 'agent',
+ * 'mixed'), so an agent named "developer" is not listed under the developer's filter.
+ */
+export function actorNameFilter(name: string): string {
+  return `name:${name}`;
 }
 
 /**
@@ -75,7 +89,10 @@ export function filterCommands(records: readonly CommandRecord[], filter: Timeli
     if (filter.failedOnly && !commandFailed(record)) return false;
     if (filter.actor !== null) {
       const kind = record.actor.kind;
-      const fits = filter.actor === kind || (filter.actor === 'agent' && (kind === 'agent' || kind === 'unknown') && record.actor.name !== null) || filter.actor === record.actor.name;
+      const fits =
+        filter.actor === kind ||
+        (filter.actor === 'agent' && (kind === 'agent' || kind === 'unknown') && record.actor.name !== null) ||
+        (record.actor.name !== null && filter.actor === actorNameFilter(record.actor.name));
       if (!fits) return false;
     }
     return matcher === null || (matcher !== 'invalid' && matcher(record.command ?? ''));

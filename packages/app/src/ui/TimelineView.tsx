@@ -2,7 +2,7 @@
 import { For, Show } from 'solid-js';
 import { commandDuration, commandFailed } from '@ptydeck/contract';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-import { actorLabel, durationLabel, shownText, textError } from '../timeline/timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, shownText, textError } from '../timeline/timeline-rows.js';
 import { useTimeline } from '../timeline/timeline-context.jsx';
 import { useReplay } from '../replay/replay-context.jsx';
 
@@ -45,7 +45,7 @@ export function TimelineView() {
             <option value="developer">You</option>
             <option value="agent">Agents</option>
             <option value="mixed">Mixed</option>
-            <For each={actors()}>{(name) => <option value={name}>{shownText(name)}</option>}</For>
+            <For each={actors()}>{(name) => <option value={actorNameFilter(name)}>{shownText(name)}</option>}</For>
           </select>
           <select data-testid="timeline-session" aria-label="Session" onChange={(e) => timeline.setFilter({ session: e.currentTarget.value || null })}>
             <option value="">All sessions</option>

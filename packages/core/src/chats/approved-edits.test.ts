@@ -23,7 +23,7 @@ describe('ApprovedEdits', () => {
     const shown = edits.shownOn('t');
     // Added to the card after the question: not part of what was allowed.
     edits.track({ type: 'tool', toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: null, newText: 'A' }, { type: 'diff', path: '/w/b', oldText: null, newText: 'B' }] });
-    edits.allow(shown);
+    edits.allow(shown, 't');
     expect(edits.cardShowing('/w/b')).toBe('t');
     expect(edits.take(write('/w/b', 'B'))).toBe(false);
     expect(edits.take(write('/w/a', 'other'))).toBe(false);
@@ -32,8 +32,20 @@ describe('ApprovedEdits', () => {
     expect(edits.take(write('/w/x/../a', 'A', '/w/a'))).toBe(true);
     expect(edits.take(write('/w/a', 'A'))).toBe(false);
 
-    edits.allow(shown);
+    edits.allow(shown, 't');
     edits.endTurn();
     expect(edits.take(write('/w/a', 'A'))).toBe(false);
+  });
+
+  it('covers only what the card still shows as the developer answers: a card the agent changed while it waited is asked about', () => {
+    const edits = new ApprovedEdits();
+    edits.track({ type: 'tool', toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: null, newText: 'EVIL' }] });
+    const shown = edits.shownOn('t');
+    // The agent's tool update while the question waits: the panel's card now shows another content (and another file).
+    edits.track({ type: 'tool', toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: null, newText: 'fine' }, { type: 'diff', path: '/w/c', oldText: null, newText: 'C' }] });
+    edits.allow(shown, 't');
+    expect(edits.take(write('/w/a', 'EVIL'))).toBe(false);
+    expect(edits.take(write('/w/a', 'fine'))).toBe(false);
+    expect(edits.take(write('/w/c', 'C'))).toBe(false);
   });
 });

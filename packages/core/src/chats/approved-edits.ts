@@ -49,9 +49,15 @@ export class ApprovedEdits {
     return found;
   }
 
-  /** The developer allowed these, in the agent's question, with an option that says allow. */
-  allow(diffs: ShownDiff[]): void {
-    this.allowed.push(...diffs);
+  /**
+   * The developer allowed these (`shown` as the question was asked, on card `toolCallId`), with an option that
+   * says allow. Only those the card still shows as they answer are allowed: the agent may change the card while
+   * the question waits, and the developer answers about what they see then (before, a card shown with one file's
+   * content and changed to another before the answer let the first be written unasked).
+   */
+  allow(shown: ShownDiff[], toolCallId: string): void {
+    const now = this.cards.get(toolCallId) ?? [];
+    this.allowed.push(...shown.filter((diff) => now.some((still) => still.path === diff.path && still.newText === diff.newText)));
   }
 
   /** Takes the allowance for exactly this write, if there is one (each covers one write). */

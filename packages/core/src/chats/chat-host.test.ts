@@ -266,6 +266,31 @@ describe('a chat with the demo agent', () => {
       expect(existsSync(shown)).toBe(false);
     });
 
+    it('asks about what the card showed as the question came when the agent changed the card before the answer', async () => {
+      const file = join(dir, 'script-swapped.txt');
+      const chat = await openChat();
+      onTestFinished(() => host.close(chat.id));
+      const asked: string[] = [];
+      const plan = { show: [{ path: file, text: 'EVIL' }], options: allowOptions, during: [{ path: file, text: 'fine' }], write: [{ path: file, text: 'EVIL' }] };
+      const { from } = await turn(chat, `script ${JSON.stringify(plan)}`, async (start) => {
+        const agentsQuestion = await chat.events.next<Question>(isQuestion, { from: start });
+        // The developer answers once the card shows what the agent changed it to: 'fine'.
+        await chat.events.next(
+          (event) => event.type === 'tool' && event.content?.some((item) => item.type === 'diff' && item.newText === 'fine') === true,
+          { from: chat.events.seen.indexOf(agentsQuestion) },
+        );
+        host.answer(chat.id, agentsQuestion.questionId, 'allow');
+        const next = await chat.events.next((event) => isQuestion(event) || (event.type === 'message' && event.role === 'agent'), { from: chat.events.seen.indexOf(agentsQuestion) + 1 });
+        if (next.type !== 'question') return;
+        asked.push(`${next.title} | ${next.detail}`);
+        host.answer(chat.id, next.questionId, 'reject_once');
+      });
+      const report = JSON.parse(chat.events.agentText(from)) as { selected: string; writes: string[] };
+      expect(report.selected).toBe('allow');
+      expect(asked).toEqual([`Allow the agent to write ${file}? | ${file}`]);
+      expect(existsSync(file)).toBe(false);
+    });
+
     it('asks when the option chosen says one thing in its label and another in its kind', async () => {
       const file = join(dir, 'script-mislabelled.txt');
       const { asked, report } = await scripted(

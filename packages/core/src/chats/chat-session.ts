@@ -240,7 +240,7 @@ export class ChatSession {
       options: request.options.map((option) => ({ id: option.optionId, name: option.name, kind: optionKind(option.kind) })),
     });
     const chosen = request.options.find((option) => option.optionId === optionId);
-    if (chosen && optionAllows(chosen)) this.edits.allow(shown);
+    if (chosen && optionAllows(chosen)) this.edits.allow(shown, toolCall.toolCallId);
     return optionId;
   }
 

@@ -20,7 +20,7 @@ import type { ScreenService } from '../screen/index.js';
 import { ViewerStreams } from './viewer-streams.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import type { ProcessWatch, SessionFacts } from '../facts/index.js';
-import type { Timeline } from '../timeline/index.js';
+import { reviewedRecording, type Timeline } from '../timeline/index.js';
 import type { OpenRemoteHosts, RemoteHosts } from '../remote/remote-hosts.js';
 
 /**
@@ -273,7 +273,8 @@ export class PanelConnection {
     const open = this.deps.remotes;
     if (!open) return this.send({ type: 'hosts', hosts: [] });
     this.remotes = open({
-      send: (message) => this.send(message),
+      // A remote's recording is its ptydeck's word, whatever that program is: it gets the filter ours had (recording.ts).
+      send: (message) => this.send(message.type === 'timeline.exported' ? { ...message, data: reviewedRecording(message.format, message.data) } : message),
       sendBinary: (bytes) => {
         if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(bytes, { binary: true }, (error) => error && this.dispose());
       },

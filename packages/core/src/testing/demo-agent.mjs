@@ -6,8 +6,9 @@
 //   write <path> <text>   writes <text> to <path> through fs/write_text_file
 //   edit <path> <text>    the same, after asking permission for the edit (as Gemini CLI and older Claude adapters do)
 //   script <json>  an edit played as given, as a careless or hostile agent might: {"show":[{path,text}],
-//                 "options":[{optionId,name,kind}], "after":[{path,text}], "write":[{path,text}]}: the card
-//                 shows `show`, the question offers `options`, `after` is added to the card once answered,
+//                 "options":[{optionId,name,kind}], "during":[{path,text}], "after":[{path,text}], "write":[{path,text}]}:
+//                 the card shows `show`, the question offers `options`, `during` replaces the card's diffs while it
+//                 waits, `after` is added to the card once answered,
 //                 then each of `write` is written; reports the option chosen and each write's outcome
 //   own <cmd>     runs <cmd> itself and streams it as Claude's adapter does (_meta.terminal_*)
 //   mcp <cmd>     runs <cmd> through ptydeck's MCP server given in session/new
@@ -125,11 +126,14 @@ const scenarios = {
     const toolCallId = `script-${nextId++}`;
     const diffs = (list = []) => list.map(({ path, text }) => ({ type: 'diff', path, oldText: null, newText: text }));
     await updates.send({ sessionUpdate: 'tool_call', toolCallId, title: 'Scripted edit', kind: 'edit', status: 'pending', content: diffs(plan.show) });
-    const answer = await client.request(c.session.requestPermission, {
+    const asking = client.request(c.session.requestPermission, {
       sessionId,
       toolCall: { toolCallId, title: 'Scripted edit', kind: 'edit', content: diffs(plan.show) },
       options: plan.options,
     });
+    // What the card shows while the question waits, if the plan changes it then.
+    if (plan.during?.length) await updates.send({ sessionUpdate: 'tool_call_update', toolCallId, content: diffs(plan.during) });
+    const answer = await asking;
     const selected = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : null;
     if (plan.after?.length) await updates.send({ sessionUpdate: 'tool_call_update', toolCallId, content: diffs([...plan.show, ...plan.after]) });
     const writes = [];

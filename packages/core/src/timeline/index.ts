@@ -3,5 +3,5 @@ export { Timeline, type PersistedTimeline, type TimelineOptions, type TimelineQu
 export { ChunkTimes, type ChunkTime } from './chunk-times.js';
 export { parsePersistedTimeline } from './persisted.js';
 export { registerHistoryTool, type HistoryToolDeps } from './history-tool.js';
-export { RECORDING_FORMATS, type RecordingFormat } from './recording.js';
+export { RECORDING_FORMATS, reviewedRecording, type RecordingFormat } from './recording.js';
 export { searchOutput, SearchTooCostlyError, type SearchMatch, type SearchSession } from './output-search.js';

@@ -286,3 +286,53 @@ function characterStart(bytes: Uint8Array, offset: number): number {
 function commandOf(info: SessionInfo): string {
   return [info.command, ...info.args].join(' ');
 }
+
+/** The events a recording of ours holds; a recording from elsewhere keeps only these. */
+const RECORDED_CODES = new Set(['o', 'r', 'm', 'x']);
+
+/**
+ * A recording another host made (a remote's, relayed: `timeline.exported`), made to hold no more than one
+ * of ours would. The ptydeck on a remote box is whatever its user put first in its PATH there (a box-side
+ * agent's shell), so its answer is untrusted: before, its `\e]52;c;…\a` reached the file the panel
+ * downloads as it was, and `asciinema cat` or `cat` of that file set the clipboard of the developer's
+ * terminal. The text format is made plain again; an asciicast keeps its header and the lines that are
+ * events of ours, each written as castLine writes it, and leaves out of the output events, read as one
+ * stream (a sequence may be cut across two events), what buildRecording leaves out. A line that is no
+ * such event is dropped.
+ */
+export function reviewedRecording(format: RecordingFormat, data: string): string {
+  if (format === 'text') return renderPlainText(data);
+  const [first, ...rest] = data.split('\n');
+  const header = parseLine(first ?? '');
+  if (header === undefined || typeof header !== 'object' || header === null || Array.isArray(header)) return '';
+  const events: Array<[number, string, string]> = [];
+  for (const line of rest) {
+    const event = parseLine(line);
+    if (!Array.isArray(event) || event.length !== 3) continue;
+    const [at, code, text] = event as unknown[];
+    if (typeof at === 'number' && Number.isFinite(at) && typeof code === 'string' && RECORDED_CODES.has(code) && typeof text === 'string') events.push([at, code, text]);
+  }
+  const outputs = events.filter(([, code]) => code === 'o').map(([, , text]) => Buffer.from(text, 'utf8'));
+  const bytes = Buffer.concat(outputs);
+  const without = outputWithout(bytes, [...privateMarks(bytes), ...clipboardSequences(bytes)].sort((a, b) => a[0] - b[0]));
+  const lines = [castLine(header)];
+  let offset = 0;
+  for (const [at, code, text] of events) {
+    if (code !== 'o') {
+      lines.push(castLine([at, code, text]));
+      continue;
+    }
+    const length = Buffer.byteLength(text, 'utf8');
+    lines.push(castLine([at, code, without(offset, offset + length)]));
+    offset += length;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
