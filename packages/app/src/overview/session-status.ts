@@ -18,7 +18,7 @@ export interface SessionStatus {
  * A session's status for the overview. A live shell is running only while it
  * runs a command: back at its prompt it is idle, whatever its title (the
  * command it was opened for) says. A program whose commands nobody follows
- * (a user's terminal, a shell without marks) is running while its process is.
+ * (a shell without marks: zsh, or a developer's tab with the integration off) is running while its process is.
  */
 export function sessionStatus(session: SessionInfo, offline: boolean): SessionStatus {
   if (session.status === 'exited') return { state: 'exited', label: exitLabel(session), lastExit: null, failed: endedBadly(session) };

@@ -4,7 +4,7 @@ import { printable } from '../common/printable.js';
 /**
  * What `ptydeck ls` says of a session, pure so it is tested without a server.
  * `idle_at_prompt` is known only of a shell whose commands the core follows
- * (an agent's bash with integration); any other running program is
+ * (an agent's bash, or the developer's bash tab, with its marks); any other running program is
  * `running`. `lost`: an earlier host ran it and was killed, crashed or was
  * upgraded; its process is gone and its output is what that host saved.
  */

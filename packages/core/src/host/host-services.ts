@@ -121,6 +121,11 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
   const timeline = new Timeline(service);
   // A resync's screen says where the commands in it are: the panel's gutter marks after a reload.
   const stopMarking = screens.markCommands((id, from, to) => timeline.commandCursors(id, from, to));
+  // The developer's tabs: what the agent tool tells of its shells, their marks tell of these (`ptydeck ls` showed an
+  // idle tab as running, and the overview could not say how its last command ended).
+  const stopTellingTabs = timeline.onShellActivity(({ session, activity }) => {
+    if (service.get(session)?.source === 'user') facts.setShellActivity(session, activity);
+  });
   const chatBindings = options.chats ? new ChatBindings() : undefined;
   const chats = options.chats
     ? new ChatHost({
@@ -148,6 +153,7 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
     processes?.dispose();
     facts.dispose();
     stopMarking();
+    stopTellingTabs();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
     // After the sessions ended, so the store keeps how they ended.

@@ -12,7 +12,7 @@
  * the shell starts (before any prompt), in an unexported variable no program
  * sees: a program printing `\e]633;E;rm -rf /\a` makes no record.
  */
-import type { CommandActor, CommandRecord, SessionId, SessionSource } from '@ptydeck/contract';
+import type { CommandActor, CommandRecord, SessionId, SessionSource, ShellActivity } from '@ptydeck/contract';
 import { signalFromStatus } from './exit-status.js';
 import { parseCommandLineMark } from './command-line-mark.js';
 import { parseShellMark } from '../terminal-tool/index.js';
@@ -45,8 +45,21 @@ export class SessionCommands {
   /** Who wrote input since the last command started: the next one's actor. */
   private readonly typedBy = new Set<SessionSource>();
   private count = 0;
+  /** The newest ended command's exit code (kept apart from the records, which the log's trimming takes). */
+  private lastExitCode: number | null = null;
 
   constructor(private readonly options: SessionCommandsOptions) {}
+
+  /**
+   * What the shell is doing, as its keyed marks say: null until its first
+   * prompt (or for a shell that announces no key), then `running` from a
+   * command's start to its end and `idle` at the prompt, with the exit code
+   * of the newest command that ended.
+   */
+  get activity(): ShellActivity | null {
+    if (!this.promptSeen) return null;
+    return { state: this.running ? 'running' : 'idle', lastExitCode: this.lastExitCode };
+  }
 
   /** The records, oldest first. Lent: copy what you keep. */
   get all(): readonly CommandRecord[] {
@@ -149,6 +162,7 @@ export class SessionCommands {
     const record = this.running;
     if (!record) return null;
     this.running = null;
+    this.lastExitCode = exitCode;
     if (this.lineMark !== null && this.lineMark.end === at) at = this.lineMark.start;
     return this.replace(record, { ...record, status: 'done', endedAt: now, exitCode, signal, output: { start: record.output.start, end: Math.max(at, record.output.start) } });
   }

@@ -7,7 +7,7 @@
  * the exception: its records stay (bounded, oldest first) without output, so
  * closing its shell does not take back what an agent ran.
  */
-import { DisposableStore, Emitter, MAX_CLOSED_TITLE_CHARS, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, Emitter, MAX_CLOSED_TITLE_CHARS, commandFailed, reportError, type CommandRecord, type SessionId, type SessionInfo, type ShellActivity } from '@ptydeck/contract';
 import type { PtyService } from '../pty/types.js';
 import { announcesShellKey } from '../terminal-tool/index.js';
 import { ChunkTimes } from './chunk-times.js';
@@ -70,6 +70,8 @@ interface Followed {
    * none): its records stay that agent's once closed.
    */
   readonly owner: string | null;
+  /** What onShellActivity last told of the session's shell. */
+  activity?: ShellActivity;
   /** Taken back from an earlier host's record on disk. */
   restored: boolean;
 }
@@ -91,6 +93,7 @@ export class Timeline {
   private readonly sessions = new Map<SessionId, Followed>();
   private readonly subscriptions = new DisposableStore();
   private readonly changed = new Emitter<CommandRecord>({ name: 'timeline.command' });
+  private readonly shellChanged = new Emitter<{ session: SessionId; activity: ShellActivity }>({ name: 'timeline.shell' });
   private readonly maxRecords: number;
   private readonly records: boolean;
   private readonly chunkTimes: boolean;
@@ -147,6 +150,14 @@ export class Timeline {
 
   /** A command started or ended; returns the unsubscribe. */
   readonly onCommand = this.changed.on;
+
+  /**
+   * A session's shell, as its keyed marks say, went to its prompt or started
+   * a command line (SessionCommands.activity); returns the unsubscribe. What
+   * the agent tool tells of its own shells, this tells of any, the developer's
+   * tabs included.
+   */
+  readonly onShellActivity = this.shellChanged.on;
 
   /** Commands across sessions, in the order they started. */
   list(query: TimelineQuery = {}): CommandRecord[] {
@@ -339,7 +350,9 @@ export class Timeline {
             try {
               const text = Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8');
               const current = this.sessions.get(info.id);
-              if (current) this.publish(current, current.commands.osc(text, start, end, Date.now()));
+              if (!current) return;
+              this.publish(current, current.commands.osc(text, start, end, Date.now()));
+              this.tellActivity(info.id, current);
             } catch (error) {
               reportError(error, `the timeline could not read a mark of session ${info.id}`);
             }
@@ -362,6 +375,14 @@ export class Timeline {
     followed.resizes.push({ cursor: this.service.scanPosition(info.id).end, time: Date.now(), cols: info.cols, rows: info.rows });
     if (followed.resizes.length > MAX_RESIZES) followed.resizes.shift();
     followed.revision++;
+  }
+
+  private tellActivity(session: SessionId, followed: Followed): void {
+    const activity = followed.commands.activity;
+    const told = followed.activity;
+    if (activity === null || (told && told.state === activity.state && told.lastExitCode === activity.lastExitCode)) return;
+    followed.activity = activity;
+    this.shellChanged.fire({ session, activity });
   }
 
   private publish(followed: Followed, record: CommandRecord | null): void {
