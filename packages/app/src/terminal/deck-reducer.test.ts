@@ -168,6 +168,19 @@ describe('deckReducer: agent sessions', () => {
     expect(state.activeId).toBe('b');
   });
 
+  it("shows a title's direction-changing and invisible characters as escapes, in its tab and in the sessions the overview lists", () => {
+    // A session's title is what its output set (OSC 2): `\u202e` made "exe.txt" of a tab that read otherwise.
+    const a = session('a', { title: 'notes\u202Etxt.exe' });
+    const fromSnapshot = run(snapshot([a]));
+    expect(fromSnapshot.tabs[0]!.title).toBe('notes\\u202etxt.exe');
+    expect(fromSnapshot.sessions[0]!.title).toBe('notes\\u202etxt.exe');
+    const updated = run(snapshot([]), created(session('a')), event({ type: 'pty.updated', info: { ...a, title: 'vim \u2066x\u2069' } }));
+    expect(updated.tabs[0]!.title).toBe('vim \\u2066x\\u2069');
+    expect(updated.sessions[0]!.title).toBe('vim \\u2066x\\u2069');
+    const opened = run(snapshot([]), { type: 'created', requestId: 'r', info: userSession('u', { title: 'a\u200bb' }) });
+    expect(opened.tabs[0]!.title).toBe('a\\u200bb');
+  });
+
   it('adds a tab for an update of a session it never saw created, without stealing focus', () => {
     const state = run(snapshot([]), created(session('a')), event({ type: 'pty.updated', info: session('late') }));
     expect(ids(state)).toEqual(['a', 'late']);

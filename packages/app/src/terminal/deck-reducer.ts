@@ -2,6 +2,7 @@
 // is unit-tested.
 import type { Attention, PtyEvent, SessionInfo } from '@ptydeck/contract';
 import type { DeckAction, DeckState, Tab } from './deck-state.js';
+import { shownText } from '../lib/shown-text.js';
 
 /**
  * Turns protocol events and developer actions into panel state. Pure and
@@ -13,12 +14,21 @@ export function deckReducer(state: DeckState, action: DeckAction): DeckState {
   return next === state ? state : settle(next);
 }
 
+/**
+ * A session as the panel keeps it: its title (what its output set, OSC 2; or a record on disk) with its
+ * direction-changing and invisible characters shown as escapes, so a tab or an overview row reads as it is.
+ */
+function shownInfo(info: SessionInfo): SessionInfo {
+  const title = shownText(info.title);
+  return title === info.title ? info : { ...info, title };
+}
+
 function reduce(state: DeckState, action: DeckAction): DeckState {
   switch (action.type) {
     case 'snapshot':
-      return applySnapshot(state, action);
+      return applySnapshot(state, { ...action, sessions: action.sessions.map(shownInfo) });
     case 'event':
-      return applyEvent(state, action.event);
+      return applyEvent(state, 'info' in action.event ? ({ ...action.event, info: shownInfo(action.event.info) } as PtyEvent) : action.event);
     case 'agent-added':
       // Registered again under the same id: the newer entry replaces the older, in place.
       return state.agents.some((agent) => agent.id === action.agent.id)
@@ -32,11 +42,12 @@ function reduce(state: DeckState, action: DeckAction): DeckState {
       // Open at once so the developer sees the terminal coming, not nothing.
       return { ...state, panelOpen: true, panelHidden: false, pendingCreates: [...state.pendingCreates, action.requestId] };
     case 'created': {
+      const info = shownInfo(action.info);
       // The developer asked for this terminal: it comes to the front, but a panel they hid while it was
       // on its way stays hidden (the tab count says it is there).
       // Its pty.created may have come first and added it as a new tab nobody asked for: it is the developer's, never new.
       const next = { ...state, pendingCreates: without(state.pendingCreates, action.requestId) };
-      const shown = updateTab(addAndActivate(upsertSession(next, action.info), action.info), action.info.id, (tab) => ({ ...tab, unseen: false }));
+      const shown = updateTab(addAndActivate(upsertSession(next, info), info), info.id, (tab) => ({ ...tab, unseen: false }));
       return state.panelHidden ? { ...shown, panelOpen: false, panelHidden: true } : shown;
     }
     case 'create-failed': {

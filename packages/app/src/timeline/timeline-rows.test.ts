@@ -1,6 +1,7 @@
 import type { CommandRecord } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { actorLabel, actorNameFilter, durationLabel, filterCommands, fromSnapshot, NO_FILTER, shownText, textError, upsertCommand } from './timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, filterCommands, fromSnapshot, NO_FILTER, textError, upsertCommand } from './timeline-rows.js';
+import { shownText } from '../lib/shown-text.js';
 
 function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
   return {

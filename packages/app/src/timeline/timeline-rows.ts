@@ -1,5 +1,6 @@
 // The Timeline view's rows: every session's commands, merged as the core reports them, and the developer's filters.
 import { commandFailed, type CommandRecord } from '@ptydeck/contract';
+import { shownText } from '../lib/shown-text.js';
 
 export interface TimelineFilter {
   /** 'agent' (any agent), 'developer', 'mixed', an agent's name (actorNameFilter), or null for all. */
@@ -58,23 +59,6 @@ export function actorLabel(record: CommandRecord): string {
  */
 export function actorNameFilter(name: string): string {
   return `name:${name}`;
-}
-
-/**
- * Controls, the bidirectional marks, overrides and isolates, zero-width spaces and line separators: what a
- * page draws as nothing or uses to reorder the text around it. (The joiners that make emoji and some
- * scripts are left alone.)
- */
-const HIDDEN_IN_A_ROW = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-
-/**
- * A command line, a title or a name as a row shows it: each character of HIDDEN_IN_A_ROW as its `\\u`
- * escape. A command's text is the agent's to choose (and a record an earlier host left on disk says what
- * it likes): with a right-to-left override in it, `echo ok #<RLO> ~ fr- mr` read "echo ok #rm -rf ~",
- * so the row named a command other than the one that ran.
- */
-export function shownText(text: string): string {
-  return text.replace(HIDDEN_IN_A_ROW, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

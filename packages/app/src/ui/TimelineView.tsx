@@ -2,7 +2,8 @@
 import { For, Show } from 'solid-js';
 import { commandDuration, commandFailed } from '@ptydeck/contract';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-import { actorLabel, actorNameFilter, durationLabel, shownText, textError } from '../timeline/timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, textError } from '../timeline/timeline-rows.js';
+import { shownText } from '../lib/shown-text.js';
 import { useTimeline } from '../timeline/timeline-context.jsx';
 import { useReplay } from '../replay/replay-context.jsx';
 
