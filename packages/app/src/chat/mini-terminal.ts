@@ -1,6 +1,6 @@
 // A small read-only terminal for a chat's tool card, so a command an agent runs can be watched where it is
 // mentioned.
-import { Terminal } from '@xterm/xterm';
+import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
 import { boundTerminalCounts, DisposableStore } from '@ptydeck/contract';
 import { TERMINAL_THEME } from '../terminal/terminal-view.js';
 import { TerminalFeed } from '../terminal/terminal-feed.js';
@@ -12,6 +12,30 @@ export interface MiniTerminalOptions {
   maxRows: number;
   /** Parsed output up to `cursor`: this view's share of the server's flow control. */
   onParsed(cursor: number): void;
+  /** Opens an OSC 8 hyperlink of the output: untrusted, so through the panel's safe path, as a tab's are. */
+  onLink(uri: string): void;
+}
+
+/**
+ * The xterm.js options of a card's terminal. Its links go to `onLink`: without a handler xterm.js asks
+ * `confirm()` and calls `window.open` itself, past the checks a tab's links go through (credentials in
+ * the address, schemes other than http and https).
+ */
+export function miniTerminalOptions(options: Pick<MiniTerminalOptions, 'cols' | 'onLink'>): ITerminalOptions & ITerminalInitOnlyOptions {
+  return {
+    cols: options.cols,
+    rows: MIN_ROWS,
+    disableStdin: true,
+    cursorBlink: false,
+    cursorInactiveStyle: 'none',
+    fontFamily: '"JetBrains Mono", "Fira Code", "Cascadia Code", Menlo, "DejaVu Sans Mono", monospace',
+    fontSize: 11.5,
+    lineHeight: 1.1,
+    scrollback: 2_000,
+    theme: TERMINAL_THEME,
+    allowProposedApi: true, // the parser hooks of boundTerminalCounts
+    linkHandler: { activate: (_event, uri) => options.onLink(uri), allowNonHttpProtocols: false },
+  };
 }
 
 /** Fewest rows: a command with one line of output still reads as a terminal. */
@@ -34,19 +58,7 @@ export class MiniTerminal {
   constructor(options: MiniTerminalOptions) {
     this.element = document.createElement('div');
     this.element.className = 'mini-terminal-host';
-    this.terminal = new Terminal({
-      cols: options.cols,
-      rows: MIN_ROWS,
-      disableStdin: true,
-      cursorBlink: false,
-      cursorInactiveStyle: 'none',
-      fontFamily: '"JetBrains Mono", "Fira Code", "Cascadia Code", Menlo, "DejaVu Sans Mono", monospace',
-      fontSize: 11.5,
-      lineHeight: 1.1,
-      scrollback: 2_000,
-      theme: TERMINAL_THEME,
-      allowProposedApi: true, // the parser hooks of boundTerminalCounts
-    });
+    this.terminal = new Terminal(miniTerminalOptions(options));
     this.disposables.add(() => this.terminal.dispose());
     // The command's output chooses these counts: unbounded, one sequence froze the whole page for hours.
     boundTerminalCounts(this.terminal);

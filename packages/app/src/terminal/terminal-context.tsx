@@ -351,6 +351,8 @@ export const { Provider: TerminalProvider, use: useTerminal } = createSimpleCont
       watch(id: string, sink: StreamSink): StreamSubscription {
         return streams.subscribe(id, sink);
       },
+      /** Opens a link from a session's output (an OSC 8 hyperlink in a chat card's terminal) through the safe path. */
+      openLink: (uri: string) => props.openLink(uri),
       /** Sessions' processes and leftovers, and the port chips' action. */
       processes,
       /** The panel socket's chat half, for the chat context: chats share the socket, not the panel's state. */

@@ -28,7 +28,7 @@ export function ToolTerminal(props: { sessionId: string }) {
         mini.setCols(session.cols);
         return;
       }
-      mini = new MiniTerminal({ cols: session.cols, maxRows: MINI_MAX_ROWS, onParsed: (cursor) => subscription?.parsed(cursor) });
+      mini = new MiniTerminal({ cols: session.cols, maxRows: MINI_MAX_ROWS, onParsed: (cursor) => subscription?.parsed(cursor), onLink: terminal.openLink });
       mini.mount(host);
       subscription = terminal.watch(props.sessionId, mini.feed);
     });
