@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
-import { outputPath } from '../persist/store-format.js';
+import { metaPath, outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
 import { PanelSession, readPanelMessage } from '../client/panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
@@ -105,7 +105,7 @@ describe('a host SIGKILLed with sessions', () => {
     expect((await call(other.client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
   });
 
-  it("keeps the agent's read position through three host changes (SIGKILL, `ptydeck stop --force`, SIGKILL): nothing read is unread again", async () => {
+  it("keeps the agent's read position through three host changes (SIGKILL, SIGTERM, SIGKILL): nothing read is unread again", async () => {
     const box = hostSandbox();
     sandboxes.push(box);
     const { client } = await stdioAgent(box, 'reading-agent', { clients });
@@ -128,9 +128,9 @@ describe('a host SIGKILLed with sessions', () => {
     expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toContain('read-MARKER-42');
     expect(await unread()).toEqual([[id, 0]]);
 
+    // A SIGTERM (systemd, a logout) is a stop the developer did not ask for: unlike `ptydeck stop`, it keeps the sessions.
     const host = discoveryOf(box).pid;
-    const stopped = await runCli(box, ['stop', '--force']);
-    expect(stopped.code, stopped.stderr).toBe(0);
+    process.kill(host, 'SIGTERM');
     await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
     // The developer starts ptydeck again. The agent's next call is told of the stop; the one after joins the new host.
     expect((await runCli(box, [])).code).toBe(0);
@@ -140,6 +140,38 @@ describe('a host SIGKILLed with sessions', () => {
     await kill();
     expect(await unread()).toEqual([[id, 0]]);
     expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toBe('');
+  });
+
+  it('keeps nothing after `ptydeck stop --force`: the next host brings back neither the ended sessions nor the exited one, and the store holds none of their files', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client } = await stdioAgent(box, 'stopping-agent', { clients });
+    const ids: string[] = [];
+    for (const line of ['echo one-MARKER-$((1+1)); exec sleep 300', 'echo two-MARKER-$((2+2)); exec sleep 300', 'echo done-MARKER-$((3+3))']) {
+      const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', line] });
+      expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
+      ids.push(String(made.structuredContent!.id));
+    }
+    // The third has exited by then; all three are on disk, as they would be for a kill.
+    await until(() => stored(box, ids[0]!).includes('one-MARKER-2') && stored(box, ids[1]!).includes('two-MARKER-4') && stored(box, ids[2]!).includes('done-MARKER-6'), 'the store wrote the three sessions');
+
+    const host = discoveryOf(box).pid;
+    const stopped = await runCli(box, ['stop', '--force']);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toContain('ended 2 running sessions');
+    await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
+    for (const id of ids) {
+      expect(existsSync(metaPath(sessionStoreDir(box.stateDir), id)), `${id}'s record`).toBe(false);
+      expect(existsSync(outputPath(sessionStoreDir(box.stateDir), id)), `${id}'s output`).toBe(false);
+    }
+
+    expect((await runCli(box, [])).code).toBe(0);
+    const ls = await runCli(box, ['ls', '--json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(JSON.parse(ls.stdout)).toEqual([]);
+    // The agent's next call hears of the stop; the one after joins the new host and finds nothing of its own.
+    expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^ptydeck was stopped/);
+    expect((await call(client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
   });
 
   it('keeps nothing with PTYDECK_PERSIST=0: the next host knows neither the sessions nor their ids', async () => {
