@@ -6,6 +6,7 @@ import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
 import { metaPath, outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
 import { PanelSession, readPanelMessage } from '../client/panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
@@ -147,13 +148,14 @@ describe('a host SIGKILLed with sessions', () => {
     sandboxes.push(box);
     const { client } = await stdioAgent(box, 'stopping-agent', { clients });
     const ids: string[] = [];
-    for (const line of ['echo one-MARKER-$((1+1)); exec sleep 300', 'echo two-MARKER-$((2+2)); exec sleep 300', 'echo done-MARKER-$((3+3))']) {
+    // The second still prints when the stop comes: the store is writing it while its files are removed.
+    for (const line of ['echo one-MARKER-$((1+1)); exec sleep 300', 'while :; do echo two-FLOOD-$((2+2)); done', 'echo done-MARKER-$((3+3))']) {
       const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', line] });
       expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
       ids.push(String(made.structuredContent!.id));
     }
     // The third has exited by then; all three are on disk, as they would be for a kill.
-    await until(() => stored(box, ids[0]!).includes('one-MARKER-2') && stored(box, ids[1]!).includes('two-MARKER-4') && stored(box, ids[2]!).includes('done-MARKER-6'), 'the store wrote the three sessions');
+    await until(() => stored(box, ids[0]!).includes('one-MARKER-2') && stored(box, ids[1]!).includes('two-FLOOD-4') && stored(box, ids[2]!).includes('done-MARKER-6'), 'the store wrote the three sessions');
 
     const host = discoveryOf(box).pid;
     const stopped = await runCli(box, ['stop', '--force']);
@@ -172,6 +174,26 @@ describe('a host SIGKILLed with sessions', () => {
     // The agent's next call hears of the stop; the one after joins the new host and finds nothing of its own.
     expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^ptydeck was stopped/);
     expect((await call(client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
+  });
+
+  it('keeps the exited sessions of an idle host retired for a newer one (an upgrade: POST /stop?ifIdle=1), for the newer host', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client } = await stdioAgent(box, 'upgrading-agent', { clients });
+    const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', 'echo kept-MARKER-$((4+4))'] });
+    const id = String(made.structuredContent!.id);
+    await until(() => stored(box, id).includes('kept-MARKER-8'), 'the store wrote the exited session');
+
+    // What a newer client does to an older host that runs nothing (client/ensure-host.ts), from this process, outside every session.
+    const { url, pid } = discoveryOf(box);
+    const retired = await fetch(new URL(`${STOP_PATH}?ifIdle=1`, url), { method: 'POST' });
+    expect(retired.status).toBe(200);
+    await until(() => !isAlive(pid) && lockedPid(box.stateDir) === undefined, 'the retired host is gone');
+    expect(existsSync(metaPath(sessionStoreDir(box.stateDir), id))).toBe(true);
+
+    expect((await runCli(box, [])).code).toBe(0);
+    const ls = await runCli(box, ['ls', '--json']);
+    expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id, restored: true })]);
   });
 
   it('keeps nothing with PTYDECK_PERSIST=0: the next host knows neither the sessions nor their ids', async () => {
