@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
-import { metaPath, outputPath } from '../persist/store-format.js';
+import { closedCommandsPath, metaPath, outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { PanelSession, readPanelMessage } from '../client/panel-session.js';
@@ -154,18 +154,24 @@ describe('a host SIGKILLed with sessions', () => {
       expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
       ids.push(String(made.structuredContent!.id));
     }
-    // The third has exited by then; all three are on disk, as they would be for a kill.
+    // A shell with ptydeck's marks, where the agent ran a command: what it ran outlives the stop, in the Timeline.
+    const shell = await call(client, 'terminal_create', {});
+    const ran = await call(client, 'terminal_run', { id: String(shell.structuredContent!.id), command: 'echo ran-$((5+5))' });
+    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+    ids.push(String(shell.structuredContent!.id));
+    // The third has exited by then; all are on disk, as they would be for a kill.
     await until(() => stored(box, ids[0]!).includes('one-MARKER-2') && stored(box, ids[1]!).includes('two-FLOOD-4') && stored(box, ids[2]!).includes('done-MARKER-6'), 'the store wrote the three sessions');
 
     const host = discoveryOf(box).pid;
     const stopped = await runCli(box, ['stop', '--force']);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout).toContain('ended 2 running sessions');
+    expect(stopped.stdout).toContain('ended 3 running sessions');
     await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
     for (const id of ids) {
       expect(existsSync(metaPath(sessionStoreDir(box.stateDir), id)), `${id}'s record`).toBe(false);
       expect(existsSync(outputPath(sessionStoreDir(box.stateDir), id)), `${id}'s output`).toBe(false);
     }
+    expect(readFileSync(closedCommandsPath(sessionStoreDir(box.stateDir)), 'utf8')).toContain('echo ran-$((5+5))');
 
     expect((await runCli(box, [])).code).toBe(0);
     const ls = await runCli(box, ['ls', '--json']);
