@@ -4,8 +4,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SessionInfo } from '@ptydeck/contract';
 import { sessionStoreDir } from '../persist/session-store.js';
-import { outputPath } from '../persist/store-format.js';
+import { closedCommandsPath, metaPath, outputPath } from '../persist/store-format.js';
 import { until } from '../testing/poll-until.js';
+import { STOP_PATH } from '../common/stop-protocol.js';
 import { PanelSession, readPanelMessage } from '../client/panel-session.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, lockedPid, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 
@@ -105,7 +106,7 @@ describe('a host SIGKILLed with sessions', () => {
     expect((await call(other.client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
   });
 
-  it("keeps the agent's read position through three host changes (SIGKILL, `ptydeck stop --force`, SIGKILL): nothing read is unread again", async () => {
+  it("keeps the agent's read position through three host changes (SIGKILL, SIGTERM, SIGKILL): nothing read is unread again", async () => {
     const box = hostSandbox();
     sandboxes.push(box);
     const { client } = await stdioAgent(box, 'reading-agent', { clients });
@@ -128,9 +129,9 @@ describe('a host SIGKILLed with sessions', () => {
     expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toContain('read-MARKER-42');
     expect(await unread()).toEqual([[id, 0]]);
 
+    // A SIGTERM (systemd, a logout) is a stop the developer did not ask for: unlike `ptydeck stop`, it keeps the sessions.
     const host = discoveryOf(box).pid;
-    const stopped = await runCli(box, ['stop', '--force']);
-    expect(stopped.code, stopped.stderr).toBe(0);
+    process.kill(host, 'SIGTERM');
     await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
     // The developer starts ptydeck again. The agent's next call is told of the stop; the one after joins the new host.
     expect((await runCli(box, [])).code).toBe(0);
@@ -140,6 +141,65 @@ describe('a host SIGKILLed with sessions', () => {
     await kill();
     expect(await unread()).toEqual([[id, 0]]);
     expect((await call(client, 'terminal_read', { id })).structuredContent!.output).toBe('');
+  });
+
+  it('keeps nothing after `ptydeck stop --force`: the next host brings back neither the ended sessions nor the exited one, and the store holds none of their files', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client } = await stdioAgent(box, 'stopping-agent', { clients });
+    const ids: string[] = [];
+    // The second still prints when the stop comes: the store is writing it while its files are removed.
+    for (const line of ['echo one-MARKER-$((1+1)); exec sleep 300', 'while :; do echo two-FLOOD-$((2+2)); done', 'echo done-MARKER-$((3+3))']) {
+      const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', line] });
+      expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
+      ids.push(String(made.structuredContent!.id));
+    }
+    // A shell with ptydeck's marks, where the agent ran a command: what it ran outlives the stop, in the Timeline.
+    const shell = await call(client, 'terminal_create', {});
+    const ran = await call(client, 'terminal_run', { id: String(shell.structuredContent!.id), command: 'echo ran-$((5+5))' });
+    expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy();
+    ids.push(String(shell.structuredContent!.id));
+    // The third has exited by then; all are on disk, as they would be for a kill.
+    await until(() => stored(box, ids[0]!).includes('one-MARKER-2') && stored(box, ids[1]!).includes('two-FLOOD-4') && stored(box, ids[2]!).includes('done-MARKER-6'), 'the store wrote the three sessions');
+
+    const host = discoveryOf(box).pid;
+    const stopped = await runCli(box, ['stop', '--force']);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toContain('ended 3 running sessions');
+    await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
+    for (const id of ids) {
+      expect(existsSync(metaPath(sessionStoreDir(box.stateDir), id)), `${id}'s record`).toBe(false);
+      expect(existsSync(outputPath(sessionStoreDir(box.stateDir), id)), `${id}'s output`).toBe(false);
+    }
+    expect(readFileSync(closedCommandsPath(sessionStoreDir(box.stateDir)), 'utf8')).toContain('echo ran-$((5+5))');
+
+    expect((await runCli(box, [])).code).toBe(0);
+    const ls = await runCli(box, ['ls', '--json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(JSON.parse(ls.stdout)).toEqual([]);
+    // The agent's next call hears of the stop; the one after joins the new host and finds nothing of its own.
+    expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^ptydeck was stopped/);
+    expect((await call(client, 'terminal_list')).structuredContent!.terminals).toEqual([]);
+  });
+
+  it('keeps the exited sessions of an idle host retired for a newer one (an upgrade: POST /stop?ifIdle=1), for the newer host', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const { client } = await stdioAgent(box, 'upgrading-agent', { clients });
+    const made = await call(client, 'terminal_create', { command: 'bash', args: ['--norc', '--noprofile', '-c', 'echo kept-MARKER-$((4+4))'] });
+    const id = String(made.structuredContent!.id);
+    await until(() => stored(box, id).includes('kept-MARKER-8'), 'the store wrote the exited session');
+
+    // What a newer client does to an older host that runs nothing (client/ensure-host.ts), from this process, outside every session.
+    const { url, pid } = discoveryOf(box);
+    const retired = await fetch(new URL(`${STOP_PATH}?ifIdle=1`, url), { method: 'POST' });
+    expect(retired.status).toBe(200);
+    await until(() => !isAlive(pid) && lockedPid(box.stateDir) === undefined, 'the retired host is gone');
+    expect(existsSync(metaPath(sessionStoreDir(box.stateDir), id))).toBe(true);
+
+    expect((await runCli(box, [])).code).toBe(0);
+    const ls = await runCli(box, ['ls', '--json']);
+    expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id, restored: true })]);
   });
 
   it('keeps nothing with PTYDECK_PERSIST=0: the next host knows neither the sessions nor their ids', async () => {

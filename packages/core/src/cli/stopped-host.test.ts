@@ -66,13 +66,14 @@ describe('a `ptydeck mcp` whose host `ptydeck stop` stopped', () => {
     expect(existsSync(join(box.stateDir, 'server.json'))).toBe(false);
     expect(lockedPid(box.stateDir)).toBeUndefined();
 
-    // The developer starts ptydeck: the next call joins it, where the agent's terminal is its own, ended.
+    // The developer starts ptydeck: the next call joins it, which has no terminal: the developer's stop ended it for good.
     const started = await runCli(box, []);
     expect(started.code, started.stderr).toBe(0);
     const host = discoveryOf(box);
     const listed = await call(client, 'terminal_list');
     expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
-    expect(listed.structuredContent!.terminals).toEqual([expect.objectContaining({ id })]);
+    expect(listed.structuredContent!.terminals).toEqual([]);
+    expect((await call(client, 'terminal_read', { id })).content[0]?.text).toMatch(/^No such terminal/);
     expect(stderr()).toContain(`joined the ptydeck host at ${host.url} (pid ${host.pid}) with a new session`);
     expect(hostsOf(box)).toEqual([host.pid]);
   });
@@ -86,6 +87,9 @@ describe('a `ptydeck mcp` whose host was sent SIGTERM or SIGINT', () => {
       const { client, stderr } = await stdioAgent(box, `${signal}-agent`, { clients });
       const shell = await call(client, 'terminal_create', {});
       expect(shell.isError, JSON.stringify(shell.content)).toBeFalsy();
+      const id = String(shell.structuredContent!.id);
+      // Its record is on disk, as it would be for a kill.
+      await until(() => existsSync(join(box.stateDir, 'sessions', `${id}.json`)), 'the store wrote the terminal');
       const stoppedHost = discoveryOf(box).pid;
 
       process.kill(stoppedHost, signal);
@@ -97,7 +101,10 @@ describe('a `ptydeck mcp` whose host was sent SIGTERM or SIGINT', () => {
       const started = await runCli(box, []);
       expect(started.code, started.stderr).toBe(0);
       const host = discoveryOf(box);
-      expect((await call(client, 'terminal_list')).isError).toBeFalsy();
+      // Unlike `ptydeck stop`, a signal (systemd, a logout) leaves the terminal to the next host, ended.
+      const listed = await call(client, 'terminal_list');
+      expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
+      expect(listed.structuredContent!.terminals).toEqual([expect.objectContaining({ id })]);
       expect(stderr()).toContain(`joined the ptydeck host at ${host.url} (pid ${host.pid}) with a new session`);
     });
   }

@@ -244,7 +244,7 @@ function stoppedMessage(pid: number, joins: boolean): string {
     `ptydeck was stopped (\`ptydeck stop\`, or SIGTERM or SIGINT to its host); run \`ptydeck\` to start it again. ` +
     `The host (pid ${pid}) ended the processes of this session's terminals as it stopped. Stopping it was the developer's decision: ` +
     (joins
-      ? 'this MCP server starts no host by itself, and joins the one the developer starts, where those terminals are listed with their output (unless session persistence is off).'
+      ? 'this MCP server starts no host by itself, and joins the one the developer starts. After `ptydeck stop` those terminals are gone for good; after a signal they are listed there with their output (unless session persistence is off).'
       : 'restart the MCP connection once ptydeck runs again.')
   );
 }

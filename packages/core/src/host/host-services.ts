@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { reportError } from '@ptydeck/contract';
 import type { PtyService, PtyServiceOptions } from '../pty/types.js';
 import { createPtyService } from '../pty/pty-service.js';
 import { createAgentMcpServer, createTerminalTool, type AgentConnection, type TerminalTool } from '../terminal-tool/index.js';
@@ -82,10 +83,12 @@ export interface HostServices {
   closeChats(): Promise<void>;
   /**
    * Ends every session it created and disposes the rest. 'stop' (default): the store then
-   * keeps how they ended. 'abandon' (nothing was served): the store stops recording first
+   * keeps how they ended. 'forget' (`ptydeck stop`): once every one has ended, each is removed
+   * as closing its tab removes it, so the store keeps none (their commands stay in the Timeline
+   * as closed sessions'). 'abandon' (nothing was served): the store stops recording first
    * and keeps what it held, for the next host.
    */
-  dispose(how?: 'stop' | 'abandon'): Promise<void>;
+  dispose(how?: 'stop' | 'forget' | 'abandon'): Promise<void>;
 }
 
 /**
@@ -144,7 +147,7 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
     await chats?.dispose();
   };
   let stopRecording: (() => void) | undefined;
-  const disposeRest = async (how: 'stop' | 'abandon') => {
+  const disposeRest = async (how: 'stop' | 'forget' | 'abandon') => {
     if (how === 'abandon') {
       stopRecording?.();
       stopRecording = undefined;
@@ -156,6 +159,10 @@ export async function buildHostServices(options: HostServicesOptions): Promise<H
     stopTellingTabs();
     if (ownsScreens) screens.dispose();
     if (ownsService) await service.dispose();
+    // Only once every session has ended: a close that never gets here (one outlived the kill, the host's
+    // bound ran out) leaves the store as it was, and the next host shows them lost. Before the flush, so the
+    // store's removals and the closed sessions' command records are on disk when it resolves.
+    if (how === 'forget' && ownsService) await forgetEvery(service);
     // After the sessions ended, so the store keeps how they ended.
     if (stopRecording) {
       await options.sessionStore!.flush();
@@ -229,4 +236,13 @@ function sandboxSettings(stateDir: string, configDir: string): SandboxSettings {
       };
     },
   };
+}
+
+/**
+ * Removes every session of an ended service, as closing its tab would: the session store removes its
+ * files and the timeline keeps its commands as a closed session's (what an agent ran stays in front of
+ * the developer). One that cannot be removed is reported and stays for the next host.
+ */
+async function forgetEvery(service: PtyService): Promise<void> {
+  await Promise.all(service.list().map((session) => service.remove(session.id).catch((error: unknown) => reportError(error, `removing session ${session.id} at the stop failed`))));
 }

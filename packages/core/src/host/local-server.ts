@@ -98,8 +98,12 @@ export interface LocalServer {
   panelUrl(): string;
   /** Tells the agents' `ptydeck mcp` that `ptydeck stop` is stopping the host; answers how many agents were connected. */
   announceStop(): number;
-  /** Stops serving, removes the discovery file and disposes the sessions if it created the service. */
-  close(): Promise<void>;
+  /**
+   * Stops serving, removes the discovery file and disposes the sessions if it created the service.
+   * 'keep' (default): the session store keeps how they ended, for the next host. 'forget' (a
+   * deliberate stop): once every session has ended, they are removed, and the store with them.
+   */
+  close(how?: 'keep' | 'forget'): Promise<void>;
 }
 
 function ensureDir(dir: string): string {
@@ -209,13 +213,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     panelCount: () => started.panelCount(),
     panelUrl: () => started.panelUrl(),
     announceStop: () => started.announceStop(),
-    close: () =>
+    close: (how = 'keep') =>
       (closing ??= (async () => {
         stopFollowingAgents();
         // Agents first: their requests reach the service, and their MCP connections the server.
         await services.closeChats();
         await started.close();
-        await services.dispose();
+        await services.dispose(how === 'forget' ? 'forget' : 'stop');
         developerShell.dispose();
       })()),
   };

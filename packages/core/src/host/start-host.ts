@@ -81,7 +81,12 @@ export interface Host {
    * close()); answers how many agents were connected.
    */
   announceStop(): number;
-  /** Ends every session (bounded), stops serving, flushes and closes the store, releases the lock. */
+  /**
+   * Ends every session (bounded), stops serving, flushes and closes the store, releases the lock.
+   * After `ptydeck stop` (stopRequested), every session is removed from the store once all have
+   * ended, so the next host starts clean; after anything else (a signal, idle, a close that runs out
+   * of time, an older host retired for a newer one) the store keeps them for the next host.
+   */
   close(): Promise<void>;
   diagnostics: HostDiagnostics;
 }
@@ -116,6 +121,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   try {
     store = openStore(stateDir, options, log);
     let requestStop!: (reason: HostStopRequest) => void;
+    // Set by `ptydeck stop` only: the developer ended these sessions, and a clean stop leaves none behind.
+    let forgetSessions = false;
     const stopRequested = new Promise<HostStopRequest>((resolve) => (requestStop = resolve));
     server = await startLocalServer({
       port: options.port,
@@ -134,7 +141,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
         sessions: () => server?.service.list() ?? [],
         chatCount: () => server?.chats.list().length ?? 0,
         announceStop: () => server?.announceStop() ?? 0,
-        onStop: () => requestStop('stop'),
+        onStop: (how) => {
+          forgetSessions = how === 'stop';
+          requestStop('stop');
+        },
       }),
     }).catch((error: NodeJS.ErrnoException) => {
       const where = options.host ?? '127.0.0.1';
@@ -169,7 +179,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
         (closing ??= (async () => {
           stopWatching();
           try {
-            await bounded(live.close(), SHUTDOWN_MS);
+            await bounded(live.close(forgetSessions ? 'forget' : 'keep'), SHUTDOWN_MS);
           } finally {
             opened?.dispose();
             removeEmptyFile();

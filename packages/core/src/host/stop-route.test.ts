@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function serve(verdict: PeerVerdict, sessions: SessionInfo[], chats = 1) {
-  const stops: number[] = [];
+  const stops: string[] = [];
   const announced: number[] = [];
   core = await startTestHttpServer({
     service: idleService,
@@ -31,7 +31,7 @@ async function serve(verdict: PeerVerdict, sessions: SessionInfo[], chats = 1) {
     writeDiscovery: false,
     appDir: '/nonexistent',
     judgePeer: () => verdict,
-    route: stopRoute({ sessions: () => sessions, chatCount: () => chats, announceStop: () => announced.push(Date.now()) && 3, onStop: () => stops.push(Date.now()) }),
+    route: stopRoute({ sessions: () => sessions, chatCount: () => chats, announceStop: () => announced.push(Date.now()) && 3, onStop: (how) => stops.push(how) }),
   });
   const url = core.url;
   const post = async (query = '', headers: Record<string, string> = {}) => {
@@ -65,7 +65,8 @@ describe('POST /stop', () => {
     expect(host.stops).toEqual([]);
     expect(host.announced).toEqual([]);
     expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1, agents: 3 } });
-    expect(host.stops).toHaveLength(1);
+    // The developer's stop: the host leaves no session to the next one.
+    expect(host.stops).toEqual(['stop']);
     // The agents' bridges were told once, before the host goes.
     expect(host.announced).toHaveLength(1);
   });
@@ -73,13 +74,14 @@ describe('POST /stop', () => {
   it('tells no bridge when an idle older host is retired for a newer one: they are to join that one', async () => {
     const host = await serve({ kind: 'outside', pids: [1] }, [], 0);
     expect(await host.post('?ifIdle=1')).toMatchObject({ status: 200, body: { stopping: true, agents: 0 } });
-    expect(host.stops).toHaveLength(1);
+    // Not the developer's stop: the newer host is to bring back what this one kept (an upgrade).
+    expect(host.stops).toEqual(['retire']);
     expect(host.announced).toEqual([]);
   });
 
   it('stops without --force when only the developer\'s sessions run', async () => {
     const host = await serve({ kind: 'outside', pids: [1] }, [session('u1', 'user')]);
     expect(await host.post()).toMatchObject({ status: 200, body: { sessions: 1 } });
-    expect(host.stops).toHaveLength(1);
+    expect(host.stops).toEqual(['stop']);
   });
 });

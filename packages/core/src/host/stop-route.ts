@@ -6,6 +6,9 @@ import type { ServerRoute } from '../server/http-server.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import type { AgentSessionSummary, StopAnswer } from '../common/stop-answer.js';
 
+/** Why /stop ends the host: `ptydeck stop`, or a newer client retiring an older host that runs nothing. */
+export type HostStopKind = 'stop' | 'retire';
+
 export interface StopRouteDeps {
   /** The host's sessions now. */
   sessions(): readonly SessionInfo[];
@@ -16,8 +19,11 @@ export interface StopRouteDeps {
    * answers how many agents were connected.
    */
   announceStop(): number;
-  /** Called once the answer is on its way: ends the host. */
-  onStop(): void;
+  /**
+   * Called once the answer is on its way: ends the host. 'stop' for `ptydeck stop`, the developer's
+   * decision to end every session; 'retire' for an idle older host stopped for a newer one (ifIdle).
+   */
+  onStop(how: HostStopKind): void;
 }
 
 /**
@@ -50,10 +56,11 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
     }
     if (!stopping) {
       stopping = true;
+      const how: HostStopKind = flag(req, 'ifIdle') ? 'retire' : 'stop';
       // Not when an older host is retired for a newer one (ifIdle): its bridges are to join the newer host.
-      agents = flag(req, 'ifIdle') ? 0 : deps.announceStop();
+      agents = how === 'retire' ? 0 : deps.announceStop();
       // After the answer is written: closing the server would cut this very connection.
-      res.once('finish', () => deps.onStop());
+      res.once('finish', () => deps.onStop(how));
     }
     return answer(res, 200, { stopping: true, pid: process.pid, sessions: running.length, chats: deps.chatCount(), agents });
   };
