@@ -133,9 +133,11 @@ describe('a host SIGKILLed with sessions', () => {
     const host = discoveryOf(box).pid;
     process.kill(host, 'SIGTERM');
     await until(() => !isAlive(host) && lockedPid(box.stateDir) === undefined, 'the stopped host is gone');
-    // The developer starts ptydeck again. The agent's next call is told of the stop; the one after joins the new host.
+    // The developer starts ptydeck again. The agent's next call is told the host went; the one after joins the new host.
+    // Told it was stopped, or gone: the stop notice rides the event stream the bridge opens after it rejoined a host,
+    // and under load a SIGTERM can come before that stream is up (stopped-host.test.ts hears it on a settled link).
     expect((await runCli(box, [])).code).toBe(0);
-    expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^ptydeck was stopped \(`ptydeck stop`, or SIGTERM or SIGINT to its host\)/);
+    expect((await call(client, 'terminal_list')).content[0]?.text).toMatch(/^(ptydeck was stopped \(`ptydeck stop`, or SIGTERM or SIGINT to its host\)|The ptydeck host \(pid \d+\) at \S+ is gone)/);
     expect(await unread()).toEqual([[id, 0]]);
 
     await kill();
