@@ -3,7 +3,8 @@ import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { emptyFile } from './empty-file.js';
-import { isWithin, type SandboxPolicy } from './policy.js';
+import type { SandboxPolicy } from './policy.js';
+import { isWithin } from './within.js';
 
 export interface BwrapOptions {
   /** Paths to show read-only whatever the private /tmp hides (the shell integration's rcfile directory). */

@@ -3,6 +3,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { settled, stampOf } from './settled.js';
+import { isWithin } from './within.js';
 
 /** HOME's entries looked at for links, at most: a policy is made at every shell's start. */
 const MAX_HOME_ENTRIES_LOOKED_AT = 5000;
@@ -53,7 +54,7 @@ export function linksAmongDotFiles(home: string, now = Date.now(), writable: rea
       const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
       const path = join(dir, entry.name);
       if (entry.link) links.push(path);
-      else if (depth < 2 && !NOT_LINKED_FROM.has(name) && !writable.some((each) => path === each || path.startsWith(each + sep))) walk(path, name, depth + 1);
+      else if (depth < 2 && !NOT_LINKED_FROM.has(name) && !writable.some((each) => isWithin(path, each))) walk(path, name, depth + 1);
     }
     looked += found.count - counted;
   };

@@ -5,6 +5,7 @@ import { linksAmongDotFiles } from './dot-links.js';
 import { globalHooksPaths, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
+import { isWithin } from './within.js';
 
 /**
  * Secrets hidden from a sandboxed shell unless the configuration says otherwise:
@@ -341,11 +342,6 @@ function projectsIn(entries: readonly Dirent[]): Dirent[] {
 
 function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
   return { ...policy, readOnly: unique([...policy.readOnly, ...more]) };
-}
-
-/** Whether `path` is `dir` or lies beneath it. */
-export function isWithin(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
 /**
