@@ -332,7 +332,25 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const linkedTo = inside(readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name))));
-  return { readOnly: unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]), pinned: [...pinned, ...modulePins] };
+  const allReadOnly = unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]);
+  // A project beside, directly in the workspace, is not pinned: it may be moved aside whole (docs/security.md), and
+  // pinning each of up to 500 would double their binds.
+  const notPinned = new Set([...pinned, ...modulePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
+  const above = unique(allReadOnly.flatMap((path) => directoriesAbove(path, workspace))).filter((dir) => !notPinned.has(dir));
+  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
+}
+
+/**
+ * The directories between `workspace` and `path` in it (both left out), parents first. A read-only file in a
+ * directory that is not a mount point moves with it: a shell moved `config` aside and made `config/git/repo.gitconfig`
+ * (an included file) anew, and the developer's next `git status` ran its `core.fsmonitor`; so with a hooks directory
+ * `core.hooksPath` names (`tools/git-hooks`) and a hook's linked file (`scripts/hooks/x`). Each is bound onto itself,
+ * as `.git` is.
+ */
+function directoriesAbove(path: string, workspace: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = dirname(path); dir !== workspace && isWithin(dir, workspace); dir = dirname(dir)) dirs.unshift(dir);
+  return dirs;
 }
 
 /** The directories directly in a workspace that may be projects of their own (not one of RUN_BY_YOUR_TOOLS). */

@@ -212,6 +212,51 @@ describe.skipIf(!available)('a sandboxed shell in a project whose git hooks are 
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell in a project whose git config or hooks name files deeper in it', () => {
+  it("cannot move aside the directory above a read-only included config, hooks directory or linked hook and put its own in its place, which the developer's next git runs", async () => {
+    const b = box();
+    const project = b.workspace;
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env: gitEnv, encoding: 'utf8' });
+    execFileSync('git', ['init', '-q', project], { env: gitEnv });
+    // Three layouts a project has: a shared config it includes, a hooks directory, a hook linked into the project.
+    mkdirSync(join(project, 'config', 'git'), { recursive: true });
+    writeFileSync(join(project, 'config', 'git', 'repo.gitconfig'), '[user]\n\tname = dev\n');
+    git(project, 'config', '--add', 'include.path', '../config/git/repo.gitconfig');
+    mkdirSync(join(project, 'tools', 'git-hooks'), { recursive: true });
+    writeFileSync(join(project, 'tools', 'git-hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    git(project, 'config', 'core.hooksPath', 'tools/git-hooks');
+    // The hook linked into its project, in a project beside (with core.hooksPath set, git would not look in .git/hooks).
+    const service = join(project, 'service');
+    execFileSync('git', ['init', '-q', service], { env: gitEnv });
+    mkdirSync(join(service, 'scripts', 'hooks'), { recursive: true });
+    writeFileSync(join(service, 'scripts', 'hooks', 'post-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    symlinkSync('../../scripts/hooks/post-commit', join(service, '.git', 'hooks', 'post-commit'));
+    const { client } = await stdioAgent(b, 'aside-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    expect(made.sandbox.readOnly).toContain(join(project, 'config', 'git', 'repo.gitconfig'));
+    // Each layout's move-aside plants a command of its own, so a failure names the layout.
+    const planted = (name: string) => join(b.home, `planted-${name}`);
+    const script = (name: string) => `'#!/bin/sh\\ntouch ${planted(name)}\\n'`;
+    const moves = [
+      `mv config config.aside && mkdir -p config/git && printf '[core]\\n\\tfsmonitor = touch ${planted('include')}\\n' > config/git/repo.gitconfig`,
+      `mv tools tools.aside && mkdir -p tools/git-hooks && printf ${script('hooks-path')} > tools/git-hooks/pre-commit && chmod +x tools/git-hooks/pre-commit`,
+      `cd service && mv scripts scripts.aside && mkdir -p scripts/hooks && printf ${script('linked-hook')} > scripts/hooks/post-commit && chmod +x scripts/hooks/post-commit; cd ..`,
+    ];
+    for (const move of moves) await ok(client, 'terminal_run', { id: made.id, command: `${move}; echo tried` });
+    // The developer's own git, outside: a status and a commit.
+    for (const dir of [project, service]) {
+      git(dir, 'status', '--short');
+      writeFileSync(join(dir, 'file.txt'), 'work\n');
+      git(dir, 'add', 'file.txt');
+      git(dir, 'commit', '-qm', 'work');
+    }
+    expect(['include', 'hooks-path', 'linked-hook'].filter((name) => existsSync(planted(name)))).toEqual([]);
+    // The project stays the agent's to work in: other directories move, and commits inside work.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: 'mkdir -p src/a && mv src src2 && echo y > src2/a/f && git add src2 && git -c user.name=a -c user.email=a@b commit -qm inside && echo committed' })).output).toContain('committed');
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
