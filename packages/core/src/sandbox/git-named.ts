@@ -9,10 +9,13 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
-/** A config is a few hundred bytes; anything past this is not looked at. */
-const MAX_CONFIG_BYTES = 64 * 1024;
-/** Included files followed in depth (each one the workspace holds may include another). */
-const MAX_INCLUDE_DEPTH = 4;
+/**
+ * A config is a few hundred bytes, but git reads all of one, and a repository's `[branch]` sections grow it: with
+ * 64 KiB, an include added after 1200 branches was not followed. Anything past this is not looked at.
+ */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/** Included files followed in depth, as deep as git follows them (its MAX_INCLUDE_DEPTH): with 4, a fifth and deeper stayed writable. */
+const MAX_INCLUDE_DEPTH = 10;
 
 export interface GitConfigNames {
   /** Hooks directories, as the config says them (absolute, `~/`, or relative to the worktree). */
@@ -121,8 +124,9 @@ export function readGitConfig(file: string): GitConfigNames {
   const names: GitConfigNames = { hooksPaths: [], includes: [] };
   if (text === undefined) return names;
   let section = '';
-  for (const rawLine of text.split('\n')) {
-    let line = rawLine.trim();
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    let line = lines[index]!.trim();
     const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
     if (header) {
       // `[includeIf "gitdir:..."]` and the old `[section.sub]` both name their section first.
@@ -133,12 +137,30 @@ export function readGitConfig(file: string): GitConfigNames {
     const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
     if (!entry) continue;
     const key = entry[1]!.toLowerCase();
-    const value = configValue(entry[2]!);
+    // A value that ends in a backslash goes on with the next line (`path = ../con\` then `fig.inc` is ../config.inc to
+    // git): read as one, or the fence would follow a path git never reads and leave the one it does writable.
+    let raw = entry[2]!;
+    while (continues(raw) && index + 1 < lines.length) raw = raw.slice(0, -1) + lines[++index]!.replace(/\r$/, '');
+    const value = configValue(raw);
     if (value === '') continue;
     if (section === 'core' && key === 'hookspath') names.hooksPaths.push(value);
     else if ((section === 'include' || section === 'includeif') && key === 'path') names.includes.push(value);
   }
   return names;
+}
+
+/** Whether a value's text ends in a backslash that escapes the newline: not an escaped one (`\\`), nor in a comment. */
+function continues(raw: string): boolean {
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i]!;
+    if (char === '"') quoted = !quoted;
+    else if (char === '\\') {
+      if (i === raw.length - 1) return true;
+      i++;
+    } else if (!quoted && (char === '#' || char === ';')) return false;
+  }
+  return false;
 }
 
 /** A value as git reads it: quotes joined, `\` escapes undone, a `#` or `;` outside quotes ends it. */

@@ -257,6 +257,25 @@ describe.skipIf(!available)('a sandboxed shell in a project whose git config or 
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell in a project whose git config continues a value on the next line', () => {
+  it("cannot write the included file git reads (`path = ../con\\` then `fig.inc`), whose core.fsmonitor the developer's next git status runs", async () => {
+    const b = box();
+    const project = b.workspace;
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync('git', ['init', '-q', project], { env: gitEnv });
+    writeFileSync(join(project, 'config.inc'), '[user]\n\tname = dev\n');
+    writeFileSync(join(project, '.git', 'config'), `${readFileSync(join(project, '.git', 'config'), 'utf8')}[include]\n\tpath = ../con\\\nfig.inc\n`);
+    expect(execFileSync('git', ['-C', project, 'config', 'user.name'], { env: gitEnv, encoding: 'utf8' }).trim()).toBe('dev');
+    const { client } = await stdioAgent(b, 'continuing-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const planted = join(b.home, 'planted');
+    await ok(client, 'terminal_run', { id: made.id, command: `printf '[core]\\n\\tfsmonitor = touch ${planted}\\n' >> config.inc; echo tried` });
+    execFileSync('git', ['-C', project, 'status', '--short'], { env: gitEnv });
+    expect(existsSync(planted)).toBe(false);
+    expect(readFileSync(join(project, 'config.inc'), 'utf8')).toBe('[user]\n\tname = dev\n');
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
