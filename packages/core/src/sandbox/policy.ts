@@ -85,14 +85,15 @@ export const SANDBOX_CACHES = '.cache/ptydeck-sandbox';
 
 /**
  * What the developer's own tools run, unasked, from a project: git's hooks and config (a commit runs the
- * hooks; the config names an fsmonitor, a pager, an ssh command), direnv's `.envrc` (run on `cd`), an
+ * hooks; the config names an fsmonitor, a pager, an ssh command; `config.worktree` is read as config where
+ * extensions.worktreeConfig is on, as `git sparse-checkout` sets it), direnv's `.envrc` (run on `cd`), an
  * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings, hooks and MCP
  * servers (`.claude`, `.mcp.json`, Cursor's `.cursor/hooks.json` and `mcp.json`, Gemini CLI's
  * `.gemini/settings.json`: each names commands the tool runs). A writable workspace holds them (in itself and in each directory directly in
  * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
  * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
  */
-export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.worktree', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
 
 /**
  * Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start, and
@@ -321,7 +322,9 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
   const named = [
-    ...pinned.flatMap((git) => namedByGitConfig(join(git, 'config'), dirname(git), home)),
+    // .git/config.worktree is read as .git/config is where extensions.worktreeConfig is on (`git sparse-checkout` turns it
+    // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
+    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home))),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
   ];
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).

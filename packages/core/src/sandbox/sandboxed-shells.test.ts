@@ -276,6 +276,40 @@ describe.skipIf(!available)('a sandboxed shell in a project whose git config con
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell in a sparse checkout (extensions.worktreeConfig, .git/config.worktree)', () => {
+  it("cannot write .git/config.worktree, which git reads as it reads .git/config, nor what it includes: the developer's next git status ran a core.fsmonitor written there", async () => {
+    const b = box();
+    const project = b.workspace;
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (...args: string[]) => execFileSync('git', ['-C', project, ...args], { env: gitEnv, encoding: 'utf8' });
+    execFileSync('git', ['init', '-q', project], { env: gitEnv });
+    for (const dir of ['app', 'docs']) {
+      mkdirSync(join(project, dir));
+      writeFileSync(join(project, dir, 'file'), `${dir}\n`);
+    }
+    git('add', '.');
+    git('commit', '-qm', 'two directories');
+    // `git sparse-checkout set` turns extensions.worktreeConfig on and writes its settings in .git/config.worktree.
+    git('sparse-checkout', 'set', 'app');
+    writeFileSync(join(project, 'worktree.inc'), '[user]\n\tname = dev\n');
+    git('config', '--worktree', '--add', 'include.path', '../worktree.inc');
+    const worktreeConfig = join(project, '.git', 'config.worktree');
+    const before = readFileSync(worktreeConfig, 'utf8');
+    const { client } = await stdioAgent(b, 'sparse-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const planted = (name: string) => join(b.home, `planted-${name}`);
+    for (const [file, name] of [['.git/config.worktree', 'worktree'], ['worktree.inc', 'include']]) {
+      await ok(client, 'terminal_run', { id: made.id, command: `printf '[core]\\n\\tfsmonitor = touch ${planted(name)}\\n' >> ${file}; echo tried` });
+    }
+    git('status', '--short');
+    expect(['worktree', 'include'].filter((name) => existsSync(planted(name)))).toEqual([]);
+    expect(readFileSync(worktreeConfig, 'utf8')).toBe(before);
+    expect(readFileSync(join(project, 'worktree.inc'), 'utf8')).toBe('[user]\n\tname = dev\n');
+    // Commits inside still work.
+    expect((await ok(client, 'terminal_run', { id: made.id, command: 'echo y > app/new && git add app/new && git -c user.name=a -c user.email=a@b commit -qm inside && echo committed' })).output).toContain('committed');
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
