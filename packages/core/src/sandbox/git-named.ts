@@ -108,9 +108,19 @@ export function submodulesOf(gitDir: string): Submodules {
   return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [], readOnly: [] } : found;
 }
 
-/** The user's own git config's hooks directories (~/.gitconfig, ~/.config/git/config), as written. */
-export function globalHooksPaths(home: string): string[] {
-  return [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')].flatMap((file) => readGitConfig(file).hooksPaths);
+/**
+ * The hooks directories, as written, of every config file git may read as the user's own or the system's: ~/.gitconfig,
+ * `$XDG_CONFIG_HOME/git/config` (before, only ~/.config/git/config: a developer whose XDG_CONFIG_HOME is elsewhere had
+ * its `core.hooksPath = .githooks` missed, and a sandboxed shell wrote the hook their next commit ran), the files
+ * GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name, and /etc/gitconfig. `env` is the host's, which the developer's shells
+ * share. Read whether or not git would pick each one: a file too many only fences more.
+ */
+export function globalHooksPaths(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const files = [join(home, '.gitconfig'), join(home, '.config', 'git', 'config'), '/etc/gitconfig'];
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && isAbsolute(xdg)) files.push(join(xdg, 'git', 'config'));
+  for (const named of [env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM]) if (named && isAbsolute(named)) files.push(named);
+  return [...new Set(files)].flatMap((file) => readGitConfig(file).hooksPaths);
 }
 
 function expand(path: string, base: string, home: string): string {

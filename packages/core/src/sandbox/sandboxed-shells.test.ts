@@ -310,6 +310,31 @@ describe.skipIf(!available)('a sandboxed shell in a sparse checkout (extensions.
   });
 });
 
+describe.skipIf(!available)("a sandboxed shell where the developer's git config lives at $XDG_CONFIG_HOME/git/config", () => {
+  it('cannot write the hooks directory its core.hooksPath names in the project, which the next commit runs', async () => {
+    const b = box();
+    // The host and the developer's git both see XDG_CONFIG_HOME; git reads $XDG_CONFIG_HOME/git/config as the global config.
+    const configHome = join(b.home, 'xdg');
+    b.env.XDG_CONFIG_HOME = configHome;
+    mkdirSync(join(configHome, 'git'), { recursive: true });
+    writeFileSync(join(configHome, 'git', 'config'), '[core]\n\thooksPath = .githooks\n');
+    const project = b.workspace;
+    const gitEnv = { ...process.env, HOME: b.home, XDG_CONFIG_HOME: configHome, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    execFileSync('git', ['init', '-q', project], { env: gitEnv });
+    mkdirSync(join(project, '.githooks'));
+    writeFileSync(join(project, '.githooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    expect(execFileSync('git', ['-C', project, 'config', 'core.hooksPath'], { env: gitEnv, encoding: 'utf8' }).trim()).toBe('.githooks');
+    const { client } = await stdioAgent(b, 'xdg-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const planted = join(b.home, 'planted');
+    await ok(client, 'terminal_run', { id: made.id, command: `printf '#!/bin/sh\\ntouch ${planted}\\n' > .githooks/pre-commit; echo tried` });
+    writeFileSync(join(project, 'file.txt'), 'work\n');
+    execFileSync('git', ['-C', project, 'add', 'file.txt'], { env: gitEnv });
+    execFileSync('git', ['-C', project, 'commit', '-qm', 'work'], { env: gitEnv });
+    expect(existsSync(planted)).toBe(false);
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
