@@ -298,7 +298,7 @@ describe.skipIf(!available)('a sandboxed shell in a sparse checkout (extensions.
     const { client } = await stdioAgent(b, 'sparse-agent', { clients, cwd: project });
     const made = await ok(client, 'terminal_create', {});
     const planted = (name: string) => join(b.home, `planted-${name}`);
-    for (const [file, name] of [['.git/config.worktree', 'worktree'], ['worktree.inc', 'include']]) {
+    for (const [file, name] of [['.git/config.worktree', 'worktree'], ['worktree.inc', 'include']] as const) {
       await ok(client, 'terminal_run', { id: made.id, command: `printf '[core]\\n\\tfsmonitor = touch ${planted(name)}\\n' >> ${file}; echo tried` });
     }
     git('status', '--short');
