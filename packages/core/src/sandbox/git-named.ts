@@ -31,24 +31,34 @@ export interface GitConfigNames {
  */
 export function namedByGitConfig(config: string, worktree: string, home: string): string[] {
   const found: string[] = [];
-  const seen = new Set<string>();
-  const visit = (file: string, depth: number) => {
-    if (depth > MAX_INCLUDE_DEPTH || seen.has(file)) return;
-    seen.add(file);
-    const names = readGitConfig(file);
+  walkConfigs(config, home, (names) => {
     for (const raw of names.hooksPaths) {
       const hooks = expand(raw, worktree, home);
       found.push(hooks);
       if (basename(hooks) === '_') found.push(dirname(hooks));
     }
-    for (const raw of names.includes) {
-      const included = expand(raw, dirname(file), home);
-      found.push(included);
-      visit(included, depth + 1);
+  }, (included) => found.push(included));
+  return found;
+}
+
+/**
+ * Reads `config` and, in depth, each file it includes: `names` gets what each one says, `included` each included file,
+ * resolved against the directory of the file that includes it.
+ */
+function walkConfigs(config: string, home: string, names: (found: GitConfigNames) => void, included: (file: string) => void): void {
+  const seen = new Set<string>();
+  const visit = (file: string, depth: number) => {
+    if (depth > MAX_INCLUDE_DEPTH || seen.has(file)) return;
+    seen.add(file);
+    const found = readGitConfig(file);
+    names(found);
+    for (const raw of found.includes) {
+      const next = expand(raw, dirname(file), home);
+      included(next);
+      visit(next, depth + 1);
     }
   };
   visit(config, 0);
-  return found;
 }
 
 /** Directories under a repository's `.git/modules` looked at, at most: a policy is made at every shell's start. */
@@ -109,18 +119,34 @@ export function submodulesOf(gitDir: string): Submodules {
 }
 
 /**
- * The hooks directories, as written, of every config file git may read as the user's own or the system's: ~/.gitconfig,
- * `$XDG_CONFIG_HOME/git/config` (before, only ~/.config/git/config: a developer whose XDG_CONFIG_HOME is elsewhere had
- * its `core.hooksPath = .githooks` missed, and a sandboxed shell wrote the hook their next commit ran), the files
- * GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name, and /etc/gitconfig. `env` is the host's, which the developer's shells
- * share. Read whether or not git would pick each one: a file too many only fences more.
+ * Every config file git may read as the user's own or the system's: ~/.gitconfig, `$XDG_CONFIG_HOME/git/config`
+ * (before, only ~/.config/git/config was read: a developer whose XDG_CONFIG_HOME is elsewhere had its `core.hooksPath =
+ * .githooks` missed, and a sandboxed shell wrote the hook their next commit ran), the files GIT_CONFIG_GLOBAL and
+ * GIT_CONFIG_SYSTEM name, and /etc/gitconfig. `env` is the host's, which the developer's shells share. Each is read
+ * whether or not git would pick it: a file too many only fences more.
  */
-export function globalHooksPaths(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+function globalConfigFiles(home: string, env: NodeJS.ProcessEnv): string[] {
   const files = [join(home, '.gitconfig'), join(home, '.config', 'git', 'config'), '/etc/gitconfig'];
   const xdg = env.XDG_CONFIG_HOME;
   if (xdg && isAbsolute(xdg)) files.push(join(xdg, 'git', 'config'));
   for (const named of [env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM]) if (named && isAbsolute(named)) files.push(named);
-  return [...new Set(files)].flatMap((file) => readGitConfig(file).hooksPaths);
+  return [...new Set(files)];
+}
+
+/** The user's own and the system's git configs' hooks directories (globalConfigFiles), as written. */
+export function globalHooksPaths(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  return globalConfigFiles(home, env).flatMap((file) => readGitConfig(file).hooksPaths);
+}
+
+/**
+ * The files the user's own and the system's git configs include, followed in depth: one in a project (`[includeIf
+ * "gitdir:~/work/app/"] path = ~/work/app/.gitconfig.local`) is config git reads there, and a sandboxed shell
+ * appended a `core.fsmonitor` to it that the developer's next `git status` ran.
+ */
+export function globalIncludes(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const found: string[] = [];
+  for (const file of globalConfigFiles(home, env)) walkConfigs(file, home, () => {}, (included) => found.push(included));
+  return found;
 }
 
 function expand(path: string, base: string, home: string): string {

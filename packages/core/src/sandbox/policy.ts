@@ -2,7 +2,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
-import { globalHooksPaths, namedByGitConfig, submodulesOf } from './git-named.js';
+import { globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
 import { isWithin } from './within.js';
@@ -326,6 +326,7 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
     // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
     ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home))),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
+    ...globalIncludes(home),
   ];
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));

@@ -335,6 +335,26 @@ describe.skipIf(!available)("a sandboxed shell where the developer's git config 
   });
 });
 
+describe.skipIf(!available)("a sandboxed shell in a project the developer's ~/.gitconfig includes a file from", () => {
+  it("cannot write that file (`includeIf \"gitdir:PROJECT/\"` path = PROJECT/.gitconfig.local), whose core.fsmonitor the next git status runs", async () => {
+    const b = box();
+    const project = b.workspace;
+    const local = join(project, '.gitconfig.local');
+    writeFileSync(local, '[user]\n\tname = dev\n');
+    writeFileSync(join(b.home, '.gitconfig'), `[includeIf "gitdir:${project}/"]\n\tpath = ${local}\n`);
+    const gitEnv = { ...process.env, HOME: b.home, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync('git', ['init', '-q', project], { env: gitEnv });
+    expect(execFileSync('git', ['-C', project, 'config', 'user.name'], { env: gitEnv, encoding: 'utf8' }).trim()).toBe('dev');
+    const { client } = await stdioAgent(b, 'global-include-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    const planted = join(b.home, 'planted');
+    await ok(client, 'terminal_run', { id: made.id, command: `printf '[core]\\n\\tfsmonitor = touch ${planted}\\n' >> .gitconfig.local; echo tried` });
+    execFileSync('git', ['-C', project, 'status', '--short'], { env: gitEnv });
+    expect(existsSync(planted)).toBe(false);
+    expect(readFileSync(local, 'utf8')).toBe('[user]\n\tname = dev\n');
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
