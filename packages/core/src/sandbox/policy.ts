@@ -100,6 +100,10 @@ export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.work
  * each one found is a bind. A workspace with more is not writable (sandboxPolicy).
  */
 const MAX_PROJECTS_LOOKED_AT = 500;
+/** Links followed in the read-only directories (a hook linked into the project), at most; past it the workspace is read-only. */
+const MAX_FENCED_LINKS = 256;
+/** Directories pinned above read-only paths (directoriesAbove), at most; past it the workspace is read-only. */
+const MAX_PINNED_ABOVE = 256;
 
 export interface PolicyInput {
   profile: Exclude<SandboxProfile, 'off'>;
@@ -335,12 +339,21 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
-  const linkedTo = inside(readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name))));
+  const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
+  // Each link is made real and bound, and each directory above what it leads to pinned, synchronously at a shell's
+  // start: a shell that filled a `.claude` it made with links to paths deep in the workspace would hold the host's
+  // loop, and have the next shell's fence leave some out. Past the cap the workspace is read-only whole instead.
+  if (links.length > MAX_FENCED_LINKS) return { readOnly: [workspace], pinned: [] };
+  const linkedTo = inside(links);
   const allReadOnly = unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]);
   // A project beside, directly in the workspace, is not pinned: it may be moved aside whole (docs/security.md), and
   // pinning each of up to 500 would double their binds.
   const notPinned = new Set([...pinned, ...modulePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
-  const above = unique(allReadOnly.flatMap((path) => directoriesAbove(path, workspace))).filter((dir) => !notPinned.has(dir));
+  const above = new Set<string>();
+  for (const path of allReadOnly) {
+    for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
+    if (above.size > MAX_PINNED_ABOVE) return { readOnly: [workspace], pinned: [] };
+  }
   return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
 }
 

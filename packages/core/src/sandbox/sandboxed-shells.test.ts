@@ -355,6 +355,23 @@ describe.skipIf(!available)("a sandboxed shell in a project the developer's ~/.g
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell that fills a directory the fence keeps read-only with links into the workspace', () => {
+  it("leaves the next shell a read-only workspace rather than a fence that binds each link's target and pins each directory above it", async () => {
+    const b = box();
+    const project = b.workspace;
+    const { client } = await stdioAgent(b, 'linking-agent', { clients, cwd: project });
+    const first = await ok(client, 'terminal_create', {});
+    // .claude did not exist as the first shell started, so it is that shell's to fill: 300 links, each to a file two
+    // directories deep of its own.
+    const fill = 'mkdir .claude && for i in $(seq 300); do mkdir -p d$i/x && touch d$i/x/f && ln -s ../d$i/x/f .claude/l$i; done && echo filled';
+    expect((await ok(client, 'terminal_run', { id: first.id, command: fill, timeout_ms: 120_000 })).output).toContain('filled');
+    const next = await ok(client, 'terminal_create', {});
+    expect(next.sandbox.readOnly).toContain(project);
+    const write = await ok(client, 'terminal_run', { id: next.id, command: 'echo x > new-file' });
+    expect(write.exit_code).not.toBe(0);
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
