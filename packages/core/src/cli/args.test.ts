@@ -23,6 +23,12 @@ describe('parseCommand', () => {
     expect(parseCommand(['serve', '--help'])).toEqual({ kind: 'help', topic: 'serve' });
     expect(parseCommand(['mcp', '-h'])).toEqual({ kind: 'help', topic: 'mcp' });
     expect(parseCommand(['--version'])).toEqual({ kind: 'version' });
+    expect(parseCommand(['-v'])).toEqual({ kind: 'version' });
+  });
+
+  it('refuses arguments after --version rather than drop them', () => {
+    expect(usageErrorOf(['-v', 'extra']).message).toContain("unexpected argument 'extra' after -v");
+    expect(usageErrorOf(['--version', 'ls']).message).toContain("unexpected argument 'ls' after --version");
   });
 
   it('parses serve and mcp options', () => {
