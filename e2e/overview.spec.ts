@@ -48,3 +48,11 @@ test("a shell's processes toggle reads as a control that shows and hides the lis
   await expect(toggle).toHaveText('▸ Show processes');
   await expect(row.getByTestId('process-list')).toHaveCount(0);
 });
+
+test("the overview's Connect an agent has a snippet for each agent the README lists", async ({ panel: page }) => {
+  // The README's table: Claude Code, Codex, Cursor, opencode, Zed; it says the overview shows the same snippets.
+  await expect(page.getByTestId('connect-snippet')).toHaveCount(5);
+  const zed = page.locator('[data-testid="connect-snippet"][data-agent-kind="zed"]');
+  await expect(zed).toContainText('settings.json');
+  await expect(zed).toContainText('"context_servers"');
+});
