@@ -40,7 +40,8 @@ export function parseCommand(argv: string[]): Command {
   const [first, ...rest] = argv;
   if (first === undefined) return { kind: 'open' };
   if (first === '-h' || first === '--help' || first === 'help') {
-    if (first === 'help' && rest[0] !== undefined) return helpFor(rest[0]);
+    // `ptydeck --help stop` as `ptydeck help stop`: the command's help, not the root's with the word dropped.
+    if (rest[0] !== undefined) return helpFor(rest[0]);
     return { kind: 'help', topic: 'root' };
   }
   if (first === '-v' || first === '--version') {
