@@ -58,6 +58,8 @@ test('an agent session opens the panel live, takes the developer\'s typing, and 
   await expect(tab).toHaveAttribute('data-status', 'exited');
   await expect(tab.getByTestId('tab-exit-code')).toHaveAttribute('data-exit-code', '3');
   await expect(tab.getByTestId('tab-exit-code')).toHaveText('exit 3');
+  // While it lingers, its banner no longer says the agent sees what is typed: nothing reads it.
+  await expect(page.getByTestId('agent-banner')).toHaveText(`${AGENT_NAME}'s shell has exited: what you type goes nowhere.`);
   await expect(tab).toHaveCount(0, { timeout: 15_000 });
   await expect(panelRegion(page)).toBeHidden();
 });

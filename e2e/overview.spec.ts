@@ -32,3 +32,27 @@ test("an agent's shell at its prompt reads as idle with its last command's exit 
   await agent.call<Run>('terminal_run', { id: first.id, command: 'true' });
   await expect(status).toHaveText('idle · last exit 0');
 });
+
+test("a shell's processes toggle reads as a control that shows and hides the list", async ({ panel: page, agent }) => {
+  const run = await agent.call<Run>('terminal_run', { command: 'sleep 300 &' });
+  const row = page.locator(`[data-testid="agent"] [data-testid="overview-session"][data-session-id="${run.id}"]`);
+  const toggle = row.getByTestId('processes-toggle');
+  // Not a bare "processes", which sat under the shell's title like a stray label.
+  await expect(toggle).toHaveText('▸ Show processes');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await toggle.click();
+  await expect(toggle).toHaveText('▾ Hide processes');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await expect(row.getByTestId('process').filter({ hasText: 'sleep 300' })).toHaveCount(1);
+  await toggle.click();
+  await expect(toggle).toHaveText('▸ Show processes');
+  await expect(row.getByTestId('process-list')).toHaveCount(0);
+});
+
+test("the overview's Connect an agent has a snippet for each agent the README lists", async ({ panel: page }) => {
+  // The README's table: Claude Code, Codex, Cursor, opencode, Zed; it says the overview shows the same snippets.
+  await expect(page.getByTestId('connect-snippet')).toHaveCount(5);
+  const zed = page.locator('[data-testid="connect-snippet"][data-agent-kind="zed"]');
+  await expect(zed).toContainText('settings.json');
+  await expect(zed).toContainText('"context_servers"');
+});

@@ -145,3 +145,26 @@ test("an agent that names itself as the developer is still shown, and filtered, 
   await page.getByTestId('timeline-actor').selectOption({ label: 'Agents' });
   await expect(rows.locator('.timeline-command')).toHaveText(['echo ran-by-you', 'echo ran-by-developer']);
 });
+
+test("two agents of the same name, each with a shell of the same title, have rows and filter entries told apart by id", async ({ panel: page, server }) => {
+  await page.getByTestId('toggle-timeline').click();
+  const rows = page.getByTestId('timeline-row');
+  const ids: string[] = [];
+  const agents = [await connectAgent(server, 'claude-code'), await connectAgent(server, 'claude-code')];
+  try {
+    for (const [n, twin] of agents.entries()) {
+      const shell = await twin.call<Created>('terminal_create', { title: 'build' });
+      ids.push(shell.id);
+      await twin.call('terminal_run', { id: shell.id, command: `echo twin-${n}` });
+    }
+    await expect(rows).toHaveCount(2);
+    // The name and the title are the agents' own choice and alike; the session id, as `ptydeck ls` shows it, is not.
+    const labels = ids.map((id) => `build · ${id.slice(0, 8)}`);
+    await expect(rows.getByTestId('timeline-session-cell')).toHaveText(labels);
+    await expect(page.getByTestId('timeline-session').locator('option')).toHaveText(['All sessions', ...labels]);
+    await page.getByTestId('timeline-session').selectOption({ label: labels[1]! });
+    await expect(rows.locator('.timeline-command')).toHaveText(['echo twin-1']);
+  } finally {
+    for (const twin of agents) await twin.client.close();
+  }
+});

@@ -5,13 +5,14 @@ const launch = { command: 'node', args: ["/home/dev/my tools/ptydeck/packages/co
 const byId = (id: string) => agentSetups(launch).find((setup) => setup.id === id)!.snippet;
 
 describe('agentSetups', () => {
-  it('covers the four agents once each', () => {
-    expect(agentSetups().map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'cursor', 'opencode']);
+  it("covers the README's five agents once each", () => {
+    expect(agentSetups().map((setup) => setup.id)).toEqual(['claude-code', 'codex', 'cursor', 'opencode', 'zed']);
   });
 
   it('has JSON snippets that parse and run the launcher the server named', () => {
     expect(JSON.parse(byId('cursor')).mcpServers.ptydeck).toEqual({ command: 'node', args: launch.args });
     expect(JSON.parse(byId('opencode')).mcp.ptydeck).toEqual({ type: 'local', command: ['node', ...launch.args] });
+    expect(JSON.parse(byId('zed')).context_servers.ptydeck).toEqual({ command: 'node', args: launch.args });
   });
 
   it('quotes a path with spaces for the shell and escapes it for TOML', () => {

@@ -3,7 +3,7 @@ import type { McpLaunch } from '@ptydeck/contract';
 
 /** How to connect each supported agent to ptydeck's stdio MCP server. */
 export interface AgentSetup {
-  id: 'claude-code' | 'codex' | 'cursor' | 'opencode';
+  id: 'claude-code' | 'codex' | 'cursor' | 'opencode' | 'zed';
   name: string;
   /** Where the snippet goes, shown above it. */
   where: string;
@@ -19,7 +19,7 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Builds the four snippets for a launch command; TOML basic strings share JSON's escapes for paths. */
+/** Builds the snippets (the README's table lists the same agents) for a launch command; TOML basic strings share JSON's escapes for paths. */
 export function agentSetups(launch: McpLaunch = DEFAULT_MCP_LAUNCH): AgentSetup[] {
   const argv = [launch.command, ...launch.args];
   const json = (value: unknown) => JSON.stringify(value);
@@ -51,6 +51,13 @@ export function agentSetups(launch: McpLaunch = DEFAULT_MCP_LAUNCH): AgentSetup[
       where: 'opencode.json',
       language: 'json',
       snippet: JSON.stringify({ mcp: { ptydeck: { type: 'local', command: argv } } }, null, 2),
+    },
+    {
+      id: 'zed',
+      name: 'Zed',
+      where: 'settings.json',
+      language: 'json',
+      snippet: JSON.stringify({ context_servers: { ptydeck: { command: launch.command, args: launch.args } } }, null, 2),
     },
   ];
 }

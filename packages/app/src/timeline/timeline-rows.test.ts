@@ -1,6 +1,6 @@
 import type { CommandRecord } from '@ptydeck/contract';
 import { describe, expect, it } from 'vitest';
-import { actorLabel, actorNameFilter, durationLabel, filterCommands, fromSnapshot, NO_FILTER, textError, upsertCommand } from './timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, filterCommands, fromSnapshot, NO_FILTER, sessionLabels, textError, upsertCommand } from './timeline-rows.js';
 import { shownText } from '../lib/shown-text.js';
 
 function record(n: number, over: Partial<CommandRecord> = {}): CommandRecord {
@@ -90,5 +90,13 @@ describe('shownText', () => {
     expect(shownText('a\u200bb\u2066c\u0007d\u009be\u2028f')).toBe('a\\u200bb\\u2066c\\u0007d\\u009be\\u2028f');
     expect(shownText('ls -la ~/proj  # día, 日本, 👩‍💻')).toBe('ls -la ~/proj  # día, 日本, 👩‍💻');
     expect(actorLabel(record(1, { actor: { kind: 'agent', name: '\u202Eedualc' } }))).toBe('agent \\u202eedualc');
+  });
+});
+
+describe('sessionLabels', () => {
+  it('adds the id to a title only where another session has the same one', () => {
+    const titles: Record<string, string> = { 'aaaaaaaa-1': 'build', 'bbbbbbbb-2': 'build', 'cccccccc-3': 'tests' };
+    const labels = sessionLabels(Object.keys(titles), (id) => titles[id]!);
+    expect([...labels.values()]).toEqual(['build · aaaaaaaa', 'build · bbbbbbbb', 'tests']);
   });
 });

@@ -54,6 +54,18 @@ export function actorLabel(record: CommandRecord): string {
 }
 
 /**
+ * Each session's label in the Timeline: its title, and where another listed session has the same title
+ * (two agents named alike, each with its "build"), the title and the id's first 8 characters, as `ptydeck ls`
+ * and `ptydeck attach` name it; so neither the rows nor the session filter show two alike.
+ */
+export function sessionLabels(ids: readonly string[], titleOf: (id: string) => string): Map<string, string> {
+  const titles = new Map(ids.map((id) => [id, titleOf(id)] as const));
+  const uses = new Map<string, number>();
+  for (const title of titles.values()) uses.set(title, (uses.get(title) ?? 0) + 1);
+  return new Map([...titles].map(([id, title]) => [id, uses.get(title)! > 1 ? `${title} · ${id.slice(0, 8)}` : title]));
+}
+
+/**
  * The actor filter's value for an agent's name: apart from the kinds' values ('developer', 'agent',
  * 'mixed'), so an agent named "developer" is not listed under the developer's filter.
  */

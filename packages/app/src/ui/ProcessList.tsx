@@ -50,7 +50,8 @@ export function SessionProcesses(props: { sessionId: string }) {
         disabled={terminal.offline()}
         onClick={() => terminal.processes.toggle(props.sessionId)}
       >
-        processes
+        {/* A verb and a caret: a bare dim "processes" read as a stray label, not as something to click. */}
+        {shown() === undefined ? '▸ Show processes' : '▾ Hide processes'}
       </button>
       <Show when={shown()}>
         {(entry) => (

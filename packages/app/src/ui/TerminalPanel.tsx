@@ -184,7 +184,10 @@ function TabBanner(props: { tab: Tab }) {
       </Match>
       <Match when={paneBanner(props.tab) === 'agent'}>
         <div class="pane-banner" data-testid="agent-banner">
-          <strong>{owner()}</strong>'s shell: the agent sees what you type here.
+          {/* While it lingers after its exit, nothing reads keys: "the agent sees what you type" would be untrue. */}
+          <Show when={props.tab.status === 'running'} fallback={<><strong>{owner()}</strong>'s shell has exited: what you type goes nowhere.</>}>
+            <strong>{owner()}</strong>'s shell: the agent sees what you type here.
+          </Show>
         </div>
       </Match>
     </Switch>

@@ -1,8 +1,8 @@
 // The Timeline view: one row per command across every session, filters, a click shows the command's tab.
-import { For, Show } from 'solid-js';
+import { createMemo, For, Show } from 'solid-js';
 import { commandDuration, commandFailed } from '@ptydeck/contract';
 import { useTerminal } from '../terminal/terminal-context.jsx';
-import { actorLabel, actorNameFilter, durationLabel, textError } from '../timeline/timeline-rows.js';
+import { actorLabel, actorNameFilter, durationLabel, sessionLabels, textError } from '../timeline/timeline-rows.js';
 import { shownText } from '../lib/shown-text.js';
 import { useTimeline } from '../timeline/timeline-context.jsx';
 import { useReplay } from '../replay/replay-context.jsx';
@@ -37,6 +37,9 @@ export function TimelineView() {
   // A closed session is in no tab: its records carry the title it had.
   const closedTitles = () => new Map(timeline.state.commands.flatMap((record) => (record.closed ? [[record.session, record.closed.title] as const] : [])));
   const titleOf = (id: string) => shownText(terminal.state.sessions.find((session) => session.id === id)?.title ?? closedTitles().get(id) ?? id.slice(0, 8));
+  // Once per change of the records or the tabs, not once per row.
+  const labels = createMemo(() => sessionLabels(sessions(), titleOf));
+  const labelOf = (id: string) => labels().get(id) ?? titleOf(id);
   return (
     <Show when={timeline.state.open}>
       <section class="timeline" data-testid="timeline" aria-label="Timeline">
@@ -50,7 +53,7 @@ export function TimelineView() {
           </select>
           <select data-testid="timeline-session" aria-label="Session" onChange={(e) => timeline.setFilter({ session: e.currentTarget.value || null })}>
             <option value="">All sessions</option>
-            <For each={sessions()}>{(id) => <option value={id}>{titleOf(id)}</option>}</For>
+            <For each={sessions()}>{(id) => <option value={id}>{labelOf(id)}</option>}</For>
           </select>
           <Show when={remoteHosts().length > 0}>
             <select data-testid="timeline-host" aria-label="Host" onChange={(e) => timeline.setFilter({ host: e.currentTarget.value === '*' ? null : e.currentTarget.value })}>
@@ -96,8 +99,8 @@ export function TimelineView() {
                   <Show when={remoteHosts().length > 0}>
                     <td data-testid="timeline-host-cell">{record.host ?? 'this machine'}</td>
                   </Show>
-                  <td>
-                    {titleOf(record.session)}
+                  <td data-testid="timeline-session-cell">
+                    {labelOf(record.session)}
                     <Show when={record.closed}>
                       {' '}<span class="exit-code closed" data-testid="timeline-closed">closed</span>
                     </Show>

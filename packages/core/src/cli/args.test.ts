@@ -23,6 +23,18 @@ describe('parseCommand', () => {
     expect(parseCommand(['serve', '--help'])).toEqual({ kind: 'help', topic: 'serve' });
     expect(parseCommand(['mcp', '-h'])).toEqual({ kind: 'help', topic: 'mcp' });
     expect(parseCommand(['--version'])).toEqual({ kind: 'version' });
+    expect(parseCommand(['-v'])).toEqual({ kind: 'version' });
+  });
+
+  it('gives the named command\'s help after --help or -h, as after help', () => {
+    expect(parseCommand(['--help', 'stop'])).toEqual({ kind: 'help', topic: 'stop' });
+    expect(parseCommand(['-h', 'remote'])).toEqual({ kind: 'help', topic: 'remote' });
+    expect(usageErrorOf(['-h', 'nope']).message).toContain("no help for 'nope'");
+  });
+
+  it('refuses arguments after --version rather than drop them', () => {
+    expect(usageErrorOf(['-v', 'extra']).message).toContain("unexpected argument 'extra' after -v");
+    expect(usageErrorOf(['--version', 'ls']).message).toContain("unexpected argument 'ls' after --version");
   });
 
   it('parses serve and mcp options', () => {

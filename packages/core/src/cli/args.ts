@@ -40,10 +40,15 @@ export function parseCommand(argv: string[]): Command {
   const [first, ...rest] = argv;
   if (first === undefined) return { kind: 'open' };
   if (first === '-h' || first === '--help' || first === 'help') {
-    if (first === 'help' && rest[0] !== undefined) return helpFor(rest[0]);
+    // `ptydeck --help stop` as `ptydeck help stop`: the command's help, not the root's with the word dropped.
+    if (rest[0] !== undefined) return helpFor(rest[0]);
     return { kind: 'help', topic: 'root' };
   }
-  if (first === '-v' || first === '--version') return { kind: 'version' };
+  if (first === '-v' || first === '--version') {
+    // Anything after it is a mistake (`ptydeck -v ls`): say so rather than print the version and drop it.
+    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}' after ${first}`, 'ptydeck', ROOT_USAGE);
+    return { kind: 'version' };
+  }
   if (first === 'serve') return parseServe(rest, 'serve', SERVE_USAGE);
   if (first === 'host') return parseServe(rest, 'host', HOST_USAGE);
   if (first === 'mcp') return parseMcp(rest);

@@ -22,10 +22,14 @@ const BACKOFF_MAX_MS = 5000;
 export async function runRemoteCommand(command: Exclude<RemoteCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
   const configDir = resolveConfigDir();
   switch (command.kind) {
-    case 'remote-add':
+    case 'remote-add': {
+      // Adding a name that exists replaces its destination: say so, or the old one is gone without a word.
+      const before = readRemotes(configDir).find((remote) => remote.name === command.name)?.destination;
       addRemote(configDir, { name: command.name, destination: command.destination });
-      io.stdout.write(`remote '${command.name}' is ${command.destination}; try \`ptydeck ls --remote ${command.name}\`\n`);
+      const was = before !== undefined && before !== command.destination ? ` (it was ${before})` : '';
+      io.stdout.write(`remote '${command.name}' is ${command.destination}${was}; try \`ptydeck ls --remote ${command.name}\`\n`);
       return EXIT_OK;
+    }
     case 'remote-ls': {
       const remotes = readRemotes(configDir);
       if (command.json) io.stdout.write(`${JSON.stringify(remotes.map((r) => ({ name: r.name, destination: r.destination })))}\n`);

@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { printable } from '../common/printable.js';
 import { requestJson } from './host-request.js';
 import { EXIT_FAILURE, EXIT_OK } from '../common/exit-codes.js';
+import { counted } from '../common/counted.js';
 
 /** The host's own bound on ending its sessions (8 s) plus a margin. */
 const EXIT_WAIT_MS = 12_000;
@@ -50,10 +51,6 @@ export async function runStop(command: { force: boolean }, io: CliIo, stateDir: 
 export function stoppedLine(answer: { pid: number; sessions: number; chats: number; agents?: number | undefined }): string {
   const chats = answer.chats > 0 ? ` and ${counted(answer.chats, 'chat')}` : '';
   return `Stopped the ptydeck host (pid ${answer.pid}); ended ${counted(answer.sessions, 'running session')}${chats}.${agentsLine(answer.agents)}`;
-}
-
-function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** How many agents were connected, and that their `ptydeck mcp` wait for the developer (a host that predates the count says nothing). */

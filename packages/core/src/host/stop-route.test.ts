@@ -57,11 +57,11 @@ describe('POST /stop', () => {
     const host = await serve({ kind: 'outside', pids: [1] }, sessions);
     expect(await host.post()).toEqual({
       status: 409,
-      body: { error: expect.stringContaining('1 agent session(s) are running'), agentSessions: [{ id: 'a1', ownerName: 'claude-code', command: 'sleep' }] },
+      body: { error: '1 agent session running; stop with --force to end them too', agentSessions: [{ id: 'a1', ownerName: 'claude-code', command: 'sleep' }] },
     });
     expect(host.stops).toEqual([]);
     // How a newer client retires an older host: only when nothing runs in it.
-    expect(await host.post('?ifIdle=1&force=1')).toEqual({ status: 409, body: { error: 'not idle: 2 running session(s), 1 chat(s)' } });
+    expect(await host.post('?ifIdle=1&force=1')).toEqual({ status: 409, body: { error: 'not idle: 2 running sessions, 1 chat' } });
     expect(host.stops).toEqual([]);
     expect(host.announced).toEqual([]);
     expect(await host.post('?force=1')).toEqual({ status: 200, body: { stopping: true, pid: process.pid, sessions: 2, chats: 1, agents: 3 } });

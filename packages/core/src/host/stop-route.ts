@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInfo } from '@ptydeck/contract';
 import type { ServerRoute } from '../server/http-server.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
+import { counted } from '../common/counted.js';
 import type { AgentSessionSummary, StopAnswer } from '../common/stop-answer.js';
 
 /** Why /stop ends the host: `ptydeck stop`, or a newer client retiring an older host that runs nothing. */
@@ -46,13 +47,13 @@ export function stopRoute(deps: StopRouteDeps): ServerRoute {
     }
     const running = deps.sessions().filter((session) => session.status === 'running');
     if (flag(req, 'ifIdle') && (running.length > 0 || deps.chatCount() > 0)) {
-      return answer(res, 409, { error: `not idle: ${running.length} running session(s), ${deps.chatCount()} chat(s)` });
+      return answer(res, 409, { error: `not idle: ${counted(running.length, 'running session')}, ${counted(deps.chatCount(), 'chat')}` });
     }
     const agentSessions: AgentSessionSummary[] = running
       .filter((session) => session.source === 'agent')
       .map((session) => ({ id: session.id, ownerName: session.ownerName, command: session.command, title: session.title }));
     if (agentSessions.length > 0 && !flag(req, 'force')) {
-      return answer(res, 409, { error: `${agentSessions.length} agent session(s) are running; stop with --force to end them too`, agentSessions });
+      return answer(res, 409, { error: `${counted(agentSessions.length, 'agent session')} running; stop with --force to end them too`, agentSessions });
     }
     if (!stopping) {
       stopping = true;

@@ -271,6 +271,16 @@ function ownProcesses(session: SessionRef, processes: readonly OwnedProcess[]): 
   return own;
 }
 
+/**
+ * A wrapped session's launcher and its forks of itself (bubblewrap, outside and
+ * as init in its PID namespace): the sandbox's machinery, not processes the
+ * session's program started. Empty for an unwrapped session.
+ */
+export function launcherPids(session: SessionRef, processes: readonly OwnedProcess[]): Set<number> {
+  if (!session.wrapped) return new Set();
+  return new Set([session.pid, ...unwrap(session, processes).forks.map((fork) => fork.pid)]);
+}
+
 function unwrap(session: SessionRef, processes: readonly OwnedProcess[]): { forks: OwnedProcess[]; program: OwnedProcess | undefined } {
   const launcher = processes.find((proc) => proc.pid === session.pid);
   if (!launcher) return { forks: [], program: undefined };

@@ -3,6 +3,7 @@ import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
 import {
   backgroundProcesses,
+  launcherPids,
   learnProcesses,
   sessionLeftovers,
   snapshotSession,
@@ -160,10 +161,13 @@ export class OwnedProcesses {
     const all = unionOf(before.processes, leftovers);
     const ended = all.filter((proc) => !survivors.some((s) => s.pid === proc.pid) && !stillRunning(proc));
     const endedPids = new Set(ended.map((proc) => proc.pid));
+    // The sandbox's own bubblewrap is no process of the agent's (terminal_list leaves it out of the background too):
+    // naming it would hand the model a long command line of bind mounts it never ran.
+    const launcher = launcherPids(session, before.processes);
     return [
       released,
       {
-        ended: ended.flatMap(endedField(seenAs)),
+        ended: ended.filter((proc) => !launcher.has(proc.pid)).flatMap(endedField(seenAs)),
         ports_freed: before.ports.filter((port) => endedPids.has(port.pid)).flatMap(portField(seenAs)),
         ...(survivors.length > 0 ? { not_ended: survivors.flatMap(endedField(seenAs)) } : {}),
       },
