@@ -45,6 +45,8 @@ export async function run(ctx) {
       await rawDelivery(rawHost, head, workspace);
       for (const variant of Object.keys(hosts)) await panelDelivery(hosts[variant], clients[variant], head, workspace);
     }
+    // Where the warm-up ends in the log, to tell its GCs from the repetitions' (BENCH_HOST_FLAGS=--trace-gc).
+    ctx.log('  warmed up');
 
     for (const [key, label] of [
       ['plain', 'cat plain text'],

@@ -51,7 +51,11 @@ const ops = {
     const cpuBefore = process.cpuUsage();
     const threadsBefore = threadTimes();
     const raw = spawnRaw(file, args, { env, cwd });
+    // Listed while it runs, so that killAll, stop and a lost bench end it too.
+    const id = String(nextId++);
+    ptys.set(id, raw);
     const { bytes } = await raw.exited;
+    ptys.delete(id);
     const cpu = process.cpuUsage(cpuBefore);
     const { main } = threadSplit(process.pid, threadsBefore, threadTimes());
     const mb = bytes / 1e6;
