@@ -2,6 +2,7 @@
 // its RSS and its event loop compare one to one with core-host.mjs.
 import { echoLatency, spawnRaw } from './raw-pty.mjs';
 import { send, serveOps } from './host-rpc.mjs';
+import { threadSplit, threadTimes } from './thread-cpu.mjs';
 
 const ptys = new Map();
 let nextId = 0;
@@ -39,6 +40,26 @@ const ops = {
     const seconds = (performance.now() - started) / 1000;
     await echoPty.kill();
     return { samples, seconds, bytes: spawned.map((p) => p.bytes) };
+  },
+  /**
+   * Figure 2's baseline: one flood read to its end by node-pty's onData on this process's main thread,
+   * with this process's CPU per MB and the main thread's voluntary switches per MB (its waits in read(2)
+   * and epoll). Read here rather than in the bench process, whose state after a run of the other figures
+   * made the reader dearer (bench/README.md, "Figure 2's first run").
+   */
+  flood: async ({ file, args, env, cwd }) => {
+    const cpuBefore = process.cpuUsage();
+    const threadsBefore = threadTimes();
+    const raw = spawnRaw(file, args, { env, cwd });
+    // Listed while it runs, so that killAll, stop and a lost bench end it too.
+    const id = String(nextId++);
+    ptys.set(id, raw);
+    const { bytes } = await raw.exited;
+    ptys.delete(id);
+    const cpu = process.cpuUsage(cpuBefore);
+    const { main } = threadSplit(process.pid, threadsBefore, threadTimes());
+    const mb = bytes / 1e6;
+    return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb };
   },
   memory: ({ gc }) => {
     if (gc && global.gc) global.gc();
