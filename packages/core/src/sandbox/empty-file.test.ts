@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,6 +6,7 @@ import { until } from '../testing/poll-until.js';
 import { buildCore, discoveryOf, hostSandbox, isAlive, reapAfterEach, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { readStat } from '../proc/proc-fs.js';
 import { sandboxAvailability } from './availability.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * The empty file a host's sandboxes lay over hidden files, with real hosts and
@@ -25,7 +25,7 @@ afterAll(() => {
 
 /** A host sandbox whose hosts use a temporary directory of their own, with a file in HOME that sandboxes hide. */
 function box(): HostSandbox & { tmp: string } {
-  const tmp = mkdtempSync(join(tmpdir(), 'ptydeck-empty-file-'));
+  const tmp = fileTempDir('ptydeck-empty-file-');
   tmps.push(tmp);
   const sandbox = track({ ...hostSandbox({ TMPDIR: tmp }), tmp });
   writeFileSync(join(sandbox.home, '.netrc'), 'machine example.com password hunter2\n');
