@@ -1,6 +1,6 @@
 // How the agent tool learns where a command starts and ends and its exit code: bash's marks or nonce marks.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { makeHostTempDir, removeHostTempDir } from '../common/host-temp-dirs.js';
 
@@ -291,6 +291,17 @@ export function writeShellIntegration(script: string = BASH_INTEGRATION): ShellI
       remove();
     },
   };
+}
+
+/**
+ * `files` while its rcfile is still there, else new ones for `script`: something removed it (a tmp
+ * cleaner, or a host that could not see this one, in another PID namespace sharing /tmp, and took it
+ * for a killed host's), and a shell started with it would start without its marks.
+ */
+export function keepShellIntegration(files: ShellIntegrationFiles | null, script?: string): ShellIntegrationFiles {
+  if (files && existsSync(files.bashRcfile)) return files;
+  files?.dispose();
+  return writeShellIntegration(script);
 }
 
 /**
