@@ -2,7 +2,7 @@
 // their hosts, shells and browsers make under os.tmpdir() lands in it, and it goes when the run ends, so a
 // developer's /tmp looks the same after `npm test` as before, even after a test that was killed or a kit
 // that forgot its dispose.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,6 +16,9 @@ export const RUN_PREFIX = 'ptydeck-run-';
  */
 export function openRunTmp() {
   const root = mkdtempSync(join(tmpdir(), RUN_PREFIX));
+  // Searchable by others, not listable: a test runs a sandbox as a user of its own (sandbox.test.ts), who must
+  // reach the directories it is given in here, as it reached them in /tmp.
+  chmodSync(root, 0o711);
   const home = join(root, 'home');
   mkdirSync(home, { mode: 0o700 });
   const env = {
