@@ -22,6 +22,8 @@ export function openRunTmp() {
   const home = join(root, 'home');
   mkdirSync(home, { mode: 0o700 });
   const env = {
+    // Playwright's transform cache is one directory it keeps and reuses across runs, not a leftover: where it was.
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR ?? join(tmpdir(), `playwright-transform-cache-${process.geteuid?.() ?? ''}`),
     PTYDECK_RUN_TMP: root,
     TMPDIR: root,
     HOME: home,
