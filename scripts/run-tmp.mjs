@@ -59,7 +59,7 @@ export function leftovers(root) {
 /**
  * SIGKILLs the processes the run started and left running (a host or shell a failed test could not reap):
  * every one carries the run's TMPDIR in the environment it started with, which /proc shows. Not this
- * process, nor its own children (vitest's workers, which it ends itself). Answers the pids it killed.
+ * process, nor its own children (vitest's workers, which it ends itself). Answers what it killed.
  */
 export function reapRun(root) {
   const marker = Buffer.from(`\0TMPDIR=${root}\0`);
@@ -76,8 +76,9 @@ export function reapRun(root) {
       if (readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /s, '').split(' ')[1] === String(process.pid)) continue;
       const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
       if (environ.includes(marker)) {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ').slice(0, 120);
         process.kill(pid, 'SIGKILL');
-        killed.push(pid);
+        killed.push({ pid, command });
       }
     } catch {
       // Gone while we looked, or not ours to read.
@@ -88,7 +89,7 @@ export function reapRun(root) {
 
 /**
  * Ends the run's processes still running (reapRun), so none creates files in the directory again, and
- * removes it; a file one still held open is freed with its last descriptor. Answers the pids it killed.
+ * removes it; a file one still held open is freed with its last descriptor. Answers what it killed.
  */
 export function closeRunTmp(root) {
   const killed = reapRun(root);
@@ -101,5 +102,5 @@ export function closeRunTmpReporting(root, who) {
   const left = [...leftovers(root)].map(([prefix, count]) => `${count} ${prefix}`);
   const killed = closeRunTmp(root);
   if (left.length > 0) process.stderr.write(`${who}: temporary directories the tests did not remove (removed with the run's): ${left.join(', ')}\n`);
-  if (killed.length > 0) process.stderr.write(`${who}: processes the tests left running, killed: ${killed.join(' ')}\n`);
+  if (killed.length > 0) process.stderr.write(`${who}: processes the tests left running, killed: ${killed.map(({ pid, command }) => `${pid} (${command})`).join(', ')}\n`);
 }

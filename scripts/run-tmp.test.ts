@@ -43,7 +43,7 @@ describe("a test run's temporary directory", () => {
     await new Promise((resolve) => starter.once('close', resolve));
     const writer = Number(out.trim());
     await until(() => existsSync(join(run.root, 'busy')), 'the writer writes');
-    expect(closeRunTmp(run.root)).toContain(writer);
+    expect(closeRunTmp(run.root).map(({ pid }) => pid)).toContain(writer);
     await until(() => !isAlive(writer), 'the writer is gone');
     expect(existsSync(run.root)).toBe(false);
   });
