@@ -1,12 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { namedByGitConfig, readGitConfig } from './git-named.js';
-import { fileTempDir } from '../testing/isolated-env.js';
 
 describe('what a git config names in the project', () => {
   it('reads core.hooksPath and include paths as git does: any case, quoted, commented, on the header line', () => {
-    const dir = fileTempDir('ptydeck-git-named-');
+    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
     const file = join(dir, 'config');
     writeFileSync(
       file,
@@ -17,7 +17,7 @@ describe('what a git config names in the project', () => {
   });
 
   it("resolves them (hooks against the worktree, includes against their file), husky's _ with the directory above, and follows includes", () => {
-    const root = fileTempDir('ptydeck-git-named-');
+    const root = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
     const git = join(root, '.git');
     writeFileSync(join(root, 'shared.gitconfig'), '[core]\n\thooksPath = .githooks\n');
     mkdirSync(git);
