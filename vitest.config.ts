@@ -1,21 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-// Tests never touch the real HOME. The test processes are forked with a throwaway one, so what
-// reaches a shell through them is not the developer's either: a host learns its developer tabs'
-// environment from the client's /proc/<pid>/environ, which for an in-process panel is the test's.
-const home = mkdtempSync(join(tmpdir(), 'ptydeck-vitest-home-'));
-Object.assign(process.env, {
-  HOME: home,
-  HISTFILE: join(home, '.bash_history'),
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_STATE_HOME: join(home, '.local', 'state'),
-  XDG_DATA_HOME: join(home, '.local', 'share'),
-  XDG_CACHE_HOME: join(home, '.cache'),
-});
 
 const PURE = ['packages/app/src/**/*.test.ts', 'packages/contract/src/**/*.test.ts'];
 
@@ -38,6 +22,12 @@ export default defineConfig({
   },
   test: {
     environment: 'node',
+    // Tests never touch the real HOME, and leave nothing in the developer's /tmp: the run gets a temporary
+    // directory of its own, which is TMPDIR and holds a throwaway HOME/XDG for every worker, and which goes
+    // when the run ends (scripts/run-tmp.mjs). What reaches a shell through a test process is not the
+    // developer's either: a host learns its developer tabs' environment from the client's
+    // /proc/<pid>/environ, which for an in-process panel is the test's.
+    globalSetup: ['scripts/vitest-run-tmp.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real PTYs and real shells on a 2-core machine: keep parallelism modest.

@@ -1,11 +1,9 @@
 // Runs the Playwright end-to-end suite against web mode with a Chromium found
 // by find-chromium.mjs (under Xvfb when there is no display). Extra arguments go to `playwright test`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { findChromium } from './find-chromium.mjs';
+import { closeRunTmpReporting, openRunTmp } from './run-tmp.mjs';
 
 const require = createRequire(import.meta.url);
 const chromium = findChromium();
@@ -21,10 +19,13 @@ const playwright = [process.execPath, require.resolve('@playwright/test/cli'), '
 // The windowed project needs an X display: without one, a virtual one (xvfb-run picks a free number).
 // Without xvfb-run either, its specs skip and say why.
 const command = !process.env.DISPLAY && hasXvfbRun() ? ['xvfb-run', '-a', '-s', '-screen 0 1280x1024x24', ...playwright] : playwright;
-// Tests never touch the real HOME: Chromium keeps crash-report settings and dconf under it.
-const home = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-home-'));
-const isolated = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state'), XDG_DATA_HOME: join(home, '.local', 'share') };
-const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: { ...process.env, ...isolated, PTYDECK_CHROMIUM: chromium } });
+// Tests never touch the real HOME (Chromium keeps crash-report settings and dconf under it) and leave nothing
+// in the developer's /tmp (Playwright's browser profiles, the specs' state directories): the run gets a
+// temporary directory of its own, TMPDIR and HOME for every spec, removed when the run ends (run-tmp.mjs).
+const nested = Boolean(process.env.PTYDECK_RUN_TMP);
+const run = nested ? undefined : openRunTmp();
+const result = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: { ...process.env, ...run?.env, PTYDECK_CHROMIUM: chromium } });
+if (run) closeRunTmpReporting(run.root, 'e2e');
 process.exit(result.status ?? 1);
 
 function hasXvfbRun() {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advertisedDepth, detectCapability, detectColor, ptySessionCapability, type ColorDepth, type EnvLike, type TerminalKind } from './terminal-capability.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const TTY = { isTTY: true, columns: 120, rows: 40 };
 const PIPE = { isTTY: false };
@@ -94,7 +95,7 @@ describe('detectCapability', () => {
     const { openSync, closeSync, mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const path = await import('node:path');
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'ptydeck-cap-')), 'out');
+    const file = path.join(fileTempDir('ptydeck-cap-'), 'out');
     const a = openSync(file, 'w');
     const b = openSync(file, 'a');
     const other = openSync('/dev/null', 'w');

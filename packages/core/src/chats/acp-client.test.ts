@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpClient, type AcpClientCallbacks } from './acp-client.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const { client: methods } = acp.methods;
 let dir: string;
@@ -15,7 +15,7 @@ let service: PtyService;
 const clients: AcpClient[] = [];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-acp-client-'));
+  dir = fileTempDir('ptydeck-acp-client-');
   service = createPtyService({ env: { ...process.env, HOME: dir, HISTFILE: join(dir, '.history') } });
 });
 afterEach(async () => {
@@ -106,7 +106,7 @@ describe('AcpClient', () => {
 
   it('writes where the developer was shown, and refuses a write whose path was redirected while they looked', async () => {
     const swap = join(dir, 'swap');
-    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-acp-outside-'));
+    const outside = fileTempDir('ptydeck-acp-outside-');
     mkdirSync(swap);
     const shown: string[] = [];
     const { agent } = connect({
@@ -130,8 +130,8 @@ describe('AcpClient', () => {
   // Issue 31 item 8: with `sub` swapped between a directory and a link to outside, the check passed and mkdir and
   // open then followed the link (8 of 60 writes landed outside).
   it.runIf(process.platform === 'linux' && hasPython())('writes allowed for the chat land in its directory while a directory is swapped for a link to outside', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'ptydeck-acp-race-'));
-    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-acp-race-outside-'));
+    const project = fileTempDir('ptydeck-acp-race-');
+    const outside = fileTempDir('ptydeck-acp-race-outside-');
     mkdirSync(join(project, 'sub'));
     symlinkSync(outside, join(project, 'link'));
     let asked = 0;

@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,13 +6,14 @@ import { createPtyService } from '../pty/pty-service.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, TERMINAL_LIMIT_CODE } from './acp-terminals.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 let dir: string;
 let service: PtyService;
 const made: AcpTerminals[] = [];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-acp-terminals-'));
+  dir = fileTempDir('ptydeck-acp-terminals-');
   const home = join(dir, 'home');
   mkdirSync(home);
   service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') }, killGraceMs: 1000 });

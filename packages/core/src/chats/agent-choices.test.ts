@@ -1,14 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentChoices } from './agent-choices.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 let dir: string;
 let bin: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-agent-choices-'));
+  dir = fileTempDir('ptydeck-agent-choices-');
   bin = join(dir, 'bin');
   mkdirSync(bin);
   for (const name of ['claude-agent-acp', 'codex-acp', 'gemini']) {

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
@@ -9,6 +8,7 @@ import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import type { WriteDecision } from './acp-client.js';
 import { lastWords, startAcpAgent, type AcpAgent, type StartAgentOptions } from './agent-process.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const FAKE_AGENT = fileURLToPath(new URL('../testing/fake-agent.mjs', import.meta.url));
 
@@ -18,7 +18,7 @@ let service: PtyService;
 const agents: AcpAgent[] = [];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-acp-agent-'));
+  dir = fileTempDir('ptydeck-acp-agent-');
   const home = join(dir, 'home');
   mkdirSync(home);
   env = { ...process.env, HOME: home, HISTFILE: join(home, '.history') };

@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentsConfig, resolveConfigDir } from './agents-config.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 describe('resolveConfigDir', () => {
   it('prefers PTYDECK_CONFIG_DIR, then XDG_CONFIG_HOME, then HOME/.config', () => {
@@ -15,7 +15,7 @@ describe('resolveConfigDir', () => {
 describe('loadAgentsConfig', () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ptydeck-agents-config-'));
+    dir = fileTempDir('ptydeck-agents-config-');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
   const write = (text: string) => writeFileSync(join(dir, 'agents.json'), text);

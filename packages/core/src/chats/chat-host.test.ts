@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChatEvent } from '@ptydeck/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit } from '../testing/session-waits.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import { ChatBindings } from './chat-bindings.js';
@@ -26,7 +25,7 @@ const watchers: ChatEvents[] = [];
 
 beforeAll(() => {
   env = isolatedEnv();
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-host-'));
+  dir = fileTempDir('ptydeck-chat-host-');
   configDir = join(dir, 'config');
   mkdirSync(configDir);
   writeFileSync(join(configDir, 'agents.json'), JSON.stringify({
@@ -313,7 +312,7 @@ describe('a chat with the demo agent', () => {
   it('keeps "allow for this chat" to the chat\'s directory, and asks about a path that leads elsewhere showing where', async () => {
     const chat = await openChat();
     onTestFinished(() => host.close(chat.id));
-    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-chat-outside-'));
+    const outside = fileTempDir('ptydeck-chat-outside-');
     const link = join(dir, 'link-out');
     symlinkSync(outside, link);
     const allowOnce = (from: number) => async () => {

@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { buildCore, isAlive } from '../testing/host-sandbox.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
 import { ChatHost } from './chat-host.js';
 import { CHAT_HOST_ENV, chatHostMark, orphanedChatProcesses } from './orphaned-agents.js';
@@ -27,7 +26,7 @@ const chatIds: string[] = [];
 
 beforeAll(() => {
   buildCore();
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-orphaned-agents-'));
+  dir = fileTempDir('ptydeck-orphaned-agents-');
 }, 120_000);
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');

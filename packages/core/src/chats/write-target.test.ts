@@ -1,16 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeResolved } from './write-target.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 let dir: string;
 let outside: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-write-target-'));
-  outside = mkdtempSync(join(tmpdir(), 'ptydeck-write-target-outside-'));
+  dir = fileTempDir('ptydeck-write-target-');
+  outside = fileTempDir('ptydeck-write-target-outside-');
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

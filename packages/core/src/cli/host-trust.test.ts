@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { until } from '../testing/poll-until.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
 import { bin, buildCore, discoveryOf, hostSandbox, isAlive, processesOf, reap, runCli, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { readStat } from '../proc/proc-fs.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * Issue 31 items 1, 6 and 7 with real processes: a fake host (a plain node
@@ -171,7 +171,7 @@ describe('a client confirms the host with the kernel, not with server.json', () 
 
     if (process.getuid?.() === 0) {
       // Another user's server at the host's port on 127.0.0.2: the kernel routes the client's connection there.
-      const logs = mkdtempSync(join(tmpdir(), 'ptydeck-fake-log-'));
+      const logs = fileTempDir('ptydeck-fake-log-');
       scratch.push(logs);
       chmodSync(logs, 0o777);
       const log = join(logs, 'requests.log');

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { recordFigure } from '../testing/figures.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
 import { survivorsOf } from '../testing/process-table.js';
 import { processesOf, reap } from '../testing/host-sandbox.js';
@@ -27,7 +26,7 @@ const bin = join(packageRoot, 'bin', 'ptydeck.js');
 const repoRoot = resolve(packageRoot, '..', '..');
 
 const children: ChildProcess[] = [];
-const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-restart-'));
+const stateDir = fileTempDir('ptydeck-restart-');
 const home = isolatedHome();
 const env: Record<string, string> = {
   ...Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),

@@ -1,15 +1,14 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
@@ -37,9 +36,9 @@ let agent: Client | undefined;
 
 beforeAll(async () => {
   // The launcher runs the built CLI, which vitest's global setup builds.
-  stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-state-'));
+  stateDir = fileTempDir('ptydeck-attach-state-');
   // `ptydeck` on PATH, for the panes' shells and the sessions' alike.
-  binDir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-bin-'));
+  binDir = fileTempDir('ptydeck-attach-bin-');
   writeFileSync(join(binDir, 'ptydeck'), `#!/bin/sh\nexec "${process.execPath}" "${join(packageRoot, 'bin', 'ptydeck.js')}" "$@"\n`);
   chmodSync(join(binDir, 'ptydeck'), 0o755);
   const base = Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && !['PTYDECK_SESSION_ID', 'TMUX', 'TMUX_PANE', 'NO_COLOR', 'FORCE_COLOR'].includes(entry[0])));
@@ -137,7 +136,7 @@ describe('ptydeck ls', () => {
     }
 
     for (const command of ['ls', 'status']) {
-      const none = await run([command], { PTYDECK_STATE_DIR: mkdtempSync(join(tmpdir(), 'ptydeck-attach-none-')) });
+      const none = await run([command], { PTYDECK_STATE_DIR: fileTempDir('ptydeck-attach-none-') });
       expect(none.status).toBe(1);
       expect(none.stdout).toBe('');
       expect(none.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no running ptydeck host answers for .*; start one with `ptydeck`/)]);
@@ -214,7 +213,7 @@ describe('ptydeck attach', () => {
     service.write(id, 'echo "ready-$((4*4))"\r');
     await waitForOutput(service, id, 'ready-16');
     // An stty that holds attach inside its terminal set-up until the test lets it go (once; the restore's runs through).
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-stty-'));
+    const dir = fileTempDir('ptydeck-attach-stty-');
     const gate = join(dir, 'gate');
     execFileSync('mkfifo', [gate]);
     const stty = execFileSync('sh', ['-c', 'command -v stty'], { encoding: 'utf8', env }).trim();
@@ -304,7 +303,7 @@ describe('ptydeck attach', () => {
     expect(service.get(id)!.status).toBe('running');
 
     // A second ptydeck of its own, so closing it leaves the others' server alone.
-    const otherState = mkdtempSync(join(tmpdir(), 'ptydeck-attach-lost-'));
+    const otherState = fileTempDir('ptydeck-attach-lost-');
     const otherService = createPtyService({ env, killGraceMs: 500 });
     const other = await startLocalServer({ service: otherService, stateDir: otherState, appDir: '/nonexistent' });
     try {
@@ -348,7 +347,7 @@ describe('ptydeck attach', () => {
   });
 
   it('a full-screen program comes back whole; a writer makes it redraw at its size', async () => {
-    const script = join(mkdtempSync(join(tmpdir(), 'ptydeck-attach-fullscreen-')), 'fullscreen.mjs');
+    const script = join(fileTempDir('ptydeck-attach-fullscreen-'), 'fullscreen.mjs');
     writeFileSync(
       script,
       `let redraws = 0;
@@ -416,7 +415,7 @@ process.stdin.on('data', () => {});
       '\x1b[?1004h', // focus events
       '\u009b5n', // C1 CSI (UTF-8): a device status report
     ];
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-attach-requests-'));
+    const dir = fileTempDir('ptydeck-attach-requests-');
     const script = join(dir, 'requests.mjs');
     writeFileSync(
       script,

@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { checkHostProcess } from './host-check.js';
 
 // The kernel's word on who listens on server.json's port: the host's own
@@ -31,7 +28,7 @@ function listenElsewhere(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 describe.runIf(process.platform === 'linux')('checkHostProcess', () => {
-  const stateDir = () => mkdtempSync(join(tmpdir(), 'ptydeck-host-check-'));
+  const stateDir = () => fileTempDir('ptydeck-host-check-');
 
   it('trusts the process server.json names when it holds the socket listening on the port', async () => {
     const port = await listenHere();
@@ -91,7 +88,7 @@ describe('a child of the host between fork and exec', () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'ignore', 'ignore', fd] });
     cleanups.push(() => child.kill('SIGKILL'));
     await new Promise((resolve) => child.once('spawn', resolve));
-    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-host-check-fork-'));
+    const stateDir = fileTempDir('ptydeck-host-check-fork-');
     expect(checkHostProcess({ url: `http://127.0.0.1:${port}`, pid: process.pid }, stateDir)).toMatchObject({ kind: 'trusted', pid: process.pid });
   });
 });

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { closedSpawn } from './closed-exec.js';
 
 const compiler = ['/usr/bin/cc', '/usr/bin/gcc'].find((path) => existsSync(path));
@@ -16,7 +15,7 @@ afterAll(() => service.dispose());
 describe('closedSpawn', () => {
   it("closes every descriptor above 2, and a hostile environment neither runs code in its bash nor keeps it from closing", () => {
     service.create({ source: 'user', command: 'cat' });
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));
+    const dir = fileTempDir('ptydeck-closed-exec-');
     const mark = (name: string) => `touch '${join(dir, name)}'`;
     writeFileSync(join(dir, 'bash-env'), `${mark('bash-env-ran')}\n`);
     // What an agent's terminal_create may put in the environment of a sandbox's launcher, which this bash runs outside.
@@ -46,7 +45,7 @@ describe('closedSpawn', () => {
   });
 
   it('puts a carried variable back as given, never as arithmetic: bash declares OPTIND an integer, where a[$(cmd)] runs cmd', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));
+    const dir = fileTempDir('ptydeck-closed-exec-');
     const value = `a[$(touch '${join(dir, 'ran')}')]`;
     // env, not sh: dash refuses an OPTIND that is no number.
     const run = closedSpawn('/usr/bin/env', [], { PATH: '/usr/bin:/bin', OPTIND: value, OPTERR: value });
@@ -59,7 +58,7 @@ describe('closedSpawn', () => {
 
   it.skipIf(!compiler)("with the loader's variables in the environment: the library loads in the program only, never in the bash that still holds the descriptors", () => {
     service.create({ source: 'user', command: 'cat' });
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-closed-exec-'));
+    const dir = fileTempDir('ptydeck-closed-exec-');
     const seen = join(dir, 'seen');
     // What an agent's shell could build in its workspace and name in terminal_create's env: it notes the program
     // it was loaded into and every terminal master that program holds.

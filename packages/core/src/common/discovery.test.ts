@@ -1,11 +1,11 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { assertPrivateState, parseDiscoveryRecord, readDiscovery, removeDiscovery, resolveStateDir, UnsafeStateError, writeDiscovery } from './discovery.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'ptydeck-discovery-'));
+const dir = () => fileTempDir('ptydeck-discovery-');
 const record = (pid = process.pid, instance = 'a') => ({ url: 'http://127.0.0.1:1234', token: 't'.repeat(43), pid, instance, protocol: 1 });
 
 describe('resolveStateDir', () => {

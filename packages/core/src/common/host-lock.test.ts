@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readlinkSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readlinkSync, symlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { processIdentity } from './process-identity.js';
 import { acquireHostLock, hostLockHolder, hostLockPath } from './host-lock.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'ptydeck-lock-'));
+const dir = () => fileTempDir('ptydeck-lock-');
 
 /** The identity of a process that has exited: what a SIGKILLed host leaves in its lock. */
 function deadIdentity(): Promise<string> {

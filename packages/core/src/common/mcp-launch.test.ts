@@ -1,15 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mcpLaunchCommand, ptydeckLauncher } from './mcp-launch.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const path = process.env['PATH'];
 const dirs: string[] = [];
 
 /** An empty PATH directory: the search looks past it. */
 function emptyDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-path-'));
+  const dir = fileTempDir('ptydeck-path-');
   dirs.push(dir);
   return dir;
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readUntrustedFile, readUntrustedFileSync } from './untrusted-read.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const MAX = 64;
 const dirs: string[] = [];
@@ -64,7 +64,7 @@ const cases: Array<[string, (path: string) => void | Promise<void>, Outcome]> = 
 
 describe('reading a file an agent could have written: one set of rules, two faces', () => {
   it.each(cases)('%s: the sync and the async face make the same of it', async (_name, make, expected) => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-untrusted-'));
+    const dir = fileTempDir('ptydeck-untrusted-');
     dirs.push(dir);
     const path = join(dir, 'file');
     await make(path);

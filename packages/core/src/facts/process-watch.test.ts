@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeftoverSession } from '@ptydeck/contract';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit, waitForInfo, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { hostIdOf, type LabelReader } from '../pty/session-labels.js';
@@ -110,7 +109,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
   });
 
   it('shows a server that began listening as another socket closed, the count of TCP sockets as it was, within a bounded number of looks', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-count-neutral-'));
+    const dir = fileTempDir('ptydeck-count-neutral-');
     try {
       // One process swaps a listening socket for another between two looks: listen(), then close(), at once.
       const script = join(dir, 'swap.py');
@@ -258,7 +257,7 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
   });
 
   it("neither lists nor ends another host's shells or what they left, each host having its own state directory", async () => {
-    const [dirA, dirB] = [mkdtempSync(join(tmpdir(), 'ptydeck-host-a-')), mkdtempSync(join(tmpdir(), 'ptydeck-host-b-'))];
+    const [dirA, dirB] = [fileTempDir('ptydeck-host-a-'), fileTempDir('ptydeck-host-b-')];
     const hostA = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirA) });
     const hostB = createPtyService({ env: isolatedEnv(), hostId: hostIdOf(dirB) });
     const watchA = new ProcessWatch(hostA, new SessionFacts(hostA), { intervalMs: 50 });

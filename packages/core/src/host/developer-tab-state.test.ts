@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
 import { openSocket, type MessageQueue } from '../testing/http.js';
 import { startHost, type Host } from './start-host.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * The developer's own bash tab, opened from a panel of the real host: its marks say when it sits at its prompt and
@@ -14,7 +14,7 @@ import { startHost, type Host } from './start-host.js';
 let dir: string;
 let host: Host;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-developer-tab-'));
+  dir = fileTempDir('ptydeck-developer-tab-');
   host = await startHost({ stateDir: join(dir, 'state'), configDir: join(dir, 'config'), persist: false, exclusive: false, port: 0, appDir: '/nonexistent' });
 });
 afterAll(async () => {

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { developerShellIntegration, loadHostSettings } from './host-config.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 function configDir(text?: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-host-config-'));
+  const dir = fileTempDir('ptydeck-host-config-');
   if (text !== undefined) writeFileSync(join(dir, 'config.json'), text);
   return dir;
 }

@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,12 +9,13 @@ import { openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';
 import { readOptional } from '../proc/proc-fs.js';
 import { hostIdOf } from '../pty/session-labels.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 let server: LocalServer;
 let stateDir: string;
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-local-'));
+  stateDir = fileTempDir('ptydeck-local-');
   server = await startLocalServer({ stateDir, appDir: '/nonexistent' });
 });
 
@@ -87,7 +87,7 @@ describe('startLocalServer', () => {
   });
 
   it('notices an agent that vanished without ending its session once its event stream stays gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-abandon-'));
+    const dir = fileTempDir('ptydeck-local-abandon-');
     const quick = await startLocalServer({ stateDir: dir, appDir: '/nonexistent', mcpAbandonMs: 100 });
     onTestFinished(() => quick.close());
     const left = new Promise<void>((resolve) => quick.agents.onRemoved(() => quick.agents.list().length === 0 && resolve()));
@@ -120,7 +120,7 @@ describe('startLocalServer', () => {
   });
 
   it('refuses to start on a state directory other users can write, as the desktop app starts it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-lax-'));
+    const dir = fileTempDir('ptydeck-local-lax-');
     chmodSync(dir, 0o777);
     const started = startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
     await expect(started).rejects.toThrow(UnsafeStateError);
@@ -139,7 +139,7 @@ describe('startLocalServer', () => {
   });
 
   it('close() ends the sessions of the service it created and removes the discovery file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-local-close-'));
+    const dir = fileTempDir('ptydeck-local-close-');
     const own = await startLocalServer({ stateDir: dir, appDir: '/nonexistent' });
     const info = own.service.create({ source: 'user', command: 'sleep', args: ['100'] });
     expect(existsSync(join(dir, 'server.json'))).toBe(true);

@@ -12,7 +12,9 @@ import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
 import { stopRoute } from './stop-route.js';
-import { removeDeadHostsEmptyFiles, removeEmptyFile } from '../sandbox/index.js';
+import { EMPTY_FILE_DIR, removeEmptyFile } from '../sandbox/index.js';
+import { removeDeadHostsTempDirs } from '../common/host-temp-dirs.js';
+import { SHELL_INTEGRATION_DIR } from '../terminal-tool/index.js';
 
 /** Bound on ending every session at close: the kill grace (3 s) plus reaping. */
 const SHUTDOWN_MS = 8000;
@@ -157,9 +159,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     else if (previous.status === 'live' && previous.record.pid !== process.pid) {
       log(`another ptydeck (pid ${previous.record.pid}) runs at ${previous.record.url}; \`ptydeck mcp\` now joins this one instead`);
     }
-    // What a killed host's sandboxes left in the temporary directory (this host removes its own as it stops),
-    // looked for once the host serves, off the way of the client that started it.
-    void removeDeadHostsEmptyFiles().catch(() => {});
+    // What a killed host left in the temporary directory, its sandboxes' empty file and its shells' rcfiles
+    // (this host removes its own as it stops), looked for once the host serves, off the way of the client that started it.
+    void removeDeadHostsTempDirs({ ...EMPTY_FILE_DIR, ...SHELL_INTEGRATION_DIR }).catch(() => {});
     const live = server;
     const idleMs = options.idleExitMs ?? 0;
     const stopWatching = idleMs > 0 ? watchIdle({ idleMs, isIdle: () => isUnused(live), onIdle: () => requestStop('idle') }) : () => {};

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '@ptydeck/contract';
@@ -8,6 +6,7 @@ import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.j
 import type { PeerVerdict } from '../common/peer-process.js';
 import { STOP_PATH } from '../common/stop-protocol.js';
 import { stopRoute } from './stop-route.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /** The route through the real HTTP core; the sessions are plain records and the asker's verdict is chosen per test. */
 const idleService = { list: () => [], get: () => undefined, on: () => () => {} } as unknown as PtyService;
@@ -27,7 +26,7 @@ async function serve(verdict: PeerVerdict, sessions: SessionInfo[], chats = 1) {
   const announced: number[] = [];
   core = await startTestHttpServer({
     service: idleService,
-    stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-stop-')),
+    stateDir: fileTempDir('ptydeck-stop-'),
     writeDiscovery: false,
     appDir: '/nonexistent',
     judgePeer: () => verdict,

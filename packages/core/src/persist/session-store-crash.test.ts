@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { openSessionStore } from './session-store.js';
 
 /**
@@ -48,7 +47,7 @@ describe('session store, killed', () => {
       console.log(JSON.stringify({ id }));
       setInterval(() => console.log(JSON.stringify({ t: Date.now(), end: service.read(id, { maxBytes: 1 }).end })), 50);
     `;
-    const scratch = mkdtempSync(join(tmpdir(), 'ptydeck-store-crash-'));
+    const scratch = fileTempDir('ptydeck-store-crash-');
     const file = join(scratch, 'host.mjs');
     writeFileSync(file, script);
     const dir = join(scratch, 'sessions');

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { plantRecord } from '../testing/lost-records.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
@@ -19,7 +18,7 @@ afterEach(async () => {
 });
 
 function storeDir(): string {
-  return join(mkdtempSync(join(tmpdir(), 'ptydeck-store-')), 'sessions');
+  return join(fileTempDir('ptydeck-store-'), 'sessions');
 }
 
 /** A real service recorded into a fresh store; a long flushMs, so only flush() writes and each test says when. */

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
 
@@ -48,7 +47,7 @@ async function runFloods(
       sizes.push(event.data.length);
     }
   });
-  const gates = mkdtempSync(join(tmpdir(), 'ptydeck-flood-gates-'));
+  const gates = fileTempDir('ptydeck-flood-gates-');
   try {
     const paths = Array.from({ length: count }, (_, i) => join(gates, String(i)));
     for (const path of paths) execFileSync('mkfifo', [path]);

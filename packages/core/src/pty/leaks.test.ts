@@ -1,11 +1,10 @@
-import { chmodSync, existsSync, mkdtempSync, watch, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startLocalServer } from '../host/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { openDescriptors } from '../testing/leak-meters.js';
 import { until } from '../testing/poll-until.js';
 import { survivorsOf } from '../testing/process-table.js';
@@ -31,7 +30,7 @@ describe('nothing left behind', () => {
     const shell = join(home, 'quick-shell');
     writeFileSync(shell, '#!/bin/sh\necho up\nexec cat\n');
     chmodSync(shell, 0o755);
-    const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-leaks-'));
+    const stateDir = fileTempDir('ptydeck-leaks-');
     // libuv keeps one inotify descriptor per loop from the first fs.watch on (the chat host watches
     // agents.json while a panel is connected): made before the count, it is no leak of a cycle's.
     watch(stateDir, { persistent: false }).close();

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from './pty-service.js';
 import type { PtyService } from './types.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * Every byte a process wrote is in the log when pty.exited fires. Raw
@@ -80,7 +80,7 @@ async function runMany(count: number, command: string, args: string[], expected:
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'ptydeck-lossless-'));
+  dir = fileTempDir('ptydeck-lossless-');
   // A short grace: removing the background-holder sessions needs SIGKILL for the sleep that ignores SIGHUP.
   service = createPtyService({ killGraceMs: 200 });
 });

@@ -1,10 +1,9 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionInfo } from '@ptydeck/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from './pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import { PtyError, type PtyService, type PtyServiceEventMap } from './types.js';
 
@@ -131,7 +130,7 @@ describe('PtyService', () => {
   });
 
   it('starts the login shell ($SHELL -l, with -l once) when no command is given', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'ptydeck-shell-'));
+    const dir = fileTempDir('ptydeck-shell-');
     const shell = path.join(dir, 'fake-shell');
     writeFileSync(shell, '#!/bin/sh\necho "argv0=$0 args=$*"\n');
     chmodSync(shell, 0o755);
@@ -149,7 +148,7 @@ describe('PtyService', () => {
 
   it('falls back to bash when $SHELL cannot be run', async () => {
     // An empty HOME keeps the machine's own ~/.profile (which may block on a lock) out of the test.
-    const home = mkdtempSync(path.join(tmpdir(), 'ptydeck-home-'));
+    const home = fileTempDir('ptydeck-home-');
     const svc = createPtyService({ env: { ...process.env, SHELL: '/nonexistent/shell', HOME: home } });
     try {
       const info = svc.create({ source: 'user' });

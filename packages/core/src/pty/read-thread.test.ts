@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -12,7 +11,7 @@ import { LoopWatch } from './loop-watch.js';
 import { ReadThread, type ReadThreadSink, type ThreadRead } from './read-thread.js';
 import { BATCH_BYTES } from './read-thread-protocol.js';
 import { READ_THREAD_URL } from './read-thread-url.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { busy, turnMeter } from '../testing/loop-turns.js';
 import { readAll, waitForExit } from '../testing/session-waits.js';
 import type { PtyService } from './types.js';
@@ -294,7 +293,7 @@ describe('the read thread', () => {
       console.log('ended at', service.read(id, { maxBytes: 1 }).end);
     `;
     // A file, not -e: a process evaluating -e exited even when the thread's port held its loop.
-    const file = join(mkdtempSync(join(tmpdir(), 'ptydeck-read-thread-')), 'flood.mjs');
+    const file = join(fileTempDir('ptydeck-read-thread-'), 'flood.mjs');
     writeFileSync(file, script);
     const child = spawnSync(process.execPath, [file], {
       env: { ...process.env, TEST_ENV: JSON.stringify(isolatedEnv()) },

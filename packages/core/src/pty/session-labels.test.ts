@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostIdOf, SessionLabels } from './session-labels.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * What a process's labels say of where it was started (issue 32.1: another
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 function stateDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-labels-'));
+  const dir = fileTempDir('ptydeck-labels-');
   dirs.push(dir);
   return dir;
 }

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addRemote, destinationProblem, findRemote, MAX_REMOTES_FILE_BYTES, readRemotes, removeRemote, REMOTES_FILE } from './remotes-config.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const dirs: string[] = [];
 const configDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-remotes-'));
+  const dir = fileTempDir('ptydeck-remotes-');
   dirs.push(dir);
   return join(dir, 'config');
 };

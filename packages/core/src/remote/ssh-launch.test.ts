@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { packageVersion } from '../common/package-version.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { RemoteVerdict, spawnRemote, sshArgs, sshEnv } from './ssh-launch.js';
 
 const box = { name: 'box', destination: 'dev@box' };
@@ -17,7 +16,7 @@ afterEach(() => {
 
 /** Runs the remote command as a remote login shell would: the last argv element, given to sh -c, in a bare HOME and sshd's PATH. */
 function runRemotely(args: string[], install?: (home: string) => void) {
-  const home = mkdtempSync(join(tmpdir(), 'ptydeck-remote-home-'));
+  const home = fileTempDir('ptydeck-remote-home-');
   homes.push(home);
   install?.(home);
   const argv = sshArgs(box, args);
@@ -100,7 +99,7 @@ describe('the ssh a remote runs', () => {
     try {
       // node-pty's masters are not close-on-exec, and libuv closes nothing in a child.
       service.create({ source: 'user', command: 'cat' });
-      const dir = mkdtempSync(join(tmpdir(), 'ptydeck-ssh-fds-'));
+      const dir = fileTempDir('ptydeck-ssh-fds-');
       homes.push(dir);
       const ssh = join(dir, 'ssh');
       writeFileSync(ssh, '#!/bin/bash\nfor f in /proc/$$/fd/*; do readlink "$f"; done\n');

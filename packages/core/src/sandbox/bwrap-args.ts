@@ -72,10 +72,11 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
 }
 
 /**
- * What ptydeck names its directories under the host's temporary directory: the shells' rcfiles'
- * (shell-integration.ts's mkdtemp), the empty file's (empty-file.ts).
+ * What ptydeck names its directories under the host's temporary directory (common/host-temp-dirs.ts):
+ * the shells' rcfiles' (shell-integration.ts), the empty file's (empty-file.ts); and the rcfiles' as
+ * earlier hosts named them (`ptydeck-shell-<six>`), for one of those still running.
  */
-const OWN_TEMP_DIR = /^ptydeck-(shell|sandbox-\d+-(\d+|\?))-[A-Za-z0-9]{6}$/;
+const OWN_TEMP_DIR = /^ptydeck-((shell|sandbox)-\d+-(\d+|\?)|shell)-[A-Za-z0-9]{6}$/;
 
 /** The host's temporary directory, made real; null where it cannot be. */
 function realTempDir(): string | null {

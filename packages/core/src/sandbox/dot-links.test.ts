@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { linksAmongDotFiles, rememberedDirectories } from './dot-links.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 // HOME's directories are read again only when they changed: a link made or swapped in since must be seen.
-const root = mkdtempSync(join(tmpdir(), 'ptydeck-dot-links-'));
+const root = fileTempDir('ptydeck-dot-links-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A clock well past any change the test makes: every directory read has settled. */

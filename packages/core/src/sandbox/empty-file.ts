@@ -1,13 +1,11 @@
 // The empty file sandboxes lay over hidden files: one per host, in a directory of its own under the host's
 // temporary directory, removed when the host stops, and a dead host's by the next host.
-import { existsSync, lstatSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { identityAlive, processIdentity } from '../common/process-identity.js';
+import { makeHostTempDir, removeHostTempDir } from '../common/host-temp-dirs.js';
 
-/** `ptydeck-sandbox-<pid>-<start ticks>-<mkdtemp's six>`: whose it is, so a later host can tell a dead host's. */
-const NAME = /^ptydeck-sandbox-(\d+)-(\d+|\?)-[A-Za-z0-9]{6}$/;
+/** The kind of the empty file's directory and what it holds, for removeDeadHostsTempDirs (common/host-temp-dirs.ts). */
+export const EMPTY_FILE_DIR = { sandbox: ['empty'] } as const;
 
 let empty: string | undefined;
 
@@ -21,7 +19,7 @@ let empty: string | undefined;
  */
 export function emptyFile(): string {
   if (empty === undefined || !existsSync(empty)) {
-    const path = join(mkdtempSync(join(tmpdir(), `ptydeck-sandbox-${processIdentity().replace(':', '-')}-`)), 'empty');
+    const path = join(makeHostTempDir('sandbox'), 'empty');
     writeFileSync(path, '', { mode: 0o444 });
     empty = path;
   }
@@ -35,40 +33,6 @@ export function emptyFile(): string {
  */
 export function removeEmptyFile(): void {
   if (empty === undefined) return;
-  removeEmptyFileDir(dirname(empty));
+  removeHostTempDir(dirname(empty), EMPTY_FILE_DIR.sandbox);
   empty = undefined;
-}
-
-/**
- * Removes the empty files of hosts no longer running (killed before they could), in this process's temporary
- * directory. Asynchronous, and started once the host serves: a shared /tmp can hold tens of thousands of names,
- * and listing them (about 45 ms for 40 000 at load, more on a slow disk) is no reason for a client to wait.
- */
-export async function removeDeadHostsEmptyFiles(): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const match = NAME.exec(name);
-    if (match && !identityAlive(`${match[1]}:${match[2]}`)) removeEmptyFileDir(join(tmpdir(), name));
-  }
-}
-
-/**
- * The directory and its `empty`, only if it is a real directory of this
- * user's: /tmp is shared, and anyone may have made a directory by that name.
- * Nothing else in it is removed (rmdir fails on what is not empty, and it stays).
- */
-function removeEmptyFileDir(dir: string): void {
-  try {
-    const stat = lstatSync(dir);
-    if (!stat.isDirectory() || stat.uid !== process.getuid?.()) return;
-    rmSync(join(dir, 'empty'), { force: true });
-    rmdirSync(dir);
-  } catch {
-    // Gone already, or holding more than ours: left.
-  }
 }

@@ -5,4 +5,4 @@ export { bwrapArgs, type BwrapOptions } from './bwrap-args.js';
 export { sandboxAvailability, type Availability } from './availability.js';
 export { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
 export { SandboxConfig, choiceFor, confineSession, readSandboxConfig, sandboxContext, type HostSandboxContext, type SandboxOwner, type SandboxSettings, type SessionSpawn } from './sandbox-config.js';
-export { removeDeadHostsEmptyFiles, removeEmptyFile } from './empty-file.js';
+export { EMPTY_FILE_DIR, removeEmptyFile } from './empty-file.js';

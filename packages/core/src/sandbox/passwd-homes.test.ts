@@ -1,11 +1,11 @@
-import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { passwdHomes } from './policy.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 // The passwd file is read once per change, not at every shell's start: what is remembered must follow the file.
-const dir = mkdtempSync(join(tmpdir(), 'ptydeck-passwd-'));
+const dir = fileTempDir('ptydeck-passwd-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const line = (user: string, home: string) => `${user}:x:1000:1000::${home}:/bin/bash\n`;

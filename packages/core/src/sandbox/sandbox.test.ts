@@ -2,10 +2,9 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, readSandboxConfig, sandboxAvailability, sandboxContext, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
@@ -14,7 +13,7 @@ const env = isolatedEnv();
 const home = env.HOME!;
 const stateDir = join(home, '.local', 'state', 'ptydeck');
 const configDir = join(home, '.config', 'ptydeck');
-const workspace = mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-ws-'));
+const workspace = fileTempDir('ptydeck-sandbox-ws-');
 let listener: Server;
 let port: number;
 
@@ -153,7 +152,7 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
 
   it('hides a linked secret where the link points, keeps a dangling link as it is, and leaves out what is missing', () => {
     const own = mkdtempSync(join(home, 'links-'));
-    const secrets = mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-secrets-'));
+    const secrets = fileTempDir('ptydeck-sandbox-secrets-');
     try {
       symlinkSync(secrets, join(own, '.aws'));
       symlinkSync(join(secrets, 'gone'), join(own, '.netrc'));
@@ -169,7 +168,7 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
   });
 
   it("keeps read-only a workspace that holds ptydeck's own directories, even ones not made yet, and through a link", () => {
-    const outside = mkdtempSync(join(tmpdir(), 'ptydeck-xdg-'));
+    const outside = fileTempDir('ptydeck-xdg-');
     try {
       // XDG_CONFIG_HOME=<outside>/config: ptydeck's config directory would be <outside>/config/ptydeck, not made yet.
       mkdirSync(join(outside, 'config'));
@@ -204,7 +203,7 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
   });
 
   it("keeps read-only a workspace a dangling link among HOME's dot-files leads into, but not for a link to / (Wine's z: drive)", () => {
-    const own = mkdtempSync(join(tmpdir(), 'ptydeck-links-'));
+    const own = fileTempDir('ptydeck-links-');
     try {
       const project = join(own, 'dotfiles');
       mkdirSync(project);
@@ -244,7 +243,7 @@ describe.skipIf(!available.ok || !isRoot)('a workspace sandbox for an unprivileg
   let userState: string;
 
   beforeAll(() => {
-    const userHome = mkdtempSync(join(tmpdir(), 'ptydeck-sandbox-user-'));
+    const userHome = fileTempDir('ptydeck-sandbox-user-');
     execFileSync('useradd', ['--no-create-home', '--home-dir', userHome, '--shell', '/bin/bash', '--user-group', name]);
     const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());

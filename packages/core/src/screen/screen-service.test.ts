@@ -1,19 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from './screen-mirror.js';
 import { ScreenService } from './screen-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { waitForOutput } from '../testing/session-waits.js';
 
 let service: PtyService;
 let screens: ScreenService;
 
 beforeAll(() => {
-  service = createPtyService({ env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'ptydeck-home-')) } });
+  service = createPtyService({ env: { ...process.env, HOME: fileTempDir('ptydeck-home-') } });
   screens = new ScreenService(service);
 });
 
@@ -264,7 +263,7 @@ describe('ScreenService', () => {
     for (let i = 1; i <= 10_000; i++) {
       text += `${esc}[1;32m${String(i).padStart(5, '0')}${esc}[0m ${esc}[36mbuild step ${i % 97}${esc}[0m compiled module_${i % 1013}.ts in ${(i * 37) % 1000} ms\n`;
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'ptydeck-build-log-')), 'build.log');
+    const file = join(fileTempDir('ptydeck-build-log-'), 'build.log');
     writeFileSync(file, text);
     const info = service.create({ source: 'user', command: 'sh', args: ['-c', `cat '${file}'; exec cat`], cols: 80, rows: 24 });
     await waitForOutput(service, info.id, '10000\x1b[0m \x1b[36mbuild step 9\x1b[0m compiled module_883.ts in 0 ms\r\n');

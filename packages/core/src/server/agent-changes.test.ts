@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import type { AgentInfo } from '@ptydeck/contract';
@@ -8,6 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import { openSocket } from '../testing/http.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * Agents coming and going reach a panel as changes. Each one used to re-send
@@ -29,7 +28,7 @@ let service: PtyService;
 let core: TestHttpServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-agents-'));
+  dir = fileTempDir('ptydeck-agents-');
   service = createPtyService({ env: { ...process.env, HOME: dir } });
   core = await startTestHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,7 +7,7 @@ import { PanelServerMessage } from '@ptydeck/contract';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type WebSocket from 'ws';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import type { PtyService } from '../pty/types.js';
 import { CHAT_BINDING_HEADER } from '../common/bridge-header.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
@@ -29,7 +28,7 @@ const writeAgents = (content: string) => writeFileSync(join(configDir, 'agents.j
 const DEMO_CONFIG = JSON.stringify({ agents: [{ name: 'demo', command: process.execPath, args: [DEMO_AGENT] }] });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-chat-panel-'));
+  dir = fileTempDir('ptydeck-chat-panel-');
   configDir = join(dir, 'config');
   mkdirSync(configDir);
   writeAgents(DEMO_CONFIG);

@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,6 +8,7 @@ import WebSocket from 'ws';
 import { MAX_UNAUTHENTICATED_CONNECTIONS } from './connection-bounds.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { openSocket } from '../testing/http.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * An attacker on loopback without the token: idle or half-sent connections
@@ -34,7 +34,7 @@ const drops = { cap: 0, deadline: 0 };
 const cappedDrops = { cap: 0, deadline: 0 };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-bounds-'));
+  dir = fileTempDir('ptydeck-bounds-');
   server = await startLocalServer({
     stateDir: join(dir, 'state'),
     appDir: '/nonexistent',

@@ -1,6 +1,6 @@
 // The developer's own bash tabs with ptydeck's marks, as VS Code injects its shell integration: their commands become records.
 import { basename } from 'node:path';
-import { BASH_INTEGRATION, writeShellIntegration, type ShellIntegrationFiles } from '../terminal-tool/index.js';
+import { BASH_INTEGRATION, keepShellIntegration, type ShellIntegrationFiles } from '../terminal-tool/index.js';
 
 /**
  * bash's --init-file for the developer's tab: the agent's rcfile (which reads
@@ -34,7 +34,7 @@ export class DeveloperShell {
    */
   argsFor(shell: string): string[] | undefined {
     if (basename(shell) !== 'bash') return undefined;
-    this.files ??= writeShellIntegration(BASH_DEVELOPER_INIT);
+    this.files = keepShellIntegration(this.files, BASH_DEVELOPER_INIT);
     return ['--init-file', this.files.bashRcfile, '-i'];
   }
 

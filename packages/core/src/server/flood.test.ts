@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeOutputFrame } from '@ptydeck/contract';
@@ -10,7 +7,7 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket, type MessageQueue } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { collectGarbage } from '../testing/leak-meters.js';
 
 /**
@@ -36,7 +33,7 @@ beforeAll(async () => {
     totalLogBytes: TOTAL_CAP,
     killGraceMs: 1000,
   });
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-flood-')), writeDiscovery: false, appDir: '/nonexistent' });
+  server = await startLocalServer({ service, stateDir: fileTempDir('ptydeck-flood-'), writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

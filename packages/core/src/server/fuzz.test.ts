@@ -1,6 +1,5 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { damageBytes, deepJson, Dice, mutateObject, randomString, randomValue, toJsonText } from '../testing/fuzz-input.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { settledHeap } from '../testing/leak-meters.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { recordFigure } from '../testing/figures.js';
@@ -54,7 +53,7 @@ beforeAll(async () => {
   writeFileSync(catShell, '#!/bin/sh\nexec cat\n');
   chmodSync(catShell, 0o755);
   service = createPtyService({ env: { ...process.env, HOME: home, SHELL: catShell }, maxLiveSessions: 48, killGraceMs: 500 });
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-fuzz-')), writeDiscovery: false, appDir: '/nonexistent' });
+  server = await startLocalServer({ service, stateDir: fileTempDir('ptydeck-fuzz-'), writeDiscovery: false, appDir: '/nonexistent' });
 
   // Sessions the fuzzer does not own: a developer's terminal and another agent's.
   victimUser = service.create({ source: 'user', command: 'cat', title: 'victim' }).id;

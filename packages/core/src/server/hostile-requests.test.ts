@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,7 +7,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { descendantsOf } from '../testing/process-table.js';
 
 /**
@@ -48,7 +46,7 @@ beforeAll(async () => {
   }) as typeof process.stderr.write;
   service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
   service.on('pty.created', () => created++);
-  const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-'));
+  const stateDir = fileTempDir('ptydeck-hostile-');
   // Unsandboxed (a sandbox passes the same environment on, bubblewrap adding nothing): the tests read the
   // sessions' processes by the pids the tool reports, which a sandbox gives as seen inside it.
   server = await startLocalServer({ service, stateDir, appDir: '/nonexistent', sandbox: false });

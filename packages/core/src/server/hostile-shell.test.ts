@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { exchangeTicket, openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * Issue 10: a script an agent runs through terminal_run, in its own shell as the
@@ -43,7 +42,7 @@ async function connectAgent(name: string): Promise<Client> {
 }
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-shell-'));
+  stateDir = fileTempDir('ptydeck-hostile-shell-');
   // Sessions inherit the developer's environment, state dir included, as they would from `ptydeck serve`.
   service = createPtyService({ env: { ...outsideEnv, HOME: isolatedHome(), PTYDECK_STATE_DIR: stateDir }, killGraceMs: 500 });
   // Unsandboxed agents' shells (sandbox: false): the fences at ptydeck's API must hold on their own,
@@ -78,7 +77,7 @@ describe('a hostile script in an agent shell', () => {
     const otherId = (otherRun.structuredContent as { id: string }).id;
 
     const hostile = await connectAgent('hostile-agent');
-    const resultFile = join(mkdtempSync(join(tmpdir(), 'ptydeck-hostile-result-')), 'result.json');
+    const resultFile = join(fileTempDir('ptydeck-hostile-result-'), 'result.json');
     const argv = [
       resultFile,
       requireHere.resolve('ws'),
@@ -154,7 +153,7 @@ describe('a hostile script in an agent shell', () => {
 
   it('hands its connection to a process that left the session and names that one: refused while the shell still holds it', async () => {
     const agent = await connectAgent('forking-agent');
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-hostile-fork-'));
+    const dir = fileTempDir('ptydeck-hostile-fork-');
     const run = await agent.callTool({
       name: 'terminal_run',
       arguments: { command: `bash '${join(here, '..', 'testing', 'forked-holder-script.sh')}' ${server.port} '${dir}'`, timeout_ms: 60_000 },

@@ -1,7 +1,6 @@
-import { mkdtempSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { SessionLabels } from '../pty/session-labels.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ASKER_PID_HEADER, HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
@@ -14,6 +13,7 @@ import type { EarlyLook, EarlyLooker, PeerJudge } from '../common/peer-process.j
 import { connect } from 'node:net';
 import { until } from '../testing/poll-until.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /** A PID namespace of its own (and a user namespace, so no root is needed), as a container sharing the user or `unshare -p` gives one. */
 const UNSHARE_PID = ['--user', '--map-current-user', '--pid', '--fork', '--kill-child'];
@@ -53,7 +53,7 @@ let core: TestHttpServer;
 let service: ReturnType<typeof recordingService>;
 
 beforeEach(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'ptydeck-core-'));
+  const root = fileTempDir('ptydeck-core-');
   stateDir = join(root, 'state');
   appDir = join(root, 'app');
   mkdirSync(join(appDir, 'assets'), { recursive: true });

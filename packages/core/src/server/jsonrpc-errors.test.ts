@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { postMcp } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * JSON-RPC errors over Streamable HTTP, with raw fetch against the real server:
@@ -54,7 +51,7 @@ async function rpcError(body: string, session: string | null = sessionId): Promi
 
 beforeAll(async () => {
   service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-jsonrpc-')), writeDiscovery: false, appDir: '/nonexistent' });
+  server = await startLocalServer({ service, stateDir: fileTempDir('ptydeck-jsonrpc-'), writeDiscovery: false, appDir: '/nonexistent' });
   const init = await fetch(new URL('/mcp', server.url), {
     method: 'POST',
     headers: { Authorization: `Bearer ${server.agentToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },

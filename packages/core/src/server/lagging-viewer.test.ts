@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeOutputFrame, type SessionId } from '@ptydeck/contract';
@@ -9,7 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenService, type ScreenSnapshot } from '../screen/index.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { waitForExit } from '../testing/session-waits.js';
 
 /** Small, so a flood trims past a screen well before the test's patience runs out. */
@@ -62,7 +59,7 @@ let server: LocalServer;
 beforeAll(async () => {
   service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, sessionLogBytes: SESSION_CAP, killGraceMs: 1000 });
   screens = new OutrunScreens(service);
-  server = await startLocalServer({ service, screens, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-lagging-')), writeDiscovery: false, appDir: '/nonexistent' });
+  server = await startLocalServer({ service, screens, stateDir: fileTempDir('ptydeck-lagging-'), writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * How /mcp answers a call, seen by the official SDK client over Streamable
@@ -23,7 +21,7 @@ const answeredAs: string[] = [];
 
 /** A server on the shared service whose answers commit to a stream after `streamAfterMs`, and an SDK client of it that records each POST's Content-Type. */
 async function serveAndConnect(name: string, streamAfterMs: number, answered: string[]): Promise<{ server: LocalServer; client: Client }> {
-  const server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-mcp-answers-')), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: streamAfterMs });
+  const server = await startLocalServer({ service, stateDir: fileTempDir('ptydeck-mcp-answers-'), writeDiscovery: false, appDir: '/nonexistent', mcpStreamAfterMs: streamAfterMs });
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), {
     requestInit: { headers: { Authorization: `Bearer ${server.agentToken}` } },

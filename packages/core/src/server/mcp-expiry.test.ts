@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { postMcp } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 
 /**
  * MCP sessions whose clients never hold an event stream cannot be seen
@@ -28,7 +27,7 @@ async function startServer(mcpIdleMs: number): Promise<void> {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-mcp-expiry-'));
+  dir = fileTempDir('ptydeck-mcp-expiry-');
   const home = isolatedHome();
   service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });
 });

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
@@ -10,6 +9,7 @@ import { lostRecord } from '../testing/lost-records.js';
 import { LAG_LIMIT } from './viewer-streams.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
 import { MessageQueue, openSocket } from '../testing/http.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 let service: PtyService;
 let core: TestHttpServer;
@@ -17,7 +17,7 @@ let core: TestHttpServer;
 beforeAll(async () => {
   // A HOME of its own keeps the login shell off the developer's rc files (pyenv,
   // nvm and friends can take seconds or hang on a stale lock): the shell is what's under test here.
-  const home = mkdtempSync(join(tmpdir(), 'ptydeck-home-'));
+  const home = fileTempDir('ptydeck-home-');
   service = createPtyService({ env: { ...process.env, HOME: home } });
   core = await startTestHttpServer({ service, writeDiscovery: false, appDir: '/nonexistent' });
 });

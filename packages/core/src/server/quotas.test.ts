@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * Quotas by source and owner, through the real server: an agent reconnecting
@@ -19,7 +19,7 @@ let service: PtyService;
 let server: LocalServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-quotas-'));
+  dir = fileTempDir('ptydeck-quotas-');
   const home = join(dir, 'home');
   mkdirSync(home);
   // 10 live sessions, 2 kept for the developer: agents share 8.

@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { decodeOutputFrame, PANEL_WS_PATH } from '@ptydeck/contract';
@@ -12,6 +9,7 @@ import { AgentRegistry } from './agent-registry.js';
 import { SessionFacts } from '../facts/index.js';
 import { PanelConnection } from './panel-connection.js';
 import { MessageQueue } from '../testing/http.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /** A mirror whose screen cannot be produced, as when its terminal fails to parse or serialize. */
 const failingMirrors = { snapshot: () => Promise.reject(new Error('the mirror broke')) };
@@ -77,7 +75,7 @@ async function outputUntil(ws: WebSocket, messages: MessageQueue, id: string, te
   return received;
 }
 
-const home = () => mkdtempSync(join(tmpdir(), 'ptydeck-home-'));
+const home = () => fileTempDir('ptydeck-home-');
 
 /** The first resync message, and the index of the message after it (output frames may already be there). */
 async function nextResync(messages: MessageQueue): Promise<{ resync: any; after: number }> {

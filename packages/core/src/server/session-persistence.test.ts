@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../testing/mcp-client.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
 import { openSessionStore, type SessionStore } from '../persist/session-store.js';
 import { createPtyService } from '../pty/pty-service.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { restoreAndRecord } from './session-persistence.js';
@@ -38,7 +37,7 @@ async function startHost(dir: string) {
 
 describe('restoreAndRecord', () => {
   it("carries an agent's terminal and its read position through the store to the next host, and drops its files once closed", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-persist-'), 'sessions');
     const before = await startHost(dir);
     const agent = await connectMcp(before.tool, OWNER);
     const id = String((await agent.ok('terminal_create', {})).id);
@@ -66,7 +65,7 @@ describe('restoreAndRecord', () => {
   });
 
   it("keeps the read position of a restored terminal through a graceful stop, which lets the tool go before the store's last write, to a third host", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-persist-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-persist-'), 'sessions');
     const first = await startHost(dir);
     const agent = await connectMcp(first.tool, OWNER);
     const id = String((await agent.ok('terminal_create', {})).id);

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOutputFrame } from '@ptydeck/contract';
@@ -11,7 +9,7 @@ import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { recordFigure } from '../testing/figures.js';
 import { openSocket } from '../testing/http.js';
-import { isolatedHome } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
 import { until } from '../testing/poll-until.js';
 
 /**
@@ -45,7 +43,7 @@ beforeAll(async () => {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  server = await startLocalServer({ service, stateDir: mkdtempSync(join(tmpdir(), 'ptydeck-viewer-')), writeDiscovery: false, appDir: '/nonexistent' });
+  server = await startLocalServer({ service, stateDir: fileTempDir('ptydeck-viewer-'), writeDiscovery: false, appDir: '/nonexistent' });
 });
 
 afterAll(async () => {

@@ -19,6 +19,6 @@ export type { TerminalState } from './agent-terminal.js';
 // The command timeline (timeline/) reads the same marks, and renders output as the tool does.
 export { BASH_INTEGRATION, announcesShellKey, parseShellMark, type ShellMark } from './shell-integration.js';
 // The developer's own bash tabs get the same marks (server/developer-shell.ts).
-export { writeShellIntegration, type ShellIntegrationFiles } from './shell-integration.js';
+export { keepShellIntegration, SHELL_INTEGRATION_DIR, writeShellIntegration, type ShellIntegrationFiles } from './shell-integration.js';
 export { boundText, renderPlainText } from './model-text.js';
 export { runsInLinearTime } from './pattern-safety.js';

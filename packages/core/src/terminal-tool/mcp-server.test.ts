@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -10,6 +10,7 @@ import type { PtyService } from '../pty/types.js';
 import { TerminalToolError } from './errors.js';
 import { createAgentMcpServer } from './mcp-server.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * The agent tool end to end: the official MCP SDK client talks to our
@@ -83,7 +84,7 @@ function errorText(result: ToolResult): string {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-agent-test-'));
+  dir = fileTempDir('ptydeck-agent-test-');
   // A home without startup files: the machine's own (pyenv rehash, banners) would make shells slow and tests flaky.
   const home = join(dir, 'home');
   mkdirSync(home);

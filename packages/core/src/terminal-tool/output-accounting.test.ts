@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
@@ -8,6 +7,7 @@ import { until } from '../testing/poll-until.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /**
  * The rule these tests hold, with real bash: every byte of a session's output
@@ -24,7 +24,7 @@ let fifos = 0;
 const owner: TerminalOwner = { id: 'accounting' };
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-accounting-'));
+  dir = fileTempDir('ptydeck-accounting-');
   home = join(dir, 'home');
   mkdirSync(home);
   service = createPtyService({ env: { ...process.env, HOME: home, HISTFILE: join(home, '.history') } });

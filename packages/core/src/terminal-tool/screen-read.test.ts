@@ -1,12 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { ScreenMirror } from '../screen/screen-mirror.js';
 import { ScreenService } from '../screen/screen-service.js';
 import { createTerminalTool, type TerminalTool } from './terminal-tool.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 const owner = { id: 'screen-reader' };
 let service: PtyService;
@@ -15,7 +13,7 @@ let tool: TerminalTool;
 let made = 0;
 
 beforeAll(() => {
-  service = createPtyService({ env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'ptydeck-home-')) } });
+  service = createPtyService({ env: { ...process.env, HOME: fileTempDir('ptydeck-home-') } });
   screens = new ScreenService(service, {
     createScreen: (options) => {
       made++;

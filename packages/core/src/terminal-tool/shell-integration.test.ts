@@ -1,5 +1,8 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bashRunInput, integrationFor, nonceRunInput, parseShellMark } from './shell-integration.js';
+import { processIdentity } from '../common/process-identity.js';
+import { bashRunInput, integrationFor, keepShellIntegration, nonceRunInput, parseShellMark, writeShellIntegration } from './shell-integration.js';
 
 describe('parseShellMark', () => {
   it('parses OSC 133 marks with exit codes', () => {
@@ -40,5 +43,18 @@ describe('run input', () => {
     expect(integrationFor('/bin/bash', false)).toBe('nonce');
     expect(integrationFor('sh', false)).toBe('nonce');
     expect(integrationFor('python3', false)).toBe('none');
+  });
+});
+
+describe("the rcfile's directory", () => {
+  it('is named for its process, goes with dispose, and is written again when something removed it', () => {
+    const files = writeShellIntegration('# one\n');
+    expect(basename(dirname(files.bashRcfile))).toMatch(new RegExp(`^ptydeck-shell-${processIdentity().replace(':', '-')}-[A-Za-z0-9]{6}$`));
+    expect(keepShellIntegration(files, '# one\n')).toBe(files);
+    rmSync(dirname(files.bashRcfile), { recursive: true });
+    const again = keepShellIntegration(files, '# one\n');
+    expect(readFileSync(again.bashRcfile, 'utf8')).toBe('# one\n');
+    again.dispose();
+    expect(existsSync(dirname(again.bashRcfile))).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 // How the agent tool learns where a command starts and ends and its exit code: bash's marks or nonce marks.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { makeHostTempDir, removeHostTempDir } from '../common/host-temp-dirs.js';
 
 /**
  * How the agent tool learns where a command's output starts and ends, and its
@@ -265,6 +265,9 @@ unset __ptydeck_post
 printf '\e]${NONCE_OSC};key;%s\a' "$__ptydeck_k"
 `;
 
+/** The kind of the rcfile's directory and what it holds, for removeDeadHostsTempDirs (common/host-temp-dirs.ts). */
+export const SHELL_INTEGRATION_DIR = { shell: ['bashrc'] } as const;
+
 /** A private directory holding the generated rcfile; remove it with dispose(). */
 export interface ShellIntegrationFiles {
   bashRcfile: string;
@@ -273,12 +276,13 @@ export interface ShellIntegrationFiles {
 
 /** Writes `script` (the agent's rcfile unless told: developer-shell.ts writes the developer's init file) in a private directory. */
 export function writeShellIntegration(script: string = BASH_INTEGRATION): ShellIntegrationFiles {
-  const dir = mkdtempSync(join(tmpdir(), 'ptydeck-shell-'));
+  // Named for this process, so that a host started after this one was killed removes it (start-host.ts).
+  const dir = makeHostTempDir('shell');
   const bashRcfile = join(dir, 'bashrc');
   writeFileSync(bashRcfile, script, { mode: 0o600 });
   // Shells read the rcfile only at startup, so it can go as soon as nobody will start one;
   // the exit hook covers owners that never call dispose().
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const remove = () => removeHostTempDir(dir, SHELL_INTEGRATION_DIR.shell);
   process.once('exit', remove);
   return {
     bashRcfile,
@@ -287,6 +291,17 @@ export function writeShellIntegration(script: string = BASH_INTEGRATION): ShellI
       remove();
     },
   };
+}
+
+/**
+ * `files` while its rcfile is still there, else new ones for `script`: something removed it (a tmp
+ * cleaner, or a host that could not see this one, in another PID namespace sharing /tmp, and took it
+ * for a killed host's), and a shell started with it would start without its marks.
+ */
+export function keepShellIntegration(files: ShellIntegrationFiles | null, script?: string): ShellIntegrationFiles {
+  if (files && existsSync(files.bashRcfile)) return files;
+  files?.dispose();
+  return writeShellIntegration(script);
 }
 
 /**

@@ -14,7 +14,7 @@ import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
 import { TerminalToolError, fromPtyError } from './errors.js';
 import { NonceStrategy, ShellMarksStrategy, type ExecuteStrategy } from './execute-strategy.js';
-import { integrationFor, writeShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
+import { integrationFor, keepShellIntegration, type IntegrationKind, type ShellIntegrationFiles } from './shell-integration.js';
 
 export { shellQuote } from './shell-integration.js';
 export type { SandboxSettings } from '../sandbox/index.js';
@@ -126,7 +126,7 @@ export class ShellLauncher {
     }
     const shell = this.options.shell ?? agentShell();
     if (basename(shell) === 'bash') {
-      this.files ??= writeShellIntegration();
+      this.files = keepShellIntegration(this.files);
       return { command: shell, args: ['--rcfile', this.files.bashRcfile, '-i'], strategy: strategyFor(integrationFor(shell, true)) };
     }
     return { command: shell, args: ['-i'], strategy: strategyFor(integrationFor(shell, false)) };

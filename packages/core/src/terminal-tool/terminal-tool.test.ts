@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { TerminalToolError } from './errors.js';
 import { createTerminalTool, type TerminalOwner, type TerminalTool } from './terminal-tool.js';
+import { fileTempDir } from '../testing/isolated-env.js';
 
 /** The tool's own API with real PTYs: fallbacks, limits and retention the MCP tests do not reach. */
 
@@ -14,7 +14,7 @@ let service: PtyService;
 let dir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ptydeck-tool-test-'));
+  dir = fileTempDir('ptydeck-tool-test-');
   const home = join(dir, 'home');
   mkdirSync(home);
   service = createPtyService({ env: { ...process.env, HOME: home } });

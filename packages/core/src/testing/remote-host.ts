@@ -1,12 +1,10 @@
 // A local host whose panels reach one remote, `box`, over a real sshd of the test's own (ssh-server.ts),
 // where the checkout's ptydeck is installed: what the remote tests start before each file.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { remoteHostsOpener } from '../remote/remote-hosts.js';
 import { addRemote } from '../remote/remotes-config.js';
 import { buildCore } from './host-sandbox.js';
+import { fileTempDir } from './isolated-env.js';
 import { startSshServer, type SshServer } from './ssh-server.js';
 
 /** `shell`: the remote test user's login shell (bash, for a remote that records its tabs' commands). */
@@ -14,9 +12,9 @@ export async function startRemoteHost(options: { shell?: string } = {}): Promise
   buildCore();
   const server = await startSshServer(options.shell ? { shell: options.shell } : {});
   server.install();
-  const configDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-config-'));
+  const configDir = fileTempDir('ptydeck-remote-config-');
   addRemote(configDir, { name: 'box', destination: server.alias });
-  const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-remote-state-'));
+  const stateDir = fileTempDir('ptydeck-remote-state-');
   const local = await startLocalServer({
     stateDir,
     configDir,

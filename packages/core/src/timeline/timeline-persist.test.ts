@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandRecord } from '@ptydeck/contract';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { restoreAndRecord } from '../server/session-persistence.js';
 import { createTerminalTool, type TerminalTool } from '../terminal-tool/terminal-tool.js';
-import { isolatedEnv } from '../testing/isolated-env.js';
+import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { connectMcp } from '../testing/mcp-client.js';
 import { registerHistoryTool } from './history-tool.js';
 import { Timeline } from './timeline.js';
@@ -51,7 +50,7 @@ function started(timeline: Timeline, command: string): Promise<CommandRecord> {
 
 describe('command records across a host restart', () => {
   it('come back with their session, readable; the one running ends lost', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-persist-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-timeline-persist-'), 'sessions');
     const before = await startHost(dir);
     const shell = await before.tool.create(OWNER, {});
     await before.tool.run(OWNER, { id: shell.id, command: 'echo kept-output' });
@@ -93,7 +92,7 @@ describe('command records across a host restart', () => {
   });
 
   it('a timeline file that is not one costs the session its records only', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-planted-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-timeline-planted-'), 'sessions');
     const before = await startHost(dir);
     const shell = await before.tool.create(OWNER, {});
     await before.tool.run(OWNER, { id: shell.id, command: 'echo planted' });
@@ -109,7 +108,7 @@ describe('command records across a host restart', () => {
   });
 
   it("a closed session's records come back with the next host; a file that is not such records is set aside", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-timeline-closed-'), 'sessions');
     const before = await startHost(dir);
     const shell = await before.tool.create(OWNER, { title: 'gone-soon' });
     await before.tool.run(OWNER, { id: shell.id, command: 'echo before-close' });
@@ -148,7 +147,7 @@ describe('command records across a host restart', () => {
   });
 
   it("planted closed records come back marked restored, and draw nothing: an agent's name as the host shows one, no controls", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-planted-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-timeline-closed-planted-'), 'sessions');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dir, { recursive: true });
     const planted: CommandRecord = {
@@ -182,7 +181,7 @@ describe('command records across a host restart', () => {
   });
 
   it("a restored session's records, once it is closed, stay marked restored", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ptydeck-timeline-closed-restored-')), 'sessions');
+    const dir = join(fileTempDir('ptydeck-timeline-closed-restored-'), 'sessions');
     const before = await startHost(dir);
     const shell = await before.tool.create(OWNER, {});
     await before.tool.run(OWNER, { id: shell.id, command: 'echo from-before' });

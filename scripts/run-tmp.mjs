@@ -1,0 +1,106 @@
+// One temporary directory per test run (vitest's, the end-to-end runner's): everything the run's tests,
+// their hosts, shells and browsers make under os.tmpdir() lands in it, and it goes when the run ends, so a
+// developer's /tmp looks the same after `npm test` as before, even after a test that was killed or a kit
+// that forgot its dispose.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What a run's directory is named in the developer's temporary directory. Short: sockets live under it (108 bytes). */
+export const RUN_PREFIX = 'ptydeck-run-';
+
+/**
+ * Makes the run's directory and, in it, a throwaway HOME; answers the environment that points TMPDIR
+ * (what os.tmpdir(), mktemp and Chromium read), HOME, HISTFILE and the XDG directories into it, and
+ * PTYDECK_RUN_TMP naming it, so a nested runner (vitest's projects, a spec's own runner) keeps the one it has.
+ */
+export function openRunTmp() {
+  const root = mkdtempSync(join(tmpdir(), RUN_PREFIX));
+  // Searchable by others, not listable: a test runs a sandbox as a user of its own (sandbox.test.ts), who must
+  // reach the directories it is given in here, as it reached them in /tmp.
+  chmodSync(root, 0o711);
+  const home = join(root, 'home');
+  mkdirSync(home, { mode: 0o700 });
+  const env = {
+    // Playwright's transform cache is one directory it keeps and reuses across runs, not a leftover: where it was.
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR ?? join(tmpdir(), `playwright-transform-cache-${process.geteuid?.() ?? ''}`),
+    PTYDECK_RUN_TMP: root,
+    TMPDIR: root,
+    HOME: home,
+    HISTFILE: join(home, '.bash_history'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+  };
+  return { root, home, env };
+}
+
+/**
+ * What the run left in its directory besides its HOME, counted by name with mkdtemp's six characters
+ * dropped (`ptydeck-shell` 3): what some test or kit made and did not remove.
+ */
+export function leftovers(root) {
+  const counts = new Map();
+  let names = [];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return counts;
+  }
+  for (const name of names) {
+    if (name === 'home') continue;
+    const prefix = name.replace(/-[A-Za-z0-9]{6}$/, '');
+    counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * SIGKILLs the processes the run started and left running (a host or shell a failed test could not reap):
+ * every one carries the run's TMPDIR in the environment it started with, which /proc shows. Not this
+ * process, nor its own children (vitest's workers, which it ends itself). Answers what it killed.
+ */
+export function reapRun(root) {
+  const marker = Buffer.from(`\0TMPDIR=${root}\0`);
+  const killed = [];
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  } catch {
+    return killed;
+  }
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /s, '').split(' ')[1] === String(process.pid)) continue;
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (environ.includes(marker)) {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ').slice(0, 120);
+        process.kill(pid, 'SIGKILL');
+        killed.push({ pid, command });
+      }
+    } catch {
+      // Gone while we looked, or not ours to read.
+    }
+  }
+  return killed;
+}
+
+/**
+ * Ends the run's processes still running (reapRun), so none creates files in the directory again, and
+ * removes it; a file one still held open is freed with its last descriptor. Answers what it killed.
+ */
+export function closeRunTmp(root) {
+  const killed = reapRun(root);
+  rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  return killed;
+}
+
+/** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running. */
+export function closeRunTmpReporting(root, who) {
+  const left = [...leftovers(root)].map(([prefix, count]) => `${count} ${prefix}`);
+  const killed = closeRunTmp(root);
+  if (left.length > 0) process.stderr.write(`${who}: temporary directories the tests did not remove (removed with the run's): ${left.join(', ')}\n`);
+  if (killed.length > 0) process.stderr.write(`${who}: processes the tests left running, killed: ${killed.map(({ pid, command }) => `${pid} (${command})`).join(', ')}\n`);
+}
