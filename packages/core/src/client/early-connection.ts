@@ -3,9 +3,10 @@ import type { Socket } from 'node:net';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { nodeNet } from '../common/lazy-builtins.js';
 import { isLoopbackAddress } from '../common/loopback.js';
+import { connectRawTcp, type RawTcpSocket, type RequestSocket } from './raw-tcp.js';
 
 /** At most one per process: `ls`, `status`, `url` and `attach` each make one first request to the host. */
-let early: { port: number; host: string; socket: Socket } | undefined;
+let early: { port: number; host: string; socket: Socket | RawTcpSocket; raw: boolean } | undefined;
 
 /**
  * Opens a TCP connection to the host that server.json names (on the loopback), before the
@@ -18,8 +19,13 @@ let early: { port: number; host: string; socket: Socket } | undefined;
  * passed; a listener the check refuses sees a connection open and close, and
  * not a byte. Does nothing when server.json names no live host, and never
  * throws: the command reads server.json again, and says what is wrong.
+ *
+ * `raw`: for a command whose first request is one HTTP exchange (`ls`, `url`,
+ * `status`), the connection is a RawTcpSocket (raw-tcp.ts) where this Node
+ * allows, so that node:net is not loaded before it opens, nor at all; `attach`'s
+ * WebSocket needs node:net's Socket.
  */
-export function connectEarly(stateDir: string = resolveStateDir()): void {
+export function connectEarly(stateDir: string = resolveStateDir(), raw = false): void {
   try {
     const found = readDiscovery(stateDir);
     if (found.status !== 'live') return;
@@ -30,10 +36,11 @@ export function connectEarly(stateDir: string = resolveStateDir()): void {
     // another machine (or a name, looked up first), and a connection there would tell it when this ran.
     if (!isLoopbackAddress(host)) return;
     const port = portOf(url);
-    const socket = nodeNet().connect(port, host);
+    const rawSocket = raw ? connectRawTcp(port, host) : undefined;
+    const socket = rawSocket ?? nodeNet().connect(port, host);
     // A failed connection is the taker's to report, by a connection of its own (takeEarlyConnection).
     socket.on('error', () => {});
-    early = { port, host, socket };
+    early = { port, host, socket, raw: rawSocket !== undefined };
   } catch {
     // Left to the command's own read of server.json.
   }
@@ -43,15 +50,22 @@ export function connectEarly(stateDir: string = resolveStateDir()): void {
  * The early connection, once, if it goes to `port` on `host` and is still
  * connecting: its 'connect' not yet emitted, so the taker hears it as from a
  * connection of its own. Undefined otherwise (none, another address, already
- * connected, failed), when the caller connects itself.
+ * connected, failed), when the caller connects itself. A caller that needs
+ * node:net's Socket (a WebSocket) takes none that is raw.
  */
-export function takeEarlyConnection(port: number, host: string): Socket | undefined {
+export function takeEarlyConnection(port: number, host: string): RequestSocket | undefined {
   const taken = early;
   early = undefined;
   if (!taken) return undefined;
   if (taken.port === port && taken.host === host && taken.socket.connecting && !taken.socket.destroyed) return taken.socket;
   taken.socket.destroy();
   return undefined;
+}
+
+/** As takeEarlyConnection, for a caller that needs node:net's Socket. */
+export function takeEarlyNetConnection(port: number, host: string): Socket | undefined {
+  if (early?.raw) dropEarlyConnection();
+  return takeEarlyConnection(port, host) as Socket | undefined;
 }
 
 /** Closes the early connection if no request took it (the command took another way). */

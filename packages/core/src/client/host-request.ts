@@ -1,7 +1,9 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
-import { hostOf, portOf, takeEarlyConnection } from './early-connection.js';
+import { nodeNet } from '../common/lazy-builtins.js';
+import { hostOf, portOf, takeEarlyConnection, takeEarlyNetConnection } from './early-connection.js';
+import type { RequestSocket } from './raw-tcp.js';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -56,7 +58,7 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     return Promise.reject(error as Error);
   }
   return new Promise((resolve, reject) => {
-    const socket = connectTo(target);
+    const socket = requestSocketTo(target);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -127,7 +129,14 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
 export function connectTo(target: URL): Socket {
   const host = hostOf(target);
   const port = portOf(target);
-  return takeEarlyConnection(port, host) ?? connect(port, host);
+  return takeEarlyNetConnection(port, host) ?? nodeNet().connect(port, host);
+}
+
+/** As connectTo, for one request: the early connection may be a RawTcpSocket, and node:net is loaded only without one. */
+function requestSocketTo(target: URL): RequestSocket {
+  const host = hostOf(target);
+  const port = portOf(target);
+  return takeEarlyConnection(port, host) ?? nodeNet().connect(port, host);
 }
 
 /** The answer in `chunks` once its head and its Content-Length's bytes are all there; undefined while they are not, or the body's end is the close's (no Content-Length, or chunked). */
