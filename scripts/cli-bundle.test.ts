@@ -155,7 +155,7 @@ describe('the CLI bundle', () => {
         const cache = `require(${JSON.stringify(codeCache)})`;
         writeFileSync(
           launcher,
-          `${cache}.requireCached(${JSON.stringify(join(dir, 'early.cjs'))}, ${JSON.stringify(command)}).connectEarly(undefined, ${JSON.stringify(command !== 'attach')});\n` +
+          `${cache}.requireCached(${JSON.stringify(join(dir, 'early.cjs'))}, ${JSON.stringify(command)}).connectEarly(undefined, true);\n` +
             `${cache}.requireCached(${JSON.stringify(join(dir, 'light.cjs'))}).lightMain(process.argv.slice(2)).then((code) => process.exit(code))`,
         );
         // Not spawnSync: the server answering it runs on this thread.

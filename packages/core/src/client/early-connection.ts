@@ -1,12 +1,11 @@
 // The connection to the host a short command opens first thing, for its first request to take (bench figure 12).
-import type { Socket } from 'node:net';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { nodeNet } from '../common/lazy-builtins.js';
 import { isLoopbackAddress } from '../common/loopback.js';
-import { connectRawTcp, type RawTcpSocket, type RequestSocket } from './raw-tcp.js';
+import { connectRawTcp, type ClientSocket } from './raw-tcp.js';
 
 /** At most one per process: `ls`, `status`, `url` and `attach` each make one first request to the host. */
-let early: { port: number; host: string; socket: Socket | RawTcpSocket; raw: boolean } | undefined;
+let early: { port: number; host: string; socket: ClientSocket } | undefined;
 
 /**
  * Opens a TCP connection to the host that server.json names (on the loopback), before the
@@ -20,10 +19,9 @@ let early: { port: number; host: string; socket: Socket | RawTcpSocket; raw: boo
  * not a byte. Does nothing when server.json names no live host, and never
  * throws: the command reads server.json again, and says what is wrong.
  *
- * `raw`: for a command whose first request is one HTTP exchange (`ls`, `url`,
- * `status`), the connection is a RawTcpSocket (raw-tcp.ts) where this Node
- * allows, so that node:net is not loaded before it opens, nor at all; `attach`'s
- * WebSocket needs node:net's Socket.
+ * `raw`: the connection is a RawTcpSocket (raw-tcp.ts) where this Node
+ * allows, so that node:net is not loaded before it opens (the launcher's
+ * commands), nor at all by `ls`, `url` and `status`.
  */
 export function connectEarly(stateDir: string = resolveStateDir(), raw = false): void {
   try {
@@ -40,7 +38,7 @@ export function connectEarly(stateDir: string = resolveStateDir(), raw = false):
     const socket = rawSocket ?? nodeNet().connect(port, host);
     // A failed connection is the taker's to report, by a connection of its own (takeEarlyConnection).
     socket.on('error', () => {});
-    early = { port, host, socket, raw: rawSocket !== undefined };
+    early = { port, host, socket };
   } catch {
     // Left to the command's own read of server.json.
   }
@@ -50,10 +48,9 @@ export function connectEarly(stateDir: string = resolveStateDir(), raw = false):
  * The early connection, once, if it goes to `port` on `host` and is still
  * connecting: its 'connect' not yet emitted, so the taker hears it as from a
  * connection of its own. Undefined otherwise (none, another address, already
- * connected, failed), when the caller connects itself. A caller that needs
- * node:net's Socket (a WebSocket) takes none that is raw.
+ * connected, failed), when the caller connects itself.
  */
-export function takeEarlyConnection(port: number, host: string): RequestSocket | undefined {
+export function takeEarlyConnection(port: number, host: string): ClientSocket | undefined {
   const taken = early;
   early = undefined;
   if (!taken) return undefined;
@@ -62,11 +59,6 @@ export function takeEarlyConnection(port: number, host: string): RequestSocket |
   return undefined;
 }
 
-/** As takeEarlyConnection, for a caller that needs node:net's Socket. */
-export function takeEarlyNetConnection(port: number, host: string): Socket | undefined {
-  if (early?.raw) dropEarlyConnection();
-  return takeEarlyConnection(port, host) as Socket | undefined;
-}
 
 /** Closes the early connection if no request took it (the command took another way). */
 export function dropEarlyConnection(): void {

@@ -1,9 +1,8 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
-import type { Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
 import { nodeNet } from '../common/lazy-builtins.js';
-import { hostOf, portOf, takeEarlyConnection, takeEarlyNetConnection } from './early-connection.js';
-import type { RequestSocket } from './raw-tcp.js';
+import { hostOf, portOf, takeEarlyConnection } from './early-connection.js';
+import type { ClientSocket } from './raw-tcp.js';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -58,7 +57,7 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
     return Promise.reject(error as Error);
   }
   return new Promise((resolve, reject) => {
-    const socket = requestSocketTo(target);
+    const socket = connectTo(target);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -125,15 +124,11 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
   });
 }
 
-/** A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there (early-connection.ts). */
-export function connectTo(target: URL): Socket {
-  const host = hostOf(target);
-  const port = portOf(target);
-  return takeEarlyNetConnection(port, host) ?? nodeNet().connect(port, host);
-}
-
-/** As connectTo, for one request: the early connection may be a RawTcpSocket, and node:net is loaded only without one. */
-function requestSocketTo(target: URL): RequestSocket {
+/**
+ * A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there
+ * (early-connection.ts, a RawTcpSocket where it could be one), else node:net's, loaded then.
+ */
+export function connectTo(target: URL): ClientSocket {
   const host = hostOf(target);
   const port = portOf(target);
   return takeEarlyConnection(port, host) ?? nodeNet().connect(port, host);

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../testing/poll-until.js';
 import { connectRawTcp, type RawTcpSocket } from './raw-tcp.js';
 
 const servers: Server[] = [];
@@ -51,6 +52,23 @@ describe('a RawTcpSocket on Node 20', () => {
     expect(await events).toEqual(['connect', 'data answer to 18 bytes', 'end', 'close']);
     expect(requests).toEqual(['GET / HTTP/1.1\r\n\r\n']);
     expect(socket.destroyed).toBe(true);
+  });
+
+  it('paused, emits nothing it read until resumed, as the WebSocket client holds a 101\'s tail (web-socket.ts)', async () => {
+    const { port, requests } = await answering(() => 'held');
+    const socket = connectRawTcp(port, '127.0.0.1')!;
+    const events = recorded(socket);
+    socket.pause();
+    socket.setNoDelay(true);
+    socket.end('x');
+    // The server wrote its answer and its FIN as it read the request's end: both wait in the kernel, unread.
+    let read = 0;
+    socket.on('data', () => read++);
+    await until(() => requests.length === 1, 'the server to answer');
+    expect(read).toBe(0);
+    expect(socket.destroyed).toBe(false);
+    socket.resume();
+    expect(await events).toEqual(['connect', 'data held', 'end', 'close']);
   });
 
   it('connects to an IPv6 address', async () => {

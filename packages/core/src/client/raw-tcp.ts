@@ -1,17 +1,23 @@
-// A TCP connection over Node's own tcp_wrap binding, for the early connection of `ptydeck ls`, `url` and `status`.
+// A TCP connection over Node's own tcp_wrap binding, for the early connection of `ptydeck ls`, `url`, `status` and `attach`.
 import { EventEmitter } from 'node:events';
 import { getSystemErrorName } from 'node:util';
 
 /**
- * What a one-request client uses of a socket (host-request.ts's requestJson):
- * node:net's Socket has it, and so does RawTcpSocket.
+ * What a client of the host uses of a socket (host-request.ts's requestJson,
+ * web-socket.ts): node:net's Socket has it, and so does RawTcpSocket. A
+ * string is written as latin1 (requests and handshakes are ASCII).
  */
-export interface RequestSocket extends EventEmitter {
+export interface ClientSocket extends EventEmitter {
   readonly connecting: boolean;
   readonly destroyed: boolean;
+  write(data: string | Uint8Array, encoding: 'latin1'): void;
+  write(data: Uint8Array): void;
   end(data?: string | Uint8Array): void;
   destroy(): void;
   unref(): void;
+  pause(): void;
+  resume(): void;
+  setNoDelay(noDelay: boolean): void;
 }
 
 /** The parts of Node's internal bindings a RawTcpSocket drives, as net.js and stream_base_commons.js drive them. */
@@ -38,6 +44,7 @@ interface TcpHandle {
   connect6(request: Request, address: string, port: number): number;
   readStart(): number;
   readStop(): number;
+  setNoDelay(noDelay: boolean): number;
   writeBuffer(request: Request, data: Uint8Array): number;
   writeLatin1String(request: Request, data: string): number;
   shutdown(request: Request): number;
@@ -68,7 +75,7 @@ function nodeBindings(): Bindings | null {
     const uv = binding('uv');
     const { TCP, TCPConnectWrap, constants } = tcp as { TCP?: unknown; TCPConnectWrap?: unknown; constants?: { SOCKET?: unknown } };
     const { ShutdownWrap, WriteWrap, streamBaseState, kReadBytesOrError, kArrayBufferOffset } = stream;
-    const methods = ['connect', 'connect6', 'readStart', 'readStop', 'writeBuffer', 'writeLatin1String', 'shutdown', 'close', 'unref'];
+    const methods = ['connect', 'connect6', 'readStart', 'readStop', 'setNoDelay', 'writeBuffer', 'writeLatin1String', 'shutdown', 'close', 'unref'];
     if (
       typeof TCP !== 'function' ||
       typeof TCPConnectWrap !== 'function' ||
@@ -102,9 +109,10 @@ function nodeBindings(): Bindings | null {
 
 /**
  * A TCP connection to an IP address, or undefined where Node's bindings are
- * not as expected (nodeBindings). It emits what requestJson listens for
- * ('connect', 'data', 'end', 'error', then 'close' once) and queues what is
- * written before it connects. node:net loads node:stream and a score of
+ * not as expected (nodeBindings). It emits what its clients listen for
+ * ('connect', 'data', 'end', 'error', then 'close' once; the server's FIN
+ * ends it, as node:net's allowHalfOpen: false) and queues what is written
+ * before it connects; paused, it reads nothing from the kernel. node:net loads node:stream and a score of
  * modules Node compiles at first use: about 3 ms of CPU of a short command
  * whose whole start is 40 (bench figure 12), and before its connection opens.
  */
@@ -113,11 +121,14 @@ export function connectRawTcp(port: number, address: string): RawTcpSocket | und
   return found ? new RawTcpSocket(found, port, address) : undefined;
 }
 
-export class RawTcpSocket extends EventEmitter implements RequestSocket {
+export class RawTcpSocket extends EventEmitter implements ClientSocket {
   private readonly handle: TcpHandle;
   private pending: Array<string | Uint8Array> = [];
   private ending = false;
   private closed = false;
+  private paused = false;
+  private reading = false;
+  private noDelay = false;
   connecting = true;
   destroyed = false;
 
@@ -136,8 +147,8 @@ export class RawTcpSocket extends EventEmitter implements RequestSocket {
     if (error !== 0) process.nextTick(() => this.fail(error, 'connect'));
   }
 
-  /** Written once connected, in order; as a string, each character one byte (requests are ASCII). */
-  write(data: string | Uint8Array): void {
+  /** Written once connected, in order; a string as latin1, each character one byte. */
+  write(data: string | Uint8Array, _encoding?: 'latin1'): void {
     if (this.destroyed) return;
     if (this.connecting) {
       this.pending.push(data);
@@ -176,13 +187,38 @@ export class RawTcpSocket extends EventEmitter implements RequestSocket {
     if (!this.closed) this.handle.unref();
   }
 
+  pause(): void {
+    this.paused = true;
+    this.readWhileWanted();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.readWhileWanted();
+  }
+
+  setNoDelay(noDelay: boolean): void {
+    this.noDelay = noDelay;
+    if (!this.connecting && !this.destroyed) this.handle.setNoDelay(noDelay);
+  }
+
+  /** Reads from the kernel while connected, open and not paused. */
+  private readWhileWanted(): void {
+    const want = !this.connecting && !this.destroyed && !this.paused;
+    if (want === this.reading) return;
+    this.reading = want;
+    const error = want ? this.handle.readStart() : this.handle.readStop();
+    if (error !== 0) this.fail(error, 'read');
+  }
+
   private connected(status: number): void {
     if (this.destroyed) return;
     if (status < 0) return this.fail(status, 'connect');
     this.connecting = false;
     this.handle.onread = (arrayBuffer) => this.read(arrayBuffer);
-    const error = this.handle.readStart();
-    if (error !== 0) return this.fail(error, 'read');
+    if (this.noDelay) this.handle.setNoDelay(true);
+    this.readWhileWanted();
+    if (this.destroyed) return;
     this.emit('connect');
     for (const data of this.pending.splice(0)) this.write(data);
     if (this.ending) this.shutdown();
@@ -208,7 +244,8 @@ export class RawTcpSocket extends EventEmitter implements RequestSocket {
       return;
     }
     if (count !== eof) return this.fail(count, 'read');
-    this.handle.readStop();
+    this.paused = true;
+    this.readWhileWanted();
     this.emit('end');
     this.destroy();
   }
