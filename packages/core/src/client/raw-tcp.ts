@@ -219,9 +219,10 @@ export class RawTcpSocket extends EventEmitter implements ClientSocket {
     if (this.noDelay) this.handle.setNoDelay(true);
     this.readWhileWanted();
     if (this.destroyed) return;
-    this.emit('connect');
+    // What was written while connecting goes first, as node:net sends it, then what 'connect' listeners write.
     for (const data of this.pending.splice(0)) this.write(data);
     if (this.ending) this.shutdown();
+    this.emit('connect');
   }
 
   private shutdown(): void {
