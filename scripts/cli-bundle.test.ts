@@ -140,7 +140,7 @@ describe('the CLI bundle', () => {
     expect(loaded('host.js').packages.some((name) => name.startsWith('node-pty'))).toBe(true);
   });
 
-  it('runs ls, url and attach from the light entry without node:crypto or node:os; ls and url write to a pipe without building process.stdout or process.stderr', async () => {
+  it('runs ls, url and attach from the light entry without node:crypto or node:os; ls and url load no node:net, and write to a pipe without building process.stdout or process.stderr', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'ptydeck-light-probe-'));
     const env = { ...(Object.fromEntries(Object.entries(isolatedEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'PTYDECK_SESSION_ID'))), PTYDECK_STATE_DIR: stateDir };
     const service = createPtyService({ env, killGraceMs: 500 });
@@ -149,10 +149,15 @@ describe('the CLI bundle', () => {
       const session = service.create({ source: 'user', command: 'sh', args: ['-c', 'exec sleep 600'], cols: 80, rows: 24 });
       for (const command of ['ls', 'url', 'attach']) {
         const out = join(stateDir, `probe-${command}.json`);
-        // What bin/ptydeck.js does with a light command: the light entry through its code cache, its code once its output
-        // is written, then exit. A file, as the launcher is: `node -e` loads node:module itself.
+        // What bin/ptydeck.js does with a light command: the early connection (early.cjs), the light entry through its code
+        // cache, its code once its output is written, then exit. A file, as the launcher is: `node -e` loads node:module itself.
         const launcher = join(stateDir, 'launch.cjs');
-        writeFileSync(launcher, `require(${JSON.stringify(codeCache)}).requireCached(${JSON.stringify(join(dir, 'light.cjs'))}, ${JSON.stringify(command)}).lightMain(process.argv.slice(2)).then((code) => process.exit(code))`);
+        const cache = `require(${JSON.stringify(codeCache)})`;
+        writeFileSync(
+          launcher,
+          `${cache}.requireCached(${JSON.stringify(join(dir, 'early.cjs'))}, ${JSON.stringify(command)}).connectEarly(undefined, true);\n` +
+            `${cache}.requireCached(${JSON.stringify(join(dir, 'light.cjs'))}).lightMain(process.argv.slice(2)).then((code) => process.exit(code))`,
+        );
         // Not spawnSync: the server answering it runs on this thread.
         const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
           const argv = command === 'attach' ? [command, session.id] : [command];
@@ -181,6 +186,9 @@ describe('the CLI bundle', () => {
         // Nor node:util's parseArgs, a module of its own that args.ts passes over for such a command line (parseOptions).
         expect(probed.builtins.filter((name) => name.startsWith('internal/util/parse_args')), command).toEqual([]);
         if (command === 'attach') continue;
+        // Nor node:net, with node:stream and a score of modules under it (3 ms of CPU, before the connection opens): the
+        // early connection is a RawTcpSocket on Node's TCP binding (client/raw-tcp.ts), and the request takes it.
+        expect(probed.builtins.filter((name) => name === 'net' || name === 'stream'), command).toEqual([]);
         expect(probed.stdoutBuilt, command).toBe(false);
         // Nor process.stderr, which Node builds as a socket is destroyed (client/host-request.ts takes the answer before the close).
         expect(probed.stderrBuilt, command).toBe(false);

@@ -33,9 +33,10 @@ async function run() {
   const command = ['ls', 'url', 'status', 'attach'].includes(argv[0]) ? argv[0] : undefined;
   // Each of these asks this machine's host first: its connection opens now, before the client's code loads, so the
   // host looks at who connected while that code loads (client/early-connection.ts). Nothing is written on it before
-  // the client's kernel check of the host; a command that takes another way closes it.
+  // the client's kernel check of the host; a command that takes another way closes it. It is opened on Node's TCP
+  // binding where this Node allows, without loading node:net (client/raw-tcp.ts).
   if (codeCache && command !== undefined && !argv.includes('--remote')) {
-    codeCache.requireCached(early, command).connectEarly();
+    codeCache.requireCached(early, command).connectEarly(undefined, true);
     // Node issues the connect() itself from its tick queue (net.js's lookupAndConnect): let it run now, not once
     // the client's code has loaded and checked the host.
     await new Promise((resolve) => process.nextTick(resolve));

@@ -60,6 +60,10 @@ export async function runAttach(options: AttachOptions, io: CliIo): Promise<numb
     panel.close();
     throw error;
   }
+  // Asked before this process builds process.stdin and process.stdout (each a socket on a pipe, which loads node:net
+  // where the panel socket did not: bench figure 12) and sets up the terminal, so that the host draws the screen
+  // meanwhile; the answer is read once run() has its listeners, in a later turn.
+  panel.channel.attach(match.info.id);
   const terminal = new RawTerminal(process.stdin, process.stdout);
   return new Attachment(panel, match.info, options.write, terminal, io).run();
 }
@@ -120,9 +124,8 @@ class Attachment {
     const onOutputError = () => this.finish(EXIT_FAILURE, 'this terminal went away');
     process.stdout.on('error', onOutputError);
     disposables.add(() => process.stdout.off('error', onOutputError));
-    // Asked before the terminal is set up, so that the host draws the screen while `stty` runs
-    // (raw-terminal.ts: a process started and waited for); its answer is read after run() returns.
-    channel.attach(this.info.id);
+    // The screen was asked for before (runAttach), so that the host draws it while `stty` runs (raw-terminal.ts: a
+    // process started and waited for); its answer is read after run() returns.
     terminal.enterRaw();
     // On stderr before the screen is drawn: it never mixes with the session's output on stdout.
     this.io.stderr.write(`${styleFor(this.io.stderr).dim(this.statusLine())}\r\n`);

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type Server } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_PROTOCOL_VERSION } from '@ptydeck/contract';
 import { writeDiscovery } from '../common/discovery.js';
 import { buildCore, hostSandbox, runCli } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { connectEarly, dropEarlyConnection, takeEarlyConnection } from './early-connection.js';
+import { RawTcpSocket } from './raw-tcp.js';
 
 beforeAll(buildCore, 120_000);
 
@@ -48,6 +49,21 @@ describe('the early connection', () => {
     expect(socket?.connecting).toBe(true);
     expect(takeEarlyConnection(port, '127.0.0.1')).toBeUndefined();
     socket!.destroy();
+  });
+
+  it('is opened on Node\'s TCP binding when asked to, and taken as any other', async () => {
+    const { port } = await listener();
+    const box = hostSandbox();
+    writeDiscovery({ url: `http://127.0.0.1:${port}`, token: 'token', pid: process.pid, instance: 'test', protocol: HOST_PROTOCOL_VERSION }, box.stateDir);
+    connectEarly(box.stateDir, true);
+    const socket = takeEarlyConnection(port, '127.0.0.1');
+    expect(socket).toBeInstanceOf(RawTcpSocket);
+    expect(socket?.connecting).toBe(true);
+    socket!.destroy();
+    connectEarly(box.stateDir);
+    const net = takeEarlyConnection(port, '127.0.0.1');
+    expect(net).toBeInstanceOf(Socket);
+    net!.destroy();
   });
 
   it('is not opened where server.json names no live host, and a bad state directory throws nothing', () => {

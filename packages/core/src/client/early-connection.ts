@@ -1,11 +1,11 @@
 // The connection to the host a short command opens first thing, for its first request to take (bench figure 12).
-import type { Socket } from 'node:net';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
 import { nodeNet } from '../common/lazy-builtins.js';
 import { isLoopbackAddress } from '../common/loopback.js';
+import { connectRawTcp, type ClientSocket } from './raw-tcp.js';
 
 /** At most one per process: `ls`, `status`, `url` and `attach` each make one first request to the host. */
-let early: { port: number; host: string; socket: Socket } | undefined;
+let early: { port: number; host: string; socket: ClientSocket } | undefined;
 
 /**
  * Opens a TCP connection to the host that server.json names (on the loopback), before the
@@ -18,8 +18,12 @@ let early: { port: number; host: string; socket: Socket } | undefined;
  * passed; a listener the check refuses sees a connection open and close, and
  * not a byte. Does nothing when server.json names no live host, and never
  * throws: the command reads server.json again, and says what is wrong.
+ *
+ * `raw`: the connection is a RawTcpSocket (raw-tcp.ts) where this Node
+ * allows, so that node:net is not loaded before it opens (the launcher's
+ * commands), nor at all by `ls`, `url` and `status`.
  */
-export function connectEarly(stateDir: string = resolveStateDir()): void {
+export function connectEarly(stateDir: string = resolveStateDir(), raw = false): void {
   try {
     const found = readDiscovery(stateDir);
     if (found.status !== 'live') return;
@@ -30,7 +34,8 @@ export function connectEarly(stateDir: string = resolveStateDir()): void {
     // another machine (or a name, looked up first), and a connection there would tell it when this ran.
     if (!isLoopbackAddress(host)) return;
     const port = portOf(url);
-    const socket = nodeNet().connect(port, host);
+    const rawSocket = raw ? connectRawTcp(port, host) : undefined;
+    const socket = rawSocket ?? nodeNet().connect(port, host);
     // A failed connection is the taker's to report, by a connection of its own (takeEarlyConnection).
     socket.on('error', () => {});
     early = { port, host, socket };
@@ -45,7 +50,7 @@ export function connectEarly(stateDir: string = resolveStateDir()): void {
  * connection of its own. Undefined otherwise (none, another address, already
  * connected, failed), when the caller connects itself.
  */
-export function takeEarlyConnection(port: number, host: string): Socket | undefined {
+export function takeEarlyConnection(port: number, host: string): ClientSocket | undefined {
   const taken = early;
   early = undefined;
   if (!taken) return undefined;
@@ -53,6 +58,7 @@ export function takeEarlyConnection(port: number, host: string): Socket | undefi
   taken.socket.destroy();
   return undefined;
 }
+
 
 /** Closes the early connection if no request took it (the command took another way). */
 export function dropEarlyConnection(): void {

@@ -1,7 +1,8 @@
 // One JSON request to the host over a plain TCP socket: a client's every plain HTTP call (proof, ticket, snapshot, stop).
-import { connect, type Socket } from 'node:net';
 import { ASKER_PID_HEADER } from '@ptydeck/contract';
+import { nodeNet } from '../common/lazy-builtins.js';
 import { hostOf, portOf, takeEarlyConnection } from './early-connection.js';
+import type { ClientSocket } from './raw-tcp.js';
 
 /**
  * The largest answer read: every answer of the host is a small JSON object; a
@@ -123,11 +124,14 @@ export function requestJson(url: URL | string, options: HostRequest): Promise<Ho
   });
 }
 
-/** A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there (early-connection.ts). */
-export function connectTo(target: URL): Socket {
+/**
+ * A TCP connection to a URL's host and port: the one the command opened first thing, if it goes there
+ * (early-connection.ts, a RawTcpSocket where it could be one), else node:net's, loaded then.
+ */
+export function connectTo(target: URL): ClientSocket {
   const host = hostOf(target);
   const port = portOf(target);
-  return takeEarlyConnection(port, host) ?? connect(port, host);
+  return takeEarlyConnection(port, host) ?? nodeNet().connect(port, host);
 }
 
 /** The answer in `chunks` once its head and its Content-Length's bytes are all there; undefined while they are not, or the body's end is the close's (no Content-Length, or chunked). */

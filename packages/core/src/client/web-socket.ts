@@ -1,5 +1,5 @@
-// A WebSocket client over node:net for the CLI's panel socket: RFC 6455's opening handshake and framing, no more.
-import type { Socket } from 'node:net';
+// A WebSocket client over a TCP socket (node:net's, or raw-tcp.ts's) for the CLI's panel socket: RFC 6455's opening handshake and framing, no more.
+import type { ClientSocket } from './raw-tcp.js';
 import { Emitter, type OnEvent } from '@ptydeck/contract';
 import { connectTo, parseHead, requestHead } from './host-request.js';
 import { clientFrame, closePayload, CLOSE_NORMAL, FrameError, FrameReader, Opcode } from './ws-frames.js';
@@ -66,7 +66,7 @@ export class ClientWebSocket {
 
   /** @internal openWebSocket makes these. */
   constructor(
-    private readonly socket: Socket,
+    private readonly socket: ClientSocket,
     /** The 101's headers, names in lower case. */
     readonly headers: Record<string, string>,
     /** The subprotocol the server chose. */
