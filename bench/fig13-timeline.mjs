@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createPtyService, searchOutput, Timeline } from '@ptydeck/core';
 import { headOf } from './lib/data.mjs';
-import { deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
+import { collectGarbage, deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
 import { pairedRatio } from './lib/paired-ratio.mjs';
 import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
@@ -174,6 +174,10 @@ async function ingestWith(on, file, workspace) {
   const timeline = new Timeline(service, { records: on, chunkTimes: on });
   const exited = deferred();
   try {
+    // Each side starts with no collection owed: the heap's mark-compacts (tens of ms each, a few per cent of
+    // an ingest) come every few hundred MiB of flood, and, carried from one ingest into the next, they fell at
+    // the same places of the fixed on/off order in run after run (bench/README.md, "Figure 13's asymmetry").
+    collectGarbage();
     const cpu = process.cpuUsage();
     const threads = threadTimes();
     const started = now();
