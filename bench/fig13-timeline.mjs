@@ -7,10 +7,10 @@
 // one per turn), and the keystroke echo p99 of another session meanwhile.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createPtyService, searchOutput, Timeline } from '@ptydeck/core';
 import { headOf } from './lib/data.mjs';
-import { deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
+import { collectGarbage, deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
 import { pairedRatio } from './lib/paired-ratio.mjs';
 import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
@@ -36,18 +36,29 @@ export async function run(ctx) {
   // 1. Ingest, records and chunk times on against off. Warmed up first, each way, as figures 1 and 2
   // are: otherwise the first repetition's first side (the timeline's) paid for compiling the path,
   // as much as the few per cent the row tells apart.
-  for (const on of [true, false]) await ingestWith(on, headOf(data.plain, WARM_UP_BYTES), workspace);
+  // The main isolate's GCs, for the details: per ingest, how many and how long they paused it.
+  const gcs = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, ms: entry.duration, major: entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR });
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   const ingest = [];
-  for (let i = 0; i < reps * PAIRS_PER_REP; i++) {
-    const order = i % 2 === 0 ? [true, false] : [false, true];
-    const result = {};
-    for (const on of order) result[on ? 'on' : 'off'] = await ingestWith(on, data.plain, workspace);
-    ingest.push({ ...result, ratio: result.on.mbps / result.off.mbps });
-    log(
-      `  ingest rep ${i + 1}: on ${result.on.mbps.toFixed(1)} MB/s, off ${result.off.mbps.toFixed(1)} MB/s;` +
-        ` CPU ms/MB on ${result.on.cpuMsPerMB.toFixed(2)}, off ${result.off.cpuMsPerMB.toFixed(2)}` +
-        ` (main thread on ${result.on.mainMsPerMB.toFixed(2)}, off ${result.off.mainMsPerMB.toFixed(2)})`,
-    );
+  try {
+    for (const on of [true, false]) await ingestWith(on, headOf(data.plain, WARM_UP_BYTES), workspace, gcs);
+    for (let i = 0; i < reps * PAIRS_PER_REP; i++) {
+      const order = i % 2 === 0 ? [true, false] : [false, true];
+      const result = {};
+      for (const on of order) result[on ? 'on' : 'off'] = await ingestWith(on, data.plain, workspace, gcs);
+      ingest.push({ ...result, ratio: result.on.mbps / result.off.mbps });
+      log(
+        `  ingest rep ${i + 1}: on ${result.on.mbps.toFixed(1)} MB/s, off ${result.off.mbps.toFixed(1)} MB/s;` +
+          ` CPU ms/MB on ${result.on.cpuMsPerMB.toFixed(2)}, off ${result.off.cpuMsPerMB.toFixed(2)}` +
+          ` (main thread on ${result.on.mainMsPerMB.toFixed(2)}, off ${result.off.mainMsPerMB.toFixed(2)};` +
+          ` mark-compacts on ${result.on.majorGcs}, off ${result.off.majorGcs})`,
+      );
+    }
+  } finally {
+    gcObserver.disconnect();
   }
   const ratio = pairedRatio(ingest.map((r) => r.ratio));
   // CPU per MB moves far less with the machine's load than MB/s: its ratio (off over on) is the cost itself.
@@ -169,11 +180,15 @@ export async function run(ctx) {
 }
 
 /** MB/s of `cat file` through a service with the timeline's records and chunk times on or off. */
-async function ingestWith(on, file, workspace) {
+async function ingestWith(on, file, workspace, gcs) {
   const service = createPtyService({ env: workspace.env });
   const timeline = new Timeline(service, { records: on, chunkTimes: on });
   const exited = deferred();
   try {
+    // Each side starts with no collection owed: the heap's mark-compacts (one to three in an ingest of 200 MiB,
+    // tens of ms each, a few per cent of it) were carried from one ingest into the next, and which side paid more
+    // followed its place in the fixed on/off order, run after run (bench/README.md, "Figure 13's asymmetry").
+    collectGarbage();
     const cpu = process.cpuUsage();
     const threads = threadTimes();
     const started = now();
@@ -181,11 +196,16 @@ async function ingestWith(on, file, workspace) {
     const off = service.on('pty.exited', (event) => event.id === id && exited.resolve());
     await withDeadline(exited.promise, 300_000, 'timeline ingest');
     off();
-    const seconds = (now() - started) / 1000;
+    const ended = now();
+    const seconds = (ended - started) / 1000;
     const { main } = threadSplit(process.pid, threads, threadTimes());
     const bytes = service.read(id, { maxBytes: 1 }).end;
     const mb = bytes / 1e6;
-    return { bytes, seconds, mbps: mb / seconds, cpuMsPerMB: cpuMs(cpu) / mb, mainMsPerMB: main.cpuMs / mb };
+    // perf_hooks reports a GC a turn or so after it: after the measure, so the wait is not in it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const mine = gcs.filter((gc) => gc.start >= started && gc.start <= ended);
+    const gcMs = mine.reduce((sum, gc) => sum + gc.ms, 0);
+    return { bytes, seconds, mbps: mb / seconds, cpuMsPerMB: cpuMs(cpu) / mb, mainMsPerMB: main.cpuMs / mb, gcs: mine.length, majorGcs: mine.filter((gc) => gc.major).length, gcMsPerMB: gcMs / mb };
   } finally {
     timeline.dispose();
     await service.dispose();

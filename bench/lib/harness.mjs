@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const REPO_DIR = path.dirname(BENCH_DIR);
@@ -37,6 +39,23 @@ export function median(values) {
 }
 
 export const MiB = 1024 * 1024;
+
+// ---- the heap ----
+
+let gcFunction;
+
+/**
+ * A full GC of this process's heap, without --expose-gc (the flag is turned on at run time and gc
+ * taken from a fresh context, as core's testing/leak-meters.ts does): so that a measurement starts
+ * with no collection owed by what ran before it (figure 13's pairs).
+ */
+export function collectGarbage() {
+  if (!gcFunction) {
+    setFlagsFromString('--expose-gc');
+    gcFunction = runInNewContext('gc');
+  }
+  gcFunction();
+}
 
 // ---- time ----
 
