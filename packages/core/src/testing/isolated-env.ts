@@ -28,7 +28,9 @@ export function removeFileTempDirs(): void {
   }
 }
 
-afterAll(removeFileTempDirs);
+// Under vitest only: the e2e specs (Playwright) import kits that import this module, and vitest's afterAll
+// throws outside a vitest run. Their directories go with the run's directory (scripts/e2e.mjs).
+if (process.env.VITEST) afterAll(removeFileTempDirs);
 
 /**
  * The environment for a test's service: a fresh temporary HOME and HISTFILE,
