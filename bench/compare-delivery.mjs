@@ -5,7 +5,8 @@
 // colored file from every checkout, in an order that rotates. Prints per checkout and file the medians of
 // the MB/s, the client's acks per MB, the host's CPU per MB delivered, in all and by thread
 // (/proc/<pid>/task/*/schedstat, lib/thread-cpu.mjs), and the context switches per MB of its main thread and its busiest other
-// thread (the read thread): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
+// thread (the read thread), and the host main thread's GCs per delivery (scavenges, mark-compacts, pause ms per MB;
+// its core-host.mjs gcCounts op, where it has one): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
 // figure 2 is `node bench/run.mjs --only=2`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,6 +47,10 @@ function ranked({ main, others }) {
 async function deliver({ host, client }, file) {
   let threadsBefore;
   let split;
+  // The host's GCs (main thread) over the delivery, where its core-host.mjs counts them.
+  const gcOf = () => host.request('gcCounts').catch(() => undefined);
+  const gcBefore = await gcOf();
+  const sampling = process.env.BENCH_ALLOC_PROFILE && (await host.request('allocSampleStart', {}).catch(() => false));
   const clientBefore = process.cpuUsage();
   const result = await panelDelivery(host, client, file, workspace, {
     started: () => (threadsBefore = threadTimes(host.pid)),
@@ -56,7 +61,18 @@ async function deliver({ host, client }, file) {
   // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
   const busiest = split.others[0] ?? { voluntary: 0, forced: 0 };
   const mb = result.end / 1e6;
+  const gcAfter = await gcOf();
+  if (sampling) {
+    // The sampled stacks are reversed (leaf first), three frames deep.
+    const { total, top } = await host.request('allocSampleStop');
+    console.error(`allocations ${(total / 1024 / mb).toFixed(1)} KiB per MB delivered (${file.path}); by site, KiB per MB:`);
+    for (const [site, bytes] of top.slice(0, 25)) console.error(`  ${(bytes / 1024 / mb).toFixed(2).padStart(7)}  ${site.split(' < ').reverse().join(' < ')}`);
+  }
+  const gc = gcBefore && gcAfter
+    ? { scavenges: gcAfter.minor.n - gcBefore.minor.n, markCompacts: gcAfter.major.n - gcBefore.major.n, pauseMsPerMB: (gcAfter.minor.ms + gcAfter.major.ms - gcBefore.minor.ms - gcBefore.major.ms) / mb, majorMs: gcAfter.major.ms - gcBefore.major.ms }
+    : { scavenges: NaN, markCompacts: NaN, pauseMsPerMB: NaN, majorMs: NaN };
   return {
+    gc,
     mbps: result.mbps,
     cpuMsPerMB: result.cpuMsPerMB,
     // The bench process: the panel client's reading, its acks, and the harness's requests.
@@ -92,7 +108,8 @@ try {
         console.error(
           `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
             ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}), client ${result.clientMsPerMB.toFixed(2)},` +
-            ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped}`,
+            ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
+            ` GCs ${result.gc.scavenges} scavenges / ${result.gc.markCompacts} mark-compacts (${result.gc.majorMs.toFixed(1)} ms), pauses ${result.gc.pauseMsPerMB.toFixed(3)} ms/MB`,
         );
       }
     }
@@ -112,7 +129,8 @@ try {
           ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB, client ${median(samples.map((s) => s.clientMsPerMB)).toFixed(2)}` +
           ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
-          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}`,
+          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)};` +
+          ` main-thread GCs per delivery: scavenges ${median(samples.map((s) => s.gc.scavenges))}, mark-compacts ${samples.map((s) => s.gc.markCompacts).join(' ')}, pauses ${median(samples.map((s) => s.gc.pauseMsPerMB)).toFixed(3)} ms/MB`,
       );
     }
   }

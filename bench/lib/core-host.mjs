@@ -171,6 +171,64 @@ const mainThreadCpuMs = () => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
+/**
+ * The main thread's GCs so far, by kind (count and pause ms), counted from the
+ * first gcCounts request on: compare-delivery.mjs reads them around each
+ * delivery, to count what a MB delivered costs in collections.
+ */
+let gcTotals;
+const gcCounts = () => {
+  if (!gcTotals) {
+    gcTotals = { minor: { n: 0, ms: 0 }, major: { n: 0, ms: 0 }, other: { n: 0, ms: 0 } };
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = entry.detail?.kind;
+        const bucket = kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? gcTotals.major : kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gcTotals.minor : gcTotals.other;
+        bucket.n++;
+        bucket.ms += entry.duration;
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
+  const { external, arrayBuffers, heapUsed } = process.memoryUsage();
+  return { ...structuredClone(gcTotals), external, arrayBuffers, heapUsed };
+};
+
+/**
+ * The main thread's allocations, sampled (V8's sampling heap profiler, every
+ * `interval` bytes on average), counting what the GC has already collected:
+ * where the garbage a delivery leaves comes from. Stops with the bytes by
+ * function (self, top 40), which compare-delivery.mjs prints with
+ * BENCH_ALLOC_PROFILE=1.
+ */
+let allocSession;
+const allocSampleStart = async ({ interval = 4096 } = {}) => {
+  const { Session } = await import('node:inspector/promises');
+  allocSession = new Session();
+  allocSession.connect();
+  await allocSession.post('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return true;
+};
+const allocSampleStop = async () => {
+  const { profile } = await allocSession.post('HeapProfiler.stopSampling');
+  allocSession.disconnect();
+  allocSession = undefined;
+  const bySite = new Map();
+  let total = 0;
+  const walk = (node, stack) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const here = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    const path = [...stack, here].slice(-3);
+    if (node.selfSize > 0) {
+      const key = path.join(' < ');
+      bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children) walk(child, path);
+  };
+  walk(profile.head, []);
+  return { total, top: [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40) };
+};
+
 const ops = {
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
   /** Every creation in the turn the request arrived in: how the core served a burst before spawns took turns. */
@@ -287,6 +345,9 @@ const ops = {
     return result;
   },
   /** CPU time this process used so far (user + system, ms): to tell a CPU-bound core from a waiting one. */
+  gcCounts,
+  allocSampleStart,
+  allocSampleStop,
   cpu: () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
