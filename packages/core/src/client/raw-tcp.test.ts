@@ -1,4 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../testing/poll-until.js';
 import { connectRawTcp, type RawTcpSocket } from './raw-tcp.js';
@@ -97,5 +99,42 @@ describe('a RawTcpSocket on Node 20', () => {
     expect(await events).toEqual(['close']);
     // The server may have accepted it, and seen it closed: with not a byte.
     expect(requests.join('')).toBe('');
+  });
+});
+
+// gc() in a new context (runInNewContext('gc')), as a test may not start Node with --expose-gc.
+setFlagsFromString('--expose-gc');
+
+describe('a RawTcpSocket write the kernel cannot take at once', () => {
+  it('keeps its buffer until the write completes, through garbage collections', async () => {
+    // The server reads nothing until told: 16 MiB cannot fit the socket buffers, so most of the write completes later.
+    let server!: Socket;
+    const received: Buffer[] = [];
+    const listener = createServer((socket) => {
+      server = socket;
+      sockets.push(socket);
+      socket.pause();
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+    });
+    servers.push(listener);
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const socket = connectRawTcp((listener.address() as { port: number }).port, '127.0.0.1')!;
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const size = 16 * 1024 * 1024;
+    // Only the socket refers to the written buffer once write() returns.
+    (() => socket.write(new Uint8Array(size).fill(0x61)))();
+    await until(() => server !== undefined, 'the server to accept');
+    const gc = runInNewContext('gc') as () => void;
+    // Collected and its memory handed to new buffers of another byte, were nothing holding it.
+    for (let round = 0; round < 4; round++) {
+      gc();
+      for (let i = 0; i < 8; i++) new Uint8Array(size / 4).fill(0x7a);
+    }
+    server.resume();
+    await until(() => received.reduce((sum, chunk) => sum + chunk.length, 0) >= size, 'the whole write to arrive');
+    const all = Buffer.concat(received);
+    expect(all.length).toBe(size);
+    expect(all.indexOf(0x7a)).toBe(-1);
+    socket.destroy();
   });
 });

@@ -156,6 +156,9 @@ export class RawTcpSocket extends EventEmitter implements ClientSocket {
     }
     const request = new this.bindings.WriteWrap();
     request.handle = this.handle;
+    // A write the kernel could not take at once completes later from the buffer's own memory: the request holds
+    // the buffer until then, as stream_base_commons.js's handleWriteReq does (req.buffer), or GC could free it.
+    request.buffer = data;
     request.oncomplete = (status) => {
       if (status < 0) this.fail(status, 'write');
     };
