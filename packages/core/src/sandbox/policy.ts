@@ -2,7 +2,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
-import { globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
+import { configBudget, globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
 import { isWithin } from './within.js';
@@ -325,13 +325,17 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
+  const budget = configBudget();
   const named = [
     // .git/config.worktree is read as .git/config is where extensions.worktreeConfig is on (`git sparse-checkout` turns it
     // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
-    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home))),
+    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget))),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
-    ...globalIncludes(home),
+    ...globalIncludes(home, process.env, budget),
   ];
+  // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
+  // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
+  if (budget.exceeded) return { readOnly: [workspace], pinned: [] };
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
