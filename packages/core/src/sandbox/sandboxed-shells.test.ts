@@ -388,6 +388,21 @@ describe.skipIf(!available)('a sandboxed shell that makes a project whose git co
   });
 });
 
+describe.skipIf(!available)('a workspace whose .vscode is a link to a directory outside it', () => {
+  it('keeps the link: a sandboxed shell cannot put a .vscode of its own in its place', async () => {
+    const b = box();
+    const project = b.workspace;
+    const shared = join(b.home, 'shared-vscode');
+    mkdirSync(shared);
+    writeFileSync(join(shared, 'settings.json'), '{}\n');
+    symlinkSync(shared, join(project, '.vscode'));
+    const { client } = await stdioAgent(b, 'relinking-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    await ok(client, 'terminal_run', { id: made.id, command: "rm .vscode; mkdir .vscode; echo '{\"tasks\":[]}' > .vscode/tasks.json; echo tried" });
+    expect(existsSync(join(project, '.vscode', 'tasks.json'))).toBe(false);
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
