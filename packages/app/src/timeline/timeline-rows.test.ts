@@ -99,4 +99,10 @@ describe('sessionLabels', () => {
     const labels = sessionLabels(Object.keys(titles), (id) => titles[id]!);
     expect([...labels.values()]).toEqual(['build · aaaaaaaa', 'build · bbbbbbbb', 'tests']);
   });
+
+  it("gives its id to a title that spells another session's label, which an agent chooses", () => {
+    const titles: Record<string, string> = { 'aaaaaaaa-1': 'build', 'bbbbbbbb-2': 'build', 'cccccccc-3': 'build · aaaaaaaa', 'dddddddd-4': 'build · aaaaaaaa · cccccccc' };
+    const labels = sessionLabels(Object.keys(titles), (id) => titles[id]!);
+    expect([...labels.values()]).toEqual(['build · aaaaaaaa', 'build · bbbbbbbb', 'build · aaaaaaaa · cccccccc', 'build · aaaaaaaa · cccccccc · dddddddd']);
+  });
 });

@@ -62,7 +62,27 @@ export function sessionLabels(ids: readonly string[], titleOf: (id: string) => s
   const titles = new Map(ids.map((id) => [id, titleOf(id)] as const));
   const uses = new Map<string, number>();
   for (const title of titles.values()) uses.set(title, (uses.get(title) ?? 0) + 1);
-  return new Map([...titles].map(([id, title]) => [id, uses.get(title)! > 1 ? `${title} · ${id.slice(0, 8)}` : title]));
+  const labels = new Map([...titles].map(([id, title]) => [id, uses.get(title)! > 1 ? withId(title, id) : title]));
+  // A title is the agent's to choose (terminal_create's `title`): one spelled as another session's label with its id
+  // ("build · aaaaaaaa") read as that session in the rows and the filter. A label alike to another's gets its own id
+  // too, again until none is (its own session's id is the agent's to know, so it may spell that label as well); the
+  // ids differ, so labels with them do, and each title gets its id at most once.
+  for (let changed = true; changed; ) {
+    changed = false;
+    const taken = new Map<string, number>();
+    for (const label of labels.values()) taken.set(label, (taken.get(label) ?? 0) + 1);
+    for (const [id, label] of labels) {
+      if (taken.get(label)! > 1 && label === titles.get(id)) {
+        labels.set(id, withId(label, id));
+        changed = true;
+      }
+    }
+  }
+  return labels;
+}
+
+function withId(title: string, id: string): string {
+  return `${title} · ${id.slice(0, 8)}`;
 }
 
 /**

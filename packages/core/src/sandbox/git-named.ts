@@ -17,6 +17,24 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** Included files followed in depth, as deep as git follows them (its MAX_INCLUDE_DEPTH): with 4, a fifth and deeper stayed writable. */
 const MAX_INCLUDE_DEPTH = 10;
 
+/**
+ * What reading configs may cost one sandbox policy, all its walks together: configs opened and bytes read. A policy is
+ * made synchronously on the host's loop at every shell's start, and the files a walk opens are not bounded by the depth
+ * alone: a config a sandboxed shell made in a project of its own (`git init evil`), including `l1/c` to `l4/c` where
+ * each `lN` links to `.`, names 4^10 distinct paths of one file, and the next shell's start held the host's loop for
+ * minutes (3 links: 32 s). Past either, `exceeded`, and the caller fences the workspace whole.
+ */
+export interface ConfigBudget {
+  files: number;
+  bytes: number;
+  exceeded: boolean;
+}
+
+/** A policy's budget: a thousand configs (500 projects' config and config.worktree) and their includes, 32 MiB. */
+export function configBudget(files = 4096, bytes = 32 * 1024 * 1024): ConfigBudget {
+  return { files, bytes, exceeded: false };
+}
+
 export interface GitConfigNames {
   /** Hooks directories, as the config says them (absolute, `~/`, or relative to the worktree). */
   hooksPaths: string[];
@@ -29,9 +47,9 @@ export interface GitConfigNames {
  * worktree `worktree`: each hooks directory (and, for husky's `_`, the directory above it, whose
  * hooks the stubs run) and each included file. Unreadable files name nothing.
  */
-export function namedByGitConfig(config: string, worktree: string, home: string): string[] {
+export function namedByGitConfig(config: string, worktree: string, home: string, budget: ConfigBudget = configBudget()): string[] {
   const found: string[] = [];
-  walkConfigs(config, home, (names) => {
+  walkConfigs(config, home, budget, (names) => {
     for (const raw of names.hooksPaths) {
       const hooks = expand(raw, worktree, home);
       found.push(hooks);
@@ -45,12 +63,22 @@ export function namedByGitConfig(config: string, worktree: string, home: string)
  * Reads `config` and, in depth, each file it includes: `names` gets what each one says, `included` each included file,
  * resolved against the directory of the file that includes it.
  */
-function walkConfigs(config: string, home: string, names: (found: GitConfigNames) => void, included: (file: string) => void): void {
+function walkConfigs(config: string, home: string, budget: ConfigBudget, names: (found: GitConfigNames) => void, included: (file: string) => void): void {
   const seen = new Set<string>();
   const visit = (file: string, depth: number) => {
-    if (depth > MAX_INCLUDE_DEPTH || seen.has(file)) return;
+    if (budget.exceeded || depth > MAX_INCLUDE_DEPTH || seen.has(file)) return;
     seen.add(file);
-    const found = readGitConfig(file);
+    if (--budget.files < 0) {
+      budget.exceeded = true;
+      return;
+    }
+    const text = readSmall(file);
+    budget.bytes -= text?.length ?? 0;
+    if (budget.bytes < 0) {
+      budget.exceeded = true;
+      return;
+    }
+    const found = parseGitConfig(text);
     names(found);
     for (const raw of found.includes) {
       const next = expand(raw, dirname(file), home);
@@ -143,9 +171,9 @@ export function globalHooksPaths(home: string, env: NodeJS.ProcessEnv = process.
  * "gitdir:~/work/app/"] path = ~/work/app/.gitconfig.local`) is config git reads there, and a sandboxed shell
  * appended a `core.fsmonitor` to it that the developer's next `git status` ran.
  */
-export function globalIncludes(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function globalIncludes(home: string, env: NodeJS.ProcessEnv = process.env, budget: ConfigBudget = configBudget()): string[] {
   const found: string[] = [];
-  for (const file of globalConfigFiles(home, env)) walkConfigs(file, home, () => {}, (included) => found.push(included));
+  for (const file of globalConfigFiles(home, env)) walkConfigs(file, home, budget, () => {}, (included) => found.push(included));
   return found;
 }
 
@@ -156,7 +184,10 @@ function expand(path: string, base: string, home: string): string {
 
 /** `core.hooksPath` and include paths in one config file; nothing where it cannot be read. */
 export function readGitConfig(file: string): GitConfigNames {
-  const text = readSmall(file);
+  return parseGitConfig(readSmall(file));
+}
+
+function parseGitConfig(text: string | undefined): GitConfigNames {
   const names: GitConfigNames = { hooksPaths: [], includes: [] };
   if (text === undefined) return names;
   let section = '';

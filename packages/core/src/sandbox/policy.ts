@@ -2,7 +2,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
-import { globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
+import { configBudget, globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
 import { isWithin } from './within.js';
@@ -319,19 +319,29 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
-  // A link pointing out of the workspace leads somewhere it cannot write anyway.
+  // A link pointing out of the workspace leads somewhere it cannot write anyway (the link itself: linkOnTheWay).
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
+  const budget = configBudget();
   const named = [
     // .git/config.worktree is read as .git/config is where extensions.worktreeConfig is on (`git sparse-checkout` turns it
     // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
-    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home))),
+    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget))),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
-    ...globalIncludes(home),
+    ...globalIncludes(home, process.env, budget),
   ];
+  // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
+  // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
+  if (budget.exceeded) return { readOnly: [workspace], pinned: [] };
+  // A link on the way to one of them (a `.vscode` or `.claude` linked to a directory shared between projects, a `.git`
+  // linked to a repository elsewhere, a directory linked on an included file's path) is not a mount point and cannot be
+  // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
+  // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
+  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named];
+  if (fencedPaths.some((path) => linkOnTheWay(path, workspace))) return { readOnly: [workspace], pinned: [] };
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
@@ -368,6 +378,25 @@ function directoriesAbove(path: string, workspace: string): string[] {
   const dirs: string[] = [];
   for (let dir = dirname(path); dir !== workspace && isWithin(dir, workspace); dir = dirname(dir)) dirs.unshift(dir);
   return dirs;
+}
+
+/** Whether a link lies between `workspace` and `path` in it, `path` itself included, as far as the path exists. */
+function linkOnTheWay(path: string, workspace: string): boolean {
+  if (path === workspace || !isWithin(path, workspace)) return false;
+  let at = workspace;
+  for (const part of path.slice(workspace.length).split(sep)) {
+    if (part === '') continue;
+    at = join(at, part);
+    let stat;
+    try {
+      stat = lstatSync(at, { throwIfNoEntry: false });
+    } catch {
+      return false;
+    }
+    if (stat === undefined) return false;
+    if (stat.isSymbolicLink()) return true;
+  }
+  return false;
 }
 
 /** The directories directly in a workspace that may be projects of their own (not one of RUN_BY_YOUR_TOOLS). */

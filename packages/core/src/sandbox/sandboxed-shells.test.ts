@@ -372,6 +372,37 @@ describe.skipIf(!available)('a sandboxed shell that fills a directory the fence 
   });
 });
 
+describe.skipIf(!available)('a sandboxed shell that makes a project whose git config includes itself through links', () => {
+  it("leaves the next shell a read-only workspace, its start not held reading 3^10 paths of one config on the host's loop", async () => {
+    const b = box();
+    const project = b.workspace;
+    const { client } = await stdioAgent(b, 'including-agent', { clients, cwd: project });
+    const first = await ok(client, 'terminal_create', {});
+    // evil/.git is the first shell's own; its config includes l1/c to l3/c, each lN a link to .git itself, and c is the
+    // config again: ten deep, 3^10 distinct paths (about 30 s of the host's loop before; 4 links, minutes).
+    const plant = "mkdir -p evil/.git && cd evil/.git && ln -s . l1 && ln -s . l2 && ln -s . l3 && printf '[include]\\n\\tpath = l1/c\\n\\tpath = l2/c\\n\\tpath = l3/c\\n' > c && cp c config && cd ../.. && echo planted";
+    expect((await ok(client, 'terminal_run', { id: first.id, command: plant })).output).toContain('planted');
+    const next = await ok(client, 'terminal_create', {});
+    expect(next.sandbox.readOnly).toContain(project);
+    expect((await ok(client, 'terminal_run', { id: next.id, command: 'echo x > new-file' })).exit_code).not.toBe(0);
+  });
+});
+
+describe.skipIf(!available)('a workspace whose .vscode is a link to a directory outside it', () => {
+  it('keeps the link: a sandboxed shell cannot put a .vscode of its own in its place', async () => {
+    const b = box();
+    const project = b.workspace;
+    const shared = join(b.home, 'shared-vscode');
+    mkdirSync(shared);
+    writeFileSync(join(shared, 'settings.json'), '{}\n');
+    symlinkSync(shared, join(project, '.vscode'));
+    const { client } = await stdioAgent(b, 'relinking-agent', { clients, cwd: project });
+    const made = await ok(client, 'terminal_create', {});
+    await ok(client, 'terminal_run', { id: made.id, command: "rm .vscode; mkdir .vscode; echo '{\"tasks\":[]}' > .vscode/tasks.json; echo tried" });
+    expect(existsSync(join(project, '.vscode', 'tasks.json'))).toBe(false);
+  });
+});
+
 describe.skipIf(!available)("a sandboxed shell's terminal_create env", () => {
   it('runs nothing outside the sandbox through OPTIND, an integer variable to the bash that starts bubblewrap (its value is arithmetic, a[$(cmd)] runs cmd)', async () => {
     const b = box();
