@@ -139,6 +139,8 @@ export class SessionScreen implements BackgroundParse {
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
+    // Stale now: not held for the session's life (a running session's snapshot beside its terminal).
+    if (this.kept && end > this.kept.through) this.kept = undefined;
     this.pacing.grew();
   }
 
@@ -164,6 +166,7 @@ export class SessionScreen implements BackgroundParse {
     if (cols === this.size.cols && rows === this.size.rows) return;
     this.size = { cols, rows };
     this.version++;
+    this.kept = undefined;
     this.resizes.push({ at: this.logEnd(), cols, rows });
     if (!this.busy) this.applyDueResizes();
   }
@@ -239,6 +242,7 @@ export class SessionScreen implements BackgroundParse {
 
   dispose(): void {
     this.disposed = true;
+    this.kept = undefined;
     this.pacing.dispose();
     this.settleWaiters(true);
     this.mirror?.dispose();
@@ -256,6 +260,7 @@ export class SessionScreen implements BackgroundParse {
    */
   private restart(): void {
     this.version++;
+    this.kept = undefined;
     this.mirror?.dispose();
     this.mirror = undefined;
     this.unfinished = new Uint8Array(0);
