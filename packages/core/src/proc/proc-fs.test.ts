@@ -98,6 +98,28 @@ describe.runIf(process.platform === 'linux')('StatHandles', () => {
     expect(readdirSync('/proc/self/fd').length).toBe(fdsAtStart);
   });
 
+  it("never answers a reaped process's line through the descriptor kept for it, even when its pid is listed again (as a reused pid is)", async () => {
+    const handles = new StatHandles();
+    try {
+      const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const pid = child.pid!;
+      const first = new Map<number, ReturnType<typeof readStat> & object>();
+      handles.readAll([pid], first);
+      expect(first.get(pid)?.ppid).toBe(process.pid);
+      child.kill();
+      await new Promise((resolve) => child.once('exit', resolve));
+      // The pid listed again before the next table: its kept descriptor reads nothing (ESRCH), and a fresh open
+      // by path finds no such process, so no line is given for it, and no descriptor kept.
+      const again = new Map<number, ReturnType<typeof readStat> & object>();
+      handles.readAll([pid], again);
+      expect(again.has(pid)).toBe(false);
+      expect(handles.holds(pid)).toBe(false);
+    } finally {
+      handles.dispose();
+    }
+  });
+
   it('holds no more descriptors than its limit, and reads past it by path', () => {
     const handles = new StatHandles(3);
     try {
