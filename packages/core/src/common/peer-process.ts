@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable } from '../proc/proc-fs.js';
+import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable, type StatHandles } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -61,15 +61,18 @@ export interface EarlyLook {
   insideHolder: number | undefined;
 }
 
-/** Takes the early look at an accepted connection (undefined where /proc cannot tell, or the connection is gone). */
-export type EarlyLooker = (socket: PeerSocket, sessionPids: ReadonlySet<number>) => EarlyLook | undefined;
+/**
+ * Takes the early look at an accepted connection (undefined where /proc cannot tell, or the connection is gone).
+ * `stats`, the caller's, keeps every process's stat file open between looks (StatHandles).
+ */
+export type EarlyLooker = (socket: PeerSocket, sessionPids: ReadonlySet<number>, stats?: StatHandles) => EarlyLook | undefined;
 
-export const lookEarlyFromProc: EarlyLooker = (socket, sessionPids) => {
+export const lookEarlyFromProc: EarlyLooker = (socket, sessionPids, stats) => {
   if (process.platform !== 'linux') return undefined;
   const client = clientRow(socket);
   // Gone, unreadable, or not in the table (yet): the judgement looks for itself.
   if (typeof client !== 'object') return undefined;
-  return { client, insideHolder: sessionProcessHolding(client.inode, sessionPids) };
+  return { client, insideHolder: sessionProcessHolding(client.inode, sessionPids, stats) };
 };
 
 /**
@@ -229,10 +232,10 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
  * a claimed pid's saving (bench figure 12). A holder that left both the tree and the
  * POSIX session is not looked for: it left on purpose, and passes on its own anyway.
  */
-function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>): number | undefined {
+function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>, stats?: StatHandles): number | undefined {
   if (sessionPids.size === 0) return undefined;
   const parents = new Map<number, number>();
-  for (const [pid, stat] of readStatTable().stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
+  for (const [pid, stat] of readStatTable(stats).stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
   const inside = new Map<number, boolean>();
   const isInside = (pid: number): boolean => {
     const chain: number[] = [];

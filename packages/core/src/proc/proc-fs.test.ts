@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childPids, holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes } from './proc-fs.js';
+import { childPids, holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes, StatHandles } from './proc-fs.js';
 import { listeningRows } from './tcp-table.js';
 
 // The host check's question of the kernel: does this process hold these sockets?
@@ -68,6 +68,68 @@ describe.runIf(process.platform === 'linux')('readStatTable', () => {
     await Promise.resolve();
     // A later turn reads for itself: a session may have started since.
     expect(sameTurnStatTable()).toBeUndefined();
+  });
+});
+
+describe.runIf(process.platform === 'linux')('StatHandles', () => {
+  it('reads every line through descriptors it keeps, drops the descriptor of a process once it is gone, and closes the rest', async () => {
+    const fdsAtStart = readdirSync('/proc/self/fd').length;
+    const handles = new StatHandles();
+    try {
+      const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const first = readStatTable(handles);
+      expect(first.stats.get(process.pid)).toEqual(readStat(process.pid));
+      expect(first.stats.get(child.pid!)).toEqual(readStat(child.pid!));
+      expect(handles.holds(process.pid) && handles.holds(child.pid!)).toBe(true);
+      // Read again through the same descriptors: the lines are the processes' now, not cached text.
+      expect(readStatTable(handles).stats.get(child.pid!)?.state).toBe(readStat(child.pid!)?.state);
+      expect(handles.holds(child.pid!)).toBe(true);
+      child.kill();
+      await new Promise((resolve) => child.once('exit', resolve));
+      // Other processes on the machine come and go meanwhile: only this one's descriptor is asked about.
+      const after = readStatTable(handles);
+      expect(after.stats.has(child.pid!)).toBe(false);
+      expect(handles.holds(child.pid!)).toBe(false);
+    } finally {
+      handles.dispose();
+    }
+    expect(handles.size).toBe(0);
+    expect(readdirSync('/proc/self/fd').length).toBe(fdsAtStart);
+  });
+
+  it("never answers a reaped process's line through the descriptor kept for it, even when its pid is listed again (as a reused pid is)", async () => {
+    const handles = new StatHandles();
+    try {
+      const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const pid = child.pid!;
+      const first = new Map<number, ReturnType<typeof readStat> & object>();
+      handles.readAll([pid], first);
+      expect(first.get(pid)?.ppid).toBe(process.pid);
+      child.kill();
+      await new Promise((resolve) => child.once('exit', resolve));
+      // The pid listed again before the next table: its kept descriptor reads nothing (ESRCH), and a fresh open
+      // by path finds no such process, so no line is given for it, and no descriptor kept.
+      const again = new Map<number, ReturnType<typeof readStat> & object>();
+      handles.readAll([pid], again);
+      expect(again.has(pid)).toBe(false);
+      expect(handles.holds(pid)).toBe(false);
+    } finally {
+      handles.dispose();
+    }
+  });
+
+  it('holds no more descriptors than its limit, and reads past it by path', () => {
+    const handles = new StatHandles(3);
+    try {
+      const table = readStatTable(handles);
+      expect(handles.size).toBe(3);
+      expect(table.stats.get(process.pid)).toEqual(readStat(process.pid));
+      expect(table.stats.size).toBeGreaterThan(3);
+    } finally {
+      handles.dispose();
+    }
   });
 });
 

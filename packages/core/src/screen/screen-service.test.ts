@@ -79,6 +79,41 @@ describe('ScreenService', () => {
     }
   });
 
+  it('answers a snapshot again without asking the screen while the log has not grown and the size is the same, and asks it again once either changes', async () => {
+    let asked = 0;
+    /** Counts the snapshots the screen itself makes (a worker's round trip, for the worker's screens). */
+    class CountingMirror extends ScreenMirror {
+      override snapshot(scrollback: number): ReturnType<ScreenMirror['snapshot']> {
+        asked++;
+        return super.snapshot(scrollback);
+      }
+    }
+    const local = new ScreenService(service, { createScreen: (options) => new CountingMirror(options) });
+    try {
+      const info = service.create({ source: 'user', command: 'sh', args: ['-c', "printf 'idle screen'; exec cat"], cols: 30, rows: 4 });
+      await waitForOutput(service, info.id, 'idle screen');
+      const first = await local.snapshot(info.id);
+      expect(first.screen).toContain('idle screen');
+      expect(await local.snapshot(info.id)).toEqual(first);
+      expect(asked).toBe(1);
+      // A text read is no snapshot: it is not answered from one.
+      expect((await local.text(info.id)).text).toBe('idle screen');
+      expect(asked).toBe(1);
+      service.resize(info.id, 20, 4);
+      const resized = await local.snapshot(info.id);
+      expect(asked).toBe(2);
+      expect(resized.cursor).toBe(first.cursor);
+      service.write(info.id, 'more');
+      await waitForOutput(service, info.id, 'idle screenmore');
+      const grown = await local.snapshot(info.id);
+      expect(asked).toBe(3);
+      expect(grown.screen).toContain('more');
+      await service.remove(info.id);
+    } finally {
+      local.dispose();
+    }
+  });
+
   it('sends a read with the write it waits for when the screen answers in order, instead of after the write is answered', async () => {
     const events: string[] = [];
     /** A terminal that serves requests in order, as the worker does, and tells when each is asked for and answered. */

@@ -110,6 +110,14 @@ export class SessionScreen implements BackgroundParse {
   private waiters: Array<{ target: number; history: boolean; settle: (through: number) => void }> = [];
   /** The size most recently asked for (pty.updated also reports title changes). */
   private size: { cols: number; rows: number };
+  /**
+   * The last snapshot-like read answered (a reader that reads the scrollback), and the log end it reflects:
+   * answered again, without asking the screen, while the log has not grown and the screen was neither
+   * resized nor restarted since (an idle session re-attached: `ptydeck attach` waited for the screen
+   * worker's round trip, bench figure 12). `version` is bumped by whatever changes the screen but the log.
+   */
+  private kept: { reader: ScreenReader<unknown>; through: number; version: number; value: unknown } | undefined;
+  private version = 0;
 
   constructor(
     private readonly deps: SessionScreenDeps,
@@ -131,6 +139,8 @@ export class SessionScreen implements BackgroundParse {
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
+    // Stale now: not held for the session's life (a running session's snapshot beside its terminal).
+    if (this.kept && end > this.kept.through) this.kept = undefined;
     this.pacing.grew();
   }
 
@@ -155,6 +165,8 @@ export class SessionScreen implements BackgroundParse {
   resized(cols: number, rows: number): void {
     if (cols === this.size.cols && rows === this.size.rows) return;
     this.size = { cols, rows };
+    this.version++;
+    this.kept = undefined;
     this.resizes.push({ at: this.logEnd(), cols, rows });
     if (!this.busy) this.applyDueResizes();
   }
@@ -167,6 +179,8 @@ export class SessionScreen implements BackgroundParse {
   read<T>(reader: ScreenReader<T>): Promise<T> {
     if (this.disposed) return Promise.resolve(reader.gone(this.parsed));
     const target = this.logEnd();
+    const kept = this.kept;
+    if (kept && kept.reader === reader && kept.through === target && kept.version === this.version) return Promise.resolve(kept.value as T);
     return new Promise((resolve, reject) => {
       const waiter = {
         target,
@@ -184,7 +198,15 @@ export class SessionScreen implements BackgroundParse {
           // Asked for now, synchronously: the screen answers as of what was written to it so far
           // (`through`: `unfinished` describes the end of the same write), and a viewer that
           // continues from there starts with the whole of a character cut short.
-          reader.read(screen, through - this.unfinished.length).then(resolve, (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)));
+          const version = this.version;
+          reader.read(screen, through - this.unfinished.length).then(
+            (value) => {
+              // Kept only if nothing but this read happened to the screen meanwhile, and the log ends where it did.
+              if (reader.history && version === this.version && through === this.logEnd()) this.kept = { reader, through, version, value };
+              resolve(value);
+            },
+            (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)),
+          );
         },
       };
       // The screen went with its worker before it answered: wait again, for a new screen fed from the log.
@@ -220,6 +242,7 @@ export class SessionScreen implements BackgroundParse {
 
   dispose(): void {
     this.disposed = true;
+    this.kept = undefined;
     this.pacing.dispose();
     this.settleWaiters(true);
     this.mirror?.dispose();
@@ -236,6 +259,8 @@ export class SessionScreen implements BackgroundParse {
    * that point are not kept, as when the log trims past a mirror).
    */
   private restart(): void {
+    this.version++;
+    this.kept = undefined;
     this.mirror?.dispose();
     this.mirror = undefined;
     this.unfinished = new Uint8Array(0);
