@@ -116,6 +116,13 @@ export const SandboxInfo = z.object({
    * system's). Absent from hosts before it was added.
    */
   readOnly: z.array(z.string()).optional(),
+  /**
+   * Why the working directory itself is read-only, when it is (it is or holds
+   * a home directory, a link among the paths the sandbox fences...), so that
+   * neither the agent nor the developer is left guessing at "Read-only file
+   * system". Absent when it is writable, and from hosts before it was added.
+   */
+  readOnlyWhy: z.string().max(4096).optional(),
   network: z.boolean(),
   /**
    * Set when a sandbox was wanted by default but could not start here: why the

@@ -21,6 +21,13 @@ describe('a session\'s sandbox shield', () => {
     expect(title[2]).toBe('Read-only: /home/dev/project/.git/hooks, /home/dev/project/.envrc');
   });
 
+  it('says why the working directory itself is read-only, with what an agent could name drawn escaped', () => {
+    const why = '/home/dev/project/.vscode\u202e, or a directory on the way to it, is a symbolic link, which cannot be fenced';
+    const title = sandboxShield({ ...workspace, writable: ['/tmp'], readOnly: ['/home/dev/project\u200b'], readOnlyWhy: why })!.title.split('\n');
+    expect(title[2]).toBe('Read-only: /home/dev/project\\u200b');
+    expect(title[3]).toBe('The working directory is read-only: /home/dev/project/.vscode\\u202e, or a directory on the way to it, is a symbolic link, which cannot be fenced');
+  });
+
   it('says a shell runs unsandboxed when its default sandbox could not start, and why', () => {
     const shield = sandboxShield({ profile: 'off', writable: [], hidden: [], network: true, unavailable: 'bubblewrap (bwrap) is not installed' })!;
     expect(shield.kind).toBe('unsandboxed');

@@ -1,5 +1,6 @@
 // What a session's shield says: the sandbox profile it runs under, and on hover what the sandbox lets it reach.
 import type { SandboxInfo, SandboxProfile } from '@ptydeck/contract';
+import { shownText } from '../lib/shown-text.js';
 
 export interface SandboxShield {
   /** `unsandboxed`: a default sandbox was wanted but could not start, so the shell runs as the developer. */
@@ -36,6 +37,7 @@ export function sandboxShield(sandbox: SandboxInfo | null | undefined): SandboxS
       `Sandbox: ${sandbox.profile}`,
       `Writable: ${list(sandbox.writable)}`,
       ...(sandbox.readOnly?.length ? [`Read-only: ${list(sandbox.readOnly)}`] : []),
+      ...(sandbox.readOnlyWhy ? [`The working directory is read-only: ${shownText(sandbox.readOnlyWhy)}`] : []),
       `Hidden: ${list(sandbox.hidden)}`,
       network,
     ].join('\n'),
@@ -53,5 +55,7 @@ export function agentShields(sandboxes: ReadonlyArray<SandboxInfo | null | undef
 }
 
 function list(paths: readonly string[]): string {
-  return paths.length === 0 ? 'none' : paths.join(', ');
+  // Paths an agent's shell may have named (directories it made in its workspace): drawn with their invisible and
+  // direction-changing characters escaped, as tab titles are.
+  return paths.length === 0 ? 'none' : paths.map(shownText).join(', ');
 }

@@ -63,6 +63,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
       hidden: policy.hidden,
       // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
       readOnly: [...(policy.writable.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly],
+      ...(policy.readOnlyWhy === undefined ? {} : { readOnlyWhy: policy.readOnlyWhy }),
       network: policy.network,
     },
   };

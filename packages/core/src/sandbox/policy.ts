@@ -137,6 +137,8 @@ export interface SandboxPolicy {
    * and hooks are its own.
    */
   pinned: string[];
+  /** Why the workspace itself is not writable, when it is not: said to the agent and the developer (SandboxInfo). */
+  readOnlyWhy?: string;
   network: boolean;
 }
 
@@ -180,18 +182,25 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   // that holds one keeps it read-only inside.
   const pathDirs = existingReal((input.searchPath ?? '').split(':').filter((dir) => isAbsolute(dir)));
   const entries = direntsOf(workspace);
-  const fenced =
+  const fencedWhy = whyNotWritable();
+  function whyNotWritable(): string | undefined {
     // More directories than are looked into for what the developer's tools run (runByYourTools): those past the cap
     // would keep their .git/config and hooks writable, and a shell makes directories listed before a project's at will
     // (601 made `zz-project/.git/config` writable to the next shell, which set a core.fsmonitor: sandboxed-shells.test.ts).
-    projectsIn(entries).length > MAX_PROJECTS_LOOKED_AT ||
-    pathDirs.includes(workspace) ||
-    homes.some((each) => isWithin(each, workspace) || inDotDirectory(workspace, each)) ||
-    ownDirs.some((dir) => isWithin(dir, workspace)) ||
-    inSystemDirectory(workspace, home) ||
+    if (projectsIn(entries).length > MAX_PROJECTS_LOOKED_AT) return `it holds more than ${MAX_PROJECTS_LOOKED_AT} directories, more than are looked into for the git hooks and configs your tools run`;
+    if (pathDirs.includes(workspace)) return 'it is a directory on your PATH';
+    if (homes.some((each) => isWithin(each, workspace))) return 'it is or holds a home directory';
+    if (homes.some((each) => inDotDirectory(workspace, each))) return "it lies in a home directory's dot-directories";
+    if (ownDirs.some((dir) => isWithin(dir, workspace))) return "it holds ptydeck's own directories";
+    if (inSystemDirectory(workspace, home)) return "it lies in the system's directories";
     // Nor one that holds, or lies in, what a link among HOME's dot-files leads to (a dotfiles repository ~/.bashrc or
     // ~/.config/nvim links into, as GNU stow lays it out): what the developer's shell and editor run would be its to write.
-    linkedFromHome(home, [...caches, ...extra]).some((target) => isWithin(target, workspace) || isWithin(workspace, target));
+    if (linkedFromHome(home, [...caches, ...extra]).some((target) => isWithin(target, workspace) || isWithin(workspace, target))) {
+      return "a link among your home's dot-files leads into it";
+    }
+    return undefined;
+  }
+  const fenced = fencedWhy !== undefined;
   const ownWorkspace = fenced ? [] : [workspace];
   return {
     profile: input.profile,
@@ -202,6 +211,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
     ...withReadOnly(runByYourTools(ownWorkspace, entries, home), fenced ? [] : pathDirs.filter((dir) => dir !== workspace && isWithin(dir, workspace))),
+    ...(fencedWhy === undefined ? {} : { readOnlyWhy: fencedWhy }),
     network: input.profile === 'workspace',
   };
 }
@@ -310,12 +320,19 @@ function realAsFarAsItExists(path: string): string {
   return parent === absolute ? absolute : join(realAsFarAsItExists(parent), basename(absolute));
 }
 
+/** What runByYourTools fences: the read-only paths, the pinned directories, and why the workspace is read-only whole when it is. */
+type Fence = Pick<SandboxPolicy, 'readOnly' | 'pinned' | 'readOnlyWhy'>;
+
+function wholly(workspace: string, why: string): Fence {
+  return { readOnly: [workspace], pinned: [], readOnlyWhy: why };
+}
+
 /**
  * RUN_BY_YOUR_TOOLS that exist in the writable workspace (none or one) and in each directory directly in
  * it, made real, inside it; with each `.git` there: pinned when a directory, read-only when a file (a
  * worktree's pointer to its repository).
  */
-function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Fence {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
   const projects = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
@@ -335,13 +352,14 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   ];
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
   // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
-  if (budget.exceeded) return { readOnly: [workspace], pinned: [] };
+  if (budget.exceeded) return wholly(workspace, 'its git configs name more files than a shell\'s start reads');
   // A link on the way to one of them (a `.vscode` or `.claude` linked to a directory shared between projects, a `.git`
   // linked to a repository elsewhere, a directory linked on an included file's path) is not a mount point and cannot be
   // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
   // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
   const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named];
-  if (fencedPaths.some((path) => linkOnTheWay(path, workspace))) return { readOnly: [workspace], pinned: [] };
+  const linked = fencedPaths.find((path) => linkOnTheWay(path, workspace));
+  if (linked !== undefined) return wholly(workspace, `${linked}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
@@ -353,7 +371,7 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // Each link is made real and bound, and each directory above what it leads to pinned, synchronously at a shell's
   // start: a shell that filled a `.claude` it made with links to paths deep in the workspace would hold the host's
   // loop, and have the next shell's fence leave some out. Past the cap the workspace is read-only whole instead.
-  if (links.length > MAX_FENCED_LINKS) return { readOnly: [workspace], pinned: [] };
+  if (links.length > MAX_FENCED_LINKS) return wholly(workspace, `more than ${MAX_FENCED_LINKS} links lie in the directories your tools run`);
   const linkedTo = inside(links);
   const allReadOnly = unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]);
   // A project beside, directly in the workspace, is not pinned: it may be moved aside whole (docs/security.md), and
@@ -362,7 +380,7 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const above = new Set<string>();
   for (const path of allReadOnly) {
     for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
-    if (above.size > MAX_PINNED_ABOVE) return { readOnly: [workspace], pinned: [] };
+    if (above.size > MAX_PINNED_ABOVE) return wholly(workspace, `more than ${MAX_PINNED_ABOVE} directories lie above what your tools run`);
   }
   return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
 }
@@ -404,7 +422,7 @@ function projectsIn(entries: readonly Dirent[]): Dirent[] {
   return entries.filter((entry) => entry.isDirectory() && !(RUN_BY_YOUR_TOOLS as readonly string[]).includes(entry.name));
 }
 
-function withReadOnly(policy: Pick<SandboxPolicy, 'readOnly' | 'pinned'>, more: string[]): Pick<SandboxPolicy, 'readOnly' | 'pinned'> {
+function withReadOnly(policy: Fence, more: string[]): Fence {
   return { ...policy, readOnly: unique([...policy.readOnly, ...more]) };
 }
 

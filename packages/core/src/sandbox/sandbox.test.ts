@@ -175,12 +175,16 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
       symlinkSync(join(outside, 'config'), join(outside, 'linked'));
       for (const configDir of [join(outside, 'config', 'ptydeck'), join(outside, 'linked', 'ptydeck')]) {
         for (const cwd of [outside, join(outside, 'config')]) {
-          expect(sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] }).writable, `${cwd} ${configDir}`).not.toContain(realpathSync(cwd));
+          const fenced = sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] });
+          expect(fenced.writable, `${cwd} ${configDir}`).not.toContain(realpathSync(cwd));
+          expect(fenced.readOnlyWhy).toBe("it holds ptydeck's own directories");
         }
       }
       // A sibling is the agent's to write.
       mkdirSync(join(outside, 'project'));
-      expect(sandboxPolicy({ profile: 'workspace', workspace: join(outside, 'project'), home, ptydeckDirs: [join(outside, 'config', 'ptydeck')] }).writable).toContain(realpathSync(join(outside, 'project')));
+      const sibling = sandboxPolicy({ profile: 'workspace', workspace: join(outside, 'project'), home, ptydeckDirs: [join(outside, 'config', 'ptydeck')] });
+      expect(sibling.writable).toContain(realpathSync(join(outside, 'project')));
+      expect(sibling.readOnlyWhy).toBeUndefined();
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
@@ -189,8 +193,15 @@ describe.skipIf(!available.ok)('a workspace sandbox (real bubblewrap)', () => {
   it("keeps read-only a workspace in the system's directories, or at another user's HOME (what root's shell wrote there runs as root, or as that user)", () => {
     const others = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':')[5]).filter((path): path is string => !!path && path.startsWith('/home/') && existsSync(path));
     for (const cwd of ['/etc', '/etc/cron.d', '/usr/local/bin', '/var/spool', '/run', '/opt', ...others].filter((path) => existsSync(path))) {
-      expect(sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] }).writable, cwd).not.toContain(realpathSync(cwd));
+      const fenced = sandboxPolicy({ profile: 'workspace', workspace: cwd, home, ptydeckDirs: [stateDir, configDir] });
+      expect(fenced.writable, cwd).not.toContain(realpathSync(cwd));
+      // /run holds a system user's HOME (sshd's /run/sshd): either is the reason the agent is given.
+      expect(fenced.readOnlyWhy, cwd).toMatch(others.includes(cwd) ? /^it is or holds a home directory$/ : /^it (lies in the system's directories|is or holds a home directory)$/);
     }
+    // HOME itself, and one of its dot-directories.
+    expect(sandboxPolicy({ profile: 'workspace', workspace: home, home, ptydeckDirs: [stateDir, configDir] }).readOnlyWhy).toBe('it is or holds a home directory');
+    mkdirSync(join(home, '.config'), { recursive: true });
+    expect(sandboxPolicy({ profile: 'workspace', workspace: join(home, '.config'), home, ptydeckDirs: [stateDir, configDir] }).readOnlyWhy).toBe("it lies in a home directory's dot-directories");
   });
 
   it("leaves out a config.json `writable` path that holds HOME or ptydeck's config directory, made or not (a shell would write the config.json that names its sandbox)", () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -398,6 +398,8 @@ describe.skipIf(!available)('a workspace whose .vscode is a link to a directory 
     symlinkSync(shared, join(project, '.vscode'));
     const { client } = await stdioAgent(b, 'relinking-agent', { clients, cwd: project });
     const made = await ok(client, 'terminal_create', {});
+    // The agent is told why it may write nothing there, before a write fails with "Read-only file system".
+    expect(made.sandbox.readOnlyWhy).toBe(`${join(realpathSync(project), '.vscode')}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
     await ok(client, 'terminal_run', { id: made.id, command: "rm .vscode; mkdir .vscode; echo '{\"tasks\":[]}' > .vscode/tasks.json; echo tried" });
     expect(existsSync(join(project, '.vscode', 'tasks.json'))).toBe(false);
   });

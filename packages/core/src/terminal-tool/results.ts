@@ -119,7 +119,7 @@ export const createResultShape = {
     })
     .describe('What programs in the terminal see: a tty, its colour depth and size.'),
   sandbox: SandboxInfo.optional().describe(
-    'How the OS fences this shell: profile (off, workspace, workspace-offline), the paths it may write, the paths hidden from it, the paths it may only read though they lie in a writable one or are its working directory (readOnly: what the developer\'s tools run, such as .git/hooks and .git/config), whether it has network. unavailable says why a default sandbox could not start and the shell runs unsandboxed.',
+    'How the OS fences this shell: profile (off, workspace, workspace-offline), the paths it may write, the paths hidden from it, the paths it may only read though they lie in a writable one or are its working directory (readOnly: what the developer\'s tools run, such as .git/hooks and .git/config; readOnlyWhy says why when the working directory itself is read-only), whether it has network. unavailable says why a default sandbox could not start and the shell runs unsandboxed.',
   ),
 };
 
