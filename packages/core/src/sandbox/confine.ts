@@ -55,14 +55,16 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
   const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
+  // A workspace read-only whole (policy.readOnlyWhy) is bound writable and then read-only over it: not said writable.
+  const writable = policy.writable.filter((path) => !(path === policy.workspace && policy.readOnly.includes(path)));
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
     sandbox: {
       profile: policy.profile,
-      writable: policy.writable,
+      writable,
       hidden: policy.hidden,
       // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
-      readOnly: [...(policy.writable.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly],
+      readOnly: [...(writable.includes(policy.workspace) || policy.readOnly.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly],
       ...(policy.readOnlyWhy === undefined ? {} : { readOnlyWhy: policy.readOnlyWhy }),
       network: policy.network,
     },

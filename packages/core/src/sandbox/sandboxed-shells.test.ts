@@ -400,6 +400,8 @@ describe.skipIf(!available)('a workspace whose .vscode is a link to a directory 
     const made = await ok(client, 'terminal_create', {});
     // The agent is told why it may write nothing there, before a write fails with "Read-only file system".
     expect(made.sandbox.readOnlyWhy).toBe(`${join(realpathSync(project), '.vscode')}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
+    expect(made.sandbox.writable).not.toContain(realpathSync(project));
+    expect(made.sandbox.readOnly).toEqual([realpathSync(project)]);
     await ok(client, 'terminal_run', { id: made.id, command: "rm .vscode; mkdir .vscode; echo '{\"tasks\":[]}' > .vscode/tasks.json; echo tried" });
     expect(existsSync(join(project, '.vscode', 'tasks.json'))).toBe(false);
   });
