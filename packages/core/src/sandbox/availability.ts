@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { findExecutable } from '../common/executable.js';
-import { beyondEverySandbox, realOr } from './policy.js';
+import { beyondEverySandbox } from './policy.js';
+import { realOr } from './real-paths.js';
 import type { SandboxProfile } from './profile.js';
 
 export type Availability = { ok: true; bwrap: string } | { ok: false; reason: string; fix: string };

@@ -1,10 +1,11 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
 import { configBudget, globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
+import { direntsOf, ensureDir, exists, existingReal, realOr, realOrThrow, unique } from './real-paths.js';
 import { isWithin } from './within.js';
 
 /**
@@ -267,15 +268,6 @@ export function passwdHomes(file = '/etc/passwd', now = Date.now()): string[] {
   return homes;
 }
 
-/** What is directly in `dir`; nothing where it cannot be read. */
-function direntsOf(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Whether no sandboxed shell may write `path`, whatever its working directory: it holds HOME, or lies in
  * HOME's dot-directories or the system's directories (config.json's `writable` aside).
@@ -424,58 +416,4 @@ function projectsIn(entries: readonly Dirent[]): Dirent[] {
 
 function withReadOnly(policy: Fence, more: string[]): Fence {
   return { ...policy, readOnly: unique([...policy.readOnly, ...more]) };
-}
-
-/**
- * Each of `paths` that exists, made real (or as given where that fails: a
- * dangling link). A path whose lstat fails cannot be made real either, so it
- * is dropped at once: most of the hidden list is missing on a machine, and a
- * thrown error per missing path cost more than the rest of a sandbox's policy.
- */
-function existingReal(paths: string[]): string[] {
-  const found: string[] = [];
-  for (const path of paths) {
-    if (!exists(path)) continue;
-    const real = realOr(path);
-    if (real === path || exists(real)) found.push(real);
-  }
-  return found;
-}
-
-function realOrThrow(path: string, what: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    throw new Error(`${what} ${path} does not exist`);
-  }
-}
-
-/** `path` made real (links followed), or as given where that fails. */
-export function realOr(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
-}
-
-function ensureDir(path: string): string | null {
-  try {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    return realpathSync.native(path);
-  } catch {
-    return null;
-  }
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)];
 }

@@ -4,6 +4,7 @@ import type { PtyService } from '../pty/types.js';
 import { incompleteTail } from '../vt/index.js';
 import type { BackgroundParse, BackgroundScheduler } from './background-scheduler.js';
 import { BackgroundPacing, MIRROR_CHUNK } from './background-pacing.js';
+import { KeptRead } from './kept-read.js';
 import { MIRROR_SCROLLBACK, type MirrorScreen, type ScreenReader, type WriteMarks } from './mirror-screen.js';
 import type { ScreenMirrorOptions } from './screen-mirror.js';
 import { ScreenLostError } from './screen-lost-error.js';
@@ -110,14 +111,7 @@ export class SessionScreen implements BackgroundParse {
   private waiters: Array<{ target: number; history: boolean; settle: (through: number) => void }> = [];
   /** The size most recently asked for (pty.updated also reports title changes). */
   private size: { cols: number; rows: number };
-  /**
-   * The last snapshot-like read answered (a reader that reads the scrollback), and the log end it reflects:
-   * answered again, without asking the screen, while the log has not grown and the screen was neither
-   * resized nor restarted since (an idle session re-attached: `ptydeck attach` waited for the screen
-   * worker's round trip, bench figure 12). `version` is bumped by whatever changes the screen but the log.
-   */
-  private kept: { reader: ScreenReader<unknown>; through: number; version: number; value: unknown } | undefined;
-  private version = 0;
+  private readonly kept = new KeptRead(); // the last snapshot-like read, answered again while nothing changed
 
   constructor(
     private readonly deps: SessionScreenDeps,
@@ -139,8 +133,7 @@ export class SessionScreen implements BackgroundParse {
   /** Output entered the log up to `end`. */
   grew(end: number): void {
     this.end = Math.max(this.end, end);
-    // Stale now: not held for the session's life (a running session's snapshot beside its terminal).
-    if (this.kept && end > this.kept.through) this.kept = undefined;
+    this.kept.grew(end);
     this.pacing.grew();
   }
 
@@ -165,8 +158,7 @@ export class SessionScreen implements BackgroundParse {
   resized(cols: number, rows: number): void {
     if (cols === this.size.cols && rows === this.size.rows) return;
     this.size = { cols, rows };
-    this.version++;
-    this.kept = undefined;
+    this.kept.changed();
     this.resizes.push({ at: this.logEnd(), cols, rows });
     if (!this.busy) this.applyDueResizes();
   }
@@ -179,9 +171,7 @@ export class SessionScreen implements BackgroundParse {
   read<T>(reader: ScreenReader<T>): Promise<T> {
     if (this.disposed) return Promise.resolve(reader.gone(this.parsed));
     const target = this.logEnd();
-    const kept = this.kept;
-    if (kept && kept.reader === reader && kept.through === target && kept.version === this.version) return Promise.resolve(kept.value as T);
-    return new Promise((resolve, reject) => {
+    return this.kept.take(reader, target) ?? new Promise((resolve, reject) => {
       const waiter = {
         target,
         history: reader.history,
@@ -198,11 +188,11 @@ export class SessionScreen implements BackgroundParse {
           // Asked for now, synchronously: the screen answers as of what was written to it so far
           // (`through`: `unfinished` describes the end of the same write), and a viewer that
           // continues from there starts with the whole of a character cut short.
-          const version = this.version;
+          const stamp = this.kept.stamp;
           reader.read(screen, through - this.unfinished.length).then(
             (value) => {
               // Kept only if nothing but this read happened to the screen meanwhile, and the log ends where it did.
-              if (reader.history && version === this.version && through === this.logEnd()) this.kept = { reader, through, version, value };
+              if (through === this.logEnd()) this.kept.keep(reader, through, stamp, value);
               resolve(value);
             },
             (error: unknown) => (screen.lost && !this.disposed ? retry() : reject(error)),
@@ -242,7 +232,7 @@ export class SessionScreen implements BackgroundParse {
 
   dispose(): void {
     this.disposed = true;
-    this.kept = undefined;
+    this.kept.changed();
     this.pacing.dispose();
     this.settleWaiters(true);
     this.mirror?.dispose();
@@ -259,8 +249,7 @@ export class SessionScreen implements BackgroundParse {
    * that point are not kept, as when the log trims past a mirror).
    */
   private restart(): void {
-    this.version++;
-    this.kept = undefined;
+    this.kept.changed();
     this.mirror?.dispose();
     this.mirror = undefined;
     this.unfinished = new Uint8Array(0);
