@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childPids, holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes, StatHandles } from './proc-fs.js';
 import { listeningRows } from './tcp-table.js';
+import { until } from '../testing/poll-until.js';
 
 // The host check's question of the kernel: does this process hold these sockets?
 const cleanups: Array<() => void> = [];
@@ -78,6 +79,8 @@ describe.runIf(process.platform === 'linux')('StatHandles', () => {
     try {
       const child = spawn('sleep', ['30'], { stdio: 'ignore' });
       await new Promise((resolve) => child.once('spawn', resolve));
+      // Asleep, so its line holds still between the reads compared below (just spawned, it may still be running).
+      await until(() => readStat(child.pid!)?.state === 'S', 'sleep to be asleep');
       const first = readStatTable(handles);
       expect(first.stats.get(process.pid)).toEqual(readStat(process.pid));
       expect(first.stats.get(child.pid!)).toEqual(readStat(child.pid!));
