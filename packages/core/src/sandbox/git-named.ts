@@ -7,7 +7,7 @@
  * and an included file's `core.fsmonitor`, which their next `git status` ran.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /**
  * A config is a few hundred bytes, but git reads all of one, and a repository's `[branch]` sections grow it: with
@@ -45,9 +45,10 @@ export interface GitConfigNames {
 /**
  * The paths git takes from `config` (a repository's `.git/config`) and what it includes, for the
  * worktree `worktree`: each hooks directory (and, for husky's `_`, the directory above it, whose
- * hooks the stubs run) and each included file. Unreadable files name nothing.
+ * hooks the stubs run) and each included file. Unreadable files name nothing. `includes`, where given, gets each
+ * included file's path as git opens it (not normalized).
  */
-export function namedByGitConfig(config: string, worktree: string, home: string, budget: ConfigBudget = configBudget()): string[] {
+export function namedByGitConfig(config: string, worktree: string, home: string, budget: ConfigBudget = configBudget(), includes?: string[]): string[] {
   const found: string[] = [];
   walkConfigs(config, home, budget, (names) => {
     for (const raw of names.hooksPaths) {
@@ -55,7 +56,11 @@ export function namedByGitConfig(config: string, worktree: string, home: string,
       found.push(hooks);
       if (basename(hooks) === '_') found.push(dirname(hooks));
     }
-  }, (included) => found.push(included));
+  }, (included) => {
+    found.push(resolve(included));
+    // As git opens it (walkConfigs), for the caller to check what lies before a `..` and whether it exists.
+    includes?.push(included);
+  });
   return found;
 }
 
@@ -81,7 +86,9 @@ function walkConfigs(config: string, home: string, budget: ConfigBudget, names: 
     const found = parseGitConfig(text);
     names(found);
     for (const raw of found.includes) {
-      const next = expand(raw, dirname(file), home);
+      // As git opens it: the including file's directory and the value joined, not normalized (`l1/../inc` is where `l1`
+      // leads now, and its parent; policy.ts pins what lies before each `..`).
+      const next = expandAsGit(raw, dirname(file), home);
       included(next);
       visit(next, depth + 1);
     }
@@ -146,6 +153,28 @@ export function submodulesOf(gitDir: string): Submodules {
   return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [], readOnly: [] } : found;
 }
 
+/** Linked worktrees' directories under one repository's `.git/worktrees` looked at, at most. */
+const MAX_LINKED_WORKTREES = 256;
+
+/**
+ * The directories of a repository's linked worktrees (`.git/worktrees/<name>`, as `git worktree add` makes them), links
+ * included as they are (the caller fences a link whole); null past MAX_LINKED_WORKTREES. Each holds what git reads when
+ * the developer runs it in that worktree: its `commondir` (the repository whose config and hooks git then uses) and,
+ * where extensions.worktreeConfig is on, its `config.worktree`; a sandboxed shell wrote a `core.fsmonitor` there that the
+ * developer's next `git status` in the worktree ran.
+ */
+export function linkedWorktreesOf(gitDir: string): string[] | null {
+  const dir = join(gitDir, 'worktrees');
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found = entries.filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => join(dir, entry.name));
+  return found.length > MAX_LINKED_WORKTREES ? null : found;
+}
+
 /**
  * Every config file git may read as the user's own or the system's: ~/.gitconfig, `$XDG_CONFIG_HOME/git/config`
  * (before, only ~/.config/git/config was read: a developer whose XDG_CONFIG_HOME is elsewhere had its `core.hooksPath =
@@ -175,6 +204,30 @@ export function globalIncludes(home: string, env: NodeJS.ProcessEnv = process.en
   const found: string[] = [];
   for (const file of globalConfigFiles(home, env)) walkConfigs(file, home, budget, () => {}, (included) => found.push(included));
   return found;
+}
+
+/** An include's path as git opens it: `~/` expanded, a relative one joined to the including file's directory, no `..` undone. */
+function expandAsGit(path: string, base: string, home: string): string {
+  if (path === '~' || path.startsWith('~/')) return join(home, path.slice(1));
+  return isAbsolute(path) ? path : `${base}/${path}`;
+}
+
+/**
+ * Whether `config` (a repository's `.git/config`) turns `extensions.worktreeConfig` on: git then reads `config.worktree`
+ * beside it (and in each linked worktree's directory) as config. Git reads extensions from this file alone, includes not followed.
+ */
+export function worktreeConfigOn(config: string): boolean {
+  let section = '';
+  for (const line of (readSmall(config) ?? '').split('\n')) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header) section = header[1]!.toLowerCase();
+    // A key alone (`worktreeConfig`) is true to git. Any true value counts, a later false too: a fence too many only fences more.
+    const entry = /^\s*(?:\[[^\]]*\]\s*)?([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (section === 'extensions' && entry && entry[1]!.toLowerCase() === 'worktreeconfig') {
+      if (entry[2] === undefined || /^(true|yes|on|1)$/i.test(configValue(entry[2]))) return true;
+    }
+  }
+  return false;
 }
 
 function expand(path: string, base: string, home: string): string {

@@ -1,8 +1,8 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { lstatSync, readFileSync, readlinkSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
-import { configBudget, globalHooksPaths, globalIncludes, namedByGitConfig, submodulesOf } from './git-named.js';
+import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submodulesOf, worktreeConfigOn } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
 import { direntsOf, ensureDir, exists, existingReal, realOr, realOrThrow, unique } from './real-paths.js';
@@ -335,12 +335,20 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
   const budget = configBudget();
+  // Linked worktrees' directories (.git/worktrees/<name>): git run in such a worktree reads its commondir and, where
+  // extensions.worktreeConfig is on, its config.worktree; a shell wrote either and the developer's next git there ran a
+  // core.fsmonitor (git-fence.test.ts). Read-only like .git/config, each directory pinned with `.git/worktrees`.
+  const worktreeLists = pinned.map((git) => linkedWorktreesOf(git));
+  if (worktreeLists.includes(null)) return wholly(workspace, 'a repository in it has more linked worktrees than are looked into');
+  const worktrees = (worktreeLists as string[][]).flat();
+  const includes = globalIncludes(home, process.env, budget);
   const named = [
     // .git/config.worktree is read as .git/config is where extensions.worktreeConfig is on (`git sparse-checkout` turns it
     // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
-    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget))),
+    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget, includes))),
+    ...worktrees.flatMap((dir) => namedByGitConfig(join(dir, 'config.worktree'), worktreeOf(dir), home, budget, includes)),
     ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
-    ...globalIncludes(home, process.env, budget),
+    ...includes.map((path) => resolve(path)),
   ];
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
   // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
@@ -349,14 +357,28 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   // linked to a repository elsewhere, a directory linked on an included file's path) is not a mount point and cannot be
   // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
   // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
-  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named];
+  const worktreeFiles = worktrees.flatMap((dir) => WORKTREE_FILES.map((name) => join(dir, name)));
+  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles];
   const linked = fencedPaths.find((path) => linkOnTheWay(path, workspace));
   if (linked !== undefined) return wholly(workspace, `${linked}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
+  // An included file that does not exist yet is git's to skip and the shell's to make: a core.fsmonitor in an
+  // `include.path = ../shared.gitconfig` a shell created ran at the developer's next git status (git-fence.test.ts).
+  // A file cannot be fenced before it exists, and making it would leave a file in the developer's project.
+  const missing = includes.find((path) => !exists(path) && isWithin(realAsFarAsItExists(path), workspace));
+  if (missing !== undefined) return wholly(workspace, `${resolve(missing)}, which a git config includes, does not exist yet (make it, even empty, for the shell to write here)`);
+  // An include's path is opened as written: `l1/../inc` is the parent of wherever `l1` leads when git runs. What lies
+  // before each `..` is pinned as it is now (a real directory), or the workspace is read-only where it is a link or missing.
+  const beforeParents = includes.flatMap(beforeDotDots).filter((dir) => dir !== workspace && isWithin(dir, workspace));
+  const unsure = beforeParents.find((dir) => linkOnTheWay(dir, workspace) || !exists(dir));
+  if (unsure !== undefined) return wholly(workspace, `${unsure}, which a git config's include goes up from, is a symbolic link or does not exist`);
+  // Where extensions.worktreeConfig is on, a config.worktree that does not exist yet is the shell's to make (git reads it
+  // as config): made empty here, as git would make it, so that it can be bound read-only.
+  for (const git of pinned) if (worktreeConfigOn(join(git, 'config'))) for (const dir of [git, ...worktrees.filter((path) => dirname(dirname(path)) === git)]) makeEmpty(join(dir, 'config.worktree'));
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
   const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')])]);
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles]);
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...worktreeFiles]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
@@ -368,13 +390,45 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const allReadOnly = unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]);
   // A project beside, directly in the workspace, is not pinned: it may be moved aside whole (docs/security.md), and
   // pinning each of up to 500 would double their binds.
-  const notPinned = new Set([...pinned, ...modulePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
+  const worktreePins = inside([...pinned.map((git) => join(git, 'worktrees')).filter(() => worktrees.length > 0), ...worktrees]);
+  const notPinned = new Set([...pinned, ...modulePins, ...worktreePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
   const above = new Set<string>();
+  for (const dir of beforeParents) for (const each of [...directoriesAbove(dir, workspace), dir]) if (!notPinned.has(each)) above.add(each);
   for (const path of allReadOnly) {
     for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
     if (above.size > MAX_PINNED_ABOVE) return wholly(workspace, `more than ${MAX_PINNED_ABOVE} directories lie above what your tools run`);
   }
-  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
+  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...worktreePins, ...above] };
+}
+
+/** What git reads from a linked worktree's directory: the repository it belongs to, its own config, and the worktree it names. */
+const WORKTREE_FILES = ['commondir', 'config.worktree', 'gitdir'];
+
+/** The worktree a linked worktree's directory serves (its `gitdir` file names the worktree's `.git` file), else the directory. */
+function worktreeOf(dir: string): string {
+  try {
+    const named = readFileSync(join(dir, 'gitdir'), 'utf8').trim();
+    return isAbsolute(named) ? dirname(named) : dir;
+  } catch {
+    return dir;
+  }
+}
+
+/** The directories an include's path goes up from (`a/l1/../inc`: `a/l1`), each resolved as far as the path before it. */
+function beforeDotDots(path: string): string[] {
+  const dirs: string[] = [];
+  const parts = path.split('/');
+  for (let index = 1; index < parts.length; index++) if (parts[index] === '..') dirs.push(resolve(parts.slice(0, index).join('/') || '/'));
+  return dirs;
+}
+
+/** Makes `file` empty where nothing is there yet, without following a link; a failure leaves it to the caller's fence. */
+function makeEmpty(file: string): void {
+  try {
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
+  } catch {
+    // It exists (or cannot be made): what exists is bound read-only.
+  }
 }
 
 /**

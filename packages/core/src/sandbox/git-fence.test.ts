@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildCore, hostSandbox, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { sandboxAvailability } from './availability.js';
+
+/**
+ * What git reads around a repository's `.git/config` that a sandboxed shell could make or change, with real processes:
+ * the real host, `ptydeck mcp` under the MCP SDK client, real bubblewrap and bash, and the developer's own git run
+ * outside afterwards. Each plant is a `core.fsmonitor`, which `git status` runs.
+ */
+const available = sandboxAvailability('workspace').ok;
+beforeAll(buildCore, 120_000);
+
+const { track, clients } = reapAfterEach();
+
+async function run(client: Client, id: string, command: string): Promise<{ exit_code: number; output: string }> {
+  const result = (await client.callTool({ name: 'terminal_run', arguments: { id, command } })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
+  if (result.isError) throw new Error(`terminal_run failed: ${result.content[0]?.text}`);
+  return result.structuredContent;
+}
+
+async function create(client: Client): Promise<{ id: string; sandbox: { readOnlyWhy?: string } }> {
+  const result = (await client.callTool({ name: 'terminal_create', arguments: {} })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
+  if (result.isError) throw new Error(`terminal_create failed: ${result.content[0]?.text}`);
+  return result.structuredContent;
+}
+
+/** A host sandbox with a repository of one commit as the agent's workspace, and the developer's git outside. */
+function repository(): HostSandbox & { project: string; git: (dir: string, ...args: string[]) => string; planted: (name: string) => string; plant: (name: string) => string } {
+  const box = hostSandbox();
+  track(box);
+  const project = mkdtempSync(join(box.home, 'project-'));
+  const env = { ...process.env, HOME: box.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+  const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env, encoding: 'utf8' });
+  git(box.home, 'init', '-q', project);
+  writeFileSync(join(project, 'file'), 'one\n');
+  git(project, 'add', 'file');
+  git(project, 'commit', '-qm', 'one');
+  const planted = (name: string) => join(box.home, `planted-${name}`);
+  // A config whose core.fsmonitor leaves a mark outside the workspace, as printf writes it in the agent's shell.
+  const plant = (name: string) => `'[core]\\n\\tfsmonitor = touch ${planted(name)}\\n'`;
+  return { ...box, project, git, planted, plant };
+}
+
+describe.skipIf(!available)("a sandboxed shell and what git reads around the repository's config", () => {
+  it("cannot make the included file a config names that does not exist yet (`include.path = ../shared.gitconfig`): the workspace is read-only, and says why", async () => {
+    const r = repository();
+    r.git(r.project, 'config', '--add', 'include.path', '../shared.gitconfig');
+    const { client } = await stdioAgent(r, 'include-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    await run(client, made.id, `printf ${r.plant('include')} > shared.gitconfig; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('include'))).toBe(false);
+    expect(made.sandbox.readOnlyWhy).toContain('shared.gitconfig');
+  });
+
+  it('cannot make .git/config.worktree where extensions.worktreeConfig is on and none exists yet; commits inside still work', async () => {
+    const r = repository();
+    r.git(r.project, 'config', 'extensions.worktreeConfig', 'true');
+    expect(existsSync(join(r.project, '.git', 'config.worktree'))).toBe(false);
+    const { client } = await stdioAgent(r, 'worktree-config-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    await run(client, made.id, `printf ${r.plant('worktree')} >> .git/config.worktree; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('worktree'))).toBe(false);
+    // Made empty before the shell started, as git would make it: the same config to git.
+    expect(readFileSync(join(r.project, '.git', 'config.worktree'), 'utf8')).toBe('');
+    expect((await run(client, made.id, 'echo two > file && git -c user.name=a -c user.email=a@b commit -qam inside && echo committed')).output).toContain('committed');
+  });
+
+  it("cannot write a linked worktree's config.worktree or commondir (.git/worktrees/<name>/), which git reads in that worktree", async () => {
+    const r = repository();
+    r.git(r.project, 'config', 'extensions.worktreeConfig', 'true');
+    const worktree = (name: string) => join(r.home, name);
+    r.git(r.project, 'worktree', 'add', '-q', worktree('wt-config'));
+    r.git(r.project, 'worktree', 'add', '-q', worktree('wt-common'));
+    const { client } = await stdioAgent(r, 'linked-worktree-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    await run(client, made.id, `printf ${r.plant('config')} >> .git/worktrees/wt-config/config.worktree; echo tried`);
+    // A repository of the shell's own, with the plant in its config, named as the worktree's common directory.
+    await run(client, made.id, `mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf ${r.plant('common')} > evil/config && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
+    // Nor move the worktree's directory aside and put its own in its place.
+    await run(client, made.id, `mv .git/worktrees/wt-common .git/worktrees/aside && mkdir .git/worktrees/wt-common && cp .git/worktrees/aside/* .git/worktrees/wt-common/ && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
+    await run(client, made.id, `mv .git/worktrees .git/worktrees-aside && mkdir -p .git/worktrees/wt-common && cp .git/worktrees-aside/wt-common/* .git/worktrees/wt-common/ && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
+    r.git(worktree('wt-config'), 'status', '--short');
+    r.git(worktree('wt-common'), 'status', '--short');
+    expect(['config', 'common'].filter((name) => existsSync(r.planted(name)))).toEqual([]);
+  });
+
+  it("cannot send an include through a directory of its own (`path = ../sub/l1/../inc`, `sub/l1` replaced by a link)", async () => {
+    const r = repository();
+    mkdirSync(join(r.project, 'sub', 'l1'), { recursive: true });
+    writeFileSync(join(r.project, 'sub', 'inc'), '[user]\n\tname = dev\n');
+    r.git(r.project, 'config', '--add', 'include.path', '../sub/l1/../inc');
+    expect(r.git(r.project, 'config', 'user.name').trim()).toBe('dev');
+    const { client } = await stdioAgent(r, 'dotdot-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    await run(client, made.id, `mkdir -p evil/deep && printf ${r.plant('dotdot')} > evil/inc && rm -rf sub/l1; ln -s ../evil/deep sub/l1; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('dotdot'))).toBe(false);
+    expect(readFileSync(join(r.project, 'sub', 'inc'), 'utf8')).toBe('[user]\n\tname = dev\n');
+  });
+});
