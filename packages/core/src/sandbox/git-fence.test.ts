@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -80,13 +80,18 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     const { client } = await stdioAgent(r, 'linked-worktree-agent', { clients, cwd: r.project });
     const made = await create(client);
     await run(client, made.id, `printf ${r.plant('config')} >> .git/worktrees/wt-config/config.worktree; echo tried`);
+    r.git(worktree('wt-config'), 'status', '--short');
     // A repository of the shell's own, with the plant in its config, named as the worktree's common directory.
     await run(client, made.id, `mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf ${r.plant('common')} > evil/config && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
     // Nor move the worktree's directory aside and put its own in its place.
     await run(client, made.id, `mv .git/worktrees/wt-common .git/worktrees/aside && mkdir .git/worktrees/wt-common && cp .git/worktrees/aside/* .git/worktrees/wt-common/ && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
     await run(client, made.id, `mv .git/worktrees .git/worktrees-aside && mkdir -p .git/worktrees/wt-common && cp .git/worktrees-aside/wt-common/* .git/worktrees/wt-common/ && printf '%s\\n' "$PWD/evil" > .git/worktrees/wt-common/commondir; echo tried`);
-    r.git(worktree('wt-config'), 'status', '--short');
-    r.git(worktree('wt-common'), 'status', '--short');
+    // Where a move succeeded the worktree may be broken rather than planted: git failing there is not what is asserted.
+    try {
+      r.git(worktree('wt-common'), 'status', '--short');
+    } catch {
+      // Not a repository any more.
+    }
     expect(['config', 'common'].filter((name) => existsSync(r.planted(name)))).toEqual([]);
   });
 
@@ -102,5 +107,18 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     r.git(r.project, 'status', '--short');
     expect(existsSync(r.planted('dotdot'))).toBe(false);
     expect(readFileSync(join(r.project, 'sub', 'inc'), 'utf8')).toBe('[user]\n\tname = dev\n');
+  });
+
+  it("cannot make .git/commondir naming a repository of its own, whose config git then reads; git still works outside and in", async () => {
+    const r = repository();
+    const { client } = await stdioAgent(r, 'commondir-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    await run(client, made.id, `mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf ${r.plant('commondir')} > evil/config && printf '%s\\n' "$PWD/evil" > .git/commondir; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('commondir'))).toBe(false);
+    // The file made in its place names the repository itself: the same repository to git, outside and inside.
+    expect(realpathSync(r.git(r.project, 'rev-parse', '--git-common-dir').trim())).toBe(realpathSync(join(r.project, '.git')));
+    r.git(r.project, 'commit', '-q', '--allow-empty', '-m', 'outside');
+    expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && git log --format=%s | head -2')).output).toContain('inside\noutside');
   });
 });

@@ -1,5 +1,5 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
-import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync, statSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
 import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submodulesOf, worktreeConfigOn } from './git-named.js';
@@ -337,7 +337,8 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const budget = configBudget();
   // Linked worktrees' directories (.git/worktrees/<name>): git run in such a worktree reads its commondir and, where
   // extensions.worktreeConfig is on, its config.worktree; a shell wrote either and the developer's next git there ran a
-  // core.fsmonitor (git-fence.test.ts). Read-only like .git/config, each directory pinned with `.git/worktrees`.
+  // core.fsmonitor (git-fence.test.ts). Read-only like .git/config; `.git/worktrees` and each directory in it are pinned as
+  // directories above read-only files are (directoriesAbove).
   const worktreeLists = pinned.map((git) => linkedWorktreesOf(git));
   if (worktreeLists.includes(null)) return wholly(workspace, 'a repository in it has more linked worktrees than are looked into');
   const worktrees = (worktreeLists as string[][]).flat();
@@ -373,12 +374,18 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   if (unsure !== undefined) return wholly(workspace, `${unsure}, which a git config's include goes up from, is a symbolic link or does not exist`);
   // Where extensions.worktreeConfig is on, a config.worktree that does not exist yet is the shell's to make (git reads it
   // as config): made empty here, as git would make it, so that it can be bound read-only.
-  for (const git of pinned) if (worktreeConfigOn(join(git, 'config'))) for (const dir of [git, ...worktrees.filter((path) => dirname(dirname(path)) === git)]) makeEmpty(join(dir, 'config.worktree'));
+  for (const git of pinned) if (worktreeConfigOn(join(git, 'config'))) for (const dir of [git, ...worktrees.filter((path) => dirname(dirname(path)) === git)]) makeFile(join(dir, 'config.worktree'), '');
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
-  const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')])]);
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...worktreeFiles]);
+  const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks'), join(dir, 'commondir')])]);
+  // A `commondir` file in a git directory names the repository git then takes its config and hooks from: a shell wrote
+  // `.git/commondir` naming a copy of its own, and the developer's next git status ran that copy's core.fsmonitor
+  // (git-fence.test.ts). Only a linked worktree's directory has one; elsewhere a file that does not exist cannot be bound
+  // read-only, so one naming the git directory itself (`.`: the same repository to git) is made first.
+  const commonDirs = [...pinned, ...submodules.flatMap((found) => found.gitDirs)].map((dir) => join(dir, 'commondir'));
+  for (const file of commonDirs) makeFile(file, '.\n');
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...worktreeFiles, ...commonDirs]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
@@ -390,15 +397,14 @@ function runByYourTools(writable: string[], entries: readonly Dirent[], home: st
   const allReadOnly = unique([...gits.filter((path) => !pinned.includes(path)), ...readOnly, ...linkedTo]);
   // A project beside, directly in the workspace, is not pinned: it may be moved aside whole (docs/security.md), and
   // pinning each of up to 500 would double their binds.
-  const worktreePins = inside([...pinned.map((git) => join(git, 'worktrees')).filter(() => worktrees.length > 0), ...worktrees]);
-  const notPinned = new Set([...pinned, ...modulePins, ...worktreePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
+  const notPinned = new Set([...pinned, ...modulePins, ...allReadOnly, ...gits.map((git) => dirname(git))]);
   const above = new Set<string>();
   for (const dir of beforeParents) for (const each of [...directoriesAbove(dir, workspace), dir]) if (!notPinned.has(each)) above.add(each);
   for (const path of allReadOnly) {
     for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
     if (above.size > MAX_PINNED_ABOVE) return wholly(workspace, `more than ${MAX_PINNED_ABOVE} directories lie above what your tools run`);
   }
-  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...worktreePins, ...above] };
+  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
 }
 
 /** What git reads from a linked worktree's directory: the repository it belongs to, its own config, and the worktree it names. */
@@ -422,12 +428,19 @@ function beforeDotDots(path: string): string[] {
   return dirs;
 }
 
-/** Makes `file` empty where nothing is there yet, without following a link; a failure leaves it to the caller's fence. */
-function makeEmpty(file: string): void {
+/** Makes `file` with `text` where nothing is there yet, without following a link; a failure leaves it to the caller's fence. */
+function makeFile(file: string, text: string): void {
+  let fd;
   try {
-    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644));
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   } catch {
     // It exists (or cannot be made): what exists is bound read-only.
+    return;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
   }
 }
 
