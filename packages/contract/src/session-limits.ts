@@ -12,3 +12,6 @@ export const MAX_ROWS = 500;
 
 /** Largest input a panel may send in one frame (keystrokes and pastes). */
 export const MAX_PANEL_INPUT_CHARS = 1024 * 1024;
+
+/** Longest `sandbox.readOnlyWhy` a session's info carries: the core shortens a longer one (it may name a path a shell chose). */
+export const MAX_READ_ONLY_WHY_CHARS = 4096;

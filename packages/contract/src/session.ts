@@ -1,9 +1,9 @@
 // What a session is, as the core, the app and the CLI all describe it: its id, size, source, status and info,
 // and its agent's.
 import { z } from 'zod';
-import { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
+import { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
 
-export { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN };
+export { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN };
 
 /**
  * Who created a session. Structural: set by the code path that created it
@@ -122,7 +122,7 @@ export const SandboxInfo = z.object({
    * neither the agent nor the developer is left guessing at "Read-only file
    * system". Absent when it is writable, and from hosts before it was added.
    */
-  readOnlyWhy: z.string().max(4096).optional(),
+  readOnlyWhy: z.string().max(MAX_READ_ONLY_WHY_CHARS).optional(),
   network: z.boolean(),
   /**
    * Set when a sandbox was wanted by default but could not start here: why the

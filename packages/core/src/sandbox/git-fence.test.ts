@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCore, hostSandbox, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { bin, buildCore, hostSandbox, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { sandboxAvailability } from './availability.js';
 
 /**
@@ -120,5 +120,19 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     expect(realpathSync(r.git(r.project, 'rev-parse', '--git-common-dir').trim())).toBe(realpathSync(join(r.project, '.git')));
     r.git(r.project, 'commit', '-q', '--allow-empty', '-m', 'outside');
     expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && git log --format=%s | head -2')).output).toContain('inside\noutside');
+  });
+
+  it("cannot make the next shell's readOnlyWhy longer than the panel protocol takes (a path in its own repository's include): the create failed its result's validation after its shell had started", async () => {
+    const r = repository();
+    const { client } = await stdioAgent(r, 'long-why-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    // A repository of its own beside, whose config includes a file through a link, by a path longer than the protocol's 4096.
+    await run(client, made.id, `git init -q evil && ln -s . evil/lnk && printf '[include]\\n\\tpath = ../lnk/%s\\n' "$(head -c 6000 /dev/zero | tr '\\0' x)" >> evil/.git/config; echo tried`);
+    const next = await create(client);
+    expect(next.sandbox.readOnlyWhy).toMatch(/symbolic link/);
+    expect(next.sandbox.readOnlyWhy!.length).toBeLessThanOrEqual(4096);
+    // The developer's CLI, which reads the panel's session list, still exports the first shell.
+    await run(client, made.id, 'echo still-readable');
+    expect(execFileSync(process.execPath, [bin, 'export', made.id, '--format', 'text'], { env: r.env, encoding: 'utf8' })).toContain('still-readable');
   });
 });

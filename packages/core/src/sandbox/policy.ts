@@ -1,6 +1,7 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync, statSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
 import { linksAmongDotFiles } from './dot-links.js';
 import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submodulesOf, worktreeConfigOn } from './git-named.js';
 import type { SandboxProfile } from './profile.js';
@@ -316,7 +317,18 @@ function realAsFarAsItExists(path: string): string {
 type Fence = Pick<SandboxPolicy, 'readOnly' | 'pinned' | 'readOnlyWhy'>;
 
 function wholly(workspace: string, why: string): Fence {
-  return { readOnly: [workspace], pinned: [], readOnlyWhy: why };
+  return { readOnly: [workspace], pinned: [], readOnlyWhy: shortened(why) };
+}
+
+/**
+ * `why` within what a session's info may carry: it may name a path a shell chose (an include's in a repository of its
+ * own, any length git reads), and a longer one failed the next terminal_create's result, after its shell had started.
+ * The middle goes: the path's start and the reason at the end stay.
+ */
+function shortened(why: string): string {
+  if (why.length <= MAX_READ_ONLY_WHY_CHARS) return why;
+  const half = Math.floor((MAX_READ_ONLY_WHY_CHARS - 1) / 2);
+  return `${why.slice(0, half)}…${why.slice(why.length - half)}`;
 }
 
 /**
