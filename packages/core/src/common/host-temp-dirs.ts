@@ -1,6 +1,6 @@
 // The directories a host makes under its temporary directory, named for the process that made them
 // (`ptydeck-<kind>-<pid>-<start ticks>-<mkdtemp's six>`), so a later host can remove a killed one's.
-import { lstatSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,16 +14,30 @@ export function makeHostTempDir(kind: string): string {
 /**
  * The directory and the files of ours named in it, only if it is a real directory of this user's:
  * /tmp is shared, and anyone may have made a directory by that name. Nothing else in it is removed
- * (rmdir fails on what is not empty, and it stays).
+ * (rmdir fails on what is not empty, and it stays). The directory is opened without following a link
+ * and its files removed through that descriptor: looked at by path, then removed by path, a link a
+ * shell swapped in between (renameat2's exchange) had `<where it led>/bashrc` removed (host-temp-dirs.test.ts).
+ * Where /proc is not there (macOS), the removal is by path, with that race.
  */
 export function removeHostTempDir(dir: string, files: readonly string[]): void {
+  let fd: number;
   try {
-    const stat = lstatSync(dir);
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    // Gone already, or a link.
+    return;
+  }
+  try {
+    const stat = fstatSync(fd);
     if (!stat.isDirectory() || stat.uid !== process.getuid?.()) return;
-    for (const file of files) rmSync(join(dir, file), { force: true });
+    const opened = existsSync('/proc/self/fd') ? `/proc/self/fd/${fd}` : dir;
+    for (const file of files) rmSync(join(opened, file), { force: true });
+    // By path: a link swapped in is not a directory to rmdir, and another directory is removed only where it is empty.
     rmdirSync(dir);
   } catch {
-    // Gone already, or holding more than ours: left.
+    // Holding more than ours: left.
+  } finally {
+    closeSync(fd);
   }
 }
 
