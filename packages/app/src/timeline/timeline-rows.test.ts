@@ -105,4 +105,12 @@ describe('sessionLabels', () => {
     const labels = sessionLabels(Object.keys(titles), (id) => titles[id]!);
     expect([...labels.values()]).toEqual(['build · aaaaaaaa', 'build · bbbbbbbb', 'build · aaaaaaaa · cccccccc', 'build · aaaaaaaa · cccccccc · dddddddd']);
   });
+
+  it('gives their ids to titles drawn alike though spelled apart (a zero-width joiner, a Hangul filler, a full-width letter, a space more)', () => {
+    for (const agents of ['build\u200d', 'build\u3164', 'ｂuild', ' build ', 'bu\u00adild']) {
+      const titles: Record<string, string> = { 'aaaaaaaa-1': 'build', 'bbbbbbbb-2': shownText(agents) };
+      const labels = sessionLabels(Object.keys(titles), (id) => titles[id]!);
+      expect([...labels.values()], JSON.stringify(agents)).toEqual(['build · aaaaaaaa', `${shownText(agents)} · bbbbbbbb`]);
+    }
+  });
 });

@@ -61,8 +61,8 @@ export function actorLabel(record: CommandRecord): string {
 export function sessionLabels(ids: readonly string[], titleOf: (id: string) => string): Map<string, string> {
   const titles = new Map(ids.map((id) => [id, titleOf(id)] as const));
   const uses = new Map<string, number>();
-  for (const title of titles.values()) uses.set(title, (uses.get(title) ?? 0) + 1);
-  const labels = new Map([...titles].map(([id, title]) => [id, uses.get(title)! > 1 ? withId(title, id) : title]));
+  for (const title of titles.values()) uses.set(lookalike(title), (uses.get(lookalike(title)) ?? 0) + 1);
+  const labels = new Map([...titles].map(([id, title]) => [id, uses.get(lookalike(title))! > 1 ? withId(title, id) : title]));
   // A title is the agent's to choose (terminal_create's `title`): one spelled as another session's label with its id
   // ("build · aaaaaaaa") read as that session in the rows and the filter. A label alike to another's gets its own id
   // too, again until none is (its own session's id is the agent's to know, so it may spell that label as well); the
@@ -70,15 +70,26 @@ export function sessionLabels(ids: readonly string[], titleOf: (id: string) => s
   for (let changed = true; changed; ) {
     changed = false;
     const taken = new Map<string, number>();
-    for (const label of labels.values()) taken.set(label, (taken.get(label) ?? 0) + 1);
+    for (const label of labels.values()) taken.set(lookalike(label), (taken.get(lookalike(label)) ?? 0) + 1);
     for (const [id, label] of labels) {
-      if (taken.get(label)! > 1 && label === titles.get(id)) {
+      if (taken.get(lookalike(label))! > 1 && label === titles.get(id)) {
         labels.set(id, withId(label, id));
         changed = true;
       }
     }
   }
   return labels;
+}
+
+/**
+ * What a label looks like, as far as a page draws it: compatibility forms folded (NFKC), the characters drawn as nothing
+ * (default-ignorable: a zero-width joiner, a variation selector, the Hangul fillers, a soft hyphen) left out and runs of
+ * white space made one. An agent's "build\u200d" or "build\u3164" (which shownText leaves as they are) was drawn as the
+ * developer's "build", without the ids that tell two alike apart. Letters of other scripts drawn alike (a Cyrillic "а")
+ * are not folded.
+ */
+function lookalike(label: string): string {
+  return label.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').replace(/\p{White_Space}+/gu, ' ').trim();
 }
 
 function withId(title: string, id: string): string {
