@@ -128,3 +128,8 @@ export function startCoreHost(workspace, { screens = 'worker', maxSessions = 32,
 export function startRawHost(workspace) {
   return startHost('raw-host.mjs', [], workspace);
 }
+
+/** Figure 1's readers, the core's PtyService and raw node-pty, in a child process of their own. */
+export function startIngestHost(workspace) {
+  return startHost('ingest-host.mjs', [], workspace);
+}
