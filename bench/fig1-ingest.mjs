@@ -1,11 +1,12 @@
 // Figure 1: ingest throughput. A flood (`cat` of a big file) read through the
 // core's PTY service into the session's output log, against raw node-pty
 // onData with nothing attached, the physical limit of reading a PTY from Node.
-// Both run in this process, alternately, so they see the same machine load.
-import { createPtyService } from '@ptydeck/core';
-import { cpuClock, deferred, median, MiB, now, row, stealPercent, withDeadline } from './lib/harness.mjs';
+// Both run alternately in one fresh process started for the figure
+// (lib/ingest-host.mjs), so they see the same machine load and the same
+// process, one that no other figure ran in.
+import { cpuClock, median, MiB, row, stealPercent } from './lib/harness.mjs';
 import { headOf } from './lib/data.mjs';
-import { spawnRaw } from './lib/raw-pty.mjs';
+import { startIngestHost } from './lib/hosts.mjs';
 
 const TARGET = 0.9;
 /** How much of each file each path reads before the measured repetitions. */
@@ -13,17 +14,18 @@ const WARM_UP_BYTES = 16 * MiB;
 
 export async function run(ctx) {
   const { workspace, data, reps } = ctx;
-  const service = createPtyService({ env: workspace.env });
+  const host = await startIngestHost(workspace);
   const rows = [];
   const details = {};
   try {
+    await host.request('init', { env: workspace.env });
     // Warm-up, alternated, on the first WARM_UP_BYTES of each file: the first spawn of each kind pays for
     // loading and JIT, not for reading, and a 1 MiB one left the core's path to be compiled during the
     // first measured repetitions (the raw reader's few lines were warm after it).
     for (const key of ['plain', 'sgr']) {
       const head = headOf(data[key], WARM_UP_BYTES);
-      await rawIngest(head, workspace);
-      await coreIngest(service, head, workspace);
+      await ingest(host, 'raw', head, workspace);
+      await ingest(host, 'core', head, workspace);
     }
     for (const [key, label] of [
       ['plain', 'cat plain text'],
@@ -37,7 +39,7 @@ export async function run(ctx) {
         const result = {};
         for (const which of order) {
           const clock = cpuClock();
-          result[which] = which === 'raw' ? await rawIngest(file, workspace) : await coreIngest(service, file, workspace);
+          result[which] = await ingest(host, which, file, workspace);
           result[which].steal = stealPercent(clock, cpuClock());
         }
         runs.push({ raw: result.raw, core: result.core, ratio: result.core.mbps / result.raw.mbps });
@@ -80,45 +82,21 @@ export async function run(ctx) {
       }
     }
   } finally {
-    await service.dispose();
+    await host.stop();
   }
   return { rows, details };
 }
 
-/** MB/s from spawn to exit through the core; every byte must be in the log (its end cursor). */
-async function coreIngest(service, file, workspace) {
-  const exited = deferred();
-  let id;
-  const off = service.on('pty.exited', (event) => {
-    if (event.id === id) exited.resolve();
-  });
-  const cpuBefore = process.cpuUsage();
-  const started = now();
-  try {
-    id = service.create({ command: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home, source: 'user' }).id;
-    await withDeadline(exited.promise, 300_000, 'core ingest');
-  } finally {
-    off();
-  }
-  const seconds = (now() - started) / 1000;
-  const cpu = cpuMs(cpuBefore);
-  const bytes = service.read(id, { maxBytes: 1 }).end;
-  await service.remove(id);
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpu / (bytes / 1e6) };
-}
-
-/** MB/s from spawn to exit on raw node-pty (which may drop the last few KB at exit; irrelevant at this size). */
-async function rawIngest(file, workspace) {
-  const cpuBefore = process.cpuUsage();
-  const started = now();
-  const raw = spawnRaw(file.command ?? 'cat', file.args ?? [file.path], { env: workspace.env, cwd: workspace.home });
-  const { bytes } = await withDeadline(raw.exited, 300_000, 'raw ingest');
-  const seconds = (now() - started) / 1000;
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpuMs(cpuBefore) / (bytes / 1e6) };
-}
-
-/** CPU time of this process since `before` (user + system), in ms: less sensitive to machine load than wall time. */
-function cpuMs(before) {
-  const { user, system } = process.cpuUsage(before);
-  return (user + system) / 1000;
+/**
+ * One flood read by `which` ('core': spawn to pty.exited, and every byte must be in the log, its end
+ * cursor; 'raw': node-pty spawn to exit) in the ingest host: MB/s, and the host's CPU per MB (user +
+ * system, less sensitive to machine load than wall time). Timed in the host, so the IPC is not in it.
+ */
+async function ingest(host, which, file, workspace) {
+  const { bytes, seconds, cpuMs } = await host.request(
+    'ingest',
+    { which, file: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home, env: workspace.env },
+    600_000,
+  );
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB: cpuMs / (bytes / 1e6) };
 }

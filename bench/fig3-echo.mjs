@@ -1,13 +1,14 @@
 // Figure 3: keystroke echo latency. A key sent as panel input over the
 // WebSocket, through the core to the PTY, echoed by the program and back to
 // the client as an output frame; against the same round trip on raw node-pty
-// in this process. The program echoes each byte itself (raw mode, `cat`), as
-// a shell or an editor does. Keystrokes alternate between the two paths so
-// both see the same load.
+// in a fresh process of its own (raw-host.mjs, started for the figure as the
+// core's host is, and timed there). The program echoes each byte itself (raw
+// mode, `cat`), as a shell or an editor does. Keystrokes alternate between the
+// two paths so both see the same load.
 import { now, row, summarize } from './lib/harness.mjs';
-import { startCoreHost } from './lib/hosts.mjs';
+import { startCoreHost, startRawHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
-import { ECHO_PROGRAM, echoLatency, spawnRaw } from './lib/raw-pty.mjs';
+import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
 
 const RATIO_TARGET = 2;
 const P99_TARGET_MS = 5;
@@ -16,20 +17,21 @@ const WARMUP_KEYS = 50;
 export async function run(ctx) {
   const { workspace, sizes } = ctx;
   const host = await startCoreHost(workspace);
+  let rawHost;
   let client;
-  let raw;
   try {
+    rawHost = await startRawHost(workspace);
     client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
     const [file, args] = ECHO_PROGRAM;
     const id = await host.request('create', { input: { command: file, args, cwd: workspace.home } });
     client.attach(id, 0);
     const stream = client.stream(id);
     await client.until(() => stream.bytes >= 1, 10_000, 'echo program ready');
-    raw = spawnRaw(file, args, { env: workspace.env, cwd: workspace.home });
-    await raw.waitFor((text) => text.includes('R'));
+    const rawId = await rawHost.request('echoStart', { file, args, env: workspace.env, cwd: workspace.home });
+    const rawEcho = (i) => rawHost.request('echoKey', { id: rawId, i });
 
     for (let i = 0; i < WARMUP_KEYS; i++) {
-      await echoLatency(raw, i);
+      await rawEcho(i);
       await client.echoLatency(id, i);
     }
     const core = [];
@@ -37,11 +39,11 @@ export async function run(ctx) {
     const started = now();
     for (let i = 0; i < sizes.keystrokes; i++) {
       if (i % 2 === 0) {
-        baseline.push(await echoLatency(raw, i));
+        baseline.push(await rawEcho(i));
         core.push(await client.echoLatency(id, i));
       } else {
         core.push(await client.echoLatency(id, i));
-        baseline.push(await echoLatency(raw, i));
+        baseline.push(await rawEcho(i));
       }
     }
     ctx.log(`  ${sizes.keystrokes} keystrokes each in ${((now() - started) / 1000).toFixed(1)} s`);
@@ -63,8 +65,8 @@ export async function run(ctx) {
       details: { core: c, raw: b },
     };
   } finally {
-    await raw?.kill();
     await client?.close();
+    await rawHost?.stop();
     await host.stop();
   }
 }

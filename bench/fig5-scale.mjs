@@ -12,6 +12,7 @@ import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mj
 import { startCoreHost, startRawHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
+import { smapsFields } from './lib/memory-probe.mjs';
 
 // Figure 10 floods the same way, with the same keys and target.
 export const KEY_P99_TARGET_MS = 50;
@@ -152,16 +153,34 @@ async function idleMemory(ctx) {
   return { sessions: k, core: perSession(coreBefore, coreAfter), raw: perSession(rawBefore, rawAfter), coreBefore, coreAfter, rawBefore, rawAfter };
 }
 
+/** Every this many RSS samples, the host's smaps_rollup too (the kernel walks every page: milliseconds). */
+const SMAPS_EVERY = 10;
+
+/**
+ * Samples the host's RSS from outside every RSS_SAMPLE_MS, and its smaps_rollup every SMAPS_EVERY-th
+ * time: read here, not by the host's own probe, so the kernel's walk of its pages is not a stall of
+ * the main thread the figure's keys and screen reads wait for (memory-probe.mjs). The stop function
+ * returns the peak RSS (VmHWM at the end included); `smapsAtPeak()` the smaps fields read last before
+ * or at the highest RSS sample.
+ */
 function sampleRss(host) {
   let peak = 0;
+  let samples = 0;
+  let smaps;
+  let smapsAtPeak;
   const timer = setInterval(() => {
     try {
-      peak = Math.max(peak, host.memory().rss);
+      if (samples++ % SMAPS_EVERY === 0) smaps = smapsFields(host.pid);
+      const { rss } = host.memory();
+      if (rss > peak) {
+        peak = rss;
+        smapsAtPeak = smaps;
+      }
     } catch {
       // the host is gone
     }
   }, RSS_SAMPLE_MS);
-  return () => {
+  const stop = () => {
     clearInterval(timer);
     try {
       peak = Math.max(peak, host.memory().hwm);
@@ -170,6 +189,8 @@ function sampleRss(host) {
     }
     return peak;
   };
+  stop.smapsAtPeak = () => smapsAtPeak;
+  return stop;
 }
 
 export async function floodCore(ctx, screens, hostOptions = {}) {
@@ -227,7 +248,7 @@ export async function floodCore(ctx, screens, hostOptions = {}) {
     await withDeadline(keys, 30_000, 'keystrokes during the flood');
     await withDeadline(reading, 30_000, 'screen reads during the flood');
     const loopDelay = await host.request('loopDelayStop');
-    const memory = await host.request('memoryWatchStop');
+    const memory = { ...(await host.request('memoryWatchStop')), smapsAtPeak: stopRss.smapsAtPeak() };
     const peakRss = stopRss();
     offExit();
     const sessions = ids.map((id) => ({ id, end: ends.get(id), ...client.stream(id) }));

@@ -35,10 +35,18 @@ class Host {
   }
 
   request(op, args = {}, ms = REQUEST_MS) {
+    // A host already gone (killed by the cleanup of a figure that overran its deadline, whose code then
+    // stops it in a finally): without this, and the callback below, send emitted an 'error' on the child
+    // that nothing handled, and the whole bench process died of it.
+    if (!this.child.connected) return Promise.reject(new Error(`host request ${op}: the host is gone`));
     const req = this.nextReq++;
     const waiter = deferred();
     this.pending.set(req, waiter);
-    this.child.send({ req, op, ...args });
+    this.child.send({ req, op, ...args }, (error) => {
+      if (!error) return;
+      this.pending.delete(req);
+      waiter.reject(error);
+    });
     return withDeadline(waiter.promise, ms, `host request ${op}`);
   }
 
@@ -127,4 +135,9 @@ export function startCoreHost(workspace, { screens = 'worker', maxSessions = 32,
 /** Raw node-pty in a child process, the baseline for memory and scale. */
 export function startRawHost(workspace) {
   return startHost('raw-host.mjs', [], workspace);
+}
+
+/** Figure 1's readers, the core's PtyService and raw node-pty, in a child process of their own. */
+export function startIngestHost(workspace) {
+  return startHost('ingest-host.mjs', [], workspace);
 }

@@ -1,7 +1,8 @@
 // Where a core host's memory is: sampled inside the host (bench/lib/core-host.mjs)
 // while a figure runs, so the bench README's breakdown of figure 5's peak is
 // measured, not guessed. Per sample: the process's RSS and its kinds
-// (/proc/self/smaps_rollup), the main isolate's heap and external memory, the
+// (/proc/self/status; smaps_rollup's are read from outside, see smapsFields),
+// the main isolate's heap and external memory, the
 // bytes the sessions' logs retain, and the screen worker's own heap as it
 // reports it (screen-worker-probe.mjs). The sample kept is the one with the
 // highest RSS; each field's own maximum is kept beside it.
@@ -10,36 +11,49 @@ import v8 from 'node:v8';
 
 const SAMPLE_MS = 50;
 /**
- * The costly reads run every this many samples, their last values carried
- * in between: smaps_rollup (the kernel walks every mapping's pages: 2.5 ms of
- * CPU at 85 MiB, more at figure 5's 240) and the logs' buffers (every chunk
- * of every session). Every 50 ms they held the core's main thread for
- * several milliseconds during figure 5's flood, a tenth of its busy time in
- * a CPU profile, in front of the keys the figure times; the raw baseline
- * has no such probe. The peak RSS comes from /proc/self/status (and from
- * outside, fig5-scale.mjs), read at every sample as before.
+ * The costly read runs every this many samples, its last value carried in
+ * between: the logs' buffers (every chunk of every session). Every 50 ms it
+ * and smaps_rollup held the core's main thread for several milliseconds
+ * during figure 5's flood, a tenth of its busy time in a CPU profile, in
+ * front of the keys the figure times; the raw baseline has no such probe.
+ * smaps_rollup (the kernel walks every mapping's pages: 2.6 ms of CPU, 3.6
+ * ms of wall time at 400 MiB unloaded, far more under a flood) is now read
+ * by the bench process instead (smapsFields, fig5-scale.mjs): every tenth
+ * sample here it was still most of what the probe held the main thread for
+ * (bench/README.md, "Figure 5's slow screen reads"). The peak RSS comes from
+ * /proc/self/status (and from outside, fig5-scale.mjs), read at every sample.
  */
 const DETAIL_EVERY = 10;
 /** Every this many samples one goes into the timeline (ms since the start, then the maxima's fields in MiB). */
 const TIMELINE_EVERY = 5;
 
-/** /proc/self/status fields, and smaps_rollup's when `detail`, in bytes. */
-function procMemory(detail) {
+/** Fields of a /proc file of `Name:   123 kB` lines, in bytes (none off Linux). */
+function kbFields(file, names) {
   const fields = {};
-  const read = (file, names) => {
-    try {
-      const text = readFileSync(file, 'utf8');
-      for (const name of names) {
-        const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
-        if (match) fields[name] = Number(match[1]) * 1024;
-      }
-    } catch {
-      // not Linux
+  try {
+    const text = readFileSync(file, 'utf8');
+    for (const name of names) {
+      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+      if (match) fields[name] = Number(match[1]) * 1024;
     }
-  };
-  read('/proc/self/status', ['VmRSS', 'VmHWM', 'RssAnon', 'RssFile']);
-  if (detail) read('/proc/self/smaps_rollup', ['Anonymous', 'Private_Dirty', 'Shared_Clean', 'Private_Clean']);
+  } catch {
+    // not Linux, or the process is gone
+  }
   return fields;
+}
+
+/**
+ * A process's resident memory by kind (smaps_rollup), in bytes: read from
+ * another process, so the kernel's walk of its pages is not a stall of its
+ * main thread.
+ */
+export function smapsFields(pid) {
+  return kbFields(`/proc/${pid}/smaps_rollup`, ['Anonymous', 'Private_Dirty', 'Shared_Clean', 'Private_Clean']);
+}
+
+/** /proc/self/status fields, in bytes. */
+function procMemory() {
+  return kbFields('/proc/self/status', ['VmRSS', 'VmHWM', 'RssAnon', 'RssFile']);
 }
 
 function isolateMemory() {
@@ -62,20 +76,15 @@ export function watchMemory({ logBytes, worker }) {
   const timeline = [];
   const started = performance.now();
   let probeMs = 0;
-  /** The last costly reads (see DETAIL_EVERY). */
-  let detail = {};
   let buffers;
   const sample = (last = false) => {
     const from = performance.now();
     const detailed = last || samples % DETAIL_EVERY === 0;
-    const proc = procMemory(detailed);
+    const proc = procMemory();
     const main = isolateMemory();
     const logs = logBytes({ buffers: detailed });
-    if (detailed) {
-      detail = Object.fromEntries(Object.entries(proc).filter(([name]) => !name.startsWith('Vm') && !name.startsWith('Rss')));
-      buffers = logs?.buffers;
-    }
-    const at = { ...detail, ...proc, main, logBytes: logs && { ...logs, buffers }, worker: worker() };
+    if (detailed) buffers = logs?.buffers;
+    const at = { ...proc, main, logBytes: logs && { ...logs, buffers }, worker: worker() };
     samples++;
     const flat = { rss: proc.VmRSS, mainHeapUsed: main.heapUsed, mainHeapTotal: main.heapTotal, mainExternal: main.external, logRetained: at.logBytes?.retained, logBuffers: at.logBytes?.buffers, workerHeapUsed: at.worker?.heapUsed, workerHeapTotal: at.worker?.heapTotal, workerExternal: at.worker?.external };
     if (samples % TIMELINE_EVERY === 1) timeline.push([Math.round(performance.now() - started), ...Object.values(flat).map((v) => Math.round((v ?? 0) / 1048576))]);

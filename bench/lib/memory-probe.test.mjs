@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { watchMemory } from './memory-probe.mjs';
+import { smapsFields, watchMemory } from './memory-probe.mjs';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -24,5 +24,14 @@ describe('watchMemory', () => {
     expect(result.max.logBuffers).toBe(1026);
     expect(result.peak.logBytes.buffers).toBeGreaterThan(0);
     expect(result.probeMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it.runIf(process.platform === 'linux')("reads the process's status at every sample and leaves smaps_rollup to another process (smapsFields)", () => {
+    const stop = watchMemory({ logBytes: () => ({ retained: 1 }), worker: () => undefined });
+    const result = stop();
+    expect(result.peak.VmRSS).toBeGreaterThan(0);
+    // The kernel's walk of every page would stall the probed host's main thread: not read there.
+    expect(result.peak).not.toHaveProperty('Anonymous');
+    expect(smapsFields(process.pid).Anonymous).toBeGreaterThan(0);
   });
 });

@@ -61,6 +61,20 @@ const ops = {
     const mb = bytes / 1e6;
     return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb };
   },
+  /**
+   * Figure 3's baseline: an echo program on raw node-pty in this process, ready once it printed R; then
+   * one keystroke round trip per echoKey, timed here (write to the byte's arrival), so the IPC that
+   * asks for it is not in it. Typed here rather than in the bench process, whose state after the other
+   * figures made node-pty's reader dearer (bench/README.md, "Figure 1 and 3's baselines").
+   */
+  echoStart: async ({ file, args, env, cwd }) => {
+    const id = String(nextId++);
+    const raw = spawnRaw(file, args, { env, cwd });
+    ptys.set(id, raw);
+    await raw.waitFor((text) => text.includes('R'));
+    return id;
+  },
+  echoKey: ({ id, i }) => echoLatency(ptys.get(id), i),
   memory: ({ gc }) => {
     if (gc && global.gc) global.gc();
     return process.memoryUsage();
