@@ -138,7 +138,10 @@ const tests = [
   ['unit and integration tests', npx, ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}/vitest.json`]],
   ['end-to-end tests', process.execPath, ['scripts/e2e.mjs']],
 ];
+// The renderer's bundles, built above: the end-to-end tests serve the one, scripts/production-bundle.test.ts
+// reads both rather than building them a second time.
 process.env.PTYDECK_E2E_APP_BUILT = fileURLToPath(new URL('../packages/app/dist-e2e', import.meta.url));
+process.env.PTYDECK_APP_BUILT = fileURLToPath(new URL('../packages/app/dist', import.meta.url));
 
 const first = await run(typecheck);
 if (first.status !== 0) stop(first);
