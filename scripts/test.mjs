@@ -153,8 +153,9 @@ if (failed) stop(failed);
 // PTYDECK_TEST_OVERLAP=1 runs the two runners side by side: vitest alone used about 355 s of CPU in a
 // run whose quiet-machine wall time is about 250 s on 2 cores (70 % of them), and each runner has its own
 // temporary directory, hosts, state directories and HOMEs. Vitest has the terminal; Playwright's output
-// follows it, whole. Not the default until it is shown reliable on a quiet 2-core machine: on one loaded
-// 15 times over, Playwright's specs failed beside vitest, and alone as well.
+// follows it, whole. Not the default until it is shown reliable on a quiet 2-core machine: on one at a load
+// of 25-30, side by side, server/fuzz.test.ts's MCP requests and two chat specs failed (alone at load 20-26
+// the specs could not connect a panel in 45 s either, so that run showed nothing either way).
 const testing = { started: Date.now(), cpu: childCpu() };
 let tested;
 if (process.env.PTYDECK_TEST_OVERLAP !== '1') {
