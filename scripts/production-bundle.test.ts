@@ -12,10 +12,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 const dirs: string[] = [];
 
+/**
+ * What `npm test` (scripts/test.mjs) built moments before, with this config, and names in these variables:
+ * the very bundles `ptydeck` ships and the end-to-end tests serve. Run alone, the test builds its own.
+ */
+const BUILT: Record<string, { variable: string; dir: string }> = {
+  production: { variable: 'PTYDECK_APP_BUILT', dir: fileURLToPath(new URL('../packages/app/dist', import.meta.url)) },
+  e2e: { variable: 'PTYDECK_E2E_APP_BUILT', dir: fileURLToPath(new URL('../packages/app/dist-e2e', import.meta.url)) },
+};
+
 async function bundleText(mode: string): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), `ptydeck-bundle-${mode}-`));
-  dirs.push(outDir);
-  await build({ configFile, mode, logLevel: 'silent', build: { outDir, emptyOutDir: true, sourcemap: false } });
+  const built = BUILT[mode];
+  let outDir: string;
+  if (built && process.env[built.variable] === built.dir) {
+    outDir = built.dir;
+  } else {
+    outDir = mkdtempSync(join(tmpdir(), `ptydeck-bundle-${mode}-`));
+    dirs.push(outDir);
+    await build({ configFile, mode, logLevel: 'silent', build: { outDir, emptyOutDir: true, sourcemap: false } });
+  }
   const assets = join(outDir, 'assets');
   return readdirSync(assets)
     .filter((name) => name.endsWith('.js'))
