@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './scripts/slow-first-sequencer.ts';
 
 const PURE = ['packages/app/src/**/*.test.ts', 'packages/contract/src/**/*.test.ts'];
 
@@ -32,6 +33,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Real PTYs and real shells on a 2-core machine: keep parallelism modest.
     maxWorkers: 2,
+    // Known-slow files first, so neither worker ends the run alone on a long one (see the sequencer).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         // The renderer's and the contract's pure modules: nothing of theirs outlives a test
