@@ -14,7 +14,7 @@ function setup() {
 }
 
 /** Lets the microtasks queued so far run: the end of the task the parse callbacks ran in. */
-const taskEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+const taskEnd = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 describe('WriteFlow', () => {
   it('writes output at once, in order, whatever is still being parsed', () => {
