@@ -9,8 +9,10 @@ import { ECHO_PROGRAM, keyFor } from './raw-pty.mjs';
 
 /**
  * The core sends each viewer a window (ACK_WINDOW) of output past its last
- * ack, so a client must ack what it consumed; as the app does, in batches of
- * the same size.
+ * ack, so a client must ack what it consumed; as the app does (WriteFlow), in
+ * batches of the same size and at most one a task: the frames of one socket
+ * read are acked once, after the read, as the app acks the writes xterm.js
+ * parsed in one task.
  */
 const ACK_BYTES = ACK_BATCH_BYTES;
 
@@ -36,6 +38,8 @@ export class PanelClient {
     this.jsonWatchers = new Set();
     this.watchers = new Set();
     this.wireBytes = 0;
+    /** Streams with frames to ack at the end of this task. */
+    this.ackDue = new Set();
     // A message's data is read at once: LeanSocket's is a view of a buffer the next socket read overwrites.
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => {
@@ -65,13 +69,22 @@ export class PanelClient {
     s.next = header.cursor + length;
     s.bytes += length;
     s.frames = (s.frames ?? 0) + 1;
-    if (s.next - s.acked >= ACK_BYTES) {
-      s.acked = s.next;
-      s.acks++;
-      this.send({ type: 'ack', id: header.id, cursor: s.next });
-    }
+    if (this.ackDue.size === 0) queueMicrotask(this.sendAcks);
+    this.ackDue.add(header.id);
     this.notify();
   }
+
+  /** The acks of the frames read in this task, one per stream that completed a batch. */
+  sendAcks = () => {
+    for (const id of this.ackDue) {
+      const s = this.stream(id);
+      if (s.next - s.acked < ACK_BYTES) continue;
+      s.acked = s.next;
+      s.acks++;
+      this.send({ type: 'ack', id, cursor: s.next });
+    }
+    this.ackDue.clear();
+  };
 
   onJson(data) {
     const message = JSON.parse(data.toString('utf8'));

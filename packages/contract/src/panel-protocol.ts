@@ -184,6 +184,8 @@ export const ACK_WINDOW = 128 * 1024;
 /**
  * How much output a panel acknowledges at a time (the app's terminals, and
  * the bench's client, which stands in for them): an eighth of the window, so
- * the window refills while the terminal still parses the rest.
+ * the window refills while the terminal still parses the rest. At least this
+ * much, and at most one ack a task: output parsed in one task is acknowledged
+ * once, after it (the app's WriteFlow).
  */
 export const ACK_BATCH_BYTES = ACK_WINDOW / 8;

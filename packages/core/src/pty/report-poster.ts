@@ -7,7 +7,8 @@
  * thread share), and it then hands on what the port holds. A flood's 64 KiB
  * batches posted one by one woke it about 16 times a MB; posted four at a
  * time, the main thread spent about a quarter less CPU per MB delivered
- * (bench/README.md, "Batches posted four at a time"). The batches stay 64 KiB,
+ * (bench/README.md, "Batches posted four at a time"; eight now, see
+ * BATCHES_PER_POST). The batches stay 64 KiB,
  * the size the session's log adopts without a copy.
  *
  * A group is posted early whenever waiting could hold bytes back: before any
