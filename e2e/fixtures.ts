@@ -166,10 +166,18 @@ export async function screenText(page: Page, id: string): Promise<string> {
   }, id);
 }
 
+// Playwright polls at 100, 250, 500 and then every 1000 ms: a screen that matched 0.4 s in was seen at 0.85 s,
+// and the suite waits on screens over a hundred times. Reading the screen is one evaluate in the page.
+const SCREEN_POLL_INTERVALS = [50, 100, 150, 250];
+
 /** Waits until a session's rendered screen matches. */
 export async function expectScreen(page: Page, id: string, pattern: RegExp, timeout = 10_000): Promise<void> {
   await expect
-    .poll(() => screenText(page, id), { message: `terminal ${id} shows ${pattern}`, timeout })
+    .poll(() => screenText(page, id), {
+      message: `terminal ${id} shows ${pattern}`,
+      timeout,
+      intervals: SCREEN_POLL_INTERVALS,
+    })
     .toMatch(pattern);
 }
 
