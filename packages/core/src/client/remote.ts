@@ -100,7 +100,9 @@ interface RemoteRun {
 
 function runOnce(remote: RemoteEntry, args: string[], io: CliIo, tty: boolean): Promise<RemoteRun> {
   const child = spawnRemote(remote, args, { tty, stdio: ['inherit', 'pipe', 'pipe'] });
-  const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${line}\n`));
+  // Each line the box's ptydeck or ssh wrote names the box, as `mcp --remote`'s do: "start one with `ptydeck`" or
+  // "no session matches" is about that machine, not this one.
+  const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${remote.name}: ${line}\n`));
   // The box's ptydeck may be anything its user put first in PATH: what it prints is drawn as attach draws a session (no OSC 52, title or report request).
   const filter = new OutputFilter();
   let spoke = false;
