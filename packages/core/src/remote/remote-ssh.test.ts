@@ -76,6 +76,18 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     expect(() => readFileSync(`${server.home}/ran`)).toThrow();
   });
 
+  it("an agent's MCP server on a remote ssh cannot reach: the agent is told it could not reach it, not that a link dropped and terminals keep running", async () => {
+    // Nothing listens on port 1: ssh's connection is refused at once.
+    expect((await runCli(box, ['remote', 'add', 'refused', 'ssh://nobody@127.0.0.1:1'])).code).toBe(0);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--remote', 'refused'], env: box.env, stderr: 'pipe' });
+    const client = new Client({ name: 'remote-agent', version: '1' });
+    clients.push(client);
+    const failed = await client.connect(transport).then(() => undefined, (error: Error) => error.message);
+    expect(failed).toMatch(/Could not reach remote 'refused' \(ssh:\/\/nobody@127\.0\.0\.1:1\) through ssh: .*Connection refused\. This ptydeck MCP server ends/);
+    expect(failed).not.toMatch(/dropped|keep running/);
+    expect((await runCli(box, ['remote', 'rm', 'refused'])).code).toBe(0);
+  });
+
   it("an agent's shells run on the remote: exit codes, the remote home, nothing of the local environment", async () => {
     server.install();
     const { client } = await remoteAgent();
