@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { REMOTE_USAGE, UsageError } from './usage.js';
 
 import type { RemoteCommand } from '../client/remote.js';
-import { destinationProblem, nameProblem } from '../remote/remotes-config.js';
+import { destinationProblem, nameProblem } from '../remote/remote-names.js';
 
 export type { RemoteCommand };
 
