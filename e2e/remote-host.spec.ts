@@ -60,6 +60,17 @@ test("a remote's tab opens from the panel, labelled by its host, and takes typin
   await expect(page.locator(`[data-testid="tab"][data-session-id="${id}"]`)).toHaveCount(0);
 });
 
+test('a remote that was never reached says why in its banner (what ssh said), not "Reconnecting"', async ({ page, server }) => {
+  // Nothing listens on port 1: ssh's connection is refused at once, on every try.
+  writeFileSync(join(server.configDir, 'remotes.json'), JSON.stringify({ remotes: { down: { destination: 'ssh://nobody@127.0.0.1:1' } } }));
+  await page.goto(await server.panelUrl());
+  const banner = page.locator('[data-testid="host-banner"][data-host="down"]');
+  await expect(banner).toHaveText(/^Cannot reach down \(ssh:\/\/nobody@127\.0\.0\.1:1\) yet: .*Connection refused; trying again\.$/, { timeout: 30_000 });
+  await expect(banner).toHaveAttribute('data-state', 'connecting');
+  await expect(page.locator('[data-testid="new-remote-terminal"][data-host="down"]')).toBeDisabled();
+  await keepScreenshot(page, 'remote-never-reached');
+});
+
 test("a remote server's port chip opens its page in this browser through an ssh forward, gone with the session", async ({ page, server, context }) => {
   await panelWithRemote(page, server);
   const id = await openRemoteTerminal(page);

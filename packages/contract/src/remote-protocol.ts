@@ -32,7 +32,7 @@ export type RemoteClientMessage = z.infer<typeof RemoteClientMessage>;
 
 // ---- core → app ----
 
-/** How the link to a remote fares: `reconnecting` after it dropped (its sessions there keep running), `failed` when it cannot work without a fix (the message says which). */
+/** How the link to a remote fares: `connecting` until it is first up (with a detail, what ssh said, after a try failed), `reconnecting` after it dropped (its sessions there keep running), `failed` when it cannot work without a fix (the message says which). */
 export const RemoteHostState = z.enum(['connecting', 'connected', 'reconnecting', 'failed']);
 export type RemoteHostState = z.infer<typeof RemoteHostState>;
 

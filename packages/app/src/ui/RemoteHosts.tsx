@@ -26,14 +26,22 @@ export function HostTerminalButtons() {
   );
 }
 
-/** "Reconnecting to box…" while the link drops and comes back; the one line saying what to fix when it cannot work. */
+/**
+ * "Reconnecting to box…" while the link drops and comes back; what ssh said while a remote was never reached (a
+ * refused key, a host that is down), which waiting may not mend; the one line saying what to fix when it cannot work.
+ */
 export function HostBanners() {
   const terminal = useTerminal();
+  const text = (host: ReturnType<typeof terminal.hosts>[number]) => {
+    if (host.state === 'reconnecting') return `Reconnecting to ${host.name}… its sessions keep running there.`;
+    if (host.state === 'connecting') return `${host.detail!.charAt(0).toUpperCase()}${host.detail!.slice(1)}.`;
+    return `${host.name}: ${host.detail ?? 'cannot connect'}`;
+  };
   return (
-    <For each={terminal.hosts().filter((host) => host.state === 'reconnecting' || host.state === 'failed')}>
+    <For each={terminal.hosts().filter((host) => host.state === 'reconnecting' || host.state === 'failed' || (host.state === 'connecting' && host.detail !== null))}>
       {(host) => (
         <div class="host-banner" role="status" data-testid="host-banner" data-host={host.name} data-state={host.state} title={host.detail ?? undefined}>
-          {host.state === 'reconnecting' ? `Reconnecting to ${host.name}… its sessions keep running there.` : `${host.name}: ${host.detail ?? 'cannot connect'}`}
+          {text(host)}
         </div>
       )}
     </For>

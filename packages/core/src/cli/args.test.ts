@@ -138,8 +138,6 @@ describe('parseCommand: sandbox', () => {
 describe('parseCommand: remotes', () => {
   it('parses remote add|ls|rm and --remote on mcp, ls and attach', () => {
     expect(parseCommand(['remote', 'add', 'box', 'me@box'])).toEqual({ kind: 'remote-add', name: 'box', destination: 'me@box' });
-    // After --, a destination that looks like an option is a positional: remotes-config.ts refuses it by name.
-    expect(parseCommand(['remote', 'add', 'box', '--', '-oProxyCommand=x'])).toEqual({ kind: 'remote-add', name: 'box', destination: '-oProxyCommand=x' });
     expect(parseCommand(['remote', 'ls', '--json'])).toEqual({ kind: 'remote-ls', json: true });
     expect(parseCommand(['remote', 'rm', 'box'])).toEqual({ kind: 'remote-rm', name: 'box' });
     expect(parseCommand(['remote'])).toEqual({ kind: 'help', topic: 'remote' });
@@ -151,6 +149,9 @@ describe('parseCommand: remotes', () => {
   it('refuses what it cannot mean', () => {
     expect(usageErrorOf(['remote', 'add', 'box', '-oProxyCommand=x']).message).toContain("Unknown option '-o'");
     expect(usageErrorOf(['remote', 'add', 'box']).message).toContain('expected a name and an ssh destination');
+    // A name or destination remotes.json cannot hold is bad input (exit 2 with the usage), not a failure (exit 1).
+    expect(usageErrorOf(['remote', 'add', 'x y', 'me@box']).message).toBe("cannot use 'x y' as a remote name: expected 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit");
+    expect(usageErrorOf(['remote', 'add', 'box', '--', '-oProxyCommand=x']).message).toBe("cannot use '-oProxyCommand=x' as an ssh destination: it starts with '-', which ssh would read as an option");
     expect(usageErrorOf(['remote', 'move']).message).toBe("unknown subcommand 'move'; expected add, ls or rm");
     expect(usageErrorOf(['mcp', '--remote', 'box', '--embedded']).message).toContain('--embedded and --sandbox do not apply');
   });

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { REMOTE_USAGE, UsageError } from './usage.js';
 
 import type { RemoteCommand } from '../client/remote.js';
+import { destinationProblem, nameProblem } from '../remote/remote-names.js';
 
 export type { RemoteCommand };
 
@@ -26,6 +27,13 @@ export function parseRemote(args: string[]): RemoteCommand {
   switch (verb) {
     case 'add':
       expect(2, 'a name and an ssh destination (user@host or a Host alias)');
+      // Bad input, as a missing one is (exit 2, the usage): remotes-config.ts refuses them again where it writes.
+      for (const [value, problem, what] of [
+        [positionals[0]!, nameProblem(positionals[0]!), 'a remote name'],
+        [positionals[1]!, destinationProblem(positionals[1]!), 'an ssh destination'],
+      ] as const) {
+        if (problem) throw new UsageError(`cannot use '${value}' as ${what}: ${problem}`, `${NAME} ${verb}`, REMOTE_USAGE);
+      }
       return { kind: 'remote-add', name: positionals[0]!, destination: positionals[1]! };
     case 'ls':
       expect(0, 'no argument');

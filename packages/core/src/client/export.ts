@@ -98,6 +98,27 @@ async function writeExport(target: string, data: string): Promise<void> {
   }
 }
 
+/** What the developer can act on in a failed write: the system's words name the temporary file or /proc/self/fd/N, which they never gave. */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOENT: 'its directory does not exist',
+  ENOTDIR: 'a part of its directory is not a directory',
+  EISDIR: 'it is a directory; give a file name in it',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'over the disk quota',
+};
+
+function whyNotWritten(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = error instanceof Error ? error.message : String(error);
+  // Not a system error (a link refused, a directory swapped): its own message says it, and says nothing was written.
+  if (code === undefined) return message;
+  // Another system error: its words without the call and the path (`, rename '/proc/self/fd/20/.x.cast.1a2b' -> ...`).
+  return `${WRITE_FAILURES[code] ?? message.replace(/, \w+ '.*$/s, '')}; nothing was written`;
+}
+
 export async function runExport(command: { target: string; format: ExportFormat; output: string | null }, io: CliIo): Promise<number> {
   const panel = await PanelSession.connect('ptydeck export', { read: readPanelMessage });
   try {
@@ -129,7 +150,9 @@ export async function runExport(command: { target: string; format: ExportFormat;
     else {
       // The path is often in an agent's workspace, which its shell writes: writing through a link it planted at the name
       // a developer is likely to give (`session.cast`) put the agent's own output in `~/.bashrc`. See writeExport.
-      await writeExport(command.output, data);
+      await writeExport(command.output, data).catch((error: unknown) => {
+        throw new Error(`cannot write the export to ${command.output}: ${whyNotWritten(error)}`);
+      });
       io.stderr.write(`ptydeck: wrote session ${match.info.id.slice(0, SHORT_ID_LENGTH)} to ${command.output} (${command.format})\n`);
     }
     return EXIT_OK;

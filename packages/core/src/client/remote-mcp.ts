@@ -131,9 +131,14 @@ export async function runRemoteMcp(name: string, log: (line: string) => void, st
     if (gone !== link || ending) return;
     link = undefined;
     ownInitialize = undefined;
+    const why = exit.lastError ?? `ssh exited with code ${exit.code}`;
     const message = exit.failure
       ? exit.failure
-      : `The ssh link to remote '${remote.name}' (${remote.destination}) dropped (${exit.lastError ?? `ssh exited with code ${exit.code}`}); ` +
+      : !answered
+        ? // Never reached (a refused key, a host that is down): no link dropped, no terminal runs there, and this server ends.
+          `Could not reach remote '${remote.name}' (${remote.destination}) through ssh: ${why}. This ptydeck MCP server ends; ` +
+          `once \`ssh ${remote.destination}\` logs in without a prompt, start it again.`
+        : `The ssh link to remote '${remote.name}' (${remote.destination}) dropped (${why}); ` +
         `ptydeck is reconnecting to ${remote.name}. The terminals there keep running: call again in a few seconds.`;
     for (const request of pending.values()) answerHere(request, message);
     pending.clear();

@@ -67,14 +67,27 @@ export async function runRemoteAttach(command: { target: string; write: boolean;
   const remote = findRemote(resolveConfigDir(), command.remote);
   const args = ['attach', ...(command.write ? ['--write'] : []), command.target];
   let delay = BACKOFF_FIRST_MS;
-  for (let attempt = 1; ; attempt++) {
+  let attached = false;
+  let failed = 0;
+  for (;;) {
     const run = await runOnce(remote, args, io, Boolean(process.stdin.isTTY));
-    // 255: ssh lost the connection; no code: ssh itself was killed. Either way the remote attach may still be there.
-    if ((run.code !== SSH_FAILED && run.code !== null) || !run.spoke) return report(run, remote, io);
-    io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: the link to ${remote.name} dropped; reconnecting to ${remote.name}…`)}\n`);
+    // 255: ssh lost the connection, or could not make one; no code: ssh itself was killed. Either way the remote
+    // attach may still be there. Once it was, a reconnect that cannot reach the box yet (the network still down,
+    // the laptop just awake) is retried as the panel's and an agent's links are, until Ctrl-C; only a first
+    // connection that fails is an error.
+    attached ||= run.spoke;
+    if ((run.code !== SSH_FAILED && run.code !== null) || !attached) return report(run, remote, io);
+    if (run.spoke) {
+      // It was attached again: a later drop starts over from the short wait.
+      delay = BACKOFF_FIRST_MS;
+      failed = 0;
+      io.stderr.write(`${styleFor(io.stderr).red(`ptydeck: the link to ${remote.name} dropped; reconnecting to ${remote.name}… (Ctrl-C gives up)`)}\n`);
+    } else {
+      failed++;
+      io.stderr.write(`ptydeck: ${remote.name} cannot be reached yet; trying again in ${(delay / 1000).toFixed(1)} s (${failed} failed, Ctrl-C gives up)\n`);
+    }
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, BACKOFF_MAX_MS);
-    if (attempt > 1) io.stderr.write(`ptydeck: reconnecting to ${remote.name} (attempt ${attempt})\n`);
   }
 }
 
@@ -87,7 +100,9 @@ interface RemoteRun {
 
 function runOnce(remote: RemoteEntry, args: string[], io: CliIo, tty: boolean): Promise<RemoteRun> {
   const child = spawnRemote(remote, args, { tty, stdio: ['inherit', 'pipe', 'pipe'] });
-  const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${line}\n`));
+  // Each line the box's ptydeck or ssh wrote names the box, as `mcp --remote`'s do: "start one with `ptydeck`" or
+  // "no session matches" is about that machine, not this one.
+  const verdict = new RemoteVerdict(remote, (line) => io.stderr.write(`${remote.name}: ${line}\n`));
   // The box's ptydeck may be anything its user put first in PATH: what it prints is drawn as attach draws a session (no OSC 52, title or report request).
   const filter = new OutputFilter();
   let spoke = false;

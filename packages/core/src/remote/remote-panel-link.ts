@@ -51,6 +51,8 @@ export class RemotePanelLink {
   /** The current connection's writer: a turn's messages (an input and an ack, the attaches of a resume) go to ssh in one write. */
   private writer: ChannelWriter | undefined;
   private connected = false;
+  /** Whether any connection got as far as the remote's snapshot: until then a failed one is not a drop, and no session of its is known here. */
+  private everConnected = false;
   private closed = false;
   private delay = BACKOFF_FIRST_MS;
   private retry: NodeJS.Timeout | undefined;
@@ -148,6 +150,7 @@ export class RemotePanelLink {
         first = false;
         if (checked.value.type !== 'snapshot') return void child.kill('SIGTERM');
         this.connected = true;
+        this.everConnected = true;
         this.delay = BACKOFF_FIRST_MS;
         this.setState('connected', null);
         this.snapshotEmitter.fire(checked.value);
@@ -173,8 +176,11 @@ export class RemotePanelLink {
       this.connected = false;
       const failure = verdict.failure(code);
       if (failure) return this.setState('failed', failure);
-      const why = lastError ?? (code === null ? 'ssh was killed' : `ssh exited with code ${code}`);
-      this.setState('reconnecting', `reconnecting to ${this.remote.name} (${this.remote.destination}): ${why}; its sessions keep running there`);
+      // ssh's own line often ends in a full stop; the detail goes on after it.
+      const why = (lastError ?? (code === null ? 'ssh was killed' : `ssh exited with code ${code}`)).replace(/\.$/, '');
+      // Never reached (a refused key, a host that is down, a typo in the destination): what ssh said, not "reconnecting".
+      if (!this.everConnected) this.setState('connecting', `cannot reach ${this.remote.name} (${this.remote.destination}) yet: ${why}; trying again`);
+      else this.setState('reconnecting', `reconnecting to ${this.remote.name} (${this.remote.destination}): ${why}; its sessions keep running there`);
       this.retry = setTimeout(() => this.start(), this.delay);
       this.retry.unref();
       this.delay = Math.min(this.delay * 2, BACKOFF_MAX_MS);

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addRemote, destinationProblem, findRemote, MAX_REMOTES_FILE_BYTES, readRemotes, removeRemote, REMOTES_FILE } from './remotes-config.js';
+import { addRemote, findRemote, MAX_REMOTES_FILE_BYTES, readRemotes, removeRemote, REMOTES_FILE } from './remotes-config.js';
+import { destinationProblem } from './remote-names.js';
 import { fileTempDir } from '../testing/isolated-env.js';
 
 const dirs: string[] = [];

@@ -145,6 +145,25 @@ describe('the timeline in a real host', () => {
     expect(await pastTheScreen(cat.stdout)).toEqual([]);
   });
 
+  it('says which -o path `export` could not write, and why, in words of that path: not the temporary file or /proc/self/fd it wrote through', async () => {
+    const box = hostSandbox();
+    sandboxes.push(box);
+    const agent = await stdioAgent(box, 'recorder', { clients });
+    const id = String((await ok(agent.client, 'terminal_create', {})).id);
+    const missing = join(box.home, 'no-such-dir', 'session.cast');
+    const toMissing = await runCli(box, ['export', id, '-o', missing]);
+    expect(toMissing.code).toBe(1);
+    expect(toMissing.stderr).toContain(`cannot write the export to ${missing}: its directory does not exist; nothing was written`);
+    const directory = join(box.home, 'exports');
+    mkdirSync(directory);
+    const toDirectory = await runCli(box, ['export', id, '-o', directory]);
+    expect(toDirectory.code).toBe(1);
+    expect(toDirectory.stderr).toContain(`cannot write the export to ${directory}: it is a directory; give a file name in it; nothing was written`);
+    expect(toDirectory.stderr).not.toContain('/proc/self/fd');
+    // The half-written temporary file went with the failure.
+    expect(readdirSync(box.home).filter((name) => name.startsWith('.exports.'))).toEqual([]);
+  });
+
   it("writes `export -o` through no link planted at the path: an agent's workspace cannot turn the developer's export into a write of ~/.bashrc", async () => {
     const box = hostSandbox();
     sandboxes.push(box);
