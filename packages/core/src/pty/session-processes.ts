@@ -189,9 +189,11 @@ function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable 
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
   const members = new Map<number, number[]>();
-  // Every line read in this turn already (the judge of the request that asked for this scan): none is read again.
+  // Every line read in this turn already (the judge of the request that asked for this scan, or the early look at its
+  // connection, offered to it): none is read again, but for a session's own process the table does not list (a
+  // session started since an offered table was read), which is read now.
   const shared = sameTurnStatTable();
-  const pids = shared?.pids ?? procPids();
+  const pids = shared ? [...shared.pids, ...[...fresh].filter((pid) => !shared.stats.has(pid))] : procPids();
   const now = Date.now();
   for (const pid of pids) {
     const stat = facts.stat(pid, fresh.has(pid), now, shared?.stats);
