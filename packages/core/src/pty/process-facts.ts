@@ -50,8 +50,7 @@ export class ProcessFacts {
     const known = this.entries.get(pid);
     // A young process may be between its fork and its exec: only one that has run a while keeps its program.
     if (!table && known && !fresh && now - known.statAt < STAT_MAX_AGE_MS && now - startedAtMs(known.stat) > STAT_MAX_AGE_MS) return known.stat;
-    // A session's own process missing from the table (started since it was read) is read now; another is gone.
-    const stat = table ? (table.get(pid) ?? (fresh ? readStat(pid) : undefined)) : readStat(pid);
+    const stat = table ? table.get(pid) : readStat(pid);
     if (!stat) return undefined;
     const entry = this.entry(pid, stat);
     entry.stat = stat;

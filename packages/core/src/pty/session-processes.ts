@@ -193,10 +193,12 @@ function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable 
   // connection, offered to it): none is read again, but for a session's own process the table does not list (a
   // session started since an offered table was read), which is read now.
   const shared = sameTurnStatTable();
-  const pids = shared ? [...shared.pids, ...[...fresh].filter((pid) => !shared.stats.has(pid))] : procPids();
+  const listed = shared ? new Set(shared.pids) : undefined;
+  const unlisted = listed ? [...fresh].filter((pid) => !listed.has(pid)) : [];
+  const pids = shared ? [...shared.pids, ...unlisted] : procPids();
   const now = Date.now();
   for (const pid of pids) {
-    const stat = facts.stat(pid, fresh.has(pid), now, shared?.stats);
+    const stat = facts.stat(pid, fresh.has(pid), now, listed?.has(pid) ? shared!.stats : undefined);
     if (!stat || !isLive(stat) || pid === process.pid) continue;
     stats.set(pid, stat);
     push(children, stat.ppid, pid);
