@@ -1,6 +1,6 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable, type StatHandles } from '../proc/proc-fs.js';
+import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable, type StatHandles, type StatTable } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 
@@ -59,6 +59,11 @@ export interface EarlyLook {
   client: ConnectionRow;
   /** A process in a session's tree or POSIX session that held the socket when the look was taken (sessionProcessHolding). */
   insideHolder: number | undefined;
+  /**
+   * Every process's stat line as the look read them (none is read while no session runs), which the server offers to
+   * the scan its request's answer takes (offerStatTable): `ptydeck ls`'s look at the sessions' ports then reads none.
+   */
+  table?: StatTable;
 }
 
 /**
@@ -72,7 +77,8 @@ export const lookEarlyFromProc: EarlyLooker = (socket, sessionPids, stats) => {
   const client = clientRow(socket);
   // Gone, unreadable, or not in the table (yet): the judgement looks for itself.
   if (typeof client !== 'object') return undefined;
-  return { client, insideHolder: sessionProcessHolding(client.inode, sessionPids, stats) };
+  const table = sessionPids.size === 0 ? undefined : readStatTable(stats);
+  return { client, insideHolder: sessionProcessHolding(client.inode, sessionPids, table), ...(table ? { table } : {}) };
 };
 
 /**
@@ -102,7 +108,7 @@ export const judgePeerFromProc: PeerJudge = (socket, sessionPids, claimedPid, ea
   if (claimedPid !== undefined) {
     // Taken as the connection was accepted, when the process that connected held the socket already: one in a
     // session that hands it on afterwards, as below, was holding it then (docs/security.md).
-    const inside = early ? early.insideHolder : sessionProcessHolding(found.inode, sessionPids);
+    const inside = early ? early.insideHolder : sessionProcessHolding(found.inode, sessionPids, sessionPids.size === 0 ? undefined : readStatTable());
     if (inside !== undefined) return { kind: 'refused', reason: `process ${inside}, inside a ptydeck session, holds the connection too` };
   }
   return { kind: 'outside', pids: found.pids };
@@ -227,15 +233,15 @@ export function sessionAncestry(pid: number, sessionPids: ReadonlySet<number>): 
 
 /**
  * A process in a session's tree or POSIX session (as the kernel's parent links and
- * session ids say) that holds the socket `inode`, if any. One stat read per process
- * finds the sessions' processes; only their descriptor tables are read, which keeps
+ * session ids say) that holds the socket `inode`, if any. `table`, every process's stat
+ * line read for this look, finds the sessions' processes; only their descriptor tables are read, which keeps
  * a claimed pid's saving (bench figure 12). A holder that left both the tree and the
  * POSIX session is not looked for: it left on purpose, and passes on its own anyway.
  */
-function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>, stats?: StatHandles): number | undefined {
-  if (sessionPids.size === 0) return undefined;
+function sessionProcessHolding(inode: string, sessionPids: ReadonlySet<number>, table: StatTable | undefined): number | undefined {
+  if (sessionPids.size === 0 || !table) return undefined;
   const parents = new Map<number, number>();
-  for (const [pid, stat] of readStatTable(stats).stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
+  for (const [pid, stat] of table.stats) parents.set(pid, sessionPids.has(stat.sid) ? -1 : stat.ppid);
   const inside = new Map<number, boolean>();
   const isInside = (pid: number): boolean => {
     const chain: number[] = [];

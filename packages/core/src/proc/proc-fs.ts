@@ -139,9 +139,23 @@ export function readStatTable(handles?: StatHandles): StatTable {
     }
   }
   const table = { pids, stats };
+  offerStatTable(table);
+  return table;
+}
+
+/**
+ * Offers `table` as sameTurnStatTable's until the current turn of the event
+ * loop ends. readStatTable offers what it reads; a server offers, in the turn
+ * that answers a connection's request, the table its early look read as it
+ * accepted that connection (peer-process.ts, EarlyLook): milliseconds old, read
+ * for that very request, and far fresher than the ten seconds a scan keeps a
+ * settled process's line (process-facts.ts), so the process watch's look that
+ * `ptydeck ls` takes reads no stat line and no /proc directory of its own (bench
+ * figure 12). What is shown may take it; a check reads its own.
+ */
+export function offerStatTable(table: StatTable): void {
   if (turnTable === undefined) queueMicrotask(() => (turnTable = undefined));
   turnTable = table;
-  return table;
 }
 
 /**
@@ -240,10 +254,12 @@ function statHandleLimit(): number {
 }
 
 /**
- * The last table readStatTable read in this turn of the event loop, if any: as
- * fresh as a read of one's own for what is shown, as nothing can have run
- * since but the code of this turn (a session started in another turn is
- * never missing from it). A check reads its own.
+ * The last table readStatTable read in this turn of the event loop, or that
+ * was offered in it (offerStatTable), if any: as fresh as a read of one's own
+ * for what is shown, as nothing can have run since but the code of this turn
+ * (or, for an offered one, the few milliseconds of a request: a session's own
+ * process it does not list is read by the scan, session-processes.ts). A check
+ * reads its own.
  */
 export function sameTurnStatTable(): StatTable | undefined {
   return turnTable;

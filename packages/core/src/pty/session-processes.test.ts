@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { offerStatTable, readStat } from '../proc/proc-fs.js';
+import { until } from '../testing/poll-until.js';
 import { SessionLabels } from './session-labels.js';
 import { portHolders } from '../proc/port-holders.js';
 import { learnProcesses, sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
@@ -41,5 +44,22 @@ describe.runIf(process.platform === 'linux')('learnProcesses', () => {
     await learnProcesses(async () => void turns++, 0);
     expect(turns).toBeGreaterThan(1);
     expect(snapshotSessions(labels, [self])?.get('learn')).toMatchObject({ processes: [], ports: [] });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a stat table offered for the turn (a request\'s early look)', () => {
+  it("stands for every read, but a session's own process it does not list (started since it was read) is read now", async () => {
+    const labels = new SessionLabels();
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await until(() => readStat(child.pid!)?.name === 'sleep', 'the child to run sleep');
+      const session = { id: 'offered', pid: child.pid!, running: true };
+      // A table read before the session's process started: it lists neither that process nor any other.
+      offerStatTable({ pids: [], stats: new Map() });
+      const snapshot = snapshotSessions(labels, [session])?.get('offered');
+      expect(snapshot?.processes.map((proc) => proc.pid)).toEqual([child.pid]);
+    } finally {
+      child.kill();
+    }
   });
 });

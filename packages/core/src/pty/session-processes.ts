@@ -189,12 +189,16 @@ function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable 
   const stats = new Map<number, ProcStat>();
   const children = new Map<number, number[]>();
   const members = new Map<number, number[]>();
-  // Every line read in this turn already (the judge of the request that asked for this scan): none is read again.
+  // Every line read in this turn already (the judge of the request that asked for this scan, or the early look at its
+  // connection, offered to it): none is read again, but for a session's own process the table does not list (a
+  // session started since an offered table was read), which is read now.
   const shared = sameTurnStatTable();
-  const pids = shared?.pids ?? procPids();
+  const listed = shared ? new Set(shared.pids) : undefined;
+  const unlisted = listed ? [...fresh].filter((pid) => !listed.has(pid)) : [];
+  const pids = shared ? [...shared.pids, ...unlisted] : procPids();
   const now = Date.now();
   for (const pid of pids) {
-    const stat = facts.stat(pid, fresh.has(pid), now, shared?.stats);
+    const stat = facts.stat(pid, fresh.has(pid), now, listed?.has(pid) ? shared!.stats : undefined);
     if (!stat || !isLive(stat) || pid === process.pid) continue;
     stats.set(pid, stat);
     push(children, stat.ppid, pid);

@@ -9,7 +9,8 @@ import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.j
 import { requestJson } from '../client/host-request.js';
 import { openWebSocket, UpgradeRefused, type ClientWebSocket } from '../client/web-socket.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/http-core.js';
-import type { EarlyLook, EarlyLooker, PeerJudge } from '../common/peer-process.js';
+import { lookEarlyFromProc, type EarlyLook, type EarlyLooker, type PeerJudge } from '../common/peer-process.js';
+import { sameTurnStatTable } from '../proc/proc-fs.js';
 import { connect } from 'node:net';
 import { until } from '../testing/poll-until.js';
 import { exchangeTicket, openSocket, rawRequest, ticketOf } from '../testing/http.js';
@@ -409,6 +410,41 @@ describe('POST /snapshot (ptydeck ls, ptydeck status)', () => {
     const rebound = await rawRequest(core.port, '/snapshot', { method: 'POST', headers: { Host: 'evil.example' } });
     expect(rebound.status).toBe(403);
     expect(rebound.body).not.toContain('"snapshot"');
+  });
+  it.runIf(process.platform === 'linux')('takes the ports it shows from a look whose process table is the one the early look read as the connection was accepted', async () => {
+    // A session's process to look for (a chat agent's pid counts as one), so that the early look reads every process's stat.
+    const agent = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const looks: Array<EarlyLook | undefined> = [];
+    const scanned: unknown[] = [];
+    const watched = await startTestHttpServer({
+      service,
+      writeDiscovery: false,
+      appDir,
+      chats: { onAgentProcess: (listener: (pid: number) => void) => (listener(agent.pid!), () => {}) } as never,
+      lookEarly: (socket, pids, stats) => {
+        const early = lookEarlyFromProc(socket, pids, stats);
+        looks.push(early);
+        return early;
+      },
+      processWatch: {
+        scan: () => {
+          scanned.push(sameTurnStatTable());
+          return new Map();
+        },
+      },
+    });
+    try {
+      const answer = await rawRequest(watched.port, '/snapshot', { method: 'POST', headers: { [ASKER_PID_HEADER]: String(process.pid) } });
+      expect(answer.status, answer.body).toBe(200);
+      expect(looks).toHaveLength(1);
+      expect(looks[0]?.table?.stats.has(agent.pid!)).toBe(true);
+      // The watch's look, taken in the request's turn, reads no stat line of its own: the early look's stand for them.
+      expect(scanned).toHaveLength(1);
+      expect(scanned[0]).toBe(looks[0]!.table);
+    } finally {
+      agent.kill();
+      await watched.close();
+    }
   });
   it('refuses an asker the peer check places inside a session, or cannot name, and says why', async () => {
     const judged: Array<ReadonlySet<number>> = [];

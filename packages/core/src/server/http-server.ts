@@ -2,7 +2,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
 import type { Socket } from 'node:net';
 import {
@@ -10,7 +9,6 @@ import {
   HOST_PROTOCOL_VERSION,
   MCP_PATH,
   PANEL_ACCESS_PATH,
-  PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   SNAPSHOT_PATH,
   TICKET_EXCHANGE_PATH,
@@ -26,6 +24,7 @@ import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secrets
 import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, snapshotMessage, type PanelConnectionDeps } from './panel-connection.js';
+import { newPanelSocketServer } from './panel-socket-server.js';
 import type { ChatBindings } from '../chats/chat-bindings.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { defaultAppDir, securityHeaders, StaticFiles } from './static-files.js';
@@ -33,7 +32,7 @@ import { claimedPid, json, parseTicket, plain, readBody, refuseUpgrade } from '.
 import { mcpLaunchCommand } from '../common/mcp-launch.js';
 import { isChallenge, PROOF_HEADER, PROOF_PATH, proofOf } from '../common/server-proof.js';
 import { ConnectionBounds, HTTP_SERVER_TIMEOUTS, type ConnectionBoundsOptions } from './connection-bounds.js';
-import { StatHandles } from '../proc/proc-fs.js';
+import { offerStatTable, StatHandles } from '../proc/proc-fs.js';
 import { judgePeerFromProc, lookEarlyFromProc, type EarlyLook, type EarlyLooker, type PeerJudge, type PeerVerdict } from '../common/peer-process.js';
 import type { ProcessWatch, SessionFacts } from '../facts/index.js';
 import { packageVersion, PROCESS_STARTED_AT } from '../common/package-version.js';
@@ -46,8 +45,6 @@ import type { OpenRemoteHosts } from '../remote/remote-hosts.js';
  */
 export type ServerRoute = (req: IncomingMessage, res: ServerResponse, asker: { pathname: string; judge(): PeerVerdict }) => boolean;
 
-/** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
-const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
 /** What an agent holding a session from an earlier launch is told. */
 const STALE_MCP_SESSION_MESSAGE =
@@ -186,28 +183,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   /** The proof each panel handshake asked for, answered in its 101 ('headers' below). */
   const proofs = new WeakMap<IncomingMessage, string>();
-  // Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of its start).
+  // Made on the first panel upgrade (panel-socket-server.ts).
   let wss: WebSocketServer | undefined;
-  const panelSockets = (): WebSocketServer => (wss ??= answeringProofs(newPanelSocketServer()));
-  const answeringProofs = (server: WebSocketServer): WebSocketServer =>
-    server.on('headers', (headers, req) => {
-      const proof = proofs.get(req);
-      if (proof !== undefined) headers.push(`${PROOF_HEADER}: ${proof}`);
-    });
-  const newPanelSocketServer = (): WebSocketServer =>
-    new (loadWs().WebSocketServer)({
-      noServer: true,
-      maxPayload: MAX_PANEL_FRAME_BYTES,
-      perMessageDeflate: false,
-      // Invalid UTF-8 then fails JSON parsing and gets an error reply, instead of ws closing the panel.
-      skipUTF8Validation: true,
-      // Answer with a neutral protocol when offered so the token is not echoed back.
-      handleProtocols: (protocols) => {
-        if (protocols.has(PANEL_SUBPROTOCOL)) return PANEL_SUBPROTOCOL;
-        for (const p of protocols) if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) return p;
-        return false;
-      },
-    });
+  const panelSockets = (): WebSocketServer => (wss ??= newPanelSocketServer((req) => proofs.get(req)));
 
   const hasPanelAuth = (req: IncomingMessage): boolean => {
     let ok = false;
@@ -271,6 +249,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const judgeAsker = (req: IncomingMessage): PeerVerdict => {
     const early = earlyLooks.get(req.socket);
     earlyLooks.delete(req.socket);
+    // The stat lines the look read as this connection was accepted stand for this turn's process watch look (`ls`).
+    if (early?.table) offerStatTable(early.table);
     return judgePeer(req.socket, sessionPids, claimedPid(req.headers[ASKER_PID_HEADER]), early);
   };
 
@@ -445,9 +425,4 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     announceStop: () => mcp?.announceStop() ?? 0,
     close,
   };
-}
-
-/** ws, required rather than imported so that it loads with the first panel, not at start. */
-function loadWs(): typeof import('ws') {
-  return createRequire(import.meta.url)('ws') as typeof import('ws');
 }
