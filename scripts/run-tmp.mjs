@@ -92,9 +92,17 @@ export function reapRun(root) {
  * removes it; a file one still held open is freed with its last descriptor. Answers what it killed.
  */
 export function closeRunTmp(root) {
-  const killed = reapRun(root);
+  // Again until a look finds none: SIGKILL lands later than kill(2) returns, and a process may fork a child (a
+  // shell's `mkdir`) after the look listed /proc, which then makes its directory again once it is removed
+  // (ENOTEMPTY in CI). A killed process shows no environment once it exits, so the looks end.
+  const killed = new Map();
+  for (let round = 0; round < 1000; round++) {
+    const found = reapRun(root);
+    if (found.length === 0) break;
+    for (const process of found) killed.set(process.pid, process);
+  }
   rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  return killed;
+  return [...killed.values()];
 }
 
 /** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running. */
