@@ -14,12 +14,13 @@ import { CHAT_ID_ENV, HOST_ID_ENV } from '../common/env-names.js';
 import { startLocalServer } from '../host/local-server.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { openSocket } from '../testing/http.js';
-import { readOptional, readStat, startedAtMs } from '../proc/proc-fs.js';
+import { procPids, readOptional, readStat, startedAtMs } from '../proc/proc-fs.js';
+import { snapshotSessions } from '../pty/session-processes.js';
 
-// Which environments a search reads (proc-fs's reads, counted as they pass).
+// What a search reads (proc-fs's reads and listings of /proc, counted as they pass).
 vi.mock('../proc/proc-fs.js', async (actual) => {
   const real = await actual<typeof import('../proc/proc-fs.js')>();
-  return { ...real, readOptional: vi.fn(real.readOptional) };
+  return { ...real, readOptional: vi.fn(real.readOptional), procPids: vi.fn(real.procPids) };
 });
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
@@ -150,6 +151,20 @@ describe.runIf(linux)('chat agents and their host', () => {
     const second = environsRead();
     expect(settled.filter((pid) => second.has(pid))).toEqual([]);
     expect(second.has(child.pid!)).toBe(false);
+    // In the turn of a scan (the process watch's look), the search lists no /proc of its own: the scan's table stands.
+    const service = createPtyService({ env: isolatedEnv(), hostId });
+    try {
+      snapshotSessions(service.labels, [], { outlived: true });
+      vi.mocked(procPids).mockClear();
+      expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+      expect(vi.mocked(procPids)).not.toHaveBeenCalled();
+      // In a later turn, it does.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+      expect(vi.mocked(procPids)).toHaveBeenCalledTimes(1);
+    } finally {
+      await service.dispose();
+    }
     // And once it is gone, it is no longer found.
     child.kill('SIGKILL');
     await once(child, 'exit');

@@ -201,8 +201,18 @@ function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable 
     push(members, stat.sid, pid);
   }
   facts.retain(new Set(pids));
-  return { stats, children, members };
+  const table = { stats, children, members };
+  if (turnTable === undefined) queueMicrotask(() => (turnTable = undefined));
+  turnTable = table;
+  return table;
 }
+
+/**
+ * The last table readProcessTable made in this turn of the event loop: the process watch's orphan search follows
+ * its scan in the same turn (chatProcesses), and nothing but this turn's code has run since, so the table stands
+ * for one of its own, and the search reads no /proc directory nor stat line but those of what it finds.
+ */
+let turnTable: ProcessTable | undefined;
 
 function push(index: Map<number, number[]>, key: number, pid: number): void {
   const pids = index.get(key);
@@ -400,13 +410,13 @@ function labelOf(pid: number): EnvironLabels | undefined | null {
 /**
  * Every live process but ourselves whose environment carries a chat id, with its stat line read now. The
  * environments are those every scan keeps (read once per program, process-facts.ts), so a search after the
- * first reads /proc's directory, the stat lines, and the environments of programs new since: not every
- * process's environment, as it did (tens of ms of the loop at once under bench figure 5's load).
+ * first reads the environments of programs new since, not every process's, as it did (tens of ms of the loop at
+ * once under bench figure 5's load); and, in the turn of a scan (the process watch's look), not the table either.
  */
 export function chatProcesses(): (OwnedProcess & { chat: ChatLabel })[] {
   if (!processesKnown()) return [];
   const found: (OwnedProcess & { chat: ChatLabel })[] = [];
-  for (const [pid, known] of readProcessTable().stats) {
+  for (const [pid, known] of (turnTable ?? readProcessTable()).stats) {
     const chat = facts.label(pid, known, labelOf)?.chat;
     if (!chat) continue;
     // The line a scan keeps may be seconds old: what is reported (and may be ended) is the process as it is now.
