@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { buildCore, isAlive } from '../testing/host-sandbox.js';
 import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
@@ -14,6 +14,14 @@ import { CHAT_ID_ENV, HOST_ID_ENV } from '../common/env-names.js';
 import { startLocalServer } from '../host/local-server.js';
 import { hostIdOf } from '../pty/session-labels.js';
 import { openSocket } from '../testing/http.js';
+import { procPids, readOptional, readStat, startedAtMs } from '../proc/proc-fs.js';
+import { snapshotSessions } from '../pty/session-processes.js';
+
+// What a search reads (proc-fs's reads and listings of /proc, counted as they pass).
+vi.mock('../proc/proc-fs.js', async (actual) => {
+  const real = await actual<typeof import('../proc/proc-fs.js')>();
+  return { ...real, readOptional: vi.fn(real.readOptional), procPids: vi.fn(real.procPids) };
+});
 
 const DEMO_AGENT = fileURLToPath(new URL('../testing/demo-agent.mjs', import.meta.url));
 const HOST_PROCESS = fileURLToPath(new URL('../testing/chat-host-process.mjs', import.meta.url));
@@ -117,6 +125,50 @@ describe.runIf(linux)('chat agents and their host', () => {
     for (const pid of [live, inSession, unmarked, anotherHosts]) expect(found.map((proc) => proc.pid)).not.toContain(pid);
     // And no host ended the others.
     expect([live, inSession, unmarked].every(isAlive)).toBe(true);
+  });
+
+  // Issue 34: the process watch's orphan search read every process's environment at each search, a third of a scan's
+  // main-thread turn under bench figure 5's load; an environment is now read once per program, with the scans'.
+  it('finds a dead host\'s chat\'s process at every search while reading no environment of a settled program twice', async () => {
+    const dead = await deadMark();
+    const hostId = 'orphans-searched-twice';
+    const child = spawn('sleep', ['600'], { env: { ...process.env, [CHAT_ID_ENV]: 'chat-twice', [CHAT_HOST_ENV]: dead, [HOST_ID_ENV]: hostId }, stdio: 'ignore' });
+    children.push(child);
+    await until(() => commandOf(child.pid!) === 'sleep 600', 'the sleep has started');
+    const reads = vi.mocked(readOptional);
+    const environsRead = () => new Set(reads.mock.calls.map(([path]) => /^\/proc\/(\d+)\/environ$/.exec(path)?.[1]).filter((pid) => pid !== undefined).map(Number));
+    reads.mockClear();
+    expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+    expect(environsRead().has(child.pid!)).toBe(true);
+    // Programs that have run a while (not between a fork and an exec): their environment is what it was.
+    const settled = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => {
+      const stat = readStat(pid);
+      return stat !== undefined && Date.now() - startedAtMs(stat) > 5_000;
+    });
+    expect(settled.length).toBeGreaterThan(0);
+    reads.mockClear();
+    expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+    const second = environsRead();
+    expect(settled.filter((pid) => second.has(pid))).toEqual([]);
+    expect(second.has(child.pid!)).toBe(false);
+    // In the turn of a scan (the process watch's look), the search lists no /proc of its own: the scan's table stands.
+    const service = createPtyService({ env: isolatedEnv(), hostId });
+    try {
+      snapshotSessions(service.labels, [], { outlived: true });
+      vi.mocked(procPids).mockClear();
+      expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+      expect(vi.mocked(procPids)).not.toHaveBeenCalled();
+      // In a later turn, it does.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).toContain(child.pid);
+      expect(vi.mocked(procPids)).toHaveBeenCalledTimes(1);
+    } finally {
+      await service.dispose();
+    }
+    // And once it is gone, it is no longer found.
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(orphanedChatProcesses(hostId).map((proc) => proc.pid)).not.toContain(child.pid);
   });
 
   it('lists under "Left running" what a dead host\'s chat left that the next host\'s sweep did not end, and ends only that', async () => {

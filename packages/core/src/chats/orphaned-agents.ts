@@ -2,17 +2,11 @@
 // ending what a dead host's chats left running.
 import { existsSync } from 'node:fs';
 import { endProcesses } from '../pty/end-processes.js';
-import { commandOf, isLive, procPids, readOptional, readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
-import type { OwnedProcess } from '../pty/session-processes.js';
-import { CHAT_ID_ENV, HOST_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
+import { isLive, readStat } from '../proc/proc-fs.js';
+import { chatProcesses, type OwnedProcess } from '../pty/session-processes.js';
+import { CHAT_HOST_ENV } from '../common/env-names.js';
 
-/**
- * Set beside PTYDECK_CHAT_ID in a chat's agent's environment: the host running
- * the chat, as `<pid>:<start ticks>` (a pid alone could name a later process).
- * Whatever the agent starts inherits it, so a later host can tell what a dead
- * host's chats left running from a live host's chats.
- */
-export const CHAT_HOST_ENV = 'PTYDECK_CHAT_HOST';
+export { CHAT_HOST_ENV };
 
 /** This process as CHAT_HOST_ENV names it; undefined without /proc (nothing is then found by it either). */
 export function chatHostMark(): string | undefined {
@@ -61,21 +55,12 @@ export function orphanedChatProcesses(hostId: string): OrphanedChatProcess[] {
   if (process.platform !== 'linux' || !existsSync('/proc/self/environ')) return [];
   const hosts = new Map<string, boolean>();
   const found: OrphanedChatProcess[] = [];
-  for (const pid of procPids()) {
-    if (pid === process.pid) continue;
-    const environ = readOptional(`/proc/${pid}/environ`);
-    if (!environ) continue; // another user's process, a kernel thread, or gone
-    // Most processes carry no chat id: their environment is not split into its variables (most of this scan's time).
-    if (!environ.includes(`${CHAT_ID_ENV}=`)) continue;
-    const values = environValues(environ, [CHAT_ID_ENV, CHAT_HOST_ENV, SESSION_ID_ENV, HOST_ID_ENV]);
-    const chatId = values.get(CHAT_ID_ENV);
-    const host = values.get(CHAT_HOST_ENV);
-    if (chatId === undefined || host === undefined || values.has(SESSION_ID_ENV) || values.get(HOST_ID_ENV) !== hostId) continue;
-    let running = hosts.get(host);
-    if (running === undefined) hosts.set(host, (running = hostRunning(host)));
-    if (running) continue;
-    const stat = readStat(pid);
-    if (stat && isLive(stat)) found.push({ ...processOf(pid, stat), chatId });
+  // The environments come from what the process scans keep (read once per program), not read afresh each search.
+  for (const { chat, ...proc } of chatProcesses()) {
+    if (chat.chatHost === undefined || chat.inSession || chat.hostId !== hostId) continue;
+    let running = hosts.get(chat.chatHost);
+    if (running === undefined) hosts.set(chat.chatHost, (running = hostRunning(chat.chatHost)));
+    if (!running) found.push({ ...proc, chatId: chat.chatId });
   }
   return found;
 }
@@ -96,20 +81,4 @@ function hostRunning(mark: string): boolean {
   if (!match) return false;
   const stat = readStat(Number(match[1]));
   return stat !== undefined && isLive(stat) && stat.startTicks === Number(match[2]);
-}
-
-/** The values of `names` in a NUL-separated environment block (the first of each). */
-function environValues(environ: string, names: readonly string[]): Map<string, string> {
-  const values = new Map<string, string>();
-  for (const entry of environ.split('\0')) {
-    const equals = entry.indexOf('=');
-    if (equals <= 0) continue;
-    const name = entry.slice(0, equals);
-    if (names.includes(name) && !values.has(name)) values.set(name, entry.slice(equals + 1));
-  }
-  return values;
-}
-
-function processOf(pid: number, stat: ProcStat): OwnedProcess {
-  return { pid, command: commandOf(pid), startedAt: startedAtMs(stat), pgrp: stat.pgrp, ppid: stat.ppid, startTicks: stat.startTicks };
 }

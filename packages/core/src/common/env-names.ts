@@ -14,6 +14,13 @@ export const CHAT_BINDING_ENV = 'PTYDECK_CHAT_BINDING';
  * knows the agent's processes for a chat's by it, as PTYDECK_SESSION_ID marks a session's.
  */
 export const CHAT_ID_ENV = 'PTYDECK_CHAT_ID';
+/**
+ * Set beside PTYDECK_CHAT_ID in a chat's agent's environment: the host running
+ * the chat, as `<pid>:<start ticks>` (a pid alone could name a later process).
+ * Whatever the agent starts inherits it, so a later host can tell what a dead
+ * host's chats left running from a live host's chats (chats/orphaned-agents.ts).
+ */
+export const CHAT_HOST_ENV = 'PTYDECK_CHAT_HOST';
 
 /** An environment as Node gives it: a variable may be unset. */
 export type EnvLike = Record<string, string | undefined>;

@@ -26,7 +26,7 @@ const NEW_PROGRAM_MS = 2_000;
  * What a scan learns of a process, kept between scans so that one of a
  * thousand processes reads little more than /proc's directory: its stat
  * line (for STAT_MAX_AGE_MS), and, while it runs the same program, its
- * session labels (from its environment)
+ * labels (what its environment says: its session's, its chat's)
  * and command line, both read once per program (a pid, its start time and
  * its name: exec changes the name), and which process holds each listening
  * socket, looked for only when the socket is new to the TCP tables (or its
@@ -35,8 +35,8 @@ const NEW_PROGRAM_MS = 2_000;
  * the descriptors of the newest processes when a socket starts listening;
  * each process's stat line is read again about once every STAT_MAX_AGE_MS.
  */
-export class ProcessFacts {
-  private readonly entries = new Map<number, Entry>();
+export class ProcessFacts<Label = ProcessLabel> {
+  private readonly entries = new Map<number, Entry<Label>>();
   /** The process found holding each listening socket, by inode. */
   private readonly holder = new Map<string, number>();
   /** Listening sockets no process we can look into holds. */
@@ -70,7 +70,7 @@ export class ProcessFacts {
    * while the program is new to us, or a detached job caught there would never
    * be known as its session's (nor ended with it).
    */
-  label(pid: number, stat: ProcStat, read: (pid: number) => ProcessLabel | undefined | null): ProcessLabel | undefined {
+  label(pid: number, stat: ProcStat, read: (pid: number) => Label | undefined | null): Label | undefined {
     const entry = this.entry(pid, stat);
     if (!entry.labelRead) {
       const label = read(pid);
@@ -150,7 +150,7 @@ export class ProcessFacts {
     return unknown.size === 0;
   }
 
-  private entry(pid: number, stat: ProcStat): Entry {
+  private entry(pid: number, stat: ProcStat): Entry<Label> {
     let entry = this.entries.get(pid);
     if (!entry || !sameProgram(entry, stat)) {
       entry = { startTicks: stat.startTicks, name: stat.name, stat, statAt: 0, seenAt: Date.now(), labelRead: false };
@@ -160,14 +160,14 @@ export class ProcessFacts {
   }
 }
 
-interface Entry {
+interface Entry<Label> {
   startTicks: number;
   name: string;
   stat: ProcStat;
   statAt: number;
   /** When a scan first saw this program. */
   seenAt: number;
-  label?: ProcessLabel;
+  label?: Label;
   labelRead: boolean;
   command?: string;
 }
@@ -177,6 +177,6 @@ function newestFirst(stats: ReadonlyMap<number, ProcStat>): number[] {
   return [...stats].sort(([, a], [, b]) => b.startTicks - a.startTicks).map(([pid]) => pid);
 }
 
-function sameProgram(entry: Entry, stat: ProcStat): boolean {
+function sameProgram(entry: Entry<unknown>, stat: ProcStat): boolean {
   return entry.startTicks === stat.startTicks && entry.name === stat.name;
 }

@@ -10,6 +10,23 @@ export interface ProcessLabel {
   key: string | undefined;
 }
 
+/** What a process's environment says of the chat whose agent started it (PTYDECK_CHAT_ID and the variables beside it). */
+export interface ChatLabel {
+  chatId: string;
+  /** PTYDECK_CHAT_HOST: the host that ran the chat, as `<pid>:<start ticks>`. */
+  chatHost: string | undefined;
+  /** PTYDECK_HOST_ID. */
+  hostId: string | undefined;
+  /** Whether it carries a PTYDECK_SESSION_ID too (a session's, which the process watch lists by that session). */
+  inSession: boolean;
+}
+
+/** What a process's environment says of whose it is: the session's labels, the chat's; read once per program (pty/process-facts.ts). */
+export interface EnvironLabels {
+  session?: ProcessLabel;
+  chat?: ChatLabel;
+}
+
 /** What a scan of the process table asks of the host whose sessions it looks for. */
 export interface LabelReader {
   /** This host's id, in PTYDECK_HOST_ID of every session it starts. */

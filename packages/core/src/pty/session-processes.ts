@@ -1,6 +1,6 @@
 // What a session owns on the machine (processes, listening ports), read from /proc only when a result asks.
-import { HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
-import type { LabelReader, ProcessLabel } from './session-labels.js';
+import { CHAT_HOST_ENV, CHAT_ID_ENV, HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_ENV } from '../common/env-names.js';
+import type { ChatLabel, EnvironLabels, LabelReader, ProcessLabel } from './session-labels.js';
 import { childPids, commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
@@ -67,7 +67,7 @@ export interface SessionSnapshot {
  * One for the whole process: every scan in it reads the same kernel, and
  * what one scan learned spares the next its reads (process-facts.ts).
  */
-const facts = new ProcessFacts();
+const facts = new ProcessFacts<EnvironLabels>();
 
 export interface SnapshotOptions {
   /**
@@ -164,7 +164,7 @@ export function sessionsOf(labels: LabelReader, pids: readonly number[], session
   const owner = attribute(table, sessions, false, labels);
   for (const pid of pids) {
     const stat = table.stats.get(pid);
-    const label = stat ? facts.label(pid, stat, labelOf) : undefined;
+    const label = stat ? facts.label(pid, stat, labelOf)?.session : undefined;
     const id = owner.get(pid) ?? (label ? labels.sessionOf(label) : undefined);
     if (id !== undefined) found.set(pid, id);
   }
@@ -205,8 +205,18 @@ function readProcessTable(fresh: ReadonlySet<number> = new Set()): ProcessTable 
     push(members, stat.sid, pid);
   }
   facts.retain(new Set(pids));
-  return { stats, children, members };
+  const table = { stats, children, members };
+  if (turnTable === undefined) queueMicrotask(() => (turnTable = undefined));
+  turnTable = table;
+  return table;
 }
+
+/**
+ * The last table readProcessTable made in this turn of the event loop: the process watch's orphan search follows
+ * its scan in the same turn (chatProcesses), and nothing but this turn's code has run since, so the table stands
+ * for one of its own, and the search reads no /proc directory nor stat line but those of what it finds.
+ */
+let turnTable: ProcessTable | undefined;
 
 function push(index: Map<number, number[]>, key: number, pid: number): void {
   const pids = index.get(key);
@@ -237,7 +247,7 @@ function attribute({ stats, children, members }: ProcessTable, sessions: readonl
   const ids = new Set(sessions.map((session) => session.id));
   for (const [pid, stat] of stats) {
     if (owner.has(pid)) continue;
-    const label = facts.label(pid, stat, labelOf);
+    const label = facts.label(pid, stat, labelOf)?.session;
     const id = label ? labels.sessionOf(label) : undefined;
     if (id !== undefined && (outlived || ids.has(id))) owner.set(pid, id);
   }
@@ -384,14 +394,40 @@ export function stillRunning(proc: OwnedProcess): boolean {
   return stat !== undefined && isLive(stat) && stat.startTicks === proc.startTicks;
 }
 
-/** The session labels in the environment `pid` was started with; undefined without a session id. */
-/** Its labels; null for an empty environment (a kernel thread, or a process inside its exec: see ProcessFacts.label). */
-function labelOf(pid: number): ProcessLabel | undefined | null {
+/**
+ * What the environment `pid` was started with says of whose it is (its session's labels, its chat's); undefined
+ * when it says neither or cannot be read (another user's process, or gone), null when it is empty (a kernel
+ * thread, or a process inside its exec: see ProcessFacts.label).
+ */
+function labelOf(pid: number): EnvironLabels | undefined | null {
   const environ = readOptional(`/proc/${pid}/environ`);
   if (environ === '') return null;
-  if (environ === undefined) return undefined; // another user's process, or gone
+  if (environ === undefined) return undefined;
   const id = variable(environ, SESSION_ID_ENV);
-  return id === undefined ? undefined : { id, host: variable(environ, HOST_ID_ENV), key: variable(environ, SESSION_KEY_ENV) };
+  const host = variable(environ, HOST_ID_ENV);
+  const session = id === undefined ? undefined : { id, host, key: variable(environ, SESSION_KEY_ENV) };
+  const chatId = variable(environ, CHAT_ID_ENV);
+  const chat = chatId === undefined ? undefined : { chatId, chatHost: variable(environ, CHAT_HOST_ENV), hostId: host, inSession: id !== undefined };
+  return session || chat ? { session, chat } : undefined;
+}
+
+/**
+ * Every live process but ourselves whose environment carries a chat id, with its stat line read now. The
+ * environments are those every scan keeps (read once per program, process-facts.ts), so a search after the
+ * first reads the environments of programs new since, not every process's, as it did (tens of ms of the loop at
+ * once under bench figure 5's load); and, in the turn of a scan (the process watch's look), not the table either.
+ */
+export function chatProcesses(): (OwnedProcess & { chat: ChatLabel })[] {
+  if (!processesKnown()) return [];
+  const found: (OwnedProcess & { chat: ChatLabel })[] = [];
+  for (const [pid, known] of (turnTable ?? readProcessTable()).stats) {
+    const chat = facts.label(pid, known, labelOf)?.chat;
+    if (!chat) continue;
+    // The line a scan keeps may be seconds old: what is reported (and may be ended) is the process as it is now.
+    const stat = readStat(pid);
+    if (stat && isLive(stat) && stat.startTicks === known.startTicks) found.push({ ...processOf(pid, stat), chat });
+  }
+  return found;
 }
 
 /** The value of `name` in a NUL-separated environment. */
