@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fileTempDir } from '../testing/isolated-env.js';
 import { namedByGitConfig, readGitConfig } from './git-named.js';
 
 describe('what a git config names in the project', () => {
   it('reads core.hooksPath and include paths as git does: any case, quoted, commented, on the header line', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
+    const dir = fileTempDir('ptydeck-git-named-');
     const file = join(dir, 'config');
     writeFileSync(
       file,
@@ -18,7 +18,7 @@ describe('what a git config names in the project', () => {
   });
 
   it('joins a value continued on the next line (a backslash before the newline), as git does, and no comment', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
+    const dir = fileTempDir('ptydeck-git-named-');
     try {
       const file = join(dir, 'config');
       // A continued value is one value to git; before, the fence read `../con\` and left `../config.inc` writable, whose
@@ -36,7 +36,7 @@ describe('what a git config names in the project', () => {
   });
 
   it('follows includes as deep as git does (10), not fewer: each one past the fence\'s depth stayed writable', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
+    const dir = fileTempDir('ptydeck-git-named-');
     try {
       // config includes 1.inc, which includes 2.inc, ... 10.inc; git reads all ten.
       writeFileSync(join(dir, 'config'), '[include]\n\tpath = 1.inc\n');
@@ -50,7 +50,7 @@ describe('what a git config names in the project', () => {
   });
 
   it("reads an include past a long config's first 64 KiB (a repository's thousand branches), as git does", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
+    const dir = fileTempDir('ptydeck-git-named-');
     try {
       const branches = Array.from({ length: 1200 }, (_, n) => `[branch "feature/${n}"]\n\tremote = origin\n\tmerge = refs/heads/feature/${n}\n`).join('');
       writeFileSync(join(dir, 'config'), `${branches}[include]\n\tpath = late.inc\n`);
@@ -62,7 +62,7 @@ describe('what a git config names in the project', () => {
   });
 
   it("resolves them (hooks against the worktree, includes against their file), husky's _ with the directory above, and follows includes", () => {
-    const root = mkdtempSync(join(tmpdir(), 'ptydeck-git-named-'));
+    const root = fileTempDir('ptydeck-git-named-');
     const git = join(root, '.git');
     writeFileSync(join(root, 'shared.gitconfig'), '[core]\n\thooksPath = .githooks\n');
     mkdirSync(git);
