@@ -1,5 +1,6 @@
 // Paths as the sandbox's policy takes them: made real (links followed), kept only where they exist.
 import { lstatSync, mkdirSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** What is directly in `dir`; nothing where it cannot be read. */
 export function direntsOf(dir: string): Dirent[] {
@@ -62,4 +63,12 @@ export function ensureDir(path: string): string | null {
 
 export function unique(paths: string[]): string[] {
   return [...new Set(paths)];
+}
+
+/** `path` made real as far as it exists: a link among its ancestors cannot hide that it lies in a workspace. */
+export function realAsFarAsItExists(path: string): string {
+  const absolute = resolve(path);
+  if (exists(absolute)) return realOr(absolute);
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(realAsFarAsItExists(parent), basename(absolute));
 }
