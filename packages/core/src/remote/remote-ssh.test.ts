@@ -40,6 +40,22 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     return { client, transport, stderr: () => stderr };
   }
 
+  /** An agent's remote shell that printed `marker`, and `ptydeck attach --remote` drawing it, with the ssh it runs. */
+  async function attachedToRemoteShell(marker: string) {
+    const { client } = await remoteAgent();
+    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
+    await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: `echo ${marker}`, timeout_ms: 20_000 } });
+    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = { stdout: '', stderr: '' };
+    attach.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+    attach.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
+    await until(() => out.stdout.includes(marker), 'the remote screen is drawn');
+    const ssh = childSsh(attach.pid!);
+    expect(ssh).toBeDefined();
+    return { client, shell, attach, out, exited, ssh };
+  }
+
   it('adds, lists and removes remotes, refusing a destination ssh would read as an option', async () => {
     expect((await runCli(box, ['remote', 'add', 'box', server.alias])).code).toBe(0);
     expect((await runCli(box, ['remote', 'add', 'spare', 'me@elsewhere'])).code).toBe(0);
@@ -106,39 +122,17 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
   });
 
   it('attach --remote shows the remote session, reconnects by itself when ssh is killed, and exits with the session', async () => {
-    const { client } = await remoteAgent();
-    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
-    await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'echo attach-marker-1', timeout_ms: 20_000 } });
-    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    attach.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    attach.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
-    await until(() => stdout.includes('attach-marker-1'), 'the remote screen is drawn');
-    const ssh = childSsh(attach.pid!);
-    expect(ssh).toBeDefined();
+    const { client, shell, attach, out, exited, ssh } = await attachedToRemoteShell('attach-marker-1');
     process.kill(ssh!, 'SIGKILL');
-    await until(() => stderr.includes('reconnecting to box'), 'attach says it reconnects');
+    await until(() => out.stderr.includes('reconnecting to box'), 'attach says it reconnects');
     await until(() => childSsh(attach.pid!) !== undefined && childSsh(attach.pid!) !== ssh, 'a new ssh runs');
     await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'echo attach-marker-2; exit 5', keys: ['Enter'], wait_ms: 0 } });
     expect(await exited).toBe(5);
-    expect(stdout).toContain('attach-marker-2');
+    expect(out.stdout).toContain('attach-marker-2');
   }, 60_000);
 
   it('attach --remote keeps reconnecting while the box cannot be reached yet (ssh refused), and goes on once it can', async () => {
-    const { client } = await remoteAgent();
-    const shell = (await client.callTool({ name: 'terminal_create', arguments: {} })).structuredContent as { id: string };
-    await client.callTool({ name: 'terminal_run', arguments: { id: shell.id, command: 'echo outage-marker-1', timeout_ms: 20_000 } });
-    const attach = spawn(process.execPath, [bin, 'attach', '--remote', 'box', shell.id], { env: box.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    attach.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    attach.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => attach.once('exit', resolve));
-    await until(() => stdout.includes('outage-marker-1'), 'the remote screen is drawn');
-    const ssh = childSsh(attach.pid!);
-    expect(ssh).toBeDefined();
+    const { client, shell, attach, out, exited, ssh } = await attachedToRemoteShell('outage-marker-1');
     const wrapper = readFileSync(server.ssh, 'utf8');
     const setSsh = (script: string) => {
       writeFileSync(`${server.ssh}.next`, script, { mode: 0o755 });
@@ -148,15 +142,15 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
     setSsh('#!/bin/sh\necho "ssh: connect to host box port 22: Network is unreachable" >&2\nexit 255\n');
     try {
       process.kill(ssh!, 'SIGKILL');
-      await until(() => /Network is unreachable[\s\S]*box cannot be reached yet; trying again in [\d.]+ s \(2 failed/.test(stderr) || attach.exitCode !== null, 'two reconnects failed');
+      await until(() => /Network is unreachable[\s\S]*box cannot be reached yet; trying again in [\d.]+ s \(2 failed/.test(out.stderr) || attach.exitCode !== null, 'two reconnects failed');
       expect(attach.exitCode).toBeNull();
     } finally {
       setSsh(wrapper);
     }
-    await until(() => (stdout.match(/outage-marker-1/g) ?? []).length >= 2 || attach.exitCode !== null, 'the screen is drawn again');
+    await until(() => (out.stdout.match(/outage-marker-1/g) ?? []).length >= 2 || attach.exitCode !== null, 'the screen is drawn again');
     await client.callTool({ name: 'terminal_send', arguments: { id: shell.id, text: 'echo outage-marker-2; exit 6', keys: ['Enter'], wait_ms: 0 } });
     expect(await exited).toBe(6);
-    expect(stdout).toContain('outage-marker-2');
+    expect(out.stdout).toContain('outage-marker-2');
   }, 60_000);
 
   it("SIGKILL of ssh mid-flood: a call while the link is down gets an error within 2 s, the session runs on, and after the reconnect its reads go on from its cursor: no line lost, none repeated", async () => {
