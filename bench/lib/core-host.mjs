@@ -23,6 +23,7 @@ import { SCREEN_WORKER_OPTIONS } from '../../packages/core/dist/screen/screen-wo
 import { watchMemory } from './memory-probe.mjs';
 import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
 import { send, serveOps } from './host-rpc.mjs';
+import { spawnBash } from './spawn-bash.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -230,6 +231,9 @@ const allocSampleStop = async () => {
 };
 
 const ops = {
+  /** Figure 4's baseline, in a host started for it: one `bash -c` spawned from a process of the host's size, timed here. */
+  spawnBash: (args) => spawnBash(args),
+  rss: () => process.memoryUsage().rss,
   create: ({ input }) => service.create({ source: 'user', ...input }).id,
   /** Every creation in the turn the request arrived in: how the core served a burst before spawns took turns. */
   createMany: ({ inputs }) => inputs.map((input) => service.create({ source: 'user', ...input }).id),
