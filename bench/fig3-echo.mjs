@@ -1,13 +1,13 @@
 // Figure 3: keystroke echo latency. A key sent as panel input over the
 // WebSocket, through the core to the PTY, echoed by the program and back to
-// the client as an output frame; against the same round trip on raw node-pty
-// in a fresh process of its own (raw-host.mjs, started for the figure as the
-// core's host is, and timed there). The program echoes each byte itself (raw
-// mode, `cat`), as a shell or an editor does. Keystrokes alternate between the
-// two paths so both see the same load.
+// the client as an output frame; against the same round trip on raw node-pty.
+// Each side is typed and timed in a fresh process of its own started for the
+// figure, as the core's host is: the panel client in panel-host.mjs, the raw
+// PTY in raw-host.mjs; the bench process only asks for each key. The program
+// echoes each byte itself (raw mode, `cat`), as a shell or an editor does.
+// Keystrokes alternate between the two paths so both see the same load.
 import { now, row, summarize } from './lib/harness.mjs';
-import { startCoreHost, startRawHost } from './lib/hosts.mjs';
-import { PanelClient } from './lib/panel-client.mjs';
+import { startCoreHost, startPanelHost, startRawHost } from './lib/hosts.mjs';
 import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
 
 const RATIO_TARGET = 2;
@@ -18,21 +18,21 @@ export async function run(ctx) {
   const { workspace, sizes } = ctx;
   const host = await startCoreHost(workspace);
   let rawHost;
-  let client;
+  let panel;
   try {
     rawHost = await startRawHost(workspace);
-    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
+    panel = await startPanelHost(workspace);
+    await panel.request('connect', { url: host.ready.url, token: host.ready.panelToken });
     const [file, args] = ECHO_PROGRAM;
     const id = await host.request('create', { input: { command: file, args, cwd: workspace.home } });
-    client.attach(id, 0);
-    const stream = client.stream(id);
-    await client.until(() => stream.bytes >= 1, 10_000, 'echo program ready');
+    await panel.request('echoAttach', { id });
+    const coreEcho = (i) => panel.request('echoKey', { id, i });
     const rawId = await rawHost.request('echoStart', { file, args, env: workspace.env, cwd: workspace.home });
     const rawEcho = (i) => rawHost.request('echoKey', { id: rawId, i });
 
     for (let i = 0; i < WARMUP_KEYS; i++) {
       await rawEcho(i);
-      await client.echoLatency(id, i);
+      await coreEcho(i);
     }
     const core = [];
     const baseline = [];
@@ -40,9 +40,9 @@ export async function run(ctx) {
     for (let i = 0; i < sizes.keystrokes; i++) {
       if (i % 2 === 0) {
         baseline.push(await rawEcho(i));
-        core.push(await client.echoLatency(id, i));
+        core.push(await coreEcho(i));
       } else {
-        core.push(await client.echoLatency(id, i));
+        core.push(await coreEcho(i));
         baseline.push(await rawEcho(i));
       }
     }
@@ -65,7 +65,7 @@ export async function run(ctx) {
       details: { core: c, raw: b },
     };
   } finally {
-    await client?.close();
+    await panel?.stop();
     await rawHost?.stop();
     await host.stop();
   }

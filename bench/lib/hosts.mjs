@@ -137,6 +137,11 @@ export function startRawHost(workspace) {
   return startHost('raw-host.mjs', [], workspace);
 }
 
+/** Figure 3's panel client, typing into a core host's session and timing each key, in a child process of its own. */
+export function startPanelHost(workspace) {
+  return startHost('panel-host.mjs', [], workspace);
+}
+
 /** Figure 1's readers, the core's PtyService and raw node-pty, in a child process of their own. */
 export function startIngestHost(workspace) {
   return startHost('ingest-host.mjs', [], workspace);
