@@ -4,17 +4,16 @@
 // child_process, which is what one-shot agent tools do. Calls alternate
 // between the two so both see the same load.
 //
-// The spawn is timed in a second host of its own (core-host.mjs, started as
-// the core's is, with no session, its spawnBash op), not in the bench
-// process: fork's cost follows the size of the process that forks, and the
-// bench process's size depends on the figures that ran in it before (3 ms
-// in a fresh one, 18 to 22 ms after the other figures). A host-sized process
-// is what the comparison is about: the same process spawning per command
-// instead of keeping one shell.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { now, row, summarize, withDeadline } from './lib/harness.mjs';
-import { startCoreHost } from './lib/hosts.mjs';
+// Each side is timed in a fresh process of its own started for the figure,
+// not in the bench process, whose size and garbage depend on the figures that
+// ran in it before: the SDK client in agent-host.mjs, and the spawn in a
+// second host (core-host.mjs with no session, its spawnBash op). Fork's cost
+// follows the size of the process that forks (from the bench process: 3 ms
+// in run 1 of a --repeat run, 18 to 22 ms in runs 2 and 3), and a
+// host-sized process is what the comparison is about: the same process
+// spawning per command instead of keeping one shell.
+import { row, summarize } from './lib/harness.mjs';
+import { startAgentHost, startCoreHost } from './lib/hosts.mjs';
 
 const WARMUP_CALLS = 5;
 
@@ -22,23 +21,21 @@ export async function run(ctx) {
   const { workspace, sizes } = ctx;
   const host = await startCoreHost(workspace);
   let spawnHost;
-  const client = new Client({ name: 'ptydeck-bench', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', host.ready.url), {
-    requestInit: { headers: { Authorization: `Bearer ${host.ready.agentToken}` } },
-  });
+  let agent;
   const rows = [];
   const details = {};
   try {
     spawnHost = await startCoreHost(workspace);
+    agent = await startAgentHost(workspace);
+    await agent.request('connect', { url: host.ready.url, token: host.ready.agentToken });
+    const { id } = await agent.request('call', { name: 'terminal_create', args: { cwd: workspace.home } });
+    const terminalRun = (command, expected) => agent.request('run', { id, command, expected });
     const spawnBash = (command, expected) =>
       spawnHost.request('spawnBash', { bash: workspace.bash, command, env: workspace.env, cwd: workspace.home, expected });
-    await withDeadline(client.connect(transport), 15_000, 'MCP connect');
-    const created = await callTool(client, 'terminal_create', { cwd: workspace.home });
-    const id = created.id;
     for (const command of ['true', 'echo hi']) {
       const expected = command === 'true' ? '' : 'hi';
       for (let i = 0; i < WARMUP_CALLS; i++) {
-        await terminalRun(client, id, command, expected);
+        await terminalRun(command, expected);
         await spawnBash(command, expected);
       }
       const core = [];
@@ -46,9 +43,9 @@ export async function run(ctx) {
       for (let i = 0; i < sizes.toolCalls; i++) {
         if (i % 2 === 0) {
           baseline.push(await spawnBash(command, expected));
-          core.push(await terminalRun(client, id, command, expected));
+          core.push(await terminalRun(command, expected));
         } else {
-          core.push(await terminalRun(client, id, command, expected));
+          core.push(await terminalRun(command, expected));
           baseline.push(await spawnBash(command, expected));
         }
       }
@@ -69,28 +66,11 @@ export async function run(ctx) {
       );
     }
     details.rss = { host: await host.request('rss'), spawnHost: await spawnHost.request('rss') };
-    await callTool(client, 'terminal_close', { id });
+    await agent.request('call', { name: 'terminal_close', args: { id } });
   } finally {
+    await agent?.stop();
     await spawnHost?.stop();
-    await transport.terminateSession().catch(() => {});
-    await client.close().catch(() => {});
     await host.stop();
   }
   return { rows, details };
-}
-
-async function callTool(client, name, args) {
-  const result = await withDeadline(client.callTool({ name, arguments: args }), 60_000, name);
-  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent;
-}
-
-async function terminalRun(client, id, command, expected) {
-  const started = now();
-  const result = await callTool(client, 'terminal_run', { id, command });
-  const ms = now() - started;
-  if (result.outcome !== 'completed' || result.exit_code !== 0 || result.output.trim() !== expected) {
-    throw new Error(`terminal_run ${command}: unexpected result ${JSON.stringify(result)}`);
-  }
-  return ms;
 }

@@ -142,6 +142,11 @@ export function startPanelHost(workspace) {
   return startHost('panel-host.mjs', [], workspace);
 }
 
+/** Figure 4's agent: the MCP SDK client calling terminal_run and timing each call, in a child process of its own. */
+export function startAgentHost(workspace) {
+  return startHost('agent-host.mjs', [], workspace);
+}
+
 /** Figure 1's readers, the core's PtyService and raw node-pty, in a child process of their own. */
 export function startIngestHost(workspace) {
   return startHost('ingest-host.mjs', [], workspace);
