@@ -6,9 +6,17 @@ import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:f
  * `process.platform` and treat a missing file as a process that went away.
  */
 
-/** Whether this system can say (Linux /proc); elsewhere every caller leaves the fields out. */
+let known: boolean | undefined;
+
+/**
+ * Whether this system can say (Linux /proc); elsewhere every caller leaves the
+ * fields out. Looked up once: /proc is there for the process's life or not at
+ * all, and reading /proc/self/stat sums every thread of the host (about 15 to
+ * 80 us), which each terminal_run result paid once or twice (bench figure 4).
+ */
 export function processesKnown(): boolean {
-  return process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
+  known ??= process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
+  return known;
 }
 
 /** Numeric entries of /proc: every process visible to us, in no particular order. */
