@@ -19,6 +19,11 @@ export default defineConfig({
         find: /^\.\/read-thread-url\.js$/,
         replacement: fileURLToPath(new URL('./packages/core/src/testing/read-thread-url.ts', import.meta.url)),
       },
+      // And the session store's disk thread.
+      {
+        find: /^\.\/store-disk-url\.js$/,
+        replacement: fileURLToPath(new URL('./packages/core/src/testing/store-disk-url.ts', import.meta.url)),
+      },
     ],
   },
   test: {

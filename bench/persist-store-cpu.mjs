@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadTimes } from './lib/thread-cpu.mjs';
 const dist = resolve(process.argv[2] ?? join(fileURLToPath(new URL('.', import.meta.url)), '../packages/core/dist'));
 const { openSessionStore } = await import(join(dist, 'persist/session-store.js'));
 const { OutputLog } = await import(join(dist, 'pty/output-log.js'));
@@ -25,15 +26,16 @@ const service = {
 const chunk = Buffer.alloc(CHUNK, 'x');
 for (let i = 0; i < N; i++) { const id = 's' + i; logs.set(id, new OutputLog()); infos.set(id, { id, status: 'running', createdAt: Date.now(), cols: 80, rows: 24 }); }
 const dir = mkdtempSync(join(tmpdir(), 'persist-h-'));
-const store = openSessionStore({ dir: join(dir, 'sessions'), onError: (e, w) => { console.error(w, e); process.exit(1); } });
+const store = openSessionStore({ dir: join(dir, 'sessions'), diskThread: process.env.DISK_THREAD !== '0', onError: (e, w) => { console.error(w, e); process.exit(1); } });
 let rev = 0;
-store.record(service, { agentCursorOf: () => null, timeline: { revisionOf: () => rev, persisted: () => ({ version: 1, commands: [], times: [rev, 1, 2, 3] }) } });
+store.record(service, { agentCursorOf: () => null, timeline: { revisionOf: () => rev, persisted: () => ({ version: 1, commands: [], times: [rev, 1, 2, 3] }), closedRevision: () => 0, persistedClosed: () => ({ version: 1, sessions: [] }) } });
 await store.flush();
-let cpu = 0, bytes = 0;
+let cpu = 0, main = 0, switches = 0, bytes = 0;
+const mainThread = () => threadTimes()[process.pid] ?? { cpuMs: 0, voluntary: 0, forced: 0 };
 for (let t = 0; t < TURNS; t++) {
   for (const log of logs.values()) for (let b = 0; b < STEP; b += CHUNK) log.append(chunk);
   bytes += N * STEP; rev++;
-  const before = process.cpuUsage(); await store.flush(); const d = process.cpuUsage(before); cpu += d.user + d.system;
+  const before = process.cpuUsage(), mainBefore = mainThread(); await store.flush(); const d = process.cpuUsage(before), mainAfter = mainThread(); cpu += d.user + d.system; main += mainAfter.cpuMs - mainBefore.cpuMs; switches += mainAfter.voluntary + mainAfter.forced - mainBefore.voluntary - mainBefore.forced;
 }
 store.dispose(); rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ msPerMiB: +(cpu / 1000 / (bytes / 1048576)).toFixed(3), cpuMs: +(cpu / 1000).toFixed(1), MiB: bytes / 1048576 }));
+console.log(JSON.stringify({ msPerMiB: +(cpu / 1000 / (bytes / 1048576)).toFixed(3), mainMsPerMiB: +(main / (bytes / 1048576)).toFixed(3), mainSwitchesPerMiB: +(switches / (bytes / 1048576)).toFixed(1), cpuMs: +(cpu / 1000).toFixed(1), MiB: bytes / 1048576 }));

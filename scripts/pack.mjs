@@ -63,7 +63,7 @@ function manifest() {
 function stage(dir) {
   const bundle = join(core, 'dist', 'bundle');
   const app = join(root, 'packages', 'app', 'dist');
-  for (const needed of [join(bundle, 'main.js'), join(bundle, 'screen-worker.js'), join(bundle, 'read-thread-worker.js'), join(app, 'index.html')]) {
+  for (const needed of [join(bundle, 'main.js'), join(bundle, 'screen-worker.js'), join(bundle, 'read-thread-worker.js'), join(bundle, 'store-disk-worker.js'), join(app, 'index.html')]) {
     if (!existsSync(needed)) fail(`${needed} is missing; run \`npm run build\` first`);
   }
   const noMaps = (source) => !source.endsWith('.map');

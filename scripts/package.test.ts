@@ -61,7 +61,7 @@ afterAll(() => {
 describe('the installed ptydeck package', () => {
   it('holds the launcher, the bundle with its workers, the panel and only run-time dependencies', () => {
     const installed = join(prefix, 'lib', 'node_modules', 'ptydeck');
-    for (const file of ['LICENSE', 'docs/security.md', 'bin/ptydeck.js', 'bin/code-cache.js', 'dist/bundle/main.js', 'dist/bundle/screen-worker.js', 'dist/bundle/read-thread-worker.js', 'app/index.html']) {
+    for (const file of ['LICENSE', 'docs/security.md', 'bin/ptydeck.js', 'bin/code-cache.js', 'dist/bundle/main.js', 'dist/bundle/screen-worker.js', 'dist/bundle/read-thread-worker.js', 'dist/bundle/store-disk-worker.js', 'app/index.html']) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     expect(readdirSync(join(installed, 'dist'))).toEqual(['bundle']);

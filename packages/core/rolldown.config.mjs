@@ -31,6 +31,8 @@ const bundle = {
     'screen-worker': here('./dist/screen/screen-worker.js'),
     // So is the PTY read thread (read-thread-url.ts).
     'read-thread-worker': here('./dist/pty/read-thread-worker.js'),
+    // And the session store's disk thread (store-disk-url.ts).
+    'store-disk-worker': here('./dist/persist/store-disk-worker.js'),
   },
   platform: 'node',
   // Required by codeSplitting's includeDependenciesRecursively: false; an entry may export more than its own.

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
 import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
@@ -11,6 +12,8 @@ import { UnsafeStateError } from '../common/discovery.js';
 import type { LostRecord } from '../pty/lost-record.js';
 import { openSessionStore, sessionStoreSetting, type SessionStoreOptions } from './session-store.js';
 import { HEADER_BYTES } from './store-format.js';
+import { openStoreDisk } from './store-disk.js';
+import { STORE_DISK_URL } from './store-disk-url.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -124,8 +127,9 @@ describe('session store', () => {
     expect(Buffer.from(tail.output).equals(logFrom(service, big, tail.start))).toBe(true);
   });
 
-  it('reads long output through one buffer per write lane, and still stores each session byte for byte', async () => {
-    const { dir, service, store } = recorded();
+  it('through the thread pool, reads long output through one buffer per write lane, and still stores each session byte for byte', async () => {
+    // The disk thread (the default) takes what it writes, so each read there is an array of its own (store-disk.ts).
+    const { dir, service, store } = recorded({ diskThread: false });
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(await run(service, `seq ${i * 100_000} ${i * 100_000 + 30_000}`));
     const read = service.read.bind(service);
@@ -343,5 +347,35 @@ describe('session store', () => {
     expect(sessionStoreSetting({})).toBe(true);
     expect(sessionStoreSetting({ PTYDECK_PERSIST: '1' })).toBe(true);
     for (const off of ['0', 'false', 'off', 'OFF', ' no ']) expect(sessionStoreSetting({ PTYDECK_PERSIST: off })).toBe(false);
+  });
+});
+
+describe("the session store's disk thread", () => {
+  it('writes, reads and removes in the thread, takes whole arrays and copies views, keeps error codes, and leaves the rest to the pool once it died', async () => {
+    const dir = fileTempDir('ptydeck-store-disk-');
+    let worker: Worker | undefined;
+    const disk = openStoreDisk(() => (worker = new Worker(STORE_DISK_URL)));
+    const path = join(dir, 'output');
+    const whole = new Uint8Array(Buffer.from('hello world'));
+    const view = new Uint8Array(16).fill(0x21).subarray(2, 6);
+    await disk.replace(path, [whole, view]);
+    expect(worker).toBeDefined();
+    // The whole array went to the thread; the view's buffer (the store's scratch, say) stays, copied.
+    expect(whole.length).toBe(0);
+    expect(view.length).toBe(4);
+    expect(readFileSync(path, 'latin1')).toBe('hello world!!!!');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    await disk.writeAt(path, 6, new Uint8Array(Buffer.from('there')));
+    expect(Buffer.from(await disk.readAt(path, 6, 100)).toString()).toBe('there!!!!');
+    await expect(disk.writeAt(join(dir, 'gone'), 0, new Uint8Array(1))).rejects.toMatchObject({ code: 'ENOENT' });
+    await disk.remove([path, join(dir, 'gone')]);
+    expect(existsSync(path)).toBe(false);
+
+    const exited = new Promise((resolve) => worker!.once('exit', resolve));
+    void worker!.terminate();
+    await exited;
+    await disk.replace(path, 'after the thread');
+    expect(readFileSync(path, 'utf8')).toBe('after the thread');
+    disk.close();
   });
 });

@@ -17,8 +17,9 @@ import { reportError, type CommandRecord, type ErrorReporter, type SessionInfo }
 import type { PtyService } from '../pty/types.js';
 import { assertPrivateDir } from '../common/private-paths.js';
 import type { LostRecord, LostRecordSource } from '../pty/lost-record.js';
-import { writeAtomically } from '../common/atomic-write.js';
-import { removeSessionFiles } from './store-files.js';
+import { StoreFiles } from './store-files.js';
+import { poolOps } from './file-ops.js';
+import { openStoreDisk, type StoreDisk } from './store-disk.js';
 import { closedCommandsPath, isStorableId } from './store-format.js';
 import { loadClosedCommands, loadRecords } from './store-loader.js';
 import { SessionWriter, type OnDisk, type TimelineSource } from './session-writer.js';
@@ -42,6 +43,8 @@ export interface SessionStoreOptions {
   bytesPerSecond?: number;
   /** Called with a failed write or an unreadable record; default: the contract's reportError (stderr). */
   onError?: ErrorReporter;
+  /** False: the files are written through libuv's thread pool, not the store's disk thread (store-disk.ts); for comparison. Default true. */
+  diskThread?: boolean;
 }
 
 export interface SessionStoreExtras {
@@ -90,6 +93,9 @@ class DiskSessionStore implements SessionStore {
   private readonly flushMs: number;
   private readonly bytesPerTurn: number;
   private readonly report: ErrorReporter;
+  /** Where the file operations run: the disk thread, made at the first write. */
+  private readonly files: StoreFiles;
+  private readonly disk: StoreDisk | undefined;
   private readonly writers = new Map<string, SessionWriter>();
   /** What load() found on disk, until a writer adopts it. */
   private onDisk = new Map<string, OnDisk>();
@@ -117,6 +123,8 @@ class DiskSessionStore implements SessionStore {
     this.flushMs = options.flushMs ?? 1000;
     this.bytesPerTurn = ((options.bytesPerSecond ?? 8 * MiB) * this.flushMs) / 1000;
     this.report = options.onError ?? reportError;
+    this.disk = options.diskThread === false ? undefined : openStoreDisk();
+    this.files = new StoreFiles(this.disk ?? poolOps);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     assertPrivateDir(this.dir, process.getuid?.(), {
       what: 'session store',
@@ -170,6 +178,8 @@ class DiskSessionStore implements SessionStore {
 
   dispose(): void {
     this.stopRecording?.();
+    // Writes already under way finish first; the thread ends with the last of them.
+    void this.queue.then(() => this.disk?.close());
   }
 
   private add(service: PtyService, info: SessionInfo): void {
@@ -178,7 +188,7 @@ class DiskSessionStore implements SessionStore {
       this.report(new Error(`session id ${JSON.stringify(info.id)} cannot name a file`), 'the session store does not keep this session');
       return;
     }
-    this.writers.set(info.id, new SessionWriter(this.dir, service, info, this.sessionBytes, this.onDisk.get(info.id)));
+    this.writers.set(info.id, new SessionWriter(this.dir, service, info, this.sessionBytes, this.files, this.onDisk.get(info.id)));
     this.onDisk.delete(info.id);
   }
 
@@ -187,7 +197,7 @@ class DiskSessionStore implements SessionStore {
     this.onDisk.delete(id);
     this.restored.delete(id);
     if (!isStorableId(id)) return;
-    void this.enqueue(() => removeSessionFiles(this.dir, id));
+    void this.enqueue(() => this.files.removeSessionFiles(this.dir, id));
   }
 
   private tick(): void {
@@ -236,7 +246,7 @@ class DiskSessionStore implements SessionStore {
     const revision = timeline.closedRevision();
     if (revision === this.closedWritten) return;
     try {
-      await writeAtomically(closedCommandsPath(this.dir), JSON.stringify(timeline.persistedClosed()));
+      await this.files.replace(closedCommandsPath(this.dir), JSON.stringify(timeline.persistedClosed()));
       this.closedWritten = revision;
     } catch (error) {
       this.report(error, "the session store could not write the closed sessions' command records");

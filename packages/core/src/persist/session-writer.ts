@@ -10,8 +10,7 @@
 import type { SessionId, SessionInfo } from '@ptydeck/contract';
 import { isContinuationByte, MAX_CONTINUATION_BYTES } from '../vt/index.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import { writeAtomically } from '../common/atomic-write.js';
-import { appendOutput, readOutputTail, rewriteOutput } from './store-files.js';
+import type { StoreFiles } from './store-files.js';
 import { metaPath, timelinePath, type SessionMeta } from './store-format.js';
 
 /**
@@ -66,6 +65,8 @@ export class SessionWriter {
     private readonly service: PtyService,
     info: SessionInfo,
     private readonly cap: number,
+    /** Where the file operations run (the store's disk thread). */
+    private readonly files: StoreFiles,
     onDisk?: OnDisk,
   ) {
     this.info = info;
@@ -138,9 +139,11 @@ export class SessionWriter {
         written += await this.startOver(Math.max(cursor, end - this.cap), end, scratch);
       } else {
         const { data, next } = this.service.read(this.id, { cursor, into: this.into(end - cursor, scratch) });
-        await this.changingFile(() => appendOutput(this.dir, this.id, this.fileBytes, data));
+        // Counted before the write: a disk thread takes the array (StoreFiles.takesArrays).
+        const length = data.length;
+        await this.changingFile(() => this.files.appendOutput(this.dir, this.id, this.fileBytes, data));
         this.fileBytes = next - this.fileStart;
-        written += data.length;
+        written += length;
       }
       this.metaDirty = true;
     }
@@ -153,13 +156,14 @@ export class SessionWriter {
   /** Rewrites the output file with at most its last `bytes` bytes (the total cap asks it of ended sessions first). */
   async shrinkTo(bytes: number): Promise<number> {
     if (this.fileBytes <= bytes) return 0;
-    const tail = characterStart(await this.changingFile(() => readOutputTail(this.dir, this.id, this.fileBytes, bytes)));
-    const start = this.fileStart + this.fileBytes - tail.length;
-    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, tail));
+    const tail = characterStart(await this.changingFile(() => this.files.readOutputTail(this.dir, this.id, this.fileBytes, bytes)));
+    const length = tail.length; // before the write, which may take the array
+    const start = this.fileStart + this.fileBytes - length;
+    await this.changingFile(() => this.files.rewriteOutput(this.dir, this.id, start, tail));
     this.fileStart = start;
-    this.fileBytes = tail.length;
+    this.fileBytes = length;
     this.metaDirty = true;
-    return tail.length;
+    return length;
   }
 
   /** A new file from `from` (or the oldest byte the log still has) to the log's end, `end` (seen in this turn). */
@@ -167,12 +171,13 @@ export class SessionWriter {
     const read = this.service.read(this.id, { cursor: from, into: this.into(end - from, scratch) });
     // A jump may land inside a character: the file starts at the next one, so it always decodes.
     const data = read.cursor > this.fileStart + this.fileBytes || !this.hasFile ? characterStart(read.data) : read.data;
-    const start = read.next - data.length;
-    await this.changingFile(() => rewriteOutput(this.dir, this.id, start, data));
+    const length = data.length; // before the write, which may take the array
+    const start = read.next - length;
+    await this.changingFile(() => this.files.rewriteOutput(this.dir, this.id, start, data));
     this.hasFile = true;
     this.fileStart = start;
-    this.fileBytes = data.length;
-    return data.length;
+    this.fileBytes = length;
+    return length;
   }
 
   /**
@@ -180,7 +185,8 @@ export class SessionWriter {
    * `from` is at most a cap before the end, seen in the same turn, so it is read whole), else a new array.
    */
   private into(bytes: number, scratch: Scratch | undefined): Uint8Array | undefined {
-    if (!scratch || bytes < SCRATCH_FROM || bytes > this.cap) return undefined;
+    // A disk thread takes what it writes: a read of its own each time (one copy either way).
+    if (!scratch || this.files.takesArrays || bytes < SCRATCH_FROM || bytes > this.cap) return undefined;
     return scratch();
   }
 
@@ -205,7 +211,7 @@ export class SessionWriter {
     const data = this.timeline!.persisted(this.id, this.fileStart);
     if (data === null) return 0;
     const text = JSON.stringify(data);
-    await writeAtomically(timelinePath(this.dir, this.id), text);
+    await this.files.replace(timelinePath(this.dir, this.id), text);
     this.timelineWritten = { revision, from: this.fileStart };
     return text.length;
   }
@@ -222,7 +228,7 @@ export class SessionWriter {
     };
     const text = JSON.stringify(meta);
     try {
-      await writeAtomically(metaPath(this.dir, this.id), text);
+      await this.files.replace(metaPath(this.dir, this.id), text);
       this.metaOnDisk = true;
     } catch (error) {
       this.metaDirty = true;

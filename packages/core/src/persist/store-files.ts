@@ -1,44 +1,43 @@
 /**
- * The store's disk operations, all asynchronous (libuv's thread pool does the
- * work, so a megabyte written never holds the event loop) and all creating
- * files 0600: what a session printed may hold secrets.
+ * The store's disk operations on a session's files, through FileOps (the
+ * store's disk thread, or libuv's pool): file-ops.ts says how they are made.
  */
-import { open, rm } from 'node:fs/promises';
-import { writeAtomically } from '../common/atomic-write.js';
 import { HEADER_BYTES, metaPath, outputHeader, outputPath, timelinePath } from './store-format.js';
+import { poolOps, type FileOps } from './file-ops.js';
 
-/** A new output file holding `data`, whose first byte is at cursor `start` (header and data in one writev: a megabyte is not copied to join them). */
-export function rewriteOutput(dir: string, id: string, start: number, data: Uint8Array): Promise<void> {
-  return writeAtomically(outputPath(dir, id), [outputHeader(start), data]);
-}
+export class StoreFiles {
+  constructor(private readonly ops: FileOps) {}
 
+  /** Whether the writes take the arrays they are given (FileOps.takesArrays): no scratch buffer then. */
+  get takesArrays(): boolean {
+    return this.ops.takesArrays;
+  }
 
-/**
- * Writes `data` after the output file's first `length` bytes: at a position, not appended, so a
- * write torn by an error is overwritten by the next one; and into an existing file only (one
- * removed behind the store's back fails, and is started over with its header).
- */
-export async function appendOutput(dir: string, id: string, length: number, data: Uint8Array): Promise<void> {
-  const handle = await open(outputPath(dir, id), 'r+');
-  try {
-    await handle.write(data, 0, data.length, HEADER_BYTES + length);
-  } finally {
-    await handle.close();
+  /** writeAtomically, for the metadata, timeline and closed records. */
+  replace(path: string, text: string): Promise<void> {
+    return this.ops.replace(path, text);
+  }
+
+  /** A new output file holding `data`, whose first byte is at cursor `start` (header and data written together: a megabyte is not copied to join them). */
+  rewriteOutput(dir: string, id: string, start: number, data: Uint8Array): Promise<void> {
+    return this.ops.replace(outputPath(dir, id), [outputHeader(start), data]);
+  }
+
+  /** Writes `data` after the output file's first `length` bytes (FileOps.writeAt: into an existing file only). */
+  appendOutput(dir: string, id: string, length: number, data: Uint8Array): Promise<void> {
+    return this.ops.writeAt(outputPath(dir, id), HEADER_BYTES + length, data);
+  }
+
+  /** The output file's last `bytes` bytes (of the `length` after its header). */
+  readOutputTail(dir: string, id: string, length: number, bytes: number): Promise<Uint8Array> {
+    const size = Math.min(bytes, length);
+    return this.ops.readAt(outputPath(dir, id), HEADER_BYTES + length - size, size);
+  }
+
+  removeSessionFiles(dir: string, id: string): Promise<void> {
+    return this.ops.remove([metaPath(dir, id), outputPath(dir, id), timelinePath(dir, id)]);
   }
 }
 
-/** The output file's last `bytes` bytes (of the `length` after its header). */
-export async function readOutputTail(dir: string, id: string, length: number, bytes: number): Promise<Buffer> {
-  const handle = await open(outputPath(dir, id), 'r');
-  try {
-    const tail = Buffer.alloc(Math.min(bytes, length));
-    const { bytesRead } = await handle.read(tail, 0, tail.length, HEADER_BYTES + length - tail.length);
-    return tail.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-export async function removeSessionFiles(dir: string, id: string): Promise<void> {
-  await Promise.all([rm(metaPath(dir, id), { force: true }), rm(outputPath(dir, id), { force: true }), rm(timelinePath(dir, id), { force: true })]);
-}
+/** The session files through libuv's pool. */
+export const poolFiles = new StoreFiles(poolOps);

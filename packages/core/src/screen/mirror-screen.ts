@@ -56,9 +56,11 @@ export interface MirrorScreen {
   /**
    * Resolves once these bytes are parsed; rejects when they could not be
    * (ScreenLostError when the terminal is gone). Notes the place of each of
-   * `marks`' cursors as it parses up to it.
+   * `marks`' cursors as it parses up to it. `background`: nobody waits for
+   * it (a quiet session's catch-up): a screen in the worker parses it in
+   * pieces and serves other screens' requests between them.
    */
-  write(data: Uint8Array, marks?: WriteMarks): Promise<void>;
+  write(data: Uint8Array, marks?: WriteMarks, background?: boolean): Promise<void>;
   /** Passes over these bytes, applying only their mode changes (see modeChanges); settles as write() does. */
   skim(data: Uint8Array): Promise<void>;
   /** Applies after everything written before it. */

@@ -231,20 +231,20 @@ class RemoteScreen implements MirrorScreen {
    * ScreenWorker.sliceBuffer: the buffer moves to the worker (which gives it
    * back with its answer) and `data` is left empty.
    */
-  write(data: Uint8Array, marks?: WriteMarks): Promise<void> {
-    return this.send(data, false, marks);
+  write(data: Uint8Array, marks?: WriteMarks, background = false): Promise<void> {
+    return this.send(data, false, marks, background);
   }
 
   skim(data: Uint8Array): Promise<void> {
     return this.send(data, true);
   }
 
-  private async send(data: Uint8Array, skim: boolean, marks?: WriteMarks): Promise<void> {
+  private async send(data: Uint8Array, skim: boolean, marks?: WriteMarks, background = false): Promise<void> {
     if (this.isLost) throw new ScreenLostError('the screen worker stopped');
     const owned = data.byteOffset === 0 && data.buffer instanceof ArrayBuffer && (data.byteLength === data.buffer.byteLength || this.host.lends(data.buffer));
     const payload = owned ? data : data.slice();
     const req = this.host.newRequest();
-    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim, ...(marks && marks.cursors.length > 0 ? { marks } : {}) }, [
+    await this.host.request({ type: 'write', screen: this.handle, req, data: payload, skim, ...(marks && marks.cursors.length > 0 ? { marks } : {}), ...(background ? { background } : {}) }, [
       payload.buffer as ArrayBuffer,
     ]);
   }

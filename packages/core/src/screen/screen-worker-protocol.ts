@@ -8,8 +8,11 @@ import type { SerializedScreen, WriteMarks } from './mirror-screen.js';
  */
 export type ScreenRequest =
   | { type: 'open'; screen: number; cols: number; rows: number; scrollback: number }
-  /** `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim). */
-  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean; marks?: WriteMarks }
+  /**
+   * `data` arrives transferred: the main thread gave up its copy. `skim`: pass over it (MirrorScreen.skim).
+   * `background`: nobody waits for it: parsed in pieces, other screens' requests served between them.
+   */
+  | { type: 'write'; screen: number; req: number; data: Uint8Array; skim: boolean; marks?: WriteMarks; background?: boolean }
   | { type: 'resize'; screen: number; cols: number; rows: number }
   /** The screen's output ended: keep what reads return, not the terminal (ScreenMirror.freeze). */
   | { type: 'freeze'; screen: number }

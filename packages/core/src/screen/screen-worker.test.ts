@@ -258,4 +258,26 @@ describe('ScreenWorker', () => {
       await worker.dispose();
     }
   });
+
+  it("answers a read of one screen between the pieces of another screen's background write", async () => {
+    const worker = new Worker(SCREEN_WORKER_URL);
+    try {
+      const answered: number[] = [];
+      const both = new Promise<void>((resolve) =>
+        worker.on('message', (reply: { req: number }) => {
+          if (answered.push(reply.req) === 2) resolve();
+        }),
+      );
+      worker.postMessage({ type: 'open', screen: 1, cols: 80, rows: 24, scrollback: 100 });
+      worker.postMessage({ type: 'open', screen: 2, cols: 80, rows: 24, scrollback: 100 });
+      // 128 KiB: eight of the worker's background pieces.
+      const catchUp = new Uint8Array(Buffer.from(`${'x'.repeat(78)}\r\n`.repeat(1638)));
+      worker.postMessage({ type: 'write', screen: 1, req: 1, data: catchUp, skim: false, background: true }, [catchUp.buffer]);
+      worker.postMessage({ type: 'text', screen: 2, req: 2 });
+      await both;
+      expect(answered).toEqual([2, 1]);
+    } finally {
+      await worker.terminate();
+    }
+  });
 });

@@ -223,7 +223,7 @@ export class SessionScreen implements BackgroundParse {
     if (this.pacing.holdsForFlood()) return null;
     const started = performance.now();
     const end = this.end;
-    if (await this.parseSlice(MIRROR_CHUNK)) this.pacing.outran(end);
+    if (await this.parseSlice(MIRROR_CHUNK, true)) this.pacing.outran(end);
     // A read asked for while this slice was parsing in this thread found the
     // mirror busy and left the catching up to whoever held it: that is us.
     this.catchUp();
@@ -283,7 +283,7 @@ export class SessionScreen implements BackgroundParse {
    * Reads one slice from the log (never past a pending resize) and parses it,
    * or skims it (see skimTarget): resolves with whether it skimmed.
    */
-  private async parseSlice(chunk: number): Promise<boolean> {
+  private async parseSlice(chunk: number, background = false): Promise<boolean> {
     if (this.mirror?.lost) this.restart();
     // Where the slice begins: the log may have trimmed past the mirror during a flood. Counted from
     // there, a limit meant to end at a skim's target ends there: counted from `parsed`, a read that
@@ -314,7 +314,7 @@ export class SessionScreen implements BackgroundParse {
       // A skim draws nothing: no place to note.
       const marks = skimTo === undefined ? this.marksIn(slice.next - slice.data.length, slice.next) : undefined;
       if (screen.readsFollowWrites) {
-        await this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined, marks);
+        await this.sendSlice(screen, slice.data, slice.next, skimTo !== undefined, marks, background);
         return skimmed;
       }
       this.busy = true;
@@ -342,8 +342,8 @@ export class SessionScreen implements BackgroundParse {
    * it is parsing goes out at once instead of waiting for its answer, a trip
    * through a main loop that a flood keeps busy.
    */
-  private async sendSlice(screen: MirrorScreen, data: Uint8Array, next: number, skim: boolean, marks: WriteMarks | undefined): Promise<void> {
-    const written = skim ? screen.skim(data) : screen.write(data, marks);
+  private async sendSlice(screen: MirrorScreen, data: Uint8Array, next: number, skim: boolean, marks: WriteMarks | undefined, background: boolean): Promise<void> {
+    const written = skim ? screen.skim(data) : screen.write(data, marks, background);
     this.parsed = next;
     this.applyDueResizes();
     this.settleWaiters(false);
