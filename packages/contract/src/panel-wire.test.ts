@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeOutputFrame } from './output-frame.js';
 import { encodeClientMessage, parseServerMessage } from './panel-wire.js';
+import { AckMessage, ackOf } from './panel-protocol.js';
 import type { SessionInfo } from './session.js';
 
 const info: SessionInfo = {
@@ -66,5 +67,34 @@ describe('encodeClientMessage', () => {
     expect(JSON.parse(encodeClientMessage({ type: 'resize', id: 's1', cols: 100, rows: 30 }))).toEqual({ type: 'resize', id: 's1', cols: 100, rows: 30 });
     expect(() => encodeClientMessage({ type: 'ack', id: 's1', cursor: -1 })).toThrow(/cursor/);
     expect(JSON.parse(encodeClientMessage({ type: 'input', id: 's1', data: '\u0003' }))).toEqual({ type: 'input', id: 's1', data: '\u0003' });
+  });
+});
+
+describe('ackOf', () => {
+  it('reads an ack exactly when AckMessage accepts it, with the same id and cursor', () => {
+    const id128 = 'x'.repeat(128);
+    const cases: unknown[] = [
+      { type: 'ack', id: 's1', cursor: 0 },
+      { type: 'ack', id: id128, cursor: Number.MAX_SAFE_INTEGER },
+      { type: 'ack', id: 's1', cursor: 12, extra: true },
+      { type: 'ack', id: `${id128}x`, cursor: 1 },
+      { type: 'ack', id: '', cursor: 1 },
+      { type: 'ack', id: 7, cursor: 1 },
+      { type: 'ack', id: 's1', cursor: -1 },
+      { type: 'ack', id: 's1', cursor: 1.5 },
+      { type: 'ack', id: 's1', cursor: 2 ** 60 },
+      { type: 'ack', id: 's1', cursor: '1' },
+      { type: 'ack', id: 's1' },
+      { type: 'input', id: 's1', data: 'x' },
+      { id: 's1', cursor: 1 },
+      null,
+      [],
+      'ack',
+      JSON.parse('{"type":"ack","id":"s1","cursor":3,"__proto__":{"cursor":4}}'),
+    ];
+    for (const json of cases) {
+      const parsed = AckMessage.safeParse(json);
+      expect(ackOf(json), JSON.stringify(json)).toEqual(parsed.success ? { id: parsed.data.id, cursor: parsed.data.cursor } : undefined);
+    }
   });
 });

@@ -37,6 +37,11 @@ export function parseJsonAs<S extends ZodType>(schema: S, text: string): JsonChe
   } catch (error) {
     return { ok: false, json: false, error: error instanceof Error ? error.message : String(error) };
   }
+  return checkJsonAs(schema, json);
+}
+
+/** Parsed JSON checked against a schema, as parseJsonAs checks it (for a caller that looked at the JSON first). */
+export function checkJsonAs<S extends ZodType>(schema: S, json: unknown): JsonCheck<output<S>> {
   const parsed = schema.safeParse(json);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, json: true, value: json, error: formatZodIssues(parsed.error) };
 }

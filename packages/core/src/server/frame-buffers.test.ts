@@ -21,6 +21,9 @@ class HeldSocket extends EventEmitter {
   readonly readyState = 1;
   readonly bufferedAmount = 0;
   readonly frames: { payload: Uint8Array; sentAs: Uint8Array }[] = [];
+  /** The socket under it, as PanelConnection is given it: whether each frame was sent corked. */
+  readonly socket = { depth: 0, cork: () => this.socket.depth++, uncork: () => this.socket.depth-- };
+  readonly corked: boolean[] = [];
   private held: (() => void)[] = [];
 
   send(data: string | Uint8Array, options?: unknown, callback?: (error?: Error) => void): void {
@@ -30,6 +33,7 @@ class HeldSocket extends EventEmitter {
       return;
     }
     const { data: payload } = decodeOutputFrame(data);
+    this.corked.push(this.socket.depth > 0);
     this.frames.push({ payload, sentAs: Uint8Array.from(payload) });
     if (done) this.held.push(() => done());
   }
@@ -72,6 +76,7 @@ function panelOn(title: string): { session: ReturnType<PtyService['createDisplay
     agents: new AgentRegistry(),
     screens: { snapshot: () => Promise.reject(new Error('no screens here')) },
     instance: 'test',
+    socket: ws.socket,
   });
   return { session, ws, connection };
 }
@@ -129,6 +134,23 @@ describe("a panel connection's frame buffers", () => {
       await vi.waitFor(() => expect(ws.frames.reduce((bytes, frame) => bytes + frame.payload.length, 0)).toBe((chunks + 1) * chunk + FRAME));
       expect(ws.frames.at(-1)!.payload.length).toBe(FRAME);
       expect(Buffer.concat(ws.frames.map((frame) => frame.sentAs)).equals(numbered(0, (chunks + 1) * chunk + FRAME))).toBe(true);
+    } finally {
+      connection.dispose();
+    }
+  });
+
+  it("carry a task's read thread batches out together, in one corked write", async () => {
+    const { session, ws, connection } = panelOn('batches');
+    try {
+      ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
+      // Two batches of the size the read thread hands on, in one task (it hands on 256 KiB a turn), within the window.
+      const batch = 60 * 1024;
+      session.append(numbered(0, batch));
+      session.append(numbered(batch, batch));
+      await vi.waitFor(() => expect(ws.frames.reduce((bytes, frame) => bytes + frame.payload.length, 0)).toBe(2 * batch));
+      // Not the first at once and the rest on the coalescing timer: both at the end of the task, corked.
+      expect(ws.corked.every(Boolean)).toBe(true);
+      expect(Buffer.concat(ws.frames.map((frame) => frame.sentAs)).equals(numbered(0, 2 * batch))).toBe(true);
     } finally {
       connection.dispose();
     }

@@ -4,7 +4,8 @@ import type { WebSocket, RawData } from 'ws';
 import {
   DisposableStore,
   PanelClientMessage,
-  parseJsonAs,
+  ackOf,
+  checkJsonAs,
   reportError,
   type ErrorReporter,
   type HostFacts,
@@ -161,11 +162,17 @@ export class PanelConnection {
 
   private onMessage(data: RawData, isBinary: boolean): void {
     if (isBinary) return this.error('invalid_message', 'binary frames are not accepted from the panel; send JSON text');
-    const checked = parseJsonAs(PanelClientMessage, rawToString(data));
-    if (!checked.ok) {
-      if (!checked.json) return this.error('invalid_message', 'frame is not valid JSON');
-      return this.error('invalid_message', `invalid panel message: ${checked.error}`, requestIdOf(checked.value));
+    let json: unknown;
+    try {
+      json = JSON.parse(rawToString(data));
+    } catch {
+      return this.error('invalid_message', 'frame is not valid JSON');
     }
+    // Acks, several a MB while output streams, without the union's schema (see ackOf).
+    const ack = ackOf(json);
+    if (ack) return this.streams.ack(ack.id, ack.cursor);
+    const checked = checkJsonAs(PanelClientMessage, json);
+    if (!checked.ok) return this.error('invalid_message', `invalid panel message: ${checked.error}`, requestIdOf(json));
     const message = checked.value;
     const requestId = 'requestId' in message ? message.requestId : undefined;
     try {

@@ -68,6 +68,14 @@ const SPARE_SMALL_FRAMES = HIGH_WATER / (SMALL_FRAME_BYTES / 2) + 4;
  * most of the core's CPU while delivering a flood.
  */
 const COALESCE_MS = 2;
+/**
+ * A chunk at least this large is a read thread's batch (the event loop reads
+ * at most 4095 bytes at a time): the thread's batches come several to a task
+ * (256 KiB a turn, see ReadThread), and they go out together at the end of
+ * that task, in one corked write, rather than the first at once and the rest
+ * on the coalescing timer, which woke the loop again for them.
+ */
+const BATCH_CHUNK_BYTES = FRAME_BYTES / 2;
 
 export interface ViewerStreamsDeps {
   ws: WebSocket;
@@ -117,6 +125,8 @@ export class ViewerStreams {
   private lastPump = Number.NEGATIVE_INFINITY;
   private readonly due = new Set<Viewer>();
   private pumpTimer: NodeJS.Timeout | undefined;
+  /** Whether a pump at the end of this task is queued (see BATCH_CHUNK_BYTES). */
+  private pumpAtTaskEnd = false;
 
   constructor(private readonly deps: ViewerStreamsDeps) {}
 
@@ -192,12 +202,24 @@ export class ViewerStreams {
     this.pumpCorked([...this.viewers.values()]);
   }
 
-  /** Pumps interactive output and output after a quiet spell at once; during a flood, at most every COALESCE_MS. */
+  /**
+   * Pumps interactive output and output after a quiet spell at once; a read
+   * thread's batches at the end of the task that handed them on; the rest of a
+   * flood at most every COALESCE_MS.
+   */
   private schedulePump(viewer: Viewer, chunkBytes: number): void {
     // A smaller chunk is interactive output (an echo, a prompt), sent at once whatever else streams;
     // a flood is known by its first full read, since its frames are worth coalescing from the start.
     if (chunkBytes < FLOOD.readBytes) {
       this.pump(viewer);
+      return;
+    }
+    if (chunkBytes >= BATCH_CHUNK_BYTES) {
+      this.due.add(viewer);
+      if (!this.pumpAtTaskEnd) {
+        this.pumpAtTaskEnd = true;
+        queueMicrotask(this.pumpTaskEnd);
+      }
       return;
     }
     if (this.pumpTimer !== undefined) {
@@ -214,6 +236,14 @@ export class ViewerStreams {
     this.due.add(viewer);
     this.pumpTimer = setTimeout(this.pumpDue, wait);
   }
+
+  /** The pump at the end of a task that handed on batches: it takes the timer's viewers too, so the timer goes. */
+  private readonly pumpTaskEnd = (): void => {
+    this.pumpAtTaskEnd = false;
+    if (this.closed) return;
+    clearTimeout(this.pumpTimer);
+    this.pumpDue();
+  };
 
   /** The coalesced pump: one function for every timer, not a closure each (see pumpCorked). */
   private readonly pumpDue = (): void => {
