@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bin, buildCore, hostSandbox, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, buildCore, hostSandbox, processesOf, reap, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
 
 /**
@@ -22,16 +23,16 @@ async function run(client: Client, id: string, command: string): Promise<{ exit_
   return result.structuredContent;
 }
 
-async function create(client: Client): Promise<{ id: string; sandbox: { readOnlyWhy?: string } }> {
-  const result = (await client.callTool({ name: 'terminal_create', arguments: {} })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
+async function create(client: Client, cwd?: string): Promise<{ id: string; sandbox: { readOnly?: string[]; readOnlyWhy?: string } }> {
+  const result = (await client.callTool({ name: 'terminal_create', arguments: cwd === undefined ? {} : { cwd } })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
   if (result.isError) throw new Error(`terminal_create failed: ${result.content[0]?.text}`);
   return result.structuredContent;
 }
 
-/** A host sandbox with a repository of one commit as the agent's workspace, and the developer's git outside. */
-function repository(): HostSandbox & { project: string; git: (dir: string, ...args: string[]) => string; planted: (name: string) => string; plant: (name: string) => string } {
-  const box = hostSandbox();
-  track(box);
+type Repository = HostSandbox & { project: string; git: (dir: string, ...args: string[]) => string; planted: (name: string) => string; plant: (name: string) => string };
+
+/** A host sandbox with a repository of one commit as the agent's workspace, and the developer's git outside; reaped after the test unless `box` is given. */
+function repository(box: HostSandbox = track(hostSandbox())): Repository {
   const project = mkdtempSync(join(box.home, 'project-'));
   const env = { ...process.env, HOME: box.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
   const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env, encoding: 'utf8' });
@@ -134,5 +135,62 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     // The developer's CLI, which reads the panel's session list, still exports the first shell.
     await run(client, made.id, 'echo still-readable');
     expect(execFileSync(process.execPath, [bin, 'export', made.id, '--format', 'text'], { env: r.env, encoding: 'utf8' })).toContain('still-readable');
+  });
+});
+
+/**
+ * One host and one agent for the cases below, each in a repository of its own (a host per case cost its start each time).
+ * The developer's ~/.gitconfig names `core.hooksPath = .githooks`, relative: every repository's own `.githooks`.
+ */
+describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git finds in the working tree", () => {
+  let box: HostSandbox;
+  let client: Client;
+  const shared: Client[] = [];
+  beforeAll(async () => {
+    box = hostSandbox();
+    writeFileSync(join(box.home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    ({ client } = await stdioAgent(box, 'tree-agent', { clients: shared }));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(shared.map((each) => each.close().catch(() => {})));
+    if (box === undefined) return;
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, 'no process of the shared host is left');
+  });
+
+  it("cannot make the hooks directory ~/.gitconfig's relative core.hooksPath names where it does not exist yet: it is made empty and read-only; commits work on both sides", async () => {
+    const r = repository(box);
+    const made = await create(client, r.project);
+    const hook = `printf '#!/bin/sh\\ntouch ${r.planted('hook')}\\n' > .githooks/pre-commit && chmod +x .githooks/pre-commit`;
+    await run(client, made.id, `mkdir -p .githooks; ${hook}; echo tried`);
+    // Nor by moving the directory made for it aside.
+    await run(client, made.id, `mv .githooks aside && mkdir .githooks && ${hook}; echo tried`);
+    r.git(r.project, 'commit', '-q', '--allow-empty', '-m', 'outside');
+    expect(existsSync(r.planted('hook'))).toBe(false);
+    expect(readdirSync(join(r.project, '.githooks'))).toEqual([]);
+    // An empty directory is nothing to git.
+    expect(r.git(r.project, 'status', '--porcelain')).toBe('');
+    expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed')).output).toContain('committed');
+  });
+
+  it("cannot point a submodule's .git file at a repository of its own, whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule');
+    const made = await create(client, r.project);
+    const evil = `mkdir -p evil && cp -r .git/modules/libs/lib/objects .git/modules/libs/lib/refs .git/modules/libs/lib/HEAD evil/ && printf ${r.plant('gitfile')} > evil/config`;
+    await run(client, made.id, `${evil} && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    // Nor by moving the submodule's directory, or the one above it, aside and making its own in its place.
+    await run(client, made.id, `mv libs/lib libs/aside && mkdir libs/lib && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    await run(client, made.id, `mv libs libs-aside && mkdir -p libs/lib && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('gitfile'))).toBe(false);
+    expect(readFileSync(join(r.project, 'libs', 'lib', '.git'), 'utf8')).toBe('gitdir: ../../.git/modules/libs/lib\n');
+    // Its own hooks directory (~/.gitconfig's `.githooks`, in the submodule's tree) is made and read-only as the superproject's.
+    await run(client, made.id, 'mkdir -p libs/lib/.githooks; touch libs/lib/.githooks/pre-commit; echo tried');
+    expect(existsSync(join(r.project, 'libs', 'lib', '.githooks', 'pre-commit'))).toBe(false);
+    // Commits in the submodule still work inside.
+    expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
   });
 });
