@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SANDBOX_LIST_CHARS } from '@ptydeck/contract';
 import { bin, buildCore, hostSandbox, processesOf, reap, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
@@ -23,7 +24,7 @@ async function run(client: Client, id: string, command: string): Promise<{ exit_
   return result.structuredContent;
 }
 
-async function create(client: Client, cwd?: string): Promise<{ id: string; sandbox: { readOnly?: string[]; readOnlyWhy?: string } }> {
+async function create(client: Client, cwd?: string): Promise<{ id: string; sandbox: { readOnly?: string[]; readOnlyOmitted?: number; readOnlyWhy?: string } }> {
   const result = (await client.callTool({ name: 'terminal_create', arguments: cwd === undefined ? {} : { cwd } })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
   if (result.isError) throw new Error(`terminal_create failed: ${result.content[0]?.text}`);
   return result.structuredContent;
@@ -192,5 +193,22 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect(existsSync(join(r.project, 'libs', 'lib', '.githooks', 'pre-commit'))).toBe(false);
     // Commits in the submodule still work inside.
     expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
+  });
+
+  it("cannot make the next shell's read-only list as long as it likes (a .git/hooks, .envrc and .vscode in each of 60 directories with long names): the info lists the first and counts the rest, and the fence still holds them all", async () => {
+    const r = repository(box);
+    const made = await create(client, r.project);
+    const name = 'd'.repeat(200);
+    // Each a repository (a directory directly in the workspace with a .git of its own is not pinned: it may move aside whole).
+    await run(client, made.id, `for i in $(seq 100 159); do mkdir -p ${name}$i/.git/hooks ${name}$i/.vscode && touch ${name}$i/.envrc; done; echo made`);
+    const next = await create(client, r.project);
+    const listed = next.sandbox.readOnly!;
+    expect(listed.reduce((sum, path) => sum + path.length, 0)).toBeLessThanOrEqual(MAX_SANDBOX_LIST_CHARS);
+    expect(listed.length + next.sandbox.readOnlyOmitted!).toBeGreaterThanOrEqual(240);
+    // The last directory's, left out of the list, is read-only all the same.
+    await run(client, next.id, `echo 'touch ${r.planted('envrc')}' > ${name}159/.envrc; echo tried`);
+    expect(readFileSync(join(r.project, `${name}159`, '.envrc'), 'utf8')).toBe('');
+    // The developer's CLI still reads every session's info.
+    expect(JSON.parse(execFileSync(process.execPath, [bin, 'ls', '--json'], { env: box.env, encoding: 'utf8' })).length).toBeGreaterThanOrEqual(2);
   });
 });
