@@ -14,6 +14,7 @@ import { sandboxAvailability } from './availability.js';
  * outside afterwards. Each plant is a `core.fsmonitor`, which `git status` runs.
  */
 const available = sandboxAvailability('workspace').ok;
+const direnv = ['/usr/bin/direnv', '/usr/local/bin/direnv'].find((path) => existsSync(path));
 beforeAll(buildCore, 120_000);
 
 const { track, clients } = reapAfterEach();
@@ -210,5 +211,19 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect(readFileSync(join(r.project, `${name}159`, '.envrc'), 'utf8')).toBe('');
     // The developer's CLI still reads every session's info.
     expect(JSON.parse(execFileSync(process.execPath, [bin, 'ls', '--json'], { env: box.env, encoding: 'utf8' })).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("cannot write, nor make, the .env an .envrc of `dotenv` loads: its BASH_ENV ran in the developer's next bash in the project", async () => {
+    const r = repository(box);
+    writeFileSync(join(r.project, '.envrc'), 'dotenv_if_exists\n');
+    const made = await create(client, r.project);
+    await run(client, made.id, `printf 'touch ${r.planted('direnv')}\\n' > evil.sh; printf 'BASH_ENV=%s/evil.sh\\n' "$PWD" >> .env; echo tried`);
+    // Made empty before the shell started, as nothing to direnv, and read-only.
+    expect(readFileSync(join(r.project, '.env'), 'utf8')).toBe('');
+    if (direnv === undefined) return;
+    const developer = { ...box.env, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync(direnv, ['allow', r.project], { env: developer });
+    execFileSync(direnv, ['exec', r.project, 'bash', '-c', 'true'], { env: developer, stdio: 'ignore' });
+    expect(existsSync(r.planted('direnv'))).toBe(false);
   });
 });

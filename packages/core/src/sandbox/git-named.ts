@@ -314,7 +314,7 @@ function configValue(raw: string): string {
 }
 
 /** A file's first MAX_CONFIG_BYTES, opened without blocking (a FIFO planted under the name reads as nothing). */
-function readSmall(file: string): string | undefined {
+export function readSmall(file: string): string | undefined {
   // Most of these files do not exist (~/.gitconfig, ~/.config/git/config, at each shell's start): asked without the
   // error a failed open throws, which cost more than the read. One made in between is read at the next shell's start.
   if (!present(file)) return undefined;

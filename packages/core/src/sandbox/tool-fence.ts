@@ -1,9 +1,10 @@
 // What the developer's own tools run from a project (RUN_BY_YOUR_TOOLS, what git's configs name, linked worktrees,
 // submodules): which paths a sandboxed shell's writable workspace keeps read-only or pinned, or why it is read-only whole.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
 import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
 import { isWithin } from './within.js';
 
@@ -98,6 +99,12 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   const treeHooks = trees.flatMap((tree) => globalHooks.map((each) => hooksDir(each, tree, home)));
   hooks.push(...treeHooks);
   named.push(...treeHooks);
+  // What each project's `.envrc` has direnv load as the developer enters it (direnv-named.ts), read-only as the .envrc.
+  const direnv = projects.map((project) => join(project, '.envrc')).filter((file) => lstatSync(file, { throwIfNoEntry: false })?.isFile() === true).map((file) => namedByEnvrc(file, home));
+  const direnvUnknown = direnv.find((names) => names.unknown !== undefined)?.unknown;
+  if (direnvUnknown !== undefined) return wholly(workspace, `${direnvUnknown}: what direnv loads there cannot be fenced`);
+  const loaded = direnv.flatMap((names) => names.files);
+  named.push(...loaded);
   // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
   // and the developer's next `git status` in the superproject ran that repository's core.fsmonitor.
   const moduleGitFiles = moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [join(tree, '.git')]));
@@ -132,6 +139,12 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   for (const dir of hooks) if (!exists(dir) && isWithin(realAsFarAsItExists(dir), workspace)) makeDirectory(dir);
   const unmade = hooks.find((dir) => !exists(dir) && isWithin(realAsFarAsItExists(dir), workspace));
   if (unmade !== undefined) return wholly(workspace, `${unmade}, the hooks directory a git config names, does not exist and could not be made`);
+  // A `.env` that `dotenv` would load and that does not exist yet is made empty (nothing, to direnv) and bound read-only.
+  // Any other file direnv would load that is missing (a shell.nix beside a default.nix, which `use nix` would then take
+  // instead) cannot be made without changing what the developer's tools read: the workspace is read-only whole.
+  for (const file of loaded) if (basename(file) === '.env' && !exists(file) && isWithin(realAsFarAsItExists(file), workspace)) makeFile(file, '');
+  const unloaded = loaded.find((file) => !exists(file) && isWithin(realAsFarAsItExists(file), workspace));
+  if (unloaded !== undefined) return wholly(workspace, `${unloaded}, which an .envrc has direnv load, does not exist yet (make it, even empty, for the shell to write here)`);
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
   const modulePins = submodules.flatMap((found) => found.pinned);
   const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks'), join(dir, 'commondir')])]);
