@@ -14,11 +14,13 @@ import { isWithin } from './within.js';
  * extensions.worktreeConfig is on, as `git sparse-checkout` sets it), direnv's `.envrc` (run on `cd`), an
  * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings, hooks and MCP
  * servers (`.claude`, `.mcp.json`, Cursor's `.cursor/hooks.json` and `mcp.json`, Gemini CLI's
- * `.gemini/settings.json`: each names commands the tool runs). A writable workspace holds them (in itself and in each directory directly in
+ * `.gemini/settings.json`: each names commands the tool runs), a dev container's `initializeCommand` (VS Code runs it on
+ * the developer's machine), mise's config (trusted by its path, its hooks and env scripts run as the developer enters the
+ * directory). A writable workspace holds them (in itself and in each directory directly in
  * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
  * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
  */
-export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.worktree', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.worktree', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini', '.devcontainer', 'mise.toml', '.mise.toml'] as const;
 
 /**
  * Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start, and
