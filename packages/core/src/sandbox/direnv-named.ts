@@ -6,9 +6,9 @@
  * a sandboxed shell wrote `BASH_ENV=./evil.sh` into the `.env` an `.envrc` of `dotenv` loads, and the developer's next
  * bash script in the project ran evil.sh.
  */
-import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readSmall } from './git-named.js';
+import { exists } from './real-paths.js';
 
 export interface DirenvNames {
   /** Files direnv loads or evaluates, absolute. */
@@ -51,7 +51,7 @@ export function namedByEnvrc(envrc: string, home: string): DirenvNames {
       const given = name === 'use_flake' ? options.slice(0, 1).map((ref) => ref.replace(/^path:/, '').replace(/#.*$/, '') || '.') : options;
       const defaults = LOADS[name]!.map((file) => join(base, file));
       // `use nix` takes shell.nix, else default.nix: where shell.nix exists default.nix is not read.
-      const files = given.length > 0 ? given.flatMap((word) => path(word) ?? []) : name === 'use_nix' && lstatSync(defaults[0]!, { throwIfNoEntry: false }) !== undefined ? defaults.slice(0, 1) : defaults;
+      const files = given.length > 0 ? given.flatMap((word) => path(word) ?? []) : name === 'use_nix' && exists(defaults[0]!) ? defaults.slice(0, 1) : defaults;
       if (name === 'use_flake' && given.length > 0) found.files.push(...files.flatMap((dir) => [join(dir, 'flake.nix'), join(dir, 'flake.lock')]));
       else found.files.push(...files);
     }

@@ -102,7 +102,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   hooks.push(...treeHooks);
   named.push(...treeHooks);
   // What each project's `.envrc` has direnv load as the developer enters it (direnv-named.ts), read-only as the .envrc.
-  const direnv = projects.map((project) => join(project, '.envrc')).filter((file) => lstatSync(file, { throwIfNoEntry: false })?.isFile() === true).map((file) => namedByEnvrc(file, home));
+  const direnv = projects.map((project) => join(project, '.envrc')).filter(isFile).map((file) => namedByEnvrc(file, home));
   const direnvUnknown = direnv.find((names) => names.unknown !== undefined)?.unknown;
   if (direnvUnknown !== undefined) return wholly(workspace, `${direnvUnknown}: what direnv loads there cannot be fenced`);
   const loaded = direnv.flatMap((names) => names.files);
@@ -197,6 +197,15 @@ function beforeDotDots(path: string): string[] {
   const parts = path.split('/');
   for (let index = 1; index < parts.length; index++) if (parts[index] === '..') dirs.push(resolve(parts.slice(0, index).join('/') || '/'));
   return dirs;
+}
+
+/** Whether `path` is a regular file, not through a link; false where it cannot be looked at. */
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** A hooks directory as a config says it (absolute, `~/`, or relative to the working tree `tree`). */
