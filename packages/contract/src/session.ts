@@ -1,9 +1,9 @@
 // What a session is, as the core, the app and the CLI all describe it: its id, size, source, status and info,
 // and its agent's.
 import { z } from 'zod';
-import { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
+import { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MAX_SANDBOX_LIST_CHARS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN } from './session-limits.js';
 
-export { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN };
+export { MAX_COLS, MAX_PANEL_INPUT_CHARS, MAX_READ_ONLY_WHY_CHARS, MAX_ROWS, MAX_SANDBOX_LIST_CHARS, MIN_COLS, MIN_ROWS, SESSION_ID_MAX, SESSION_ID_MIN };
 
 /**
  * Who created a session. Structural: set by the code path that created it
@@ -101,21 +101,30 @@ export type SessionProcess = z.infer<typeof SessionProcess>;
 export const SandboxProfile = z.enum(['off', 'workspace', 'workspace-offline']);
 export type SandboxProfile = z.infer<typeof SandboxProfile>;
 
+/** Paths of a sandbox list whose characters add up to MAX_SANDBOX_LIST_CHARS at most. */
+const SandboxPathList = z.array(z.string()).refine((paths) => paths.reduce((sum, path) => sum + path.length, 0) <= MAX_SANDBOX_LIST_CHARS, {
+  message: `paths longer than ${MAX_SANDBOX_LIST_CHARS} characters together`,
+});
+
 /** A session's sandbox as the panel, `ptydeck ls` and the agent see it. */
 export const SandboxInfo = z.object({
   profile: SandboxProfile,
   /** Paths the session may write (empty with `off`: then it may write what the developer may). */
   writable: z.array(z.string()),
-  /** Paths it cannot see. */
-  hidden: z.array(z.string()),
+  /** Paths it cannot see (the first of them, as MAX_SANDBOX_LIST_CHARS allows). */
+  hidden: SandboxPathList,
+  /** How many more hidden paths the list leaves out. Absent when none. */
+  hiddenOmitted: z.number().int().positive().optional(),
   /**
    * Paths it may read but not write, though they lie in a writable one or are
    * its working directory: what the developer's tools run unasked (a
    * repository's `.git/hooks` and `.git/config`, `.envrc`, `.vscode`...), and
    * a working directory fenced read-only (HOME, its dot-directories, the
-   * system's). Absent from hosts before it was added.
+   * system's). Absent from hosts before it was added. The first of them, as MAX_SANDBOX_LIST_CHARS allows.
    */
-  readOnly: z.array(z.string()).optional(),
+  readOnly: SandboxPathList.optional(),
+  /** How many more read-only paths the list leaves out (the sandbox fences them all). Absent when none. */
+  readOnlyOmitted: z.number().int().positive().optional(),
   /**
    * Why the working directory itself is read-only, when it is (it is or holds
    * a home directory, a link among the paths the sandbox fences...), so that

@@ -21,6 +21,12 @@ describe('a session\'s sandbox shield', () => {
     expect(title[2]).toBe('Read-only: /home/dev/project/.git/hooks, /home/dev/project/.envrc');
   });
 
+  it('counts the paths the host left out of a long list', () => {
+    const title = sandboxShield({ ...workspace, hiddenOmitted: 3, readOnly: ['/home/dev/project/.envrc'], readOnlyOmitted: 1200 })!.title.split('\n');
+    expect(title[2]).toBe('Read-only: /home/dev/project/.envrc, and 1200 more');
+    expect(title[3]).toBe('Hidden: /home/dev/.ssh, /home/dev/.local/state/ptydeck, and 3 more');
+  });
+
   it('says why the working directory itself is read-only, with what an agent could name drawn escaped', () => {
     const why = '/home/dev/project/.vscode\u202e, or a directory on the way to it, is a symbolic link, which cannot be fenced';
     const title = sandboxShield({ ...workspace, writable: ['/tmp'], readOnly: ['/home/dev/project\u200b'], readOnlyWhy: why })!.title.split('\n');

@@ -36,9 +36,9 @@ export function sandboxShield(sandbox: SandboxInfo | null | undefined): SandboxS
     title: [
       `Sandbox: ${sandbox.profile}`,
       `Writable: ${list(sandbox.writable)}`,
-      ...(sandbox.readOnly?.length ? [`Read-only: ${list(sandbox.readOnly)}`] : []),
+      ...(sandbox.readOnly?.length ? [`Read-only: ${list(sandbox.readOnly, sandbox.readOnlyOmitted)}`] : []),
       ...(sandbox.readOnlyWhy ? [`The working directory is read-only: ${shownText(sandbox.readOnlyWhy)}`] : []),
-      `Hidden: ${list(sandbox.hidden)}`,
+      `Hidden: ${list(sandbox.hidden, sandbox.hiddenOmitted)}`,
       network,
     ].join('\n'),
   };
@@ -54,8 +54,9 @@ export function agentShields(sandboxes: ReadonlyArray<SandboxInfo | null | undef
   return [...shields.values()];
 }
 
-function list(paths: readonly string[]): string {
+function list(paths: readonly string[], omitted = 0): string {
   // Paths an agent's shell may have named (directories it made in its workspace): drawn with their invisible and
-  // direction-changing characters escaped, as tab titles are.
-  return paths.length === 0 ? 'none' : paths.map(shownText).join(', ');
+  // direction-changing characters escaped, as tab titles are. The host lists the first of a long list and counts the rest.
+  const more = omitted > 0 ? [`and ${omitted} more`] : [];
+  return paths.length === 0 && more.length === 0 ? 'none' : [...paths.map(shownText), ...more].join(', ');
 }

@@ -71,6 +71,8 @@ function readsAsSandbox(sandbox: unknown): boolean {
     Array.isArray(sandbox.hidden) &&
     sandbox.hidden.every(isString) &&
     optionalNullable(sandbox.readOnly, (paths) => Array.isArray(paths) && paths.every(isString)) &&
+    optionalNullable(sandbox.readOnlyOmitted, isCount) &&
+    optionalNullable(sandbox.hiddenOmitted, isCount) &&
     isBoolean(sandbox.network) &&
     optionalNullable(sandbox.unavailable, isString)
   );
@@ -90,6 +92,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const inRange = (value: unknown, min: number, max: number): boolean => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
 const nullable = (value: unknown, check: (value: unknown) => boolean): boolean => value === null || check(value);
 const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);

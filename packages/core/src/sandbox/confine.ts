@@ -1,5 +1,5 @@
 // Turns a session's sandbox choice into the wrapper its program runs under, or a clear refusal.
-import type { SandboxInfo } from '@ptydeck/contract';
+import { MAX_SANDBOX_LIST_CHARS, type SandboxInfo } from '@ptydeck/contract';
 import { sandboxAvailability } from './availability.js';
 import { bwrapArgs } from './bwrap-args.js';
 import { sandboxPolicy } from './policy.js';
@@ -57,16 +57,37 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
   // A workspace read-only whole (policy.readOnlyWhy) is bound writable and then read-only over it: not said writable.
   const writable = policy.writable.filter((path) => !(path === policy.workspace && policy.readOnly.includes(path)));
+  // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
+  const readOnly = listed([...(writable.includes(policy.workspace) || policy.readOnly.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly]);
+  const hidden = listed(policy.hidden);
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
     sandbox: {
       profile: policy.profile,
       writable,
-      hidden: policy.hidden,
-      // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
-      readOnly: [...(writable.includes(policy.workspace) || policy.readOnly.includes(policy.workspace) ? [] : [policy.workspace]), ...policy.readOnly],
+      hidden: hidden.paths,
+      ...(hidden.omitted === 0 ? {} : { hiddenOmitted: hidden.omitted }),
+      readOnly: readOnly.paths,
+      ...(readOnly.omitted === 0 ? {} : { readOnlyOmitted: readOnly.omitted }),
       ...(policy.readOnlyWhy === undefined ? {} : { readOnlyWhy: policy.readOnlyWhy }),
       network: policy.network,
     },
   };
+}
+
+/**
+ * The first of `paths` whose characters add up to MAX_SANDBOX_LIST_CHARS, and how many are left out. The read-only and
+ * hidden lists name what a shell made in its workspace (a `.vscode` in each of 500 directories with names of 250
+ * characters, a socket), and every session's info goes to every panel and `ptydeck attach` in one message: uncut, a
+ * shell's few sessions made that message larger than a client takes. The sandbox itself fences every path.
+ */
+function listed(paths: readonly string[]): { paths: string[]; omitted: number } {
+  let chars = 0;
+  let count = 0;
+  for (const path of paths) {
+    if (chars + path.length > MAX_SANDBOX_LIST_CHARS) break;
+    chars += path.length;
+    count++;
+  }
+  return { paths: paths.slice(0, count), omitted: paths.length - count };
 }

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bin, buildCore, hostSandbox, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SANDBOX_LIST_CHARS } from '@ptydeck/contract';
+import { bin, buildCore, hostSandbox, processesOf, reap, reapAfterEach, stdioAgent, type HostSandbox } from '../testing/host-sandbox.js';
+import { until } from '../testing/poll-until.js';
 import { sandboxAvailability } from './availability.js';
 
 /**
@@ -12,6 +14,7 @@ import { sandboxAvailability } from './availability.js';
  * outside afterwards. Each plant is a `core.fsmonitor`, which `git status` runs.
  */
 const available = sandboxAvailability('workspace').ok;
+const direnv = ['/usr/bin/direnv', '/usr/local/bin/direnv'].find((path) => existsSync(path));
 beforeAll(buildCore, 120_000);
 
 const { track, clients } = reapAfterEach();
@@ -22,16 +25,16 @@ async function run(client: Client, id: string, command: string): Promise<{ exit_
   return result.structuredContent;
 }
 
-async function create(client: Client): Promise<{ id: string; sandbox: { readOnlyWhy?: string } }> {
-  const result = (await client.callTool({ name: 'terminal_create', arguments: {} })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
+async function create(client: Client, cwd?: string): Promise<{ id: string; sandbox: { readOnly?: string[]; readOnlyOmitted?: number; readOnlyWhy?: string } }> {
+  const result = (await client.callTool({ name: 'terminal_create', arguments: cwd === undefined ? {} : { cwd } })) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
   if (result.isError) throw new Error(`terminal_create failed: ${result.content[0]?.text}`);
   return result.structuredContent;
 }
 
-/** A host sandbox with a repository of one commit as the agent's workspace, and the developer's git outside. */
-function repository(): HostSandbox & { project: string; git: (dir: string, ...args: string[]) => string; planted: (name: string) => string; plant: (name: string) => string } {
-  const box = hostSandbox();
-  track(box);
+type Repository = HostSandbox & { project: string; git: (dir: string, ...args: string[]) => string; planted: (name: string) => string; plant: (name: string) => string };
+
+/** A host sandbox with a repository of one commit as the agent's workspace, and the developer's git outside; reaped after the test unless `box` is given. */
+function repository(box: HostSandbox = track(hostSandbox())): Repository {
   const project = mkdtempSync(join(box.home, 'project-'));
   const env = { ...process.env, HOME: box.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
   const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env, encoding: 'utf8' });
@@ -134,5 +137,93 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     // The developer's CLI, which reads the panel's session list, still exports the first shell.
     await run(client, made.id, 'echo still-readable');
     expect(execFileSync(process.execPath, [bin, 'export', made.id, '--format', 'text'], { env: r.env, encoding: 'utf8' })).toContain('still-readable');
+  });
+});
+
+/**
+ * One host and one agent for the cases below, each in a repository of its own (a host per case cost its start each time).
+ * The developer's ~/.gitconfig names `core.hooksPath = .githooks`, relative: every repository's own `.githooks`.
+ */
+describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git finds in the working tree", () => {
+  let box: HostSandbox;
+  let client: Client;
+  const shared: Client[] = [];
+  beforeAll(async () => {
+    box = hostSandbox();
+    writeFileSync(join(box.home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    ({ client } = await stdioAgent(box, 'tree-agent', { clients: shared }));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(shared.map((each) => each.close().catch(() => {})));
+    if (box === undefined) return;
+    reap(box);
+    await until(() => processesOf(box.stateDir).length === 0, 'no process of the shared host is left');
+  });
+
+  it("cannot make the hooks directory ~/.gitconfig's relative core.hooksPath names where it does not exist yet: it is made empty and read-only; commits work on both sides", async () => {
+    const r = repository(box);
+    const made = await create(client, r.project);
+    const hook = `printf '#!/bin/sh\\ntouch ${r.planted('hook')}\\n' > .githooks/pre-commit && chmod +x .githooks/pre-commit`;
+    await run(client, made.id, `mkdir -p .githooks; ${hook}; echo tried`);
+    // Nor by moving the directory made for it aside.
+    await run(client, made.id, `mv .githooks aside && mkdir .githooks && ${hook}; echo tried`);
+    r.git(r.project, 'commit', '-q', '--allow-empty', '-m', 'outside');
+    expect(existsSync(r.planted('hook'))).toBe(false);
+    expect(readdirSync(join(r.project, '.githooks'))).toEqual([]);
+    // An empty directory is nothing to git.
+    expect(r.git(r.project, 'status', '--porcelain')).toBe('');
+    expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed')).output).toContain('committed');
+  });
+
+  it("cannot point a submodule's .git file at a repository of its own, whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule');
+    const made = await create(client, r.project);
+    const evil = `mkdir -p evil && cp -r .git/modules/libs/lib/objects .git/modules/libs/lib/refs .git/modules/libs/lib/HEAD evil/ && printf ${r.plant('gitfile')} > evil/config`;
+    await run(client, made.id, `${evil} && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    // Nor by moving the submodule's directory, or the one above it, aside and making its own in its place.
+    await run(client, made.id, `mv libs/lib libs/aside && mkdir libs/lib && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    await run(client, made.id, `mv libs libs-aside && mkdir -p libs/lib && printf 'gitdir: %s\\n' "$PWD/evil" > libs/lib/.git; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('gitfile'))).toBe(false);
+    expect(readFileSync(join(r.project, 'libs', 'lib', '.git'), 'utf8')).toBe('gitdir: ../../.git/modules/libs/lib\n');
+    // Its own hooks directory (~/.gitconfig's `.githooks`, in the submodule's tree) is made and read-only as the superproject's.
+    await run(client, made.id, 'mkdir -p libs/lib/.githooks; touch libs/lib/.githooks/pre-commit; echo tried');
+    expect(existsSync(join(r.project, 'libs', 'lib', '.githooks', 'pre-commit'))).toBe(false);
+    // Commits in the submodule still work inside.
+    expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
+  });
+
+  it("cannot make the next shell's read-only list as long as it likes (a .git/hooks, .envrc and .vscode in each of 40 directories with long names): the info lists the first and counts the rest, and the fence still holds them all", async () => {
+    const r = repository(box);
+    const made = await create(client, r.project);
+    const name = 'd'.repeat(200);
+    // Each a repository (a directory directly in the workspace with a .git of its own is not pinned: it may move aside whole).
+    await run(client, made.id, `for i in $(seq 100 139); do mkdir -p ${name}$i/.git/hooks ${name}$i/.vscode && touch ${name}$i/.envrc; done; echo made`);
+    const next = await create(client, r.project);
+    const listed = next.sandbox.readOnly!;
+    expect(listed.reduce((sum, path) => sum + path.length, 0)).toBeLessThanOrEqual(MAX_SANDBOX_LIST_CHARS);
+    expect(listed.length + next.sandbox.readOnlyOmitted!).toBeGreaterThanOrEqual(160);
+    // The last directory's, left out of the list, is read-only all the same.
+    await run(client, next.id, `echo 'touch ${r.planted('envrc')}' > ${name}139/.envrc; echo tried`);
+    expect(readFileSync(join(r.project, `${name}139`, '.envrc'), 'utf8')).toBe('');
+    // The developer's CLI still reads every session's info.
+    expect(JSON.parse(execFileSync(process.execPath, [bin, 'ls', '--json'], { env: box.env, encoding: 'utf8' })).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("cannot write, nor make, the .env an .envrc of `dotenv` loads: its BASH_ENV ran in the developer's next bash in the project", async () => {
+    const r = repository(box);
+    writeFileSync(join(r.project, '.envrc'), 'dotenv_if_exists\n');
+    const made = await create(client, r.project);
+    await run(client, made.id, `printf 'touch ${r.planted('direnv')}\\n' > evil.sh; printf 'BASH_ENV=%s/evil.sh\\n' "$PWD" >> .env; echo tried`);
+    // Made empty before the shell started, as nothing to direnv, and read-only.
+    expect(readFileSync(join(r.project, '.env'), 'utf8')).toBe('');
+    if (direnv === undefined) return;
+    const developer = { ...box.env, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync(direnv, ['allow', r.project], { env: developer });
+    execFileSync(direnv, ['exec', r.project, 'bash', '-c', 'true'], { env: developer, stdio: 'ignore' });
+    expect(existsSync(r.planted('direnv'))).toBe(false);
   });
 });

@@ -40,21 +40,24 @@ export interface GitConfigNames {
   hooksPaths: string[];
   /** Included files, resolved against the including file's directory. */
   includes: string[];
+  /** `core.worktree`, as written: where a submodule's git directory says its working tree is (relative to that directory). */
+  worktrees: string[];
 }
 
 /**
  * The paths git takes from `config` (a repository's `.git/config`) and what it includes, for the
  * worktree `worktree`: each hooks directory (and, for husky's `_`, the directory above it, whose
  * hooks the stubs run) and each included file. Unreadable files name nothing. `includes`, where given, gets each
- * included file's path as git opens it (not normalized).
+ * included file's path as git opens it (not normalized); `hooks` each hooks directory.
  */
-export function namedByGitConfig(config: string, worktree: string, home: string, budget: ConfigBudget = configBudget(), includes?: string[]): string[] {
+export function namedByGitConfig(config: string, worktree: string, home: string, budget: ConfigBudget = configBudget(), includes?: string[], hooks?: string[]): string[] {
   const found: string[] = [];
   walkConfigs(config, home, budget, (names) => {
     for (const raw of names.hooksPaths) {
-      const hooks = expand(raw, worktree, home);
-      found.push(hooks);
-      if (basename(hooks) === '_') found.push(dirname(hooks));
+      const dir = expand(raw, worktree, home);
+      found.push(dir);
+      hooks?.push(dir);
+      if (basename(dir) === '_') found.push(dirname(dir));
     }
   }, (included) => {
     found.push(resolve(included));
@@ -153,6 +156,16 @@ export function submodulesOf(gitDir: string): Submodules {
   return found.gitDirs.length === 0 ? { pinned: [], gitDirs: [], readOnly: [] } : found;
 }
 
+/**
+ * The working tree a submodule's git directory serves, as its config's `core.worktree` says (`git submodule add` writes
+ * it, relative to the git directory: `../../../libs/lib`), the last one read as git takes it; null where it names none.
+ * Its `.git` file (`gitdir: ../../.git/modules/libs/lib`) is what git follows into the submodule from the superproject.
+ */
+export function submoduleWorktree(gitDir: string): string | null {
+  const named = readGitConfig(join(gitDir, 'config')).worktrees.at(-1);
+  return named === undefined ? null : resolve(gitDir, named);
+}
+
 /** Linked worktrees' directories under one repository's `.git/worktrees` looked at, at most. */
 const MAX_LINKED_WORKTREES = 256;
 
@@ -241,7 +254,7 @@ export function readGitConfig(file: string): GitConfigNames {
 }
 
 function parseGitConfig(text: string | undefined): GitConfigNames {
-  const names: GitConfigNames = { hooksPaths: [], includes: [] };
+  const names: GitConfigNames = { hooksPaths: [], includes: [], worktrees: [] };
   if (text === undefined) return names;
   let section = '';
   const lines = text.split('\n');
@@ -264,6 +277,7 @@ function parseGitConfig(text: string | undefined): GitConfigNames {
     const value = configValue(raw);
     if (value === '') continue;
     if (section === 'core' && key === 'hookspath') names.hooksPaths.push(value);
+    else if (section === 'core' && key === 'worktree') names.worktrees.push(value);
     else if ((section === 'include' || section === 'includeif') && key === 'path') names.includes.push(value);
   }
   return names;
@@ -300,7 +314,7 @@ function configValue(raw: string): string {
 }
 
 /** A file's first MAX_CONFIG_BYTES, opened without blocking (a FIFO planted under the name reads as nothing). */
-function readSmall(file: string): string | undefined {
+export function readSmall(file: string): string | undefined {
   // Most of these files do not exist (~/.gitconfig, ~/.config/git/config, at each shell's start): asked without the
   // error a failed open throws, which cost more than the read. One made in between is read at the next shell's start.
   if (!present(file)) return undefined;

@@ -1,9 +1,10 @@
 // What the developer's own tools run from a project (RUN_BY_YOUR_TOOLS, what git's configs name, linked worktrees,
 // submodules): which paths a sandboxed shell's writable workspace keeps read-only or pinned, or why it is read-only whole.
-import { closeSync, constants, lstatSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
-import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
 import { isWithin } from './within.js';
 
@@ -13,11 +14,13 @@ import { isWithin } from './within.js';
  * extensions.worktreeConfig is on, as `git sparse-checkout` sets it), direnv's `.envrc` (run on `cd`), an
  * editor's workspace settings and tasks (`.vscode`, `.idea`), an agent's own settings, hooks and MCP
  * servers (`.claude`, `.mcp.json`, Cursor's `.cursor/hooks.json` and `mcp.json`, Gemini CLI's
- * `.gemini/settings.json`: each names commands the tool runs). A writable workspace holds them (in itself and in each directory directly in
+ * `.gemini/settings.json`: each names commands the tool runs), a dev container's `initializeCommand` (VS Code runs it on
+ * the developer's machine), mise's config (trusted by its path, its hooks and env scripts run as the developer enters the
+ * directory). A writable workspace holds them (in itself and in each directory directly in
  * it: a folder of projects): each that exists is read-only inside, as sandbox-runtime's mandatory deny
  * list keeps them, so code the shell runs (a package's install script) cannot plant what runs outside.
  */
-export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.worktree', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini'] as const;
+export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.worktree', '.envrc', '.vscode', '.idea', '.claude', '.mcp.json', '.cursor', '.gemini', '.devcontainer', 'mise.toml', '.mise.toml'] as const;
 
 /**
  * Directories in a workspace looked into for RUN_BY_YOUR_TOOLS, at most: a policy is made at every shell's start, and
@@ -75,14 +78,38 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   if (worktreeLists.includes(null)) return wholly(workspace, 'a repository in it has more linked worktrees than are looked into');
   const worktrees = (worktreeLists as string[][]).flat();
   const includes = globalIncludes(home, process.env, budget);
+  // The hooks directories the configs name where git runs hooks (a repository's working tree), made or not: one that
+  // does not exist yet is made below, so that it can be bound read-only.
+  const hooks: string[] = [];
+  // The submodules' own git directories (their config and hooks, read-only below as the superproject's), and the working
+  // tree each serves: git follows that tree's `.git` file from the superproject's `git status`, and reads what the
+  // submodule's config names there (a core.hooksPath, an include) as it reads the superproject's.
+  const submodules = pinned.map((git) => submodulesOf(git));
+  const moduleTrees = submodules.flatMap((found) => found.gitDirs.map((dir) => ({ dir, tree: submoduleWorktree(dir) })));
+  // Where git runs hooks: each working tree with its `.git` (the projects' and the submodules').
+  const trees = [...gits.map((git) => dirname(git)), ...moduleTrees.flatMap(({ tree }) => (tree !== null && exists(join(tree, '.git')) ? [tree] : []))];
   const named = [
     // .git/config.worktree is read as .git/config is where extensions.worktreeConfig is on (`git sparse-checkout` turns it
     // on): a core.fsmonitor a shell wrote there ran at the developer's next git status.
-    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget, includes))),
-    ...worktrees.flatMap((dir) => namedByGitConfig(join(dir, 'config.worktree'), worktreeOf(dir), home, budget, includes)),
-    ...projects.flatMap((project) => globalHooks.map((hooks) => (hooks === '~' || hooks.startsWith('~/') ? join(home, hooks.slice(1)) : resolve(project, hooks)))),
+    ...pinned.flatMap((git) => ['config', 'config.worktree'].flatMap((name) => namedByGitConfig(join(git, name), dirname(git), home, budget, includes, hooks))),
+    ...worktrees.flatMap((dir) => namedByGitConfig(join(dir, 'config.worktree'), worktreeOf(dir), home, budget, includes, hooks)),
+    ...moduleTrees.flatMap(({ dir, tree }) => (tree === null ? [] : namedByGitConfig(join(dir, 'config'), tree, home, budget, includes, hooks))),
+    ...projects.flatMap((project) => globalHooks.map((each) => hooksDir(each, project, home))),
     ...includes.map((path) => resolve(path)),
   ];
+  // The user's own hooks directory, in each working tree (a submodule's too, where a commit runs it).
+  const treeHooks = trees.flatMap((tree) => globalHooks.map((each) => hooksDir(each, tree, home)));
+  hooks.push(...treeHooks);
+  named.push(...treeHooks);
+  // What each project's `.envrc` has direnv load as the developer enters it (direnv-named.ts), read-only as the .envrc.
+  const direnv = projects.map((project) => join(project, '.envrc')).filter(isFile).map((file) => namedByEnvrc(file, home));
+  const direnvUnknown = direnv.find((names) => names.unknown !== undefined)?.unknown;
+  if (direnvUnknown !== undefined) return wholly(workspace, `${direnvUnknown}: what direnv loads there cannot be fenced`);
+  const loaded = direnv.flatMap((names) => names.files);
+  named.push(...loaded);
+  // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
+  // and the developer's next `git status` in the superproject ran that repository's core.fsmonitor.
+  const moduleGitFiles = moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [join(tree, '.git')]));
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
   // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
   if (budget.exceeded) return wholly(workspace, 'its git configs name more files than a shell\'s start reads');
@@ -91,7 +118,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
   // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
   const worktreeFiles = worktrees.flatMap((dir) => WORKTREE_FILES.map((name) => join(dir, name)));
-  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles];
+  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles, ...moduleGitFiles];
   const linked = fencedPaths.find((path) => linkOnTheWay(path, workspace));
   if (linked !== undefined) return wholly(workspace, `${linked}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
   // An included file that does not exist yet is git's to skip and the shell's to make: a core.fsmonitor in an
@@ -107,8 +134,20 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // Where extensions.worktreeConfig is on, a config.worktree that does not exist yet is the shell's to make (git reads it
   // as config): made empty here, as git would make it, so that it can be bound read-only.
   for (const git of pinned) if (worktreeConfigOn(join(git, 'config'))) for (const dir of [git, ...worktrees.filter((path) => dirname(dirname(path)) === git)]) makeFile(join(dir, 'config.worktree'), '');
+  // A hooks directory a config names (core.hooksPath = .githooks in ~/.gitconfig) that does not exist yet is the shell's
+  // to make, and git runs what it puts there: a shell made `.githooks/pre-commit`, which the developer's next commit ran.
+  // Made empty here, as git's own .git/hooks is, in a repository's working tree only (where git would look), and bound
+  // read-only; an empty directory is nothing to git (status lists none). One that cannot be made fences the workspace.
+  for (const dir of hooks) if (!exists(dir) && isWithin(realAsFarAsItExists(dir), workspace)) makeDirectory(dir);
+  const unmade = hooks.find((dir) => !exists(dir) && isWithin(realAsFarAsItExists(dir), workspace));
+  if (unmade !== undefined) return wholly(workspace, `${unmade}, the hooks directory a git config names, does not exist and could not be made`);
+  // A `.env` that `dotenv` would load and that does not exist yet is made empty (nothing, to direnv) and bound read-only.
+  // Any other file direnv would load that is missing (a shell.nix beside a default.nix, which `use nix` would then take
+  // instead) cannot be made without changing what the developer's tools read: the workspace is read-only whole.
+  for (const file of loaded) if (basename(file) === '.env' && !exists(file) && isWithin(realAsFarAsItExists(file), workspace)) makeFile(file, '');
+  const unloaded = loaded.find((file) => !exists(file) && isWithin(realAsFarAsItExists(file), workspace));
+  if (unloaded !== undefined) return wholly(workspace, `${unloaded}, which an .envrc has direnv load, does not exist yet (make it, even empty, for the shell to write here)`);
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
-  const submodules = pinned.map((git) => submodulesOf(git));
   const modulePins = submodules.flatMap((found) => found.pinned);
   const moduleFiles = submodules.flatMap((found) => [...found.readOnly, ...found.gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks'), join(dir, 'commondir')])]);
   // A `commondir` file in a git directory names the repository git then takes its config and hooks from: a shell wrote
@@ -117,7 +156,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // read-only, so one naming the git directory itself (`.`: the same repository to git) is made first.
   const commonDirs = [...pinned, ...submodules.flatMap((found) => found.gitDirs)].map((dir) => join(dir, 'commondir'));
   for (const file of commonDirs) makeFile(file, '.\n');
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...worktreeFiles, ...commonDirs]);
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...moduleGitFiles, ...worktreeFiles, ...commonDirs]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
@@ -158,6 +197,32 @@ function beforeDotDots(path: string): string[] {
   const parts = path.split('/');
   for (let index = 1; index < parts.length; index++) if (parts[index] === '..') dirs.push(resolve(parts.slice(0, index).join('/') || '/'));
   return dirs;
+}
+
+/** Whether `path` is a regular file, not through a link; false where it cannot be looked at. */
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** A hooks directory as a config says it (absolute, `~/`, or relative to the working tree `tree`). */
+function hooksDir(path: string, tree: string, home: string): string {
+  return path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : resolve(tree, path);
+}
+
+/**
+ * Makes the directory `dir` (and those above it) where nothing is there yet; a failure leaves it to the caller's fence.
+ * The caller found no link on the way (linkOnTheWay).
+ */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+  } catch {
+    // Made by another in between, or cannot be: the caller looks again.
+  }
 }
 
 /** Makes `file` with `text` where nothing is there yet, without following a link; a failure leaves it to the caller's fence. */
