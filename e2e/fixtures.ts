@@ -1,4 +1,4 @@
-import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import { test as base, expect as baseExpect, type Locator, type Page } from '@playwright/test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,16 @@ import { E2E_APP_DIR } from './app-dir.js';
 import { startServerProcess, type E2eLostRecord, type E2eServer } from './server-harness.js';
 
 export type { E2eLostRecord, E2eServer } from './server-harness.js';
+
+// Playwright's expect.poll polls at 100, 250, 500 and then every 1000 ms: a condition met 0.4 s in is seen at
+// 0.85 s, one met at 1.9 s at 2.85 s, and the specs wait on screens over a hundred times and poll some eighty other
+// conditions (marks, the clipboard, what the server holds). Each poll reads the page or asks the server once:
+// every 250 ms at most costs little. The specs' expect is this one; a poll may still name its own intervals.
+const POLL_INTERVALS = [50, 100, 150, 250];
+export const expect: typeof baseExpect = baseExpect.configure({});
+const basePoll = expect.poll;
+expect.poll = ((actual: () => unknown, options?: string | { message?: string; timeout?: number; intervals?: number[] }) =>
+  basePoll(actual, typeof options === 'string' ? { message: options, intervals: POLL_INTERVALS } : { intervals: POLL_INTERVALS, ...options })) as typeof basePoll;
 
 /** An agent: the official MCP SDK client over Streamable HTTP, as Claude Code or Codex would connect. */
 export interface Agent {
@@ -113,14 +123,61 @@ export async function launchServer(options: { agentsJson?: string | null; lost?:
   };
 }
 
-export const test = base.extend<Options & { server: E2eServer; agent: Agent; panel: Page }>({
+/**
+ * A worker's servers for the `server` fixture. Starting a host (a Node process, the core's modules, startHost) takes
+ * a second or two of a test's wall time on a busy machine, mostly spent waiting for the CPU, and ending one (its
+ * shells told to go, reaped) often as long: here the next test's server starts while the current test runs, and a
+ * finished test's server ends while the next one runs. Each test still gets a host of its own, started after the
+ * previous test's took its own and never used before; a spare started for other options or another environment
+ * (a spec's beforeAll may set one, remote-host.spec.ts's PTYDECK_SSH) is thrown away, not used.
+ */
+class ServerPool {
+  private spare: { key: string; launched: Promise<LaunchedServer> } | undefined;
+  private readonly ending = new Set<Promise<void>>();
+
+  async take(options: { agentsJson: string | null; lost: E2eLostRecord[] }): Promise<LaunchedServer> {
+    const key = JSON.stringify([options, process.env]);
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare && spare.key !== key) this.end(spare.launched);
+    const launched = spare?.key === key ? spare.launched : launchServer(options);
+    // The next test's, started now; a failed start surfaces in the test that takes it.
+    const next = launchServer(options);
+    next.catch(() => {});
+    this.spare = { key, launched: next };
+    return launched;
+  }
+
+  /** Ends a server without waiting for it: the worker's teardown does. */
+  end(launched: Promise<LaunchedServer>): void {
+    const ending = launched.then((running) => running.dispose(), () => {});
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.spare) this.end(this.spare.launched);
+    this.spare = undefined;
+    while (this.ending.size > 0) await Promise.all(this.ending);
+  }
+}
+
+export const test = base.extend<Options & { server: E2eServer; agent: Agent; panel: Page }, { servers: ServerPool }>({
   lingerMs: [null, { option: true }],
   agentsJson: [null, { option: true }],
   lostRecords: [null, { option: true }],
-  server: async ({ agentsJson, lostRecords }, use) => {
-    const launched = await launchServer({ agentsJson, lost: lostRecords?.records ?? [] });
-    await use(launched.server);
-    await launched.dispose();
+  servers: [
+    async ({}, use) => {
+      const pool = new ServerPool();
+      await use(pool);
+      await pool.dispose();
+    },
+    { scope: 'worker' },
+  ],
+  server: async ({ agentsJson, lostRecords, servers }, use) => {
+    const launched = servers.take({ agentsJson, lost: lostRecords?.records ?? [] });
+    await use((await launched).server);
+    servers.end(launched);
   },
   agent: async ({ server }, use) => {
     const agent = await connectAgent(server);
@@ -166,17 +223,12 @@ export async function screenText(page: Page, id: string): Promise<string> {
   }, id);
 }
 
-// Playwright polls at 100, 250, 500 and then every 1000 ms: a screen that matched 0.4 s in was seen at 0.85 s,
-// and the suite waits on screens over a hundred times. Reading the screen is one evaluate in the page.
-const SCREEN_POLL_INTERVALS = [50, 100, 150, 250];
-
 /** Waits until a session's rendered screen matches. */
 export async function expectScreen(page: Page, id: string, pattern: RegExp, timeout = 10_000): Promise<void> {
   await expect
     .poll(() => screenText(page, id), {
       message: `terminal ${id} shows ${pattern}`,
       timeout,
-      intervals: SCREEN_POLL_INTERVALS,
     })
     .toMatch(pattern);
 }
@@ -215,5 +267,3 @@ export async function keepScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path });
   await test.info().attach(name, { path, contentType: 'image/png' });
 }
-
-export { expect };
