@@ -34,7 +34,8 @@ const NOTIFICATION_OR_REQUEST = Buffer.from('{"method":');
  * body instead of piping SSE through its parsers). If a notification comes
  * first, or the call outlives streamAfterMs (SSE_COMMIT_MS), the stream is sent as it is.
  * Both forms are what the Streamable HTTP spec lets a server answer with,
- * and every client must accept both.
+ * and every client must accept both. A request that gave no progress token
+ * (`quiet`) skips the stream altogether (answerQuietly).
  */
 export async function handleMcpRequest(
   transport: WebStandardStreamableHTTPServerTransport,
