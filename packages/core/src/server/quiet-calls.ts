@@ -1,6 +1,6 @@
 // Answers an MCP request that asked for no progress as one JSON body, without the SDK building an event stream for it.
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The SDK transport's private state this module reaches into (SDK 1.x): its
@@ -56,11 +56,17 @@ export class QuietCalls {
     };
   }
 
-  /** Whether `body` (a parsed POST) is one request that may be answered as one JSON body. */
+  /**
+   * Whether `body` (a parsed POST the endpoint judged a JSON-RPC message or
+   * batch, judgeFrame) is one request that may be answered as one JSON body.
+   * Judged already, a message with a method and an id is a request: no zod
+   * pass again (the SDK's isJSONRPCRequest is one).
+   */
   quiet(body: unknown): body is { id: RequestId } {
-    if (!this.internals || !isJSONRPCRequest(body as JSONRPCMessage) || (body as { method: string }).method === 'initialize') return false;
-    const meta = (body as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta;
-    return meta?.progressToken === undefined && !this.pending.has((body as { id: RequestId }).id);
+    if (!this.internals || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+    const message = body as { id?: RequestId; method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+    if (message.id === undefined || typeof message.method !== 'string' || message.method === 'initialize') return false;
+    return message.params?._meta?.progressToken === undefined && !this.pending.has(message.id);
   }
 
   /** Runs the transport's handleRequest for a quiet(body) request, in JSON mode, and says how the call ended. */
