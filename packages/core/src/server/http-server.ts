@@ -20,7 +20,7 @@ import {
 import type { PtyService } from '../pty/types.js';
 import type { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
-import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretsEqual, TicketBook } from './auth.js';
+import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretMatcher, TicketBook } from './auth.js';
 import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, snapshotMessage, type PanelConnectionDeps } from './panel-connection.js';
@@ -152,6 +152,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   // Two scopes, two secrets: what is written to disk must not open the panel.
   const agentToken = generateSecret();
   const panelToken = generateSecret();
+  const isAgentToken = secretMatcher(agentToken);
+  const isPanelToken = secretMatcher(panelToken);
   const judgePeer = options.judgePeer ?? judgePeerFromProc;
   const lookEarly = options.lookEarly ?? (options.judgePeer ? undefined : lookEarlyFromProc);
   // Each connection's early look until its first request is judged: a request after it on the same connection
@@ -191,7 +193,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     let ok = false;
     // Check every candidate without stopping early, so timing says nothing about which matched.
     for (const p of offeredSubprotocols(req.headers)) {
-      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = secretsEqual(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), panelToken) || ok;
+      if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX)) ok = isPanelToken(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length)) || ok;
     }
     return ok;
   };
@@ -203,7 +205,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const hostHeader = RequestGuard.hostOf(req.headers);
     if (url.pathname === MCP_PATH) {
       const presented = bearerToken(req.headers);
-      if (presented === undefined || !secretsEqual(presented, agentToken)) {
+      if (presented === undefined || !isAgentToken(presented)) {
         // The token changes with every launch, so an agent still holding a session from
         // before a restart presents the old one: tell it what happened instead of a bare 401
         // it cannot act on. The session id is not looked up, so this reveals nothing.
@@ -235,7 +237,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (url.pathname === PANEL_ACCESS_PATH) {
       // Only whether this page's panel token opens the panel socket (a browser hides why a handshake failed); never cacheable.
       const presented = bearerToken(req.headers);
-      const allowed = presented !== undefined && secretsEqual(presented, panelToken);
+      const allowed = presented !== undefined && isPanelToken(presented);
       res.writeHead(allowed ? 204 : 401, { ...securityHeaders(hostHeader), 'Cache-Control': 'no-store' });
       res.end();
       return;

@@ -6,6 +6,7 @@ import { createPtyService } from '../pty/pty-service.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { fileTempDir, isolatedHome } from '../testing/isolated-env.js';
+import { postMcp } from '../testing/http.js';
 
 /**
  * How /mcp answers a call, seen by the official SDK client over Streamable
@@ -78,6 +79,23 @@ describe('/mcp answers', () => {
     expect(result.structuredContent).toMatchObject({ exit_code: 0, output: '' });
     expect(messages).toEqual([]);
     expect(contentType).toBe('application/json');
+  });
+});
+
+describe('/mcp answers, a call whose session ends first', () => {
+  it('ends its POST with an empty event stream, as a stream the session closed would end', async () => {
+    const init = await postMcp(server.url, server.agentToken, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), null);
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const shells = service.list().length;
+    // No progress token: taken as a quiet call, whose answer the transport's close alone would never settle.
+    const call = postMcp(server.url, server.agentToken, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'terminal_run', arguments: { command: 'sleep 30' } } }), session);
+    await expect.poll(() => service.list().length).toBe(shells + 1);
+    const ended = await fetch(new URL('/mcp', server.url), { method: 'DELETE', headers: { Authorization: `Bearer ${server.agentToken}`, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' } });
+    expect(ended.status).toBe(200);
+    const answer = await call;
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    expect(await answer.text()).toBe('');
   });
 });
 

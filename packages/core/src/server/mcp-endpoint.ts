@@ -17,6 +17,7 @@ import { judgeFrame } from '../common/jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 import { clientCwdOf } from './client-cwd.js';
 import { handleMcpRequest, SSE_COMMIT_MS } from './mcp-response.js';
+import { QuietCalls } from './quiet-calls.js';
 
 /** One MCP connection's identity, as the agent tool's server factory takes it. */
 export interface McpConnection {
@@ -35,6 +36,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface McpSession {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Its requests that asked for no progress, answered without an event stream. */
+  quiet: QuietCalls;
   server: McpServer;
   connectionId: string;
   /** 'stdio': a `ptydeck mcp` bridge (BRIDGE_HEADER). */
@@ -143,7 +146,7 @@ export class McpHttpEndpoint {
     if (session) this.track(session, req, res);
     if (req.method !== 'POST') {
       if (!session) return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id; start with an initialize POST');
-      return handleMcpRequest(session.transport, req, res, undefined, this.streamAfterMs);
+      return handleMcpRequest(session.transport, req, res, undefined, this.streamAfterMs, session.quiet);
     }
     // Every POST body is read and judged here, not by the SDK: it answers JSON that is no JSON-RPC message with -32700.
     const body = await readJson(req, MAX_BODY_BYTES);
@@ -153,7 +156,7 @@ export class McpHttpEndpoint {
     if (session) {
       // A malformed notification is not answered (JSON-RPC), but HTTP must still say the POST was taken.
       if (frame.kind === 'drop') return respondJson(res, 202, undefined);
-      return handleMcpRequest(session.transport, req, res, body.value, this.streamAfterMs);
+      return handleMcpRequest(session.transport, req, res, body.value, this.streamAfterMs, session.quiet);
     }
     const first = frame.kind === 'messages' && frame.messages.length === 1 ? frame.messages[0]! : undefined;
     if (first === undefined || !isJSONRPCRequest(first) || first.method !== 'initialize') {
@@ -174,7 +177,7 @@ export class McpHttpEndpoint {
     this.makeRoom();
     const opened = this.open(headerValue(req, BRIDGE_HEADER) === 'stdio' ? 'stdio' : 'http', binding, clientCwdOf(req), agentKey, sandbox);
     this.track(opened, req, res);
-    await handleMcpRequest(opened.transport, req, res, body.value, this.streamAfterMs);
+    await handleMcpRequest(opened.transport, req, res, body.value, this.streamAfterMs, opened.quiet);
   }
 
   /** Agents connected right now. */
@@ -265,8 +268,9 @@ export class McpHttpEndpoint {
           connectedAt: Date.now(),
         }),
     });
-    const session: McpSession = { transport, server, connectionId, kind, boundTo: binding?.owner, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
+    const session: McpSession = { transport, quiet: new QuietCalls(transport), server, connectionId, kind, boundTo: binding?.owner, open: 0, streamed: false, idleTimer: undefined, lastActive: Date.now() };
     transport.onclose = () => {
+      session.quiet.close();
       clearTimeout(session.idleTimer);
       const sid = transport.sessionId;
       if (sid !== undefined) this.sessions.delete(sid);

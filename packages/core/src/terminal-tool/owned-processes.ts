@@ -66,10 +66,10 @@ export class OwnedProcesses {
    * socket count (unchanged since the session's last look): then a result
    * needs no turn of the event loop for its ports.
    */
-  nothingOpened(session: SessionRef): boolean {
+  nothingOpened(session: SessionRef, fingerprint = tcpFingerprint()): boolean {
     if (!processesKnown() || !this.fingerprints.has(session.id)) return false;
     const last = this.fingerprints.get(session.id);
-    return last !== undefined && tcpFingerprint() === last;
+    return last !== undefined && fingerprint === last;
   }
 
   /**
@@ -79,9 +79,8 @@ export class OwnedProcesses {
    * is the port, must not miss a listener that opened while another socket
    * closed (it would wait out its timeout on a quiet machine).
    */
-  opened(session: SessionRef, exact = false): ListedPort[] | undefined {
+  opened(session: SessionRef, exact = false, fingerprint = tcpFingerprint()): ListedPort[] | undefined {
     if (!processesKnown()) return undefined;
-    const fingerprint = tcpFingerprint();
     const looked = this.fingerprints.has(session.id);
     const last = this.fingerprints.get(session.id);
     this.fingerprints.set(session.id, fingerprint);
@@ -105,7 +104,10 @@ export class OwnedProcesses {
    * the look itself then reads little in its turn.
    */
   async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>): Promise<ListedPort[] | undefined> {
-    if (!this.nothingOpened(session)) await learnProcesses(yieldTurn);
+    // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
+    const fingerprint = tcpFingerprint();
+    if (this.nothingOpened(session, fingerprint)) return this.opened(session, false, fingerprint);
+    await learnProcesses(yieldTurn);
     return this.opened(session);
   }
 
