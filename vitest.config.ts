@@ -2,7 +2,74 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './scripts/slow-first-sequencer.ts';
 
-const PURE = ['packages/app/src/**/*.test.ts', 'packages/contract/src/**/*.test.ts'];
+// The files that share workers and loaded modules (the `shared` project): the renderer's and the contract's,
+// and those of the core, Electron, scripts and bench whose tests mock no module, leave no process, host,
+// socket or timer behind, and put back what they change of process.env. Vitest restores spies after each
+// file; isolated-env's temporary directories go after each file (shared-worker-setup.ts). A file that
+// needs a process of its own stays off this list, and a new file is isolated until it is put here.
+const SHARED = [
+  'packages/app/src/**/*.test.ts',
+  'packages/contract/src/**/*.test.ts',
+  'bench/lib/memory-probe.test.mjs',
+  'bench/lib/paired-ratio.test.mjs',
+  'bench/lib/panel-client.test.mjs',
+  'bench/lib/thread-cpu.test.mjs',
+  'bench/lib/worst-of.test.mjs',
+  'electron/src/main/bridge.test.ts',
+  'electron/src/main/csp.test.ts',
+  'electron/src/main/guards.test.ts',
+  'electron/src/main/host-connection.test.ts',
+  'electron/src/main/origin.test.ts',
+  'electron/src/main/quit.test.ts',
+  'electron/src/preload/preload.test.ts',
+  'packages/core/src/capability/terminal-capability.test.ts',
+  'packages/core/src/chats/agent-choices.test.ts',
+  'packages/core/src/chats/agents-config.test.ts',
+  'packages/core/src/chats/approved-edits.test.ts',
+  'packages/core/src/chats/chat-events.test.ts',
+  'packages/core/src/chats/chat-log.test.ts',
+  'packages/core/src/cli/args.test.ts',
+  'packages/core/src/client/detach-keys.test.ts',
+  'packages/core/src/client/output-filter.test.ts',
+  'packages/core/src/client/remote.test.ts',
+  'packages/core/src/client/stop.test.ts',
+  'packages/core/src/client/ws-frames.test.ts',
+  'packages/core/src/common/mcp-launch.test.ts',
+  'packages/core/src/common/printable.test.ts',
+  'packages/core/src/common/random-hex.test.ts',
+  'packages/core/src/common/sha1.test.ts',
+  'packages/core/src/common/stdio-transport.test.ts',
+  'packages/core/src/proc/tcp-table.test.ts',
+  'packages/core/src/pty/process-facts.test.ts',
+  'packages/core/src/pty/report-poster.test.ts',
+  'packages/core/src/pty/session-labels.test.ts',
+  'packages/core/src/pty/title-tracker.test.ts',
+  'packages/core/src/remote/channel-frames.test.ts',
+  'packages/core/src/remote/remote-relay.test.ts',
+  'packages/core/src/remote/remotes-config.test.ts',
+  'packages/core/src/sandbox/dot-links.test.ts',
+  'packages/core/src/screen/background-pacing.test.ts',
+  'packages/core/src/screen/command-places.test.ts',
+  'packages/core/src/screen/mode-changes.test.ts',
+  'packages/core/src/screen/parser-warm-up.test.ts',
+  'packages/core/src/screen/screen-mirror.test.ts',
+  'packages/core/src/screen/scrollback-shares.test.ts',
+  'packages/core/src/server/agent-registry.test.ts',
+  'packages/core/src/server/viewer-window.test.ts',
+  'packages/core/src/terminal-tool/execute-strategy.test.ts',
+  'packages/core/src/terminal-tool/input-prompts.test.ts',
+  'packages/core/src/terminal-tool/keys.test.ts',
+  'packages/core/src/terminal-tool/model-text.test.ts',
+  'packages/core/src/terminal-tool/output-view.test.ts',
+  'packages/core/src/terminal-tool/pattern-matcher.test.ts',
+  'packages/core/src/terminal-tool/terminal-stream.test.ts',
+  'packages/core/src/testing/isolated-env.test.ts',
+  'packages/core/src/vt/sequence-scanner.test.ts',
+  'packages/core/src/vt/utf8.test.ts',
+  'scripts/docs.test.ts',
+  'scripts/electron-binary.test.ts',
+  'scripts/slow-first-sequencer.test.ts',
+];
 
 // Unit and integration tests sit beside the code (*.test.ts). They run in Node:
 // the app's tests cover its pure modules (reducers, protocol client logic).
@@ -42,12 +109,12 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
-        // The renderer's and the contract's pure modules: nothing of theirs outlives a test
-        // but what the module itself keeps, so their files share workers and loaded modules.
-        // A process and a fresh module graph per file cost these 48 files about four times
-        // their tests' own CPU time (issue: npm test near CI's 10 minutes).
+        // Nothing of these files outlives a test but what a module itself keeps, so they share workers
+        // and loaded modules. A process and a fresh module graph per file cost the renderer's and the
+        // contract's 48 files about four times their tests' own CPU time, and 49 of the others 21 s of
+        // CPU where sharing takes 8 (issue: npm test near CI's 10 minutes).
         extends: true,
-        test: { name: 'pure', include: PURE, isolate: false },
+        test: { name: 'shared', include: SHARED, isolate: false, setupFiles: ['packages/core/src/testing/shared-worker-setup.ts'] },
       },
       {
         // Real PTYs, hosts, sockets, mocks of electron: a process of its own per file.
@@ -55,7 +122,7 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ['packages/*/src/**/*.test.ts', 'electron/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.mjs'],
-          exclude: PURE,
+          exclude: SHARED,
           globalSetup: ['scripts/vitest-build-core.ts'],
         },
       },

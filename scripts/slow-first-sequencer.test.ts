@@ -29,13 +29,13 @@ describe('the vitest sequencer', () => {
   it('starts known-slow files first, longest first, and keeps the projects apart', async () => {
     const [slowest, second] = Object.keys(known).map((key) => key.slice(key.indexOf(':') + 1));
     const files = [
-      spec('pure', 'packages/app/src/a.test.ts'),
+      spec('shared', 'packages/app/src/a.test.ts'),
       spec('isolated', 'packages/core/src/unknown.test.ts'),
       spec('isolated', second!),
       spec('isolated', slowest!),
     ];
     const order = (await sequencer().sort(files)).map((s) => `${s.project.name}:${s.moduleId.slice(root.length + 1)}`);
-    expect(order).toEqual([`isolated:${slowest}`, `isolated:${second}`, 'isolated:packages/core/src/unknown.test.ts', 'pure:packages/app/src/a.test.ts']);
+    expect(order).toEqual([`isolated:${slowest}`, `isolated:${second}`, 'isolated:packages/core/src/unknown.test.ts', 'shared:packages/app/src/a.test.ts']);
   });
 
   it("takes vitest's own durations over the committed ones", async () => {
