@@ -6,17 +6,21 @@ import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:f
  * `process.platform` and treat a missing file as a process that went away.
  */
 
-let known: boolean | undefined;
+let procMounted: boolean | undefined;
 
 /**
  * Whether this system can say (Linux /proc); elsewhere every caller leaves the
  * fields out. Looked up once: /proc is there for the process's life or not at
  * all, and reading /proc/self/stat sums every thread of the host (about 15 to
  * 80 us), which each terminal_run result paid once or twice (bench figure 4).
+ * The platform is asked each time: what is cached is only whether Linux has
+ * /proc mounted (a test that stands in for macOS must not leave Linux's
+ * callers without it).
  */
 export function processesKnown(): boolean {
-  known ??= process.platform === 'linux' && readOptional('/proc/self/stat') !== undefined;
-  return known;
+  if (process.platform !== 'linux') return false;
+  procMounted ??= readOptional('/proc/self/stat') !== undefined;
+  return procMounted;
 }
 
 /** Numeric entries of /proc: every process visible to us, in no particular order. */
