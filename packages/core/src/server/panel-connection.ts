@@ -170,7 +170,11 @@ export class PanelConnection {
     }
     // Acks, several a MB while output streams, without the union's schema (see ackOf).
     const ack = ackOf(json);
-    if (ack) return this.streams.ack(ack.id, ack.cursor);
+    if (ack) {
+      // A remote's session's ack is its relay's, like every message naming a remote's session (see handle).
+      if (this.remotes?.route({ type: 'ack', ...ack })) return;
+      return this.streams.ack(ack.id, ack.cursor);
+    }
     const checked = checkJsonAs(PanelClientMessage, json);
     if (!checked.ok) return this.error('invalid_message', `invalid panel message: ${checked.error}`, requestIdOf(json));
     const message = checked.value;
