@@ -11,17 +11,17 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead, type PanelServerMessage, type SessionId } from '@ptydeck/contract';
 import { BufferPool } from '../pty/buffer-pool.js';
-import { FLOOD } from '../pty/flood.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import type { ScreenService, ScreenSnapshot } from '../screen/index.js';
 import { ViewerWindow } from './viewer-window.js';
+import { PumpSchedule } from './pump-schedule.js';
 
 /** Output bytes per binary frame. */
 const FRAME_BYTES = 64 * 1024;
 /**
  * Output bytes per frame when no more than this is there to send. A flood's
  * coalesced frames carry a few KiB each (what the floods being read add in
- * COALESCE_MS), and a frame's buffer stays in flight until the socket wrote
+ * COALESCE_MS in pump-schedule.ts), and a frame's buffer stays in flight until the socket wrote
  * it. When every frame held FRAME_BYTES, a backlog of small frames outgrew
  * the spares, and each frame past them was a new buffer: a mapping, its pages
  * faulted in by the copy, unmapped by a later GC, and new external memory,
@@ -61,21 +61,6 @@ const LOW_WATER = 256 * 1024;
 const SPARE_FRAMES = HIGH_WATER / FRAME_BYTES + 4;
 /** Small frames are rarely full: spares for a backlog of frames half full. */
 const SPARE_SMALL_FRAMES = HIGH_WATER / (SMALL_FRAME_BYTES / 2) + 4;
-/**
- * Output that arrives within this long of the previous send waits for the
- * next one, so a flood goes out in frames of up to FRAME_BYTES instead of one
- * frame (and one socket write) per PTY read of about 4 KiB: those writes were
- * most of the core's CPU while delivering a flood.
- */
-const COALESCE_MS = 2;
-/**
- * A chunk at least this large is a read thread's batch (the event loop reads
- * at most 4095 bytes at a time): the thread's batches come several to a task
- * (256 KiB a turn, see ReadThread), and they go out together at the end of
- * that task, in one corked write, rather than the first at once and the rest
- * on the coalescing timer, which woke the loop again for them.
- */
-const BATCH_CHUNK_BYTES = FRAME_BYTES / 2;
 
 export interface ViewerStreamsDeps {
   ws: WebSocket;
@@ -121,20 +106,19 @@ export class ViewerStreams {
   private readonly smallFrames = new BufferPool(OUTPUT_FRAME_HEAD_ROOM + SMALL_FRAME_BYTES, SPARE_SMALL_FRAMES);
   private stalled = false;
   private closed = false;
-  /** When output was last pumped, and the viewers waiting for the next pump. */
-  private lastPump = Number.NEGATIVE_INFINITY;
-  private readonly due = new Set<Viewer>();
-  private pumpTimer: NodeJS.Timeout | undefined;
-  /** Whether a pump at the end of this task is queued (see BATCH_CHUNK_BYTES). */
-  private pumpAtTaskEnd = false;
+  /** When output that arrived is pumped (pump-schedule.ts). */
+  private readonly schedule = new PumpSchedule<Viewer>(
+    (viewer) => this.pump(viewer),
+    (viewers) => this.pumpCorked(viewers),
+    FRAME_BYTES / 2,
+  );
 
   constructor(private readonly deps: ViewerStreamsDeps) {}
 
   dispose(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.pumpTimer);
-    this.due.clear();
+    this.schedule.dispose();
     this.viewers.clear();
   }
 
@@ -148,7 +132,7 @@ export class ViewerStreams {
     const viewer = this.viewers.get(id);
     if (!viewer) return;
     viewer.end = Math.max(viewer.end, end);
-    this.schedulePump(viewer, bytes);
+    this.schedule.output(viewer, bytes);
   }
 
   attach(id: SessionId, cursor: number | null): void {
@@ -201,58 +185,6 @@ export class ViewerStreams {
     this.stalled = false;
     this.pumpCorked([...this.viewers.values()]);
   }
-
-  /**
-   * Pumps interactive output and output after a quiet spell at once; a read
-   * thread's batches at the end of the task that handed them on; the rest of a
-   * flood at most every COALESCE_MS.
-   */
-  private schedulePump(viewer: Viewer, chunkBytes: number): void {
-    // A smaller chunk is interactive output (an echo, a prompt), sent at once whatever else streams;
-    // a flood is known by its first full read, since its frames are worth coalescing from the start.
-    if (chunkBytes < FLOOD.readBytes) {
-      this.pump(viewer);
-      return;
-    }
-    if (chunkBytes >= BATCH_CHUNK_BYTES) {
-      this.due.add(viewer);
-      if (!this.pumpAtTaskEnd) {
-        this.pumpAtTaskEnd = true;
-        queueMicrotask(this.pumpTaskEnd);
-      }
-      return;
-    }
-    if (this.pumpTimer !== undefined) {
-      this.due.add(viewer);
-      return;
-    }
-    const now = performance.now();
-    const wait = this.lastPump + COALESCE_MS - now;
-    if (wait <= 0) {
-      this.lastPump = now;
-      this.pump(viewer);
-      return;
-    }
-    this.due.add(viewer);
-    this.pumpTimer = setTimeout(this.pumpDue, wait);
-  }
-
-  /** The pump at the end of a task that handed on batches: it takes the timer's viewers too, so the timer goes. */
-  private readonly pumpTaskEnd = (): void => {
-    this.pumpAtTaskEnd = false;
-    if (this.closed) return;
-    clearTimeout(this.pumpTimer);
-    this.pumpDue();
-  };
-
-  /** The coalesced pump: one function for every timer, not a closure each (see pumpCorked). */
-  private readonly pumpDue = (): void => {
-    this.pumpTimer = undefined;
-    this.lastPump = performance.now();
-    const due = [...this.due];
-    this.due.clear();
-    this.pumpCorked(due);
-  };
 
   /** Streams from the viewer's cursor while its window has room and the socket keeps up. */
   private pump(viewer: Viewer): void {
