@@ -108,7 +108,7 @@ export class ScreenWorker {
     this.disposed = true;
     const worker = this.worker;
     this.worker = undefined;
-    this.loseAll(new ScreenLostError('the screen worker was disposed'));
+    this.loseAll(new ScreenLostError('the screen worker was disposed', true));
     await worker?.terminate();
   }
 

@@ -8,6 +8,7 @@ import type { PtyService } from '../pty/types.js';
 import { AgentRegistry } from './agent-registry.js';
 import { SessionFacts } from '../facts/index.js';
 import { PanelConnection } from './panel-connection.js';
+import { ScreenService } from '../screen/screen-service.js';
 import { MessageQueue } from '../testing/http.js';
 import { fileTempDir } from '../testing/isolated-env.js';
 
@@ -27,7 +28,7 @@ afterEach(async () => {
 });
 
 /** A PanelConnection over a real socket, with the mirrors and reporter it is given. */
-async function connect(svc: PtyService, reports: string[]): Promise<{ ws: WebSocket; messages: MessageQueue }> {
+async function connect(svc: PtyService, reports: string[], screens: Pick<ScreenService, 'snapshot'> = failingMirrors): Promise<{ ws: WebSocket; messages: MessageQueue }> {
   server = createServer();
   wss = new WebSocketServer({ server, path: PANEL_WS_PATH });
   wss.on('connection', (ws) => {
@@ -35,7 +36,7 @@ async function connect(svc: PtyService, reports: string[]): Promise<{ ws: WebSoc
       service: svc,
       facts: new SessionFacts(svc),
       agents: new AgentRegistry(),
-      screens: failingMirrors,
+      screens: screens as ScreenService,
       instance: 'test',
       reportError: (error, context) => reports.push(`${context}: ${(error as Error).message}`),
     });
@@ -121,5 +122,26 @@ describe('a resync whose screen cannot be restored', () => {
     const replayed = await outputUntil(ws, messages, info.id, 'tail-end', after);
     expect(replayed).not.toContain('line 1 of the flood');
     expect(reports).toHaveLength(1);
+  });
+
+  it('says nothing when the screens were disposed (the host stopping) while the restore was in flight, and still replays', async () => {
+    service = createPtyService({ env: { ...process.env, HOME: home() } });
+    const real = new ScreenService(service);
+    // The host's shutdown disposes the screens (and their worker) while a viewer's screen is being made.
+    const stopping = {
+      snapshot: (id: string) => {
+        const made = real.snapshot(id);
+        real.dispose();
+        return made;
+      },
+    };
+    const reports: string[] = [];
+    const { ws, messages } = await connect(service, reports, stopping);
+    const info = service.create({ source: 'user', command: 'bash', args: ['--norc', '--noprofile'], cols: 40, rows: 10 });
+    service.write(info.id, 'echo before-$((1+1))\r');
+    ws.send(JSON.stringify({ type: 'attach', id: info.id, cursor: null }));
+    const { after } = await nextResync(messages);
+    await outputUntil(ws, messages, info.id, 'before-2', after);
+    expect(reports).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import type { WebSocket } from 'ws';
 import { OUTPUT_FRAME_HEAD_ROOM, writeOutputFrameHead, type PanelServerMessage, type SessionId } from '@ptydeck/contract';
 import { BufferPool } from '../pty/buffer-pool.js';
 import { PtyError, type PtyService } from '../pty/types.js';
-import type { ScreenService, ScreenSnapshot } from '../screen/index.js';
+import { ScreenLostError, type ScreenService, type ScreenSnapshot } from '../screen/index.js';
 import { ViewerWindow } from './viewer-window.js';
 import { PumpSchedule } from './pump-schedule.js';
 
@@ -267,7 +267,10 @@ export class ViewerStreams {
           if (current()) this.restore(viewer, seen, snapshot);
         },
         (error: unknown) => {
-          this.deps.report(error, `restoring the screen of session ${viewer.id} failed; replaying its log instead`);
+          // Screens disposed while the screen was being made: the host is stopping, and the fallback is no news.
+          if (!(error instanceof ScreenLostError && error.stopped)) {
+            this.deps.report(error, `restoring the screen of session ${viewer.id} failed; replaying its log instead`);
+          }
           if (current()) this.replayLog(viewer, seen);
         },
       )
