@@ -8,10 +8,10 @@
 // machine's load than the keys do. With BENCH_CPU_PROF=<dir>, each slow key
 // is also matched to what the host's main thread did meanwhile in its
 // profile (idle there means waiting for a CPU, or nothing to do).
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createWorkspace, MiB, now, runCleanups, summarize } from './lib/harness.mjs';
 import { makeDataFiles } from './lib/data.mjs';
+import { matchProfile, newestProfile } from './lib/profile-match.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
 import { PanelClient } from './lib/panel-client.mjs';
 import { keyFor } from './lib/raw-pty.mjs';
@@ -87,7 +87,7 @@ async function flood(data) {
   const slowest = [...keys].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(keys.length * SLOWEST)));
   const mean = (part) => (slowest.reduce((sum, key) => sum + key[part], 0) / slowest.length).toFixed(1);
   console.log(`  slowest ${slowest.length}, mean ms: client to host ${mean('toHost')}, PTY and back into the host ${mean('pty')}, host to client ${mean('back')}`);
-  if (process.env.BENCH_CPU_PROF) matchProfile(slowest, trace.wallMinusMonotonic);
+  if (process.env.BENCH_CPU_PROF) matchProfile(slowest, trace.wallMinusMonotonic, newestProfile(process.env.BENCH_CPU_PROF));
 }
 
 /** Key i's parts: the host stamps its inputs in order, and its echo is the first output after its input. */
@@ -97,51 +97,3 @@ function split(key, trace, i) {
   return { ...key, total: key.got - key.sent, toHost: tin - key.sent, pty: tout - tin, back: key.got - tout };
 }
 
-/** What the host's main thread did during the slowest keys, from its CPU profile (the newest main-thread one). */
-function matchProfile(slowest, wallMinusMonotonic) {
-  const dir = process.env.BENCH_CPU_PROF;
-  const file = readdirSync(dir)
-    .filter((name) => name.endsWith('.0.001.cpuprofile'))
-    .sort()
-    .at(-1);
-  if (!file) return;
-  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const name = (node) => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
-  /** The callback a sample ran under (its first frame of our code, or the event-loop phase), and the function itself. */
-  const where = (id) => {
-    const stack = [];
-    for (let at = id; at !== undefined; at = parent.get(at)) stack.push(nodes.get(at));
-    stack.reverse();
-    const ours = stack.find((node) => node.callFrame.url.includes('/dist/'));
-    return `${ours ? name(ours) : name(stack[1] ?? stack[0])} :: ${name(stack.at(-1))}`;
-  };
-  const kinds = { idle: 0, gc: 0, program: 0, js: 0 };
-  const js = new Map();
-  let end = profile.startTime;
-  for (let i = 0; i < profile.samples.length; i++) {
-    end += profile.timeDeltas[i];
-    const start = end - profile.timeDeltas[i];
-    let overlap = 0;
-    for (const key of slowest) {
-      const a = (key.sent - wallMinusMonotonic) * 1000;
-      const b = (key.got - wallMinusMonotonic) * 1000;
-      overlap += Math.max(0, Math.min(end, b) - Math.max(start, a));
-    }
-    if (overlap === 0) continue;
-    const ms = overlap / 1000;
-    const fn = nodes.get(profile.samples[i]).callFrame.functionName;
-    if (fn === '(idle)') kinds.idle += ms;
-    else if (fn === '(garbage collector)') kinds.gc += ms;
-    else if (fn === '(program)') kinds.program += ms;
-    else {
-      kinds.js += ms;
-      const at = where(profile.samples[i]);
-      js.set(at, (js.get(at) ?? 0) + ms);
-    }
-  }
-  console.log(`  the host's main thread during them (${file}), ms: ${Object.entries(kinds).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
-  for (const [at, ms] of [...js].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`    ${ms.toFixed(0).padStart(5)}  ${at}`);
-}

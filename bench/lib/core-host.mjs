@@ -278,6 +278,7 @@ const ops = {
       if (event.id === id) outputs.push(wallNow());
     });
     const gc = { major: { n: 0, ms: 0, max: 0 }, minor: { n: 0, ms: 0, max: 0 } };
+    const pauses = [];
     const gcs = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         const kind = entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gc.minor : undefined;
@@ -285,6 +286,8 @@ const ops = {
         kind.n++;
         kind.ms += entry.duration;
         kind.max = Math.max(kind.max, entry.duration);
+        // Each pause on the wall clock, to match it to the keys it held (echo-tail.mjs).
+        pauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration, major: kind === gc.major });
       }
     });
     gcs.observe({ entryTypes: ['gc'] });
@@ -297,7 +300,7 @@ const ops = {
       const { user, system } = process.cpuUsage(cpu);
       // The monotonic clock CPU profiles stamp their samples with, against the wall clock: to find a key in a profile.
       const wallMinusMonotonic = wallNow() - Number(process.hrtime.bigint()) / 1e6;
-      return { inputs, outputs, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc };
+      return { inputs, outputs, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc, pauses };
     };
     return true;
   },
