@@ -95,6 +95,7 @@ async function round(r) {
     let marks = sides.map((side) => threadTimes(side.host.pid));
     for (let i = 0; i < keysPerRound; i++) {
       if (i > 0 && i % WINDOW === 0) {
+        if (process.env.MARK) console.log(`@@ FIFTH ${i / WINDOW}`);
         sides.forEach((side, n) => {
           const at = threadTimes(side.host.pid);
           const { main, others } = threadSplit(side.host.pid, marks[n], at);

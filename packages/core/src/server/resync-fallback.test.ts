@@ -19,9 +19,12 @@ let service: PtyService | undefined;
 let server: Server | undefined;
 let wss: WebSocketServer | undefined;
 let client: WebSocket | undefined;
+let screens: ScreenService | undefined;
 
 afterEach(async () => {
   client?.terminate();
+  screens?.dispose();
+  screens = undefined;
   wss?.close();
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   await service?.dispose();
@@ -126,7 +129,7 @@ describe('a resync whose screen cannot be restored', () => {
 
   it('says nothing when the screens were disposed (the host stopping) while the restore was in flight, and still replays', async () => {
     service = createPtyService({ env: { ...process.env, HOME: home() } });
-    const real = new ScreenService(service);
+    const real = (screens = new ScreenService(service));
     // The host's shutdown disposes the screens (and their worker) while a viewer's screen is being made.
     const stopping = {
       snapshot: (id: string) => {
