@@ -5,7 +5,7 @@
 // colored file from every checkout, in an order that rotates. Prints per checkout and file the medians of
 // the MB/s, the client's acks per MB, the host's CPU per MB delivered, in all and by thread
 // (/proc/<pid>/task/*/schedstat, lib/thread-cpu.mjs), and the context switches per MB of its main thread and its busiest other
-// thread (the read thread), and the host main thread's GCs per delivery (scavenges, mark-compacts, pause ms per MB;
+// thread (the read thread), that thread's time waiting for a CPU per MB, and the host main thread's GCs per delivery (scavenges, mark-compacts, pause ms per MB;
 // its core-host.mjs gcCounts op, where it has one): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
 // figure 2 is `node bench/run.mjs --only=2`.
 import { readFileSync } from 'node:fs';
@@ -81,6 +81,8 @@ async function deliver({ host, client }, file) {
     skipped: result.skipped,
     frames: result.frames,
     acksPerMB: result.acks === undefined ? NaN : result.acks / mb,
+    // The read thread's time runnable but waiting for a CPU: what the machine's other work took from it.
+    queuedMsPerMB: (busiest.queuedMs ?? NaN) / mb,
     switches: { main: split.main.voluntary / mb, mainForced: split.main.forced / mb, '#1': busiest.voluntary / mb, '#1 forced': busiest.forced / mb },
   };
 }
@@ -107,7 +109,7 @@ try {
         setup.samples[key].push(result);
         console.error(
           `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
-            ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}), client ${result.clientMsPerMB.toFixed(2)},` +
+            ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}, waiting for a CPU ${result.queuedMsPerMB.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
             ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
             ` GCs ${result.gc.scavenges} scavenges / ${result.gc.markCompacts} mark-compacts (${result.gc.majorMs.toFixed(1)} ms), pauses ${result.gc.pauseMsPerMB.toFixed(3)} ms/MB`,
         );
@@ -129,7 +131,7 @@ try {
           ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB, client ${median(samples.map((s) => s.clientMsPerMB)).toFixed(2)}` +
           ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
-          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)};` +
+          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}, #1 waiting for a CPU ${median(samples.map((s) => s.queuedMsPerMB)).toFixed(2)} ms/MB;` +
           ` main-thread GCs per delivery: scavenges ${median(samples.map((s) => s.gc.scavenges))}, mark-compacts ${samples.map((s) => s.gc.markCompacts).join(' ')}, pauses ${median(samples.map((s) => s.gc.pauseMsPerMB)).toFixed(3)} ms/MB`,
       );
     }

@@ -67,8 +67,8 @@ export async function run(ctx) {
         const steal = VARIANTS.map((variant) => result[variant].steal?.toFixed(0) ?? '?').join(' / ');
         ctx.log(
           `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)} MB/s;` +
-            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its waits per MB ${result.raw.readWaits.toFixed(0)}), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
-            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, its waits per MB ${result.mirror.threads.readWaits.toFixed(0)});` +
+            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its switches per MB ${result.raw.readWaits.toFixed(0)}/${result.raw.readForced.toFixed(0)}, waiting for a CPU ${result.raw.readQueuedMs.toFixed(2)} ms/MB), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
+            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, its switches per MB ${result.mirror.threads.readWaits.toFixed(0)}/${result.mirror.threads.readForced.toFixed(0)}, waiting for a CPU ${result.mirror.threads.readQueuedMs.toFixed(2)} ms/MB);` +
             ` frames ${result.mirror.frames}; host steal ${steal}%`,
         );
       }
@@ -177,7 +177,10 @@ export async function panelDelivery(host, client, file, workspace, probe) {
  * panelDelivery, with the host's CPU per MB split by thread (/proc): the main thread, and the read
  * thread (its busiest other one in a flood) with its voluntary context switches per MB, the waits
  * inside read(2) for the terminal's flush worker that made the slow repetitions slow
- * (bench/README.md, "Figure 2's slow repetitions").
+ * (bench/README.md, "Figure 2's slow repetitions"), its forced ones, and its time runnable but waiting
+ * for a CPU (the other threads' and processes' share of its wall time): the raw reader's are logged
+ * beside them, since both readers switch about once a read, one way or the other (bench/README.md,
+ * "Figure 2's read thread against the raw reader").
  */
 async function threadedDelivery(host, client, file, workspace) {
   let before;
@@ -187,8 +190,8 @@ async function threadedDelivery(host, client, file, workspace) {
     delivered: () => (split = threadSplit(host.pid, before, threadTimes(host.pid))),
   });
   const mb = result.end / 1e6;
-  const read = split.others[0] ?? { cpuMs: 0, voluntary: 0 };
-  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, readWaits: read.voluntary / mb } };
+  const read = split.others[0] ?? { cpuMs: 0, queuedMs: 0, voluntary: 0, forced: 0 };
+  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, readWaits: read.voluntary / mb, readForced: read.forced / mb, readQueuedMs: read.queuedMs / mb } };
 }
 
 /**
@@ -197,11 +200,11 @@ async function threadedDelivery(host, client, file, workspace) {
  */
 async function rawDelivery(rawHost, file, workspace) {
   const started = now();
-  const { bytes, cpuMsPerMB, readWaits } = await rawHost.request(
+  const { bytes, cpuMsPerMB, readWaits, readForced, readQueuedMs } = await rawHost.request(
     'flood',
     { file: file.command ?? 'cat', args: file.args ?? [file.path], env: workspace.env, cwd: workspace.home },
     300_000,
   );
   const seconds = (now() - started) / 1000;
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB, readWaits };
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB, readWaits, readForced, readQueuedMs };
 }

@@ -44,7 +44,8 @@ const ops = {
   /**
    * Figure 2's baseline: one flood read to its end by node-pty's onData on this process's main thread,
    * with this process's CPU per MB and the main thread's voluntary switches per MB (its waits in read(2)
-   * and epoll). Read here rather than in the bench process, whose state after a run of the other figures
+   * and epoll) and forced ones (preempted, mostly by the terminal's flush worker its read woke), and its
+   * time runnable but waiting for a CPU per MB. Read here rather than in the bench process, whose state after a run of the other figures
    * made the reader dearer (bench/README.md, "Figure 2's first run").
    */
   flood: async ({ file, args, env, cwd }) => {
@@ -59,7 +60,7 @@ const ops = {
     const cpu = process.cpuUsage(cpuBefore);
     const { main } = threadSplit(process.pid, threadsBefore, threadTimes());
     const mb = bytes / 1e6;
-    return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb };
+    return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb, readForced: main.forced / mb, readQueuedMs: main.queuedMs / mb };
   },
   /**
    * Figure 3's baseline: an echo program on raw node-pty in this process, ready once it printed R; then

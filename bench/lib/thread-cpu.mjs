@@ -7,7 +7,8 @@ const CLK_TCK_MS = 10;
 
 /**
  * Each thread of `pid` now, by tid: its CPU time in ms (schedstat's nanoseconds on the CPU, or
- * utime + stime in clock ticks where schedstat is missing) and its context switches, voluntary (it
+ * utime + stime in clock ticks where schedstat is missing), its time waiting for a CPU in ms
+ * (`queuedMs`: schedstat's run-queue wait) and its context switches, voluntary (it
  * waited: in a read(2), a futex) and forced (preempted). Threads that ended meanwhile are left out.
  */
 export function threadTimes(pid = process.pid) {
@@ -21,8 +22,13 @@ export function threadTimes(pid = process.pid) {
   for (const tid of tids) {
     const dir = `/proc/${pid}/task/${tid}`;
     let cpuMs;
+    // Time spent runnable but waiting for a CPU (schedstat's second field): what a reader loses to the
+    // other threads and processes on the machine, apart from its waits for data. NaN without schedstat.
+    let queuedMs = NaN;
     try {
-      cpuMs = Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+      const [onCpu, queued] = readFileSync(`${dir}/schedstat`, 'utf8').split(' ');
+      cpuMs = Number(onCpu) / 1e6;
+      queuedMs = Number(queued) / 1e6;
     } catch {
       try {
         const stat = readFileSync(`${dir}/stat`, 'utf8');
@@ -39,7 +45,7 @@ export function threadTimes(pid = process.pid) {
       voluntary = Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
       forced = Number(/\nnonvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
     } catch {}
-    byTid[tid] = { cpuMs, voluntary, forced };
+    byTid[tid] = { cpuMs, queuedMs, voluntary, forced };
   }
   return byTid;
 }
@@ -47,15 +53,15 @@ export function threadTimes(pid = process.pid) {
 /**
  * What each thread did between two threadTimes() readings of `pid`: the main thread, then the
  * others busiest first (`others[0]` is the read thread in a flood: the host's busiest), each
- * `{ cpuMs, voluntary, forced }`; a thread that started meanwhile counts from zero.
+ * `{ cpuMs, queuedMs, voluntary, forced }`; a thread that started meanwhile counts from zero.
  */
 export function threadSplit(pid, before, after) {
   const delta = (tid) => {
     const a = after[tid];
-    const b = before[tid] ?? { cpuMs: 0, voluntary: 0, forced: 0 };
-    return { cpuMs: a.cpuMs - b.cpuMs, voluntary: a.voluntary - b.voluntary, forced: a.forced - b.forced };
+    const b = before[tid] ?? { cpuMs: 0, queuedMs: 0, voluntary: 0, forced: 0 };
+    return { cpuMs: a.cpuMs - b.cpuMs, queuedMs: a.queuedMs - b.queuedMs, voluntary: a.voluntary - b.voluntary, forced: a.forced - b.forced };
   };
-  const main = after[String(pid)] ? delta(String(pid)) : { cpuMs: 0, voluntary: 0, forced: 0 };
+  const main = after[String(pid)] ? delta(String(pid)) : { cpuMs: 0, queuedMs: 0, voluntary: 0, forced: 0 };
   const others = Object.keys(after)
     .filter((tid) => tid !== String(pid))
     .map(delta)

@@ -6,14 +6,19 @@ const linux = process.platform === 'linux';
 
 describe('threadSplit', () => {
   it('puts the main thread (tid = pid) first and the others busiest first, from zero for a new one', () => {
-    const before = { 10: { cpuMs: 100, voluntary: 5, forced: 1 }, 11: { cpuMs: 50, voluntary: 0, forced: 0 }, 12: { cpuMs: 20, voluntary: 2, forced: 2 } };
-    const after = { 10: { cpuMs: 130, voluntary: 9, forced: 1 }, 11: { cpuMs: 51, voluntary: 1, forced: 0 }, 12: { cpuMs: 80, voluntary: 12, forced: 7 }, 13: { cpuMs: 4, voluntary: 1, forced: 0 } };
+    const before = { 10: { cpuMs: 100, queuedMs: 7, voluntary: 5, forced: 1 }, 11: { cpuMs: 50, queuedMs: 1, voluntary: 0, forced: 0 }, 12: { cpuMs: 20, queuedMs: 3, voluntary: 2, forced: 2 } };
+    const after = {
+      10: { cpuMs: 130, queuedMs: 9, voluntary: 9, forced: 1 },
+      11: { cpuMs: 51, queuedMs: 1, voluntary: 1, forced: 0 },
+      12: { cpuMs: 80, queuedMs: 13, voluntary: 12, forced: 7 },
+      13: { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0 },
+    };
     const split = threadSplit(10, before, after);
-    expect(split.main).toEqual({ cpuMs: 30, voluntary: 4, forced: 0 });
+    expect(split.main).toEqual({ cpuMs: 30, queuedMs: 2, voluntary: 4, forced: 0 });
     expect(split.others).toEqual([
-      { cpuMs: 60, voluntary: 10, forced: 5 },
-      { cpuMs: 4, voluntary: 1, forced: 0 },
-      { cpuMs: 1, voluntary: 1, forced: 0 },
+      { cpuMs: 60, queuedMs: 10, voluntary: 10, forced: 5 },
+      { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0 },
+      { cpuMs: 1, queuedMs: 0, voluntary: 1, forced: 0 },
     ]);
   });
 });
@@ -44,6 +49,7 @@ describe.runIf(linux)('threadTimes', () => {
     expect(split.others.length).toBeGreaterThan(0);
     expect(split.others[0].cpuMs).toBeGreaterThan(0);
     for (const thread of [split.main, ...split.others]) {
+      expect(thread.queuedMs).toBeGreaterThanOrEqual(0);
       expect(thread.voluntary).toBeGreaterThanOrEqual(0);
       expect(thread.forced).toBeGreaterThanOrEqual(0);
     }
