@@ -12,10 +12,22 @@
 // in run 1 of a --repeat run, 18 to 22 ms in runs 2 and 3), and a
 // host-sized process is what the comparison is about: the same process
 // spawning per command instead of keeping one shell.
+//
+// Both fresh processes are warmed up first (sizes.toolWarmup calls a command,
+// alternated as the measured ones): the host an agent calls has been running,
+// and in the first few hundred calls of a fresh one V8 was still compiling the
+// call's path (bench/README.md, "Figure 4's warm-up"). The CPU each side spent
+// per measured call is in the figure's details.
 import { row, summarize } from './lib/harness.mjs';
 import { startAgentHost, startCoreHost } from './lib/hosts.mjs';
+import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
-const WARMUP_CALLS = 5;
+/** CPU per call (ms) of a process between two threadTimes() readings: its main thread and all its threads. */
+function cpuPerCall(pid, before, after, calls) {
+  const { main, others } = threadSplit(pid, before, after);
+  const all = main.cpuMs + others.reduce((sum, t) => sum + t.cpuMs, 0);
+  return { main: main.cpuMs / calls, all: all / calls };
+}
 
 export async function run(ctx) {
   const { workspace, sizes } = ctx;
@@ -34,12 +46,14 @@ export async function run(ctx) {
       spawnHost.request('spawnBash', { bash: workspace.bash, command, env: workspace.env, cwd: workspace.home, expected });
     for (const command of ['true', 'echo hi']) {
       const expected = command === 'true' ? '' : 'hi';
-      for (let i = 0; i < WARMUP_CALLS; i++) {
+      for (let i = 0; i < sizes.toolWarmup; i++) {
         await terminalRun(command, expected);
         await spawnBash(command, expected);
       }
       const core = [];
       const baseline = [];
+      const pids = [host.pid, agent.pid, spawnHost.pid];
+      const before = pids.map((pid) => threadTimes(pid));
       for (let i = 0; i < sizes.toolCalls; i++) {
         if (i % 2 === 0) {
           baseline.push(await spawnBash(command, expected));
@@ -49,10 +63,13 @@ export async function run(ctx) {
           baseline.push(await spawnBash(command, expected));
         }
       }
+      const [hostCpu, agentCpu, spawnCpu] = pids.map((pid, i) => cpuPerCall(pid, before[i], threadTimes(pid), sizes.toolCalls));
       const c = summarize(core);
       const b = summarize(baseline);
-      details[command] = { core: c, spawn: b };
-      ctx.log(`  ${command}: terminal_run p50 ${c.p50.toFixed(2)} ms, spawn p50 ${b.p50.toFixed(2)} ms`);
+      details[command] = { core: c, spawn: b, cpuPerCallMs: { host: hostCpu, agent: agentCpu, spawnHost: spawnCpu }, warmupCalls: sizes.toolWarmup };
+      ctx.log(
+        `  ${command}: terminal_run p50 ${c.p50.toFixed(2)} ms, spawn p50 ${b.p50.toFixed(2)} ms; CPU per call: host ${hostCpu.all.toFixed(2)} ms (main ${hostCpu.main.toFixed(2)}), client ${agentCpu.all.toFixed(2)} ms, spawning host ${spawnCpu.all.toFixed(2)} ms`,
+      );
       rows.push(
         row({
           figure: '4',

@@ -36,6 +36,7 @@ const MODES = {
     reps: 1,
     keystrokes: 200,
     toolCalls: 30,
+    toolWarmup: 5,
     scaleSessions: 20,
     scaleBytes: 256 * 1024,
     idleSessions: 20,
@@ -56,6 +57,9 @@ const MODES = {
     reps: 5,
     keystrokes: 1000,
     toolCalls: 200,
+    // Figure 4's calls of each command before the measured ones, on both sides: a fresh host and client were
+    // still compiling the call's path in V8 for their first few hundred calls (bench/README.md, "Figure 4's warm-up").
+    toolWarmup: 400,
     scaleSessions: 100,
     scaleBytes: 1 * MiB,
     idleSessions: 100,
