@@ -18,6 +18,8 @@ export interface SandboxContext {
   runtimeDir?: string;
   /** PATH bubblewrap is looked for on. Default the host's. */
   searchPath?: string;
+  /** Credentials in the inherited environment (secret-env.ts), unset inside. */
+  unsetEnv?: readonly string[];
   /** The program's dynamic loader variables, which bubblewrap itself starts without: set inside, for the program. */
   loaderEnv?: Readonly<Record<string, string>>;
 }
@@ -54,7 +56,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   } catch (error) {
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
-  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
+  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, unset: context.unsetEnv, setenv: context.loaderEnv });
   // A workspace read-only whole (policy.readOnlyWhy) is bound writable and then read-only over it: not said writable.
   const writable = policy.writable.filter((path) => !(path === policy.workspace && policy.readOnly.includes(path)));
   // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.

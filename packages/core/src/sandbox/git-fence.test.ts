@@ -196,6 +196,31 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
   });
 
+  it("cannot give a submodule whose working tree has no .git yet (deinit, a clone without --recurse-submodules) a repository of its own, whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule');
+    // A clone without --recurse-submodules: libs/lib an empty directory, no .git/modules. And the original, deinit'ed:
+    // libs/lib empty, its git directory kept in .git/modules.
+    const clone = join(box.home, `clone-${r.project.split('-').at(-1)}`);
+    r.git(box.home, 'clone', '-q', r.project, clone);
+    r.git(r.project, 'submodule', 'deinit', '-q', '-f', 'libs/lib');
+    for (const project of [r.project, clone]) {
+      expect(readdirSync(join(project, 'libs', 'lib'))).toEqual([]);
+      const made = await create(client, project);
+      expect(made.sandbox.readOnly).toContain(join(project, 'libs', 'lib'));
+      const own = `git init -q libs/lib && printf ${r.plant('empty-tree')} >> libs/lib/.git/config`;
+      await run(client, made.id, `${own}; echo tried`);
+      // Nor by moving the directory, or the one above it, aside.
+      await run(client, made.id, `mv libs/lib libs/aside && ${own}; mv libs libs-aside && ${own}; echo tried`);
+      r.git(project, 'status', '--short');
+      expect(existsSync(r.planted('empty-tree'))).toBe(false);
+      // The superproject's own work inside goes on.
+      expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed')).output).toContain('committed');
+    }
+  });
+
   it("cannot make the next shell's read-only list as long as it likes (a .git/hooks, .envrc and .vscode in each of 40 directories with long names): the info lists the first and counts the rest, and the fence still holds them all", async () => {
     const r = repository(box);
     const made = await create(client, r.project);

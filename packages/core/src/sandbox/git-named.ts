@@ -42,6 +42,8 @@ export interface GitConfigNames {
   includes: string[];
   /** `core.worktree`, as written: where a submodule's git directory says its working tree is (relative to that directory). */
   worktrees: string[];
+  /** `submodule.<name>.path`, as written: in a `.gitmodules`, where each submodule's working tree is (relative to the project). */
+  modulePaths: string[];
 }
 
 /**
@@ -166,6 +168,17 @@ export function submoduleWorktree(gitDir: string): string | null {
   return named === undefined ? null : resolve(gitDir, named);
 }
 
+/**
+ * The working trees a project's `.gitmodules` names (`submodule.<name>.path`), resolved in the project; those that
+ * would lie outside it (git refuses them) left out. A clone without `--recurse-submodules`, or `git submodule deinit`,
+ * leaves each an empty directory, and a `.git` made there is what the superproject's `git status` follows.
+ */
+export function gitmodulesTrees(project: string): string[] {
+  return readGitConfig(join(project, '.gitmodules'))
+    .modulePaths.map((path) => resolve(project, path))
+    .filter((tree) => tree !== project && tree.startsWith(project + '/'));
+}
+
 /** Linked worktrees' directories under one repository's `.git/worktrees` looked at, at most. */
 const MAX_LINKED_WORKTREES = 256;
 
@@ -254,7 +267,7 @@ export function readGitConfig(file: string): GitConfigNames {
 }
 
 function parseGitConfig(text: string | undefined): GitConfigNames {
-  const names: GitConfigNames = { hooksPaths: [], includes: [], worktrees: [] };
+  const names: GitConfigNames = { hooksPaths: [], includes: [], worktrees: [], modulePaths: [] };
   if (text === undefined) return names;
   let section = '';
   const lines = text.split('\n');
@@ -279,6 +292,7 @@ function parseGitConfig(text: string | undefined): GitConfigNames {
     if (section === 'core' && key === 'hookspath') names.hooksPaths.push(value);
     else if (section === 'core' && key === 'worktree') names.worktrees.push(value);
     else if ((section === 'include' || section === 'includeif') && key === 'path') names.includes.push(value);
+    else if (section === 'submodule' && key === 'path') names.modulePaths.push(value);
   }
   return names;
 }

@@ -3,7 +3,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
-import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { configBudget, gitmodulesTrees, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
 import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
 import { isWithin } from './within.js';
@@ -110,6 +110,13 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
   // and the developer's next `git status` in the superproject ran that repository's core.fsmonitor.
   const moduleGitFiles = moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [join(tree, '.git')]));
+  // A submodule's working tree with no `.git` yet (a clone without --recurse-submodules, `git submodule deinit`: an empty
+  // directory) is the shell's to give one, pointing at a repository of its own, which the developer's next `git status` in
+  // the superproject followed and ran the core.fsmonitor of. Such a tree, as `.gitmodules` or the submodule's own config
+  // names it, is read-only inside (so the submodule cannot be initialized there); one missing fences the workspace.
+  const emptyTrees = unique([...moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [tree])), ...trees.flatMap(gitmodulesTrees)]).filter(
+    (tree) => isWithin(realAsFarAsItExists(tree), workspace) && !exists(join(tree, '.git')),
+  );
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
   // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
   if (budget.exceeded) return wholly(workspace, 'its git configs name more files than a shell\'s start reads');
@@ -118,7 +125,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
   // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
   const worktreeFiles = worktrees.flatMap((dir) => WORKTREE_FILES.map((name) => join(dir, name)));
-  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles, ...moduleGitFiles];
+  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles, ...moduleGitFiles, ...emptyTrees];
   const linked = fencedPaths.find((path) => linkOnTheWay(path, workspace));
   if (linked !== undefined) return wholly(workspace, `${linked}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
   // An included file that does not exist yet is git's to skip and the shell's to make: a core.fsmonitor in an
@@ -145,6 +152,8 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // Any other file direnv would load that is missing (a shell.nix beside a default.nix, which `use nix` would then take
   // instead) cannot be made without changing what the developer's tools read: the workspace is read-only whole.
   for (const file of loaded) if (basename(file) === '.env' && !exists(file) && isWithin(realAsFarAsItExists(file), workspace)) makeFile(file, '');
+  const unmadeTree = emptyTrees.find((tree) => !isDirectory(tree));
+  if (unmadeTree !== undefined) return wholly(workspace, `${unmadeTree}, a submodule's working tree, is not there (make it, an empty directory, for the shell to write here)`);
   const unloaded = loaded.find((file) => !exists(file) && isWithin(realAsFarAsItExists(file), workspace));
   if (unloaded !== undefined) return wholly(workspace, `${unloaded}, which an .envrc has direnv load, does not exist yet (make it, even empty, for the shell to write here)`);
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
@@ -156,7 +165,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // read-only, so one naming the git directory itself (`.`: the same repository to git) is made first.
   const commonDirs = [...pinned, ...submodules.flatMap((found) => found.gitDirs)].map((dir) => join(dir, 'commondir'));
   for (const file of commonDirs) makeFile(file, '.\n');
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...moduleGitFiles, ...worktreeFiles, ...commonDirs]);
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...moduleGitFiles, ...worktreeFiles, ...commonDirs, ...emptyTrees]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
@@ -197,6 +206,15 @@ function beforeDotDots(path: string): string[] {
   const parts = path.split('/');
   for (let index = 1; index < parts.length; index++) if (parts[index] === '..') dirs.push(resolve(parts.slice(0, index).join('/') || '/'));
   return dirs;
+}
+
+/** Whether `path` is a directory, not through a link; false where it cannot be looked at. */
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `path` is a regular file, not through a link; false where it cannot be looked at. */
