@@ -221,6 +221,21 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     }
   });
 
+  it("cannot write the config of a submodule whose git directory is in its working tree (`git submodule add` of a clone already there), whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, 'clone', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule whose .git is a directory');
+    const made = await create(client, r.project);
+    await run(client, made.id, `printf ${r.plant('embedded')} >> libs/lib/.git/config; echo tried`);
+    // Nor by moving the submodule aside and making its own in its place.
+    await run(client, made.id, `mv libs/lib libs/aside && git init -q libs/lib && printf ${r.plant('embedded')} >> libs/lib/.git/config; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('embedded'))).toBe(false);
+    expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
+  });
+
   it("cannot make the next shell's read-only list as long as it likes (a .git/hooks, .envrc and .vscode in each of 40 directories with long names): the info lists the first and counts the rest, and the fence still holds them all", async () => {
     const r = repository(box);
     const made = await create(client, r.project);

@@ -62,7 +62,13 @@ function shortened(why: string): string {
 export function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Fence {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
-  const projects = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
+  const beside = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
+  // A submodule whose git directory is in its working tree (`git submodule add` of a clone already at its path keeps its
+  // `.git` there): the superproject's `git status` runs git in it, and a core.fsmonitor a shell wrote in its config ran.
+  // Fenced as a project is (a link on the way to it fences the workspace whole), and its directory pinned so that it
+  // cannot be moved aside and rebuilt.
+  const embedded = unique(beside.flatMap(gitmodulesTrees)).filter((tree) => !beside.includes(tree) && isDirectory(join(tree, '.git')));
+  const projects = [...beside, ...embedded];
   // A link pointing out of the workspace leads somewhere it cannot write anyway (the link itself: linkOnTheWay).
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
@@ -184,7 +190,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
     for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
     if (above.size > MAX_PINNED_ABOVE) return wholly(workspace, `more than ${MAX_PINNED_ABOVE} directories lie above what your tools run`);
   }
-  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
+  return { readOnly: allReadOnly, pinned: [...embedded, ...pinned, ...modulePins, ...above] };
 }
 
 /** What git reads from a linked worktree's directory: the repository it belongs to, its own config, and the worktree it names. */
