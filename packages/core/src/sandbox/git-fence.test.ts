@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +251,25 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect(readFileSync(join(r.project, `${name}139`, '.envrc'), 'utf8')).toBe('');
     // The developer's CLI still reads every session's info.
     expect(JSON.parse(execFileSync(process.execPath, [bin, 'ls', '--json'], { env: box.env, encoding: 'utf8' })).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("cannot put a command in a directory an .envrc's PATH_add puts first on PATH, made or not (`bin/git` ran as the developer's git once direnv loaded); node_modules/.bin stays writable", async () => {
+    const r = repository(box);
+    mkdirSync(join(r.project, 'bin'));
+    writeFileSync(join(r.project, 'bin', 'setup'), '#!/bin/sh\necho setup\n', { mode: 0o755 });
+    writeFileSync(join(r.project, '.envrc'), 'PATH_add bin\nPATH_add "$PWD/tools/bin" node_modules/.bin\n');
+    const made = await create(client, r.project);
+    const git = (dir: string) => `mkdir -p ${dir} && printf '#!/bin/sh\\ntouch ${r.planted('path-add')}\\n' > ${dir}/git && chmod +x ${dir}/git`;
+    await run(client, made.id, `${git('bin')}; ${git('tools/bin')}; mv bin bin-aside && ${git('bin')}; echo tried`);
+    expect((await run(client, made.id, `${git('node_modules/.bin')} && echo installed`)).output).toContain('installed');
+    rmSync(join(r.project, 'node_modules'), { recursive: true });
+    expect(readdirSync(join(r.project, 'bin'))).toEqual(['setup']);
+    if (direnv === undefined) return;
+    const developer = { ...box.env, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync(direnv, ['allow', r.project], { env: developer });
+    // The developer's prompt, entering the project: git status, with the PATH direnv made.
+    execFileSync(direnv, ['exec', r.project, 'git', 'status', '--short'], { env: developer, cwd: r.project, stdio: 'ignore' });
+    expect(existsSync(r.planted('path-add'))).toBe(false);
   });
 
   it("cannot write, nor make, the .env an .envrc of `dotenv` loads: its BASH_ENV ran in the developer's next bash in the project", async () => {

@@ -113,6 +113,10 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   if (direnvUnknown !== undefined) return wholly(workspace, `${direnvUnknown}: what direnv loads there cannot be fenced`);
   const loaded = direnv.flatMap((names) => names.files);
   named.push(...loaded);
+  // The directories it puts first on PATH (direnv-named.ts): read-only, made empty where missing (as a hooks directory).
+  const pathDirs = unique(direnv.flatMap((names) => names.pathDirs)).filter((dir) => isWithin(realAsFarAsItExists(dir), workspace));
+  if (pathDirs.some((dir) => realAsFarAsItExists(dir) === workspace)) return wholly(workspace, `an .envrc puts it first on PATH (PATH_add), where a command the shell makes would run as yours`);
+  named.push(...pathDirs);
   // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
   // and the developer's next `git status` in the superproject ran that repository's core.fsmonitor.
   const moduleGitFiles = moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [join(tree, '.git')]));
@@ -154,6 +158,9 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   for (const dir of hooks) if (!exists(dir) && isWithin(realAsFarAsItExists(dir), workspace)) makeDirectory(dir);
   const unmade = hooks.find((dir) => !exists(dir) && isWithin(realAsFarAsItExists(dir), workspace));
   if (unmade !== undefined) return wholly(workspace, `${unmade}, the hooks directory a git config names, does not exist and could not be made`);
+  for (const dir of pathDirs) if (!exists(dir)) makeDirectory(dir);
+  const unmadePath = pathDirs.find((dir) => !exists(dir));
+  if (unmadePath !== undefined) return wholly(workspace, `${unmadePath}, which an .envrc puts first on PATH, does not exist and could not be made`);
   // A `.env` that `dotenv` would load and that does not exist yet is made empty (nothing, to direnv) and bound read-only.
   // Any other file direnv would load that is missing (a shell.nix beside a default.nix, which `use nix` would then take
   // instead) cannot be made without changing what the developer's tools read: the workspace is read-only whole.
