@@ -219,6 +219,10 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
       // The superproject's own work inside goes on.
       expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed')).output).toContain('committed');
     }
+    // A .gitmodules the shell fills, for the next shell's start to bind each tree: past the cap, its workspace is read-only.
+    const made = await create(client, clone);
+    await run(client, made.id, `for i in $(seq 300); do mkdir -p m/$i; printf '[submodule "m%s"]\\n\\tpath = m/%s\\n' $i $i; done >> .gitmodules; echo tried`);
+    expect((await create(client, clone)).sandbox.readOnlyWhy).toMatch(/more than 256 submodules/);
   });
 
   it("cannot write the config of a submodule whose git directory is in its working tree (`git submodule add` of a clone already there), whose core.fsmonitor the developer's next git status in the superproject ran", async () => {

@@ -168,14 +168,29 @@ export function submoduleWorktree(gitDir: string): string | null {
   return named === undefined ? null : resolve(gitDir, named);
 }
 
+/** Paths taken from one `.gitmodules`, at most: one more than the fence's cap on submodules' trees (tool-fence.ts). */
+export const MAX_GITMODULES_PATHS = 257;
+
 /**
  * The working trees a project's `.gitmodules` names (`submodule.<name>.path`), resolved in the project; those that
  * would lie outside it (git refuses them) left out. A clone without `--recurse-submodules`, or `git submodule deinit`,
  * leaves each an empty directory, and a `.git` made there is what the superproject's `git status` follows.
  */
-export function gitmodulesTrees(project: string): string[] {
-  return readGitConfig(join(project, '.gitmodules'))
-    .modulePaths.map((path) => resolve(project, path))
+export function gitmodulesTrees(project: string, budget: ConfigBudget): string[] {
+  const file = join(project, '.gitmodules');
+  // Charged to the policy's budget as a config is: a shell's 500 projects, each with a `.gitmodules` of 4 MiB, would
+  // otherwise hold the host's loop at the next shell's start.
+  if (budget.exceeded || !present(file)) return [];
+  const text = readSmall(file);
+  budget.bytes -= text?.length ?? 0;
+  if (--budget.files < 0 || budget.bytes < 0) {
+    budget.exceeded = true;
+    return [];
+  }
+  // Past the caller's cap (tool-fence.ts) the count alone matters: the rest are not resolved.
+  return parseGitConfig(text)
+    .modulePaths.slice(0, MAX_GITMODULES_PATHS)
+    .map((path) => resolve(project, path))
     .filter((tree) => tree !== project && tree.startsWith(project + '/'));
 }
 

@@ -3,7 +3,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
-import { configBudget, gitmodulesTrees, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { configBudget, gitmodulesTrees, MAX_GITMODULES_PATHS, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
 import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
 import { isWithin } from './within.js';
@@ -29,6 +29,8 @@ export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.work
 export const MAX_PROJECTS_LOOKED_AT = 500;
 /** Links followed in the read-only directories (a hook linked into the project), at most; past it the workspace is read-only. */
 const MAX_FENCED_LINKS = 256;
+/** Submodules' working trees fenced (empty ones, and those holding their git directory), at most; past it the workspace is read-only. */
+const MAX_SUBMODULE_TREES = MAX_GITMODULES_PATHS - 1;
 /** Directories pinned above read-only paths (directoriesAbove), at most; past it the workspace is read-only. */
 const MAX_PINNED_ABOVE = 256;
 
@@ -67,7 +69,11 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // `.git` there): the superproject's `git status` runs git in it, and a core.fsmonitor a shell wrote in its config ran.
   // Fenced as a project is (a link on the way to it fences the workspace whole), and its directory pinned so that it
   // cannot be moved aside and rebuilt.
-  const embedded = unique(beside.flatMap(gitmodulesTrees)).filter((tree) => !beside.includes(tree) && isDirectory(join(tree, '.git')));
+  const budget = configBudget();
+  // Each named tree is looked at, and a `.gitmodules` is the shell's to write: past the cap the workspace is read-only whole.
+  const listed = unique(beside.flatMap((project) => gitmodulesTrees(project, budget)));
+  if (listed.length > MAX_SUBMODULE_TREES) return wholly(workspace, `its .gitmodules name more than ${MAX_SUBMODULE_TREES} submodules`);
+  const embedded = listed.filter((tree) => !beside.includes(tree) && isDirectory(join(tree, '.git')));
   const projects = [...beside, ...embedded];
   // A link pointing out of the workspace leads somewhere it cannot write anyway (the link itself: linkOnTheWay).
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
@@ -75,7 +81,6 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
-  const budget = configBudget();
   // Linked worktrees' directories (.git/worktrees/<name>): git run in such a worktree reads its commondir and, where
   // extensions.worktreeConfig is on, its config.worktree; a shell wrote either and the developer's next git there ran a
   // core.fsmonitor (git-fence.test.ts). Read-only like .git/config; `.git/worktrees` and each directory in it are pinned as
@@ -124,7 +129,9 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // directory) is the shell's to give one, pointing at a repository of its own, which the developer's next `git status` in
   // the superproject followed and ran the core.fsmonitor of. Such a tree, as `.gitmodules` or the submodule's own config
   // names it, is read-only inside (so the submodule cannot be initialized there); one missing fences the workspace.
-  const emptyTrees = unique([...moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [tree])), ...trees.flatMap(gitmodulesTrees)]).filter(
+  const namedTrees = unique([...moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [tree])), ...trees.flatMap((tree) => gitmodulesTrees(tree, budget))]);
+  if (namedTrees.length > MAX_SUBMODULE_TREES) return wholly(workspace, `its .gitmodules name more than ${MAX_SUBMODULE_TREES} submodules`);
+  const emptyTrees = namedTrees.filter(
     (tree) => isWithin(realAsFarAsItExists(tree), workspace) && !exists(join(tree, '.git')),
   );
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
