@@ -268,6 +268,10 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect((await run(client, made.id, `${git('node_modules/.bin')} && echo installed`)).output).toContain('installed');
     rmSync(join(r.project, 'node_modules'), { recursive: true });
     expect(readdirSync(join(r.project, 'bin'))).toEqual(['setup']);
+    // An .envrc it makes beside, naming 100 directories for the next shell's start to make and bind: read-only instead.
+    await run(client, made.id, `mkdir -p sub && for i in $(seq 100); do echo "PATH_add d$i"; done > sub/.envrc; echo tried`);
+    expect((await create(client, r.project)).sandbox.readOnlyWhy).toMatch(/more than 64 directories on PATH/);
+    expect(existsSync(join(r.project, 'sub', 'd1'))).toBe(false);
     if (direnv === undefined) return;
     const developer = { ...box.env, GIT_CONFIG_NOSYSTEM: '1' };
     execFileSync(direnv, ['allow', r.project], { env: developer });

@@ -29,6 +29,8 @@ export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.work
 export const MAX_PROJECTS_LOOKED_AT = 500;
 /** Links followed in the read-only directories (a hook linked into the project), at most; past it the workspace is read-only. */
 const MAX_FENCED_LINKS = 256;
+/** Directories an `.envrc` puts on PATH that are fenced, at most; past it the workspace is read-only. */
+const MAX_PATH_DIRS = 64;
 /** Submodules' working trees fenced (empty ones, and those holding their git directory), at most; past it the workspace is read-only. */
 const MAX_SUBMODULE_TREES = MAX_GITMODULES_PATHS - 1;
 /** Directories pinned above read-only paths (directoriesAbove), at most; past it the workspace is read-only. */
@@ -120,6 +122,8 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   named.push(...loaded);
   // The directories it puts first on PATH (direnv-named.ts): read-only, made empty where missing (as a hooks directory).
   const pathDirs = unique(direnv.flatMap((names) => names.pathDirs)).filter((dir) => isWithin(realAsFarAsItExists(dir), workspace));
+  // Each is a bind, made where missing, and an `.envrc` the shell made beside is read at the next shell's start.
+  if (pathDirs.length > MAX_PATH_DIRS) return wholly(workspace, `its .envrc files put more than ${MAX_PATH_DIRS} directories on PATH`);
   if (pathDirs.some((dir) => realAsFarAsItExists(dir) === workspace)) return wholly(workspace, `an .envrc puts it first on PATH (PATH_add), where a command the shell makes would run as yours`);
   named.push(...pathDirs);
   // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
