@@ -15,8 +15,6 @@ export interface BwrapOptions {
   runtimeDir?: string;
   /** Where the shell starts. */
   cwd: string;
-  /** Variables of the inherited environment to take away: its credentials (secret-env.ts). */
-  unset?: readonly string[];
   /** Variables to set for the program only (the loader's, which bubblewrap starts without). */
   setenv?: Readonly<Record<string, string>>;
 }
@@ -61,7 +59,7 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
-  for (const name of new Set([...UNSET, ...(options.unset ?? [])])) args.push('--unsetenv', name);
+  for (const name of UNSET) args.push('--unsetenv', name);
   for (const [name, value] of Object.entries(options.setenv ?? {})) args.push('--setenv', name, value);
   // Run by root (a container's developer, a VM's), bubblewrap keeps every capability for the program unless told:
   // a shell with CAP_SYS_ADMIN unmounts what hides ~/.ssh. Unprivileged, this is its default already.

@@ -27,6 +27,12 @@ export interface SandboxContext {
 /** What a session runs under: the launcher to start instead (arguments up to `--`), absent when none; and what it fences. */
 export interface Confinement {
   wrap?: { file: string; args: string[] };
+  /**
+   * Variables to take out of the launcher's environment (its credentials: secret-env.ts). Not bubblewrap's
+   * `--unsetenv`: bubblewrap's own process, pid 1 inside the sandbox, keeps the environment it was started with in
+   * /proc/1/environ, which the shell reads (a GH_TOKEN unset that way was there).
+   */
+  unsetEnv?: readonly string[];
   sandbox: SandboxInfo;
 }
 
@@ -56,7 +62,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   } catch (error) {
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
-  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, unset: context.unsetEnv, setenv: context.loaderEnv });
+  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
   // A workspace read-only whole (policy.readOnlyWhy) is bound writable and then read-only over it: not said writable.
   const writable = policy.writable.filter((path) => !(path === policy.workspace && policy.readOnly.includes(path)));
   // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.
@@ -64,6 +70,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   const hidden = listed(policy.hidden);
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
+    ...(context.unsetEnv?.length ? { unsetEnv: context.unsetEnv } : {}),
     sandbox: {
       profile: policy.profile,
       writable,

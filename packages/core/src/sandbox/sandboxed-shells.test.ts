@@ -83,7 +83,8 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     expect(url.output).not.toMatch(/#ticket=/);
     expect((await run('(exit 42)')).exit_code).toBe(42);
     // Before, each was in the shell's environment, though ~/.config/gh and ~/.aws are hidden.
-    const env = await run('env');
+    // Nor in the environment bubblewrap started with, which its own process, pid 1 inside, keeps in /proc/1/environ.
+    const env = await run(`env; tr '\\0' '\\n' < /proc/1/environ`);
     expect(env.output).not.toContain('secret-in-env');
     expect(env.output).toContain('TOKENIZERS_PARALLELISM=false');
 
