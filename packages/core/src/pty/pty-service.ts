@@ -128,7 +128,8 @@ class PtyServiceImpl implements PtyService {
     );
     try {
       // A launcher starts without the loader's variables (confine handed them to the program: splitLoaderEnv).
-      const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args], env: launcherEnv } : { file, args, env };
+      // Without the credentials the sandbox takes away, which would otherwise be in the launcher's /proc/<pid>/environ.
+      const launched = confined?.wrap ? { file: confined.wrap.file, args: [...confined.wrap.args, file, ...args], env: withoutNames(launcherEnv, confined.unsetEnv) } : { file, args, env };
       session.process = spawnPtyProcess(
         { file: launched.file, args: launched.args, cwd, env: launched.env, cols, rows, threadReading: this.readThread },
         (chunk, reusable) => this.onData(session, chunk, reusable),
@@ -405,4 +406,12 @@ class PtyServiceImpl implements PtyService {
     }
     return session;
   }
+}
+
+/** `env` less the variables `names` lists; `env` itself where there are none. */
+function withoutNames<T extends Record<string, string | undefined>>(env: T, names: readonly string[] | undefined): T {
+  if (!names?.length) return env;
+  const copy = { ...env };
+  for (const name of names) delete copy[name];
+  return copy;
 }

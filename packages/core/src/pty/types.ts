@@ -118,6 +118,8 @@ export interface CreateSessionInput {
 /** What confine() made of a session: the launcher, if any, and the sandbox it reports. */
 export interface Confined {
   wrap?: { file: string; args: string[] };
+  /** Variables the launcher starts without (a sandbox's credentials, sandbox/secret-env.ts). */
+  unsetEnv?: readonly string[];
   sandbox: SandboxInfo;
 }
 

@@ -18,6 +18,8 @@ export interface SandboxContext {
   runtimeDir?: string;
   /** PATH bubblewrap is looked for on. Default the host's. */
   searchPath?: string;
+  /** Credentials in the inherited environment (secret-env.ts), unset inside. */
+  unsetEnv?: readonly string[];
   /** The program's dynamic loader variables, which bubblewrap itself starts without: set inside, for the program. */
   loaderEnv?: Readonly<Record<string, string>>;
 }
@@ -25,6 +27,12 @@ export interface SandboxContext {
 /** What a session runs under: the launcher to start instead (arguments up to `--`), absent when none; and what it fences. */
 export interface Confinement {
   wrap?: { file: string; args: string[] };
+  /**
+   * Variables to take out of the launcher's environment (its credentials: secret-env.ts). Not bubblewrap's
+   * `--unsetenv`: bubblewrap's own process, pid 1 inside the sandbox, keeps the environment it was started with in
+   * /proc/1/environ, which the shell reads (a GH_TOKEN unset that way was there).
+   */
+  unsetEnv?: readonly string[];
   sandbox: SandboxInfo;
 }
 
@@ -62,6 +70,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   const hidden = listed(policy.hidden);
   return {
     wrap: { file: available.bwrap, args: [...args, '--'] },
+    ...(context.unsetEnv?.length ? { unsetEnv: context.unsetEnv } : {}),
     sandbox: {
       profile: policy.profile,
       writable,

@@ -25,11 +25,18 @@ describe("what a project's .envrc has direnv load", () => {
     expect(namedByEnvrc(envrc, '/home/dev').files).toEqual([join(dir, 'shell.nix')]);
   });
 
+  it("names the directories PATH_add and `path_add PATH` put first on PATH, but not those in a node_modules or built from a variable", () => {
+    const dir = fileTempDir('ptydeck-direnv-named-');
+    const envrc = join(dir, '.envrc');
+    writeFileSync(envrc, ['PATH_add bin "$PWD/tools/bin" node_modules/.bin', 'path_add PATH ~/x/bin; path_add MANPATH man', 'PATH_add "$GOPATH/bin"'].join('\n'));
+    expect(namedByEnvrc(envrc, '/home/dev')).toEqual({ files: [], pathDirs: [join(dir, 'bin'), join(dir, 'tools', 'bin'), '/home/dev/x/bin'] });
+  });
+
   it('says what it cannot follow: a path built from a variable', () => {
     const dir = fileTempDir('ptydeck-direnv-named-');
     const envrc = join(dir, '.envrc');
     writeFileSync(envrc, 'dotenv "$ENVFILE"\n');
     expect(namedByEnvrc(envrc, '/home/dev').unknown).toContain('$ENVFILE');
-    expect(namedByEnvrc(join(dir, 'missing'), '/home/dev')).toEqual({ files: [] });
+    expect(namedByEnvrc(join(dir, 'missing'), '/home/dev')).toEqual({ files: [], pathDirs: [] });
   });
 });

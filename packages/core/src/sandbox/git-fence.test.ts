@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,6 +196,50 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
   });
 
+  it("cannot give a submodule whose working tree has no .git yet (deinit, a clone without --recurse-submodules) a repository of its own, whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule');
+    // A clone without --recurse-submodules: libs/lib an empty directory, no .git/modules. And the original, deinit'ed:
+    // libs/lib empty, its git directory kept in .git/modules.
+    const clone = join(box.home, `clone-${r.project.split('-').at(-1)}`);
+    r.git(box.home, 'clone', '-q', r.project, clone);
+    r.git(r.project, 'submodule', 'deinit', '-q', '-f', 'libs/lib');
+    for (const project of [r.project, clone]) {
+      expect(readdirSync(join(project, 'libs', 'lib'))).toEqual([]);
+      const made = await create(client, project);
+      expect(made.sandbox.readOnly).toContain(join(project, 'libs', 'lib'));
+      const own = `git init -q libs/lib && printf ${r.plant('empty-tree')} >> libs/lib/.git/config`;
+      await run(client, made.id, `${own}; echo tried`);
+      // Nor by moving the directory, or the one above it, aside.
+      await run(client, made.id, `mv libs/lib libs/aside && ${own}; mv libs libs-aside && ${own}; echo tried`);
+      r.git(project, 'status', '--short');
+      expect(existsSync(r.planted('empty-tree'))).toBe(false);
+      // The superproject's own work inside goes on.
+      expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed')).output).toContain('committed');
+    }
+    // A .gitmodules the shell fills, for the next shell's start to bind each tree: past the cap, its workspace is read-only.
+    const made = await create(client, clone);
+    await run(client, made.id, `for i in $(seq 300); do mkdir -p m/$i; printf '[submodule "m%s"]\\n\\tpath = m/%s\\n' $i $i; done >> .gitmodules; echo tried`);
+    expect((await create(client, clone)).sandbox.readOnlyWhy).toMatch(/more than 256 submodules/);
+  });
+
+  it("cannot write the config of a submodule whose git directory is in its working tree (`git submodule add` of a clone already there), whose core.fsmonitor the developer's next git status in the superproject ran", async () => {
+    const r = repository(box);
+    const library = repository(box);
+    r.git(r.project, 'clone', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'submodule', 'add', '-q', library.project, 'libs/lib');
+    r.git(r.project, 'commit', '-qm', 'with a submodule whose .git is a directory');
+    const made = await create(client, r.project);
+    await run(client, made.id, `printf ${r.plant('embedded')} >> libs/lib/.git/config; echo tried`);
+    // Nor by moving the submodule aside and making its own in its place.
+    await run(client, made.id, `mv libs/lib libs/aside && git init -q libs/lib && printf ${r.plant('embedded')} >> libs/lib/.git/config; echo tried`);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('embedded'))).toBe(false);
+    expect((await run(client, made.id, 'cd libs/lib && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && echo committed; cd ../..')).output).toContain('committed');
+  });
+
   it("cannot make the next shell's read-only list as long as it likes (a .git/hooks, .envrc and .vscode in each of 40 directories with long names): the info lists the first and counts the rest, and the fence still holds them all", async () => {
     const r = repository(box);
     const made = await create(client, r.project);
@@ -211,6 +255,29 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     expect(readFileSync(join(r.project, `${name}139`, '.envrc'), 'utf8')).toBe('');
     // The developer's CLI still reads every session's info.
     expect(JSON.parse(execFileSync(process.execPath, [bin, 'ls', '--json'], { env: box.env, encoding: 'utf8' })).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("cannot put a command in a directory an .envrc's PATH_add puts first on PATH, made or not (`bin/git` ran as the developer's git once direnv loaded); node_modules/.bin stays writable", async () => {
+    const r = repository(box);
+    mkdirSync(join(r.project, 'bin'));
+    writeFileSync(join(r.project, 'bin', 'setup'), '#!/bin/sh\necho setup\n', { mode: 0o755 });
+    writeFileSync(join(r.project, '.envrc'), 'PATH_add bin\nPATH_add "$PWD/tools/bin" node_modules/.bin\n');
+    const made = await create(client, r.project);
+    const git = (dir: string) => `mkdir -p ${dir} && printf '#!/bin/sh\\ntouch ${r.planted('path-add')}\\n' > ${dir}/git && chmod +x ${dir}/git`;
+    await run(client, made.id, `${git('bin')}; ${git('tools/bin')}; mv bin bin-aside && ${git('bin')}; echo tried`);
+    expect((await run(client, made.id, `${git('node_modules/.bin')} && echo installed`)).output).toContain('installed');
+    rmSync(join(r.project, 'node_modules'), { recursive: true });
+    expect(readdirSync(join(r.project, 'bin'))).toEqual(['setup']);
+    // An .envrc it makes beside, naming 100 directories for the next shell's start to make and bind: read-only instead.
+    await run(client, made.id, `mkdir -p sub && for i in $(seq 100); do echo "PATH_add d$i"; done > sub/.envrc; echo tried`);
+    expect((await create(client, r.project)).sandbox.readOnlyWhy).toMatch(/more than 64 directories on PATH/);
+    expect(existsSync(join(r.project, 'sub', 'd1'))).toBe(false);
+    if (direnv === undefined) return;
+    const developer = { ...box.env, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync(direnv, ['allow', r.project], { env: developer });
+    // The developer's prompt, entering the project: git status, with the PATH direnv made.
+    execFileSync(direnv, ['exec', r.project, 'git', 'status', '--short'], { env: developer, cwd: r.project, stdio: 'ignore' });
+    expect(existsSync(r.planted('path-add'))).toBe(false);
   });
 
   it("cannot write, nor make, the .env an .envrc of `dotenv` loads: its BASH_ENV ran in the developer's next bash in the project", async () => {

@@ -13,8 +13,8 @@ describe('what a git config names in the project', () => {
       file,
       ['[core]', '\tHooksPath = "scripts/my hooks" # a comment', '[includeIf "gitdir:~/work/"]', '\tpath = ../shared.gitconfig ; another', '[include] path = ~/inc.gitconfig', '[user]', '\tpath = not-an-include'].join('\n'),
     );
-    expect(readGitConfig(file)).toEqual({ hooksPaths: ['scripts/my hooks'], includes: ['../shared.gitconfig', '~/inc.gitconfig'], worktrees: [] });
-    expect(readGitConfig(join(dir, 'missing'))).toEqual({ hooksPaths: [], includes: [], worktrees: [] });
+    expect(readGitConfig(file)).toEqual({ hooksPaths: ['scripts/my hooks'], includes: ['../shared.gitconfig', '~/inc.gitconfig'], worktrees: [], modulePaths: [] });
+    expect(readGitConfig(join(dir, 'missing'))).toEqual({ hooksPaths: [], includes: [], worktrees: [], modulePaths: [] });
   });
 
   it('joins a value continued on the next line (a backslash before the newline), as git does, and no comment', () => {
@@ -28,8 +28,8 @@ describe('what a git config names in the project', () => {
       const ours = readGitConfig(file);
       const env = { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
       const git = (key: string) => execFileSync('git', ['config', '--no-includes', '-f', file, '--get-all', key], { env, encoding: 'utf8' }).trim().split('\n');
-      expect(ours).toEqual({ hooksPaths: git('core.hooksPath'), includes: git('include.path'), worktrees: [] });
-      expect(ours).toEqual({ hooksPaths: ['tools/hooks'], includes: ['../config.inc', 'next.inc'], worktrees: [] });
+      expect(ours).toEqual({ hooksPaths: git('core.hooksPath'), includes: git('include.path'), worktrees: [], modulePaths: [] });
+      expect(ours).toEqual({ hooksPaths: ['tools/hooks'], includes: ['../config.inc', 'next.inc'], worktrees: [], modulePaths: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

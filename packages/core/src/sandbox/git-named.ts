@@ -42,6 +42,8 @@ export interface GitConfigNames {
   includes: string[];
   /** `core.worktree`, as written: where a submodule's git directory says its working tree is (relative to that directory). */
   worktrees: string[];
+  /** `submodule.<name>.path`, as written: in a `.gitmodules`, where each submodule's working tree is (relative to the project). */
+  modulePaths: string[];
 }
 
 /**
@@ -166,6 +168,32 @@ export function submoduleWorktree(gitDir: string): string | null {
   return named === undefined ? null : resolve(gitDir, named);
 }
 
+/** Paths taken from one `.gitmodules`, at most: one more than the fence's cap on submodules' trees (tool-fence.ts). */
+export const MAX_GITMODULES_PATHS = 257;
+
+/**
+ * The working trees a project's `.gitmodules` names (`submodule.<name>.path`), resolved in the project; those that
+ * would lie outside it (git refuses them) left out. A clone without `--recurse-submodules`, or `git submodule deinit`,
+ * leaves each an empty directory, and a `.git` made there is what the superproject's `git status` follows.
+ */
+export function gitmodulesTrees(project: string, budget: ConfigBudget): string[] {
+  const file = join(project, '.gitmodules');
+  // Charged to the policy's budget as a config is: a shell's 500 projects, each with a `.gitmodules` of 4 MiB, would
+  // otherwise hold the host's loop at the next shell's start.
+  if (budget.exceeded || !present(file)) return [];
+  const text = readSmall(file);
+  budget.bytes -= text?.length ?? 0;
+  if (--budget.files < 0 || budget.bytes < 0) {
+    budget.exceeded = true;
+    return [];
+  }
+  // Past the caller's cap (tool-fence.ts) the count alone matters: the rest are not resolved.
+  return parseGitConfig(text)
+    .modulePaths.slice(0, MAX_GITMODULES_PATHS)
+    .map((path) => resolve(project, path))
+    .filter((tree) => tree !== project && tree.startsWith(project + '/'));
+}
+
 /** Linked worktrees' directories under one repository's `.git/worktrees` looked at, at most. */
 const MAX_LINKED_WORKTREES = 256;
 
@@ -254,7 +282,7 @@ export function readGitConfig(file: string): GitConfigNames {
 }
 
 function parseGitConfig(text: string | undefined): GitConfigNames {
-  const names: GitConfigNames = { hooksPaths: [], includes: [], worktrees: [] };
+  const names: GitConfigNames = { hooksPaths: [], includes: [], worktrees: [], modulePaths: [] };
   if (text === undefined) return names;
   let section = '';
   const lines = text.split('\n');
@@ -279,6 +307,7 @@ function parseGitConfig(text: string | undefined): GitConfigNames {
     if (section === 'core' && key === 'hookspath') names.hooksPaths.push(value);
     else if (section === 'core' && key === 'worktree') names.worktrees.push(value);
     else if ((section === 'include' || section === 'includeif') && key === 'path') names.includes.push(value);
+    else if (section === 'submodule' && key === 'path') names.modulePaths.push(value);
   }
   return names;
 }

@@ -6,6 +6,7 @@ import { parseJsonAs, SandboxProfile } from '@ptydeck/contract';
 import { z } from 'zod';
 import { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
 import { DEFAULT_HIDDEN } from './policy.js';
+import { secretNames } from './secret-env.js';
 import { DEFAULT_AGENT_PROFILE, isAtLeastAsStrict, SANDBOX_PROFILES, type SandboxChoice, type SandboxProfile as Profile } from './profile.js';
 
 /**
@@ -30,6 +31,12 @@ export const SandboxConfig = z
       .default([])
       .describe(
         'Entries of the built-in hidden list to show read-only after all (e.g. ".npmrc" for a private registry), spelled as that list spells them. ptydeck\'s own directories stay hidden, and so does anything `hide` names.',
+      ),
+    keepEnv: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Variables of the environment that look like credentials (GH_TOKEN, AWS_SECRET_ACCESS_KEY, *_API_KEY, a URL with a password) to pass into sandboxed shells after all; every other such variable is unset there.',
       ),
   })
   .strict();
@@ -80,11 +87,15 @@ export function sandboxContext(options: { stateDir: string; configDir: string; c
     ptydeckDirs: [options.stateDir, options.configDir],
     writable: options.config.writable,
     hidden: [...DEFAULT_HIDDEN.filter((path) => !options.config.unhide.includes(path)), ...options.config.hide],
+    keepEnv: options.config.keepEnv,
   };
 }
 
 /** A SandboxContext less what comes from the session's environment. */
-export type HostSandboxContext = Omit<SandboxContext, 'home' | 'runtimeDir' | 'searchPath' | 'keepVisible'>;
+export type HostSandboxContext = Omit<SandboxContext, 'home' | 'runtimeDir' | 'searchPath' | 'keepVisible' | 'unsetEnv'> & {
+  /** config.json's `keepEnv`: credentials the developer passes into sandboxed shells. */
+  keepEnv?: readonly string[];
+};
 
 /** How agents' shells are fenced on a host: what the terminal tool and the chats' terminals both follow. */
 export interface SandboxSettings {
@@ -126,8 +137,10 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
   const choice = requested === undefined ? base : { profile: requested, explicit: true };
   const uid = process.getuid?.();
   const runtimeDir = spawn.env.XDG_RUNTIME_DIR || (uid === undefined ? undefined : `/run/user/${uid}`);
+  const { keepEnv, ...built } = context;
   return confine(choice, spawn.cwd, {
-    ...context,
+    ...built,
+    unsetEnv: secretNames(spawn.env, keepEnv),
     home: spawn.env.HOME || homedir(),
     keepVisible,
     ...(runtimeDir ? { runtimeDir } : {}),

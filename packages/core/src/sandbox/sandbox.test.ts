@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
+import { secretNames } from './secret-env.js';
 import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, readSandboxConfig, sandboxAvailability, sandboxContext, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
@@ -318,5 +319,22 @@ describe('profiles', () => {
   it('say why bubblewrap is missing and how to fix it', async () => {
     const missing = sandboxAvailability('workspace', '/nonexistent');
     expect(missing).toMatchObject({ ok: false, reason: expect.stringMatching(/not installed/), fix: expect.stringMatching(/apt install bubblewrap/) });
+  });
+});
+
+describe("credentials in the environment sandboxed shells inherit", () => {
+  it("are named for unsetting by a word of their name or a URL's password, except what config.json's keepEnv passes; other variables stay", () => {
+    const inherited = {
+      GH_TOKEN: 'x', GITHUB_TOKEN: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_SESSION_TOKEN: 'x', OPENAI_API_KEY: 'x', NPM_CONFIG__AUTH: 'x',
+      PGPASSWORD: 'x', DB_PASSWORD: 'x', AZURE_DEVOPS_EXT_PAT: 'x', DATABASE_URL: 'postgres://u:pw@h/db', REDIS_URL: 'redis://:pw@h:6379',
+      HOME: '/home/u', PATH: '/usr/bin', PWD: '/w', OLDPWD: '/', TERM: 'xterm', TOKENIZERS_PARALLELISM: 'false', PTYDECK_SESSION_KEY: 'k',
+      HISTCONTROL: 'ignoreboth', KEYMAP: 'us', SORT_KEY: 'name', SITE_URL: 'https://example.com/a:b@c', XAUTHORITY: '/run/x',
+    };
+    const config = readSandboxConfig(fileTempDir('ptydeck-no-config-'));
+    expect(config.keepEnv).toEqual([]);
+    expect(secretNames(inherited, config.keepEnv).sort()).toEqual(
+      ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AZURE_DEVOPS_EXT_PAT', 'DATABASE_URL', 'DB_PASSWORD', 'GH_TOKEN', 'GITHUB_TOKEN', 'NPM_CONFIG__AUTH', 'OPENAI_API_KEY', 'PGPASSWORD', 'REDIS_URL'].sort(),
+    );
+    expect(secretNames(inherited, ['GH_TOKEN'])).not.toContain('GH_TOKEN');
   });
 });

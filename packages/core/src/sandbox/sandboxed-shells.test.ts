@@ -57,7 +57,9 @@ function pathWithoutBwrap(home: string): string {
 
 describe.skipIf(!available)('an agent shell in the default workspace sandbox', () => {
   it('writes in its workspace, cannot read keys or ptydeck\'s state, keeps exact exit codes, and leaves no process when closed', async () => {
-    const b = box();
+    // Credentials the developer's shell exported, in the environment the host and its sessions inherit; and a variable
+    // whose name has TOKEN in a word of its own only as a part (Hugging Face's), which stays.
+    const b = box({ GH_TOKEN: 'ghp-secret-in-env', ANTHROPIC_API_KEY: 'sk-secret-in-env', DATABASE_URL: 'postgres://app:db-secret-in-env@localhost/app', TOKENIZERS_PARALLELISM: 'false' });
     const { client } = await stdioAgent(b, 'sandboxed-agent', { clients, cwd: b.workspace });
     const made = await ok(client, 'terminal_create', {});
     expect(made.sandbox).toMatchObject({ profile: 'workspace', network: true });
@@ -80,6 +82,11 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     expect(url.exit_code).not.toBe(0);
     expect(url.output).not.toMatch(/#ticket=/);
     expect((await run('(exit 42)')).exit_code).toBe(42);
+    // Before, each was in the shell's environment, though ~/.config/gh and ~/.aws are hidden.
+    // Nor in the environment bubblewrap started with, which its own process, pid 1 inside, keeps in /proc/1/environ.
+    const env = await run(`env; tr '\\0' '\\n' < /proc/1/environ`);
+    expect(env.output).not.toContain('secret-in-env');
+    expect(env.output).toContain('TOKENIZERS_PARALLELISM=false');
 
     const listed = await ok(client, 'terminal_list');
     expect(listed.terminals.find((t: { id: string }) => t.id === id).sandbox).toBe('workspace');

@@ -3,7 +3,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
-import { configBudget, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
+import { configBudget, gitmodulesTrees, MAX_GITMODULES_PATHS, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
 import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
 import { isWithin } from './within.js';
@@ -29,6 +29,10 @@ export const RUN_BY_YOUR_TOOLS = ['.git/hooks', '.git/config', '.git/config.work
 export const MAX_PROJECTS_LOOKED_AT = 500;
 /** Links followed in the read-only directories (a hook linked into the project), at most; past it the workspace is read-only. */
 const MAX_FENCED_LINKS = 256;
+/** Directories an `.envrc` puts on PATH that are fenced, at most; past it the workspace is read-only. */
+const MAX_PATH_DIRS = 64;
+/** Submodules' working trees fenced (empty ones, and those holding their git directory), at most; past it the workspace is read-only. */
+const MAX_SUBMODULE_TREES = MAX_GITMODULES_PATHS - 1;
 /** Directories pinned above read-only paths (directoriesAbove), at most; past it the workspace is read-only. */
 const MAX_PINNED_ABOVE = 256;
 
@@ -62,14 +66,23 @@ function shortened(why: string): string {
 export function runByYourTools(writable: string[], entries: readonly Dirent[], home: string): Fence {
   const workspace = writable[0];
   if (workspace === undefined) return { readOnly: [], pinned: [] };
-  const projects = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
+  const beside = [workspace, ...projectsIn(entries).map((entry) => join(workspace, entry.name))];
+  // A submodule whose git directory is in its working tree (`git submodule add` of a clone already at its path keeps its
+  // `.git` there): the superproject's `git status` runs git in it, and a core.fsmonitor a shell wrote in its config ran.
+  // Fenced as a project is (a link on the way to it fences the workspace whole), and its directory pinned so that it
+  // cannot be moved aside and rebuilt.
+  const budget = configBudget();
+  // Each named tree is looked at, and a `.gitmodules` is the shell's to write: past the cap the workspace is read-only whole.
+  const listed = unique(beside.flatMap((project) => gitmodulesTrees(project, budget)));
+  if (listed.length > MAX_SUBMODULE_TREES) return wholly(workspace, `its .gitmodules name more than ${MAX_SUBMODULE_TREES} submodules`);
+  const embedded = listed.filter((tree) => !beside.includes(tree) && isDirectory(join(tree, '.git')));
+  const projects = [...beside, ...embedded];
   // A link pointing out of the workspace leads somewhere it cannot write anyway (the link itself: linkOnTheWay).
   const inside = (paths: string[]) => unique(existingReal(paths).filter((path) => isWithin(path, workspace) && path !== workspace));
   const gits = inside(projects.map((project) => join(project, '.git')));
   const pinned = gits.filter((path) => lstatSync(path).isDirectory());
   // What git's config sends it to in the project (hooksPath, included files): read-only like .git/hooks and .git/config.
   const globalHooks = globalHooksPaths(home);
-  const budget = configBudget();
   // Linked worktrees' directories (.git/worktrees/<name>): git run in such a worktree reads its commondir and, where
   // extensions.worktreeConfig is on, its config.worktree; a shell wrote either and the developer's next git there ran a
   // core.fsmonitor (git-fence.test.ts). Read-only like .git/config; `.git/worktrees` and each directory in it are pinned as
@@ -107,9 +120,24 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   if (direnvUnknown !== undefined) return wholly(workspace, `${direnvUnknown}: what direnv loads there cannot be fenced`);
   const loaded = direnv.flatMap((names) => names.files);
   named.push(...loaded);
+  // The directories it puts first on PATH (direnv-named.ts): read-only, made empty where missing (as a hooks directory).
+  const pathDirs = unique(direnv.flatMap((names) => names.pathDirs)).filter((dir) => isWithin(realAsFarAsItExists(dir), workspace));
+  // Each is a bind, made where missing, and an `.envrc` the shell made beside is read at the next shell's start.
+  if (pathDirs.length > MAX_PATH_DIRS) return wholly(workspace, `its .envrc files put more than ${MAX_PATH_DIRS} directories on PATH`);
+  if (pathDirs.some((dir) => realAsFarAsItExists(dir) === workspace)) return wholly(workspace, `an .envrc puts it first on PATH (PATH_add), where a command the shell makes would run as yours`);
+  named.push(...pathDirs);
   // Each submodule's `.git` file (`gitdir: ../../.git/modules/libs/lib`): a shell pointed it at a repository of its own,
   // and the developer's next `git status` in the superproject ran that repository's core.fsmonitor.
   const moduleGitFiles = moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [join(tree, '.git')]));
+  // A submodule's working tree with no `.git` yet (a clone without --recurse-submodules, `git submodule deinit`: an empty
+  // directory) is the shell's to give one, pointing at a repository of its own, which the developer's next `git status` in
+  // the superproject followed and ran the core.fsmonitor of. Such a tree, as `.gitmodules` or the submodule's own config
+  // names it, is read-only inside (so the submodule cannot be initialized there); one missing fences the workspace.
+  const namedTrees = unique([...moduleTrees.flatMap(({ tree }) => (tree === null ? [] : [tree])), ...trees.flatMap((tree) => gitmodulesTrees(tree, budget))]);
+  if (namedTrees.length > MAX_SUBMODULE_TREES) return wholly(workspace, `its .gitmodules name more than ${MAX_SUBMODULE_TREES} submodules`);
+  const emptyTrees = namedTrees.filter(
+    (tree) => isWithin(realAsFarAsItExists(tree), workspace) && !exists(join(tree, '.git')),
+  );
   // Configs that name more than a policy may read (a shell's own `git init` whose config includes itself through
   // links, git-named.ts's ConfigBudget): what lies past the budget is unknown, so nothing of the workspace is writable.
   if (budget.exceeded) return wholly(workspace, 'its git configs name more files than a shell\'s start reads');
@@ -118,7 +146,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // made one: the bind lands on its target, the link stays the shell's to remove, and a shell put a `.vscode` of its
   // own in the place of one linked outside the workspace (sandboxed-shells.test.ts). The workspace is read-only whole.
   const worktreeFiles = worktrees.flatMap((dir) => WORKTREE_FILES.map((name) => join(dir, name)));
-  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles, ...moduleGitFiles];
+  const fencedPaths = [...projects.flatMap((project) => ['.git', ...RUN_BY_YOUR_TOOLS].map((name) => join(project, name))), ...named, ...worktreeFiles, ...moduleGitFiles, ...emptyTrees];
   const linked = fencedPaths.find((path) => linkOnTheWay(path, workspace));
   if (linked !== undefined) return wholly(workspace, `${linked}, or a directory on the way to it, is a symbolic link, which cannot be fenced`);
   // An included file that does not exist yet is git's to skip and the shell's to make: a core.fsmonitor in an
@@ -141,10 +169,15 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   for (const dir of hooks) if (!exists(dir) && isWithin(realAsFarAsItExists(dir), workspace)) makeDirectory(dir);
   const unmade = hooks.find((dir) => !exists(dir) && isWithin(realAsFarAsItExists(dir), workspace));
   if (unmade !== undefined) return wholly(workspace, `${unmade}, the hooks directory a git config names, does not exist and could not be made`);
+  for (const dir of pathDirs) if (!exists(dir)) makeDirectory(dir);
+  const unmadePath = pathDirs.find((dir) => !exists(dir));
+  if (unmadePath !== undefined) return wholly(workspace, `${unmadePath}, which an .envrc puts first on PATH, does not exist and could not be made`);
   // A `.env` that `dotenv` would load and that does not exist yet is made empty (nothing, to direnv) and bound read-only.
   // Any other file direnv would load that is missing (a shell.nix beside a default.nix, which `use nix` would then take
   // instead) cannot be made without changing what the developer's tools read: the workspace is read-only whole.
   for (const file of loaded) if (basename(file) === '.env' && !exists(file) && isWithin(realAsFarAsItExists(file), workspace)) makeFile(file, '');
+  const unmadeTree = emptyTrees.find((tree) => !isDirectory(tree));
+  if (unmadeTree !== undefined) return wholly(workspace, `${unmadeTree}, a submodule's working tree, is not there (make it, an empty directory, for the shell to write here)`);
   const unloaded = loaded.find((file) => !exists(file) && isWithin(realAsFarAsItExists(file), workspace));
   if (unloaded !== undefined) return wholly(workspace, `${unloaded}, which an .envrc has direnv load, does not exist yet (make it, even empty, for the shell to write here)`);
   // The submodules' own git directories: their config and hooks, as the superproject's (git status runs them).
@@ -156,7 +189,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
   // read-only, so one naming the git directory itself (`.`: the same repository to git) is made first.
   const commonDirs = [...pinned, ...submodules.flatMap((found) => found.gitDirs)].map((dir) => join(dir, 'commondir'));
   for (const file of commonDirs) makeFile(file, '.\n');
-  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...moduleGitFiles, ...worktreeFiles, ...commonDirs]);
+  const readOnly = inside([...projects.flatMap((project) => RUN_BY_YOUR_TOOLS.map((name) => join(project, name))), ...named, ...moduleFiles, ...moduleGitFiles, ...worktreeFiles, ...commonDirs, ...emptyTrees]);
   // What the links directly in those directories lead to in the workspace is what the tools run: a hook installed as
   // `ln -s ../../hooks/pre-commit .git/hooks/pre-commit` runs hooks/pre-commit, which a shell otherwise edited.
   const links = readOnly.flatMap((dir) => direntsOf(dir).filter((entry) => entry.isSymbolicLink()).map((entry) => join(dir, entry.name)));
@@ -175,7 +208,7 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
     for (const dir of directoriesAbove(path, workspace)) if (!notPinned.has(dir)) above.add(dir);
     if (above.size > MAX_PINNED_ABOVE) return wholly(workspace, `more than ${MAX_PINNED_ABOVE} directories lie above what your tools run`);
   }
-  return { readOnly: allReadOnly, pinned: [...pinned, ...modulePins, ...above] };
+  return { readOnly: allReadOnly, pinned: [...embedded, ...pinned, ...modulePins, ...above] };
 }
 
 /** What git reads from a linked worktree's directory: the repository it belongs to, its own config, and the worktree it names. */
@@ -197,6 +230,15 @@ function beforeDotDots(path: string): string[] {
   const parts = path.split('/');
   for (let index = 1; index < parts.length; index++) if (parts[index] === '..') dirs.push(resolve(parts.slice(0, index).join('/') || '/'));
   return dirs;
+}
+
+/** Whether `path` is a directory, not through a link; false where it cannot be looked at. */
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `path` is a regular file, not through a link; false where it cannot be looked at. */

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +18,8 @@ import { postMcp } from '../testing/http.js';
 let service: PtyService;
 let server: LocalServer;
 let client: Client;
+/** The shells' HOME: agents' shells are sandboxed, and see it (read-only) where they see none of the host's /tmp. */
+let home: string;
 /** The Content-Type of each POST's answer, in order. */
 const answeredAs: string[] = [];
 
@@ -37,7 +40,8 @@ async function serveAndConnect(name: string, streamAfterMs: number, answered: st
 }
 
 beforeAll(async () => {
-  service = createPtyService({ env: { ...process.env, HOME: isolatedHome() }, killGraceMs: 500 });
+  home = isolatedHome();
+  service = createPtyService({ env: { ...process.env, HOME: home }, killGraceMs: 500 });
   // No call here outlives a minute: which form an answer takes depends on what the call sent, never on
   // how long a loaded machine took to run it (past the default 1 s it is committed to a stream).
   ({ server, client } = await serveAndConnect('answers', 60_000, answeredAs));
@@ -96,6 +100,32 @@ describe('/mcp answers, a call whose session ends first', () => {
     const answer = await call;
     expect(answer.headers.get('content-type')).toBe('text/event-stream');
     expect(await answer.text()).toBe('');
+  });
+});
+
+describe('/mcp answers, a request that takes the id of one still running', () => {
+  it('is refused, quiet or streamed, and the running call keeps its own answer', async () => {
+    const init = await postMcp(server.url, server.agentToken, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), null);
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const post = (body: unknown) => postMcp(server.url, server.agentToken, JSON.stringify(body), session);
+    const shells = service.list().length;
+    // A quiet call (no progress token) and a streamed one (with one), each running until a file is made.
+    const go = join(home, 'go');
+    const running = (id: number, meta: Record<string, unknown>) =>
+      post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'terminal_run', arguments: { command: `until [ -e ${go} ]; do sleep 0.02; done; echo got-${id}` }, ...meta } });
+    const quiet = running(1, {});
+    const streamed = running(2, { _meta: { progressToken: 'p' } });
+    await expect.poll(() => service.list().length).toBe(shells + 2);
+    // Before, a batch taking id 1 got no answer and the quiet call was answered with the batch's tools/list.
+    for (const body of [[{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], { jsonrpc: '2.0', id: 2, method: 'tools/list' }]) {
+      const refused = await post(body);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/still running/) } });
+    }
+    writeFileSync(go, '');
+    expect(await (await quiet).text()).toContain('got-1');
+    expect(await (await streamed).text()).toContain('got-2');
   });
 });
 

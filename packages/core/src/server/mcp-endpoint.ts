@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '@ptydeck/contract';
 import { HOST_STOPPED_NOTIFICATION } from '../common/stop-protocol.js';
 import type { AgentRegistry } from './agent-registry.js';
@@ -13,7 +13,7 @@ import { AGENT_KEY_HEADER, BRIDGE_HEADER, CHAT_BINDING_HEADER, SANDBOX_HEADER } 
 import { isSandboxProfile, SANDBOX_PROFILES } from '../sandbox/index.js';
 import type { SandboxProfile } from '@ptydeck/contract';
 import { ChatPeerCheck } from './chat-peer.js';
-import { judgeFrame } from '../common/jsonrpc-frame.js';
+import { errorResponse, judgeFrame } from '../common/jsonrpc-frame.js';
 import { checkParams, connectChecked } from './request-params.js';
 import { clientCwdOf } from './client-cwd.js';
 import { handleMcpRequest, SSE_COMMIT_MS } from './mcp-response.js';
@@ -156,6 +156,8 @@ export class McpHttpEndpoint {
     if (session) {
       // A malformed notification is not answered (JSON-RPC), but HTTP must still say the POST was taken.
       if (frame.kind === 'drop') return respondJson(res, 202, undefined);
+      const taken = session.quiet.inUse(body.value);
+      if (taken !== undefined) return respondJson(res, 400, errorResponse(taken, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(taken)} belongs to a request still running; give each request in flight an id of its own`));
       return handleMcpRequest(session.transport, req, res, body.value, this.streamAfterMs, session.quiet);
     }
     const first = frame.kind === 'messages' && frame.messages.length === 1 ? frame.messages[0]! : undefined;

@@ -69,6 +69,22 @@ export class QuietCalls {
     return message.params?._meta?.progressToken === undefined && !this.pending.has(message.id);
   }
 
+  /**
+   * The id of a request in `body` (a judged message or batch) that a call still running holds, quiet or streamed:
+   * JSON-RPC ids are unique among a client's requests in flight, and the transport keeps one map from id to where its
+   * answer goes. Taken again, the first answer went to the one asked last (a quiet call got a batch's tools/list
+   * answer in place of its own) and the other request was never answered. Undefined without these internals.
+   */
+  inUse(body: unknown): RequestId | undefined {
+    if (!this.internals) return undefined;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { id, method } = (message ?? {}) as { id?: RequestId; method?: unknown };
+      if (id === undefined || typeof method !== 'string') continue;
+      if (this.pending.has(id) || this.internals._requestToStreamMapping.has(id)) return id;
+    }
+    return undefined;
+  }
+
   /** Runs the transport's handleRequest for a quiet(body) request, in JSON mode, and says how the call ended. */
   take(id: RequestId, handle: () => Promise<Response>): Promise<QuietAnswer> {
     return new Promise<QuietAnswer>((resolve) => {
