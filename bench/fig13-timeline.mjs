@@ -7,12 +7,12 @@
 // one per turn), and the keystroke echo p99 of another session meanwhile.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createPtyService, searchOutput, Timeline } from '@ptydeck/core';
 import { headOf } from './lib/data.mjs';
-import { collectGarbage, deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
+import { deferred, median, MiB, now, percentile, row, withDeadline } from './lib/harness.mjs';
+import { startTimelineIngestHost } from './lib/hosts.mjs';
 import { pairedRatio } from './lib/paired-ratio.mjs';
-import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
 
 const INGEST_TARGET = 0.97;
 /**
@@ -26,6 +26,8 @@ const PAIRS_PER_REP = 4;
 /** The warm-up's bytes, each way: figure 1's. */
 const WARM_UP_BYTES = 16 * MiB;
 const LOOP_TARGET_MS = 50;
+/** One ingest's bound (a 200 MiB `cat` takes 3 to 10 s here). */
+const INGEST_MS = 300_000;
 const KEY = '0123456789abcdef0123456789abcdef';
 
 export async function run(ctx) {
@@ -33,32 +35,21 @@ export async function run(ctx) {
   const rows = [];
   const details = {};
 
-  // 1. Ingest, records and chunk times on against off. Warmed up first, each way, as figures 1 and 2
-  // are: otherwise the first repetition's first side (the timeline's) paid for compiling the path,
-  // as much as the few per cent the row tells apart.
-  // The main isolate's GCs, for the details: per ingest, how many and how long they paused it.
-  const gcs = [];
-  const gcObserver = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, ms: entry.duration, major: entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR });
-  });
-  gcObserver.observe({ entryTypes: ['gc'] });
+  // 1. Ingest, records and chunk times on against off, each ingest in a process of its own started for it, warmed
+  // up there first (as figures 1 and 2 are: otherwise the first side paid for compiling the path, as much as the few
+  // per cent the row tells apart).
   const ingest = [];
-  try {
-    for (const on of [true, false]) await ingestWith(on, headOf(data.plain, WARM_UP_BYTES), workspace, gcs);
-    for (let i = 0; i < reps * PAIRS_PER_REP; i++) {
-      const order = i % 2 === 0 ? [true, false] : [false, true];
-      const result = {};
-      for (const on of order) result[on ? 'on' : 'off'] = await ingestWith(on, data.plain, workspace, gcs);
-      ingest.push({ ...result, ratio: result.on.mbps / result.off.mbps });
-      log(
-        `  ingest rep ${i + 1}: on ${result.on.mbps.toFixed(1)} MB/s, off ${result.off.mbps.toFixed(1)} MB/s;` +
-          ` CPU ms/MB on ${result.on.cpuMsPerMB.toFixed(2)}, off ${result.off.cpuMsPerMB.toFixed(2)}` +
-          ` (main thread on ${result.on.mainMsPerMB.toFixed(2)}, off ${result.off.mainMsPerMB.toFixed(2)};` +
-          ` mark-compacts on ${result.on.majorGcs}, off ${result.off.majorGcs})`,
-      );
-    }
-  } finally {
-    gcObserver.disconnect();
+  for (let i = 0; i < reps * PAIRS_PER_REP; i++) {
+    const order = i % 2 === 0 ? [true, false] : [false, true];
+    const result = {};
+    for (const on of order) result[on ? 'on' : 'off'] = await ingestWith(on, data.plain, workspace);
+    ingest.push({ ...result, ratio: result.on.mbps / result.off.mbps });
+    log(
+      `  ingest rep ${i + 1}: on ${result.on.mbps.toFixed(1)} MB/s, off ${result.off.mbps.toFixed(1)} MB/s;` +
+        ` CPU ms/MB on ${result.on.cpuMsPerMB.toFixed(2)}, off ${result.off.cpuMsPerMB.toFixed(2)}` +
+        ` (main thread on ${result.on.mainMsPerMB.toFixed(2)}, off ${result.off.mainMsPerMB.toFixed(2)};` +
+        ` mark-compacts on ${result.on.majorGcs}, off ${result.off.majorGcs})`,
+    );
   }
   const ratio = pairedRatio(ingest.map((r) => r.ratio));
   // CPU per MB moves far less with the machine's load than MB/s: its ratio (off over on) is the cost itself.
@@ -179,36 +170,20 @@ export async function run(ctx) {
   return { rows, details };
 }
 
-/** MB/s of `cat file` through a service with the timeline's records and chunk times on or off. */
-async function ingestWith(on, file, workspace, gcs) {
-  const service = createPtyService({ env: workspace.env });
-  const timeline = new Timeline(service, { records: on, chunkTimes: on });
-  const exited = deferred();
+/**
+ * MB/s of `cat file` through a service with the timeline's records and chunk times on or off, in a process started
+ * for this ingest alone (lib/timeline-ingest-host.mjs): the same warm-up first, of the file's head, each side its own,
+ * then the measured ingest on a new service after a full GC.
+ */
+async function ingestWith(on, file, workspace) {
+  const host = await startTimelineIngestHost(workspace, on);
   try {
-    // Each side starts with no collection owed: the heap's mark-compacts (one to three in an ingest of 200 MiB,
-    // tens of ms each, a few per cent of it) were carried from one ingest into the next, and which side paid more
-    // followed its place in the fixed on/off order, run after run (bench/README.md, "Figure 13's asymmetry").
-    collectGarbage();
-    const cpu = process.cpuUsage();
-    const threads = threadTimes();
-    const started = now();
-    const { id } = service.create({ command: file.command ?? 'cat', args: file.args ?? [file.path], cwd: workspace.home, source: 'agent' });
-    const off = service.on('pty.exited', (event) => event.id === id && exited.resolve());
-    await withDeadline(exited.promise, 300_000, 'timeline ingest');
-    off();
-    const ended = now();
-    const seconds = (ended - started) / 1000;
-    const { main } = threadSplit(process.pid, threads, threadTimes());
-    const bytes = service.read(id, { maxBytes: 1 }).end;
-    const mb = bytes / 1e6;
-    // perf_hooks reports a GC a turn or so after it: after the measure, so the wait is not in it.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const mine = gcs.filter((gc) => gc.start >= started && gc.start <= ended);
-    const gcMs = mine.reduce((sum, gc) => sum + gc.ms, 0);
-    return { bytes, seconds, mbps: mb / seconds, cpuMsPerMB: cpuMs(cpu) / mb, mainMsPerMB: main.cpuMs / mb, gcs: mine.length, majorGcs: mine.filter((gc) => gc.major).length, gcMsPerMB: gcMs / mb };
+    const spec = (f) => ({ file: f.command ?? 'cat', args: f.args ?? [f.path], cwd: workspace.home, env: workspace.env });
+    // A quick run's file is the warm-up's size: a quarter of it there, so that run stays a smoke run.
+    await host.request('ingest', spec(headOf(file, Math.min(WARM_UP_BYTES, Math.floor(file.bytes / 4)))), INGEST_MS);
+    return await host.request('ingest', spec(file), INGEST_MS);
   } finally {
-    timeline.dispose();
-    await service.dispose();
+    await host.stop();
   }
 }
 

@@ -151,3 +151,8 @@ export function startAgentHost(workspace) {
 export function startIngestHost(workspace) {
   return startHost('ingest-host.mjs', [], workspace);
 }
+
+/** Figure 13's ingest with the timeline `on` or `off`, in a child process of its own (one per ingest). */
+export function startTimelineIngestHost(workspace, on) {
+  return startHost('timeline-ingest-host.mjs', [`--timeline=${on ? 'on' : 'off'}`], workspace);
+}

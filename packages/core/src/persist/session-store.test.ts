@@ -11,7 +11,8 @@ import type { PtyService } from '../pty/types.js';
 import { UnsafeStateError } from '../common/discovery.js';
 import type { LostRecord } from '../pty/lost-record.js';
 import { openSessionStore, sessionStoreSetting, type SessionStoreOptions } from './session-store.js';
-import { HEADER_BYTES } from './store-format.js';
+import { HEADER_BYTES, metaPath, timelinePath } from './store-format.js';
+import { until } from '../testing/poll-until.js';
 import { openStoreDisk } from './store-disk.js';
 import { STORE_DISK_URL } from './store-disk-url.js';
 
@@ -168,6 +169,42 @@ describe('session store', () => {
     await store.flush();
     const record = recordOf(await loadAfresh(dir), id);
     expect(Buffer.from(record.output).toString()).toContain('printed-42');
+  });
+
+  it("writes a session's chunk times again on a timed turn at most every TIMES_EVERY_MS (a flood moves them every turn), and on a flush at once", async () => {
+    const dir = storeDir();
+    const service = createPtyService({ env: isolatedEnv() });
+    // Timed turns every 10 ms: the timer's turns, not flush(), write what the session prints next.
+    const store = openSessionStore({ dir, flushMs: 10 });
+    let times = 0;
+    const timeline = {
+      revisionOf: () => 0,
+      timesRevisionOf: () => times,
+      persisted: () => ({ version: 1, commands: [], times: [times, 1] }),
+      closedRevision: () => 0,
+      persistedClosed: () => ({ version: 1, commands: [] }),
+    };
+    const stop = store.record(service, { agentCursorOf: () => null, timeline });
+    cleanups.push(async () => {
+      stop();
+      store.dispose();
+      await service.dispose();
+    });
+    const { id } = service.create({ command: 'cat', source: 'user' });
+    service.write(id, 'one\n');
+    await waitForOutput(service, id, 'one\r\none\r\n');
+    await store.flush();
+    const timesOnDisk = () => JSON.parse(readFileSync(timelinePath(dir, id), 'utf8')).times[0];
+    expect(timesOnDisk()).toBe(0);
+    // Only the chunk times moved: the timed turn that writes the new output and metadata leaves the timeline file.
+    times = 1;
+    service.write(id, 'two\n');
+    await waitForOutput(service, id, 'two\r\ntwo\r\n');
+    const end = service.read(id, { maxBytes: 1 }).end;
+    await until(() => JSON.parse(readFileSync(metaPath(dir, id), 'utf8')).written >= end, 'a timed turn wrote the new output');
+    expect(timesOnDisk()).toBe(0);
+    await store.flush();
+    expect(timesOnDisk()).toBe(1);
   });
 
   it('starts a file over when it went behind the store\'s back', async () => {

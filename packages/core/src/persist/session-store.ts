@@ -173,7 +173,7 @@ class DiskSessionStore implements SessionStore {
   }
 
   flush(): Promise<void> {
-    return this.enqueue(() => this.turn(Number.POSITIVE_INFINITY));
+    return this.enqueue(() => this.turn(Number.POSITIVE_INFINITY, true));
   }
 
   dispose(): void {
@@ -206,17 +206,20 @@ class DiskSessionStore implements SessionStore {
     this.turnQueued = true;
     void this.enqueue(() => {
       this.turnQueued = false;
-      return this.turn(this.bytesPerTurn);
+      return this.turn(this.bytesPerTurn, false);
     });
   }
 
-  /** Writes the sessions with something new, ended ones first, then the longest waiting, until `budget` bytes are spent. */
-  private async turn(budget: number): Promise<void> {
+  /**
+   * Writes the sessions with something new, ended ones first, then the longest waiting, until `budget` bytes are spent.
+   * `all` (a flush): the chunk times a timed turn leaves for later too (SessionWriter.timelineDirty).
+   */
+  private async turn(budget: number, all: boolean): Promise<void> {
     for (const writer of this.writers.values()) {
       writer.noteAgentCursor(this.extras?.agentCursorOf(writer.id) ?? null);
       if (this.extras?.timeline) writer.noteTimeline(this.extras.timeline);
     }
-    const due = [...this.writers.values()].filter((writer) => writer.pending());
+    const due = [...this.writers.values()].filter((writer) => writer.pending(all));
     due.sort((a, b) => Number(b.urgent) - Number(a.urgent) || a.servedAt - b.servedAt);
     let spent = 0;
     let next = 0;
@@ -230,7 +233,7 @@ class DiskSessionStore implements SessionStore {
         // Removed while an earlier one was written: its files are about to go.
         if (this.writers.get(writer.id) !== writer) continue;
         writer.servedAt = ++this.turns;
-        spent += await this.guarded(writer, () => writer.write(scratch));
+        spent += await this.guarded(writer, () => writer.write(scratch, all));
       }
     };
     await Promise.all(Array.from({ length: WRITE_LANES }, lane));

@@ -19,7 +19,10 @@ import { metaPath, timelinePath, type SessionMeta } from './store-format.js';
  * cursor on, so the file never names output the output file no longer holds.
  */
 export interface TimelineSource {
+  /** Moves when the session's records (or resizes) change. */
   revisionOf(id: SessionId): number;
+  /** Moves when its chunk times change: written again at most every TIMES_EVERY_MS (see timelineDirty). */
+  timesRevisionOf(id: SessionId): number;
   persisted(id: SessionId, from: number): object | null;
   /** A revision that moves when the closed sessions' records change, and what to write of them. */
   closedRevision(): number;
@@ -31,6 +34,15 @@ export interface OnDisk {
   start: number;
   length: number;
 }
+
+/**
+ * How often a session's timeline file is written again when only its chunk times moved. A flood adds
+ * one every 10 ms, so every turn (each second) rewrote the file, an atomic replacement (a rename over the
+ * old file) beside the metadata's: a third of the store's CPU per MiB (bench/README.md, "The store's
+ * renames"). A kill loses at most this long of chunk times (that output replays at the pace of the last
+ * time kept); records, resizes, a new file start, an exit and flush() write them at once.
+ */
+export const TIMES_EVERY_MS = 10_000;
 
 /** A read's smallest size, for the cursors it reports (a read copies what it returns, so one byte). */
 const PEEK = 1;
@@ -55,8 +67,8 @@ export class SessionWriter {
   private metaOnDisk = false;
   private agentCursor: number | null = null;
   private timeline: TimelineSource | undefined;
-  /** The timeline revision and output start the timeline file was last written for. */
-  private timelineWritten = { revision: -1, from: -1 };
+  /** The timeline revisions and output start the timeline file was last written for, and when (performance.now()). */
+  private timelineWritten = { revision: -1, times: -1, from: -1, at: Number.NEGATIVE_INFINITY };
   /** When this writer was last given a turn: the store serves the longest waiting first. */
   servedAt = 0;
 
@@ -112,17 +124,18 @@ export class SessionWriter {
     this.timeline = source;
   }
 
-  /** Whether a turn would write anything. */
-  pending(): boolean {
+  /** Whether a turn would write anything; `all`: a flush's turn, which writes chunk times however recent (timelineDirty). */
+  pending(all = false): boolean {
     const end = this.logEnd();
-    return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes || this.timelineDirty());
+    return end !== undefined && (this.metaDirty || !this.hasFile || end > this.fileStart + this.fileBytes || this.timelineDirty(all));
   }
 
   /**
    * Writes what the log has that the file does not, then the metadata. Resolves with the bytes
    * written. `scratch` lends the buffer a long read goes into; it is not kept past the promise.
+   * `all`: chunk times too, however recently they were written (a flush).
    */
-  async write(scratch?: Scratch): Promise<number> {
+  async write(scratch?: Scratch, all = false): Promise<number> {
     let written = 0;
     const cursor = this.fileStart + this.fileBytes;
     const end = this.logEnd();
@@ -148,7 +161,7 @@ export class SessionWriter {
       this.metaDirty = true;
     }
     if (this.fileBytes > 2 * this.cap) written += await this.shrinkTo(this.cap);
-    if (this.timelineDirty()) written += await this.writeTimeline();
+    if (this.timelineDirty(all)) written += await this.writeTimeline();
     if (this.metaDirty) written += await this.writeMeta();
     return written;
   }
@@ -200,19 +213,24 @@ export class SessionWriter {
     }
   }
 
-  private timelineDirty(): boolean {
+  private timelineDirty(all: boolean): boolean {
     if (!this.timeline || !this.hasFile) return false;
-    return this.timeline.revisionOf(this.id) !== this.timelineWritten.revision || this.fileStart !== this.timelineWritten.from;
+    const written = this.timelineWritten;
+    if (this.timeline.revisionOf(this.id) !== written.revision || this.fileStart !== written.from) return true;
+    if (this.timeline.timesRevisionOf(this.id) === written.times) return false;
+    // Chunk times alone: at most every TIMES_EVERY_MS, but at once for a flush and for an ended session (its last).
+    return all || this.ended || performance.now() - written.at >= TIMES_EVERY_MS;
   }
 
   /** The records and times for the output the file holds; before the metadata, which a kill must find last. */
   private async writeTimeline(): Promise<number> {
     const revision = this.timeline!.revisionOf(this.id);
+    const times = this.timeline!.timesRevisionOf(this.id);
     const data = this.timeline!.persisted(this.id, this.fileStart);
     if (data === null) return 0;
     const text = JSON.stringify(data);
     await this.files.replace(timelinePath(this.dir, this.id), text);
-    this.timelineWritten = { revision, from: this.fileStart };
+    this.timelineWritten = { revision, times, from: this.fileStart, at: performance.now() };
     return text.length;
   }
 

@@ -236,10 +236,14 @@ export class Timeline {
     );
   }
 
-  /** A change counter for the store: it moves with every record and chunk time. */
+  /** A change counter for the store: it moves with every record and resize. */
   revisionOf(session: SessionId): number {
-    const followed = this.sessions.get(session);
-    return followed ? followed.revision + followed.times.revision : 0;
+    return this.sessions.get(session)?.revision ?? 0;
+  }
+
+  /** A change counter for the store: it moves with every chunk time (every 10 ms of a flood). */
+  timesRevisionOf(session: SessionId): number {
+    return this.sessions.get(session)?.times.revision ?? 0;
   }
 
   /** What the store keeps of a session's timeline: records and times for output from `from` on. */
