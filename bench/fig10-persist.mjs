@@ -7,10 +7,9 @@
 // an (N+1)th session while it floods (keys typed while the sessions are
 // created are counted apart, as figure 5 does). Baseline: persistence off.
 import { rmSync } from 'node:fs';
-import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
+import { MiB, median, now, row, summarize } from './lib/harness.mjs';
 import { startCoreHost } from './lib/hosts.mjs';
-import { PanelClient } from './lib/panel-client.mjs';
-import { KEY_P99_TARGET_MS, MIN_KEYS, WARMUP_KEYS } from './fig5-scale.mjs';
+import { KEY_P99_TARGET_MS, MIN_KEYS, WARMUP_KEYS, exitEnds, startFloodPanel } from './fig5-scale.mjs';
 import { pairedRatio } from './lib/paired-ratio.mjs';
 
 /** Flood throughput with persistence on, as a share of the same flood's without it. */
@@ -86,42 +85,26 @@ async function flood(ctx, persist) {
   const { workspace, sizes, data } = ctx;
   const n = sizes.scaleSessions;
   const host = await startCoreHost(workspace, { maxSessions: n + 8, persist });
-  let client;
+  let panel;
   try {
-    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
-    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
-    const ends = new Map();
-    const offExit = host.onExited((event) => ends.set(event.id, event.end));
+    let echoId;
+    ({ panel, echoId } = await startFloodPanel(ctx, host));
+    const exits = exitEnds(host);
     const cpuBefore = await host.request('cpu');
     const started = now();
-    let floodDone = false;
-    const samples = [];
     // Keys sent while the sessions are created are counted apart, as figure 5 counts them (figure 9 times those).
-    const spawningSamples = [];
-    let spawned = false;
-    const keys = (async () => {
-      while (samples.length < MIN_KEYS || !floodDone) {
-        const duringSpawns = !spawned;
-        const ms = await client.echoLatency(echoId, WARMUP_KEYS + samples.length + spawningSamples.length);
-        (duringSpawns ? spawningSamples : samples).push(ms);
-      }
-    })();
+    await panel.request('floodKeysStart', { id: echoId, from: WARMUP_KEYS, minKeys: MIN_KEYS });
     const ids = await host.request('createTaking', {
       inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
     });
-    spawned = true;
-    for (const id of ids) client.attach(id, 0);
-    const accounted = (id) => {
-      const end = ends.get(id);
-      const s = client.stream(id);
-      return end !== undefined && s.bytes + s.skipped >= end;
-    };
-    await client.until(() => ids.every(accounted), sizes.figureMs, 'every flood byte accounted for');
+    await panel.request('floodSpawned', { ids });
+    await exits.all(ids, sizes.figureMs);
+    await panel.request('floodAccounted', { ends: exits.ends, ms: sizes.figureMs }, sizes.figureMs + 5000);
     const seconds = (now() - started) / 1000;
     const cpuMs = (await host.request('cpu')) - cpuBefore;
-    floodDone = true;
-    await withDeadline(keys, 30_000, 'keystrokes during the flood');
-    offExit();
+    const { samples, spawningSamples, gcs: clientGcs } = await panel.request('floodKeysStop', {}, 35_000);
+    exits.off();
+    const ends = new Map(Object.entries(exits.ends));
     const short = ids.filter((id) => ends.get(id) !== data.scale.ptyBytes).length;
     if (short > 0) throw new Error(`${short} session(s) ended short of ${data.scale.ptyBytes} bytes`);
     // On disk at the flood's end, and what was still to write then (the loss bound's "write in flight").
@@ -129,11 +112,11 @@ async function flood(ctx, persist) {
     const catchUpMs = await host.request('storeFlush');
     const storedBytes = await host.request('storedBytes');
     ctx.log(
-      `  persistence ${persist}: ${n} floods in ${seconds.toFixed(1)} s, core CPU ${(cpuMs / 1000).toFixed(1)} s, ${samples.length} keys (+${spawningSamples.length} during the spawns), store ${(storedAtEnd / MiB).toFixed(1)} MiB at the end, ${(storedBytes / MiB).toFixed(1)} MiB after ${catchUpMs.toFixed(0)} ms`,
+      `  persistence ${persist}: ${n} floods in ${seconds.toFixed(1)} s, core CPU ${(cpuMs / 1000).toFixed(1)} s, ${samples.length} keys (+${spawningSamples.length} during the spawns), store ${(storedAtEnd / MiB).toFixed(1)} MiB at the end, ${(storedBytes / MiB).toFixed(1)} MiB after ${catchUpMs.toFixed(0)} ms; the panel client's GCs ${clientGcs.n} (max ${clientGcs.max.toFixed(1)} ms)`,
     );
-    return { seconds, cpuMs, samples, spawningSamples, storedAtEnd, storedBytes, catchUpMs };
+    return { seconds, cpuMs, samples, spawningSamples, storedAtEnd, storedBytes, catchUpMs, clientGcs };
   } finally {
-    await client?.close();
+    await panel?.stop();
     await host.stop();
     // The store's files go with the host (its state directory is its own): up to 64 MiB written in the flood, whose
     // writeback the kernel would start about 30 s later, on whichever flood ran then.

@@ -9,8 +9,7 @@
 // runs twice in the core: screens parsed in the screen worker (as shipped)
 // and on the main thread (as before it), for a before/after in the same run.
 import { MiB, median, now, row, summarize, withDeadline } from './lib/harness.mjs';
-import { startCoreHost, startRawHost } from './lib/hosts.mjs';
-import { PanelClient } from './lib/panel-client.mjs';
+import { startCoreHost, startPanelHost, startRawHost } from './lib/hosts.mjs';
 import { ECHO_PROGRAM } from './lib/raw-pty.mjs';
 import { smapsFields } from './lib/memory-probe.mjs';
 
@@ -193,43 +192,71 @@ function sampleRss(host) {
   return stop;
 }
 
+/**
+ * Figures 5's and 10's panel: a panel client in a process of its own (panel-host.mjs), connected to
+ * `host`, with the echo session (the (N+1)th) started, attached and warmed up, and the client's heap
+ * collected before the keys. Typed from the bench process, the keys waited for its collections (35 in
+ * one run of figure 5, up to 48.9 ms, on 3 of its 8 slowest keys): bench/README.md, figure 5.
+ */
+export async function startFloodPanel(ctx, host) {
+  const panel = await startPanelHost(ctx.workspace);
+  try {
+    await panel.request('connect', { url: host.ready.url, token: host.ready.panelToken });
+    const [file, args] = ECHO_PROGRAM;
+    const echoId = await host.request('create', { input: { command: file, args, cwd: ctx.workspace.home } });
+    await panel.request('echoAttach', { id: echoId });
+    for (let i = 0; i < WARMUP_KEYS; i++) await panel.request('echoKey', { id: echoId, i });
+    await panel.request('collect');
+    return { panel, echoId };
+  } catch (error) {
+    await panel.stop();
+    throw error;
+  }
+}
+
+/** The flooding sessions' log ends as the host reports their exits; `all(ids, ms)` resolves once each has one. */
+export function exitEnds(host) {
+  const ends = {};
+  let check = () => {};
+  const off = host.onExited((event) => {
+    ends[event.id] = event.end;
+    check();
+  });
+  const all = (ids, ms) =>
+    withDeadline(
+      new Promise((resolve) => {
+        check = () => ids.every((id) => id in ends) && resolve();
+        check();
+      }),
+      ms,
+      'every flooding session exited',
+    );
+  return { ends, all, off };
+}
+
 export async function floodCore(ctx, screens, hostOptions = {}) {
   const { workspace, sizes, data } = ctx;
   const n = sizes.scaleSessions;
   const host = await startCoreHost(workspace, { maxSessions: n + 8, screens, ...hostOptions });
-  let client;
+  let panel;
   try {
-    client = await PanelClient.connect(host.ready.url, host.ready.panelToken);
-    const echoId = await client.startEcho(host, workspace.home, WARMUP_KEYS);
-    const echoStream = client.stream(echoId);
-
-    const ends = new Map();
-    const offExit = host.onExited((event) => ends.set(event.id, event.end));
+    let echoId;
+    ({ panel, echoId } = await startFloodPanel(ctx, host));
+    const exits = exitEnds(host);
     const stopRss = sampleRss(host);
     await host.request('memoryWatchStart');
     await host.request('loopDelayStart');
     const started = now();
-    let ids = [];
     let floodDone = false;
-    const samples = [];
     // Keys sent while the sessions are created are counted apart (the raw baseline spawns before its keys).
-    const spawningSamples = [];
-    let spawned = false;
-    const keys = (async () => {
-      while (samples.length < MIN_KEYS || !floodDone) {
-        const duringSpawns = !spawned;
-        const ms = await client.echoLatency(echoId, samples.length + spawningSamples.length);
-        (duringSpawns ? spawningSamples : samples).push(ms);
-      }
-    })();
+    await panel.request('floodKeysStart', { id: echoId, from: WARMUP_KEYS, minKeys: MIN_KEYS });
     const spawnStarted = now();
     // As agents' and panels' requests are served: creations take turns with everything else (figure 9).
-    ids = await host.request('createTaking', {
+    const ids = await host.request('createTaking', {
       inputs: Array.from({ length: n }, () => ({ command: 'cat', args: [data.scale.path], cwd: workspace.home })),
     });
-    spawned = true;
     const spawnMs = now() - spawnStarted;
-    for (const id of ids) client.attach(id, 0);
+    await panel.request('floodSpawned', { ids });
     // An agent reading the flooding sessions' screens, one read after another.
     const screenReads = [];
     const reading = (async () => {
@@ -237,28 +264,25 @@ export async function floodCore(ctx, screens, hostOptions = {}) {
         screenReads.push(await host.request('screenRead', { id: ids[i % ids.length] }));
       }
     })();
-    const accounted = (id) => {
-      const end = ends.get(id);
-      const s = client.stream(id);
-      return end !== undefined && s.bytes + s.skipped >= end;
-    };
-    await client.until(() => ids.every(accounted), ctx.sizes.figureMs, 'every flood byte accounted for');
+    await exits.all(ids, ctx.sizes.figureMs);
+    await panel.request('floodAccounted', { ends: exits.ends, ms: ctx.sizes.figureMs }, ctx.sizes.figureMs + 5000);
     const seconds = (now() - started) / 1000;
     floodDone = true;
-    await withDeadline(keys, 30_000, 'keystrokes during the flood');
+    const keys = await panel.request('floodKeysStop', {}, 35_000);
     await withDeadline(reading, 30_000, 'screen reads during the flood');
     const loopDelay = await host.request('loopDelayStop');
     const memory = { ...(await host.request('memoryWatchStop')), smapsAtPeak: stopRss.smapsAtPeak() };
     const peakRss = stopRss();
-    offExit();
-    const sessions = ids.map((id) => ({ id, end: ends.get(id), ...client.stream(id) }));
+    exits.off();
+    const sessions = keys.sessions.map((s) => ({ ...s, end: exits.ends[s.id] }));
+    const { samples, spawningSamples, gcs: clientGcs } = keys;
     ctx.log(
-      `  core, screens in the ${screens === 'main' ? 'main thread' : 'worker'}: ${n} floods in ${seconds.toFixed(1)} s (spawning took ${spawnMs.toFixed(0)} ms), peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${samples.length} keys (+${spawningSamples.length} during the spawns), ${screenReads.length} screen reads, loop delay p99 ${loopDelay.p99.toFixed(1)} ms`,
+      `  core, screens in the ${screens === 'main' ? 'main thread' : 'worker'}: ${n} floods in ${seconds.toFixed(1)} s (spawning took ${spawnMs.toFixed(0)} ms), peak RSS ${(peakRss / MiB).toFixed(0)} MiB, ${samples.length} keys (+${spawningSamples.length} during the spawns), ${screenReads.length} screen reads, loop delay p99 ${loopDelay.p99.toFixed(1)} ms; the panel client's GCs ${clientGcs.n} (${clientGcs.majors} mark-compacts, ${clientGcs.ms.toFixed(1)} ms, max ${clientGcs.max.toFixed(1)})`,
     );
     ctx.log(`  ${memoryLine(memory)}`);
-    return { seconds, peakRss, memory, samples, spawningSamples, spawnMs, sessions, echoResyncs: echoStream.resyncs, screenReads, loopDelay };
+    return { seconds, peakRss, memory, samples, spawningSamples, spawnMs, sessions, echoResyncs: keys.echoResyncs, screenReads, loopDelay, clientGcs };
   } finally {
-    await client?.close();
+    await panel?.stop();
     await host.stop();
   }
 }

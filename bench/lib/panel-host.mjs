@@ -1,16 +1,19 @@
-// Figure 3's panel: a PanelClient in a fresh process of its own, started for
-// the figure, which types into a session of the core's host and times each
-// key there (from the input message sent to its echo's output frame), as
-// raw-host.mjs times the raw echo. Typed from the bench process, the core's
+// Figure 3's panel, and figures 5's and 10's: a PanelClient in a fresh process
+// of its own, started for the figure, which types into a session of the core's
+// host and times each key there (from the input message sent to its echo's
+// output frame), as raw-host.mjs times the raw echo. In figures 5 and 10 it is
+// also the panel attached to every flooding session, counting their bytes. Typed from the bench process, the core's
 // keys paid for that process's state after the figures before (in runs 2 and
 // 3 of a --repeat run, every figure of the runs before), and the raw keys,
 // timed in raw-host.mjs, did not (bench/README.md, "Figure 3's panel").
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
-import { collectGarbage } from './harness.mjs';
+import { collectGarbage, withDeadline } from './harness.mjs';
 import { PanelClient } from './panel-client.mjs';
 import { send, serveOps } from './host-rpc.mjs';
 
 let client;
+/** Figures 5's and 10's keys during a flood (floodKeysStart to floodKeysStop). */
+let flood;
 /** This process's GC pauses since the last `collect`: what the core's keys waited for here, not in the core. */
 let gcs = { n: 0, majors: 0, ms: 0, max: 0 };
 let countFrom = 0;
@@ -52,6 +55,49 @@ const ops = {
     return true;
   },
   gcs: () => gcs,
+  /**
+   * Figures 5 and 10: keys typed into session `id` one after another from key index `from` until
+   * floodKeysStop (and at least `minKeys` after floodSpawned); those before floodSpawned are kept apart.
+   */
+  floodKeysStart: ({ id, from, minKeys }) => {
+    const f = { id, samples: [], spawningSamples: [], spawned: false, done: false, ids: [] };
+    f.loop = (async () => {
+      for (let i = from; f.samples.length < minKeys || !f.done; i++) {
+        const duringSpawns = !f.spawned;
+        const ms = await client.echoLatency(id, i);
+        (duringSpawns ? f.spawningSamples : f.samples).push(ms);
+      }
+    })();
+    f.loop.catch(() => {}); // floodKeysStop reports it
+    flood = f;
+    return true;
+  },
+  /** The flooding sessions are created: this panel attaches to each from its start; keys count from here. */
+  floodSpawned: ({ ids }) => {
+    flood.spawned = true;
+    flood.ids = ids;
+    for (const id of ids) client.attach(id, 0);
+    return true;
+  },
+  /** Resolves once every flooding session's bytes, delivered or skipped by a resync, reach its end (`ends`: id to end). */
+  floodAccounted: ({ ends, ms }) =>
+    client.until(
+      () => flood.ids.every((id) => ends[id] !== undefined && client.stream(id).bytes + client.stream(id).skipped >= ends[id]),
+      ms,
+      'every flood byte accounted for',
+    ).then(() => true),
+  /** Ends the keys; their times, the echo session's resyncs, each flooding stream's counts and this process's GCs since `collect`. */
+  floodKeysStop: async () => {
+    flood.done = true;
+    await withDeadline(flood.loop, 30_000, 'keystrokes during the flood');
+    return {
+      samples: flood.samples,
+      spawningSamples: flood.spawningSamples,
+      echoResyncs: client.stream(flood.id).resyncs,
+      sessions: flood.ids.map((id) => ({ id, ...client.stream(id) })),
+      gcs,
+    };
+  },
   stop: async () => {
     await client?.close();
     setImmediate(() => process.exit(0));

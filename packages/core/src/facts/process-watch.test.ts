@@ -360,6 +360,47 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     }
   });
 
+  it("takes a timer's look's scan in turns (scanInTurns), and drops one that a panel's look in one turn overtook", async () => {
+    const id = await developerTab();
+    let inTurns = 0;
+    let release: (() => void) | undefined;
+    const watching = new ProcessWatch(service, facts, {
+      // So short that a panel's watch() always finds a look due.
+      intervalMs: 1,
+      // A view from before the panel's look, answered after it: a port the session does not hold.
+      scanInTurns: async () => {
+        inTurns++;
+        await new Promise<void>((resolve) => (release = resolve));
+        const stale = { port: 1, address: '127.0.0.1', pid: 1, inode: '1' };
+        return new Map([[id, { processes: [], ports: [stale], foregroundGroup: null }]]);
+      },
+    });
+    try {
+      // The first watcher's look scans in one turn: its ports are set (none) before watch() returns.
+      let stop = watching.watch();
+      expect(facts.get(id)!.ports).toEqual([]);
+      // The timer's look scans in turns; a panel that comes meanwhile looks at once, in one turn.
+      watching.rescan();
+      await until(() => release !== undefined, "the timer's look scanning in turns");
+      stop();
+      stop = watching.watch();
+      const overtaken = release!;
+      release = undefined;
+      watching.rescan();
+      overtaken();
+      await until(() => release !== undefined, 'the next timer look scanning in turns');
+      expect(inTurns).toBe(2);
+      expect(facts.get(id)!.ports).toEqual([]);
+      // A look that nothing overtook sets what it found.
+      release!();
+      await waitForInfo(facts, id, (info) => info.ports?.some((entry) => entry.port === 1) ?? false);
+      stop();
+    } finally {
+      release?.();
+      watching.dispose();
+    }
+  });
+
   it("does not take a reused pid's POSIX session for what an ended session left", async () => {
     // A session leader (detached: setsid) standing in for a process that got an ended session's pid.
     const leader = spawn('sleep', ['982'], { detached: true, stdio: 'ignore' });

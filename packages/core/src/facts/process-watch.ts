@@ -6,7 +6,7 @@ import { endProcesses } from '../pty/end-processes.js';
 import { SessionBook, type BookedSession } from './session-book.js';
 import type { SessionFactsWriter } from './session-facts.js';
 import { processesKnown } from '../proc/proc-fs.js';
-import { snapshotSession, snapshotSessions, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
+import { snapshotSession, snapshotSessions, snapshotSessionsInTurns, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
@@ -27,6 +27,12 @@ export interface ProcessWatchOptions {
   intervalMs?: number;
   /** The process table scan (seam for tests). Default snapshotSessions. */
   scan?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
+  /**
+   * The scan of a look the timer takes, the table read a few ms at a time between turns of the loop
+   * (seam for tests). Default snapshotSessionsInTurns with setImmediate between. A look the first
+   * watcher takes (watch()) scans in one turn, so what it is sent next is current.
+   */
+  scanInTurns?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Promise<Map<string, SessionSnapshot> | undefined>;
   /**
    * What dead hosts' chats of this host's id left running now, each with its
    * chat's id (chats/orphaned-agents.ts): listed as a chat's leftovers and
@@ -64,6 +70,11 @@ export class ProcessWatch {
   private readonly leftoverEmitter = new Emitter<LeftoverSession[]>({ name: 'processes.leftovers' });
   private readonly intervalMs: number;
   private readonly scan: NonNullable<ProcessWatchOptions['scan']>;
+  private readonly scanInTurns: NonNullable<ProcessWatchOptions['scanInTurns']>;
+  /** Bumped by every scan begun: a scan in turns that a later one overtook (a watch()'s) does not apply its older view. */
+  private scanGeneration = 0;
+  /** A timer look's scan in turns is under way: the next look is scheduled once it is over. */
+  private looking = false;
   private readonly chatOrphans: NonNullable<ProcessWatchOptions['chatOrphans']>;
   private watchers = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -92,6 +103,8 @@ export class ProcessWatch {
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.scan = options.scan ?? snapshotSessions;
+    this.scanInTurns =
+      options.scanInTurns ?? (options.scan ? async (...args) => this.scan(...args) : (labels, sessions, snapshot) => snapshotSessionsInTurns(labels, sessions, snapshot, nextTurn));
     this.chatOrphans = options.chatOrphans ?? (() => []);
     this.book = new SessionBook(service, () => (this.dirty = true));
   }
@@ -180,12 +193,15 @@ export class ProcessWatch {
   }
 
   private schedule(): void {
-    if (this.disposed || this.timer !== undefined) return;
+    if (this.disposed || this.timer !== undefined || this.looking) return;
     const wait = Math.max(0, this.lastLook + this.intervalMs - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.look();
-      if (this.watchers > 0) this.schedule();
+      this.looking = true;
+      void this.lookInTurns().finally(() => {
+        this.looking = false;
+        if (this.watchers > 0) this.schedule();
+      });
     }, wait);
     this.timer.unref?.();
   }
@@ -196,11 +212,26 @@ export class ProcessWatch {
   }
 
   private look(): void {
+    if (this.due()) this.scanNow();
+  }
+
+  /** A timer's look: its scan a slice at a time between turns of the loop (see scanInTurns). */
+  private async lookInTurns(): Promise<void> {
+    if (!this.due()) return;
+    this.dirty = false;
+    const generation = ++this.scanGeneration;
+    const sessions = this.book.sessions();
+    const snapshots = await this.scanInTurns(this.service.labels, sessions.map((session) => session.ref), { outlived: true });
+    if (this.disposed || generation !== this.scanGeneration) return;
+    this.scanned(sessions, snapshots);
+  }
+
+  /** Counts a look and says whether it is to scan. */
+  private due(): boolean {
     this.lastLook = performance.now();
     this.looks++;
-    if (!processesKnown()) return;
-    const due = this.socketsChanged() || this.dirty || this.shown.some((proc) => !stillRunning(proc));
-    if (due) this.scanNow();
+    if (!processesKnown()) return false;
+    return this.socketsChanged() || this.dirty || this.shown.some((proc) => !stillRunning(proc));
   }
 
   /**
@@ -221,12 +252,18 @@ export class ProcessWatch {
 
   private scanNow(): void {
     this.dirty = false;
+    this.scanGeneration++;
     const sessions = this.book.sessions();
     const snapshots = this.scan(
       this.service.labels,
       sessions.map((session) => session.ref),
       { outlived: true },
     );
+    this.scanned(sessions, snapshots);
+  }
+
+  /** What a scan of `sessions` found: their ports told, the leftovers fired if they changed. */
+  private scanned(sessions: BookedSession[], snapshots: Map<string, SessionSnapshot> | undefined): void {
     this.scans++;
     if (!snapshots) return;
     const ours = new Set(sessions.map((session) => session.ref.id));
@@ -298,4 +335,8 @@ function byChat(processes: readonly (OwnedProcess & { chatId: string })[]): Map<
 
 function named({ pid, command }: OwnedProcess): { pid: number; command: string } {
   return { pid, command };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -4,7 +4,7 @@ import { offerStatTable, readStat } from '../proc/proc-fs.js';
 import { until } from '../testing/poll-until.js';
 import { SessionLabels } from './session-labels.js';
 import { portHolders } from '../proc/port-holders.js';
-import { learnProcesses, sessionLeftovers, sessionsOf, snapshotSessions } from './session-processes.js';
+import { learnProcesses, sessionLeftovers, sessionsOf, snapshotSessions, snapshotSessionsInTurns } from './session-processes.js';
 
 /**
  * Where /proc is missing. With real processes, session-processes.ts is tested
@@ -44,6 +44,24 @@ describe.runIf(process.platform === 'linux')('learnProcesses', () => {
     await learnProcesses(async () => void turns++, 0);
     expect(turns).toBeGreaterThan(1);
     expect(snapshotSessions(labels, [self])?.get('learn')).toMatchObject({ processes: [], ports: [] });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('snapshotSessionsInTurns', () => {
+  it('reads the process table a slice at a time, a turn between slices, and finds what a scan in one turn finds', async () => {
+    const labels = new SessionLabels();
+    const child = spawn('sleep', ['31'], { stdio: 'ignore' });
+    try {
+      await until(() => readStat(child.pid!)?.name === 'sleep', 'the child to run sleep');
+      const session = { id: 'in-turns', pid: child.pid!, running: true };
+      let turns = 0;
+      const sliced = await snapshotSessionsInTurns(labels, [session], {}, async () => void turns++, 0);
+      expect(turns).toBeGreaterThan(1);
+      expect(sliced?.get('in-turns')?.processes.map((proc) => proc.pid)).toEqual([child.pid]);
+      expect(sliced).toEqual(snapshotSessions(labels, [session]));
+    } finally {
+      child.kill();
+    }
   });
 });
 
