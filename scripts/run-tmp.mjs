@@ -154,7 +154,7 @@ export function closeRunTmp(root) {
   return { killed: [...killed.values()], users };
 }
 
-/** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running. */
+/** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running, users. */
 export function closeRunTmpReporting(root, who) {
   const left = [...leftovers(root)].map(([prefix, count]) => `${count} ${prefix}`);
   const { killed, users } = closeRunTmp(root);
