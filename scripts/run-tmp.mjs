@@ -59,10 +59,11 @@ export function leftovers(root) {
 
 /**
  * SIGKILLs the processes the run started and left running (a host or shell a failed test could not reap):
- * every one carries the run's TMPDIR in the environment it started with, which /proc shows, or names a path in
- * the run's directory on its command line: sshd (testing/ssh-server.ts) writes its title over the memory /proc
- * reads its environment from, and a run whose remote test timed out left it listening. Not this process, nor
- * its own children (vitest's workers, which it ends itself). Answers what it killed.
+ * every one carries the run's TMPDIR in the environment it started with, which /proc shows. sshd
+ * (testing/ssh-server.ts) writes its title over the memory /proc reads its environment from, and a run whose
+ * remote test timed out left it listening: an sshd whose command line names a path in the run's directory is
+ * the run's too. Not this process, nor its own children (vitest's workers, which it ends itself). Answers what
+ * it killed.
  */
 export function reapRun(root) {
   const marker = Buffer.from(`\0TMPDIR=${root}\0`);
@@ -79,7 +80,7 @@ export function reapRun(root) {
       if (readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /s, '').split(' ')[1] === String(process.pid)) continue;
       const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
       const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ');
-      if (environ.includes(marker) || command.includes(`${root}/`)) {
+      if (environ.includes(marker) || (command.startsWith('sshd') && command.includes(`${root}/`))) {
         process.kill(pid, 'SIGKILL');
         killed.push({ pid, command: command.slice(0, 120) });
       }

@@ -50,8 +50,8 @@ describe("a test run's temporary directory", () => {
   });
 
   // What a remote test that timed out, or a worker that was ended, leaves (testing/ssh-server.ts): sshd, whose title
-  // overwrites the environment /proc shows (here a stand-in that names the run's directory on its command line and
-  // has no TMPDIR), and its user, whose processes (here a detached sleep, as a remote host outlives its ssh session)
+  // overwrites the environment /proc shows (here a stand-in named sshd that names the run's directory on its command
+  // line and has no TMPDIR), and its user, whose processes (here a detached sleep, as a remote host outlives its ssh session)
   // carry none of the run's environment, and whom userdel refuses while one runs.
   it.runIf(process.geteuid?.() === 0)("ends sshd and removes its user, with the user's processes, when the run ends", async () => {
     const run = openRunTmp();
@@ -66,7 +66,7 @@ describe("a test run's temporary directory", () => {
       const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
       const env = { PATH: process.env.PATH };
       // Detached as sshd is from a worker that is gone: not a child of this process, which the run's end leaves alone.
-      const sshd = Number(execFileSync('sh', ['-c', 'tail -f "$1" >/dev/null 2>&1 & echo $!', 'sh', join(dir, 'sshd.log')], { env, encoding: 'utf8' }).trim());
+      const sshd = Number(execFileSync('bash', ['-c', '(exec -a sshd tail -f "$1") >/dev/null 2>&1 & echo $!', 'bash', join(dir, 'sshd.log')], { env, encoding: 'utf8' }).trim());
       const remote = Number(execFileSync('sh', ['-c', 'sleep 1000 >/dev/null 2>&1 & echo $!'], { env, uid, gid: uid, encoding: 'utf8' }).trim());
       left.push(sshd, remote);
       await until(() => isAlive(sshd) && isAlive(remote), 'both run');
