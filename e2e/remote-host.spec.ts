@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { buildCore } from '../packages/core/src/testing/host-sandbox.js';
-import { canRunSshServer, startSshServer, type SshServer } from '../packages/core/src/testing/ssh-server.js';
+import { canRunSshServer, closeSshServers, startSshServer, type SshServer } from '../packages/core/src/testing/ssh-server.js';
 import { activeSessionId, expect, expectScreen, keepScreenshot, screenText, terminalOf, test, type E2eServer } from './fixtures.js';
 
 test.skip(!canRunSshServer(), 'needs root (to add a test user), /usr/sbin/sshd and ssh-keygen');
@@ -21,7 +21,8 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   delete process.env.PTYDECK_SSH;
-  await sshd?.close();
+  // Also the server of a beforeAll that timed out, once its start ends.
+  await closeSshServers();
 });
 
 /** The panel, with remote 'box' in the server's remotes.json before the page asks for its hosts. */

@@ -2,6 +2,7 @@
 // their hosts, shells and browsers make under os.tmpdir() lands in it, and it goes when the run ends, so a
 // developer's /tmp looks the same after `npm test` as before, even after a test that was killed or a kit
 // that forgot its dispose.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,8 +59,11 @@ export function leftovers(root) {
 
 /**
  * SIGKILLs the processes the run started and left running (a host or shell a failed test could not reap):
- * every one carries the run's TMPDIR in the environment it started with, which /proc shows. Not this
- * process, nor its own children (vitest's workers, which it ends itself). Answers what it killed.
+ * every one carries the run's TMPDIR in the environment it started with, which /proc shows. sshd
+ * (testing/ssh-server.ts) writes its title over the memory /proc reads its environment from, and a run whose
+ * remote test timed out left it listening: an sshd whose command line names a path in the run's directory is
+ * the run's too. Not this process, nor its own children (vitest's workers, which it ends itself). Answers what
+ * it killed.
  */
 export function reapRun(root) {
   const marker = Buffer.from(`\0TMPDIR=${root}\0`);
@@ -75,10 +79,10 @@ export function reapRun(root) {
     try {
       if (readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /s, '').split(' ')[1] === String(process.pid)) continue;
       const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
-      if (environ.includes(marker)) {
-        const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ').slice(0, 120);
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ');
+      if (environ.includes(marker) || (command.startsWith('sshd') && command.includes(`${root}/`))) {
         process.kill(pid, 'SIGKILL');
-        killed.push({ pid, command });
+        killed.push({ pid, command: command.slice(0, 120) });
       }
     } catch {
       // Gone while we looked, or not ours to read.
@@ -88,8 +92,53 @@ export function reapRun(root) {
 }
 
 /**
- * Ends the run's processes still running (reapRun), so none creates files in the directory again, and
- * removes it; a file one still held open is freed with its last descriptor. Answers what it killed.
+ * Removes the users the run's tests made (root only): the remote tests' sshd user (testing/ssh-server.ts), the
+ * sandbox test's unprivileged one. Each has its HOME in the run's directory, which names it as the run's. A test
+ * that timed out, or a worker that was ended, leaves such a user in /etc/passwd with processes of its own (a
+ * remote host, its shells, an ssh session) that carry none of the run's environment, so reapRun does not see
+ * them; userdel refuses a user who still runs one, so they go first. Answers the users it removed.
+ */
+export function removeRunUsers(root, passwd = '/etc/passwd') {
+  const removed = [];
+  if (process.geteuid?.() !== 0) return removed;
+  let lines = [];
+  try {
+    lines = readFileSync(passwd, 'utf8').split('\n');
+  } catch {
+    return removed;
+  }
+  for (const line of lines) {
+    const [name, , uid, , , home] = line.split(':');
+    if (!name || !home?.startsWith(`${root}/`) || !/^\d+$/.test(uid) || Number(uid) === 0) continue;
+    // Again until a look finds none: a process may fork after the look listed /proc.
+    for (let round = 0; round < 100 && killUid(Number(uid)) > 0; round++);
+    spawnSync('userdel', [name], { stdio: 'ignore' });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** SIGKILLs every live process whose real uid is `uid`; answers how many it found. */
+function killUid(uid) {
+  let found = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'latin1');
+      if (/^State:\s+Z/m.test(status) || !new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status)) continue;
+      found++;
+      process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}
+
+/**
+ * Ends the run's processes still running (reapRun) and its users' (removeRunUsers), so none creates files in
+ * the directory again, and removes it; a file one still held open is freed with its last descriptor. Answers
+ * what it killed of the run's own processes, and the users it removed.
  */
 export function closeRunTmp(root) {
   // Again until a look finds none: SIGKILL lands later than kill(2) returns, and a process may fork a child (a
@@ -101,14 +150,16 @@ export function closeRunTmp(root) {
     if (found.length === 0) break;
     for (const process of found) killed.set(process.pid, process);
   }
+  const users = removeRunUsers(root);
   rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  return [...killed.values()];
+  return { killed: [...killed.values()], users };
 }
 
-/** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running. */
+/** Ends the run (closeRunTmp) and says on stderr what its tests left: directories in it, processes running, users. */
 export function closeRunTmpReporting(root, who) {
   const left = [...leftovers(root)].map(([prefix, count]) => `${count} ${prefix}`);
-  const killed = closeRunTmp(root);
+  const { killed, users } = closeRunTmp(root);
   if (left.length > 0) process.stderr.write(`${who}: temporary directories the tests did not remove (removed with the run's): ${left.join(', ')}\n`);
   if (killed.length > 0) process.stderr.write(`${who}: processes the tests left running, killed: ${killed.map(({ pid, command }) => `${pid} (${command})`).join(', ')}\n`);
+  if (users.length > 0) process.stderr.write(`${who}: users the tests left, removed with their processes: ${users.join(', ')}\n`);
 }

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,9 +44,50 @@ describe("a test run's temporary directory", () => {
     await new Promise((resolve) => starter.once('close', resolve));
     const writer = Number(out.trim());
     await until(() => existsSync(join(run.root, 'busy')), 'the writer writes');
-    expect(closeRunTmp(run.root).map(({ pid }) => pid)).toContain(writer);
+    expect(closeRunTmp(run.root).killed.map(({ pid }) => pid)).toContain(writer);
     await until(() => !isAlive(writer), 'the writer is gone');
     expect(existsSync(run.root)).toBe(false);
+  });
+
+  // What a remote test that timed out, or a worker that was ended, leaves (testing/ssh-server.ts): sshd, whose title
+  // overwrites the environment /proc shows (here a stand-in named sshd that names the run's directory on its command
+  // line and has no TMPDIR), and its user, whose processes (here a detached sleep, as a remote host outlives its ssh session)
+  // carry none of the run's environment, and whom userdel refuses while one runs.
+  it.runIf(process.geteuid?.() === 0)("ends sshd and removes its user, with the user's processes, when the run ends", async () => {
+    const run = openRunTmp();
+    const name = `ptdrt${randomBytes(3).toString('hex')}`;
+    const dir = join(run.root, 'ptydeck-sshd-abcdef');
+    const home = join(dir, 'home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(dir, 'sshd.log'), '');
+    execFileSync('useradd', ['-M', '-d', home, '-s', '/bin/sh', '-p', '*', name]);
+    const left: number[] = [];
+    try {
+      const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+      const env = { PATH: process.env.PATH };
+      // Detached as sshd is from a worker that is gone: not a child of this process, which the run's end leaves alone.
+      const sshd = Number(execFileSync('bash', ['-c', '(exec -a sshd tail -f "$1") >/dev/null 2>&1 & echo $!', 'bash', join(dir, 'sshd.log')], { env, encoding: 'utf8' }).trim());
+      const remote = Number(execFileSync('sh', ['-c', 'sleep 1000 >/dev/null 2>&1 & echo $!'], { env, uid, gid: uid, encoding: 'utf8' }).trim());
+      left.push(sshd, remote);
+      await until(() => isAlive(sshd) && isAlive(remote), 'both run');
+      const { killed, users } = closeRunTmp(run.root);
+      expect(killed.map(({ pid }) => pid)).toContain(sshd);
+      expect(users).toEqual([name]);
+      expect(readFileSync('/etc/passwd', 'utf8')).not.toMatch(new RegExp(`^${name}:`, 'm'));
+      await until(() => !isAlive(sshd) && !isAlive(remote), 'both are gone');
+      expect(existsSync(run.root)).toBe(false);
+    } finally {
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      await until(() => left.every((pid) => !isAlive(pid)), 'the processes are gone');
+      spawnSync('userdel', [name]);
+      rmSync(run.root, { recursive: true, force: true });
+    }
   });
 
   it("removes a test file's directories (isolatedEnv's, fileTempDir's) after its tests", () => {

@@ -7,7 +7,7 @@ import { decodeOutputFrame } from '@ptydeck/contract';
 import type { LocalServer } from '../host/local-server.js';
 import { MessageQueue, openSocket } from '../testing/http.js';
 import { until } from '../testing/poll-until.js';
-import { canRunSshServer, type SshServer } from '../testing/ssh-server.js';
+import { canRunSshServer, closeSshServers, type SshServer } from '../testing/ssh-server.js';
 import { startRemoteHost } from '../testing/remote-host.js';
 
 /** A panel socket that acknowledges every frame and checks each stream's cursors: a gap or a repeat throws. */
@@ -52,8 +52,12 @@ describe.runIf(canRunSshServer())("a panel of this machine's host showing a remo
   }, 60_000);
 
   afterAll(async () => {
-    await local?.close();
-    await server?.close();
+    try {
+      await local?.close();
+    } finally {
+      // Also the server of a beforeAll that timed out, once its start ends.
+      await closeSshServers();
+    }
   }, 30_000);
 
   async function panel(): Promise<Panel> {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../common/package-version.js';
 import { bin, buildCore, hostSandbox, runCli, type HostSandbox } from '../testing/host-sandbox.js';
 import { until } from '../testing/poll-until.js';
-import { canRunSshServer, processesOfUid, startSshServer, type SshServer } from '../testing/ssh-server.js';
+import { canRunSshServer, closeSshServers, processesOfUid, startSshServer, type SshServer } from '../testing/ssh-server.js';
 
 const runnable = canRunSshServer();
 
@@ -27,7 +27,7 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
 
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => {});
-    await server?.close();
+    await closeSshServers();
   }, 30_000);
 
   async function remoteAgent(): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {

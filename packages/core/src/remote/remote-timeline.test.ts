@@ -8,7 +8,7 @@ import { packageVersion } from '../common/package-version.js';
 import type { LocalServer } from '../host/local-server.js';
 import { bin } from '../testing/host-sandbox.js';
 import { openSocket } from '../testing/http.js';
-import { canRunSshServer, type SshServer } from '../testing/ssh-server.js';
+import { canRunSshServer, closeSshServers, type SshServer } from '../testing/ssh-server.js';
 import { startRemoteHost } from '../testing/remote-host.js';
 
 describe.runIf(canRunSshServer())("a remote's timeline in this machine's panel over real OpenSSH", () => {
@@ -20,8 +20,12 @@ describe.runIf(canRunSshServer())("a remote's timeline in this machine's panel o
   }, 60_000);
 
   afterAll(async () => {
-    await local?.close();
-    await server?.close();
+    try {
+      await local?.close();
+    } finally {
+      // Also the server of a beforeAll that timed out, once its start ends.
+      await closeSshServers();
+    }
   }, 30_000);
 
   async function panel() {

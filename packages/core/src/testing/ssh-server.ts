@@ -31,15 +31,74 @@ export function canRunSshServer(): boolean {
   return process.getuid?.() === 0 && spawnSync('/usr/sbin/sshd', ['-V']).error === undefined && spawnSync('ssh-keygen', ['-?']).error === undefined;
 }
 
+/**
+ * Every server this process started, and every start still under way: what closeSshServers ends. A beforeAll
+ * that timed out while its server started never got the server to close, and the start went on to make the user
+ * and sshd (a loaded run left sshd, a remote host and its shell running, and ptdr users in /etc/passwd).
+ */
+const started = new Set<Promise<SshServer | undefined>>();
+
+/**
+ * Ends every server of this process, those still starting once they have (their start's failure is the test's
+ * to report, not this): a test file's afterAll, which runs after a test or hook that timed out too.
+ */
+export async function closeSshServers(): Promise<void> {
+  const servers = await Promise.all([...started]);
+  started.clear();
+  for (const server of servers) await server?.close();
+}
+
 /** `shell`: the test user's login shell (default /bin/sh; bash gives the remote's tabs ptydeck's marks, so their commands are recorded). */
-export async function startSshServer(options: { shell?: string } = {}): Promise<SshServer> {
+export function startSshServer(options: { shell?: string } = {}): Promise<SshServer> {
+  const starting = start(options);
+  started.add(starting.catch(() => undefined));
+  return starting;
+}
+
+async function start(options: { shell?: string }): Promise<SshServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ptydeck-sshd-'));
   chmodSync(dir, 0o755);
   const user = `ptdr${randomBytes(3).toString('hex')}`;
   const home = join(dir, 'home');
   mkdirSync(home);
+  const made: { uid?: number; sshd?: ChildProcess } = {};
+  /**
+   * Ends what the start made so far and whatever ran as the user: the server's close, and a failed start's end.
+   * Once: a second close (the test's own, then closeSshServers) would kill what runs under the uid by then, which
+   * another file's new user may have been given.
+   */
+  let ended: Promise<void> | undefined;
+  const end = () => (ended ??= endOnce());
+  const endOnce = async () => {
+    made.sshd?.kill('SIGTERM');
+    // Every process of the user is this test's: the remote host, its shells, ssh sessions.
+    const uid = made.uid;
+    for (let round = 0; uid !== undefined && round < 50 && processesOfUid(uid).length > 0; round++) {
+      for (const pid of processesOfUid(uid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    spawnSync('userdel', [user]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    return await serve(dir, user, home, options, made, end);
+  } catch (error) {
+    await end();
+    throw error;
+  }
+}
+
+/** Makes the user, keys and config in `dir` and starts sshd, noting in `made` what `end` must undo. */
+async function serve(dir: string, user: string, home: string, options: { shell?: string }, made: { uid?: number; sshd?: ChildProcess }, end: () => Promise<void>): Promise<SshServer> {
   run('useradd', ['-M', '-d', home, '-s', options.shell ?? '/bin/sh', '-p', '*', user]);
   const uid = Number(run('id', ['-u', user]).trim());
+  made.uid = uid;
   chownSync(home, uid, uid);
   chmodSync(home, 0o700);
   for (const key of ['host_key', 'client_key']) run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ptydeck-test', '-f', join(dir, key)]);
@@ -65,6 +124,7 @@ export async function startSshServer(options: { shell?: string } = {}): Promise<
   );
   mkdirSync('/run/sshd', { recursive: true });
   const sshd: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-f', join(dir, 'sshd_config'), '-E', join(dir, 'sshd.log')], { stdio: 'ignore' });
+  made.sshd = sshd;
   const alias = 'ptydeck-test-box';
   writeFileSync(
     join(dir, 'ssh_config'),
@@ -107,22 +167,7 @@ export async function startSshServer(options: { shell?: string } = {}): Promise<
     connections() {
       return readFileSync(join(dir, 'sshd.log'), 'utf8').match(/^.*Accepted publickey for /gm)?.length ?? 0;
     },
-    async close() {
-      sshd.kill('SIGTERM');
-      // Every process of the user is this test's: the remote host, its shells, ssh sessions.
-      for (let round = 0; round < 50 && processesOfUid(uid).length > 0; round++) {
-        for (const pid of processesOfUid(uid)) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // Gone already.
-          }
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      spawnSync('userdel', [user]);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: end,
   };
   return server;
 }
