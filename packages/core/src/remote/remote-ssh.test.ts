@@ -1,6 +1,6 @@
 // ptydeck on a remote through real OpenSSH: a test sshd on loopback, a test user with a temporary HOME, the checkout's ptydeck installed for it.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -260,6 +260,23 @@ describe.runIf(runnable)('a remote over real OpenSSH', () => {
       server.install();
     }
   }, 60_000);
+
+  // Last: it ends the box. The remote host is killed, not stopped, so it cannot remove its shells' rcfile directory
+  // in /tmp (its user's processes start without this run's TMPDIR); the kit removes what the user left there.
+  it("closing the box leaves nothing of its user's in /tmp", async () => {
+    const owned = () =>
+      readdirSync('/tmp').filter((name) => {
+        try {
+          return lstatSync(join('/tmp', name)).uid === server.uid;
+        } catch {
+          return false;
+        }
+      });
+    // The remote host's /tmp/ptydeck-shell-* from the shells above.
+    expect(owned().length).toBeGreaterThan(0);
+    await server.close();
+    expect(owned()).toEqual([]);
+  }, 30_000);
 });
 
 /** The ssh process `ptydeck mcp --remote` runs (its child, named ssh). */

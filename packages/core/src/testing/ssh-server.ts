@@ -1,7 +1,7 @@
 // A real OpenSSH server of a test's own: its own host key, config and port on loopback, for a user it creates. Test-only.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,7 @@ async function start(options: { shell?: string }): Promise<SshServer> {
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    if (uid !== undefined) removeLeftInTmp(uid);
     spawnSync('userdel', [user]);
     rmSync(dir, { recursive: true, force: true });
   };
@@ -91,6 +92,25 @@ async function start(options: { shell?: string }): Promise<SshServer> {
   } catch (error) {
     await end();
     throw error;
+  }
+}
+
+/**
+ * Removes what the user's processes left in the shared temporary directories: the remote host, killed above rather
+ * than stopped, cannot remove its shells' rcfile directory (/tmp/ptydeck-shell-*), which stayed behind owned by a
+ * uid no user has any more.
+ */
+export function removeLeftInTmp(uid: number): void {
+  // The user's processes start from sshd's environment, without this run's TMPDIR: /tmp.
+  for (const root of new Set([tmpdir(), '/tmp'])) {
+    for (const name of readdirSync(root)) {
+      const path = join(root, name);
+      try {
+        if (lstatSync(path).uid === uid) rmSync(path, { recursive: true, force: true });
+      } catch {
+        // Gone already.
+      }
+    }
   }
 }
 
