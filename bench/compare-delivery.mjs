@@ -52,11 +52,14 @@ async function deliver({ host, client }, file) {
   const gcBefore = await gcOf();
   const sampling = process.env.BENCH_ALLOC_PROFILE && (await host.request('allocSampleStart', {}).catch(() => false));
   const clientBefore = process.cpuUsage();
+  const clientThreadsBefore = threadTimes();
   const result = await panelDelivery(host, client, file, workspace, {
     started: () => (threadsBefore = threadTimes(host.pid)),
     delivered: () => (split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid))),
   });
   const clientCpu = process.cpuUsage(clientBefore);
+  // The client's wake-ups (its main thread's voluntary switches): each may preempt the read thread or cat.
+  const clientMain = threadSplit(process.pid, clientThreadsBefore, threadTimes()).main;
   const threads = ranked(split);
   // Context switches (voluntary and not) of the main thread and of the busiest other one (the read thread).
   const busiest = split.others[0] ?? { voluntary: 0, forced: 0 };
@@ -80,9 +83,12 @@ async function deliver({ host, client }, file) {
     threads: Object.fromEntries(Object.entries(threads).map(([name, ms]) => [name, ms / mb])),
     skipped: result.skipped,
     frames: result.frames,
+    bytes: result.end,
     acksPerMB: result.acks === undefined ? NaN : result.acks / mb,
     // The read thread's time runnable but waiting for a CPU: what the machine's other work took from it.
     queuedMsPerMB: (busiest.queuedMs ?? NaN) / mb,
+    // Wake-ups per MB of the host's threads other than the read thread (main, screen worker, V8's helpers), and of the client.
+    wakes: { host: (split.main.voluntary + split.others.slice(1).reduce((a, t) => a + t.voluntary, 0)) / mb, client: clientMain.voluntary / mb },
     switches: { main: split.main.voluntary / mb, mainForced: split.main.forced / mb, '#1': busiest.voluntary / mb, '#1 forced': busiest.forced / mb },
   };
 }
@@ -110,7 +116,7 @@ try {
         console.error(
           `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
             ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}, waiting for a CPU ${result.queuedMsPerMB.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
-            ` frames ${result.frames}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
+            ` frames ${result.frames}, wake-ups per MB host ${result.wakes.host.toFixed(0)} client ${result.wakes.client.toFixed(0)}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
             ` GCs ${result.gc.scavenges} scavenges / ${result.gc.markCompacts} mark-compacts (${result.gc.majorMs.toFixed(1)} ms), pauses ${result.gc.pauseMsPerMB.toFixed(3)} ms/MB`,
         );
       }
@@ -131,6 +137,8 @@ try {
           ` core ${median(samples.map((s) => s.cpuMsPerMB)).toFixed(2)} ms/MB, client ${median(samples.map((s) => s.clientMsPerMB)).toFixed(2)}` +
           ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
+          ` wake-ups per MB of the host's other threads ${median(samples.map((s) => s.wakes.host)).toFixed(0)}, of the client ${median(samples.map((s) => s.wakes.client)).toFixed(0)},` +
+          ` frames per MB ${median(samples.map((s) => s.frames / (s.bytes / 1e6))).toFixed(1)},` +
           ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}, #1 waiting for a CPU ${median(samples.map((s) => s.queuedMsPerMB)).toFixed(2)} ms/MB;` +
           ` main-thread GCs per delivery: scavenges ${median(samples.map((s) => s.gc.scavenges))}, mark-compacts ${samples.map((s) => s.gc.markCompacts).join(' ')}, pauses ${median(samples.map((s) => s.gc.pauseMsPerMB)).toFixed(3)} ms/MB`,
       );
