@@ -58,6 +58,8 @@ if [ -z "${'$'}{__ptydeck_developer:-}" ]; then
 unset HISTFILE
 # A multi-line command is pasted as one unit: one PS0, one PROMPT_COMMAND, one exit code.
 bind 'set enable-bracketed-paste on' 2>/dev/null
+# No highlight of the pasted line: one terminal write less per command, the same screen after it.
+bind 'set enable-active-region off' 2>/dev/null
 fi
 
 __ptydeck_ran=''
@@ -96,22 +98,26 @@ __ptydeck_cwd() {
 # shell's own fd and reads it back. mktemp makes it 0600 and it is unlinked at once: only this
 # fd reaches it (the commands the shell runs inherit it, as bash cannot set close-on-exec).
 # Each record ends with a NUL and is written over the last without truncating, since ext4
-# flushes a file truncated to nothing as it closes (milliseconds per command).
+# flushes a file truncated to nothing as it closes (milliseconds per command). A second fd,
+# read-only, names the same file, so that whether the first still does is two stat(2)s.
 __ptydeck_sf=''
+__ptydeck_sr=''
 __ptydeck_seen=''
 if __ptydeck_t=$(mktemp 2>/dev/null); then
-  if exec {__ptydeck_sf}<>"$__ptydeck_t"; then printf 'ptydeck\0' >&"$__ptydeck_sf"; __ptydeck_seen=ptydeck; else __ptydeck_sf=''; fi
+  if exec {__ptydeck_sf}<>"$__ptydeck_t" && exec {__ptydeck_sr}<"$__ptydeck_t"; then
+    printf 'ptydeck\0' >&"$__ptydeck_sf"; __ptydeck_seen=ptydeck
+  else __ptydeck_sf=''; fi
   command rm -f -- "$__ptydeck_t"
 fi
 unset __ptydeck_t
-# The scratch file's path in __ptydeck_out; fails when the fd is no longer the scratch file (a
-# command ran exec 11>file): what it holds must be what was last read, so nothing is written
-# into a file of the user's.
+# The scratch file's path in __ptydeck_out; fails, for the shell's life, when either fd is no
+# longer the scratch file (a command ran exec 11>file), so nothing is written into a file of
+# the user's. Its inode, not its content, tells: a file of the user's is another inode, and no
+# name reaches the scratch file's.
 __ptydeck_scratch() {
-  local p=/dev/fd/$__ptydeck_sf s
-  [[ -n $__ptydeck_sf && -f $p ]] || return 1
-  IFS= read -r -d '' s <"$p"
-  if [[ $s != "$__ptydeck_seen" ]]; then __ptydeck_sf=''; return 1; fi
+  local p=/dev/fd/$__ptydeck_sf
+  [[ -n $__ptydeck_sf ]] || return 1
+  if [[ ! $p -ef /dev/fd/$__ptydeck_sr ]]; then __ptydeck_sf=''; return 1; fi
   __ptydeck_out=$p
 }
 # What was just written to the scratch file, in __ptydeck_out.
@@ -222,26 +228,28 @@ __ptydeck_postcmd() {
   # prompt command may rebuild PS1 each time: re-wrap it.
   case $PS1 in *"133;A;k=$__ptydeck_k"*) ;; *) PS1='\[\e]133;A;k='"$__ptydeck_k"'\a\]'$PS1 ;; esac
   case $PS1 in *"133;B;k=$__ptydeck_k"*) ;; *) PS1=$PS1'\[\e]133;B;k='"$__ptydeck_k"'\a\]' ;; esac
-  # When the slot needs looking at, the scratch file, emptied, takes what PROMPT_COMMAND's next
-  # line prints: "trap -p DEBUG" at the top level, where bash shows the trap.
+  # When the slot needs looking at, the scratch file takes what PROMPT_COMMAND's next line
+  # prints: "trap -p DEBUG" at the top level, where bash shows the trap. It is written over the
+  # record just checked (no emptying first: one open of the file less per command).
   __ptydeck_p=/dev/null
   if [[ -z $__ptydeck_trap_set && -z $__ptydeck_theirs ]] && __ptydeck_scratch; then
     __ptydeck_p=$__ptydeck_out
-    printf '\0' 1<>"$__ptydeck_p"
-    __ptydeck_seen=''
   fi
   return $ec
 }
 # The command line mark's trap, for the next line, when the slot is free; a trap found there
 # that is not ours is the user's, and keeps the slot. What trap -p printed ends where the
-# scratch file's last record did, so it is matched as a prefix.
+# scratch file's last record did, so it is matched as a prefix; when it printed nothing the
+# record read back is the one checked before it. That record never starts with "trap": it is
+# "ptydeck", a history line (its number first) or job notices ("[1]").
 __ptydeck_slot() {
   [[ $__ptydeck_p != /dev/null ]] || return 0
+  local was=$__ptydeck_seen
   __ptydeck_readback
-  if [[ -z $__ptydeck_out ]]; then
-    trap -- "$__ptydeck_dbg" DEBUG
+  if [[ $__ptydeck_out == "trap -- '$__ptydeck_dbg' DEBUG"$'\n'* ]]; then
     __ptydeck_trap_set=1
-  elif [[ $__ptydeck_out == "trap -- '$__ptydeck_dbg' DEBUG"$'\n'* ]]; then
+  elif [[ $__ptydeck_out == "$was" && $was != trap* ]]; then
+    trap -- "$__ptydeck_dbg" DEBUG
     __ptydeck_trap_set=1
   else
     __ptydeck_theirs=1

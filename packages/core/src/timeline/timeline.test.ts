@@ -153,6 +153,9 @@ describe('command records', () => {
     const seen = await tool.run(owner, { id: shell.id, command: 'echo "${BASH_REMATCH[1]}:$_"' });
     await tool.run(owner, { id: shell.id, command: '( echo in-subshell )' });
     await tool.run(owner, { id: shell.id, command: '{ echo grouped; } > grouped.txt; cat grouped.txt' });
+    // Bytes a command writes into the scratch file itself are written over by the next line's.
+    await tool.run(owner, { id: shell.id, command: 'printf junk >&$__ptydeck_sf' });
+    await tool.run(owner, { id: shell.id, command: 'echo after-junk' });
     // A command that takes the mark's scratch fd for a file of its own: the file keeps what it wrote.
     await tool.run(owner, { id: shell.id, command: 'eval "exec $__ptydeck_sf>mine.txt"; echo mine >&$__ptydeck_sf' });
     await tool.run(owner, { id: shell.id, command: 'cat mine.txt' });
@@ -162,14 +165,21 @@ describe('command records', () => {
       'echo "${BASH_REMATCH[1]}:$_"',
       '( echo in-subshell )',
       '{ echo grouped; } > grouped.txt; cat grouped.txt',
+      'printf junk >&$__ptydeck_sf',
+      'echo after-junk',
       'eval "exec $__ptydeck_sf>mine.txt"; echo mine >&$__ptydeck_sf',
       'cat mine.txt',
     ]);
     expect(seen.output).toBe('b:names-sub\n');
+    // The pasted line is echoed once, not highlighted and drawn again: one terminal write less per line.
+    const log = Buffer.from(shells.service.read(shell.id, { cursor: 0, maxBytes: 1 << 20 }).data).toString('utf8');
+    expect(log).toContain('echo after-junk');
+    expect(log).not.toContain('\x1b[7m');
     expect(outputOf(records[1]!)).toBe('b:names-sub\r\n');
     expect(outputOf(records[2]!)).toBe('in-subshell\r\n');
     expect(outputOf(records[3]!)).toBe('grouped\r\n');
-    expect(outputOf(records[5]!)).toBe('mine\r\n');
+    expect(outputOf(records[5]!)).toBe('after-junk\r\n');
+    expect(outputOf(records[7]!)).toBe('mine\r\n');
     expect(records.every((r) => r.cwd === dir && r.exitCode === 0)).toBe(true);
   });
 });
