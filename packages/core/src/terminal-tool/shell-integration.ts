@@ -58,6 +58,8 @@ if [ -z "${'$'}{__ptydeck_developer:-}" ]; then
 unset HISTFILE
 # A multi-line command is pasted as one unit: one PS0, one PROMPT_COMMAND, one exit code.
 bind 'set enable-bracketed-paste on' 2>/dev/null
+# No highlight of the pasted line: one terminal write less per command, the same screen after it.
+bind 'set enable-active-region off' 2>/dev/null
 fi
 
 __ptydeck_ran=''
@@ -94,35 +96,42 @@ __ptydeck_cwd() {
 # bash 5.2 cannot keep a builtin's output without forking (no ${'$'}{ cmd; } before 5.3), so the
 # command line mark writes what it reads (history 1, trap -p) to a scratch file through this
 # shell's own fd and reads it back. mktemp makes it 0600 and it is unlinked at once: only this
-# fd reaches it (the commands the shell runs inherit it, as bash cannot set close-on-exec).
-# Each record ends with a NUL and is written over the last without truncating, since ext4
-# flushes a file truncated to nothing as it closes (milliseconds per command).
+# shell's fds reach it (the commands the shell runs inherit them, as bash cannot set
+# close-on-exec). Two fds stay open on it, one written and one read: each record is appended
+# through the first and read from the second up to the end, so their offsets move together
+# and neither a path nor an open is needed per record. Every 64 KiB the file is truncated,
+# which frees what it held; both offsets stay where they were (the file is sparse below them).
 __ptydeck_sf=''
-__ptydeck_seen=''
+__ptydeck_sr=''
+__ptydeck_sn=0
 if __ptydeck_t=$(mktemp 2>/dev/null); then
-  if exec {__ptydeck_sf}<>"$__ptydeck_t"; then printf 'ptydeck\0' >&"$__ptydeck_sf"; __ptydeck_seen=ptydeck; else __ptydeck_sf=''; fi
+  exec {__ptydeck_sf}<>"$__ptydeck_t" && exec {__ptydeck_sr}<"$__ptydeck_t" || __ptydeck_sf=''
   command rm -f -- "$__ptydeck_t"
 fi
 unset __ptydeck_t
-# The scratch file's path in __ptydeck_out; fails when the fd is no longer the scratch file (a
-# command ran exec 11>file): what it holds must be what was last read, so nothing is written
-# into a file of the user's.
+# Whether the scratch file is ready for a record; fails, for the shell's life, when either fd is
+# no longer the scratch file (a command ran exec 11>file), so nothing is written into a file of
+# the user's (the inode tells: a file of the user's is another, and no name reaches the scratch
+# file's), or when something else wrote to it since the last record was read, so that what is
+# read back is only what the shell wrote.
 __ptydeck_scratch() {
-  local p=/dev/fd/$__ptydeck_sf s
-  [[ -n $__ptydeck_sf && -f $p ]] || return 1
-  IFS= read -r -d '' s <"$p"
-  if [[ $s != "$__ptydeck_seen" ]]; then __ptydeck_sf=''; return 1; fi
-  __ptydeck_out=$p
+  [[ -n $__ptydeck_sf ]] || return 1
+  if [[ ! /dev/fd/$__ptydeck_sf -ef /dev/fd/$__ptydeck_sr ]]; then __ptydeck_sf=''; return 1; fi
+  local s
+  IFS= read -r -d '' -u "$__ptydeck_sr" s
+  if [[ -n $s ]]; then __ptydeck_sf=''; return 1; fi
+  if (( __ptydeck_sn > 65536 )); then : 2>/dev/null >"/dev/fd/$__ptydeck_sf"; __ptydeck_sn=0; fi
 }
-# What was just written to the scratch file, in __ptydeck_out.
+# What was appended to the scratch file since the last read, in __ptydeck_out.
 __ptydeck_readback() {
-  IFS= read -r -d '' __ptydeck_seen <"/dev/fd/$__ptydeck_sf"
-  __ptydeck_out=$__ptydeck_seen
+  IFS= read -r -d '' -u "$__ptydeck_sr" __ptydeck_out
+  (( __ptydeck_sn += ${'$'}{#__ptydeck_out} ))
+  return 0
 }
 # Runs a builtin with its output in __ptydeck_out.
 __ptydeck_capture() {
   __ptydeck_scratch || return 1
-  { "$@"; printf '\0'; } 1<>"$__ptydeck_out"
+  "$@" >&"$__ptydeck_sf"
   __ptydeck_readback
 }
 # The command line mark (as VS Code's OSC 633;E): the line as history has it, the cwd, and the
@@ -222,26 +231,23 @@ __ptydeck_postcmd() {
   # prompt command may rebuild PS1 each time: re-wrap it.
   case $PS1 in *"133;A;k=$__ptydeck_k"*) ;; *) PS1='\[\e]133;A;k='"$__ptydeck_k"'\a\]'$PS1 ;; esac
   case $PS1 in *"133;B;k=$__ptydeck_k"*) ;; *) PS1=$PS1'\[\e]133;B;k='"$__ptydeck_k"'\a\]' ;; esac
-  # When the slot needs looking at, the scratch file, emptied, takes what PROMPT_COMMAND's next
-  # line prints: "trap -p DEBUG" at the top level, where bash shows the trap.
+  # When the slot needs looking at, the scratch file takes what PROMPT_COMMAND's next line
+  # prints: "trap -p DEBUG" at the top level, where bash shows the trap.
   __ptydeck_p=/dev/null
   if [[ -z $__ptydeck_trap_set && -z $__ptydeck_theirs ]] && __ptydeck_scratch; then
-    __ptydeck_p=$__ptydeck_out
-    printf '\0' 1<>"$__ptydeck_p"
-    __ptydeck_seen=''
+    __ptydeck_p=$__ptydeck_sf
   fi
   return $ec
 }
 # The command line mark's trap, for the next line, when the slot is free; a trap found there
-# that is not ours is the user's, and keeps the slot. What trap -p printed ends where the
-# scratch file's last record did, so it is matched as a prefix.
+# that is not ours is the user's, and keeps the slot.
 __ptydeck_slot() {
   [[ $__ptydeck_p != /dev/null ]] || return 0
   __ptydeck_readback
   if [[ -z $__ptydeck_out ]]; then
     trap -- "$__ptydeck_dbg" DEBUG
     __ptydeck_trap_set=1
-  elif [[ $__ptydeck_out == "trap -- '$__ptydeck_dbg' DEBUG"$'\n'* ]]; then
+  elif [[ $__ptydeck_out == "trap -- '$__ptydeck_dbg' DEBUG"$'\n' ]]; then
     __ptydeck_trap_set=1
   else
     __ptydeck_theirs=1
@@ -250,7 +256,7 @@ __ptydeck_slot() {
 __ptydeck_p=/dev/null
 # One command a line: bash-preexec takes a command that is a whole line of PROMPT_COMMAND for
 # the prompt's own, and any other for the user's (calling their preexec hooks for it).
-__ptydeck_post=$'__ptydeck_postcmd\nbuiltin trap -p DEBUG 1<>"$__ptydeck_p"\n__ptydeck_slot'
+__ptydeck_post=$'__ptydeck_postcmd\nbuiltin trap -p DEBUG >&"$__ptydeck_p"\n__ptydeck_slot'
 
 # PS0 is expanded in the shell itself just before a command runs, without a fork: the
 # arithmetic marks that a command ran (so an empty Enter reports no exit code) and arms the

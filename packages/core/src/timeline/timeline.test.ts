@@ -43,6 +43,11 @@ describe('command records', () => {
     const developer = nextRecord((record) => record.session === shell.id && record.command === 'echo from-dev' && record.status === 'done');
     service.write(shell.id, 'echo from-dev\r', 'user');
     await developer;
+    // Bytes a command writes into the mark's scratch file name no line, the one that wrote them included (with a
+    // DEBUG trap of the user's, a line is named after it ran): the shell reads the line with a fork from then on.
+    await tool.run(owner, { id: shell.id, command: 'trap true DEBUG' });
+    await tool.run(owner, { id: shell.id, command: "printf '  99  fake' >&$__ptydeck_sf" });
+    await tool.run(owner, { id: shell.id, command: 'echo after-junk' });
 
     const records = timeline.list({ sessions: new Set([shell.id]) });
     expect(records.map((r) => [r.command, r.actor, r.exitCode, r.status])).toEqual([
@@ -50,8 +55,11 @@ describe('command records', () => {
       ['ls /nonexistent-timeline', { kind: 'agent', name: 'claude-code' }, 2, 'done'],
       ['cd /tmp && printf "a;b\\n"', { kind: 'agent', name: 'claude-code' }, 0, 'done'],
       ['echo from-dev', { kind: 'developer', name: null }, 0, 'done'],
+      ['trap true DEBUG', { kind: 'agent', name: 'claude-code' }, 0, 'done'],
+      ["printf '  99  fake' >&$__ptydeck_sf", { kind: 'agent', name: 'claude-code' }, 0, 'done'],
+      ['echo after-junk', { kind: 'agent', name: 'claude-code' }, 0, 'done'],
     ]);
-    expect(records.map((r) => r.cwd)).toEqual([dir, dir, dir, '/tmp']);
+    expect(records.map((r) => r.cwd)).toEqual([dir, dir, dir, '/tmp', '/tmp', '/tmp', '/tmp']);
     for (const record of records) {
       expect(record.endedAt).toBeGreaterThanOrEqual(record.startedAt);
       expect(record.id).toMatch(new RegExp(`^${shell.id}:\\d+$`));
@@ -166,6 +174,10 @@ describe('command records', () => {
       'cat mine.txt',
     ]);
     expect(seen.output).toBe('b:names-sub\n');
+    // The pasted line is echoed once, not highlighted and drawn again: one terminal write less per line.
+    const log = Buffer.from(shells.service.read(shell.id, { cursor: 0, maxBytes: 1 << 20 }).data).toString('utf8');
+    expect(log).toContain('cat mine.txt');
+    expect(log).not.toContain('\x1b[7m');
     expect(outputOf(records[1]!)).toBe('b:names-sub\r\n');
     expect(outputOf(records[2]!)).toBe('in-subshell\r\n');
     expect(outputOf(records[3]!)).toBe('grouped\r\n');
