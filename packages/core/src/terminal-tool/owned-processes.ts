@@ -1,19 +1,8 @@
 // What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
 import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
-import {
-  backgroundProcesses,
-  launcherPids,
-  learnProcesses,
-  sessionLeftovers,
-  snapshotSession,
-  snapshotSessions,
-  stillRunning,
-  wrappedProgram,
-  type OwnedPort,
-  type OwnedProcess,
-  type SessionRef,
-} from '../pty/session-processes.js';
+import { learnProcesses, sessionLeftovers, snapshotSession, snapshotSessions, stillRunning, type OwnedPort, type OwnedProcess, type SessionRef } from '../pty/session-processes.js';
+import { backgroundProcesses, launcherPids, wrappedProgram } from '../pty/wrapped-program.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
 import { pidViewOf, type PidView } from './pid-view.js';
