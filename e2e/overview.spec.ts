@@ -1,6 +1,9 @@
 // The overview's agent cards say what each shell is doing: a persistent shell
 // back at its prompt is idle, with how its last command ended, never "running"
 // under the title of a command that has finished.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, keepScreenshot, test } from './fixtures.js';
 
 interface Run { id: string; outcome: string; exit_code: number | null }
@@ -55,4 +58,27 @@ test("the overview's Connect an agent has a snippet for each agent the README li
   const zed = page.locator('[data-testid="connect-snippet"][data-agent-kind="zed"]');
   await expect(zed).toContainText('settings.json');
   await expect(zed).toContainText('"context_servers"');
+});
+
+test("a working directory and a process's command line an agent chose are drawn with their direction-changing characters as escapes", async ({ panel: page, agent }) => {
+  // A directory whose name holds a right-to-left override, and a process whose argv[0] holds one (exec -a): each is the
+  // agent's to choose, and drawn raw either reordered the rest of its row.
+  const rlo = "$(printf '\\xe2\\x80\\xae')";
+  const parent = mkdtempSync(join(tmpdir(), 'ptydeck-e2e-rlo-'));
+  try {
+    const cwd = join(parent, 'x\u202etxt.sh');
+    mkdirSync(cwd);
+    const created = await agent.call<{ id: string }>('terminal_create', { cwd });
+    await agent.call<Run>('terminal_run', { id: created.id, command: `(exec -a "sleep${rlo}evil" sleep 300) &` });
+    const row = page.locator(`[data-testid="agent"] [data-testid="overview-session"][data-session-id="${created.id}"]`);
+    await expect(row.locator('.session-cwd')).toHaveText(/x\\u202etxt\.sh$/);
+    await expect(row.locator('.session-row')).toHaveAttribute('title', /x\\u202etxt\.sh/);
+    await row.getByTestId('processes-toggle').click();
+    const proc = row.getByTestId('process').filter({ hasText: 'sleep\\u202eevil' });
+    await expect(proc).toHaveCount(1);
+    await expect(proc.locator('.process-command')).not.toContainText('\u202e');
+    await agent.call('terminal_close', { id: created.id, force: true });
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
 });
