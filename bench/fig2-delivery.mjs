@@ -19,8 +19,18 @@ const VARIANTS = ['raw', 'mirror'];
  * MB, on the two cores the delivery shares (bench/README.md, "What moved the figures").
  */
 export const CLIENT_OPTIONS = { lean: true };
-/** How much of each file each path delivers before the measured repetitions. */
-const WARM_UP_BYTES = 16 * MiB;
+/**
+ * How much of each file each path delivers before the measured repetitions (in passes of at most the
+ * whole file), in a full run. The core's per-message path (the read thread's hand-on, the pumps, the
+ * acks' socket reads) runs 7 to 16 times a MB, and V8 optimizes its functions only after 100 to 400 MB
+ * of a flood: with 16 MiB of each file, the first 200 MiB plain repetition cost the host about 2 ms
+ * per MB more than the third (its main thread and V8's compiler threads), and was the lowest
+ * repetition in two of a full run's three (bench/README.md, "Figure 2's cold delivery path"). Colored
+ * output runs after the plain repetitions, on the same path. Both paths get the same warm-up.
+ */
+const WARM_UP_BYTES = { plain: 400 * MiB, sgr: 16 * MiB };
+/** A --quick run's warm-up, per file: a smoke run's, not a steady state. */
+const QUICK_WARM_UP_BYTES = 16 * MiB;
 
 export async function run(ctx) {
   const { workspace, data, reps } = ctx;
@@ -37,13 +47,15 @@ export async function run(ctx) {
   const details = {};
   try {
     for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.panelToken, CLIENT_OPTIONS);
-    // Warm-up of each path, alternated, on the first WARM_UP_BYTES of each file: the host is a fresh process,
-    // and a 1 MiB warm-up left its delivery path to be compiled (V8's helper threads, counted in its CPU)
-    // during the first measured repetitions, while the raw reader's few lines were long warm.
+    // Warm-up of each path, alternated, on WARM_UP_BYTES of each file: the host is a fresh process,
+    // and a 1 MiB warm-up, then a 16 MiB one, left its delivery path to be compiled (V8's helper threads,
+    // counted in its CPU) during the first measured repetitions, while the raw reader's few lines were long warm.
     for (const key of ['plain', 'sgr']) {
-      const head = headOf(data[key], WARM_UP_BYTES);
-      await rawDelivery(rawHost, head, workspace);
-      for (const variant of Object.keys(hosts)) await panelDelivery(hosts[variant], clients[variant], head, workspace);
+      for (let left = ctx.quick ? QUICK_WARM_UP_BYTES : WARM_UP_BYTES[key]; left > 0; left -= Math.min(left, data[key].bytes)) {
+        const head = headOf(data[key], left);
+        await rawDelivery(rawHost, head, workspace);
+        for (const variant of Object.keys(hosts)) await panelDelivery(hosts[variant], clients[variant], head, workspace);
+      }
     }
     // Where the warm-up ends in the log, to tell its GCs from the repetitions' (BENCH_HOST_FLAGS=--trace-gc).
     ctx.log('  warmed up');
