@@ -57,7 +57,7 @@ export class OwnedProcesses {
   }
 
   /**
-   * Whether opened() would report nothing without reading more than the TCP
+   * Whether openedInTurns() would report nothing without reading more than the TCP
    * socket count (unchanged since the session's last look): then a result
    * needs no turn of the event loop for its ports.
    */
@@ -69,35 +69,26 @@ export class OwnedProcesses {
 
   /**
    * The session's listening ports no result has reported yet, now reported;
-   * undefined without /proc. With `exact` the socket tables are read even
-   * when the TCP socket count has not moved: a wait for a port, whose answer
-   * is the port, must not miss a listener that opened while another socket
-   * closed (it would wait out its timeout on a quiet machine).
-   */
-  opened(session: SessionRef, exact = false, fingerprint = tcpFingerprint()): ListedPort[] | undefined {
-    const look = this.mayHaveOpened(session, exact, fingerprint);
-    if (look !== 'look') return look;
-    return this.tellOpened(session, snapshotSession(this.labels, session)?.ports ?? []);
-  }
-
-  /**
-   * opened(), for a result: when it has to look (a listening socket new to
+   * undefined without /proc. When it has to look (a listening socket new to
    * the session's last look), the process table is read a slice at a time
    * with `yieldTurn` between (snapshotSessionsInTurns), and its processes are
-   * attributed in a turn that reads nothing but the TCP tables. A job's
-   * server that listened before the result is found: /proc lists it as the
-   * look begins.
+   * attributed in a turn that reads nothing but the TCP tables: a server that
+   * listened before the call is found, as /proc lists it as the look begins.
+   * With `exact` the socket tables are read even when the TCP socket count
+   * has not moved: a wait for a port, whose answer is the port, must not miss
+   * a listener that opened while another socket closed (it would wait out its
+   * timeout on a quiet machine).
    */
-  async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>): Promise<ListedPort[] | undefined> {
+  async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>, exact = false): Promise<ListedPort[] | undefined> {
     // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
-    const look = this.mayHaveOpened(session, false, tcpFingerprint());
+    const look = this.mayHaveOpened(session, exact, tcpFingerprint());
     if (look !== 'look') return look;
     const snapshots = await snapshotSessionsInTurns(this.labels, [session], {}, yieldTurn);
     return this.tellOpened(session, snapshots?.get(session.id)?.ports ?? []);
   }
 
   /**
-   * Whether opened() has to look at the process table ('look'), or what it
+   * Whether openedInTurns() has to look at the process table ('look'), or what it
    * says without: nothing new listens on the machine since the session's last
    * look (or, unless `exact`, the TCP socket count has not moved), or
    * undefined without /proc.
@@ -124,11 +115,12 @@ export class OwnedProcesses {
     return fresh.flatMap(portField(viewOf(session)));
   }
 
-  /** Port `port` when the session listens on it (reported now), else nothing. */
-  listening(session: SessionRef, port: number): ListedPort[] {
+  /** Port `port` when the session listens on it (reported now), else nothing; the process table read as openedInTurns reads it. */
+  async listeningInTurns(session: SessionRef, port: number, yieldTurn: () => Promise<void>): Promise<ListedPort[]> {
     const listening = listeningSockets();
     if (![...(listening?.values() ?? [])].some((socket) => socket.port === port)) return [];
-    const ports = snapshotSession(this.labels, session)?.ports ?? [];
+    const snapshots = await snapshotSessionsInTurns(this.labels, [session], {}, yieldTurn);
+    const ports = snapshots?.get(session.id)?.ports ?? [];
     const mine = ports.filter((socket) => socket.port === port);
     this.report(session.id, ports, mine);
     return mine.flatMap(portField(viewOf(session)));

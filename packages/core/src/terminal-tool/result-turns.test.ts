@@ -112,3 +112,17 @@ it('terminal_list reads the process table between turns of the loop, and lists a
   expect(await backgroundOf()).not.toContain(job);
   expect(listed).toEqual([true, true]);
 });
+
+it('a wait until a port reads the process table between turns too, and answers with the port', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const server = "python3 -c \"import socket, time; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); print('port', s.getsockname()[1], flush=True); time.sleep(60)\"";
+  await shells.tool.send(owner, { id: shell.id, text: `${server}\r`, wait_ms: 0 });
+  const printed = await shells.tool.wait(owner, { id: shell.id, until: 'pattern', pattern: 'port \\d+', timeout_ms: 20_000 });
+  const port = Number(/port (\d+)/.exec(printed.match ?? '')?.[1]);
+  const tables = watchTableTurns();
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'port', port, timeout_ms: 20_000 });
+  expect(waited).toMatchObject({ reason: 'port', ports_opened: [expect.objectContaining({ port, address: '127.0.0.1' })] });
+  expect(tables.length).toBeGreaterThan(0);
+  expect(tables.every((turned) => turned)).toBe(true);
+  await shells.tool.send(owner, { id: shell.id, keys: ['Ctrl-C'], wait_ms: 0 });
+});

@@ -225,8 +225,9 @@ class TerminalToolImpl implements TerminalTool {
         if (outcome.reason === 'exit' && running) await this.settle(session, deadline, hooks.signal);
       } else if (input.until === 'port') {
         const ref = this.refOf(session);
-        const find = () => (input.port === undefined ? this.processes.opened(ref, true) : this.processes.listening(ref, input.port)) ?? [];
-        outcome = await waitForPort(session, () => (ports = find()).length > 0, deadline, hooks.signal, asks);
+        const find = async () =>
+          (input.port === undefined ? await this.processes.openedInTurns(ref, nextTurn, true) : await this.processes.listeningInTurns(ref, input.port, nextTurn)) ?? [];
+        outcome = await waitForPort(session, async () => (ports = await find()).length > 0, deadline, hooks.signal, asks);
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
