@@ -34,7 +34,11 @@ export class OwnedProcesses {
   /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
   private readonly fingerprints = new Map<string, string | undefined>();
 
-  constructor(private readonly labels: LabelReader) {}
+  constructor(
+    private readonly labels: LabelReader,
+    /** Whether the service still has the session: a look that ends after its removal (forget()) notes nothing of it. */
+    private readonly present: (sessionId: string) => boolean,
+  ) {}
 
   /**
    * Each session's listening ports and background processes (all reported to the agent); undefined without /proc.
@@ -43,8 +47,8 @@ export class OwnedProcesses {
    * 36 ms with bench figure 11's 1100 processes on a loaded machine). Every process /proc lists as the call
    * begins is looked at, so a job started before the call is listed and one ended before it is not.
    */
-  async list(sessions: readonly SessionRef[], yieldTurn: () => Promise<void>, sliceMs?: number): Promise<Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined> {
-    const snapshots = await snapshotSessionsInTurns(this.labels, sessions, {}, yieldTurn, sliceMs);
+  async list(sessions: readonly SessionRef[], yieldTurn: () => Promise<void>): Promise<Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined> {
+    const snapshots = await snapshotSessionsInTurns(this.labels, sessions, {}, yieldTurn);
     if (!snapshots) return undefined;
     const listed = new Map<string, { ports: ListedPort[]; background: ListedProcess[] }>();
     for (const session of sessions) {
@@ -95,6 +99,8 @@ export class OwnedProcesses {
    */
   private mayHaveOpened(session: SessionRef, exact: boolean, fingerprint: string | undefined): ListedPort[] | undefined | 'look' {
     if (!processesKnown()) return undefined;
+    // Removed while its result was built: nothing to look at, and nothing of it to keep.
+    if (!this.present(session.id)) return [];
     const looked = this.fingerprints.has(session.id);
     const last = this.fingerprints.get(session.id);
     this.fingerprints.set(session.id, fingerprint);
@@ -189,6 +195,7 @@ export class OwnedProcesses {
 
   /** Notes `reported` as told; a port no longer listening is forgotten, so one opened again is news. */
   private report(sessionId: string, current: readonly OwnedPort[], reported: readonly OwnedPort[]): void {
+    if (!this.present(sessionId)) return;
     const told = this.told.get(sessionId);
     const inodes = new Set(reported.map((port) => port.inode));
     for (const port of current) if (told?.has(port.inode)) inodes.add(port.inode);

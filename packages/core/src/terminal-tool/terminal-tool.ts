@@ -53,7 +53,7 @@ class TerminalToolImpl implements TerminalTool {
     private readonly service: PtyService,
     private readonly options: TerminalToolOptions,
   ) {
-    this.processes = new OwnedProcesses(service.labels);
+    this.processes = new OwnedProcesses(service.labels, (id) => service.get(id) !== undefined);
     let facts = options.facts;
     if (!facts) {
       facts = new SessionFacts(service);
