@@ -106,11 +106,12 @@ export async function snapshotSessionsInTurns(
 ): Promise<Map<string, SessionSnapshot> | undefined> {
   if (!processesKnown()) return undefined;
   const fresh = freshPids(sessions);
+  // /proc's directory (about 2 ms with 1300 processes on a loaded machine) is the first slice's.
+  let sliceEnd = performance.now() + sliceMs;
   const pids = procPids();
   const stats = new Map<number, ProcStat>();
   /** The processes the table will hold (tableOf): the only ones holders() looks into. */
   const live = new Map<number, ProcStat>();
-  let sliceEnd = performance.now() + sliceMs;
   for (const pid of pids) {
     if (performance.now() >= sliceEnd) {
       await yieldTurn();
