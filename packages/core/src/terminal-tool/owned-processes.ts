@@ -43,8 +43,8 @@ export class OwnedProcesses {
   /**
    * Each session's listening ports and background processes (all reported to the agent); undefined without /proc.
    * The process table is read a slice at a time with `yieldTurn` between (snapshotSessionsInTurns): in one turn,
-   * a terminal_list held the host's loop for every other session and panel while it read the whole table (12 to
-   * 36 ms with bench figure 11's 1100 processes on a loaded machine). Every process /proc lists as the call
+   * a terminal_list held the host's loop for every other session and panel while it read the whole table (4 to
+   * 21 ms of CPU with bench figure 11's 1300 processes on a loaded machine, bench/list-turns.mjs). Every process /proc lists as the call
    * begins is looked at, so a job started before the call is listed and one ended before it is not.
    */
   async list(sessions: readonly SessionRef[], yieldTurn: () => Promise<void>): Promise<Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined> {
