@@ -189,16 +189,16 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
     // An interactive shell's job leads its own group, so setsid forks: `$!` is not the sleep's pid; a fresh look finds it.
     service.write(id, 'setsid nohup sleep 986 >/dev/null 2>&1 < /dev/null &\r');
     let pid = 0;
-    await until(() => (pid = watch.query(id)!.find((proc) => proc.command === 'sleep 986')?.pid ?? 0) > 0, 'the sleep runs');
+    await until(async () => (pid = (await watch.query(id))!.find((proc) => proc.command === 'sleep 986')?.pid ?? 0) > 0, 'the sleep runs');
     await service.remove(id);
     const left = await leftoverOf(id, (session) => (session?.processes.some((proc) => proc.pid === pid) ?? false) && !session!.known);
     expect(left).toMatchObject({ id, title: 'dev tab', source: 'user', known: false });
-    expect(watch.query(id)!.map((proc) => proc.command)).toContain('sleep 986');
+    expect((await watch.query(id))!.map((proc) => proc.command)).toContain('sleep 986');
     const result = await watch.end(id, left!.processes.map((proc) => proc.pid));
     expect(result.ended.map((proc) => proc.command)).toContain('sleep 986');
     await leftoverOf(id, (session) => session === undefined);
     // Found to have nothing left, it is forgotten.
-    expect(() => watch.query(id)).toThrow(/no session/);
+    await expect(watch.query(id)).rejects.toThrow(/no session/);
     stop();
   });
 

@@ -142,10 +142,15 @@ export class ProcessWatch {
     };
   }
 
-  /** The session's processes now (a scan of its own); null where the system cannot say. */
-  query(id: SessionId): SessionProcess[] | null {
+  /**
+   * The session's processes now (a scan of its own, read between turns of the loop as a timer's look is, so a
+   * panel's question does not hold every other session's keystrokes while the whole table is read); null where
+   * the system cannot say.
+   */
+  async query(id: SessionId): Promise<SessionProcess[] | null> {
     const session = this.require(id);
-    return snapshotSession(this.service.labels, session.ref)?.processes.map(processField) ?? null;
+    const snapshots = await snapshotSessionsInTurns(this.service.labels, [session.ref], {}, nextTurn);
+    return snapshots?.get(id)?.processes.map(processField) ?? null;
   }
 
   /**

@@ -4,7 +4,7 @@ import { offerStatTable, readStat } from '../proc/proc-fs.js';
 import { until } from '../testing/poll-until.js';
 import { SessionLabels } from './session-labels.js';
 import { portHolders } from '../proc/port-holders.js';
-import { learnProcesses, sessionLeftovers, sessionsOf, snapshotSessions, snapshotSessionsInTurns } from './session-processes.js';
+import { sessionLeftovers, sessionsOf, snapshotSessions, snapshotSessionsInTurns } from './session-processes.js';
 
 /**
  * Where /proc is missing. With real processes, session-processes.ts is tested
@@ -25,25 +25,13 @@ describe('where /proc is missing (macOS)', () => {
       expect(portHolders([22, 80])).toBeUndefined();
       expect(sessionLeftovers(labels, self)).toEqual([]);
       expect(sessionsOf(labels, [process.pid], [self]).size).toBe(0);
-      // Nothing to read ahead: no turn is taken.
+      // Nothing to read in turns: none is taken.
       let turns = 0;
-      void learnProcesses(async () => void turns++, 0);
+      void snapshotSessionsInTurns(labels, [self], {}, async () => void turns++, 0);
       expect(turns).toBe(0);
     } finally {
       Object.defineProperty(process, 'platform', platform);
     }
-  });
-});
-
-describe.runIf(process.platform === 'linux')('learnProcesses', () => {
-  it("reads every process's facts a slice at a time, a turn between slices, and a snapshot after it finds what it did without", async () => {
-    const labels = new SessionLabels();
-    const self = { id: 'learn', pid: process.pid, running: true };
-    // No time to spare: a turn before each process read, and one before the socket tables.
-    let turns = 0;
-    await learnProcesses(async () => void turns++, 0);
-    expect(turns).toBeGreaterThan(1);
-    expect(snapshotSessions(labels, [self])?.get('learn')).toMatchObject({ processes: [], ports: [] });
   });
 });
 

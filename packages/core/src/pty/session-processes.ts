@@ -87,34 +87,50 @@ export function snapshotSessions(labels: LabelReader, sessions: readonly Session
 
 /**
  * snapshotSessions with the process table (/proc's directory and every stat line it needs, most of a
- * scan's time: 12 to 36 ms with bench figure 5's 100 sessions on a loaded machine) read a slice of
- * `sliceMs` at a time, `yieldTurn` between, so the loop's other work (a keystroke, a screen read's
- * answer) waits for a slice, not the whole scan. What it shows is read over those turns: a process
- * that came or went meanwhile is shown as the next scan finds it, as one between two scans is. For
- * what is shown (the process watch's timer looks); a check, or an end, reads its own in one turn.
+ * scan's time: 12 to 36 ms with bench figure 5's 100 sessions on a loaded machine), the labels of
+ * programs new to it (each one's environment) and the holders of listening sockets new to it (each
+ * process's descriptors) read a slice of `sliceMs` at a time, `yieldTurn` between, so the loop's other
+ * work (a keystroke, a screen read's answer) waits for a slice, not the whole scan. The processes are
+ * attributed in a turn after the last read, with nothing left to read but the TCP tables. What it
+ * shows is read over those turns: every process /proc listed as the scan began is looked at, so one
+ * started before it is shown and one ended before it is not; a process that came or went meanwhile
+ * is shown as the next scan finds it, as one between two scans is. For what is shown (the process
+ * watch's timer looks, terminal_list, a panel's query); a check, or an end, reads its own in one turn.
  */
 export async function snapshotSessionsInTurns(
   labels: LabelReader,
   sessions: readonly SessionRef[],
   options: SnapshotOptions,
   yieldTurn: () => Promise<void>,
-  sliceMs = LEARN_SLICE_MS,
+  sliceMs = SCAN_SLICE_MS,
 ): Promise<Map<string, SessionSnapshot> | undefined> {
   if (!processesKnown()) return undefined;
   const fresh = freshPids(sessions);
+  // /proc's directory (about 2 ms with 1300 processes on a loaded machine) is the first slice's.
+  let sliceEnd = performance.now() + sliceMs;
   const pids = procPids();
   const stats = new Map<number, ProcStat>();
-  let sliceEnd = performance.now() + sliceMs;
+  /** The processes the table will hold (tableOf): the only ones holders() looks into. */
+  const live = new Map<number, ProcStat>();
   for (const pid of pids) {
     if (performance.now() >= sliceEnd) {
       await yieldTurn();
       sliceEnd = performance.now() + sliceMs;
     }
     const stat = facts.stat(pid, fresh.has(pid), Date.now());
-    if (stat) stats.set(pid, stat);
+    if (!stat) continue;
+    stats.set(pid, stat);
+    if (!isLive(stat) || pid === process.pid) continue;
+    live.set(pid, stat);
+    // What attribute() reads of a process in no session's tree nor POSIX session (its environment, once per program), here in slices.
+    facts.label(pid, stat, labelOf);
   }
+  await yieldTurn();
+  const listening = listeningSockets();
+  if (listening) await facts.learnHolders(new Set(listening.keys()), live, yieldTurn, sliceMs);
+  await yieldTurn();
   // The rest in this turn: the stat lines read are the table's, as a one-turn scan's would be.
-  return snapshotOf(tableOf(pids, (pid) => stats.get(pid)), labels, sessions, options);
+  return snapshotOf(tableOf(pids, (pid) => stats.get(pid)), labels, sessions, options, listening);
 }
 
 /** The pids of the running sessions' own processes, whose stat lines a scan reads afresh. */
@@ -123,9 +139,15 @@ function freshPids(sessions: readonly SessionRef[]): Set<number> {
 }
 
 /** Each of `sessions`' processes and ports in `table`. */
-function snapshotOf(table: ProcessTable, labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions): Map<string, SessionSnapshot> {
+function snapshotOf(
+  table: ProcessTable,
+  labels: LabelReader,
+  sessions: readonly SessionRef[],
+  options: SnapshotOptions,
+  read: Map<string, ListeningSocket> | undefined = listeningSockets(),
+): Map<string, SessionSnapshot> {
   const owner = attribute(table, sessions, options.outlived ?? false, labels);
-  const listening = listeningSockets() ?? new Map<string, ListeningSocket>();
+  const listening = read ?? new Map<string, ListeningSocket>();
   const result = new Map<string, SessionSnapshot>();
   for (const session of sessions) {
     const leader = session.running ? table.stats.get(session.pid) : undefined;
@@ -145,40 +167,8 @@ function snapshotOf(table: ProcessTable, labels: LabelReader, sessions: readonly
   return result;
 }
 
-/**
- * How long a slice of learnProcesses reads before it lets the loop run: a
- * few ms, as the other work a result does between turns.
- */
-export const LEARN_SLICE_MS = 4;
-
-/**
- * Reads ahead, a slice of `sliceMs` at a time with `yieldTurn` between, what
- * the next snapshotSessions would otherwise read in one piece on a host that
- * has not looked yet: every process's stat line and session labels, and the
- * holders of listening sockets it has not seen (each process's descriptors).
- * The facts it learns are those every scan keeps (process-facts.ts), so a
- * snapshot after it reads little more than /proc's directory and the TCP
- * tables. Cheap once they are known: a second call reads the directory, the
- * TCP tables and the stat lines a scan reads anyway.
- */
-export async function learnProcesses(yieldTurn: () => Promise<void>, sliceMs = LEARN_SLICE_MS): Promise<void> {
-  if (!processesKnown()) return;
-  const stats = new Map<number, ProcStat>();
-  let sliceEnd = performance.now() + sliceMs;
-  for (const pid of procPids()) {
-    if (performance.now() >= sliceEnd) {
-      await yieldTurn();
-      sliceEnd = performance.now() + sliceMs;
-    }
-    const stat = facts.stat(pid, false, Date.now());
-    if (!stat || !isLive(stat) || pid === process.pid) continue;
-    stats.set(pid, stat);
-    facts.label(pid, stat, labelOf);
-  }
-  await yieldTurn();
-  const listening = listeningSockets();
-  if (listening) await facts.learnHolders(new Set(listening.keys()), stats, yieldTurn, sliceMs);
-}
+/** How long a slice of snapshotSessionsInTurns reads before it lets the loop run: a few ms, as the other work a result does between turns. */
+export const SCAN_SLICE_MS = 4;
 
 /** A session's processes as snapshotSessions finds them, without their ports (no TCP table read). Empty where /proc is missing. */
 export function sessionProcesses(labels: LabelReader, session: SessionRef): OwnedProcess[] {

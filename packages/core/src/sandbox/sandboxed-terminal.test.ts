@@ -86,7 +86,7 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
     // The sandbox shares the host's network: the developer's browser reaches it as the host does.
     const page = await fetch(`http://127.0.0.1:${port}/`);
     expect(page.status).toBe(200);
-    const listed = tool.list(owner).terminals.find((t) => t.id === id)!;
+    const listed = (await tool.list(owner)).terminals.find((t) => t.id === id)!;
     expect(listed.sandbox).toBe('workspace');
     expect(listed.ports).toEqual([{ port, address: '127.0.0.1', pid: serverPid }]);
     const again = await tool.run(owner, { id, command: `python3 -m http.server ${port} --bind 127.0.0.1` });
@@ -94,7 +94,7 @@ describe.skipIf(!available)('a sandboxed shell stays a terminal', () => {
     // Only the job the agent started is "in the background": not bubblewrap's own process inside its PID namespace.
     expect(listed.background?.map((p) => p.command)).toEqual([expect.stringMatching(/^python3 -m http\.server/)]);
     expect(await tool.run(owner, { id, command: 'sleep 300', timeout_ms: 300 })).toMatchObject({ outcome: 'running' });
-    const busy = tool.list(owner).terminals.find((t) => t.id === id)!;
+    const busy = (await tool.list(owner)).terminals.find((t) => t.id === id)!;
     expect(busy.background?.map((p) => p.command)).toEqual([expect.stringMatching(/^python3 -m http\.server/)]);
 
     const pid = service.get(id)!.pid;
@@ -119,9 +119,9 @@ describe.skipIf(!available)('pids in results are the sandboxed shell\'s own', ()
     const started = await tool.run(owner, { id, command: 'sleep 300 & echo $!' });
     const inner = lastNumber(started.output);
     // The job's child may not have exec'd sleep yet when the command returns: /proc then still names bash.
-    const listedNow = () => tool.list(owner).terminals.find((t) => t.id === id)!;
-    await until(() => listedNow().background?.[0]?.command === 'sleep 300', 'the job runs sleep');
-    const listed = listedNow();
+    const listedNow = async () => (await tool.list(owner)).terminals.find((t) => t.id === id)!;
+    await until(async () => (await listedNow()).background?.[0]?.command === 'sleep 300', 'the job runs sleep');
+    const listed = await listedNow();
     expect(listed.background).toEqual([expect.objectContaining({ pid: inner, command: 'sleep 300' })]);
     // The host's own pid for it is another number: the one the agent's kill would miss.
     const launcher = service.get(id)!.pid;
@@ -130,7 +130,7 @@ describe.skipIf(!available)('pids in results are the sandboxed shell\'s own', ()
 
     expect(await tool.run(owner, { id, command: `kill ${listed.background![0]!.pid} && wait` })).toMatchObject({ outcome: 'completed' });
     await until(() => !isAlive(hostSleep.pid), 'the sleep ended');
-    expect(tool.list(owner).terminals.find((t) => t.id === id)!.background).toEqual([]);
+    expect((await tool.list(owner)).terminals.find((t) => t.id === id)!.background).toEqual([]);
     await tool.close(owner, { id });
   });
 });
@@ -178,7 +178,7 @@ describe.skipIf(!available)('keystrokes injected with TIOCSTI', () => {
       expect((await tool.run(owner, { id, command: inject('/dev/tty') })).exit_code).toBe(0);
       expect((await tool.wait(owner, { id, until: 'pattern', pattern: '^INJECTED-42', timeout_ms: 20_000 })).reason).toBe('pattern');
       // The injected line's output comes before its prompt: the next run is refused as busy until the shell is back.
-      await until(() => tool.list(owner).terminals.find((t) => t.id === id)?.state === 'idle_at_prompt', 'the injected line ran and the prompt is back');
+      await until(async () => (await tool.list(owner)).terminals.find((t) => t.id === id)?.state === 'idle_at_prompt', 'the injected line ran and the prompt is back');
     }
     // The developer's terminal is not in the sandbox's /dev, and no process outside is in its /proc.
     const devTab = await tool.run(owner, { id, command: inject(devTty) });

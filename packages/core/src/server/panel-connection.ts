@@ -227,7 +227,13 @@ export class PanelConnection {
     const processes = this.deps.processes;
     if (!processes) throw new PtyError('no_such_session', 'this ptydeck does not watch processes');
     const { requestId, id } = message;
-    if (message.type === 'processes.query') return this.send({ type: 'processes.list', requestId, id, processes: processes.query(id) });
+    if (message.type === 'processes.query') {
+      processes.query(id).then(
+        (listed) => this.send({ type: 'processes.list', requestId, id, processes: listed }),
+        (error: unknown) => this.replyWithError(error, requestId),
+      );
+      return;
+    }
     processes.end(id, message.pids, message.kind).then(
       (result) => this.send({ type: 'processes.ended', requestId, id, ...result }),
       (error: unknown) => this.replyWithError(error, requestId),

@@ -206,7 +206,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     },
     async () =>
       respond(async () => {
-        const result = tool.list(owner());
+        const result = await tool.list(owner());
         const lines = result.terminals.map(
           (t) =>
             `${t.id}  ${t.state}${t.process_exit_code != null ? ` (exit ${t.process_exit_code})` : ''}  ${t.command}  ${t.cwd}  unread ${t.unread_bytes} B` +

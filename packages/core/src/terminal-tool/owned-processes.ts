@@ -1,7 +1,7 @@
 // What an agent's sessions run and listen on, for the tool's results, and ending what a closed session left.
 import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
-import { learnProcesses, sessionLeftovers, snapshotSession, snapshotSessions, stillRunning, type OwnedPort, type OwnedProcess, type SessionRef } from '../pty/session-processes.js';
+import { sessionLeftovers, snapshotSession, snapshotSessionsInTurns, stillRunning, type OwnedPort, type OwnedProcess, type SessionRef } from '../pty/session-processes.js';
 import { backgroundProcesses, launcherPids, wrappedProgram } from '../pty/wrapped-program.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
@@ -34,11 +34,21 @@ export class OwnedProcesses {
   /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
   private readonly fingerprints = new Map<string, string | undefined>();
 
-  constructor(private readonly labels: LabelReader) {}
+  constructor(
+    private readonly labels: LabelReader,
+    /** Whether the service still has the session: a look that ends after its removal (forget()) notes nothing of it. */
+    private readonly present: (sessionId: string) => boolean,
+  ) {}
 
-  /** Each session's listening ports and background processes (all reported to the agent); undefined without /proc. */
-  list(sessions: readonly SessionRef[]): Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined {
-    const snapshots = snapshotSessions(this.labels, sessions);
+  /**
+   * Each session's listening ports and background processes (all reported to the agent); undefined without /proc.
+   * The process table is read a slice at a time with `yieldTurn` between (snapshotSessionsInTurns): in one turn,
+   * a terminal_list held the host's loop for every other session and panel while it read the whole table (4 to
+   * 21 ms of CPU with bench figure 11's 1300 processes on a loaded machine, bench/list-turns.mjs). Every process /proc lists as the call
+   * begins is looked at, so a job started before the call is listed and one ended before it is not.
+   */
+  async list(sessions: readonly SessionRef[], yieldTurn: () => Promise<void>): Promise<Map<string, { ports: ListedPort[]; background: ListedProcess[] }> | undefined> {
+    const snapshots = await snapshotSessionsInTurns(this.labels, sessions, {}, yieldTurn);
     if (!snapshots) return undefined;
     const listed = new Map<string, { ports: ListedPort[]; background: ListedProcess[] }>();
     for (const session of sessions) {
@@ -51,7 +61,7 @@ export class OwnedProcesses {
   }
 
   /**
-   * Whether opened() would report nothing without reading more than the TCP
+   * Whether openedInTurns() would report nothing without reading more than the TCP
    * socket count (unchanged since the session's last look): then a result
    * needs no turn of the event loop for its ports.
    */
@@ -63,13 +73,34 @@ export class OwnedProcesses {
 
   /**
    * The session's listening ports no result has reported yet, now reported;
-   * undefined without /proc. With `exact` the socket tables are read even
-   * when the TCP socket count has not moved: a wait for a port, whose answer
-   * is the port, must not miss a listener that opened while another socket
-   * closed (it would wait out its timeout on a quiet machine).
+   * undefined without /proc. When it has to look (a listening socket new to
+   * the session's last look), the process table is read a slice at a time
+   * with `yieldTurn` between (snapshotSessionsInTurns), and its processes are
+   * attributed in a turn that reads nothing but the TCP tables: a server that
+   * listened before the call is found, as /proc lists it as the look begins.
+   * With `exact` the socket tables are read even when the TCP socket count
+   * has not moved: a wait for a port, whose answer is the port, must not miss
+   * a listener that opened while another socket closed (it would wait out its
+   * timeout on a quiet machine).
    */
-  opened(session: SessionRef, exact = false, fingerprint = tcpFingerprint()): ListedPort[] | undefined {
+  async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>, exact = false): Promise<ListedPort[] | undefined> {
+    // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
+    const look = this.mayHaveOpened(session, exact, tcpFingerprint());
+    if (look !== 'look') return look;
+    const snapshots = await snapshotSessionsInTurns(this.labels, [session], {}, yieldTurn);
+    return this.tellOpened(session, snapshots?.get(session.id)?.ports ?? []);
+  }
+
+  /**
+   * Whether openedInTurns() has to look at the process table ('look'), or what it
+   * says without: nothing new listens on the machine since the session's last
+   * look (or, unless `exact`, the TCP socket count has not moved), or
+   * undefined without /proc.
+   */
+  private mayHaveOpened(session: SessionRef, exact: boolean, fingerprint: string | undefined): ListedPort[] | undefined | 'look' {
     if (!processesKnown()) return undefined;
+    // Removed while its result was built: nothing to look at, and nothing of it to keep.
+    if (!this.present(session.id)) return [];
     const looked = this.fingerprints.has(session.id);
     const last = this.fingerprints.get(session.id);
     this.fingerprints.set(session.id, fingerprint);
@@ -79,32 +110,23 @@ export class OwnedProcesses {
     const seen = this.seen.get(session.id);
     this.seen.set(session.id, new Set(listening.keys()));
     if (seen && [...listening.keys()].every((inode) => seen.has(inode))) return [];
-    const ports = snapshotSession(this.labels, session)?.ports ?? [];
+    return 'look';
+  }
+
+  /** Of the session's listening `ports`, those no result has reported yet, now reported. */
+  private tellOpened(session: SessionRef, ports: readonly OwnedPort[]): ListedPort[] {
     const told = this.told.get(session.id);
     const fresh = ports.filter((port) => !told?.has(port.inode));
     this.report(session.id, ports, fresh);
     return fresh.flatMap(portField(viewOf(session)));
   }
 
-  /**
-   * opened(), for a result: when it may have to look (a first look, or the
-   * TCP socket count moved), what the look reads of every process is read
-   * ahead a slice at a time with `yieldTurn` between (learnProcesses), and
-   * the look itself then reads little in its turn.
-   */
-  async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>): Promise<ListedPort[] | undefined> {
-    // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
-    const fingerprint = tcpFingerprint();
-    if (this.nothingOpened(session, fingerprint)) return this.opened(session, false, fingerprint);
-    await learnProcesses(yieldTurn);
-    return this.opened(session);
-  }
-
-  /** Port `port` when the session listens on it (reported now), else nothing. */
-  listening(session: SessionRef, port: number): ListedPort[] {
+  /** Port `port` when the session listens on it (reported now), else nothing; the process table read as openedInTurns reads it. */
+  async listeningInTurns(session: SessionRef, port: number, yieldTurn: () => Promise<void>): Promise<ListedPort[]> {
     const listening = listeningSockets();
     if (![...(listening?.values() ?? [])].some((socket) => socket.port === port)) return [];
-    const ports = snapshotSession(this.labels, session)?.ports ?? [];
+    const snapshots = await snapshotSessionsInTurns(this.labels, [session], {}, yieldTurn);
+    const ports = snapshots?.get(session.id)?.ports ?? [];
     const mine = ports.filter((socket) => socket.port === port);
     this.report(session.id, ports, mine);
     return mine.flatMap(portField(viewOf(session)));
@@ -173,6 +195,7 @@ export class OwnedProcesses {
 
   /** Notes `reported` as told; a port no longer listening is forgotten, so one opened again is news. */
   private report(sessionId: string, current: readonly OwnedPort[], reported: readonly OwnedPort[]): void {
+    if (!this.present(sessionId)) return;
     const told = this.told.get(sessionId);
     const inodes = new Set(reported.map((port) => port.inode));
     for (const port of current) if (told?.has(port.inode)) inodes.add(port.inode);

@@ -2,6 +2,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { useRealShells } from '../testing/real-shells.js';
 import { OutputView } from './output-view.js';
 import { OwnedProcesses } from './owned-processes.js';
+import { ProcessFacts } from '../pty/process-facts.js';
 
 /**
  * A result's last steps each take a turn of the event loop of their own:
@@ -31,8 +32,8 @@ function watchTurns(): boolean[] {
     });
     return read.apply(this, args);
   });
-  const opened = OwnedProcesses.prototype.opened;
-  vi.spyOn(OwnedProcesses.prototype, 'opened').mockImplementation(function (this: OwnedProcesses, ...args: Parameters<OwnedProcesses['opened']>) {
+  const opened = OwnedProcesses.prototype.openedInTurns;
+  vi.spyOn(OwnedProcesses.prototype, 'openedInTurns').mockImplementation(function (this: OwnedProcesses, ...args: Parameters<OwnedProcesses['openedInTurns']>) {
     looks.push(turned);
     return opened.apply(this, args);
   });
@@ -42,11 +43,14 @@ function watchTurns(): boolean[] {
 it('terminal_run renders its output and reads the process table in separate turns, and still reports both', async () => {
   const shell = await shells.tool.create(owner, {});
   const looks = watchTurns();
+  const tables = watchTableTurns();
   const result = await shells.tool.run(owner, { id: shell.id, command: 'seq 1 20000' });
   expect(result).toMatchObject({ outcome: 'completed', exit_code: 0, truncated: true });
   expect(result.output.startsWith('1\n2\n')).toBe(true);
   expect(result.output).toMatch(/bytes omitted[\s\S]*\n19999\n20000/);
   expect(looks).toEqual([true]);
+  // The session's first look reads the process table, between turns too (see watchTableTurns).
+  expect(tables).toEqual([true]);
 });
 
 it('terminal_wait does the same, for a command it waited for and for one that had already finished', async () => {
@@ -62,4 +66,63 @@ it('terminal_wait does the same, for a command it waited for and for one that ha
   // processes here may move it): every look there is comes in a turn of its own.
   expect(looks[0]).toBe(true);
   expect(looks.every((turned) => turned)).toBe(true);
+});
+
+/**
+ * For each process table terminal_list attributes: whether the loop ran an immediate since the table's last
+ * stat line was looked at. A table read whole in the turn that attributes it (as terminal_list read one, for
+ * 12 to 36 ms of the loop with bench figure 11's 1100 processes) does not allow it.
+ */
+function watchTableTurns(): boolean[] {
+  const tables: boolean[] = [];
+  let turned = true;
+  const stat = ProcessFacts.prototype.stat;
+  vi.spyOn(ProcessFacts.prototype, 'stat').mockImplementation(function (this: ProcessFacts<unknown>, ...args: Parameters<ProcessFacts<unknown>['stat']>) {
+    if (turned) {
+      turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+    }
+    return stat.apply(this, args);
+  });
+  const retain = ProcessFacts.prototype.retain;
+  vi.spyOn(ProcessFacts.prototype, 'retain').mockImplementation(function (this: ProcessFacts<unknown>, ...args: Parameters<ProcessFacts<unknown>['retain']>) {
+    tables.push(turned);
+    return retain.apply(this, args);
+  });
+  return tables;
+}
+
+it('terminal_list reads the process table between turns of the loop, and lists a job started before the call and not one ended before it', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const started = await shells.tool.run(owner, { id: shell.id, command: 'sleep 995 & echo $!' });
+  // An interactive shell says "[1] <pid>" first: the last line is the echo.
+  const job = Number(/(\d+)\s*$/.exec(started.output)?.[1]);
+  const tables = watchTableTurns();
+  const listed: boolean[] = [];
+  const backgroundOf = async () => {
+    const from = tables.length;
+    const result = await shells.tool.list(owner);
+    listed.push(...tables.slice(from));
+    return result.terminals.find((terminal) => terminal.id === shell.id)?.background?.map((proc) => proc.pid);
+  };
+  expect(await backgroundOf()).toContain(job);
+  expect(await shells.tool.run(owner, { id: shell.id, command: `kill ${job}; wait ${job}` })).toMatchObject({ outcome: 'completed' });
+  expect(await backgroundOf()).not.toContain(job);
+  expect(listed).toEqual([true, true]);
+});
+
+it('a wait until a port reads the process table between turns too, and answers with the port', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const server = "python3 -c \"import socket, time; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); print('port', s.getsockname()[1], flush=True); time.sleep(60)\"";
+  await shells.tool.send(owner, { id: shell.id, text: `${server}\r`, wait_ms: 0 });
+  const printed = await shells.tool.wait(owner, { id: shell.id, until: 'pattern', pattern: 'port \\d+', timeout_ms: 20_000 });
+  const port = Number(/port (\d+)/.exec(printed.match ?? '')?.[1]);
+  const tables = watchTableTurns();
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'port', port, timeout_ms: 20_000 });
+  expect(waited).toMatchObject({ reason: 'port', ports_opened: [expect.objectContaining({ port, address: '127.0.0.1' })] });
+  expect(tables.length).toBeGreaterThan(0);
+  expect(tables.every((turned) => turned)).toBe(true);
+  await shells.tool.send(owner, { id: shell.id, keys: ['Ctrl-C'], wait_ms: 0 });
 });

@@ -56,7 +56,8 @@ export interface TerminalTool {
   read(owner: TerminalOwner, input: ReadInput, hooks?: ToolCallHooks): Promise<ReadResult>;
   wait(owner: TerminalOwner, input: WaitInput, hooks?: ToolCallHooks): Promise<WaitResult>;
   close(owner: TerminalOwner, input: CloseInput): Promise<CloseResult>;
-  list(owner: TerminalOwner): ListResult;
+  /** The owner's sessions, with what runs in them: the process table is read between turns of the loop (OwnedProcesses.list). */
+  list(owner: TerminalOwner): Promise<ListResult>;
   /** Ends and removes every session of one owner (e.g. when its connection goes away for good). */
   closeOwner(ownerId: string): Promise<void>;
   /**

@@ -133,7 +133,7 @@ describe('terminal tool', () => {
       expect(error.message).toMatch(/2 running terminals per client.*terminal_close/);
       // Another owner is not affected.
       await tool.create({ id: 'other' }, { command: 'cat' });
-      expect(tool.list({ id: 'other' }).terminals).toHaveLength(1);
+      expect((await tool.list({ id: 'other' })).terminals).toHaveLength(1);
     } finally {
       await tool.closeOwner('capped');
       await tool.closeOwner('other');
@@ -149,7 +149,7 @@ describe('terminal tool', () => {
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(refused.map((r) => (r.reason as TerminalToolError).code)).toEqual(['limit', 'limit', 'limit']);
-      expect(tool.list(owner).terminals).toHaveLength(3);
+      expect((await tool.list(owner)).terminals).toHaveLength(3);
       expect(service.list().filter((info) => info.owner === 'together')).toHaveLength(3);
     } finally {
       await tool.closeOwner('together');
@@ -169,7 +169,7 @@ describe('terminal tool', () => {
         await tool.wait(owner, { id: created.id, until: 'exit' });
       }
       expect(await evicted).toEqual([ids[0]]);
-      expect(tool.list(owner).terminals.map((t) => t.id)).toEqual(ids.slice(1));
+      expect((await tool.list(owner)).terminals.map((t) => t.id)).toEqual(ids.slice(1));
       // An evicted id reads like any unknown id.
       expect((await rejection(tool.read(owner, { id: ids[0]! }))).code).toBe('no_such_terminal');
       // Survivors stay readable after exit, from each caller's own cursor.

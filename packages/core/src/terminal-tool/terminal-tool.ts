@@ -52,7 +52,7 @@ class TerminalToolImpl implements TerminalTool {
     private readonly service: PtyService,
     private readonly options: TerminalToolOptions,
   ) {
-    this.processes = new OwnedProcesses(service.labels);
+    this.processes = new OwnedProcesses(service.labels, (id) => service.get(id) !== undefined);
     let facts = options.facts;
     if (!facts) {
       facts = new SessionFacts(service);
@@ -228,8 +228,9 @@ class TerminalToolImpl implements TerminalTool {
         if (outcome.reason === 'exit' && running) await this.settle(session, deadline, hooks.signal);
       } else if (input.until === 'port') {
         const ref = this.refOf(session);
-        const find = () => (input.port === undefined ? this.processes.opened(ref, true) : this.processes.listening(ref, input.port)) ?? [];
-        outcome = await waitForPort(session, () => (ports = find()).length > 0, deadline, hooks.signal, asks);
+        const find = async () =>
+          (input.port === undefined ? await this.processes.openedInTurns(ref, nextTurn, true) : await this.processes.listeningInTurns(ref, input.port, nextTurn)) ?? [];
+        outcome = await waitForPort(session, async () => (ports = await find()).length > 0, deadline, hooks.signal, asks);
       } else if (input.until === 'idle') {
         outcome = await waitForIdle(session, input.idle_ms, started, deadline, hooks.signal, asks);
       } else {
@@ -276,9 +277,11 @@ class TerminalToolImpl implements TerminalTool {
     return { ...closed, ...ended };
   }
 
-  list(owner: TerminalOwner): ListResult {
+  async list(owner: TerminalOwner): Promise<ListResult> {
     const sessions = this.owned.ofOwner(owner.id).filter((session) => this.service.get(session.id));
-    return listTerminals(this.service, owner.id, sessions, this.processes.list(sessions.map((session) => this.refOf(session))));
+    const processes = await this.processes.list(sessions.map((session) => this.refOf(session)), nextTurn);
+    // A session closed while the table was read is left out, as one closed before the call.
+    return listTerminals(this.service, owner.id, sessions, processes);
   }
 
   async closeOwner(ownerId: string): Promise<void> {
@@ -327,10 +330,10 @@ class TerminalToolImpl implements TerminalTool {
    * output names, each looked up in a turn of its own. After a long output,
    * rendering it and reading the kernel's socket and process tables (several
    * ms each on a busy machine) held the loop in one piece: 10 to 30 ms of CPU
-   * at the end of a terminal_run of a 4 MiB log (bench figure 8). The first
-   * look of a host (or the first after a new socket listens on the machine)
-   * reads every process's stat line, labels and descriptors: that is read in
-   * slices of its own (OwnedProcesses.openedInTurns).
+   * at the end of a terminal_run of a 4 MiB log (bench figure 8). A look
+   * (when a new socket listens on the machine) reads the process table in
+   * slices of its own, the first of a host every process's stat line, labels
+   * and descriptors (OwnedProcesses.openedInTurns).
    */
   private async withPortsSliced<T extends RunResult | WaitResult>(result: T, session: AgentTerminal, output: string, command: string | undefined, caller: string): Promise<T> {
     // Before the turn ends: the session may be closed and removed meanwhile.

@@ -61,13 +61,13 @@ export const PORT_POLL_MS = 250;
  */
 export async function waitForPort(
   session: AgentTerminal,
-  listening: () => boolean,
+  listening: () => Promise<boolean>,
   deadline: number,
   signal?: AbortSignal,
   asks: InputInterrupt = never,
 ): Promise<WaitOutcome> {
   while (!signal?.aborted) {
-    if (listening()) return { reason: 'port' };
+    if (await listening()) return { reason: 'port' };
     if (session.exited) return { reason: 'exit' };
     if (asks()) return { reason: 'waiting_for_input' };
     if (remaining(deadline) <= 0) break;
