@@ -143,7 +143,6 @@ export async function runExport(command: { target: string; format: ExportFormat;
       listening.add(channel.onError((error) => {
         if (error.requestId === requestId) settle(() => reject(new Error(error.message)));
       }));
-      panel.listen();
       requestId = channel.exportRecording(match.info.id, command.format);
       if (requestId === null) settle(() => reject(new Error(`the connection to ${panel.url} closed before the export was asked`)));
     });

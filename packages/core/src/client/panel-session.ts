@@ -55,7 +55,11 @@ export class PanelSession {
   readonly channel: PanelChannel<SocketMessage>;
   /** The session the host attached as the socket opened (connect's `attach`, PANEL_ATTACHED_HEADER); the channel tracks it. */
   readonly attached: string | undefined;
-  /** Messages held until listen(): those that came with the snapshot, and any after them before it; null once it ran. */
+  /**
+   * With `attach`, messages held until listen(): those that came with the snapshot (the session's resync among them,
+   * often in the same read) and any after them before it; null once it ran, and without `attach`, where they are
+   * handed on at once as they come.
+   */
   private held: SocketMessage[] | null;
 
   private constructor(
@@ -67,9 +71,10 @@ export class PanelSession {
     /** The first message of every panel connection: every session and agent now. */
     readonly snapshot: SnapshotMessage,
     read: PanelReader,
-    held: SocketMessage[],
+    early: SocketMessage[],
+    hold: boolean,
   ) {
-    this.held = held;
+    this.held = hold ? early : null;
     // Sent as they are: the CLI builds few messages (attach's sizes are clamped, its cursors the host's own) and the
     // host checks every frame and answers an error, where the contract's check would load zod for each.
     this.channel = new PanelChannel<SocketMessage>({ read: ({ data, binary }) => read(data, binary), encode: (message) => JSON.stringify(message) });
@@ -86,11 +91,12 @@ export class PanelSession {
     const attached = ws.headers[PANEL_ATTACHED_HEADER];
     this.attached = attached !== undefined && snapshot.sessions.some((info) => info.id === attached) ? attached : undefined;
     if (this.attached !== undefined) this.channel.attachedByServer(this.attached);
+    if (!hold) for (const message of early) this.channel.receive(message);
   }
 
   /**
-   * Hands the channel what came with the snapshot (the resync of the session the handshake named, often in the same
-   * read): called once the command listens to the channel, which then gets every message in order.
+   * Hands the channel what was held (connect's `attach`): called once the command listens to the channel, which then
+   * gets every message in order.
    */
   listen(): void {
     const held = this.held;
@@ -117,12 +123,12 @@ export class PanelSession {
     const vouched = vouchedHost(stateDir);
     if (vouched?.byKernel) {
       const opened = await openPanel(vouched.record, options.attach).catch((error: unknown) => error);
-      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options.read);
+      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options);
     } else if (vouched) {
       const challenge = newChallenge();
       const opened = await openPanel(vouched.record, options.attach, challenge).catch((error: unknown) => error);
       const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
-      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options.read);
+      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options);
       if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
     }
     const record = await runningHost(stateDir);
@@ -130,12 +136,12 @@ export class PanelSession {
       command,
       record,
       await openPanel(record, options.attach).catch((error: unknown) => error),
-      options.read,
+      options,
     );
   }
 
   /** The session on a socket the host opened, once its snapshot came; or the one line that says why not. */
-  private static async joined(command: string, record: DiscoveryRecord, opened: unknown, read: PanelReader): Promise<PanelSession> {
+  private static async joined(command: string, record: DiscoveryRecord, opened: unknown, options: { read: PanelReader; attach?: string }): Promise<PanelSession> {
     const server = record.url;
     if (opened instanceof UpgradeRefused) {
       if (opened.status === 403 && opened.body.startsWith('refused: ')) throw refusedInside(command);
@@ -167,7 +173,7 @@ export class PanelSession {
       });
     }).finally(() => offClose());
     offMessage();
-    return new PanelSession(ws, server, record.pid, snapshot, read, early);
+    return new PanelSession(ws, server, record.pid, snapshot, options.read, early, options.attach !== undefined);
   }
 
   /** Closes the socket; onClosed does not fire for it. */
