@@ -115,6 +115,10 @@ export class PanelSession {
    * nothing is sent on the socket before it holds: one round trip where a
    * /proof, a /ticket, its exchange and the handshake were four (bench figure 12).
    * Otherwise the long way: ensureHost proves it first, and says what is off.
+   * With `attach` (an id or a prefix), the handshake names that session where
+   * the kernel vouched or ensureHost proved the host, never with a challenge
+   * (PANEL_ATTACH_PARAM; `attached` says whether the host took it), and what
+   * comes with the snapshot is held until listen().
    * Throws an Error with a one-line message when none runs, it speaks another
    * host protocol, or it refuses this process (one inside a ptydeck session).
    */
@@ -126,7 +130,8 @@ export class PanelSession {
       if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options);
     } else if (vouched) {
       const challenge = newChallenge();
-      const opened = await openPanel(vouched.record, options.attach, challenge).catch((error: unknown) => error);
+      // Nothing of the command's before the proof holds, the session it names neither: asked with `attach` once it does.
+      const opened = await openPanel(vouched.record, undefined, challenge).catch((error: unknown) => error);
       const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
       if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options);
       if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
