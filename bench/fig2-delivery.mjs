@@ -19,8 +19,18 @@ const VARIANTS = ['raw', 'mirror'];
  * MB, on the two cores the delivery shares (bench/README.md, "What moved the figures").
  */
 export const CLIENT_OPTIONS = { lean: true };
-/** How much of each file each path delivers before the measured repetitions. */
-const WARM_UP_BYTES = 16 * MiB;
+/**
+ * How much of each file each path delivers before the measured repetitions (in passes of at most the
+ * whole file), in a full run. The core's per-message path (the read thread's hand-on, the pumps, the
+ * acks' socket reads) runs 7 to 16 times a MB, and V8 optimizes its functions only after 100 to 400 MB
+ * of a flood: with 16 MiB of each file, the first 200 MiB plain repetition cost the host about 2 ms
+ * per MB more than the third (its main thread and V8's compiler threads), and was the lowest
+ * repetition in two of a full run's three (bench/README.md, "Figure 2's cold delivery path"). Colored
+ * output runs after the plain repetitions, on the same path. Both paths get the same warm-up.
+ */
+const WARM_UP_BYTES = { plain: 400 * MiB, sgr: 16 * MiB };
+/** A --quick run's warm-up, per file: a smoke run's, not a steady state. */
+const QUICK_WARM_UP_BYTES = 16 * MiB;
 
 export async function run(ctx) {
   const { workspace, data, reps } = ctx;
@@ -37,13 +47,15 @@ export async function run(ctx) {
   const details = {};
   try {
     for (const key of Object.keys(hosts)) clients[key] = await PanelClient.connect(hosts[key].ready.url, hosts[key].ready.panelToken, CLIENT_OPTIONS);
-    // Warm-up of each path, alternated, on the first WARM_UP_BYTES of each file: the host is a fresh process,
-    // and a 1 MiB warm-up left its delivery path to be compiled (V8's helper threads, counted in its CPU)
-    // during the first measured repetitions, while the raw reader's few lines were long warm.
+    // Warm-up of each path, alternated, on WARM_UP_BYTES of each file: the host is a fresh process,
+    // and a 1 MiB warm-up, then a 16 MiB one, left its delivery path to be compiled (V8's helper threads,
+    // counted in its CPU) during the first measured repetitions, while the raw reader's few lines were long warm.
     for (const key of ['plain', 'sgr']) {
-      const head = headOf(data[key], WARM_UP_BYTES);
-      await rawDelivery(rawHost, head, workspace);
-      for (const variant of Object.keys(hosts)) await panelDelivery(hosts[variant], clients[variant], head, workspace);
+      for (let left = ctx.quick ? QUICK_WARM_UP_BYTES : WARM_UP_BYTES[key]; left > 0; left -= Math.min(left, data[key].bytes)) {
+        const head = headOf(data[key], left);
+        await rawDelivery(rawHost, head, workspace);
+        for (const variant of Object.keys(hosts)) await panelDelivery(hosts[variant], clients[variant], head, workspace);
+      }
     }
     // Where the warm-up ends in the log, to tell its GCs from the repetitions' (BENCH_HOST_FLAGS=--trace-gc).
     ctx.log('  warmed up');
@@ -68,7 +80,7 @@ export async function run(ctx) {
         ctx.log(
           `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)} MB/s;` +
             ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its switches per MB ${result.raw.readWaits.toFixed(0)}/${result.raw.readForced.toFixed(0)}, waiting for a CPU ${result.raw.readQueuedMs.toFixed(2)} ms/MB), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
-            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, its switches per MB ${result.mirror.threads.readWaits.toFixed(0)}/${result.mirror.threads.readForced.toFixed(0)}, waiting for a CPU ${result.mirror.threads.readQueuedMs.toFixed(2)} ms/MB; other threads' wake-ups per MB ${result.mirror.threads.otherWakes.toFixed(0)});` +
+            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, other threads ${result.mirror.threads.others.toFixed(1)}, its switches per MB ${result.mirror.threads.readWaits.toFixed(0)}/${result.mirror.threads.readForced.toFixed(0)}, waiting for a CPU ${result.mirror.threads.readQueuedMs.toFixed(2)} ms/MB; other threads' wake-ups per MB ${result.mirror.threads.otherWakes.toFixed(0)});` +
             ` frames ${result.mirror.frames}; host steal ${steal}%`,
         );
       }
@@ -193,7 +205,9 @@ async function threadedDelivery(host, client, file, workspace) {
   const read = split.others[0] ?? { cpuMs: 0, queuedMs: 0, voluntary: 0, forced: 0 };
   // Wake-ups (voluntary switches) of the host's threads but the read thread: each may preempt the reader or cat.
   const otherWakes = (split.main.voluntary + split.others.slice(1).reduce((sum, thread) => sum + thread.voluntary, 0)) / mb;
-  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, readWaits: read.voluntary / mb, readForced: read.forced / mb, readQueuedMs: read.queuedMs / mb, otherWakes } };
+  // The other threads' CPU (V8's compiler and GC helpers, the screen worker): high while the path is still being optimized.
+  const others = split.others.slice(1).reduce((sum, thread) => sum + thread.cpuMs, 0) / mb;
+  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, others, readWaits: read.voluntary / mb, readForced: read.forced / mb, readQueuedMs: read.queuedMs / mb, otherWakes } };
 }
 
 /**

@@ -13,7 +13,7 @@ const lines = readFileSync(winFile, 'utf8').trim().split('\n').map((l) => l.spli
 const labels = (labelsArg ?? '').split(',');
 let k = -1;
 const late = [];
-for (const [, what, a, b] of lines) { if (what === 'start') k++; if (what === (process.env.KIND ?? 'late')) late.push({ k, from: Number(a), to: Number(b) }); }
+for (const [, what, a, b, c] of lines) { if (what === 'start') k++; if (what === (process.env.KIND ?? 'late')) late.push({ k, from: Number(a), to: Number(b), cpuMs: c === undefined ? NaN : Number(c) / 1000 }); }
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -40,9 +40,21 @@ for (const l of late) {
     roots.set(rk, (roots.get(rk) ?? 0) + s.dt / 1000);
     totals.set(rk, (totals.get(rk) ?? 0) + s.dt / 1000);
   }
-  console.log(`\n#${l.k} ${labels[l.k % labels.length] ?? ''}: late turn ${ms.toFixed(1)} ms, ${inside.length} samples, idle ${idleMs.toFixed(1)} ms, max sample gap ${(maxGap / 1000).toFixed(1)} ms`);
+  console.log(`\n#${l.k} ${labels[l.k % labels.length] ?? ''}: late turn ${ms.toFixed(1)} ms (main thread on a CPU ${l.cpuMs.toFixed(1)} ms), ${inside.length} samples, idle ${idleMs.toFixed(1)} ms, max sample gap ${(maxGap / 1000).toFixed(1)} ms`);
   for (const [key, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 6)) console.log(`  self ${v.toFixed(1)} ms ${key}`);
   for (const [key, v] of [...roots].sort((a, b) => b[1] - a[1]).slice(0, 6)) console.log(`  root ${v.toFixed(1)} ms ${key}`);
 }
 console.log('\nTotals over late turns:');
 for (const [key, v] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${v.toFixed(1)} ms ${key}`);
+// Per window label: the late turns' longest wall time and the most main-thread CPU one of them took.
+const byLabel = new Map();
+for (const l of late) {
+  const label = labels[l.k % labels.length] ?? '';
+  const s = byLabel.get(label) ?? { turns: 0, wall: 0, cpu: 0 };
+  s.turns++;
+  s.wall = Math.max(s.wall, (l.to - l.from) / 1000);
+  s.cpu = Math.max(s.cpu, l.cpuMs);
+  byLabel.set(label, s);
+}
+console.log('\nBy window label (all late turns): count, longest, most main-thread CPU in one:');
+for (const [label, s] of byLabel) console.log(`  ${label || '-'}: ${s.turns}, ${s.wall.toFixed(1)} ms, ${s.cpu.toFixed(1)} ms`);

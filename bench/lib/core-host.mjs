@@ -13,7 +13,7 @@
 // bound on live sessions. --persist=on keeps a session store (issue 24) in
 // the state directory, as a host does unless config.json or PTYDECK_PERSIST
 // says otherwise: figure 10 runs the same flood with it on and off.
-import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -72,8 +72,16 @@ let loopDelay;
  * profile's timestamps use, so a profile's samples in those turns say what
  * held the loop (bench/late-turns.mjs).
  */
-const LONG_TURN_US = 15_000n;
+const LONG_TURN_US = BigInt(process.env.BENCH_LATE_US ?? 15_000);
 let turnWatch;
+/** The main thread's time on a CPU (us), from its schedstat: a late turn's own work, apart from its waits for a CPU. */
+let schedFd;
+const schedBuf = Buffer.alloc(96);
+const mainCpuUs = () => {
+  schedFd ??= openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+  const n = readSync(schedFd, schedBuf, 0, schedBuf.length, 0);
+  return BigInt(schedBuf.toString('latin1', 0, n).split(' ')[0]) / 1000n;
+};
 /** Called before a window's histogram is enabled and after it is disabled: the file is written outside every window. */
 const traceWindow = (what) => {
   const file = process.env.BENCH_LOOP_WINDOWS;
@@ -81,18 +89,20 @@ const traceWindow = (what) => {
   const at = process.hrtime.bigint() / 1000n;
   if (what === 'start') {
     // Each turn of the loop that kept a 1 ms timer waiting over LONG_TURN_US: from its previous tick to this one.
-    const watch = { start: at, long: [], last: at };
+    const watch = { start: at, long: [], last: at, cpu: mainCpuUs() };
     watch.timer = setInterval(() => {
       const now = process.hrtime.bigint() / 1000n;
-      if (now - watch.last > LONG_TURN_US) watch.long.push([watch.last, now]);
+      const cpu = mainCpuUs();
+      if (now - watch.last > LONG_TURN_US) watch.long.push([watch.last, now, cpu - watch.cpu]);
       watch.last = now;
+      watch.cpu = cpu;
     }, 1);
     turnWatch = watch;
     return;
   }
   if (!turnWatch) return;
   clearInterval(turnWatch.timer);
-  const lines = [`start ${turnWatch.start}`, `stop ${at}`, ...turnWatch.long.map(([from, to]) => `late ${from} ${to}`)];
+  const lines = [`start ${turnWatch.start}`, `stop ${at}`, ...turnWatch.long.map(([from, to, cpu]) => `late ${from} ${to} ${cpu}`)];
   appendFileSync(file, lines.map((line) => `${process.pid} ${line}\n`).join(''));
   turnWatch = undefined;
 };

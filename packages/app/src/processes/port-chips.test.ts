@@ -28,5 +28,7 @@ describe('portChips', () => {
     const [chip] = portChips([socket(8000, '0.0.0.0', 42, 'python3 -m http.server')]);
     expect(portTitle(chip!)).toBe('Port 8000: python3 -m http.server (pid 42) on 0.0.0.0; open http://127.0.0.1:8000/');
     expect(portTitle(portChips([socket(1, '10.0.0.1', 7, '')])[0]!)).toBe('Port 1: unknown (pid 7) on 10.0.0.1; not on loopback: no link');
+    // A holder's command line is its own (exec -a): a right-to-left override in it read the title backwards.
+    expect(portTitle(portChips([socket(2, '127.0.0.1', 8, 'node\u202e evil')])[0]!)).toBe('Port 2: node\\u202e evil (pid 8) on 127.0.0.1; open http://127.0.0.1:2/');
   });
 });

@@ -1,4 +1,5 @@
 import type { ListeningPort } from '@ptydeck/contract';
+import { shownText } from '../lib/shown-text.js';
 
 /** One chip per port number: a server listening on both IPv4 and IPv6 is one server to the developer. */
 export interface PortChip {
@@ -37,7 +38,8 @@ export function portChips(ports: readonly ListeningPort[] | null | undefined): P
 
 /** "python3 -m http.server (pid 4242) on 127.0.0.1, ::1" */
 export function portTitle(chip: PortChip): string {
-  const holders = [...new Set(chip.sockets.map((socket) => `${socket.command || 'unknown'} (pid ${socket.pid})`))].join(', ');
+  // A holder's command line is its own to set (exec -a): drawn as the Timeline draws a command.
+  const holders = [...new Set(chip.sockets.map((socket) => `${shownText(socket.command) || 'unknown'} (pid ${socket.pid})`))].join(', ');
   const where = chip.sockets.map((socket) => socket.address).join(', ');
   const action = chip.url === null ? 'not on loopback: no link' : `open ${chip.url}`;
   return `Port ${chip.port}: ${holders} on ${where}; ${action}`;

@@ -3,6 +3,7 @@ import { createStore, produce, reconcile } from 'solid-js/store';
 import { DisposableStore, type LeftoverKind, type LeftoverSession, type SessionProcess } from '@ptydeck/contract';
 import type { PanelClient } from '../connection/panel-client.js';
 import type { PortChip } from './port-chips.js';
+import { shownText } from '../lib/shown-text.js';
 
 export interface ShownProcesses {
   /** Null until the answer comes, or where the system cannot say (`known` false). */
@@ -74,7 +75,7 @@ export function createProcessPanel(deps: ProcessPanelDeps) {
         case 'processes.ended': {
           if (!ends.has(message.requestId)) return;
           settleEnd(message.requestId);
-          const left = [...message.notEnded.map((proc) => `${proc.command} (pid ${proc.pid})`), ...message.refused.map((pid) => `pid ${pid} (no longer this session's)`)];
+          const left = [...message.notEnded.map((proc) => `${shownText(proc.command)} (pid ${proc.pid})`), ...message.refused.map((pid) => `pid ${pid} (no longer this session's)`)];
           if (left.length > 0) deps.notice(`Not ended: ${left.join(', ')}`);
           if (message.id in state.shown) query(message.id);
           return;

@@ -17,6 +17,7 @@ import { PortChips } from './PortChips.jsx';
 import { SandboxShield } from './SandboxShield.jsx';
 import { agentShields, sandboxShield } from '../sandbox/sandbox-shield.js';
 import { SessionProcesses } from './ProcessList.jsx';
+import { shownText } from '../lib/shown-text.js';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
@@ -27,7 +28,7 @@ function SessionRow(props: { session: SessionInfo }) {
   const shield = () => sandboxShield(props.session.sandbox);
   return (
     <li data-testid="overview-session" data-session-id={props.session.id} data-host={props.session.host ?? ''} data-status={props.session.status} data-state={status().state}>
-      <button type="button" class="session-row" classList={{ sandboxed: shield() !== null }} onClick={() => terminal.open(props.session.id)} title={`${props.session.command} ${props.session.args.join(' ')} in ${props.session.cwd}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
+      <button type="button" class="session-row" classList={{ sandboxed: shield() !== null }} onClick={() => terminal.open(props.session.id)} title={`${shownText([props.session.command, ...props.session.args].join(' '))} in ${shownText(props.session.cwd)}${props.session.status === 'lost' ? `: ${lostNote(props.session.lost)}` : ''}`}>
         <span
           class="status-dot"
           classList={{ running: is('running') || is('needs-input'), idle: is('idle'), failed: is('exited') && status().failed }}
@@ -36,7 +37,8 @@ function SessionRow(props: { session: SessionInfo }) {
         <span class="session-title">{props.session.title}</span>
         <SandboxShield shield={shield()} testId="session-sandbox" />
         <Show when={props.session.host}>{(host) => <span class="host-group" data-testid="overview-session-host">{host()}</span>}</Show>
-        <span class="session-cwd">{props.session.cwd}</span>
+        {/* The agent's to choose (terminal_create's cwd, command and args): drawn as the Timeline draws them. */}
+        <span class="session-cwd">{shownText(props.session.cwd)}</span>
         <span class="session-status" classList={{ exited: is('exited') || is('unknown'), idle: is('idle'), waiting: is('needs-input'), lost: is('lost') }} data-testid="overview-session-status">
           {status().label}
           <Show when={status().lastExit}>

@@ -1,6 +1,7 @@
 // A session's processes (pid, command, since), shown on request.
 import type { LeftoverKind, SessionProcess } from '@ptydeck/contract';
 import { For, Show } from 'solid-js';
+import { shownText } from '../lib/shown-text.js';
 import { useTerminal } from '../terminal/terminal-context.jsx';
 
 const sinceFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
@@ -15,7 +16,8 @@ export function ProcessList(props: { sessionId: string; processes: readonly Sess
         {(proc) => (
           <li class="process-row" data-testid="process" data-pid={proc.pid}>
             <span class="process-pid">{proc.pid}</span>
-            <code class="process-command" title={proc.command}>{proc.command || '(no command line)'}</code>
+            {/* A process's command line is its own to set (exec -a): a right-to-left override in it reordered the row. */}
+            <code class="process-command" title={shownText(proc.command)}>{shownText(proc.command) || '(no command line)'}</code>
             <span class="process-since">since {sinceFormat.format(proc.startedAt)}</span>
             <Show when={props.endable}>
               <button

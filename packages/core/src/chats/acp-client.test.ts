@@ -85,6 +85,21 @@ describe('AcpClient', () => {
     expect(await rpcError(read('relative.txt'))).toMatchObject({ code: -32602, message: expect.stringContaining('path must be absolute') });
   });
 
+  it.runIf(spawnSync('mkfifo', ['--help']).status === 0)("reads only a regular file: a FIFO or a link to /dev/zero (what a sandboxed terminal's program can put under a source file's name) is refused, not waited on or read without end", async () => {
+    const { agent } = connect();
+    const read = (path: string) => agent.request(methods.fs.readTextFile, { sessionId: 's', path });
+    const fifos = ['a', 'b', 'c', 'd', 'e'].map((name) => join(dir, `fifo-${name}.ts`));
+    for (const fifo of fifos) expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    symlinkSync('/dev/zero', join(dir, 'zero.ts'));
+    // Before, each FIFO held one of libuv's four threads in open() for good, and with four every file operation of the
+    // process waited behind them; /dev/zero was read until the string could not grow.
+    for (const answer of await Promise.all([...fifos, join(dir, 'zero.ts')].map((path) => rpcError(read(path))))) {
+      expect(answer).toMatchObject({ code: -32603, message: expect.stringContaining('not a regular file') });
+    }
+    writeFileSync(join(dir, 'after.txt'), 'still reads');
+    expect(await read(join(dir, 'after.txt'))).toEqual({ content: 'still reads' });
+  });
+
   it('asks before each write unless the session was allowed, and remembers that per session', async () => {
     const asked: string[] = [];
     const { agent } = connect({

@@ -160,6 +160,15 @@ describe.skipIf(!available)("a sandboxed shell and the hooks and submodules git 
     await until(() => processesOf(box.stateDir).length === 0, 'no process of the shared host is left');
   });
 
+  it("cannot hold the host with a FIFO as a linked worktree's gitdir (.git/worktrees/<name>/gitdir): the next shell's start read it and blocked every session and the panel", async () => {
+    const r = repository(box);
+    const made = await create(client, r.project);
+    await run(client, made.id, 'mkdir -p .git/worktrees/stall && mkfifo .git/worktrees/stall/gitdir; echo made');
+    // The next shell in that project starts, and the host still answers (before: terminal_create never answered).
+    const next = await create(client, r.project);
+    expect((await run(client, next.id, 'echo alive')).output).toContain('alive');
+  });
+
   it("cannot make the hooks directory ~/.gitconfig's relative core.hooksPath names where it does not exist yet: it is made empty and read-only; commits work on both sides", async () => {
     const r = repository(box);
     const made = await create(client, r.project);

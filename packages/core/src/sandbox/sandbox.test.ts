@@ -337,4 +337,16 @@ describe("credentials in the environment sandboxed shells inherit", () => {
     );
     expect(secretNames(inherited, ['GH_TOKEN'])).not.toContain('GH_TOKEN');
   });
+
+  it("are named by a token's own shape where the name says nothing (`GH=ghp_...`, `OPENAI=sk-...`); words and ids of that look stay", () => {
+    const shaped = {
+      GH: `ghp_${'a1'.repeat(18)}`, GHPAT: `github_pat_${'A1_'.repeat(20)}`, LAB: `glpat-${'x'.repeat(20)}`, OPENAI: `sk-proj-${'Ab1'.repeat(10)}`,
+      CLAUDE: `sk-ant-api03-${'z'.repeat(40)}`, SLACK: 'xoxb-1234-5678-abcdefghij', AWS_ID: 'AKIAIOSFODNN7EXAMPLE', NPM: `npm_${'n'.repeat(36)}`,
+      HF: `hf_${'h'.repeat(34)}`, GOOGLE: `AIza${'g'.repeat(35)}`, STRIPE: `sk_live_${'s'.repeat(24)}`, JWT: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig',
+      DEPLOY: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----\n',
+    };
+    const plain = { GHP: 'ghp_short', SK: 'sk-x', EDITOR: 'vim', LANG: 'en_US.UTF-8', HOSTNAME: 'skylake-box', LS_COLORS: 'rs=0:di=01;34', AKIA: 'AKIA' };
+    expect(secretNames({ ...shaped, ...plain }).sort()).toEqual(Object.keys(shaped).sort());
+    expect(secretNames(shaped, ['GH'])).not.toContain('GH');
+  });
 });

@@ -59,7 +59,11 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
   it('writes in its workspace, cannot read keys or ptydeck\'s state, keeps exact exit codes, and leaves no process when closed', async () => {
     // Credentials the developer's shell exported, in the environment the host and its sessions inherit; and a variable
     // whose name has TOKEN in a word of its own only as a part (Hugging Face's), which stays.
-    const b = box({ GH_TOKEN: 'ghp-secret-in-env', ANTHROPIC_API_KEY: 'sk-secret-in-env', DATABASE_URL: 'postgres://app:db-secret-in-env@localhost/app', TOKENIZERS_PARALLELISM: 'false' });
+    // And tokens under names that say nothing, known by their issuer's prefix (before, both were in every sandboxed shell).
+    const b = box({
+      GH_TOKEN: 'ghp-secret-in-env', ANTHROPIC_API_KEY: 'sk-secret-in-env', DATABASE_URL: 'postgres://app:db-secret-in-env@localhost/app', TOKENIZERS_PARALLELISM: 'false',
+      GH: `ghp_${'SecretInEnv'.repeat(4)}`, OPENAI: `sk-proj-${'SecretInEnv'.repeat(3)}`,
+    });
     const { client } = await stdioAgent(b, 'sandboxed-agent', { clients, cwd: b.workspace });
     const made = await ok(client, 'terminal_create', {});
     expect(made.sandbox).toMatchObject({ profile: 'workspace', network: true });
@@ -86,6 +90,7 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     // Nor in the environment bubblewrap started with, which its own process, pid 1 inside, keeps in /proc/1/environ.
     const env = await run(`env; tr '\\0' '\\n' < /proc/1/environ`);
     expect(env.output).not.toContain('secret-in-env');
+    expect(env.output).not.toContain('SecretInEnv');
     expect(env.output).toContain('TOKENIZERS_PARALLELISM=false');
 
     const listed = await ok(client, 'terminal_list');

@@ -1,8 +1,9 @@
 // What the developer's own tools run from a project (RUN_BY_YOUR_TOOLS, what git's configs name, linked worktrees,
 // submodules): which paths a sandboxed shell's writable workspace keeps read-only or pinned, or why it is read-only whole.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeSync, type Dirent } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MAX_READ_ONLY_WHY_CHARS } from '@ptydeck/contract';
+import { readUntrustedFileSync } from '../common/untrusted-read.js';
 import { configBudget, gitmodulesTrees, MAX_GITMODULES_PATHS, globalHooksPaths, globalIncludes, linkedWorktreesOf, namedByGitConfig, submoduleWorktree, submodulesOf, worktreeConfigOn } from './git-named.js';
 import { namedByEnvrc } from './direnv-named.js';
 import { direntsOf, exists, existingReal, realAsFarAsItExists, unique } from './real-paths.js';
@@ -214,10 +215,17 @@ export function runByYourTools(writable: string[], entries: readonly Dirent[], h
 /** What git reads from a linked worktree's directory: the repository it belongs to, its own config, and the worktree it names. */
 const WORKTREE_FILES = ['commondir', 'config.worktree', 'gitdir'];
 
-/** The worktree a linked worktree's directory serves (its `gitdir` file names the worktree's `.git` file), else the directory. */
+/** Bytes of a linked worktree's `gitdir` read, at most: it names one path. */
+const MAX_GITDIR_BYTES = 4096;
+
+/**
+ * The worktree a linked worktree's directory serves (its `gitdir` file names the worktree's `.git` file), else the
+ * directory. The file is the shell's to make (`.git/worktrees` is writable): read as untrusted, without blocking. A
+ * FIFO there, read as a file, held the host's loop at the next shell's start, every session and the panel with it.
+ */
 function worktreeOf(dir: string): string {
   try {
-    const named = readFileSync(join(dir, 'gitdir'), 'utf8').trim();
+    const named = readUntrustedFileSync(join(dir, 'gitdir'), MAX_GITDIR_BYTES)?.toString('utf8').trim() ?? '';
     return isAbsolute(named) ? dirname(named) : dir;
   } catch {
     return dir;

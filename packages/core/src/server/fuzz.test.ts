@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodeOutputFrame, PanelClientMessage, PanelServerMessage } from '@ptydeck/contract';
 import { closeShape, createShape, readShape, runShape, sendShape, waitShape } from '../terminal-tool/tool-schemas.js';
 import { createPtyService } from '../pty/pty-service.js';
+import { removeEmptyFile } from '../sandbox/index.js';
 import { readAll, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
@@ -77,6 +78,9 @@ afterAll(async () => {
   await victimAgent?.client.close();
   await server?.close();
   await service?.dispose();
+  // The fuzzer's sandboxed creates made the empty file sandboxes lay over hidden files; the host removes it
+  // when it stops (start-host.ts), and this test runs the service and server without one.
+  removeEmptyFile();
 });
 
 // ---- panel frames ----

@@ -1,4 +1,5 @@
 // A terminal_run as each execute strategy makes it: prompt, busy check, the line followed, the result built.
+import { nextLoopTurn } from '../common/loop-turn.js';
 import type { CommandRecord } from './command-tracker.js';
 import { TerminalToolError, fromPtyError } from './errors.js';
 import { streamProgress } from './progress.js';
@@ -49,7 +50,9 @@ export async function runInShell(strategy: ExecuteStrategy, session: RunSession,
   const from = session.cursorOf(request.caller);
   const commandStart = record?.outputStart ?? session.safeEnd;
   const earlier = session.view.read(from, commandStart, Math.max(256, Math.floor(request.maxBytes / 4)));
-  const own = session.view.read(commandStart, record?.outputEnd ?? session.safeEnd, request.maxBytes);
+  // The command's output is taken in this turn, with everything else the result says; a long one's windows
+  // render in turns of their own (bench figure 8).
+  const rendering = session.view.readInTurns(commandStart, record?.outputEnd ?? session.safeEnd, request.maxBytes, nextLoopTurn);
   session.advanceCursor(request.caller, record?.doneEnd ?? session.safeEnd);
   // The shell died under its command (`exit 3`): the command has no exit code of its own.
   const outcome = !finished
@@ -59,17 +62,20 @@ export async function runInShell(strategy: ExecuteStrategy, session: RunSession,
     : session.exited && (record === null || record.exitCode === null)
       ? 'shell_exited'
       : 'completed';
-  const text = outcome === 'shell_exited' ? strategy.outputOfShellExit(own.text) : own.text;
-  const result = runResult(
+  // The terminal as it is in this turn; the output goes in once rendered.
+  const told = runResult(
     session,
     request.info(),
     outcome,
     outcome === 'completed' ? (record?.exitCode ?? null) : null,
-    { text, truncated: own.truncated, skipped: earlier.skipped },
+    { text: '', truncated: false, skipped: earlier.skipped },
     earlier.text.trim() === '' ? undefined : earlier.text,
     request.started,
     request.caller,
   );
+  const own = await rendering;
+  const text = outcome === 'shell_exited' ? strategy.outputOfShellExit(own.text) : own.text;
+  const result: RunResult = { ...told, output: text, truncated: own.truncated, elapsed_ms: Date.now() - request.started };
   return request.finish(result);
 }
 

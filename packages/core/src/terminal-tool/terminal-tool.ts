@@ -21,6 +21,7 @@ import { CloseInput, CreateInput, DEFAULT_MAX_BYTES, ReadInput, RunInput, SendIn
 import { checkPortWait, compilePattern, waitForExit, waitForIdle, waitForPattern, waitForPort, waitForQuiet, type WaitOutcome } from './waits.js';
 import type { SessionRef } from '../pty/session-processes.js';
 import { titleOf } from './command-title.js';
+import { nextLoopTurn } from '../common/loop-turn.js';
 
 export type { CloseResult, CreateResult, ListedTerminal, ListResult, OutputResult, ReadResult, RunResult, WaitResult } from './results.js';
 export type { TerminalOwner } from './owned-sessions.js';
@@ -30,9 +31,7 @@ export type { TerminalTool, TerminalToolOptions, ToolCallHooks } from './termina
 import type { TerminalTool, TerminalToolOptions, ToolCallHooks } from './terminal-tool-api.js';
 
 /** Lets the event loop run whatever waits (a keystroke, a panel's frame) before the next step of a result. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
+const nextTurn = nextLoopTurn;
 
 export function createTerminalTool(service: PtyService, options: TerminalToolOptions = {}): TerminalTool {
   return new TerminalToolImpl(service, options);
@@ -175,9 +174,13 @@ class TerminalToolImpl implements TerminalTool {
     }
     if (input.mode === 'all') {
       const end = session.safeEnd;
-      const all = session.view.read(0, end, maxBytes);
+      // What is read is taken in this turn; its windows render in turns of their own.
+      const rendering = session.view.readInTurns(0, end, maxBytes, nextTurn);
       session.advanceCursor(owner.id, end);
-      return { mode: 'all', output: all.text, truncated: all.truncated, cursor: session.cursorOf(owner.id), skipped: all.skipped, ...terminalFields(session, this.infoOf(session)) };
+      // The terminal as it is in this turn; the output goes in once rendered.
+      const told: ReadResult = { mode: 'all', output: '', truncated: false, cursor: session.cursorOf(owner.id), skipped: 0, ...terminalFields(session, this.infoOf(session)) };
+      const all = await rendering;
+      return { ...told, output: all.text, truncated: all.truncated, skipped: all.skipped };
     }
     if (input.wait_ms > 0) {
       const cursor = session.cursorOf(owner.id);
