@@ -110,7 +110,7 @@ describe('the CLI bundle', () => {
     const lightModules = [...sources('light.cjs'), ...sources(attachChunk)];
     expect(sources('light.cjs').some((source) => source.endsWith('client/attach.js')), 'ls and url do not parse attach').toBe(false);
     for (const module of ['client/ls.js', 'client/attach.js', 'client/web-socket.js', 'client/attach-messages.js']) expect(lightModules.some((source) => source.endsWith(module)), module).toBe(true);
-    const schemaFree = /contract\/dist\/(routes|report|emitter|disposable|lost-note|output-frame|session-limits|panel-channel|cursor-book|terminal-counts)\.js$/;
+    const schemaFree = /contract\/dist\/(routes|report|emitter|disposable|lost-note|output-frame|session-limits|panel-channel|cursor-book|terminal-counts|session-match)\.js$/;
     expect(lightModules.filter((source) => /(^|\/)node_modules\/|dist\/(pty|screen|terminal-tool|chats|persist|server|host)\//.test(source) || (/contract\/dist\//.test(source) && !schemaFree.test(source)))).toEqual([]);
     // Beside Node's built-ins: attach's chunk and the snapshot schema's, each on demand, and what they share.
     const localRequires = [attachChunk, 'light.cjs'].flatMap((chunk) => [...readFileSync(join(dir, chunk), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!)).filter((name) => !/^(node:)?[a-z_]+$/.test(name));

@@ -6,6 +6,7 @@ export * from './panel-protocol.js';
 export * from './panel-wire.js';
 export * from './panel-channel.js';
 export * from './routes.js';
+export * from './session-match.js';
 export * from './chat-protocol.js';
 export * from './process-protocol.js';
 export * from './remote-protocol.js';

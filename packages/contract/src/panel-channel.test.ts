@@ -67,6 +67,22 @@ describe('the panel channel, as a CLI command runs it', () => {
     expect(socket.sent.filter((message) => message.type === 'ack')).toEqual([{ type: 'ack', id: 's1', cursor: 6 }]);
   });
 
+  it('follows a session the server attached for the handshake without asking it again, and acks it', () => {
+    const panel = channel();
+    const socket = new FakeSocket();
+    panel.use(socket, snapshot(['s1']));
+    panel.attachedByServer('s1');
+    const seen: string[] = [];
+    panel.onResync(({ screen, cursor }) => seen.push(`screen ${screen} @${cursor}`));
+    panel.onOutput(({ data, next }) => seen.push(`${new TextDecoder().decode(data)} ->${next}`));
+    socket.control({ type: 'resync', id: 's1', screen: 'abc', skipped: 0, cursor: 3 });
+    socket.output('s1', 3, 'd');
+    panel.attach('s1');
+    panel.ack('s1', 4);
+    expect(seen).toEqual(['screen abc @3', 'd ->4']);
+    expect(socket.sent).toEqual([{ type: 'ack', id: 's1', cursor: 4 }]);
+  });
+
   it('leaves out what its reader refuses unless asked to report it', () => {
     const quiet = channel();
     const loud = channel(true);

@@ -213,6 +213,14 @@ export class PanelChannel<D> {
   }
 
   /**
+   * Tracks a session the server attached without being asked (the handshake
+   * named it: PANEL_ATTACH_PARAM), as attach() would, without sending it.
+   */
+  attachedByServer(id: string): void {
+    this.book.attach(id);
+  }
+
+  /**
    * Asks for a session's screen again, for a view that joins a stream already
    * running: the server resyncs from its mirror. Offline, the reconnect's
    * attach asks for it instead.

@@ -56,3 +56,17 @@ export const SNAPSHOT_PATH = '/snapshot';
  * every process for the holder. A claim that does not hold is refused.
  */
 export const ASKER_PID_HEADER = 'ptydeck-asker-pid';
+/**
+ * A panel handshake's query parameter naming a session, by its id or a prefix
+ * of one (as `ptydeck attach` takes it, matchSession): the host attaches it as
+ * the socket opens, as if an `attach` message without a cursor had followed
+ * the snapshot, so its resync comes without that message's round trip (bench
+ * figure 12). It grants nothing an `attach` message would not.
+ */
+export const PANEL_ATTACH_PARAM = 'attach';
+/**
+ * The 101's header naming the session the host attached for
+ * PANEL_ATTACH_PARAM. Absent when the parameter matched no one session, or
+ * from a host older than the parameter: the client then sends `attach`.
+ */
+export const PANEL_ATTACHED_HEADER = 'ptydeck-attached';

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -11,7 +11,8 @@ import { createPtyService } from '../pty/pty-service.js';
 import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { readAll, waitForExit, waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
-import { HOST_PROTOCOL_VERSION, type SessionInfo } from '@ptydeck/contract';
+import { ASKER_PID_HEADER, HOST_PROTOCOL_VERSION, PANEL_ATTACH_PARAM, PANEL_ATTACHED_HEADER, PANEL_SUBPROTOCOL, PANEL_WS_PATH, type SessionInfo } from '@ptydeck/contract';
+import { openWebSocket } from './web-socket.js';
 import { startLocalServer, type LocalServer } from '../host/local-server.js';
 import { lostRecord } from '../testing/lost-records.js';
 import { TmuxServer, type TmuxPane } from '../testing/tmux.js';
@@ -239,6 +240,54 @@ describe('ptydeck attach', () => {
     pane.keys([DETACH], true);
     await pane.waitFor(/attach-rc=0/);
     await expectRestored(pane);
+  });
+
+  it('names the session in its handshake: the host sends its screen right after the snapshot, with no attach message; a name that matches no one session attaches nothing', async () => {
+    const id = shellSession();
+    service.write(id, 'echo "named-$((6*7))"\r');
+    await waitForOutput(service, id, 'named-42');
+    const open = (target: string) =>
+      openWebSocket(new URL(`${server.url.replace(/^http/, 'ws')}${PANEL_WS_PATH}?${PANEL_ATTACH_PARAM}=${encodeURIComponent(target)}`), {
+        protocols: [PANEL_SUBPROTOCOL],
+        headers: { [ASKER_PID_HEADER]: String(process.pid) },
+        timeoutMs: 5000,
+        maxMessage: 1 << 24,
+      });
+    const ws = await open(id.slice(0, 6));
+    const types: string[] = [];
+    let screen: string | undefined;
+    try {
+      expect(ws.headers[PANEL_ATTACHED_HEADER]).toBe(id);
+      ws.onMessage(({ data, binary }) => {
+        if (binary) return;
+        const message = JSON.parse(data.toString('utf8')) as { type: string; id?: string; screen?: string };
+        types.push(message.type);
+        if (message.type === 'resync' && message.id === id) screen = message.screen;
+      });
+      // Nothing sent on the socket: the screen comes for the handshake's name alone.
+      await until(() => screen !== undefined, 'the named session\'s resync');
+      expect(screen).toContain('named-42');
+      expect(types[0]).toBe('snapshot');
+    } finally {
+      ws.terminate();
+    }
+    for (const target of ['', 'not-an-id']) {
+      const other = await open(target);
+      other.terminate();
+      expect(other.headers[PANEL_ATTACHED_HEADER]).toBeUndefined();
+    }
+    // The CLI on pipes, as a script runs it: the screen written straight to its stdout before it reads its stdin, then
+    // the detach keys read from the pipe.
+    const piped = spawn(process.execPath, [join(packageRoot, 'bin', 'ptydeck.js'), 'attach', id.slice(0, 6)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    piped.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    piped.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => piped.once('exit', resolve));
+    await until(() => out.includes('named-42'), 'the screen on the pipe');
+    piped.stdin.end(DETACH);
+    expect(await exited).toBe(0);
+    expect(err).toContain(`detached from ${id.slice(0, 8)}`);
   });
 
   it('--write runs a command and sends Ctrl-C; the session exit code is attach\'s, and the terminal is restored', async () => {

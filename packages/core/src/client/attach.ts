@@ -1,6 +1,6 @@
 // `ptydeck attach`: shows a session in this terminal and, with --write, types into it.
 import { StringDecoder } from 'node:string_decoder';
-import { DisposableStore, lostNote, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type PanelError, type PanelOutput, type PtyEvent, type SessionInfo } from '@ptydeck/contract';
+import { DisposableStore, lostNote, matchSession, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, type PanelError, type PanelOutput, type PtyEvent, type SessionInfo } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import { nodeOs } from '../common/lazy-builtins.js';
 import { DETACH_KEY_NAME, DetachKeys } from './detach-keys.js';
@@ -9,7 +9,8 @@ import { readAttachMessage } from './attach-messages.js';
 import { PanelSession } from './panel-session.js';
 import { printable } from '../common/printable.js';
 import { CLEAR_FOR_REDRAW, RawTerminal, type TerminalSize } from './raw-terminal.js';
-import { matchSession, ownerOf, SHORT_ID_LENGTH } from './session-list.js';
+import { ownerOf, SHORT_ID_LENGTH } from './session-list.js';
+import { DirectOutput } from './direct-output.js';
 import { styleFor } from './style.js';
 import { EXIT_FAILURE, EXIT_LOST, EXIT_OK } from '../common/exit-codes.js';
 import { waitForExit } from '../common/process-identity.js';
@@ -41,7 +42,9 @@ const HOST_EXIT_WAIT_MS = 1000;
 
 /** `ptydeck attach`: shows one session in this terminal, and with --write, types into it. */
 export async function runAttach(options: AttachOptions, io: CliIo): Promise<number> {
-  const panel = await PanelSession.connect('ptydeck attach', { read: readAttachMessage });
+  // The target in the handshake: the host attaches the session it names as the socket opens (PANEL_ATTACH_PARAM), so that
+  // its screen comes right after the snapshot instead of one round trip later (bench figure 12).
+  const panel = await PanelSession.connect('ptydeck attach', { read: readAttachMessage, attach: options.target });
   const match = matchSession(panel.snapshot.sessions, options.target);
   try {
     if (match.kind === 'none') {
@@ -60,12 +63,14 @@ export async function runAttach(options: AttachOptions, io: CliIo): Promise<numb
     panel.close();
     throw error;
   }
-  // Asked before this process builds process.stdin and process.stdout (each a socket on a pipe, which loads node:net
-  // where the panel socket did not: bench figure 12) and sets up the terminal, so that the host draws the screen
-  // meanwhile; the answer is read once run() has its listeners, in a later turn.
-  panel.channel.attach(match.info.id);
-  const terminal = new RawTerminal(process.stdin, process.stdout);
-  return new Attachment(panel, match.info, options.write, terminal, io).run();
+  // A host older than the handshake's target attached nothing: asked now, before this process builds process.stdin and
+  // process.stdout (each a socket on a pipe, which loads node:net where the panel socket did not) and sets up the
+  // terminal, so that the host draws the screen meanwhile; the answer is read once run() has its listeners.
+  if (panel.attached !== match.info.id) {
+    if (panel.attached !== undefined) panel.channel.detach(panel.attached);
+    panel.channel.attach(match.info.id);
+  }
+  return new Attachment(panel, match.info, options.write, io).run();
 }
 
 /**
@@ -92,12 +97,13 @@ class Attachment {
   private nudgeTimer: NodeJS.Timeout | undefined;
   private finished = false;
   private resolve!: (code: number) => void;
+  /** The local terminal, with process.stdin and process.stdout: built in run(), after the first screen where stdout is direct. */
+  private terminal: RawTerminal | undefined;
 
   constructor(
     private readonly panel: PanelSession,
     private readonly info: SessionInfo,
     private readonly writer: boolean,
-    private readonly terminal: RawTerminal,
     private readonly io: CliIo,
   ) {
     this.short = info.id.slice(0, SHORT_ID_LENGTH);
@@ -107,7 +113,7 @@ class Attachment {
 
   run(): Promise<number> {
     const done = new Promise<number>((resolve) => (this.resolve = resolve));
-    const { panel, terminal, disposables } = this;
+    const { panel, disposables } = this;
     const { channel } = panel;
     disposables.add(channel.onResync(({ id, screen, cursor }) => {
       if (id === this.info.id) this.onResync(screen, cursor);
@@ -121,26 +127,38 @@ class Attachment {
       process.on(signal, onSignal);
       disposables.add(() => process.off(signal, onSignal));
     }
+    // stdout a pipe, a socket or a file (DirectOutput, a script's `ptydeck attach`): the first screen is written to it
+    // before process.stdin and process.stdout are built (sockets on a pipe, which load node:net: 3 ms of a 45 ms
+    // command, bench figure 12). On a terminal, raw mode comes first (`stty`: the host draws the screen meanwhile).
+    if (!(this.io.stdout instanceof DirectOutput)) this.startTerminal();
+    // On stderr before the screen is drawn: it never mixes with the session's output on stdout.
+    this.io.stderr.write(`${styleFor(this.io.stderr).dim(this.statusLine())}\r\n`);
+    // The screen, when it came with the snapshot (the handshake named the session), is drawn here; else in a later turn.
+    panel.listen();
+    this.startTerminal();
+    return done;
+  }
+
+  /** This terminal's keys (raw mode, where it is one), its size and its going away: after the first screen where stdout is direct. */
+  private startTerminal(): void {
+    if (this.terminal || this.finished) return;
+    const { disposables } = this;
+    const terminal = (this.terminal = new RawTerminal(process.stdin, process.stdout));
     const onOutputError = () => this.finish(EXIT_FAILURE, 'this terminal went away');
     process.stdout.on('error', onOutputError);
     disposables.add(() => process.stdout.off('error', onOutputError));
-    // The screen was asked for before (runAttach), so that the host draws it while `stty` runs (raw-terminal.ts: a
-    // process started and waited for); its answer is read after run() returns.
     terminal.enterRaw();
-    // On stderr before the screen is drawn: it never mixes with the session's output on stdout.
-    this.io.stderr.write(`${styleFor(this.io.stderr).dim(this.statusLine())}\r\n`);
     const onKeys = (chunk: Buffer) => this.onKeys(chunk);
     process.stdin.on('data', onKeys);
     disposables.add(() => process.stdin.off('data', onKeys));
     process.stdin.resume();
     if (this.writer) disposables.add(terminal.onResize((size) => this.applySize(size)));
-    return done;
   }
 
   private statusLine(): string {
     const { info } = this;
     const mode = this.info.status === 'lost' ? 'lost: its process is gone' : this.writer ? 'writing' : 'read-only (--write to type)';
-    const local = this.terminal.size();
+    const local = this.terminal?.size();
     const larger = !this.writer && local && (local.cols < info.cols || local.rows < info.rows);
     const flat = printable(info.title);
     const title = flat.length > 24 ? `${flat.slice(0, 23)}…` : flat;
@@ -207,6 +225,13 @@ class Attachment {
   /** Writes to the local terminal and acknowledges the stream through `next` once it took the text. */
   private write(data: string, next: number): void {
     this.through = next;
+    const { stdout } = this.io;
+    if (!this.terminal && stdout instanceof DirectOutput) {
+      // The first screen, before process.stdout is built (run): to the descriptor, acked once written.
+      stdout.write(data);
+      void stdout.drained().then(() => this.ack(next));
+      return;
+    }
     process.stdout.write(data, () => this.ack(next));
   }
 
@@ -258,7 +283,7 @@ class Attachment {
   }
 
   private localSize(): TerminalSize | undefined {
-    const size = this.terminal.size();
+    const size = this.terminal?.size();
     return size && clampSize(size);
   }
 
@@ -309,7 +334,7 @@ class Attachment {
     clearTimeout(this.settleTimer);
     clearTimeout(this.nudgeTimer);
     this.disposables.dispose();
-    this.terminal.restore();
+    this.terminal?.restore();
     this.panel.close();
     try {
       this.io.stderr.write(`\r\n${message}\n`);

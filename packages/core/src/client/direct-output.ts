@@ -13,7 +13,7 @@ import type { CliIo, CliOutput } from './cli-io.js';
  * with everything after it, through the process's stream, which waits for
  * the reader; `drained` resolves once that is written.
  */
-class DirectOutput implements CliOutput {
+export class DirectOutput implements CliOutput {
   readonly isTTY = false;
   private stream: NodeJS.WriteStream | undefined;
   /** The reader went away (EPIPE): the rest is dropped, as process.stdout drops it, and the command ends as it would. */

@@ -2,12 +2,12 @@
 import { constants, existsSync } from 'node:fs';
 import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { DisposableStore } from '@ptydeck/contract';
+import { DisposableStore, matchSession } from '@ptydeck/contract';
 import type { CliIo } from './cli-io.js';
 import type { ExportFormat } from '../common/recording-formats.js';
 import { PanelSession, readPanelMessage } from './panel-session.js';
 import { printable } from '../common/printable.js';
-import { matchSession, SHORT_ID_LENGTH } from './session-list.js';
+import { SHORT_ID_LENGTH } from './session-list.js';
 import { EXIT_OK } from '../common/exit-codes.js';
 import { writeAtomically } from '../common/atomic-write.js';
 

@@ -2,12 +2,15 @@
 import {
   ASKER_PID_HEADER,
   Emitter,
+  PANEL_ATTACH_PARAM,
+  PANEL_ATTACHED_HEADER,
   PANEL_SUBPROTOCOL,
   PANEL_WS_PATH,
   PanelChannel,
   parseServerMessage,
   type IncomingPanelMessage,
   type OnEvent,
+  type PanelSocket,
 } from '@ptydeck/contract';
 import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
 import { newChallenge, PROOF_HEADER, proofHolds } from '../common/server-proof.js';
@@ -50,6 +53,14 @@ export class PanelSession {
   readonly onClosed: OnEvent<string> = this.closedEmitter.on;
   /** The protocol: the channels' events, and attach, input, acks and requests, sent once the snapshot came. */
   readonly channel: PanelChannel<SocketMessage>;
+  /** The session the host attached as the socket opened (connect's `attach`, PANEL_ATTACHED_HEADER); the channel tracks it. */
+  readonly attached: string | undefined;
+  /**
+   * With `attach`, messages held until listen(): those that came with the snapshot (the session's resync among them,
+   * often in the same read) and any after them before it; null once it ran, and without `attach`, where they are
+   * handed on at once as they come.
+   */
+  private held: SocketMessage[] | null;
 
   private constructor(
     private readonly ws: ClientWebSocket,
@@ -60,14 +71,39 @@ export class PanelSession {
     /** The first message of every panel connection: every session and agent now. */
     readonly snapshot: SnapshotMessage,
     read: PanelReader,
+    early: SocketMessage[],
+    hold: boolean,
   ) {
+    this.held = hold ? early : null;
     // Sent as they are: the CLI builds few messages (attach's sizes are clamped, its cursors the host's own) and the
     // host checks every frame and answers an error, where the contract's check would load zod for each.
     this.channel = new PanelChannel<SocketMessage>({ read: ({ data, binary }) => read(data, binary), encode: (message) => JSON.stringify(message) });
     this.channel.onClosed(({ code, reason }) => {
       this.closedEmitter.fire(`the connection to ${url} closed (${code}${reason.length > 0 ? `: ${printable(reason)}` : ''})`);
     });
-    this.channel.use(ws, snapshot);
+    // Through the hold, so that a message read before the command listens (listen()) is neither lost nor out of order.
+    const holding: PanelSocket<SocketMessage> = {
+      send: (text) => ws.send(text),
+      onMessage: (listener) => ws.onMessage((message) => (this.held ? this.held.push(message) : listener(message))),
+      onClose: (listener) => ws.onClose(listener),
+    };
+    this.channel.use(holding, snapshot);
+    const attached = ws.headers[PANEL_ATTACHED_HEADER];
+    this.attached = attached !== undefined && snapshot.sessions.some((info) => info.id === attached) ? attached : undefined;
+    if (this.attached !== undefined) this.channel.attachedByServer(this.attached);
+    if (!hold) for (const message of early) this.channel.receive(message);
+  }
+
+  /**
+   * Hands the channel what was held (connect's `attach`): called once the command listens to the channel, which then
+   * gets every message in order.
+   */
+  listen(): void {
+    const held = this.held;
+    if (!held) return;
+    // Each in its turn: one a listener's work held meanwhile comes after them.
+    for (let message = held.shift(); message; message = held.shift()) this.channel.receive(message);
+    this.held = null;
   }
 
   /**
@@ -79,33 +115,38 @@ export class PanelSession {
    * nothing is sent on the socket before it holds: one round trip where a
    * /proof, a /ticket, its exchange and the handshake were four (bench figure 12).
    * Otherwise the long way: ensureHost proves it first, and says what is off.
+   * With `attach` (an id or a prefix), the handshake names that session where
+   * the kernel vouched or ensureHost proved the host, never with a challenge
+   * (PANEL_ATTACH_PARAM; `attached` says whether the host took it), and what
+   * comes with the snapshot is held until listen().
    * Throws an Error with a one-line message when none runs, it speaks another
    * host protocol, or it refuses this process (one inside a ptydeck session).
    */
-  static async connect(command: string, options: { stateDir?: string; read: PanelReader }): Promise<PanelSession> {
+  static async connect(command: string, options: { stateDir?: string; read: PanelReader; attach?: string }): Promise<PanelSession> {
     const stateDir = options.stateDir ?? resolveStateDir();
     const vouched = vouchedHost(stateDir);
     if (vouched?.byKernel) {
-      const opened = await openPanel(vouched.record).catch((error: unknown) => error);
-      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options.read);
+      const opened = await openPanel(vouched.record, options.attach).catch((error: unknown) => error);
+      if (!(opened instanceof Error) || opened instanceof UpgradeRefused) return PanelSession.joined(command, vouched.record, opened, options);
     } else if (vouched) {
       const challenge = newChallenge();
-      const opened = await openPanel(vouched.record, challenge).catch((error: unknown) => error);
+      // Nothing of the command's before the proof holds, the session it names neither: asked with `attach` once it does.
+      const opened = await openPanel(vouched.record, undefined, challenge).catch((error: unknown) => error);
       const proof = opened instanceof UpgradeRefused ? opened.headers[PROOF_HEADER] : opened instanceof Error ? undefined : (opened as ClientWebSocket).headers[PROOF_HEADER];
-      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options.read);
+      if (proofHolds(vouched.record.token, challenge, proof)) return PanelSession.joined(command, vouched.record, opened, options);
       if (!(opened instanceof Error)) (opened as ClientWebSocket).terminate();
     }
     const record = await runningHost(stateDir);
     return PanelSession.joined(
       command,
       record,
-      await openPanel(record).catch((error: unknown) => error),
-      options.read,
+      await openPanel(record, options.attach).catch((error: unknown) => error),
+      options,
     );
   }
 
   /** The session on a socket the host opened, once its snapshot came; or the one line that says why not. */
-  private static async joined(command: string, record: DiscoveryRecord, opened: unknown, read: PanelReader): Promise<PanelSession> {
+  private static async joined(command: string, record: DiscoveryRecord, opened: unknown, options: { read: PanelReader; attach?: string }): Promise<PanelSession> {
     const server = record.url;
     if (opened instanceof UpgradeRefused) {
       if (opened.status === 403 && opened.body.startsWith('refused: ')) throw refusedInside(command);
@@ -136,10 +177,8 @@ export class PanelSession {
         readSnapshot(value, server).then(resolve, (error: Error) => fail(error.message));
       });
     }).finally(() => offClose());
-    const session = new PanelSession(ws, server, record.pid, snapshot, read);
     offMessage();
-    for (const message of early) session.channel.receive(message);
-    return session;
+    return new PanelSession(ws, server, record.pid, snapshot, options.read, early, options.attach !== undefined);
   }
 
   /** Closes the socket; onClosed does not fire for it. */
@@ -150,9 +189,13 @@ export class PanelSession {
   }
 }
 
-/** The panel socket of the host `record` names, opened by this process's pid; with a challenge, its proof asked too. */
-function openPanel(record: DiscoveryRecord, challenge?: string): Promise<ClientWebSocket> {
+/**
+ * The panel socket of the host `record` names, opened by this process's pid; with `attach`, that session attached as it
+ * opens (PANEL_ATTACH_PARAM); with a challenge, its proof asked too.
+ */
+function openPanel(record: DiscoveryRecord, attach: string | undefined, challenge?: string): Promise<ClientWebSocket> {
   const url = new URL(PANEL_WS_PATH, record.url.replace(/^http/, 'ws'));
+  if (attach !== undefined) url.searchParams.set(PANEL_ATTACH_PARAM, attach);
   if (challenge !== undefined) url.searchParams.set('challenge', challenge);
   return openWebSocket(url, {
     protocols: [PANEL_SUBPROTOCOL],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionInfo } from '@ptydeck/contract';
 import { sessionInfo } from '../testing/lost-records.js';
-import { formatAge, formatTable, listEntry, matchSession, sessionState } from './session-list.js';
+import { matchSession, type SessionInfo } from '@ptydeck/contract';
+import { formatAge, formatTable, listEntry, sessionState } from './session-list.js';
 
 function session(overrides: Partial<SessionInfo>): SessionInfo {
   return sessionInfo({ id: '3f2a1b4c-0000-4000-8000-000000000001', cwd: '/home/dev/project', createdAt: 1_000_000, ...overrides });

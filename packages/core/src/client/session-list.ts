@@ -133,16 +133,6 @@ export function formatAge(ms: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-export type SessionMatch = { kind: 'found'; info: SessionInfo } | { kind: 'none' } | { kind: 'ambiguous'; candidates: SessionInfo[] };
-
-/** The session whose id is `query` or starts with it; an exact id wins over longer ones it prefixes. */
-export function matchSession(sessions: readonly SessionInfo[], query: string): SessionMatch {
-  const exact = sessions.find((info) => info.id === query);
-  if (exact) return { kind: 'found', info: exact };
-  const candidates = query.length === 0 ? [] : sessions.filter((info) => info.id.startsWith(query));
-  if (candidates.length === 1) return { kind: 'found', info: candidates[0]! };
-  return candidates.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', candidates };
-}
 
 /** The state, with how an exited session ended; "restored" beside it when an earlier host's record brought it back (lost says that already). */
 function stateCell(entry: SessionListEntry): string {

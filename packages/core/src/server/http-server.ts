@@ -10,6 +10,9 @@ import {
   MCP_PATH,
   PANEL_ACCESS_PATH,
   PANEL_WS_PATH,
+  PANEL_ATTACH_PARAM,
+  PANEL_ATTACHED_HEADER,
+  matchSession,
   SNAPSHOT_PATH,
   TICKET_EXCHANGE_PATH,
   TICKET_PATH,
@@ -183,11 +186,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const panels = new Set<PanelConnection>();
   let guard: RequestGuard | undefined;
 
-  /** The proof each panel handshake asked for, answered in its 101 ('headers' below). */
-  const proofs = new WeakMap<IncomingMessage, string>();
+  /** What each panel handshake's 101 says beyond ws's own: the proof it asked for, the session it had attached. */
+  const handshakeHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
   // Made on the first panel upgrade (panel-socket-server.ts).
   let wss: WebSocketServer | undefined;
-  const panelSockets = (): WebSocketServer => (wss ??= newPanelSocketServer((req) => proofs.get(req)));
+  const panelSockets = (): WebSocketServer => (wss ??= newPanelSocketServer((req) => handshakeHeaders.get(req)));
 
   const hasPanelAuth = (req: IncomingMessage): boolean => {
     let ok = false;
@@ -337,10 +340,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       if (verdict.kind === 'refused') return refuseUpgrade(socket, 403, `refused: ${verdict.reason}. The panel socket is only opened by pid for a process outside every ptydeck session.`, proven);
       if (verdict.kind === 'unknown') return refuseUpgrade(socket, 403, `cannot tell who is asking (${verdict.reason})`, proven);
     }
-    if (proof !== undefined) proofs.set(req, proof);
+    // The session the handshake names, attached as the socket opens (PANEL_ATTACH_PARAM: `ptydeck attach`'s resync without
+    // the round trip of its `attach` message), chosen as the client chooses from the same list its snapshot sends.
+    const target = url.searchParams.get(PANEL_ATTACH_PARAM);
+    const match = target === null ? undefined : matchSession(facts.list(), target);
+    const attach = match?.kind === 'found' ? match.info.id : undefined;
+    const answered: Record<string, string> = { ...proven, ...(attach === undefined ? {} : { [PANEL_ATTACHED_HEADER]: attach }) };
+    handshakeHeaders.set(req, answered);
     bounds.trust(req.socket);
     panelSockets().handleUpgrade(req, socket, head, (ws) => {
-      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes, ...(options.developerShell ? { developerShell: options.developerShell } : {}) });
+      const panel = new PanelConnection(ws, { service: options.service, facts, agents, screens, instance, mcpLaunch, host: hostFacts(), socket, chats: options.chats, processes, ...(options.timeline ? { timeline: options.timeline } : {}), remotes: options.remotes, ...(options.developerShell ? { developerShell: options.developerShell } : {}), ...(attach === undefined ? {} : { attach }) });
       panels.add(panel);
       ws.on('close', () => panels.delete(panel));
     });

@@ -63,6 +63,8 @@ export interface PanelConnectionDeps {
   /** What a developer's new tab runs (developer-shell.ts); without it, or when it answers undefined, their login shell as it is. */
   /** The developer's tab's login shell arguments, given the shell its environment names (developer-shell.ts). */
   developerShell?: (shell: string) => string[] | undefined;
+  /** The session the handshake named (PANEL_ATTACH_PARAM): attached right after the snapshot, as an `attach` without a cursor would. */
+  attach?: SessionId;
 }
 
 /** Every session and agent now, and the host's facts: a panel's first message, and what /snapshot answers `ptydeck ls`. */
@@ -137,6 +139,7 @@ export class PanelConnection {
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
     this.send(snapshotMessage(deps));
+    if (deps.attach !== undefined) this.attachNamed(deps.attach);
     this.send({ type: 'chat.list', chats: chats?.list() ?? [] });
     this.sendAgents();
     const { timeline } = deps;
@@ -158,6 +161,15 @@ export class PanelConnection {
     this.subscriptions.dispose();
     this.streams.dispose();
     this.remotes?.dispose();
+  }
+
+  /** The handshake's session, attached as its `attach` message would be, with the same error if it went meanwhile. */
+  private attachNamed(id: SessionId): void {
+    try {
+      this.streams.attach(id, null);
+    } catch (error) {
+      this.replyWithError(error);
+    }
   }
 
   private onMessage(data: RawData, isBinary: boolean): void {

@@ -3,17 +3,17 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { WebSocketServer } from 'ws';
 import { PANEL_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '@ptydeck/contract';
-import { PROOF_HEADER } from '../common/server-proof.js';
 
 /** Largest panel frame: a 1 Mi-character paste, JSON-escaped, fits with room. */
 const MAX_PANEL_FRAME_BYTES = 8 * 1024 * 1024;
 
 /**
- * A ws server with no HTTP server of its own (the caller hands it each upgrade it accepted), which answers each
- * handshake's proof (`proofOf`, PROOF_HEADER) in its 101. Made on the first panel upgrade: an agent-only server never
- * loads ws (15 to 40 ms of its start).
+ * A ws server with no HTTP server of its own (the caller hands it each upgrade it accepted), which adds to each
+ * handshake's 101 the headers `headersOf` gives it (the proof it asked, PROOF_HEADER; the session it named and the host
+ * attached, PANEL_ATTACHED_HEADER). Made on the first panel upgrade: an agent-only server never loads ws (15 to 40 ms of
+ * its start).
  */
-export function newPanelSocketServer(proofOf: (req: IncomingMessage) => string | undefined): WebSocketServer {
+export function newPanelSocketServer(headersOf: (req: IncomingMessage) => Readonly<Record<string, string>> | undefined): WebSocketServer {
   const server = new (loadWs().WebSocketServer)({
     noServer: true,
     maxPayload: MAX_PANEL_FRAME_BYTES,
@@ -28,8 +28,7 @@ export function newPanelSocketServer(proofOf: (req: IncomingMessage) => string |
     },
   });
   return server.on('headers', (headers, req) => {
-    const proof = proofOf(req);
-    if (proof !== undefined) headers.push(`${PROOF_HEADER}: ${proof}`);
+    for (const [name, value] of Object.entries(headersOf(req) ?? {})) headers.push(`${name}: ${value}`);
   });
 }
 
