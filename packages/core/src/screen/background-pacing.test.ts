@@ -32,6 +32,32 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.dispose();
   });
 
+  // Figure 3: a timer that fell due while a key waited for the host ran after the key's write and before its echo
+  // was read, and the worker it woke took a CPU from the echo; output that keeps coming is taken in its own task.
+  it('takes output that keeps coming in the task of the output that finds it a moment old, not on a timer; lone output on the timer', () => {
+    let end = 0;
+    let inOutput = false;
+    const requests: string[] = [];
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => end, request: () => requests.push(inOutput ? 'output' : 'timer') });
+    const output = () => {
+      end++;
+      inOutput = true;
+      pacing.grew();
+      inOutput = false;
+    };
+    for (let key = 0; key < 5; key++) {
+      output();
+      vi.advanceTimersByTime(5);
+    }
+    expect(requests).toEqual(['output']);
+    expect(vi.getTimerCount()).toBe(0);
+    pacing.stopped();
+    output();
+    vi.advanceTimersByTime(60);
+    expect(requests).toEqual(['output', 'timer']);
+    pacing.dispose();
+  });
+
   it('requests nothing once disposed', () => {
     let requests = 0;
     const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 1, request: () => requests++ });

@@ -40,6 +40,13 @@ const QUIET_MS = 100;
  * itself, so no reader waits for it.
  */
 const EAGER_DELAY_MS = 20;
+/**
+ * When no more output comes to take it (see queueEager), the timer takes
+ * output this long after the first of it: past EAGER_DELAY_MS, so that output
+ * that keeps coming (keys typed one after another) is taken by the output
+ * that finds it EAGER_DELAY_MS old, not by the timer.
+ */
+const EAGER_TIMER_MS = 2 * EAGER_DELAY_MS;
 
 export interface BackgroundPacingDeps {
   /** Parse output as it arrives (see SessionScreenDeps.eager). */
@@ -86,6 +93,8 @@ export class BackgroundPacing {
   private quietTimer: NodeJS.Timeout | undefined;
   /** Eager parsing waits for this (see queueEager). */
   private eagerTimer: NodeJS.Timeout | undefined;
+  /** When the first output eager parsing has not taken arrived (see queueEager). */
+  private eagerFrom = 0;
   private disposed = false;
 
   constructor(private readonly deps: BackgroundPacingDeps) {}
@@ -192,14 +201,32 @@ export class BackgroundPacing {
    * each, inside the echo's round trip, where the worker's thread took CPU
    * from the processes passing the echo on: in figure 15 the worker's CPU
    * per remote key went from 155-167 to 52-79 us (bench README).
+   *
+   * Taken by the output that finds it that old, whose data event queues it
+   * (the scheduler posts at the end of that task, after the panels were sent
+   * that output), and only by a timer (EAGER_TIMER_MS) when no more output
+   * comes. A timer alone fired between a key's input and its echo: libuv
+   * runs due timers right after the I/O callbacks of a loop turn, so one that
+   * fell due while the key waited for the host ran after the key's write to
+   * the terminal and before its echo was read, and the worker it woke took a
+   * CPU from the echo's program (bench README, "Figure 3's eager posts").
    */
   private queueEager(): void {
-    if (this.background || this.eagerTimer || this.disposed) return;
-    this.eagerTimer = setTimeout(() => {
-      this.eagerTimer = undefined;
-      this.queue();
-    }, EAGER_DELAY_MS);
-    this.eagerTimer.unref();
+    if (this.background || this.disposed) return;
+    const now = performance.now();
+    if (this.eagerTimer === undefined) {
+      this.eagerFrom = now;
+      this.eagerTimer = setTimeout(() => {
+        this.eagerTimer = undefined;
+        this.queue();
+      }, EAGER_TIMER_MS);
+      this.eagerTimer.unref();
+      return;
+    }
+    if (now - this.eagerFrom < EAGER_DELAY_MS) return;
+    clearTimeout(this.eagerTimer);
+    this.eagerTimer = undefined;
+    this.queue();
   }
 
   private queue(): void {
