@@ -149,6 +149,11 @@ async function round(r) {
         `    host CPU ${trace.cpuMs.toFixed(0)} ms (main ${trace.mainThreadCpuMs}), GCs: ${trace.gc.minor.n} scavenges (${trace.gc.minor.ms.toFixed(1)} ms, max ${trace.gc.minor.max.toFixed(2)}), ${trace.gc.major.n} mark-compacts (${trace.gc.major.ms.toFixed(1)} ms)`,
       );
       console.log(`    threads: ${side.threadLine}; main/others ms by fifth of the keys: ${windows[side.c].join(' ')}`);
+      const parts = ['toHost', 'pty', 'back'].map((part) => {
+        const s = summarize(keys.map((k) => k[part]));
+        return `${part} p90 ${s.p90.toFixed(2)} p99 ${s.p99.toFixed(2)}`;
+      });
+      console.log(`    every key's parts: ${parts.join(', ')} ms`);
       const slowPosted = slow.filter((k) => k.posted).length;
       console.log(`    worker posts ${trace.posts.length}, inside a key's span (its input's write to its echo's read) ${keys.filter((k) => k.posted).length} keys, ${slowPosted} of the slowest ${SLOW}`);
       console.log(`    slowest ${SLOW}: mean to host ${mean('toHost')}, PTY and back ${mean('pty')}, host to client ${mean('back')} ms; with a host GC ${hostGc}, with a client GC ${ownGc}`);
