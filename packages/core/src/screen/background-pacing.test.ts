@@ -58,6 +58,32 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.dispose();
   });
 
+  // Figure 3: the slice after a trickle was taken in a setImmediate after the worker's answer, often in a key's input turn.
+  it('leaves a trickle that came during a slice to the next eager take, and parses more than that on at once', () => {
+    let end = 10;
+    let parsed = 0;
+    let requests = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => parsed, end: () => end, request: () => requests++ });
+    pacing.grew();
+    vi.runAllTimers();
+    expect(requests).toBe(1);
+    // What it was queued for is parsed, however little.
+    expect(pacing.caughtUp()).toBe(false);
+    pacing.slicing();
+    parsed = end;
+    end += 3; // keys typed while the slice parsed
+    expect(pacing.caughtUp()).toBe(true);
+    pacing.stopped();
+    expect(requests).toBe(1);
+    vi.runAllTimers();
+    expect(requests).toBe(2);
+    pacing.slicing();
+    parsed = end;
+    end += 2048; // a build's log
+    expect(pacing.caughtUp()).toBe(false);
+    pacing.dispose();
+  });
+
   it('requests nothing once disposed', () => {
     let requests = 0;
     const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 1, request: () => requests++ });

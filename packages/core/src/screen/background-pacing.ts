@@ -47,6 +47,13 @@ const EAGER_DELAY_MS = 20;
  * that finds it EAGER_DELAY_MS old, not by the timer.
  */
 const EAGER_TIMER_MS = 2 * EAGER_DELAY_MS;
+/**
+ * Output that arrived while an eager slice parsed, no more than this (keys
+ * typed meanwhile, an echo or two: FLOOD.readBytes, what the panels send at
+ * once as interactive), waits for the next eager take (queueEager) instead
+ * of a slice of its own at once (see caughtUp).
+ */
+const EAGER_TRICKLE = FLOOD.readBytes;
 
 export interface BackgroundPacingDeps {
   /** Parse output as it arrives (see SessionScreenDeps.eager). */
@@ -91,6 +98,8 @@ export class BackgroundPacing {
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
   private lastOutputAt = 0;
   private quietTimer: NodeJS.Timeout | undefined;
+  /** A slice parsed since the screen was queued: a trickle left behind it waits (see caughtUp). */
+  private sliced = false;
   /** Eager parsing waits for this (see queueEager). */
   private eagerTimer: NodeJS.Timeout | undefined;
   /** When the first output eager parsing has not taken arrived (see queueEager). */
@@ -115,14 +124,31 @@ export class BackgroundPacing {
     if (!eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
   }
 
-  /** The backlog is small enough again (none at all once the session is quiet): background parsing may stop. */
+  /**
+   * The backlog is small enough again (none at all once the session is
+   * quiet): background parsing may stop. Eager parsing also stops at a
+   * trickle (EAGER_TRICKLE) that came during its slice: the scheduler took
+   * the next slice at once, in a setImmediate after the turn that brought
+   * the worker's answer, which was often the turn of a typed key's input, so
+   * that slice's post, too, went between the key's write to the terminal and
+   * its echo's read (bench README, "Figure 3's eager posts").
+   */
   caughtUp(): boolean {
-    return this.deps.end() - this.deps.parsed() <= (this.toEnd ? 0 : LAZY_RESUME);
+    const behind = this.deps.end() - this.deps.parsed();
+    if (behind <= (this.toEnd ? 0 : LAZY_RESUME)) return true;
+    return this.sliced && this.deps.eager() && !this.flooding && !this.afterQuiet && behind <= EAGER_TRICKLE;
   }
 
-  /** The scheduler has dropped the screen: the next output or quiet spell queues it again. */
+  /** A background slice is about to parse: what arrives from now on, if a trickle, waits (see caughtUp). */
+  slicing(): void {
+    this.sliced = true;
+  }
+
+  /** The scheduler has dropped the screen: the next output or quiet spell queues it again; a trickle left (see caughtUp) waits as new output does. */
   stopped(): void {
     this.background = false;
+    this.sliced = false;
+    if (this.deps.eager() && !this.flooding && !this.afterQuiet && this.deps.end() > this.deps.parsed()) this.queueEager();
   }
 
   /**
