@@ -258,6 +258,7 @@ export class BackgroundPacing {
   private queue(): void {
     if (this.background || this.disposed) return;
     this.background = true;
+    this.sliced = false;
     this.deps.request();
   }
 
