@@ -84,6 +84,16 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.dispose();
   });
 
+  // Figure 6: a build's log that arrived at once is parsed as soon after it as before.
+  it('takes bulk output that nothing follows on the timer EAGER_DELAY_MS after it', () => {
+    let requests = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 4096, request: () => requests++ });
+    pacing.grew();
+    vi.advanceTimersByTime(20);
+    expect(requests).toBe(1);
+    pacing.dispose();
+  });
+
   it('requests nothing once disposed', () => {
     let requests = 0;
     const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 1, request: () => requests++ });

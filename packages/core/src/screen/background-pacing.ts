@@ -42,9 +42,10 @@ const QUIET_MS = 100;
 const EAGER_DELAY_MS = 20;
 /**
  * When no more output comes to take it (see queueEager), the timer takes
- * output this long after the first of it: past EAGER_DELAY_MS, so that output
- * that keeps coming (keys typed one after another) is taken by the output
- * that finds it EAGER_DELAY_MS old, not by the timer.
+ * interactive output (a trickle, EAGER_TRICKLE) this long after the first of
+ * it: past EAGER_DELAY_MS, so that output that keeps coming (keys typed one
+ * after another) is taken by the output that finds it EAGER_DELAY_MS old, not
+ * by the timer. Bulk output keeps EAGER_DELAY_MS (figure 6's first resync).
  */
 const EAGER_TIMER_MS = 2 * EAGER_DELAY_MS;
 /**
@@ -136,7 +137,7 @@ export class BackgroundPacing {
   caughtUp(): boolean {
     const behind = this.deps.end() - this.deps.parsed();
     if (behind <= (this.toEnd ? 0 : LAZY_RESUME)) return true;
-    return this.sliced && this.deps.eager() && !this.flooding && !this.afterQuiet && behind <= EAGER_TRICKLE;
+    return this.sliced && this.deps.eager() && !this.flooding && !this.afterQuiet && this.bulkFrom === undefined && behind <= EAGER_TRICKLE;
   }
 
   /** A background slice is about to parse: what arrives from now on, if a trickle, waits (see caughtUp). */
@@ -242,10 +243,15 @@ export class BackgroundPacing {
     const now = performance.now();
     if (this.eagerTimer === undefined) {
       this.eagerFrom = now;
-      this.eagerTimer = setTimeout(() => {
-        this.eagerTimer = undefined;
-        this.queue();
-      }, EAGER_TIMER_MS);
+      // Bulk output (more than a trickle already) is taken on the timer as soon as before, in case no more comes.
+      const bulk = this.deps.end() - this.deps.parsed() > EAGER_TRICKLE;
+      this.eagerTimer = setTimeout(
+        () => {
+          this.eagerTimer = undefined;
+          this.queue();
+        },
+        bulk ? EAGER_DELAY_MS : EAGER_TIMER_MS,
+      );
       this.eagerTimer.unref();
       return;
     }
