@@ -135,7 +135,8 @@ async function round(r) {
       const keys = side.keys.map((key, i) => {
         const tin = trace.inputs[i];
         const tout = trace.outputs.find((t) => t >= tin);
-        return { ...key, i, total: key.got - key.sent, toHost: tin - key.sent, pty: tout - tin, back: key.got - tout };
+        const posted = trace.posts.some((at) => at >= tin && at <= tout);
+        return { ...key, i, total: key.got - key.sent, toHost: tin - key.sent, pty: tout - tin, back: key.got - tout, posted };
       });
       totals[side.c].keys.push(...keys);
       const overlaps = (pauses, key) => pauses.filter((p) => p.at < key.got && p.at + p.ms > key.sent);
@@ -148,10 +149,17 @@ async function round(r) {
         `    host CPU ${trace.cpuMs.toFixed(0)} ms (main ${trace.mainThreadCpuMs}), GCs: ${trace.gc.minor.n} scavenges (${trace.gc.minor.ms.toFixed(1)} ms, max ${trace.gc.minor.max.toFixed(2)}), ${trace.gc.major.n} mark-compacts (${trace.gc.major.ms.toFixed(1)} ms)`,
       );
       console.log(`    threads: ${side.threadLine}; main/others ms by fifth of the keys: ${windows[side.c].join(' ')}`);
+      const parts = ['toHost', 'pty', 'back'].map((part) => {
+        const s = summarize(keys.map((k) => k[part]));
+        return `${part} p90 ${s.p90.toFixed(2)} p99 ${s.p99.toFixed(2)}`;
+      });
+      console.log(`    every key's parts: ${parts.join(', ')} ms`);
+      const slowPosted = slow.filter((k) => k.posted).length;
+      console.log(`    worker posts ${trace.posts.length}, inside a key's span (its input's write to its echo's read) ${keys.filter((k) => k.posted).length} keys, ${slowPosted} of the slowest ${SLOW}`);
       console.log(`    slowest ${SLOW}: mean to host ${mean('toHost')}, PTY and back ${mean('pty')}, host to client ${mean('back')} ms; with a host GC ${hostGc}, with a client GC ${ownGc}`);
       side.slow = slow;
       side.wallMinusMonotonic = trace.wallMinusMonotonic;
-      console.log(`      ${slow.map((k) => `#${k.i} ${k.total.toFixed(1)}=${k.toHost.toFixed(1)}+${k.pty.toFixed(1)}+${k.back.toFixed(1)}`).join(' ')}`);
+      console.log(`      ${slow.map((k) => `#${k.i} ${k.total.toFixed(1)}=${k.toHost.toFixed(1)}+${k.pty.toFixed(1)}+${k.back.toFixed(1)}${k.posted ? 'w' : ''}`).join(' ')}`);
     }
     console.log(`  raw: ${stats(rawKeys)}; threads: ${rawThreadLine}; client GCs meanwhile ${own.length} (${own.reduce((s, p) => s + p.ms, 0).toFixed(1)} ms)`);
     rawTotals.push(...rawKeys);

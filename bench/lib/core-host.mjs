@@ -287,6 +287,13 @@ const ops = {
     const offData = service.on('pty.data', (event) => {
       if (event.id === id) outputs.push(wallNow());
     });
+    // Every post to a worker (the screen worker's slices): one inside a key's span woke a thread while the echo waited.
+    const posts = [];
+    const postMessage = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function stampedPost(...args) {
+      posts.push(wallNow());
+      return postMessage.apply(this, args);
+    };
     const gc = { major: { n: 0, ms: 0, max: 0 }, minor: { n: 0, ms: 0, max: 0 } };
     const pauses = [];
     const gcs = new PerformanceObserver((list) => {
@@ -307,10 +314,11 @@ const ops = {
       offData();
       gcs.disconnect();
       service.write = write;
+      Worker.prototype.postMessage = postMessage;
       const { user, system } = process.cpuUsage(cpu);
       // The monotonic clock CPU profiles stamp their samples with, against the wall clock: to find a key in a profile.
       const wallMinusMonotonic = wallNow() - Number(process.hrtime.bigint()) / 1e6;
-      return { inputs, outputs, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc, pauses };
+      return { inputs, outputs, posts, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc, pauses };
     };
     return true;
   },

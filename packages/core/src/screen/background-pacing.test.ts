@@ -32,6 +32,68 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.dispose();
   });
 
+  // Figure 3: a timer that fell due while a key waited for the host ran after the key's write and before its echo
+  // was read, and the worker it woke took a CPU from the echo; output that keeps coming is taken in its own task.
+  it('takes output that keeps coming in the task of the output that finds it a moment old, not on a timer; lone output on the timer', () => {
+    let end = 0;
+    let inOutput = false;
+    const requests: string[] = [];
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => end, request: () => requests.push(inOutput ? 'output' : 'timer') });
+    const output = () => {
+      end++;
+      inOutput = true;
+      pacing.grew();
+      inOutput = false;
+    };
+    for (let key = 0; key < 5; key++) {
+      output();
+      vi.advanceTimersByTime(5);
+    }
+    expect(requests).toEqual(['output']);
+    expect(vi.getTimerCount()).toBe(0);
+    pacing.stopped();
+    output();
+    vi.advanceTimersByTime(60);
+    expect(requests).toEqual(['output', 'timer']);
+    pacing.dispose();
+  });
+
+  // Figure 3: the slice after a trickle was taken in a setImmediate after the worker's answer, often in a key's input turn.
+  it('leaves a trickle that came during a slice to the next eager take, and parses more than that on at once', () => {
+    let end = 10;
+    let parsed = 0;
+    let requests = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => parsed, end: () => end, request: () => requests++ });
+    pacing.grew();
+    vi.runAllTimers();
+    expect(requests).toBe(1);
+    // What it was queued for is parsed, however little.
+    expect(pacing.caughtUp()).toBe(false);
+    pacing.slicing();
+    parsed = end;
+    end += 3; // keys typed while the slice parsed
+    expect(pacing.caughtUp()).toBe(true);
+    pacing.stopped();
+    expect(requests).toBe(1);
+    vi.runAllTimers();
+    expect(requests).toBe(2);
+    pacing.slicing();
+    parsed = end;
+    end += 2048; // a build's log
+    expect(pacing.caughtUp()).toBe(false);
+    pacing.dispose();
+  });
+
+  // Figure 6: a build's log that arrived at once is parsed as soon after it as before.
+  it('takes bulk output that nothing follows on the timer EAGER_DELAY_MS after it', () => {
+    let requests = 0;
+    const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 4096, request: () => requests++ });
+    pacing.grew();
+    vi.advanceTimersByTime(20);
+    expect(requests).toBe(1);
+    pacing.dispose();
+  });
+
   it('requests nothing once disposed', () => {
     let requests = 0;
     const pacing = new BackgroundPacing({ eager: () => true, bulk: new Set(), parsed: () => 0, end: () => 1, request: () => requests++ });

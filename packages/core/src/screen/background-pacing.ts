@@ -40,6 +40,21 @@ const QUIET_MS = 100;
  * itself, so no reader waits for it.
  */
 const EAGER_DELAY_MS = 20;
+/**
+ * When no more output comes to take it (see queueEager), the timer takes
+ * interactive output (a trickle, EAGER_TRICKLE) this long after the first of
+ * it: past EAGER_DELAY_MS, so that output that keeps coming (keys typed one
+ * after another) is taken by the output that finds it EAGER_DELAY_MS old, not
+ * by the timer. Bulk output is the timer's at EAGER_DELAY_MS, as before.
+ */
+const EAGER_TIMER_MS = 2 * EAGER_DELAY_MS;
+/**
+ * Output that arrived while an eager slice parsed, no more than this (keys
+ * typed meanwhile, an echo or two: FLOOD.readBytes, what the panels send at
+ * once as interactive), waits for the next eager take (queueEager) instead
+ * of a slice of its own at once (see caughtUp).
+ */
+const EAGER_TRICKLE = FLOOD.readBytes;
 
 export interface BackgroundPacingDeps {
   /** Parse output as it arrives (see SessionScreenDeps.eager). */
@@ -84,8 +99,13 @@ export class BackgroundPacing {
   /** When output last arrived, and the timer that checks for quiet (one at a time, re-armed lazily). */
   private lastOutputAt = 0;
   private quietTimer: NodeJS.Timeout | undefined;
+  /** A slice parsed since the screen was queued: a trickle left behind it waits (see caughtUp). */
+  private sliced = false;
   /** Eager parsing waits for this (see queueEager). */
   private eagerTimer: NodeJS.Timeout | undefined;
+  /** When the first output eager parsing has not taken arrived, and whether more than a trickle waits (see queueEager). */
+  private eagerFrom = 0;
+  private eagerBulk = false;
   private disposed = false;
 
   constructor(private readonly deps: BackgroundPacingDeps) {}
@@ -106,14 +126,31 @@ export class BackgroundPacing {
     if (!eager && this.deps.end() - this.deps.parsed() > LAZY_BACKLOG) this.queue();
   }
 
-  /** The backlog is small enough again (none at all once the session is quiet): background parsing may stop. */
+  /**
+   * The backlog is small enough again (none at all once the session is
+   * quiet): background parsing may stop. Eager parsing also stops at a
+   * trickle (EAGER_TRICKLE) that came during its slice: the scheduler took
+   * the next slice at once, in a setImmediate after the turn that brought
+   * the worker's answer, which was often the turn of a typed key's input, so
+   * that slice's post, too, went between the key's write to the terminal and
+   * its echo's read (bench README, "Figure 3's eager posts").
+   */
   caughtUp(): boolean {
-    return this.deps.end() - this.deps.parsed() <= (this.toEnd ? 0 : LAZY_RESUME);
+    const behind = this.deps.end() - this.deps.parsed();
+    if (behind <= (this.toEnd ? 0 : LAZY_RESUME)) return true;
+    return this.sliced && this.deps.eager() && !this.flooding && !this.afterQuiet && this.bulkFrom === undefined && behind <= EAGER_TRICKLE;
   }
 
-  /** The scheduler has dropped the screen: the next output or quiet spell queues it again. */
+  /** A background slice is about to parse: what arrives from now on, if a trickle, waits (see caughtUp). */
+  slicing(): void {
+    this.sliced = true;
+  }
+
+  /** The scheduler has dropped the screen: the next output or quiet spell queues it again; a trickle left (see caughtUp) waits as new output does. */
   stopped(): void {
     this.background = false;
+    this.sliced = false;
+    if (this.deps.eager() && !this.flooding && !this.afterQuiet && this.deps.end() > this.deps.parsed()) this.queueEager();
   }
 
   /**
@@ -192,19 +229,54 @@ export class BackgroundPacing {
    * each, inside the echo's round trip, where the worker's thread took CPU
    * from the processes passing the echo on: in figure 15 the worker's CPU
    * per remote key went from 155-167 to 52-79 us (bench README).
+   *
+   * Interactive output (a trickle) is taken by the output that finds it that old, whose data event queues it
+   * (the scheduler posts at the end of that task, after the panels were sent
+   * that output), and only by a timer (EAGER_TIMER_MS) when no more output
+   * comes. A timer alone fired between a key's input and its echo: libuv
+   * runs due timers right after the I/O callbacks of a loop turn, so one that
+   * fell due while the key waited for the host ran after the key's write to
+   * the terminal and before its echo was read, and the worker it woke took a
+   * CPU from the echo's program (bench README, "Figure 3's eager posts").
    */
   private queueEager(): void {
-    if (this.background || this.eagerTimer || this.disposed) return;
+    if (this.background || this.disposed) return;
+    const now = performance.now();
+    const bulk = this.deps.end() - this.deps.parsed() > EAGER_TRICKLE;
+    if (this.eagerTimer === undefined) {
+      this.eagerFrom = now;
+      this.eagerBulk = bulk;
+      this.armEager(bulk ? EAGER_DELAY_MS : EAGER_TIMER_MS);
+      return;
+    }
+    if (bulk) {
+      // Bulk output is the timer's, EAGER_DELAY_MS after the first output, as it always was: taken by
+      // the output instead, figure 6's first resync came later (bench README, "Figure 3's eager posts").
+      if (!this.eagerBulk) {
+        this.eagerBulk = true;
+        clearTimeout(this.eagerTimer);
+        this.armEager(Math.max(0, this.eagerFrom + EAGER_DELAY_MS - now));
+      }
+      return;
+    }
+    if (now - this.eagerFrom < EAGER_DELAY_MS) return;
+    clearTimeout(this.eagerTimer);
+    this.eagerTimer = undefined;
+    this.queue();
+  }
+
+  private armEager(ms: number): void {
     this.eagerTimer = setTimeout(() => {
       this.eagerTimer = undefined;
       this.queue();
-    }, EAGER_DELAY_MS);
+    }, ms);
     this.eagerTimer.unref();
   }
 
   private queue(): void {
     if (this.background || this.disposed) return;
     this.background = true;
+    this.sliced = false;
     this.deps.request();
   }
 

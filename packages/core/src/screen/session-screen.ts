@@ -223,6 +223,7 @@ export class SessionScreen implements BackgroundParse {
     if (this.pacing.holdsForFlood()) return null;
     const started = performance.now();
     const end = this.end;
+    this.pacing.slicing();
     if (await this.parseSlice(MIRROR_CHUNK, true)) this.pacing.outran(end);
     // A read asked for while this slice was parsing in this thread found the
     // mirror busy and left the catching up to whoever held it: that is us.
