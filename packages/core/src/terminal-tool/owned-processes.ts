@@ -3,7 +3,7 @@ import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
 import { learnProcesses, sessionLeftovers, snapshotSession, snapshotSessions, stillRunning, type OwnedPort, type OwnedProcess, type SessionRef } from '../pty/session-processes.js';
 import { backgroundProcesses, launcherPids, wrappedProgram } from '../pty/wrapped-program.js';
-import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
+import { listeningSockets, TcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
 import { pidViewOf, type PidView } from './pid-view.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
@@ -33,6 +33,8 @@ export class OwnedProcesses {
   private readonly seen = new Map<string, Set<string>>();
   /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
   private readonly fingerprints = new Map<string, string | undefined>();
+  /** The TCP socket count, read through descriptors kept for it: every result looks. */
+  private readonly tcp = new TcpFingerprint();
 
   constructor(private readonly labels: LabelReader) {}
 
@@ -55,7 +57,7 @@ export class OwnedProcesses {
    * socket count (unchanged since the session's last look): then a result
    * needs no turn of the event loop for its ports.
    */
-  nothingOpened(session: SessionRef, fingerprint = tcpFingerprint()): boolean {
+  nothingOpened(session: SessionRef, fingerprint = this.tcp.read()): boolean {
     if (!processesKnown() || !this.fingerprints.has(session.id)) return false;
     const last = this.fingerprints.get(session.id);
     return last !== undefined && fingerprint === last;
@@ -68,7 +70,7 @@ export class OwnedProcesses {
    * is the port, must not miss a listener that opened while another socket
    * closed (it would wait out its timeout on a quiet machine).
    */
-  opened(session: SessionRef, exact = false, fingerprint = tcpFingerprint()): ListedPort[] | undefined {
+  opened(session: SessionRef, exact = false, fingerprint = this.tcp.read()): ListedPort[] | undefined {
     if (!processesKnown()) return undefined;
     const looked = this.fingerprints.has(session.id);
     const last = this.fingerprints.get(session.id);
@@ -94,7 +96,7 @@ export class OwnedProcesses {
    */
   async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>): Promise<ListedPort[] | undefined> {
     // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
-    const fingerprint = tcpFingerprint();
+    const fingerprint = this.tcp.read();
     if (this.nothingOpened(session, fingerprint)) return this.opened(session, false, fingerprint);
     await learnProcesses(yieldTurn);
     return this.opened(session);
@@ -163,6 +165,11 @@ export class OwnedProcesses {
         ...(survivors.length > 0 ? { not_ended: survivors.flatMap(endedField(seenAs)) } : {}),
       },
     ];
+  }
+
+  /** Closes what it keeps open (the TCP count's descriptors). */
+  dispose(): void {
+    this.tcp.dispose();
   }
 
   forget(sessionId: string): void {
