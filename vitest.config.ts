@@ -38,6 +38,7 @@ const SHARED = [
   'packages/core/src/client/snapshot-check.test.ts',
   'packages/core/src/client/stop.test.ts',
   'packages/core/src/client/ws-frames.test.ts',
+  'packages/core/src/common/jsonrpc-frame.test.ts',
   'packages/core/src/common/loop-turn.test.ts',
   'packages/core/src/common/mcp-launch.test.ts',
   'packages/core/src/common/printable.test.ts',

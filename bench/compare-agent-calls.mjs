@@ -1,7 +1,8 @@
 // Figure 4's terminal_run from two or more checkouts, interleaved in one run, for a before/after that
-// shares the machine's moment: `node bench/compare-agent-calls.mjs <checkout>,<checkout> [rounds] [calls] [command]`.
+// shares the machine's moment: `node bench/compare-agent-calls.mjs <checkout>,<checkout> [rounds] [calls] [command] [warmup]`.
 // Each checkout gets a host of its own and an SDK client in a process of its own (its bench/lib/hosts.mjs,
-// agent-host.mjs), one shell; each round runs `calls` terminal_run calls on every checkout in turn, the
+// agent-host.mjs), one shell, first called `warmup` times (default 10; the figure warms with 400: V8 is
+// still optimizing the call's path for hundreds of calls); each round runs `calls` terminal_run calls on every checkout in turn, the
 // order rotating. Per checkout: the host's main thread CPU per call (schedstat, per round: median and
 // quartiles of the rounds), the other threads' beside it, and the calls' wall p50 and quartiles. On a
 // loaded machine the CPU moves far less than the wall times do. The bench's own figure 4 is
@@ -9,10 +10,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const [trees, roundsArg = '20', callsArg = '20', command = 'true'] = process.argv.slice(2);
-if (!trees) throw new Error('usage: node bench/compare-agent-calls.mjs <checkout>[,<checkout>...] [rounds] [calls] [command]');
+const [trees, roundsArg = '20', callsArg = '20', command = 'true', warmupArg = '10'] = process.argv.slice(2);
+if (!trees) throw new Error('usage: node bench/compare-agent-calls.mjs <checkout>[,<checkout>...] [rounds] [calls] [command] [warmup]');
 const rounds = Number(roundsArg);
 const calls = Number(callsArg);
+const warmup = Number(warmupArg);
 const expected = command === 'true' ? '' : command.replace(/^echo /, '');
 
 const checkouts = await Promise.all(
@@ -33,7 +35,7 @@ try {
     side.agent = await checkout.hosts.startAgentHost(workspace);
     await side.agent.request('connect', { url: side.host.ready.url, token: side.host.ready.agentToken });
     side.id = (await side.agent.request('call', { name: 'terminal_create', args: { cwd: workspace.home } })).id;
-    for (let i = 0; i < 10; i++) await side.agent.request('run', { id: side.id, command, expected });
+    for (let i = 0; i < warmup; i++) await side.agent.request('run', { id: side.id, command, expected });
   }
   const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   for (let round = 0; round < rounds; round++) {

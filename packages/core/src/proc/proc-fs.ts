@@ -247,9 +247,14 @@ export class StatHandles {
 }
 
 /** The one line of an open /proc stat file, read from its start (pread), or undefined when the process is gone. */
-function readLineAt(fd: number): string | undefined {
+/**
+ * The text of a /proc file held open on `fd`, read afresh from its start (one
+ * pread: the kernel writes a file made by one show call, a stat line or a
+ * counters file, whole into a read this large); undefined when the read fails
+ * or finds nothing (a process reaped).
+ */
+export function readLineAt(fd: number): string | undefined {
   try {
-    // A stat line is far shorter than the buffer, and the kernel writes it whole in one read.
     const length = readSync(fd, buffer, 0, buffer.length, 0);
     return length > 0 ? buffer.toString('latin1', 0, length) : undefined;
   } catch {

@@ -1,6 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listeningRows, scanTcpTable, type TcpSocket } from './tcp-table.js';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { listeningRows, scanTcpTable, TcpFingerprint, tcpFingerprint, type TcpSocket } from './tcp-table.js';
 
 const open: Array<Server | Socket> = [];
 afterEach(() => {
@@ -85,5 +86,40 @@ describe.runIf(process.platform === 'linux')('scanTcpTable', () => {
 
   it('says when a table cannot be read', () => {
     expect(scanTcpTable('/proc/net/no-such-table', () => false)).toBe(false);
+  });
+});
+
+/** This process's descriptors open on a sockstat file. */
+function sockstatFds(): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).includes('sockstat');
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.runIf(process.platform === 'linux')('TcpFingerprint', () => {
+  it('reads the count afresh through the descriptors it keeps, as tcpFingerprint does by path, and closes them when disposed', async () => {
+    const atStart = sockstatFds();
+    const held = new TcpFingerprint();
+    try {
+      const before = held.read();
+      expect(before).toMatch(/^\d+\/\d*$/);
+      expect(sockstatFds().length).toBeGreaterThan(atStart.length);
+      // A listener and a connection to it: three sockets more, seen through the same descriptors.
+      const port = await listen();
+      await new Promise<void>((resolve) => open.push(connect(port, '127.0.0.1', resolve)));
+      const after = held.read();
+      expect(after).not.toBe(before);
+      expect(after).toBe(tcpFingerprint());
+    } finally {
+      held.dispose();
+    }
+    expect(sockstatFds()).toEqual(atStart);
+    // Disposed, it reads by path and keeps nothing open.
+    expect(held.read()).toBe(tcpFingerprint());
+    expect(sockstatFds()).toEqual(atStart);
   });
 });

@@ -35,6 +35,13 @@ describe('renderPlainText', () => {
     expect(renderPlainText('a\x07b\x0ec\x1b[')).toBe('abc');
     expect(renderPlainText('x\x1b]133;D')).toBe('x');
   });
+
+  it('starts every render afresh: a sequence cut off at the end of one takes nothing of the next (one scanner serves them all)', () => {
+    expect(renderPlainText('a\x1b]0;title')).toBe('a');
+    expect(renderPlainText('bc')).toBe('bc');
+    expect(renderPlainText('\x1b[3')).toBe('');
+    expect(renderPlainText('1mx')).toBe('1mx');
+  });
 });
 
 describe('boundText', () => {

@@ -17,14 +17,34 @@ import { SequenceScanner } from '../vt/index.js';
 export function renderPlainText(input: string | Uint8Array): string {
   const data = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   const lines = new PlainLines();
+  const scanner = (plainScanner ??= scannerForPlainText());
+  // Nothing of the render before carries over: each starts in the ground state at cursor 0.
+  scanner.restart(0);
+  plainTarget = lines;
+  try {
+    scanner.scan(0, data);
+  } finally {
+    plainTarget = undefined;
+  }
+  return lines.finish();
+}
+
+/**
+ * One scanner for every render, its handlers writing to the render under way
+ * (renders never nest): a scanner is a 4 KiB OSC buffer and a few tables, and a
+ * terminal_run renders three or four ranges (bench figure 4).
+ */
+let plainScanner: SequenceScanner | undefined;
+let plainTarget: PlainLines | undefined;
+
+function scannerForPlainText(): SequenceScanner {
   const scanner = new SequenceScanner();
   scanner.on({
-    text: (bytes, from, to) => lines.writeBytes(bytes, from, to),
+    text: (bytes, from, to) => plainTarget!.writeBytes(bytes, from, to),
     csiFinals: 'KCDG',
-    csi: (params, final) => lines.csi(params, final),
+    csi: (params, final) => plainTarget!.csi(params, final),
   });
-  scanner.scan(0, data);
-  return lines.finish();
+  return scanner;
 }
 
 /** The lines rendered so far, as cells, and the cursor's column in the last. */

@@ -3,7 +3,7 @@ import { processesKnown } from '../proc/proc-fs.js';
 import { endProcesses, endSessionLeftovers, unionOf } from '../pty/end-processes.js';
 import { sessionLeftovers, snapshotSession, snapshotSessionsInTurns, stillRunning, type OwnedPort, type OwnedProcess, type SessionRef } from '../pty/session-processes.js';
 import { backgroundProcesses, launcherPids, wrappedProgram } from '../pty/wrapped-program.js';
-import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
+import { listeningSockets, TcpFingerprint } from '../proc/tcp-table.js';
 import type { LabelReader } from '../pty/session-labels.js';
 import { pidViewOf, type PidView } from './pid-view.js';
 import type { ClosedProcesses, ListedPort, ListedProcess } from './results.js';
@@ -18,7 +18,7 @@ const LEFTOVER_GRACE_MS = 3000;
  * closed session's detached processes. The process table is scanned only when
  * a result asks, and only when the kernel's socket tables show a listening
  * socket that was not there at the last look; those tables are read only when
- * the count of TCP sockets in use changed since (tcpFingerprint): reading them
+ * the count of TCP sockets in use changed since (TcpFingerprint): reading them
  * costs 3 ms or more a file, which every terminal_run would otherwise pay. A
  * listener that opens while another socket closes leaves the count as it was:
  * such a port is missed in run and wait results, and terminal_list shows it;
@@ -33,6 +33,8 @@ export class OwnedProcesses {
   private readonly seen = new Map<string, Set<string>>();
   /** Per session, the TCP socket count at its last look: unchanged, nothing new can listen. */
   private readonly fingerprints = new Map<string, string | undefined>();
+  /** The TCP socket count, read through descriptors kept for it: every result looks. */
+  private readonly tcp = new TcpFingerprint();
 
   constructor(
     private readonly labels: LabelReader,
@@ -65,7 +67,7 @@ export class OwnedProcesses {
    * socket count (unchanged since the session's last look): then a result
    * needs no turn of the event loop for its ports.
    */
-  nothingOpened(session: SessionRef, fingerprint = tcpFingerprint()): boolean {
+  nothingOpened(session: SessionRef, fingerprint = this.tcp.read()): boolean {
     if (!processesKnown() || !this.fingerprints.has(session.id)) return false;
     const last = this.fingerprints.get(session.id);
     return last !== undefined && fingerprint === last;
@@ -85,7 +87,7 @@ export class OwnedProcesses {
    */
   async openedInTurns(session: SessionRef, yieldTurn: () => Promise<void>, exact = false): Promise<ListedPort[] | undefined> {
     // Unchanged, the one count read (two /proc files) serves both: a terminal_run read it twice per result.
-    const look = this.mayHaveOpened(session, exact, tcpFingerprint());
+    const look = this.mayHaveOpened(session, exact, this.tcp.read());
     if (look !== 'look') return look;
     const snapshots = await snapshotSessionsInTurns(this.labels, [session], {}, yieldTurn);
     return this.tellOpened(session, snapshots?.get(session.id)?.ports ?? []);
@@ -185,6 +187,11 @@ export class OwnedProcesses {
         ...(survivors.length > 0 ? { not_ended: survivors.flatMap(endedField(seenAs)) } : {}),
       },
     ];
+  }
+
+  /** Closes what it keeps open (the TCP count's descriptors). */
+  dispose(): void {
+    this.tcp.dispose();
   }
 
   forget(sessionId: string): void {

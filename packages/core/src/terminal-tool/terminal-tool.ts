@@ -318,6 +318,7 @@ class TerminalToolImpl implements TerminalTool {
       session.dispose();
     }
     this.launcher.dispose();
+    this.processes.dispose();
   }
 
   private async settle(session: AgentTerminal, deadline: number, signal?: AbortSignal): Promise<void> {

@@ -128,6 +128,14 @@ export class SequenceScanner implements ScannedOutput {
     return this.position - incompleteTail(this.tail.subarray(4 - this.tailLength));
   }
 
+  /** Drops the sequence (or UTF-8 character) in progress and goes on from `cursor`, as after a gap. */
+  restart(cursor: number): void {
+    this.state = State.Ground;
+    this.tailLength = 0;
+    this.position = cursor;
+    this.sequenceStart = cursor;
+  }
+
   /** Registers handlers; returns the function that removes them. */
   on(handlers: SequenceHandlers): () => void {
     this.handlers.add(handlers);
@@ -139,12 +147,7 @@ export class SequenceScanner implements ScannedOutput {
 
   /** Scans a chunk that starts at `cursor`; a gap (bytes nobody scanned) drops what was open. */
   scan(cursor: number, data: Uint8Array): void {
-    if (cursor !== this.position) {
-      this.state = State.Ground;
-      this.tailLength = 0;
-      this.position = cursor;
-      this.sequenceStart = cursor;
-    }
+    if (cursor !== this.position) this.restart(cursor);
     if (data.length === 0) return;
     if (this.full) this.scanFull(data, cursor);
     else this.scanOscOnly(data, cursor);
