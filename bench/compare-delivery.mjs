@@ -8,7 +8,7 @@
 // thread (the read thread), that thread's time waiting for a CPU per MB, and the host main thread's GCs per delivery (scavenges, mark-compacts, pause ms per MB;
 // its core-host.mjs gcCounts op, where it has one): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
 // figure 2 is `node bench/run.mjs --only=2`.
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { panelDelivery } from './fig2-delivery.mjs';
 import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
@@ -38,6 +38,9 @@ const { MiB, median } = harness;
 const { makeDataFiles, headOf } = await import(path.resolve(checkouts[0].tree, 'bench/lib/data.mjs'));
 const workspace = harness.createWorkspace();
 
+/** CLOCK_MONOTONIC in microseconds: the clock of a --cpu-prof's timestamps on Linux. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 /** The host's CPU by thread (main, then the others by rank, busiest first: the read thread, the screen worker, V8's helpers). */
 function ranked({ main, others }) {
   return { main: main.cpuMs, ...Object.fromEntries(others.slice(0, 3).map((thread, i) => [`#${i + 1}`, thread.cpuMs])), rest: others.slice(3).reduce((a, t) => a + t.cpuMs, 0) };
@@ -47,6 +50,8 @@ function ranked({ main, others }) {
 async function deliver({ host, client }, file) {
   let threadsBefore;
   let split;
+  let startedUs;
+  let deliveredUs;
   // The host's GCs (main thread) over the delivery, where its core-host.mjs counts them.
   const gcOf = () => host.request('gcCounts').catch(() => undefined);
   const gcBefore = await gcOf();
@@ -54,9 +59,18 @@ async function deliver({ host, client }, file) {
   const clientBefore = process.cpuUsage();
   const clientThreadsBefore = threadTimes();
   const result = await panelDelivery(host, client, file, workspace, {
-    started: () => (threadsBefore = threadTimes(host.pid)),
-    delivered: () => (split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid))),
+    started: () => {
+      threadsBefore = threadTimes(host.pid);
+      startedUs = monotonicUs();
+    },
+    delivered: () => {
+      split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid));
+      deliveredUs = monotonicUs();
+    },
   });
+  // BENCH_WINDOWS=<file>: each delivery's span on the monotonic clock a host's --cpu-prof stamps its samples with
+  // (microseconds), its bytes, acks and frames, so a profile's samples can be taken per delivery (see bench/README.md).
+  if (process.env.BENCH_WINDOWS) appendFileSync(process.env.BENCH_WINDOWS, `${JSON.stringify({ host: host.pid, file: file.path ? path.basename(file.path) : String(file.args?.at(-1) ?? file.command), startUs: startedUs, endUs: deliveredUs, bytes: result.end, acks: result.acks, frames: result.frames })}\n`);
   const clientCpu = process.cpuUsage(clientBefore);
   // The client's wake-ups (its main thread's voluntary switches): each may preempt the read thread or cat.
   const clientMain = threadSplit(process.pid, clientThreadsBefore, threadTimes()).main;
