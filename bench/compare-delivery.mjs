@@ -8,7 +8,9 @@
 // thread (the read thread), that thread's time waiting for a CPU per MB, and the host main thread's GCs per delivery (scavenges, mark-compacts, pause ms per MB;
 // its core-host.mjs gcCounts op, where it has one): on a loaded machine the CPU moves far less than the MB/s does. The bench's own
 // figure 2 is `node bench/run.mjs --only=2`.
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { panelDelivery } from './fig2-delivery.mjs';
 import { threadSplit, threadTimes } from './lib/thread-cpu.mjs';
@@ -38,6 +40,35 @@ const { MiB, median } = harness;
 const { makeDataFiles, headOf } = await import(path.resolve(checkouts[0].tree, 'bench/lib/data.mjs'));
 const workspace = harness.createWorkspace();
 
+/** CLOCK_MONOTONIC in microseconds: the clock of a --cpu-prof's timestamps on Linux. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * The host's write system calls so far, all threads (/proc/<pid>/io's syscw): the frames' writev on the panel
+ * socket, and the wake-ups of its threads' event loops (an eventfd write each), so a count, not the frames'.
+ */
+const writeCalls = (pid) => Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
+
+/**
+ * BENCH_SYSCALLS=1: the host's main thread's writev and write calls over the delivery, counted by `perf stat`
+ * on its tracepoints (one writev a frame written alone, one for a corked pump's frames; write: the eventfd
+ * wake-ups of the read thread and screen worker). Undefined without it.
+ */
+function countMainSyscalls(pid) {
+  if (!process.env.BENCH_SYSCALLS) return undefined;
+  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'syscalls:sys_enter_writev,syscalls:sys_enter_write', '-t', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  perf.stderr.on('data', (chunk) => (text += chunk));
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await once(perf, 'close');
+      const count = (name) => Number(text.split('\n').find((line) => line.includes(name))?.split(',')[0]);
+      return { writev: count('sys_enter_writev'), write: count('sys_enter_write,') };
+    },
+  };
+}
+
 /** The host's CPU by thread (main, then the others by rank, busiest first: the read thread, the screen worker, V8's helpers). */
 function ranked({ main, others }) {
   return { main: main.cpuMs, ...Object.fromEntries(others.slice(0, 3).map((thread, i) => [`#${i + 1}`, thread.cpuMs])), rest: others.slice(3).reduce((a, t) => a + t.cpuMs, 0) };
@@ -47,6 +78,11 @@ function ranked({ main, others }) {
 async function deliver({ host, client }, file) {
   let threadsBefore;
   let split;
+  let startedUs;
+  let deliveredUs;
+  let writesBefore;
+  let writes;
+  let counting;
   // The host's GCs (main thread) over the delivery, where its core-host.mjs counts them.
   const gcOf = () => host.request('gcCounts').catch(() => undefined);
   const gcBefore = await gcOf();
@@ -54,10 +90,23 @@ async function deliver({ host, client }, file) {
   const clientBefore = process.cpuUsage();
   const clientThreadsBefore = threadTimes();
   const result = await panelDelivery(host, client, file, workspace, {
-    started: () => (threadsBefore = threadTimes(host.pid)),
-    delivered: () => (split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid))),
+    started: () => {
+      counting = countMainSyscalls(host.pid);
+      writesBefore = writeCalls(host.pid);
+      threadsBefore = threadTimes(host.pid);
+      startedUs = monotonicUs();
+    },
+    delivered: () => {
+      split = threadSplit(host.pid, threadsBefore, threadTimes(host.pid));
+      deliveredUs = monotonicUs();
+      writes = writeCalls(host.pid) - writesBefore;
+    },
   });
+  // BENCH_WINDOWS=<file>: each delivery's span on the monotonic clock a host's --cpu-prof stamps its samples with
+  // (microseconds), its bytes, acks and frames, so a profile's samples can be taken per delivery (see bench/README.md).
+  if (process.env.BENCH_WINDOWS) appendFileSync(process.env.BENCH_WINDOWS, `${JSON.stringify({ host: host.pid, file: file.path ? path.basename(file.path) : String(file.args?.at(-1) ?? file.command), startUs: startedUs, endUs: deliveredUs, bytes: result.end, acks: result.acks, frames: result.frames })}\n`);
   const clientCpu = process.cpuUsage(clientBefore);
+  const syscalls = await counting?.stop();
   // The client's wake-ups (its main thread's voluntary switches): each may preempt the read thread or cat.
   const clientMain = threadSplit(process.pid, clientThreadsBefore, threadTimes()).main;
   const threads = ranked(split);
@@ -85,6 +134,9 @@ async function deliver({ host, client }, file) {
     frames: result.frames,
     bytes: result.end,
     acksPerMB: result.acks === undefined ? NaN : result.acks / mb,
+    writesPerMB: writes / mb,
+    mainWritevPerMB: (syscalls?.writev ?? NaN) / mb,
+    mainWritePerMB: (syscalls?.write ?? NaN) / mb,
     // The read thread's time runnable but waiting for a CPU: what the machine's other work took from it.
     queuedMsPerMB: (busiest.queuedMs ?? NaN) / mb,
     // Wake-ups per MB of the host's threads other than the read thread (main, screen worker, V8's helpers), and of the client.
@@ -116,7 +168,7 @@ try {
         console.error(
           `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
             ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}, waiting for a CPU ${result.queuedMsPerMB.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
-            ` frames ${result.frames}, wake-ups per MB host ${result.wakes.host.toFixed(0)} client ${result.wakes.client.toFixed(0)}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
+            ` frames ${result.frames}, write calls per MB ${result.writesPerMB.toFixed(1)} (main thread's writev ${result.mainWritevPerMB.toFixed(1)}, write ${result.mainWritePerMB.toFixed(1)}), wake-ups per MB host ${result.wakes.host.toFixed(0)} client ${result.wakes.client.toFixed(0)}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
             ` GCs ${result.gc.scavenges} scavenges / ${result.gc.markCompacts} mark-compacts (${result.gc.majorMs.toFixed(1)} ms), pauses ${result.gc.pauseMsPerMB.toFixed(3)} ms/MB`,
         );
       }
@@ -138,7 +190,7 @@ try {
           ` (${samples.map((s) => s.cpuMsPerMB.toFixed(2)).join(' ')}); by thread: ${perThread};` +
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
           ` wake-ups per MB of the host's other threads ${median(samples.map((s) => s.wakes.host)).toFixed(0)}, of the client ${median(samples.map((s) => s.wakes.client)).toFixed(0)},` +
-          ` frames per MB ${median(samples.map((s) => s.frames / (s.bytes / 1e6))).toFixed(1)},` +
+          ` frames per MB ${median(samples.map((s) => s.frames / (s.bytes / 1e6))).toFixed(1)}, write calls per MB ${median(samples.map((s) => s.writesPerMB)).toFixed(1)},` +
           ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}, #1 waiting for a CPU ${median(samples.map((s) => s.queuedMsPerMB)).toFixed(2)} ms/MB;` +
           ` main-thread GCs per delivery: scavenges ${median(samples.map((s) => s.gc.scavenges))}, mark-compacts ${samples.map((s) => s.gc.markCompacts).join(' ')}, pauses ${median(samples.map((s) => s.gc.pauseMsPerMB)).toFixed(3)} ms/MB`,
       );

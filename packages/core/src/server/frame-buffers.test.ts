@@ -155,4 +155,22 @@ describe("a panel connection's frame buffers", () => {
       connection.dispose();
     }
   });
+
+  it("carry a small chunk out with the task's batches, in the same corked write", async () => {
+    const { session, ws, connection } = panelOn('small batch');
+    try {
+      ws.fromPanel({ type: 'attach', id: session.id, cursor: 0 });
+      // The read thread hands on small batches too (a read that found little): one, then a full one, in one task.
+      const small = 512;
+      const batch = 60 * 1024;
+      session.append(numbered(0, small));
+      session.append(numbered(small, batch));
+      await vi.waitFor(() => expect(ws.frames.reduce((bytes, frame) => bytes + frame.payload.length, 0)).toBe(small + batch));
+      // Not the small one at once, uncorked, in a frame of its own: one frame at the end of the task, corked.
+      expect(ws.corked).toEqual([true]);
+      expect(Buffer.concat(ws.frames.map((frame) => frame.sentAs)).equals(numbered(0, small + batch))).toBe(true);
+    } finally {
+      connection.dispose();
+    }
+  });
 });

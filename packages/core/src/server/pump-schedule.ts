@@ -10,7 +10,7 @@ import { FLOOD } from '../pty/flood.js';
 const COALESCE_MS = 2;
 
 /**
- * Pumps interactive output and output after a quiet spell at once; a read
+ * Pumps output after a quiet spell at once; interactive output and a read
  * thread's batches (chunks of at least `batchBytes`: the event loop reads at
  * most 4095 bytes at a time, the thread hands on several batches a task,
  * 256 KiB a turn, see ReadThread) together at the end of the task that handed
@@ -23,8 +23,9 @@ export class PumpSchedule<V> {
   private lastPump = Number.NEGATIVE_INFINITY;
   private readonly due = new Set<V>();
   private timer: NodeJS.Timeout | undefined;
-  /** Whether a pump at the end of this task is queued. */
+  /** Whether a pump at the end of this task is queued, and whether it carries a read thread's batch. */
   private atTaskEnd = false;
+  private batchAtTaskEnd = false;
   private disposed = false;
 
   /**
@@ -39,14 +40,16 @@ export class PumpSchedule<V> {
 
   /** The viewer's session has `chunkBytes` more output. */
   output(viewer: V, chunkBytes: number): void {
-    // A smaller chunk is interactive output (an echo, a prompt), sent at once whatever else streams;
+    // A smaller chunk is interactive output (an echo, a prompt), sent in this task whatever else streams;
     // a flood is known by its first full read, since its frames are worth coalescing from the start.
-    if (chunkBytes < FLOOD.readBytes) {
-      this.pumpOne(viewer);
-      return;
-    }
-    if (chunkBytes >= this.batchBytes) {
+    // Both at the end of the task, in one corked write with whatever else the task handed on: the read
+    // thread's batches include small ones (a read that found little), and each such chunk pumped at
+    // once sent what was due in frames written one by one, a writev each (bench/README.md, "Figure 2's
+    // warm acks and pumps"). A keystroke's echo still leaves in the task its read ran in.
+    if (chunkBytes < FLOOD.readBytes || chunkBytes >= this.batchBytes) {
       this.due.add(viewer);
+      // Only a batch counts as the send the coalescing waits COALESCE_MS after, as when an echo went at once.
+      if (chunkBytes >= this.batchBytes) this.batchAtTaskEnd = true;
       if (!this.atTaskEnd) {
         this.atTaskEnd = true;
         queueMicrotask(this.pumpTaskEnd);
@@ -75,20 +78,25 @@ export class PumpSchedule<V> {
     this.due.clear();
   }
 
-  /** The pump at the end of a task that handed on batches: it takes the timer's viewers too, so the timer goes. */
+  /** The pump at the end of a task that handed on batches or interactive output: it takes the timer's viewers too, so the timer goes. */
   private readonly pumpTaskEnd = (): void => {
     this.atTaskEnd = false;
     if (this.disposed) return;
     clearTimeout(this.timer);
-    this.pumpDue();
+    const stamp = this.batchAtTaskEnd;
+    this.batchAtTaskEnd = false;
+    this.pumpAll(stamp);
   };
 
   /** The coalesced pump: one function for every timer, not a closure each. */
-  private readonly pumpDue = (): void => {
+  private readonly pumpDue = (): void => this.pumpAll(true);
+
+  /** Pumps every viewer due, corked; `stamp`: this counts as the send the next coalescing waits after. */
+  private pumpAll(stamp: boolean): void {
     this.timer = undefined;
-    this.lastPump = performance.now();
+    if (stamp) this.lastPump = performance.now();
     const due = [...this.due];
     this.due.clear();
     this.pumpMany(due);
-  };
+  }
 }
