@@ -113,6 +113,10 @@ export async function snapshotSessionsInTurns(
     const stat = facts.stat(pid, fresh.has(pid), Date.now());
     if (stat) stats.set(pid, stat);
   }
+  // The holders of sockets that began listening, walked for ahead in slices (a program may hold tens of
+  // thousands of descriptors): the snapshot's holders() then walks only for one that began meanwhile.
+  const listening = listeningSockets();
+  if (listening) await facts.learnHolders(new Set(listening.keys()), stats, yieldTurn, sliceMs);
   // The rest in this turn: the stat lines read are the table's, as a one-turn scan's would be.
   return snapshotOf(tableOf(pids, (pid) => stats.get(pid)), labels, sessions, options);
 }
