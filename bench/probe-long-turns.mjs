@@ -1,9 +1,10 @@
-// The host's longest turns of the loop in two agent calls that end in long work: terminal_wait of a
-// command that printed a few MiB (the output rendered for the result), and terminal_wait for a line of a
-// program holding many descriptors that then listens (the descriptor walk that finds the port's holder).
-// `node bench/probe-long-turns.mjs [rounds] [fds] [max_bytes of the terminal_wait]`. Per call: the loop's late turns over 5 ms
-// (core-host.mjs BENCH_LOOP_WINDOWS), how many, and the most main-thread CPU one of them took. The
-// wait's command has finished when it is called: its result renders what the command printed.
+// The host's longest turns of the loop in agent calls that end in long work: terminal_wait of a command
+// that printed 4 MiB (the output rendered for the result), terminal_wait for that output's last line (the
+// output rendered to scan it), and terminal_wait for a line of a program holding many descriptors that
+// then listens (the descriptor walk that finds the port's holder).
+// `node bench/probe-long-turns.mjs [rounds] [fds] [max_bytes of the terminal_wait]`. Per call: the loop's
+// late turns over 5 ms (core-host.mjs BENCH_LOOP_WINDOWS), how many, and the most main-thread CPU one of
+// them took. The waits' commands have finished when they are called.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -45,7 +46,7 @@ const measured = async (work) => {
   const late = lastWindow();
   return { result, maxDelay: delay.max, late: late.length, worstCpu: Math.max(0, ...late.map(([, cpu]) => cpu)), worstWall: Math.max(0, ...late.map(([wall]) => wall)) };
 };
-const out = { wait: [], fds: [] };
+const out = { wait: [], pattern: [], fds: [] };
 try {
   await agent.request('connect', { url: host.ready.url, token: host.ready.agentToken });
   for (let round = 0; round < Number(roundsArg); round++) {
@@ -59,6 +60,15 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const w = await measured(() => call('terminal_wait', { id: shell, until: 'exit', timeout_ms: 60_000, max_bytes: Number(maxBytesArg) }));
     out.wait.push(w);
+    // The same log printed whole again, then a wait for its last line: the pattern wait renders it to scan it.
+    const again = `${fifo}-again`;
+    execFileSync('mkfifo', [again]);
+    await call('terminal_send', { id: shell, text: `cat ${big}; echo printed > ${again}\r`, wait_ms: 0 });
+    await readFile(again, 'utf8');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const p = await measured(() => call('terminal_wait', { id: shell, until: 'pattern', pattern: 'module_69999\\.ts', timeout_ms: 60_000 }));
+    if (p.result.reason !== 'pattern') throw new Error(`no match: ${JSON.stringify(p.result).slice(0, 400)}`);
+    out.pattern.push(p);
     await call('terminal_send', { id: shell, text: `python3 ${hold} ${fdsArg}\r`, wait_ms: 0 });
     const f = await measured(() => call('terminal_wait', { id: shell, until: 'pattern', pattern: 'ready \\d+', timeout_ms: 60_000 }));
     if (f.result.reason !== 'pattern') throw new Error(`no line: ${JSON.stringify(f.result).slice(0, 400)}`);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, expect, it, vi } from 'vitest';
 import { useRealShells } from '../testing/real-shells.js';
+import { AgentTerminal } from './agent-terminal.js';
 import { OutputView } from './output-view.js';
 import { OwnedProcesses } from './owned-processes.js';
 
@@ -102,7 +103,16 @@ it('terminal_send, terminal_read, terminal_wait and terminal_close render a long
     renders.length = 0;
   };
 
-  const sent = await shells.tool.send(owner, { id: shell.id, text: 'seq 1 30000\r', wait_ms: 60_000 });
+  // First, on a shell at its prompt: the command the wait follows is this one, not one still ending.
+  await shells.tool.send(owner, { id: shell.id, text: 'seq 1 30000\r', wait_ms: 0 });
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'exit' });
+  expect(waited).toMatchObject({ reason: 'exit', exit_code: 0, truncated: true });
+  expect(waited.output).toMatch(/\n29999\n30000\n?$/);
+  expect(long()).toEqual([2]);
+
+  // What a send returns begins at the caller's cursor: here, before what the command printed.
+  await printed();
+  const sent = await shells.tool.send(owner, { id: shell.id, text: 'true\r', wait_ms: 60_000 });
   expect(sent.output).toMatch(/^1\n2\n[\s\S]*bytes omitted/);
   expect(long()).toEqual([2]);
 
@@ -111,14 +121,25 @@ it('terminal_send, terminal_read, terminal_wait and terminal_close render a long
   expect(read.output).toMatch(/bytes omitted/);
   expect(long()).toEqual([2]);
 
-  await shells.tool.send(owner, { id: shell.id, text: 'seq 1 30000\r', wait_ms: 0 });
-  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'exit' });
-  expect(waited).toMatchObject({ reason: 'exit', exit_code: 0, truncated: true });
-  expect(waited.output).toMatch(/\n29999\n30000\n?$/);
-  expect(long()).toEqual([2]);
-
   await printed();
   const closed = await shells.tool.close(owner, { id: shell.id });
   expect(closed.output).toMatch(/bytes omitted/);
   expect(long()).toEqual([2]);
+});
+
+it('terminal_wait for a pattern scans a long output it finds already printed (170 KB) a piece of at most 64 KiB per turn', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const gate = shells.gate();
+  await shells.tool.send(owner, { id: shell.id, text: `seq 1 30000; echo printed > ${gate.path}\r`, wait_ms: 0 });
+  await readFile(gate.path, 'utf8');
+  const rendered: number[] = [];
+  const renderText = AgentTerminal.prototype.renderText;
+  vi.spyOn(AgentTerminal.prototype, 'renderText').mockImplementation(function (this: AgentTerminal, from: number, to: number) {
+    rendered.push(to - from);
+    return renderText.call(this, from, to);
+  });
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'pattern', pattern: '^29999$' });
+  expect(waited).toMatchObject({ reason: 'pattern', match: '29999' });
+  expect(rendered.reduce((sum, bytes) => sum + bytes, 0)).toBeGreaterThan(128 * 1024);
+  expect(Math.max(...rendered)).toBeLessThanOrEqual(64 * 1024);
 });
