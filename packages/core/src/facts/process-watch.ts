@@ -8,6 +8,7 @@ import type { SessionFactsWriter } from './session-facts.js';
 import { processesKnown } from '../proc/proc-fs.js';
 import { snapshotSession, snapshotSessions, snapshotSessionsInTurns, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
 import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
+import { nextLoopTurn } from '../common/loop-turn.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
 const END_GRACE_MS = 3000;
@@ -29,7 +30,8 @@ export interface ProcessWatchOptions {
   scan?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Map<string, SessionSnapshot> | undefined;
   /**
    * The scan of a look the timer takes, the table read a few ms at a time between turns of the loop
-   * (seam for tests). Default snapshotSessionsInTurns with setImmediate between. A look the first
+   * (seam for tests). Default snapshotSessionsInTurns with nextLoopTurn between: a look runs from a
+   * timer, where one setImmediate would run the next slice in the same pass of the loop. A look the first
    * watcher takes (watch()) scans in one turn, so what it is sent next is current.
    */
   scanInTurns?: (labels: LabelReader, sessions: readonly SessionRef[], options: SnapshotOptions) => Promise<Map<string, SessionSnapshot> | undefined>;
@@ -104,7 +106,7 @@ export class ProcessWatch {
     this.intervalMs = options.intervalMs ?? 2000;
     this.scan = options.scan ?? snapshotSessions;
     this.scanInTurns =
-      options.scanInTurns ?? (options.scan ? async (...args) => this.scan(...args) : (labels, sessions, snapshot) => snapshotSessionsInTurns(labels, sessions, snapshot, nextTurn));
+      options.scanInTurns ?? (options.scan ? async (...args) => this.scan(...args) : (labels, sessions, snapshot) => snapshotSessionsInTurns(labels, sessions, snapshot, nextLoopTurn));
     this.chatOrphans = options.chatOrphans ?? (() => []);
     this.book = new SessionBook(service, () => (this.dirty = true));
   }
@@ -340,8 +342,4 @@ function byChat(processes: readonly (OwnedProcess & { chatId: string })[]): Map<
 
 function named({ pid, command }: OwnedProcess): { pid: number; command: string } {
   return { pid, command };
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { isLive, procPids, readStat, type ProcStat } from '../proc/proc-fs.js';
@@ -69,6 +70,26 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
       expect(turns).toBeGreaterThan(newer);
       expect(facts.holders(new Set([inode]), stats).get(inode)).toBe(process.pid);
     } finally {
+      server.close();
+    }
+  });
+
+  it("pauses within one process's descriptors, not only between processes: a program may hold tens of thousands", async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const held = Array.from({ length: 3000 }, () => openSync('/dev/null', 'r'));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
+      // This process alone, its 3000 more descriptors walked with no time to spare: a turn at least every 256 of them.
+      const stats = new Map([[process.pid, readStat(process.pid)!]]);
+      const facts = new ProcessFacts();
+      let turns = 0;
+      await facts.learnHolders(new Set([inode]), stats, async () => void turns++, 0);
+      expect(turns).toBeGreaterThanOrEqual(Math.floor(3000 / 256));
+      expect(facts.holders(new Set([inode]), stats).get(inode)).toBe(process.pid);
+    } finally {
+      for (const fd of held) closeSync(fd);
       server.close();
     }
   });

@@ -1,6 +1,7 @@
 // What scans learn of each process and keep, so a scan of a thousand processes reads little.
 import type { ProcessLabel } from './session-labels.js';
-import { readStat, socketInodes, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { readStat, socketInodes, socketInodesInTurns, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { TurnSlices } from '../common/turn-slices.js';
 
 /**
  * How long a process's stat line stands for it, once the process has run
@@ -113,19 +114,21 @@ export class ProcessFacts<Label = ProcessLabel> {
    * `yieldTurn` between: on a machine of a few hundred processes, the first
    * walk (every socket is new to a host just started) and the one after
    * another user's server starts read thousands of links, tens of ms of the
-   * loop in one piece (bench figure 8's first terminal_run). holders() for
-   * the same sockets then walks nothing.
+   * loop in one piece (bench figure 8's first terminal_run), and one
+   * program's tens of thousands of descriptors as much: the slice is checked
+   * within a process's walk too. holders() for the same sockets then walks
+   * nothing.
    */
   async learnHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>, yieldTurn: () => Promise<void>, sliceMs: number): Promise<void> {
     const unknown = this.unknownHolders(listening, stats);
     if (unknown.size === 0) return;
-    let sliceEnd = performance.now() + sliceMs;
+    // The slice is checked within a process's descriptors too: one program may hold tens of thousands.
+    const slices = new TurnSlices(yieldTurn, sliceMs);
+    const pause = () => slices.pause();
     for (const pid of newestFirst(stats)) {
-      if (performance.now() >= sliceEnd) {
-        await yieldTurn();
-        sliceEnd = performance.now() + sliceMs;
-      }
-      if (this.walk(pid, unknown)) return;
+      await pause();
+      for (const inode of await socketInodesInTurns(pid, pause)) if (unknown.delete(inode)) this.holder.set(inode, pid);
+      if (unknown.size === 0) return;
     }
     for (const inode of unknown) this.hidden.add(inode);
   }

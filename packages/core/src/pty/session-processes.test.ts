@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { listeningSockets } from '../proc/tcp-table.js';
+import { ProcessFacts } from './process-facts.js';
 import { offerStatTable, readStat } from '../proc/proc-fs.js';
 import { until } from '../testing/poll-until.js';
 import { SessionLabels } from './session-labels.js';
@@ -48,6 +51,27 @@ describe.runIf(process.platform === 'linux')('snapshotSessionsInTurns', () => {
       expect(sliced?.get('in-turns')?.processes.map((proc) => proc.pid)).toEqual([child.pid]);
       expect(sliced).toEqual(snapshotSessions(labels, [session]));
     } finally {
+      child.kill();
+    }
+  });
+
+  it("walks for a new listener's holder in its turns too (learnHolders, which pauses within a process), and shows the port", async () => {
+    const labels = new SessionLabels();
+    const child = spawn(process.execPath, ['-e', "require('net').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const learn = vi.spyOn(ProcessFacts.prototype, 'learnHolders');
+    try {
+      const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+      const port = Number(line.toString().trim());
+      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
+      const session = { id: 'listener', pid: child.pid!, running: true };
+      const yieldTurn = async () => {};
+      const sliced = await snapshotSessionsInTurns(labels, [session], {}, yieldTurn, 0);
+      expect(learn.mock.calls.some(([listening, , turn]) => listening.has(inode) && turn === yieldTurn)).toBe(true);
+      expect(sliced?.get('listener')?.ports).toEqual([expect.objectContaining({ port, pid: child.pid, inode })]);
+    } finally {
+      learn.mockRestore();
       child.kill();
     }
   });

@@ -126,6 +126,8 @@ export async function snapshotSessionsInTurns(
     facts.label(pid, stat, labelOf);
   }
   await yieldTurn();
+  // The holders of sockets that began listening, walked for ahead in slices (a program may hold tens of
+  // thousands of descriptors): the snapshot's holders() then walks only for one that began meanwhile.
   const listening = listeningSockets();
   if (listening) await facts.learnHolders(new Set(listening.keys()), live, yieldTurn, sliceMs);
   await yieldTurn();

@@ -6,6 +6,7 @@ import type { PtyService } from '../pty/types.js';
 import type { ResultSession } from './strategy-targets.js';
 import type { ListedPort, ListedProcess, ListResult, OutputResult, PortInUse, RunResult, TerminalFields, WaitResult } from './results.js';
 import { DEFAULT_MAX_BYTES } from './tool-schemas.js';
+import { nextLoopTurn } from '../common/loop-turn.js';
 
 /** The terminal's own state: the last fields of every result. Telling `caller` of an input wait is noted. */
 export function terminalFields(session: ResultSession, info: SessionInfo, caller?: string): TerminalFields {
@@ -49,22 +50,22 @@ export function runResult(
 /**
  * Output since the caller's cursor, up to the end, or to the end of a
  * finished command (`until`); moves the cursor past what it returned.
+ * Everything it says is taken in the caller's turn; a long output's windows
+ * render in turns of their own (OutputView.readInTurns: 4 to 6 ms of CPU
+ * each at the default 16 KiB, four times that per window at 64 KiB).
  */
-export function readNew(caller: string, session: AgentTerminal, info: SessionInfo, maxBytes: number | undefined, until?: CommandRecord): OutputResult {
+export async function readNew(caller: string, session: AgentTerminal, info: SessionInfo, maxBytes: number | undefined, until?: CommandRecord): Promise<OutputResult> {
   const from = session.cursorOf(caller);
   const end = until?.outputEnd ?? session.safeEnd;
   const next = until?.doneEnd ?? end;
-  const rendered = session.view.read(from, end, maxBytes ?? DEFAULT_MAX_BYTES);
+  const rendering = session.view.readInTurns(from, end, maxBytes ?? DEFAULT_MAX_BYTES, nextLoopTurn);
   const finished = session.tracker.finishedBetween(from, next);
   session.advanceCursor(caller, next);
-  return {
-    output: rendered.text,
-    truncated: rendered.truncated,
-    ...(finished && finished.exitCode !== null ? { exit_code: finished.exitCode } : {}),
-    cursor: session.cursorOf(caller),
-    skipped: rendered.skipped,
-    ...terminalFields(session, info, caller),
-  };
+  const exitCode = finished && finished.exitCode !== null ? { exit_code: finished.exitCode } : {};
+  const cursor = session.cursorOf(caller);
+  const fields = terminalFields(session, info, caller);
+  const rendered = await rendering;
+  return { output: rendered.text, truncated: rendered.truncated, ...exitCode, cursor, skipped: rendered.skipped, ...fields };
 }
 
 /** A result with the ports it found opened and the taken ports its output names, when there are any. */

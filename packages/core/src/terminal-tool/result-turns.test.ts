@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { afterEach, expect, it, vi } from 'vitest';
 import { useRealShells } from '../testing/real-shells.js';
+import { AgentTerminal } from './agent-terminal.js';
 import { OutputView } from './output-view.js';
 import { OwnedProcesses } from './owned-processes.js';
 import { ProcessFacts } from '../pty/process-facts.js';
@@ -125,4 +127,82 @@ it('a wait until a port reads the process table between turns too, and answers w
   expect(tables.length).toBeGreaterThan(0);
   expect(tables.every((turned) => turned)).toBe(true);
   await shells.tool.send(owner, { id: shell.id, keys: ['Ctrl-C'], wait_ms: 0 });
+});
+
+/**
+ * Each rendering of output for a result: how many raw bytes it covered, for how many at most, and how
+ * many turns of the loop it let run (read() renders in the caller's turn; readInTurns waits a turn
+ * before each window of a long range).
+ */
+function watchRenders(): Array<{ bytes: number; maxBytes: number; turns: number }> {
+  const renders: Array<{ bytes: number; maxBytes: number; turns: number }> = [];
+  const read = OutputView.prototype.read;
+  vi.spyOn(OutputView.prototype, 'read').mockImplementation(function (this: OutputView, from: number, to: number, maxBytes: number) {
+    renders.push({ bytes: to - from, maxBytes, turns: 0 });
+    return read.call(this, from, to, maxBytes);
+  });
+  const readInTurns = OutputView.prototype.readInTurns;
+  vi.spyOn(OutputView.prototype, 'readInTurns').mockImplementation(function (this: OutputView, from, to, maxBytes, yieldTurn) {
+    const render = { bytes: to - from, maxBytes, turns: 0 };
+    renders.push(render);
+    return readInTurns.call(this, from, to, maxBytes, async () => {
+      render.turns++;
+      await yieldTurn();
+    });
+  });
+  return renders;
+}
+
+it('terminal_send, terminal_read, terminal_wait and terminal_close render a long output (170 KB) a window per turn', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const renders = watchRenders();
+  /** Renders of more than 4 times what the result returns (those rendered whole are read's), each with its turns. */
+  const long = () => renders.splice(0).filter((render) => render.bytes > render.maxBytes * 4).map((render) => render.turns);
+  // The command tells by a FIFO once it has printed all: the host has read all but a PTY buffer of it.
+  const printed = async () => {
+    const gate = shells.gate();
+    await shells.tool.send(owner, { id: shell.id, text: `seq 1 30000; echo printed > ${gate.path}\r`, wait_ms: 0 });
+    await readFile(gate.path, 'utf8');
+    renders.length = 0;
+  };
+
+  // First, on a shell at its prompt: the command the wait follows is this one, not one still ending.
+  await shells.tool.send(owner, { id: shell.id, text: 'seq 1 30000\r', wait_ms: 0 });
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'exit' });
+  expect(waited).toMatchObject({ reason: 'exit', exit_code: 0, truncated: true });
+  expect(waited.output).toMatch(/\n29999\n30000\n?$/);
+  expect(long()).toEqual([2]);
+
+  // What a send returns begins at the caller's cursor: here, before what the command printed.
+  await printed();
+  const sent = await shells.tool.send(owner, { id: shell.id, text: 'true\r', wait_ms: 60_000 });
+  expect(sent.output).toMatch(/^1\n2\n[\s\S]*bytes omitted/);
+  expect(long()).toEqual([2]);
+
+  await printed();
+  const read = await shells.tool.read(owner, { id: shell.id, mode: 'new' });
+  expect(read.output).toMatch(/bytes omitted/);
+  expect(long()).toEqual([2]);
+
+  await printed();
+  const closed = await shells.tool.close(owner, { id: shell.id });
+  expect(closed.output).toMatch(/bytes omitted/);
+  expect(long()).toEqual([2]);
+});
+
+it('terminal_wait for a pattern scans a long output it finds already printed (170 KB) a piece of at most 64 KiB per turn', async () => {
+  const shell = await shells.tool.create(owner, {});
+  const gate = shells.gate();
+  await shells.tool.send(owner, { id: shell.id, text: `seq 1 30000; echo printed > ${gate.path}\r`, wait_ms: 0 });
+  await readFile(gate.path, 'utf8');
+  const rendered: number[] = [];
+  const renderText = AgentTerminal.prototype.renderText;
+  vi.spyOn(AgentTerminal.prototype, 'renderText').mockImplementation(function (this: AgentTerminal, from: number, to: number) {
+    rendered.push(to - from);
+    return renderText.call(this, from, to);
+  });
+  const waited = await shells.tool.wait(owner, { id: shell.id, until: 'pattern', pattern: '^29999$' });
+  expect(waited).toMatchObject({ reason: 'pattern', match: '29999' });
+  expect(rendered.reduce((sum, bytes) => sum + bytes, 0)).toBeGreaterThan(128 * 1024);
+  expect(Math.max(...rendered)).toBeLessThanOrEqual(64 * 1024);
 });

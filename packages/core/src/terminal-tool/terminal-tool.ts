@@ -160,7 +160,7 @@ class TerminalToolImpl implements TerminalTool {
     }
 
     await waitForQuiet(session, sentAt, promptsBefore, Date.now() + input.wait_ms, hooks.signal);
-    return readNew(owner.id, session, this.infoOf(session), input.max_bytes);
+    return await readNew(owner.id, session, this.infoOf(session), input.max_bytes);
   }
 
   async read(owner: TerminalOwner, rawInput: ReadInput, hooks: ToolCallHooks = {}): Promise<ReadResult> {
@@ -186,7 +186,7 @@ class TerminalToolImpl implements TerminalTool {
       const cursor = session.cursorOf(owner.id);
       await session.waitFor(() => session.safeEnd > cursor || session.exited, input.wait_ms, hooks.signal);
     }
-    return { mode: 'new', ...readNew(owner.id, session, this.infoOf(session), input.max_bytes) };
+    return { mode: 'new', ...(await readNew(owner.id, session, this.infoOf(session), input.max_bytes)) };
   }
 
   async wait(owner: TerminalOwner, rawInput: WaitInput, hooks: ToolCallHooks = {}): Promise<WaitResult> {
@@ -211,7 +211,7 @@ class TerminalToolImpl implements TerminalTool {
     const finished = !running && input.until === 'exit' && !session.exited && !tracker.lineUnread ? tracker.lastFinished : null;
     if (finished) {
       await this.settle(session, deadline, hooks.signal);
-      const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes);
+      const result = await readNew(owner.id, session, this.infoOf(session), input.max_bytes);
       const waited: WaitResult = { reason: 'exit', scope: 'command', ...result, exit_code: finished.exitCode, elapsed_ms: Date.now() - started };
       return this.withPortsSliced(waited, session, result.output, undefined, owner.id);
     }
@@ -240,7 +240,7 @@ class TerminalToolImpl implements TerminalTool {
       stopProgress();
     }
     const done = scope === 'command' && running?.outputEnd != null ? running : undefined;
-    const result = readNew(owner.id, session, this.infoOf(session), input.max_bytes, done);
+    const result = await readNew(owner.id, session, this.infoOf(session), input.max_bytes, done);
     if (outcome.reason !== 'port') {
       const ref = this.refOf(session);
       await nextTurn(); // the rendering above and the process scan each in turns of their own (see withPortsSliced)
@@ -269,8 +269,10 @@ class TerminalToolImpl implements TerminalTool {
       async () => (session.exited ? undefined : this.service.kill(session.id, input.force ? 'SIGKILL' : undefined).catch(unlessNotRunning)),
       async (): Promise<CloseResult> => {
         const info = this.infoOf(session);
-        const unread = session.view.read(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES);
+        // Taken before the session is removed; a long output's windows render in turns of their own.
+        const rendering = session.view.readInTurns(session.cursorOf(owner.id), session.end, DEFAULT_MAX_BYTES, nextTurn);
         await this.service.remove(session.id);
+        const unread = await rendering;
         return { id: session.id, process_exit_code: info.exitCode, process_signal: info.signal, output: unread.text, truncated: unread.truncated };
       },
     );
