@@ -151,7 +151,7 @@ export class ProcessWatch {
    */
   async query(id: SessionId): Promise<SessionProcess[] | null> {
     const session = this.require(id);
-    const snapshots = await snapshotSessionsInTurns(this.service.labels, [session.ref], {}, nextTurn);
+    const snapshots = await snapshotSessionsInTurns(this.service.labels, [session.ref], {}, nextLoopTurn);
     return snapshots?.get(id)?.processes.map(processField) ?? null;
   }
 
