@@ -69,15 +69,25 @@ export class Listings {
 let current: Listings | undefined;
 
 /**
- * What is directly in `dir` (a link at `dir` itself followed, as readdirSync does), or null where it cannot be read:
- * from the listings a policy is being built from, or else read now.
+ * What a policy reads of a listing: directories (projects, linked worktrees, submodules' git directories), links (what
+ * they lead to is fenced), sockets (hidden) and files named HEAD (a git directory holds one). The rest, the bulk of a
+ * directory a shell filled with files, is dropped as it is listed, so the build that reads the listing on the loop
+ * goes over what matters only.
+ */
+function matters(entry: Dirent): boolean {
+  return entry.isDirectory() || entry.isSymbolicLink() || entry.isSocket() || (entry.name === 'HEAD' && entry.isFile());
+}
+
+/**
+ * What is directly in `dir` that a policy reads (matters), a link at `dir` itself followed as readdirSync does, or null
+ * where it cannot be read: from the listings a policy is being built from, or else read now.
  */
 export function listingOf(dir: string): Dirent[] | null {
   if (current !== undefined) return current.get(dir) ?? null;
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     listedEntries.count += entries.length;
-    return entries;
+    return entries.filter(matters);
   } catch {
     return null;
   }
@@ -93,13 +103,14 @@ export async function listSliced(dir: string): Promise<Dirent[] | null> {
     return null;
   }
   const entries: Dirent[] = [];
+  let listed = 0;
   try {
     for (;;) {
       const entry = await handle.read();
       if (entry === null) return entries;
-      entries.push(entry);
+      if (matters(entry)) entries.push(entry);
       listedEntries.count++;
-      if (entries.length % LISTED_PER_TURN === 0) await nextLoopTurn();
+      if (++listed % LISTED_PER_TURN === 0) await nextLoopTurn();
     }
   } catch {
     return null;
