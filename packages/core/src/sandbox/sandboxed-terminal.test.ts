@@ -13,6 +13,7 @@ import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { until } from '../testing/poll-until.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import { sandboxAvailability } from './availability.js';
+import { removeEmptyFile } from './empty-file.js';
 import { LISTED_PER_TURN, listedEntries } from './listings.js';
 
 /**
@@ -47,6 +48,8 @@ afterAll(async () => {
   await tool?.closeOwner(owner.id);
   tool?.dispose();
   await service?.dispose();
+  // The host removes the empty file sandboxes lay over hidden files when it stops (start-host.ts); there is no host here.
+  removeEmptyFile();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
