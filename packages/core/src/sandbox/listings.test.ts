@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WaitFirst } from '../common/wait-first.js';
-import { Listings, listingOf } from './listings.js';
+import { KEPT_PER_KIND, Listings, listingOf } from './listings.js';
+import { MAX_PROJECTS_LOOKED_AT, RUN_BY_YOUR_TOOLS } from './tool-fence.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ptydeck-listings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,5 +39,11 @@ describe('Listings', () => {
     expect(tries).toBe(3);
     // Read now, outside a build: kept the same way (the socket went with its server).
     expect(names()).toEqual(['HEAD']);
+  });
+
+  it('keeps more directories and links than any cap of a policy counts, so that a listing past it still goes past the cap', () => {
+    // Caps: projects (and directories named as RUN_BY_YOUR_TOOLS, not counted as projects); linked worktrees, .git/modules' directories and links: 256.
+    expect(KEPT_PER_KIND).toBeGreaterThan(MAX_PROJECTS_LOOKED_AT + RUN_BY_YOUR_TOOLS.length);
+    expect(KEPT_PER_KIND).toBeGreaterThan(256);
   });
 });

@@ -69,17 +69,37 @@ export class Listings {
 let current: Listings | undefined;
 
 /**
- * What a policy reads of a listing: directories (projects, linked worktrees, submodules' git directories), links (what
- * they lead to is fenced), sockets (hidden) and files named HEAD (a git directory holds one). The rest, the bulk of a
- * directory a shell filled with files, is dropped as it is listed, so the build that reads the listing on the loop
- * goes over what matters only.
+ * Directories, and links, kept of one listing, at most: more than any cap of a policy's counts (500 projects, and the 13
+ * names of RUN_BY_YOUR_TOOLS a directory may also be; 256 linked worktrees, 256 directories of `.git/modules`, 256 links
+ * in the fenced directories), so a listing that has more still goes past each cap, and the policy fences as it did with
+ * all of them. Sockets are all kept: each must be hidden.
  */
-function matters(entry: Dirent): boolean {
-  return entry.isDirectory() || entry.isSymbolicLink() || entry.isSocket() || (entry.name === 'HEAD' && entry.isFile());
+export const KEPT_PER_KIND = 4096;
+
+/**
+ * What a policy reads of a listing: directories (projects, linked worktrees, submodules' git directories), links (what
+ * they lead to is fenced), sockets (hidden), and what is named HEAD or modules (a git directory and its submodules); other
+ * directories and links up to KEPT_PER_KIND each. The rest, the bulk of a directory a shell filled, is dropped as it is
+ * listed, so the build that reads the listing on the loop goes over what matters only.
+ */
+class Kept {
+  readonly entries: Dirent[] = [];
+  private directories = 0;
+  private links = 0;
+
+  add(entry: Dirent): void {
+    // What a git directory is told by, and where its submodules are (git-named.ts's submodulesOf), past the cap too.
+    if (entry.name === 'HEAD' || entry.name === 'modules') this.entries.push(entry);
+    else if (entry.isDirectory()) {
+      if (++this.directories <= KEPT_PER_KIND) this.entries.push(entry);
+    } else if (entry.isSymbolicLink()) {
+      if (++this.links <= KEPT_PER_KIND) this.entries.push(entry);
+    } else if (entry.isSocket()) this.entries.push(entry);
+  }
 }
 
 /**
- * What is directly in `dir` that a policy reads (matters), a link at `dir` itself followed as readdirSync does, or null
+ * What is directly in `dir` that a policy reads (Kept), a link at `dir` itself followed as readdirSync does, or null
  * where it cannot be read: from the listings a policy is being built from, or else read now.
  */
 export function listingOf(dir: string): Dirent[] | null {
@@ -87,7 +107,9 @@ export function listingOf(dir: string): Dirent[] | null {
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     listedEntries.count += entries.length;
-    return entries.filter(matters);
+    const kept = new Kept();
+    for (const entry of entries) kept.add(entry);
+    return kept.entries;
   } catch {
     return null;
   }
@@ -102,13 +124,13 @@ export async function listSliced(dir: string): Promise<Dirent[] | null> {
   } catch {
     return null;
   }
-  const entries: Dirent[] = [];
+  const kept = new Kept();
   let listed = 0;
   try {
     for (;;) {
       const entry = await handle.read();
-      if (entry === null) return entries;
-      if (matters(entry)) entries.push(entry);
+      if (entry === null) return kept.entries;
+      kept.add(entry);
       listedEntries.count++;
       if (++listed % LISTED_PER_TURN === 0) await nextLoopTurn();
     }
