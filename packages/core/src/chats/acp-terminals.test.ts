@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,10 @@ import { waitForOutput } from '../testing/session-waits.js';
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, TERMINAL_LIMIT_CODE } from './acp-terminals.js';
 import { fileTempDir } from '../testing/isolated-env.js';
+import { sandboxedHome } from '../testing/sandboxed-home.js';
+import { sandboxAvailability } from '../sandbox/availability.js';
+import { removeEmptyFile } from '../sandbox/empty-file.js';
+import { LISTED_PER_TURN, listedEntries } from '../sandbox/listings.js';
 
 let dir: string;
 let service: PtyService;
@@ -26,6 +31,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await service.dispose();
+  removeEmptyFile();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -145,6 +151,35 @@ describe('AcpTerminals', () => {
     const title = service.get(terminalId)?.title ?? '';
     expect(title.startsWith("bash -c 'printf %s xxx")).toBe(true);
     expect(title.length).toBeLessThanOrEqual(200);
+  });
+
+  it.runIf(sandboxAvailability('workspace').ok)("lists a sandboxed terminal's crowded working directory a slice per turn of the loop, its socket still hidden", async () => {
+    // As terminal_create does (sandboxed-terminal.test.ts): the policy's listings are made before the create, off the loop.
+    const home = join(dir, 'sandboxed-home');
+    mkdirSync(home);
+    const { workspace, sandbox } = sandboxedHome(home);
+    for (let i = 0; i < LISTED_PER_TURN * 4; i++) writeFileSync(join(workspace, `f${i}`), '');
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(join(workspace, 'sock'), resolve));
+    let most = 0;
+    let last = listedEntries.count;
+    let ticking = true;
+    const tick = () => {
+      most = Math.max(most, listedEntries.count - last);
+      last = listedEntries.count;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const t = terminals({ sandbox });
+    const { terminalId } = await t.create({ sessionId: 's1', command: 'sh', args: ['-c', 'test -S sock && echo reachable || echo hidden'], cwd: workspace }).finally(() => {
+      ticking = false;
+      tick(); // What this turn listed, up to the create's end.
+    });
+    socket.close();
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(LISTED_PER_TURN);
+    expect(await t.waitForExit({ sessionId: 's1', terminalId })).toEqual({ exitCode: 0, signal: null });
+    expect(t.output({ sessionId: 's1', terminalId }).output.trim()).toBe('hidden');
   });
 
   it('rejects a relative cwd', async () => {

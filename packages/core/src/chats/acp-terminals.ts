@@ -1,5 +1,6 @@
 // ACP's terminal/* methods for one agent, each terminal a PTY session the developer sees live in the panel.
-import { SandboxUnavailableError, confineSession, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
+import { WaitFirst } from '../common/wait-first.js';
+import { Listings, SandboxUnavailableError, confineSession, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
 import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
@@ -142,10 +143,12 @@ export class AcpTerminals {
    */
   create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
     // Checks and spawn in one turn of the spawn queue: two queued creations never both pass a limit.
-    return spawnTurnsOf(this.service).run(() => this.createNow(params));
+    // What the sandbox's policy lists is listed off the loop, between tries of the create (listings.ts).
+    const listings = new Listings();
+    return spawnTurnsOf(this.service).run(() => this.createNow(params, listings));
   }
 
-  private createNow(params: CreateTerminalRequest): CreateTerminalResponse {
+  private createNow(params: CreateTerminalRequest, listings: Listings): CreateTerminalResponse {
     const { sessionId } = params;
     const own = [...this.terminals.values()].filter((t) => t.sessionId === sessionId);
     if (own.length >= this.config.maxUnreleased) {
@@ -170,7 +173,7 @@ export class AcpTerminals {
     const commandLine = args.length === 0 && /\s/.test(params.command.trim());
     const sandbox = this.options.sandbox;
     const owner = this.options.ownerName ? { name: this.options.ownerName } : {};
-    const confine = sandbox && ((spawn: SessionSpawn) => confineSession(sandbox, owner, undefined, spawn));
+    const confine = sandbox && ((spawn: SessionSpawn) => confineSession(sandbox, owner, undefined, spawn, [], listings));
     let info;
     try {
       info = this.service.create({
@@ -185,6 +188,7 @@ export class AcpTerminals {
         cwd,
       });
     } catch (error) {
+      if (error instanceof WaitFirst) throw error;
       throw toRequestError(error, params.command);
     }
     // Data and exit arrive from the PTY on later ticks, so registering now misses none.

@@ -101,7 +101,14 @@ class PtyServiceImpl implements PtyService {
     // session inherits, not from the caller's variables: an agent's terminal_create names those, and its HOME, PATH or
     // XDG_RUNTIME_DIR would otherwise move the hidden paths, or pick the bwrap the host runs (agent-fence.test.ts).
     const { launcher: launcherEnv, loader: loaderEnv } = splitLoaderEnv(env);
-    const confined = input.confine?.({ env: definedEnv(inherited), cwd, loaderEnv });
+    let confined;
+    try {
+      confined = input.confine?.({ env: definedEnv(inherited), cwd, loaderEnv });
+    } catch (error) {
+      // No session: its key is not kept (a create tried again after its sandbox's listings, listings.ts, issues another).
+      this.labels.forget(id);
+      throw error;
+    }
     const cols = input.cols ?? DEFAULT_COLS;
     const rows = input.rows ?? DEFAULT_ROWS;
     const session = new PtySession(

@@ -81,6 +81,13 @@ export class SessionLabels implements LabelReader {
     return { id, host: this.hostId, key };
   }
 
+  /** Forgets the labels issued to a session that was not made. */
+  forget(id: SessionId): void {
+    const key = this.keys.get(id);
+    this.keys.delete(id);
+    if (key !== undefined) this.sessions.delete(key);
+  }
+
   sessionOf(label: ProcessLabel): string | undefined {
     if (label.host !== this.hostId) return undefined;
     // The key it kept names the session it was started in, whatever id it claims.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WaitFirst } from '../common/wait-first.js';
 import { SpawnTurns } from './spawn-turns.js';
 import { busy, turnMeter } from '../testing/loop-turns.js';
 
@@ -24,6 +25,30 @@ describe('SpawnTurns', () => {
     expect(mostPerTurn).toBeGreaterThanOrEqual(1);
     expect(mostPerTurn).toBeLessThanOrEqual(3);
     expect(loopTurns).toBeGreaterThanOrEqual(40 / 3);
+  });
+
+  it('runs a creation that must wait first (WaitFirst) again once ready, before those asked for after it', async () => {
+    const turns = new SpawnTurns();
+    const ran: string[] = [];
+    let tries = 0;
+    const results = await Promise.allSettled([
+      turns.run(() => {
+        ran.push(`a${++tries}`);
+        if (tries < 3) throw new WaitFirst(() => new Promise((resolve) => setImmediate(resolve)));
+        return 'a';
+      }),
+      turns.run(() => {
+        ran.push('b');
+        throw new WaitFirst(() => Promise.reject(new Error('listing failed')));
+      }),
+      turns.run(() => (ran.push('c'), 'c')),
+    ]);
+    expect(ran).toEqual(['a1', 'a2', 'a3', 'b', 'c']);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'a' },
+      { status: 'rejected', reason: new Error('listing failed') },
+      { status: 'fulfilled', value: 'c' },
+    ]);
   });
 
   it('settles each creation with what it threw, and goes on with the others', async () => {

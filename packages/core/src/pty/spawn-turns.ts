@@ -1,3 +1,4 @@
+import { WaitFirst } from '../common/wait-first.js';
 import type { PtyService } from './types.js';
 
 /**
@@ -17,31 +18,61 @@ import type { PtyService } from './types.js';
  * first one's session would have failed.
  */
 export class SpawnTurns {
-  private readonly queue: Array<() => void> = [];
+  private readonly queue: Array<() => boolean> = [];
   private scheduled: NodeJS.Immediate | undefined;
+  /** Whether the head of the queue waits for what it needs first (WaitFirst): nothing runs until it is ready. */
+  private waiting = false;
 
   constructor(private readonly turnMs = TURN_MS) {}
 
-  /** Runs `create` in a later turn, within that turn's budget; settles with what it returned or threw. */
+  /**
+   * Runs `create` in a later turn, within that turn's budget; settles with what it returned or threw. A `create` that
+   * throws WaitFirst is run again once it is ready, before any creation queued after it: sessions are made in the order
+   * they were asked for.
+   */
   run<T>(create: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push(() => {
         try {
           resolve(create());
         } catch (error) {
+          if (error instanceof WaitFirst) {
+            this.wait(error, reject);
+            return false;
+          }
           reject(error);
         }
+        return true;
       });
-      this.scheduled ??= setImmediate(() => this.turn());
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (!this.waiting && this.queue.length > 0) this.scheduled ??= setImmediate(() => this.turn());
+  }
+
+  private wait(first: WaitFirst, reject: (error: unknown) => void): void {
+    this.waiting = true;
+    const done = () => {
+      this.waiting = false;
+      this.schedule();
+    };
+    first.ready().then(done, (error: unknown) => {
+      this.queue.shift();
+      reject(error);
+      done();
     });
   }
 
   private turn(): void {
     this.scheduled = undefined;
     const until = performance.now() + this.turnMs;
-    do this.queue.shift()!();
-    while (this.queue.length > 0 && performance.now() < until);
-    if (this.queue.length > 0) this.scheduled = setImmediate(() => this.turn());
+    do {
+      if (!this.queue[0]!()) return;
+      this.queue.shift();
+    } while (this.queue.length > 0 && performance.now() < until);
+    this.schedule();
   }
 }
 

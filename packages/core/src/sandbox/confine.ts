@@ -1,7 +1,9 @@
 // Turns a session's sandbox choice into the wrapper its program runs under, or a clear refusal.
 import { MAX_SANDBOX_LIST_CHARS, type SandboxInfo } from '@ptydeck/contract';
 import { sandboxAvailability } from './availability.js';
+import { WaitFirst } from '../common/wait-first.js';
 import { bwrapArgs } from './bwrap-args.js';
+import type { Listings } from './listings.js';
 import { sandboxPolicy } from './policy.js';
 import type { SandboxChoice } from './profile.js';
 
@@ -46,8 +48,12 @@ export class SandboxUnavailableError extends Error {
 
 const UNSANDBOXED: SandboxInfo = { profile: 'off', writable: [], hidden: [], network: true };
 
-/** The confinement for a session that starts in `cwd`. Throws SandboxUnavailableError for an explicit profile that cannot start. */
-export function confine(choice: SandboxChoice, cwd: string, context: SandboxContext): Confinement {
+/**
+ * The confinement for a session that starts in `cwd`. Throws SandboxUnavailableError for an explicit profile that cannot
+ * start. With `listings`, the directories the policy lists are taken from them, and WaitFirst is thrown until they hold
+ * all it needs (listings.ts): the caller lists them off the loop and calls again.
+ */
+export function confine(choice: SandboxChoice, cwd: string, context: SandboxContext, listings?: Listings): Confinement {
   if (choice.profile === 'off') return { sandbox: UNSANDBOXED };
   const available = sandboxAvailability(choice.profile, context.searchPath);
   if (!available.ok) {
@@ -58,8 +64,11 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   }
   let policy;
   try {
-    policy = sandboxPolicy({ profile: choice.profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden, searchPath: context.searchPath ?? process.env.PATH });
+    const profile = choice.profile;
+    const build = () => sandboxPolicy({ profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden, searchPath: context.searchPath ?? process.env.PATH });
+    policy = listings === undefined ? build() : listings.buildFrom(build);
   } catch (error) {
+    if (error instanceof WaitFirst) throw error;
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
   const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });

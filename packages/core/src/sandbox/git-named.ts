@@ -6,8 +6,9 @@
  * the workspace: a sandboxed shell wrote `.husky/pre-commit`, which the developer's next commit ran,
  * and an included file's `core.fsmonitor`, which their next `git status` ran.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { listingOf } from './listings.js';
 
 /**
  * A config is a few hundred bytes, but git reads all of one, and a repository's `[branch]` sections grow it: with
@@ -136,12 +137,8 @@ export function submodulesOf(gitDir: string): Submodules {
       overflowed = true;
       return;
     }
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
+    const entries = listingOf(dir);
+    if (entries === null) return;
     found.pinned.push(dir);
     // A git directory holds HEAD; a directory of a name with slashes does not.
     if (dir !== join(gitDir, 'modules') && entries.some((entry) => entry.name === 'HEAD' && entry.isFile())) {
@@ -206,12 +203,8 @@ const MAX_LINKED_WORKTREES = 256;
  */
 export function linkedWorktreesOf(gitDir: string): string[] | null {
   const dir = join(gitDir, 'worktrees');
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+  const entries = listingOf(dir);
+  if (entries === null) return [];
   const found = entries.filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => join(dir, entry.name));
   return found.length > MAX_LINKED_WORKTREES ? null : found;
 }

@@ -6,3 +6,4 @@ export { sandboxAvailability, type Availability } from './availability.js';
 export { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
 export { SandboxConfig, choiceFor, confineSession, readSandboxConfig, sandboxContext, type HostSandboxContext, type SandboxOwner, type SandboxSettings, type SessionSpawn } from './sandbox-config.js';
 export { EMPTY_FILE_DIR, removeEmptyFile } from './empty-file.js';
+export { Listings } from './listings.js';

@@ -1,14 +1,11 @@
 // Paths as the sandbox's policy takes them: made real (links followed), kept only where they exist.
-import { lstatSync, mkdirSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { listingOf } from './listings.js';
 
 /** What is directly in `dir`; nothing where it cannot be read. */
 export function direntsOf(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+  return listingOf(dir) ?? [];
 }
 
 /**

@@ -5,6 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import { parseJsonAs, SandboxProfile } from '@ptydeck/contract';
 import { z } from 'zod';
 import { confine, SandboxUnavailableError, type Confinement, type SandboxContext } from './confine.js';
+import type { Listings } from './listings.js';
 import { DEFAULT_HIDDEN } from './policy.js';
 import { secretNames } from './secret-env.js';
 import { DEFAULT_AGENT_PROFILE, isAtLeastAsStrict, SANDBOX_PROFILES, type SandboxChoice, type SandboxProfile as Profile } from './profile.js';
@@ -125,9 +126,9 @@ export interface SessionSpawn {
  * HOME, PATH and runtime directory the session inherits. Throws
  * SandboxUnavailableError, with a message an agent can act on, for a looser
  * request and for an explicit profile that cannot start: the session is then
- * not started at all.
+ * not started at all. With `listings`, WaitFirst until they hold what the policy lists (confine).
  */
-export function confineSession(settings: SandboxSettings, owner: SandboxOwner, requested: Profile | undefined, spawn: SessionSpawn, keepVisible: string[] = []): Confinement {
+export function confineSession(settings: SandboxSettings, owner: SandboxOwner, requested: Profile | undefined, spawn: SessionSpawn, keepVisible: string[] = [], listings?: Listings): Confinement {
   const { choice: base, context } = settings.forOwner(owner);
   if (requested !== undefined && !isAtLeastAsStrict(requested, base.profile)) {
     throw new SandboxUnavailableError(
@@ -146,5 +147,5 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
     ...(runtimeDir ? { runtimeDir } : {}),
     ...(spawn.env.PATH ? { searchPath: spawn.env.PATH } : {}),
     ...(spawn.loaderEnv ? { loaderEnv: spawn.loaderEnv } : {}),
-  });
+  }, listings);
 }

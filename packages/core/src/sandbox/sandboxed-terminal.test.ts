@@ -1,5 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { SessionFacts } from '../facts/index.js';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyService } from '../pty/pty-service.js';
@@ -12,6 +13,8 @@ import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { until } from '../testing/poll-until.js';
 import { waitForOutput } from '../testing/session-waits.js';
 import { sandboxAvailability } from './availability.js';
+import { removeEmptyFile } from './empty-file.js';
+import { LISTED_PER_TURN, listedEntries } from './listings.js';
 
 /**
  * Issue 35: a sandboxed agent shell stays a terminal (its own PTY: prompts,
@@ -45,6 +48,8 @@ afterAll(async () => {
   await tool?.closeOwner(owner.id);
   tool?.dispose();
   await service?.dispose();
+  // The host removes the empty file sandboxes lay over hidden files when it stops (start-host.ts); there is no host here.
+  removeEmptyFile();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
@@ -132,6 +137,42 @@ describe.skipIf(!available)('pids in results are the sandboxed shell\'s own', ()
     await until(() => !isAlive(hostSleep.pid), 'the sleep ended');
     expect((await tool.list(owner)).terminals.find((t) => t.id === id)!.background).toEqual([]);
     await tool.close(owner, { id });
+  });
+});
+
+describe.skipIf(!available)('a working directory of many entries', () => {
+  it('is listed a slice per turn of the loop, its socket still hidden, and sessions are made in the order asked', async () => {
+    // A shell filled its working directory with files: each later shell's start listed it whole on the host's loop
+    // (200,000 took 754 ms), every session and the panel waiting. Counted per turn (a setImmediate each), not timed.
+    const crowded = join(workspace, 'crowded');
+    mkdirSync(crowded);
+    const count = LISTED_PER_TURN * 8;
+    for (let i = 0; i < count; i++) writeFileSync(join(crowded, `f${i}`), '');
+    const socket = createServer();
+    await new Promise<void>((resolve) => socket.listen(join(crowded, 'sock'), resolve));
+    let most = 0;
+    let last = listedEntries.count;
+    let ticking = true;
+    const tick = () => {
+      most = Math.max(most, listedEntries.count - last);
+      last = listedEntries.count;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const [first, second] = await Promise.all([tool.create(owner, { cwd: crowded }), tool.create(owner, { cwd: workspace })]).finally(() => {
+      ticking = false;
+      tick(); // What this turn listed, up to the create's end.
+    });
+    socket.close();
+    expect(listedEntries.count).toBeGreaterThan(count);
+    expect(most).toBeLessThanOrEqual(LISTED_PER_TURN);
+    expect(first.sandbox?.hidden).toContain(join(realpathSync(crowded), 'sock'));
+    expect((await tool.run(owner, { id: first.id, command: 'test -S sock && echo reachable || echo hidden' })).output).toBe('hidden\n');
+    // The second waited for the first's listing: sessions are made in the order they were asked for, as before.
+    const ids = service.list().map((info) => info.id);
+    expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
+    await Promise.all([tool.close(owner, { id: first.id }), tool.close(owner, { id: second.id })]);
+    rmSync(crowded, { recursive: true, force: true });
   });
 });
 

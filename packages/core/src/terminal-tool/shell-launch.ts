@@ -8,7 +8,7 @@ import { resolveExecutable } from '../pty/command.js';
 import { spawnTurnsOf } from '../pty/spawn-turns.js';
 import { PtyError, type PtyService } from '../pty/types.js';
 import type { SessionFactsWriter } from '../facts/index.js';
-import { SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
+import { Listings, SandboxUnavailableError, confineSession, type Confinement, type SandboxSettings, type SessionSpawn } from '../sandbox/index.js';
 import { AgentTerminal } from './agent-terminal.js';
 import type { OwnedSessions, TerminalOwner } from './owned-sessions.js';
 import type { CreateInput } from './tool-schemas.js';
@@ -109,9 +109,11 @@ export class ShellLauncher {
       return undefined;
     }
     const keepVisible = this.files ? [dirname(this.files.bashRcfile)] : [];
+    // What the policy lists is listed off the loop, between tries of the create in the spawn queue (listings.ts).
+    const listings = new Listings();
     return (spawn) => {
       try {
-        return confineSession(settings, owner, requested, spawn, keepVisible);
+        return confineSession(settings, owner, requested, spawn, keepVisible, listings);
       } catch (error) {
         if (error instanceof SandboxUnavailableError) throw new TerminalToolError('sandbox', error.message);
         throw error;
