@@ -1,5 +1,6 @@
 // Whether the server named in server.json is the host, asked of the kernel rather than of the file.
-import { holdsSockets, procPids, readStat, socketInodes } from '../proc/proc-fs.js';
+import { procPids, readStat } from '../proc/proc-fs.js';
+import { holdsSockets, socketInodes } from '../proc/socket-descriptors.js';
 import { formatAddress, listeningRows, procAddressBytes } from '../proc/tcp-table.js';
 import { sessionAncestry } from '../common/peer-process.js';
 import { hostLockHolder } from '../common/host-lock.js';

@@ -1,6 +1,7 @@
 // Who is at the other end of a loopback connection, and whether it runs inside one of ptydeck's sessions.
 import { isIPv4, isIPv6 } from 'node:net';
-import { holdsSocket, namespacePids, procPids, readOptional, readStat, readStatTable, type StatHandles, type StatTable } from '../proc/proc-fs.js';
+import { holdsSocket } from '../proc/socket-descriptors.js';
+import { namespacePids, procPids, readOptional, readStat, readStatTable, type StatHandles, type StatTable } from '../proc/proc-fs.js';
 import { procAddressBytes, scanTcpTable, TCP_TABLE_PATHS } from '../proc/tcp-table.js';
 import { CHAT_ID_ENV, SESSION_ID_ENV } from './env-names.js';
 

@@ -1,5 +1,6 @@
 // Who listens on given TCP ports, for a command that failed on a taken one.
-import { commandOf, processesKnown, procPids, socketInodes } from './proc-fs.js';
+import { commandOf, processesKnown, procPids } from './proc-fs.js';
+import { socketInodes } from './socket-descriptors.js';
 import { listeningSockets } from './tcp-table.js';
 
 export interface PortHolder {

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childPids, holdsSocket, holdsSockets, readStat, readStatTable, sameTurnStatTable, socketInodes, StatHandles } from './proc-fs.js';
+import { childPids, readStat, readStatTable, sameTurnStatTable, StatHandles } from './proc-fs.js';
+import { holdsSocket, holdsSockets, socketInodes } from './socket-descriptors.js';
 import { listeningRows } from './tcp-table.js';
 import { until } from '../testing/poll-until.js';
 

@@ -1,6 +1,7 @@
 // What scans learn of each process and keep, so a scan of a thousand processes reads little.
 import type { ProcessLabel } from './session-labels.js';
-import { readStat, socketInodes, socketInodesInTurns, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { readStat, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
+import { socketInodes, socketInodesInTurns } from '../proc/socket-descriptors.js';
 import { TurnSlices } from '../common/turn-slices.js';
 
 /**

@@ -10,7 +10,7 @@ import { isolatedEnv } from '../testing/isolated-env.js';
 import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { sandboxAvailability } from './availability.js';
 import type { SandboxSettings } from './sandbox-config.js';
-import { emptyFile } from './empty-file.js';
+import { emptyFile, removeEmptyFile } from './empty-file.js';
 
 /**
  * An agent's tool calls are not the developer's word: terminal_create's `env`
@@ -61,6 +61,8 @@ afterAll(async () => {
   await tool?.closeOwner(owner.id);
   tool?.dispose();
   await service?.dispose();
+  // The host removes the empty file sandboxes lay over hidden files when it stops (start-host.ts); there is no host here.
+  removeEmptyFile();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

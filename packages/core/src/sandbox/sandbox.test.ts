@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileTempDir, isolatedEnv } from '../testing/isolated-env.js';
 import { secretNames } from './secret-env.js';
-import { bwrapArgs, DEFAULT_HIDDEN, isAtLeastAsStrict, readSandboxConfig, sandboxAvailability, sandboxContext, sandboxPolicy, type SandboxPolicy } from './index.js';
+import { bwrapArgs, DEFAULT_HIDDEN, removeEmptyFile, isAtLeastAsStrict, readSandboxConfig, sandboxAvailability, sandboxContext, sandboxPolicy, type SandboxPolicy } from './index.js';
 
 // Real bubblewrap and real bash: what a sandboxed shell can and cannot reach.
 const available = sandboxAvailability('workspace');
@@ -59,6 +59,8 @@ beforeAll(async () => {
 
 afterAll(() => {
   listener?.close();
+  // bwrapArgs made the empty file sandboxes lay over hidden files, which the host removes when it stops; there is no host here.
+  removeEmptyFile();
   rmSync(home, { recursive: true, force: true });
   rmSync(workspace, { recursive: true, force: true });
 });
