@@ -8,7 +8,7 @@
 // loaded machine the CPU moves far less than the wall times do. The bench's own figure 4 is
 // `node bench/run.mjs --only=4`.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { loadCheckouts } from './lib/checkouts.mjs';
 
 const [trees, roundsArg = '20', callsArg = '20', command = 'true', warmupArg = '10'] = process.argv.slice(2);
 if (!trees) throw new Error('usage: node bench/compare-agent-calls.mjs <checkout>[,<checkout>...] [rounds] [calls] [command] [warmup]');
@@ -17,14 +17,7 @@ const calls = Number(callsArg);
 const warmup = Number(warmupArg);
 const expected = command === 'true' ? '' : command.replace(/^echo /, '');
 
-const checkouts = await Promise.all(
-  trees.split(',').map(async (tree, i) => ({
-    name: `${i}:${path.basename(path.resolve(tree))}`,
-    harness: await import(path.resolve(tree, 'bench/lib/harness.mjs')),
-    hosts: await import(path.resolve(tree, 'bench/lib/hosts.mjs')),
-    threads: await import(path.resolve(tree, 'bench/lib/thread-cpu.mjs')),
-  })),
-);
+const checkouts = await loadCheckouts(trees);
 const sides = [];
 try {
   for (const checkout of checkouts) {

@@ -8,7 +8,7 @@
 // lateness, core-host.mjs loopDelayStart), and the calls' wall time; median and quartiles of the rounds.
 // Every call's result is checked: each terminal lists its job.
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { loadCheckouts } from './lib/checkouts.mjs';
 
 const [trees, roundsArg = '12', callsArg = '10'] = process.argv.slice(2);
 if (!trees) throw new Error('usage: node bench/compare-list.mjs <checkout>[,<checkout>...] [rounds] [calls]');
@@ -18,14 +18,7 @@ const SESSIONS = 100;
 const CHILDREN = 10;
 const TERMINALS = 4;
 
-const checkouts = await Promise.all(
-  trees.split(',').map(async (tree, i) => ({
-    name: `${i}:${path.basename(path.resolve(tree))}`,
-    harness: await import(path.resolve(tree, 'bench/lib/harness.mjs')),
-    hosts: await import(path.resolve(tree, 'bench/lib/hosts.mjs')),
-    threads: await import(path.resolve(tree, 'bench/lib/thread-cpu.mjs')),
-  })),
-);
+const checkouts = await loadCheckouts(trees);
 const sides = [];
 const q = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const spread = (values, digits = 2) => `${q(values, 0.5).toFixed(digits)} [${q(values, 0.25).toFixed(digits)}, ${q(values, 0.75).toFixed(digits)}]`;

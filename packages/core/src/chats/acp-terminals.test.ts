@@ -12,6 +12,7 @@ import { sandboxedHome } from '../testing/sandboxed-home.js';
 import { sandboxAvailability } from '../sandbox/availability.js';
 import { removeEmptyFile } from '../sandbox/empty-file.js';
 import { LISTED_PER_TURN, listedEntries } from '../sandbox/listings.js';
+import { turnMeter } from '../testing/loop-turns.js';
 
 let dir: string;
 let service: PtyService;
@@ -161,19 +162,11 @@ describe('AcpTerminals', () => {
     for (let i = 0; i < LISTED_PER_TURN * 4; i++) writeFileSync(join(workspace, `f${i}`), '');
     const socket = createServer();
     await new Promise<void>((resolve) => socket.listen(join(workspace, 'sock'), resolve));
+    const meter = turnMeter(() => listedEntries.count);
     let most = 0;
-    let last = listedEntries.count;
-    let ticking = true;
-    const tick = () => {
-      most = Math.max(most, listedEntries.count - last);
-      last = listedEntries.count;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
     const t = terminals({ sandbox });
     const { terminalId } = await t.create({ sessionId: 's1', command: 'sh', args: ['-c', 'test -S sock && echo reachable || echo hidden'], cwd: workspace }).finally(() => {
-      ticking = false;
-      tick(); // What this turn listed, up to the create's end.
+      most = meter.stop().mostPerTurn; // with what this turn listed, up to the create's end
     });
     socket.close();
     expect(most).toBeGreaterThan(0);

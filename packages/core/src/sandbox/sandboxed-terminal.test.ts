@@ -15,6 +15,7 @@ import { waitForOutput } from '../testing/session-waits.js';
 import { sandboxAvailability } from './availability.js';
 import { removeEmptyFile } from './empty-file.js';
 import { LISTED_PER_TURN, listedEntries } from './listings.js';
+import { turnMeter } from '../testing/loop-turns.js';
 
 /**
  * Issue 35: a sandboxed agent shell stays a terminal (its own PTY: prompts,
@@ -150,18 +151,10 @@ describe.skipIf(!available)('a working directory of many entries', () => {
     for (let i = 0; i < count; i++) writeFileSync(join(crowded, `f${i}`), '');
     const socket = createServer();
     await new Promise<void>((resolve) => socket.listen(join(crowded, 'sock'), resolve));
+    const meter = turnMeter(() => listedEntries.count);
     let most = 0;
-    let last = listedEntries.count;
-    let ticking = true;
-    const tick = () => {
-      most = Math.max(most, listedEntries.count - last);
-      last = listedEntries.count;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
     const [first, second] = await Promise.all([tool.create(owner, { cwd: crowded }), tool.create(owner, { cwd: workspace })]).finally(() => {
-      ticking = false;
-      tick(); // What this turn listed, up to the create's end.
+      most = meter.stop().mostPerTurn; // with what this turn listed, up to the create's end
     });
     socket.close();
     expect(listedEntries.count).toBeGreaterThan(count);
