@@ -3,6 +3,7 @@ import { CHAT_HOST_ENV, CHAT_ID_ENV, HOST_ID_ENV, SESSION_ID_ENV, SESSION_KEY_EN
 import type { ChatLabel, EnvironLabels, LabelReader, ProcessLabel } from './session-labels.js';
 import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
+import { TurnSlices } from '../common/turn-slices.js';
 import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
 
 /**
@@ -107,16 +108,14 @@ export async function snapshotSessionsInTurns(
   if (!processesKnown()) return undefined;
   const fresh = freshPids(sessions);
   // /proc's directory (about 2 ms with 1300 processes on a loaded machine) is the first slice's.
-  let sliceEnd = performance.now() + sliceMs;
+  const slices = new TurnSlices(yieldTurn, sliceMs);
   const pids = procPids();
   const stats = new Map<number, ProcStat>();
   /** The processes the table will hold (tableOf): the only ones holders() looks into. */
   const live = new Map<number, ProcStat>();
   for (const pid of pids) {
-    if (performance.now() >= sliceEnd) {
-      await yieldTurn();
-      sliceEnd = performance.now() + sliceMs;
-    }
+    const paused = slices.pause();
+    if (paused) await paused;
     const stat = facts.stat(pid, fresh.has(pid), Date.now());
     if (!stat) continue;
     stats.set(pid, stat);
