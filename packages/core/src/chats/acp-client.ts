@@ -1,6 +1,5 @@
 // ptydeck's side of ACP for one agent connection: file reads and writes, terminals and permission questions.
-import { constants, realpathSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { RequestPermissionOutcome, RequestPermissionRequest, SessionNotification } from '@agentclientprotocol/sdk';
@@ -8,6 +7,7 @@ import { Emitter, reportError, type ErrorReporter, type OnEvent } from '@ptydeck
 import type { PtyService } from '../pty/types.js';
 import { AcpTerminals, type AcpTerminalsOptions } from './acp-terminals.js';
 import { isWithin, resolveWriteTarget, writeResolved } from './write-target.js';
+import { readUntrustedFile, UntrustedFileError } from '../common/untrusted-read.js';
 
 /** The developer's answer to "may the agent write this file?". */
 export type WriteDecision = 'allow_once' | 'allow_for_session' | 'reject';
@@ -239,48 +239,27 @@ async function readText(target: string, line?: number | null, limit?: number | n
   requireAbsolute(target);
   if (line != null && (!Number.isInteger(line) || line < 1)) throw acp.RequestError.invalidParams({ line }, 'line must be an integer of at least 1');
   if (limit != null && (!Number.isInteger(limit) || limit < 0)) throw acp.RequestError.invalidParams({ limit }, 'limit must be a non-negative integer');
-  let text: string;
+  let data: Buffer | undefined;
   try {
-    text = await readRegularFile(target);
+    // The workspace is also a sandboxed terminal's to write, and a program there can put a FIFO or a link to a device
+    // under a source file's name: read as untrusted (no blocking open, a regular file only), links followed as an
+    // editor follows them. Before, each FIFO held one of libuv's four threads in open() for good, and /dev/zero was
+    // read until the string could not grow.
+    data = await readUntrustedFile(target, MAX_READ_BYTES, { followLinks: true });
   } catch (error) {
-    if (error instanceof acp.RequestError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw acp.RequestError.resourceNotFound(target);
+    if (error instanceof UntrustedFileError && error.size !== undefined) {
+      throw acp.RequestError.invalidParams({ path: target, size: error.size }, `'${target}' is ${error.size} bytes; files over ${MAX_READ_BYTES} bytes are not read`);
+    }
     throw acp.RequestError.internalError({ path: target }, `cannot read '${target}': ${(error as Error).message}`);
   }
+  if (data === undefined) throw acp.RequestError.resourceNotFound(target);
+  const text = data.toString('utf8');
   if (line == null && limit == null) return text;
   const start = (line ?? 1) - 1;
   return text
     .split('\n')
     .slice(start, limit == null ? undefined : start + limit)
     .join('\n');
-}
-
-/**
- * A regular file's text, opened without blocking and judged by what was opened. The workspace is also a sandboxed
- * terminal's to write, and a program there can put a FIFO or a link to a device under a source file's name: before, each
- * FIFO held one of libuv's four threads in open() for good (and with four, every file operation of the host waited), and
- * /dev/zero (size 0 to stat) was read until the string could not grow. Links are followed, as an editor follows them.
- */
-async function readRegularFile(target: string): Promise<string> {
-  const handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error('not a regular file');
-    if (info.size > MAX_READ_BYTES) {
-      throw acp.RequestError.invalidParams({ path: target, size: info.size }, `'${target}' is ${info.size} bytes; files over ${MAX_READ_BYTES} bytes are not read`);
-    }
-    // The size fstat gave, read from the start: a file that grows meanwhile is read as it was.
-    const data = Buffer.alloc(info.size);
-    let filled = 0;
-    while (filled < data.length) {
-      const { bytesRead } = await handle.read(data, filled, data.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return data.toString('utf8', 0, filled);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Where a write would land, or a JSON-RPC error saying why that cannot be told. */

@@ -19,9 +19,25 @@ import { byteCount } from '@ptydeck/contract';
 /** Why a file was not read: one line, to show after its path. */
 export class UntrustedFileError extends Error {
   override readonly name = 'UntrustedFileError';
+
+  /** `size`: a regular file refused for its size alone, this many bytes. */
+  constructor(
+    message: string,
+    readonly size?: number,
+  ) {
+    super(message);
+  }
 }
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+export interface UntrustedReadOptions {
+  /**
+   * Open the file a link at the name leads to, as an editor does (an ACP agent's read of a source file), rather
+   * than refusing the link; what was opened is still judged by its fstat.
+   */
+  followLinks?: boolean;
+}
 
 /** The file's bytes, or undefined when there is none; UntrustedFileError when the rules refuse it. */
 export function readUntrustedFileSync(path: string, maxBytes: number): Buffer | undefined {
@@ -46,10 +62,10 @@ export function readUntrustedFileSync(path: string, maxBytes: number): Buffer | 
 }
 
 /** readUntrustedFileSync's rules, without blocking the thread. */
-export async function readUntrustedFile(path: string, maxBytes: number): Promise<Buffer | undefined> {
+export async function readUntrustedFile(path: string, maxBytes: number, { followLinks = false }: UntrustedReadOptions = {}): Promise<Buffer | undefined> {
   let handle;
   try {
-    handle = await open(path, READ_FLAGS);
+    handle = await open(path, followLinks ? READ_FLAGS & ~constants.O_NOFOLLOW : READ_FLAGS);
   } catch (error) {
     return noFile(error);
   }
@@ -81,7 +97,7 @@ function noFile(error: unknown): undefined {
 /** How many bytes to read of what was opened, judged by its fstat; UntrustedFileError when it may not be read. */
 function sizeToRead(stat: Stats, maxBytes: number): number {
   if (!stat.isFile()) throw new UntrustedFileError(`not a regular file (${kindOf(stat)})`);
-  if (stat.size > maxBytes) throw new UntrustedFileError(`${byteCount(stat.size)}, more than the ${byteCount(maxBytes)} such a file may hold`);
+  if (stat.size > maxBytes) throw new UntrustedFileError(`${byteCount(stat.size)}, more than the ${byteCount(maxBytes)} such a file may hold`, stat.size);
   return stat.size;
 }
 
