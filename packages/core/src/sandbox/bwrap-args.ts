@@ -17,6 +17,8 @@ export interface BwrapOptions {
   cwd: string;
   /** Variables to set for the program only (the loader's, which bubblewrap starts without). */
   setenv?: Readonly<Record<string, string>>;
+  /** Files shown as another, read-only (HOME's startup files without their credentials: startup-files.ts); a hidden path still wins. */
+  covers?: ReadonlyArray<{ path: string; cover: string }>;
 }
 
 /** Variables naming agents' sockets the sandbox hides: a shell left with them would only fail to connect. */
@@ -32,8 +34,9 @@ const UNSET = ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO'];
  * root, bubblewrap's user namespace maps root to root, so a shell with no
  * capability still owns those files, and wrote them), a private /tmp,
  * what must stay visible under it, the writable binds, ptydeck's own files
- * read-only again where a writable bind holds them, then the hidden paths
- * over all of it (a secret inside the workspace stays hidden).
+ * read-only again where a writable bind holds them, HOME's startup files
+ * without their credentials, then the hidden paths over all of it (a secret
+ * inside the workspace stays hidden).
  *
  * No `--new-session`: the session's terminal is one ptydeck made for it alone,
  * so TIOCSTI can reach only that terminal, and a new POSIX session would take
@@ -57,6 +60,7 @@ export function bwrapArgs(policy: SandboxPolicy, options: BwrapOptions): string[
   for (const path of own) args.push('--ro-bind', path, path);
   for (const path of policy.pinned) args.push('--bind', path, path);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
+  for (const { path, cover } of options.covers ?? []) args.push('--ro-bind', cover, path);
   for (const path of policy.hidden) args.push(...hide(path));
   if (options.runtimeDir && isDirectory(options.runtimeDir)) args.push('--tmpfs', options.runtimeDir);
   for (const name of UNSET) args.push('--unsetenv', name);

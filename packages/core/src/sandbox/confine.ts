@@ -3,9 +3,11 @@ import { MAX_SANDBOX_LIST_CHARS, type SandboxInfo } from '@ptydeck/contract';
 import { sandboxAvailability } from './availability.js';
 import { WaitFirst } from '../common/wait-first.js';
 import { bwrapArgs } from './bwrap-args.js';
+import { emptyFile } from './empty-file.js';
 import type { Listings } from './listings.js';
 import { sandboxPolicy } from './policy.js';
 import type { SandboxChoice } from './profile.js';
+import { startupFileCovers } from './startup-files.js';
 
 /** Where a session's sandbox is built from: the machine's paths and the developer's configuration. */
 export interface SandboxContext {
@@ -22,6 +24,8 @@ export interface SandboxContext {
   searchPath?: string;
   /** Credentials in the inherited environment (secret-env.ts), unset inside. */
   unsetEnv?: readonly string[];
+  /** config.json's `keepEnv`: credentials the developer passes into sandboxed shells, left in HOME's startup files too. */
+  keepEnv?: readonly string[];
   /** The program's dynamic loader variables, which bubblewrap itself starts without: set inside, for the program. */
   loaderEnv?: Readonly<Record<string, string>>;
 }
@@ -71,7 +75,9 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
     if (error instanceof WaitFirst) throw error;
     throw new SandboxUnavailableError(`the ${choice.profile} sandbox cannot start in ${cwd}: ${error instanceof Error ? error.message : String(error)}. Pick another working directory.`);
   }
-  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv });
+  // HOME's startup files without the lines that set a credential: the shell reads them, and its bash runs them.
+  const covers = startupFileCovers(context.home, emptyFile(), context.keepEnv);
+  const args = bwrapArgs(policy, { home: context.home, cwd: policy.workspace, keepVisible: context.keepVisible, runtimeDir: context.runtimeDir, setenv: context.loaderEnv, covers });
   // A workspace read-only whole (policy.readOnlyWhy) is bound writable and then read-only over it: not said writable.
   const writable = policy.writable.filter((path) => !(path === policy.workspace && policy.readOnly.includes(path)));
   // Said, so that an agent whose write fails with "Read-only file system" knows why before it tries.

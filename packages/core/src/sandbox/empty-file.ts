@@ -3,9 +3,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { makeHostTempDir, removeHostTempDir } from '../common/host-temp-dirs.js';
+import { STARTUP_COPIES } from './startup-files.js';
 
-/** The kind of the empty file's directory and what it holds, for removeDeadHostsTempDirs (common/host-temp-dirs.ts). */
-export const EMPTY_FILE_DIR = { sandbox: ['empty'] } as const;
+/**
+ * The kind of the empty file's directory and what it holds, for removeDeadHostsTempDirs (common/host-temp-dirs.ts): the
+ * empty file, and the copies of HOME's startup files made beside it (startup-files.ts).
+ */
+export const EMPTY_FILE_DIR = { sandbox: ['empty', ...STARTUP_COPIES] } as const;
 
 let empty: string | undefined;
 

@@ -93,10 +93,7 @@ export function sandboxContext(options: { stateDir: string; configDir: string; c
 }
 
 /** A SandboxContext less what comes from the session's environment. */
-export type HostSandboxContext = Omit<SandboxContext, 'home' | 'runtimeDir' | 'searchPath' | 'keepVisible' | 'unsetEnv'> & {
-  /** config.json's `keepEnv`: credentials the developer passes into sandboxed shells. */
-  keepEnv?: readonly string[];
-};
+export type HostSandboxContext = Omit<SandboxContext, 'home' | 'runtimeDir' | 'searchPath' | 'keepVisible' | 'unsetEnv'>;
 
 /** How agents' shells are fenced on a host: what the terminal tool and the chats' terminals both follow. */
 export interface SandboxSettings {
@@ -142,6 +139,7 @@ export function confineSession(settings: SandboxSettings, owner: SandboxOwner, r
   return confine(choice, spawn.cwd, {
     ...built,
     unsetEnv: secretNames(spawn.env, keepEnv),
+    ...(keepEnv ? { keepEnv } : {}),
     home: spawn.env.HOME || homedir(),
     keepVisible,
     ...(runtimeDir ? { runtimeDir } : {}),

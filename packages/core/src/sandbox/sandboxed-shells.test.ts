@@ -64,6 +64,10 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
       GH_TOKEN: 'ghp-secret-in-env', ANTHROPIC_API_KEY: 'sk-secret-in-env', DATABASE_URL: 'postgres://app:db-secret-in-env@localhost/app', TOKENIZERS_PARALLELISM: 'false',
       GH: `ghp_${'SecretInEnv'.repeat(4)}`, OPENAI: `sk-proj-${'SecretInEnv'.repeat(3)}`,
     });
+    // And tokens exported in the startup files the shell reads (before, `cat ~/.bashrc` showed both, and the shell's bash,
+    // which sources ~/.profile and so ~/.bashrc, set them again after the scrubbed environment).
+    writeFileSync(join(b.home, '.bashrc'), `export PLAIN_SETTING=kept-from-bashrc\nexport GH_TOKEN=ghp_${'SecretInRc'.repeat(4)}\nalias ll='ls -l'\n`);
+    writeFileSync(join(b.home, '.profile'), `DEPLOY_PASSWORD='secret-in-profile'\n. "$HOME/.bashrc"\n`);
     const { client } = await stdioAgent(b, 'sandboxed-agent', { clients, cwd: b.workspace });
     const made = await ok(client, 'terminal_create', {});
     expect(made.sandbox).toMatchObject({ profile: 'workspace', network: true });
@@ -92,6 +96,12 @@ describe.skipIf(!available)('an agent shell in the default workspace sandbox', (
     expect(env.output).not.toContain('secret-in-env');
     expect(env.output).not.toContain('SecretInEnv');
     expect(env.output).toContain('TOKENIZERS_PARALLELISM=false');
+    const startup = await run('cat ~/.bashrc ~/.profile; env; alias');
+    expect(startup.output).not.toContain('SecretInRc');
+    expect(startup.output).not.toContain('secret-in-profile');
+    // The rest of the files still runs: the developer's settings and aliases are there.
+    expect(startup.output).toContain('PLAIN_SETTING=kept-from-bashrc');
+    expect(startup.output).toContain("alias ll='ls -l'");
 
     const listed = await ok(client, 'terminal_list');
     expect(listed.terminals.find((t: { id: string }) => t.id === id).sandbox).toBe('workspace');
