@@ -187,6 +187,23 @@ describe('a client confirms the host with the kernel, not with server.json', () 
     }
     rewrite(record.url);
     expect((await runCli(box, ['ls'])).code).toBe(0);
+
+    // What an unsandboxed agent's shell can do to server.json without a listener of its own: `{}`, remove it, name a port
+    // where nothing listens, or a token of its own. Before, every client refused or waited out its 15 s while the host
+    // ran on, until the developer restarted it and so ended every live session; now a client asks the host holding
+    // host.lock, found through the kernel, to write its record back, and reads it again.
+    const file = join(box.stateDir, 'server.json');
+    const spoils: Array<() => void> = [() => writeFileSync(file, '{}', { mode: 0o600 }), () => rmSync(file), () => rewrite('http://127.0.0.1:1')];
+    for (const spoil of spoils) {
+      spoil();
+      const listed = await runCli(box, ['ls']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(discoveryOf(box)).toEqual(record);
+    }
+    writeFileSync(file, JSON.stringify({ ...record, token: 'x'.repeat(43) }), { mode: 0o600 });
+    const agent = await stdioAgent(box, 'after-rewrite', { clients });
+    expect((await call(agent.client, 'terminal_list')).isError).toBeFalsy();
+    expect(discoveryOf(box)).toEqual(record);
   }, 120_000);
 
   it('refuses a fake host started with a session label, which took host.lock after the host was killed', async () => {

@@ -10,6 +10,7 @@ import { STOP_PATH } from '../common/stop-protocol.js';
 import { isProcessAlive, waitForExit } from '../common/process-identity.js';
 import { HOST_NODE_FLAGS, withHostAllocator } from '../common/host-node-flags.js';
 import { checkHostProcess } from './host-check.js';
+import { askHostForRecord } from './record-back.js';
 import { requestJson } from './host-request.js';
 import { withoutInjection } from '../common/inherited-env.js';
 import { CHAT_BINDING_ENV, CHAT_ID_ENV, SESSION_ID_ENV } from '../common/env-names.js';
@@ -62,10 +63,15 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
     reported.add(key);
     options.log(line);
   };
+  /** Whether the lock's holder was asked to write its record back (record-back.ts): once per call. */
+  let askedForRecord = false;
   for (;;) {
     // Throws on a state directory others could write: a planted record is never followed.
     const found = readDiscovery(stateDir);
-    const key = found.status === 'live' ? `${found.record.instance} ${found.record.url}` : '';
+    /** The record leads to no host: gone, not a record, a dead pid, nothing of ours on its port, a token the host does not hold. */
+    let astray = found.status !== 'live';
+    // The token too: a record written back after a wrong one (record-back.ts) keeps the instance and url.
+    const key = found.status === 'live' ? `${found.record.instance} ${found.record.url} ${found.record.token}` : '';
     if (found.status === 'live' && !unproven.has(key)) {
       // The kernel first: the file, the lock and /proof's answer are all things an agent's shell can make.
       const check = checkHostProcess(found.record, stateDir);
@@ -82,11 +88,19 @@ export async function ensureHost(options: EnsureHostOptions): Promise<{ record: 
       }
       // A wrong answer is final; silence may be a host too busy to answer in time, asked again next round.
       if (proof.answered) unproven.add(key);
+      astray = check.kind === 'absent' || proof.answered;
       reportOnce(key, `ptydeck: ${found.record.url} ${proof.reason}; looking for the host that holds ${stateDir}`);
     } else if (found.status === 'invalid') {
       reportOnce(found.reason, `ptydeck: ignoring ${found.path}: ${found.reason}`);
     }
     const holder = hostLockHolder(stateDir);
+    // A live host holds the lock, and the record does not lead to it (rewritten, removed, opened to others): asked, found
+    // through the kernel, to write its own back, which is read again and checked as any. Before, every client refused
+    // or waited out its deadline until the developer restarted the host, ending every live session.
+    if (astray && holder?.pid !== undefined && !askedForRecord) {
+      askedForRecord = true;
+      if (await askHostForRecord(holder.pid)) continue;
+    }
     if (options.start === false) throw new Error(`no running ptydeck host answers for ${stateDir}`);
     if (!holder && !child) {
       child = await startHostDetached(stateDir);

@@ -45,7 +45,7 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-const DISCOVERY_FILE = 'server.json';
+export const DISCOVERY_FILE = 'server.json';
 
 /** $PTYDECK_STATE_DIR, else $XDG_STATE_HOME/ptydeck, else ~/.local/state/ptydeck. Empty values count as unset. */
 export function resolveStateDir(env: Record<string, string | undefined> = process.env): string {
@@ -105,13 +105,24 @@ export function writeDiscovery(record: Omit<DiscoveryRecord, 'protocol'> & { pro
   const target = discoveryPath(stateDir);
   const temp = join(stateDir, `.${DISCOVERY_FILE}.${process.pid}.${randomHex(4)}`);
   try {
-    writeFileSync(temp, JSON.stringify(record, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(temp, discoveryText(record), { mode: 0o600, flag: 'wx' });
     renameSync(temp, target);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
   }
   return target;
+}
+
+/**
+ * The host's route that writes its own record back to server.json (host/record-route.ts): POST, no credential, no
+ * body. A client asks the live holder of host.lock, found through the kernel, when server.json does not lead to it.
+ */
+export const RECORD_PATH = '/record';
+
+/** server.json's text for `record`, as writeDiscovery writes it (discovery-keeper.ts compares the file with it). */
+export function discoveryText(record: Omit<DiscoveryRecord, 'protocol'> & { protocol?: number }): string {
+  return JSON.stringify(record, null, 2) + '\n';
 }
 
 export type DiscoveryLookup =

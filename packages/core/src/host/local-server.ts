@@ -11,7 +11,7 @@ import { startHttpServer, type HttpServerOptions } from '../server/http-server.j
 import type { ProcessWatchOptions, SessionFacts } from '../facts/index.js';
 import type { ChatHost } from '../chats/chat-host.js';
 import { orphanedChatProcesses } from '../chats/orphaned-agents.js';
-import { resolveStateDir } from '../common/discovery.js';
+import { resolveStateDir, type DiscoveryRecord } from '../common/discovery.js';
 import type { SessionStore } from '../persist/session-store.js';
 import { DeveloperShell } from '../server/developer-shell.js';
 import { developerShellIntegration } from './host-config.js';
@@ -80,6 +80,8 @@ export interface LocalServer {
   panelToken: string;
   /** Changes on every launch; the panel snapshot carries it too. */
   instance: string;
+  /** What server.json was written with, if it was. */
+  discoveryRecord: DiscoveryRecord | undefined;
   service: PtyService;
   /** The sessions' screens, read by the tool and the panels' resyncs. */
   screens: ScreenService;
@@ -203,6 +205,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     agentToken: started.agentToken,
     panelToken: started.panelToken,
     instance: started.instance,
+    discoveryRecord: started.discoveryRecord,
     service,
     screens,
     facts,

@@ -6,13 +6,15 @@ import type { PtyService } from '../pty/types.js';
 import type { ScreenService } from '../screen/index.js';
 import { resolveConfigDir } from '../chats/agents-config.js';
 import { readDiscovery, resolveStateDir } from '../common/discovery.js';
-import { acquireHostLock } from '../common/host-lock.js';
+import { acquireHostLock, hostLockHolder } from '../common/host-lock.js';
 import { letWorkersSizeYoungGeneration, shedHostAllocatorEnv } from '../common/host-node-flags.js';
 import { loadHostSettings } from './host-config.js';
 import { watchIdle } from './idle-watch.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from './local-server.js';
 import { stopRoute } from './stop-route.js';
+import type { ServerRoute } from '../server/http-server.js';
 import { EMPTY_FILE_DIR, removeEmptyFile } from '../sandbox/index.js';
+import { recordRoute } from './record-route.js';
 import { removeDeadHostsTempDirs } from '../common/host-temp-dirs.js';
 import { SHELL_INTEGRATION_DIR } from '../terminal-tool/index.js';
 
@@ -139,15 +141,25 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       ...(options.screenWorkerSpawn ? { screenWorkerSpawn: options.screenWorkerSpawn } : {}),
       stateDir,
       ...(store ? { sessionStore: store } : {}),
-      route: stopRoute({
-        sessions: () => server?.service.list() ?? [],
-        chatCount: () => server?.chats.list().length ?? 0,
-        announceStop: () => server?.announceStop() ?? 0,
-        onStop: (how) => {
-          forgetSessions = how === 'stop';
-          requestStop('stop');
-        },
-      }),
+      route: either(
+        stopRoute({
+          sessions: () => server?.service.list() ?? [],
+          chatCount: () => server?.chats.list().length ?? 0,
+          announceStop: () => server?.announceStop() ?? 0,
+          onStop: (how) => {
+            forgetSessions = how === 'stop';
+            requestStop('stop');
+          },
+        }),
+        // Only the lock's holder keeps its record: a client trusts no other host's (client/host-check.ts), and a
+        // desktop app's core, which runs without the lock, leaves server.json to whoever writes next, as before.
+        recordRoute({
+          record: () => (lock?.acquired ? server?.discoveryRecord : undefined),
+          holdsLock: () => lock?.acquired === true && hostLockHolder(stateDir)?.identity === lock.identity,
+          stateDir,
+          log,
+        }),
+      ),
     }).catch((error: NodeJS.ErrnoException) => {
       const where = options.host ?? '127.0.0.1';
       if (error.code === 'EADDRINUSE') throw new Error(`port ${options.port} on ${where} is already in use; pick another with --port or use --port 0`);
@@ -236,4 +248,9 @@ function isUnused(server: LocalServer): boolean {
     server.chats.list().length === 0 &&
     !server.service.list().some((session) => session.status === 'running')
   );
+}
+
+/** The first of two routes that handles a request. */
+function either(first: ServerRoute, second: ServerRoute): ServerRoute {
+  return (req, res, asker) => first(req, res, asker) || second(req, res, asker);
 }

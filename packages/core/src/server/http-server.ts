@@ -24,7 +24,7 @@ import type { PtyService } from '../pty/types.js';
 import type { ScreenService } from '../screen/index.js';
 import { AgentRegistry } from './agent-registry.js';
 import { bearerToken, generateSecret, offeredSubprotocols, RequestGuard, secretMatcher, TicketBook } from './auth.js';
-import { removeDiscovery, resolveStateDir, writeDiscovery } from '../common/discovery.js';
+import { removeDiscovery, resolveStateDir, writeDiscovery, type DiscoveryRecord } from '../common/discovery.js';
 import { jsonRpcError, McpHttpEndpoint, type McpServerFactory } from './mcp-endpoint.js';
 import { PanelConnection, snapshotMessage, type PanelConnectionDeps } from './panel-connection.js';
 import { newPanelSocketServer } from './panel-socket-server.js';
@@ -136,6 +136,8 @@ export interface HttpServer {
   agents: AgentRegistry;
   /** Path of the discovery file written, if any. */
   discoveryFile: string | undefined;
+  /** The record written there, if any: what a host holding host.lock keeps there (common/discovery-keeper.ts). */
+  discoveryRecord: DiscoveryRecord | undefined;
   /** Panel sockets open right now. */
   panelCount(): number;
   panelUrl(): string;
@@ -386,9 +388,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const stateDir = options.stateDir ?? resolveStateDir();
   let discoveryFile: string | undefined;
+  const record: DiscoveryRecord = { url, token: agentToken, pid: process.pid, instance, protocol: HOST_PROTOCOL_VERSION };
   if (options.writeDiscovery ?? true) {
     try {
-      discoveryFile = writeDiscovery({ url, token: agentToken, pid: process.pid, instance, protocol: HOST_PROTOCOL_VERSION }, stateDir);
+      discoveryFile = writeDiscovery(record, stateDir);
     } catch (error) {
       server.close();
       bounds.dispose();
@@ -431,6 +434,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     instance,
     agents,
     discoveryFile,
+    discoveryRecord: discoveryFile === undefined ? undefined : record,
     panelCount: () => panels.size,
     panelUrl,
     announceStop: () => mcp?.announceStop() ?? 0,
