@@ -127,6 +127,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     let requestStop!: (reason: HostStopRequest) => void;
     // Set by `ptydeck stop` only: the developer ended these sessions, and a clean stop leaves none behind.
     let forgetSessions = false;
+    // Until the host stops: a stopping host that wrote its record back would leave clients joining a host on its way out.
+    let keepRecord = true;
     const stopRequested = new Promise<HostStopRequest>((resolve) => (requestStop = resolve));
     server = await startLocalServer({
       port: options.port,
@@ -147,6 +149,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
           chatCount: () => server?.chats.list().length ?? 0,
           announceStop: () => server?.announceStop() ?? 0,
           onStop: (how) => {
+            keepRecord = false;
             forgetSessions = how === 'stop';
             requestStop('stop');
           },
@@ -154,7 +157,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
         // Only the lock's holder keeps its record: a client trusts no other host's (client/host-check.ts), and a
         // desktop app's core, which runs without the lock, leaves server.json to whoever writes next, as before.
         recordRoute({
-          record: () => (lock?.acquired ? server?.discoveryRecord : undefined),
+          record: () => (keepRecord && lock?.acquired ? server?.discoveryRecord : undefined),
           holdsLock: () => lock?.acquired === true && hostLockHolder(stateDir)?.identity === lock.identity,
           stateDir,
           log,
@@ -191,6 +194,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       announceStop: () => live.announceStop(),
       close: () =>
         (closing ??= (async () => {
+          keepRecord = false;
           stopWatching();
           try {
             await bounded(live.close(forgetSessions ? 'forget' : 'keep'), SHUTDOWN_MS);

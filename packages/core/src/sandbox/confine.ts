@@ -24,6 +24,8 @@ export interface SandboxContext {
   searchPath?: string;
   /** Credentials in the inherited environment (secret-env.ts), unset inside. */
   unsetEnv?: readonly string[];
+  /** config.json's `readOnlyGit`: every repository's `.git` in the working directory read-only (policy.ts). */
+  readOnlyGit?: boolean;
   /** config.json's `keepEnv`: credentials the developer passes into sandboxed shells, left in HOME's startup files too. */
   keepEnv?: readonly string[];
   /** The program's dynamic loader variables, which bubblewrap itself starts without: set inside, for the program. */
@@ -69,7 +71,7 @@ export function confine(choice: SandboxChoice, cwd: string, context: SandboxCont
   let policy;
   try {
     const profile = choice.profile;
-    const build = () => sandboxPolicy({ profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden, searchPath: context.searchPath ?? process.env.PATH });
+    const build = () => sandboxPolicy({ profile, workspace: cwd, home: context.home, ptydeckDirs: context.ptydeckDirs, writable: context.writable, hidden: context.hidden, searchPath: context.searchPath ?? process.env.PATH, readOnlyGit: context.readOnlyGit });
     policy = listings === undefined ? build() : listings.buildFrom(build);
   } catch (error) {
     if (error instanceof WaitFirst) throw error;

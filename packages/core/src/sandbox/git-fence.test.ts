@@ -125,6 +125,31 @@ describe.skipIf(!available)("a sandboxed shell and what git reads around the rep
     expect((await run(client, made.id, 'git -c user.name=a -c user.email=a@b commit -q --allow-empty -m inside && git log --format=%s | head -2')).output).toContain('inside\noutside');
   });
 
+  // Open in the default profile, closed by config.json's readOnlyGit (as Codex's workspace-write keeps .git): a gitlink to a
+  // repository the shell made from nothing, whose core.fsmonitor the developer's next `git status` in the superproject
+  // runs, and a rebase left in progress, whose `exec` line the developer's `git rebase --continue` runs.
+  it("with readOnlyGit, cannot add a gitlink to a repository of its own, nor leave a rebase in progress; builds and tests still write the project", async () => {
+    const r = repository();
+    mkdirSync(join(r.home, 'config'), { recursive: true });
+    writeFileSync(join(r.home, 'config', 'config.json'), JSON.stringify({ sandbox: { readOnlyGit: true } }));
+    const { client } = await stdioAgent(r, 'read-only-git-agent', { clients, cwd: r.project });
+    const made = await create(client);
+    expect(made.sandbox.readOnly).toContain(realpathSync(join(r.project, '.git')));
+    const gitlink = await run(
+      client,
+      made.id,
+      `git init -q x && printf ${r.plant('gitlink')} >> x/.git/config && git -C x -c user.name=a -c user.email=a@b commit -q --allow-empty -m x && git update-index --add --cacheinfo "160000,$(git -C x rev-parse HEAD),x"`,
+    );
+    expect(gitlink.exit_code).not.toBe(0);
+    expect((await run(client, made.id, 'mkdir .git/rebase-merge')).output).toMatch(/Read-only file system/);
+    r.git(r.project, 'status', '--short');
+    expect(existsSync(r.planted('gitlink'))).toBe(false);
+    expect(existsSync(join(r.project, '.git', 'rebase-merge'))).toBe(false);
+    // What a build or a test writes in the project still goes through; a commit is the developer's, outside.
+    expect(await run(client, made.id, 'mkdir -p dist && echo built > dist/out && cat dist/out')).toMatchObject({ exit_code: 0, output: expect.stringContaining('built') });
+    expect((await run(client, made.id, 'git status --short')).exit_code).toBe(0);
+  });
+
   it("cannot make the next shell's readOnlyWhy longer than the panel protocol takes (a path in its own repository's include): the create failed its result's validation after its shell had started", async () => {
     const r = repository();
     const { client } = await stdioAgent(r, 'long-why-agent', { clients, cwd: r.project });

@@ -1,6 +1,6 @@
 // What a profile allows for one session: the paths it may write, the paths it may not see, the network.
 import { readFileSync, readlinkSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { linksAmongDotFiles } from './dot-links.js';
 import type { SandboxProfile } from './profile.js';
 import { settled, stampOf } from './settled.js';
@@ -99,6 +99,12 @@ export interface PolicyInput {
   hidden?: string[];
   /** The PATH the developer's shells inherit (the session's, never the call's): what is directly in its directories is run by name. */
   searchPath?: string;
+  /**
+   * Each repository's `.git` the fence pins (the working directory's, each project's directly in it) read-only instead, as
+   * Codex's workspace-write keeps `.git`: git's own state (a rebase in progress, the index's gitlinks) is then not the
+   * shell's to write, and neither are its commits (config.json's `readOnlyGit`).
+   */
+  readOnlyGit?: boolean;
 }
 
 export interface SandboxPolicy {
@@ -183,6 +189,8 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   }
   const fenced = fencedWhy !== undefined;
   const ownWorkspace = fenced ? [] : [workspace];
+  const fence = runByYourTools(ownWorkspace, entries, home);
+  const readOnlyGits = input.readOnlyGit ? fence.pinned.filter((path) => basename(path) === '.git') : [];
   return {
     profile: input.profile,
     workspace,
@@ -191,7 +199,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     // developer's tmux server (/tmp/tmux-UID/default), ssh-agent (/tmp/ssh-*/agent.*) or X server would take its commands.
     hidden: unique([...hidden, ...entries.filter((entry) => entry.isSocket()).map((entry) => join(workspace, entry.name))]),
     cacheSources,
-    ...withReadOnly(runByYourTools(ownWorkspace, entries, home), fenced ? [] : pathDirs.filter((dir) => dir !== workspace && isWithin(dir, workspace))),
+    ...withReadOnly(fence, [...(fenced ? [] : pathDirs.filter((dir) => dir !== workspace && isWithin(dir, workspace))), ...readOnlyGits]),
     ...(fencedWhy === undefined ? {} : { readOnlyWhy: fencedWhy }),
     network: input.profile === 'workspace',
   };

@@ -33,6 +33,12 @@ export const SandboxConfig = z
       .describe(
         'Entries of the built-in hidden list to show read-only after all (e.g. ".npmrc" for a private registry), spelled as that list spells them. ptydeck\'s own directories stay hidden, and so does anything `hide` names.',
       ),
+    readOnlyGit: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Every repository's .git in a sandboxed shell's working directory read-only, as Codex's workspace-write has it: commits, checkouts and fetches fail inside, and nothing the shell does there reaches your next git (a rebase left in progress, a gitlink to a repository of its own). Default false: commits work inside.",
+      ),
     keepEnv: z
       .array(z.string().min(1))
       .default([])
@@ -89,6 +95,7 @@ export function sandboxContext(options: { stateDir: string; configDir: string; c
     writable: options.config.writable,
     hidden: [...DEFAULT_HIDDEN.filter((path) => !options.config.unhide.includes(path)), ...options.config.hide],
     keepEnv: options.config.keepEnv,
+    ...(options.config.readOnlyGit ? { readOnlyGit: true } : {}),
   };
 }
 
