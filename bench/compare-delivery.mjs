@@ -139,6 +139,9 @@ async function deliver({ host, client }, file) {
     mainWritePerMB: (syscalls?.write ?? NaN) / mb,
     // The read thread's time runnable but waiting for a CPU: what the machine's other work took from it.
     queuedMsPerMB: (busiest.queuedMs ?? NaN) / mb,
+    // The read thread's read calls and user-space time per MB (the rest of its CPU is the kernel's).
+    readsPerMB: (busiest.reads ?? NaN) / mb,
+    readUserMsPerMB: (busiest.userMs ?? NaN) / mb,
     // Wake-ups per MB of the host's threads other than the read thread (main, screen worker, V8's helpers), and of the client.
     wakes: { host: (split.main.voluntary + split.others.slice(1).reduce((a, t) => a + t.voluntary, 0)) / mb, client: clientMain.voluntary / mb },
     switches: { main: split.main.voluntary / mb, mainForced: split.main.forced / mb, '#1': busiest.voluntary / mb, '#1 forced': busiest.forced / mb },
@@ -167,7 +170,7 @@ try {
         setup.samples[key].push(result);
         console.error(
           `round ${round + 1} ${setup.name} ${key}: ${result.mbps.toFixed(1)} MB/s, core ${result.cpuMsPerMB.toFixed(2)} ms/MB (main ${result.threads.main.toFixed(2)},` +
-            ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}, waiting for a CPU ${result.queuedMsPerMB.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
+            ` read thread ${result.threads['#1'].toFixed(2)}, its switches per MB ${result.switches['#1'].toFixed(0)}/${result.switches['#1 forced'].toFixed(0)}, waiting for a CPU ${result.queuedMsPerMB.toFixed(2)}, reads per MB ${result.readsPerMB.toFixed(0)}, user ${result.readUserMsPerMB.toFixed(2)}), client ${result.clientMsPerMB.toFixed(2)},` +
             ` frames ${result.frames}, write calls per MB ${result.writesPerMB.toFixed(1)} (main thread's writev ${result.mainWritevPerMB.toFixed(1)}, write ${result.mainWritePerMB.toFixed(1)}), wake-ups per MB host ${result.wakes.host.toFixed(0)} client ${result.wakes.client.toFixed(0)}, acks per MB ${result.acksPerMB.toFixed(1)}, skipped ${result.skipped},` +
             ` GCs ${result.gc.scavenges} scavenges / ${result.gc.markCompacts} mark-compacts (${result.gc.majorMs.toFixed(1)} ms), pauses ${result.gc.pauseMsPerMB.toFixed(3)} ms/MB`,
         );
@@ -191,7 +194,7 @@ try {
           ` switches per MB (voluntary/not) main ${median(samples.map((s) => s.switches.main)).toFixed(0)}/${median(samples.map((s) => s.switches.mainForced)).toFixed(0)},` +
           ` wake-ups per MB of the host's other threads ${median(samples.map((s) => s.wakes.host)).toFixed(0)}, of the client ${median(samples.map((s) => s.wakes.client)).toFixed(0)},` +
           ` frames per MB ${median(samples.map((s) => s.frames / (s.bytes / 1e6))).toFixed(1)}, write calls per MB ${median(samples.map((s) => s.writesPerMB)).toFixed(1)},` +
-          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}, #1 waiting for a CPU ${median(samples.map((s) => s.queuedMsPerMB)).toFixed(2)} ms/MB;` +
+          ` #1 ${median(samples.map((s) => s.switches['#1'])).toFixed(0)}/${median(samples.map((s) => s.switches['#1 forced'])).toFixed(0)}, #1 waiting for a CPU ${median(samples.map((s) => s.queuedMsPerMB)).toFixed(2)} ms/MB, its reads per MB ${median(samples.map((s) => s.readsPerMB)).toFixed(0)} and user ms/MB ${median(samples.map((s) => s.readUserMsPerMB)).toFixed(2)};` +
           ` main-thread GCs per delivery: scavenges ${median(samples.map((s) => s.gc.scavenges))}, mark-compacts ${samples.map((s) => s.gc.markCompacts).join(' ')}, pauses ${median(samples.map((s) => s.gc.pauseMsPerMB)).toFixed(3)} ms/MB`,
       );
     }

@@ -79,8 +79,8 @@ export async function run(ctx) {
         const steal = VARIANTS.map((variant) => result[variant].steal?.toFixed(0) ?? '?').join(' / ');
         ctx.log(
           `  ${label} rep ${i + 1}: raw ${result.raw.mbps.toFixed(1)}, with mirror ${result.mirror.mbps.toFixed(1)} MB/s;` +
-            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its switches per MB ${result.raw.readWaits.toFixed(0)}/${result.raw.readForced.toFixed(0)}, waiting for a CPU ${result.raw.readQueuedMs.toFixed(2)} ms/MB), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
-            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, other threads ${result.mirror.threads.others.toFixed(1)}, its switches per MB ${result.mirror.threads.readWaits.toFixed(0)}/${result.mirror.threads.readForced.toFixed(0)}, waiting for a CPU ${result.mirror.threads.readQueuedMs.toFixed(2)} ms/MB; other threads' wake-ups per MB ${result.mirror.threads.otherWakes.toFixed(0)});` +
+            ` CPU ms/MB raw ${result.raw.cpuMsPerMB.toFixed(1)} (its switches per MB ${result.raw.readWaits.toFixed(0)}/${result.raw.readForced.toFixed(0)}, waiting for a CPU ${result.raw.readQueuedMs.toFixed(2)} ms/MB, reads per MB ${result.raw.readCalls?.toFixed(0)}, user ms/MB ${result.raw.readUserMs?.toFixed(2)}), core ${result.mirror.cpuMsPerMB.toFixed(1)}` +
+            ` (main thread ${result.mirror.threads.main.toFixed(1)}, read thread ${result.mirror.threads.read.toFixed(1)}, other threads ${result.mirror.threads.others.toFixed(1)}, its switches per MB ${result.mirror.threads.readWaits.toFixed(0)}/${result.mirror.threads.readForced.toFixed(0)}, waiting for a CPU ${result.mirror.threads.readQueuedMs.toFixed(2)} ms/MB, reads per MB ${result.mirror.threads.readCalls.toFixed(0)}, user ms/MB ${result.mirror.threads.readUserMs.toFixed(2)}; other threads' wake-ups per MB ${result.mirror.threads.otherWakes.toFixed(0)});` +
             ` frames ${result.mirror.frames}; host steal ${steal}%`,
         );
       }
@@ -207,7 +207,7 @@ async function threadedDelivery(host, client, file, workspace) {
   const otherWakes = (split.main.voluntary + split.others.slice(1).reduce((sum, thread) => sum + thread.voluntary, 0)) / mb;
   // The other threads' CPU (V8's compiler and GC helpers, the screen worker): high while the path is still being optimized.
   const others = split.others.slice(1).reduce((sum, thread) => sum + thread.cpuMs, 0) / mb;
-  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, others, readWaits: read.voluntary / mb, readForced: read.forced / mb, readQueuedMs: read.queuedMs / mb, otherWakes } };
+  return { ...result, threads: { main: split.main.cpuMs / mb, read: read.cpuMs / mb, others, readWaits: read.voluntary / mb, readForced: read.forced / mb, readQueuedMs: read.queuedMs / mb, readCalls: read.reads / mb, readUserMs: read.userMs / mb, otherWakes } };
 }
 
 /**
@@ -216,11 +216,11 @@ async function threadedDelivery(host, client, file, workspace) {
  */
 async function rawDelivery(rawHost, file, workspace) {
   const started = now();
-  const { bytes, cpuMsPerMB, readWaits, readForced, readQueuedMs } = await rawHost.request(
+  const { bytes, cpuMsPerMB, readWaits, readForced, readQueuedMs, readCalls, readUserMs } = await rawHost.request(
     'flood',
     { file: file.command ?? 'cat', args: file.args ?? [file.path], env: workspace.env, cwd: workspace.home },
     300_000,
   );
   const seconds = (now() - started) / 1000;
-  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB, readWaits, readForced, readQueuedMs };
+  return { bytes, seconds, mbps: bytes / 1e6 / seconds, cpuMsPerMB, readWaits, readForced, readQueuedMs, readCalls, readUserMs };
 }

@@ -60,7 +60,7 @@ const ops = {
     const cpu = process.cpuUsage(cpuBefore);
     const { main } = threadSplit(process.pid, threadsBefore, threadTimes());
     const mb = bytes / 1e6;
-    return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb, readForced: main.forced / mb, readQueuedMs: main.queuedMs / mb };
+    return { bytes, cpuMsPerMB: (cpu.user + cpu.system) / 1000 / mb, readWaits: main.voluntary / mb, readForced: main.forced / mb, readQueuedMs: main.queuedMs / mb, readCalls: main.reads / mb, readUserMs: main.userMs / mb };
   },
   /**
    * Figure 3's baseline: an echo program on raw node-pty in this process, ready once it printed R; then

@@ -6,19 +6,23 @@ const linux = process.platform === 'linux';
 
 describe('threadSplit', () => {
   it('puts the main thread (tid = pid) first and the others busiest first, from zero for a new one', () => {
-    const before = { 10: { cpuMs: 100, queuedMs: 7, voluntary: 5, forced: 1 }, 11: { cpuMs: 50, queuedMs: 1, voluntary: 0, forced: 0 }, 12: { cpuMs: 20, queuedMs: 3, voluntary: 2, forced: 2 } };
+    const before = {
+      10: { cpuMs: 100, queuedMs: 7, voluntary: 5, forced: 1, userMs: 60, systemMs: 40, reads: 100 },
+      11: { cpuMs: 50, queuedMs: 1, voluntary: 0, forced: 0, userMs: 50, systemMs: 0, reads: 0 },
+      12: { cpuMs: 20, queuedMs: 3, voluntary: 2, forced: 2, userMs: 10, systemMs: 10, reads: 40 },
+    };
     const after = {
-      10: { cpuMs: 130, queuedMs: 9, voluntary: 9, forced: 1 },
-      11: { cpuMs: 51, queuedMs: 1, voluntary: 1, forced: 0 },
-      12: { cpuMs: 80, queuedMs: 13, voluntary: 12, forced: 7 },
-      13: { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0 },
+      10: { cpuMs: 130, queuedMs: 9, voluntary: 9, forced: 1, userMs: 80, systemMs: 50, reads: 103 },
+      11: { cpuMs: 51, queuedMs: 1, voluntary: 1, forced: 0, userMs: 50, systemMs: 0, reads: 0 },
+      12: { cpuMs: 80, queuedMs: 13, voluntary: 12, forced: 7, userMs: 20, systemMs: 60, reads: 290 },
+      13: { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0, userMs: 0, systemMs: 0, reads: 2 },
     };
     const split = threadSplit(10, before, after);
-    expect(split.main).toEqual({ cpuMs: 30, queuedMs: 2, voluntary: 4, forced: 0 });
+    expect(split.main).toEqual({ cpuMs: 30, queuedMs: 2, voluntary: 4, forced: 0, userMs: 20, systemMs: 10, reads: 3 });
     expect(split.others).toEqual([
-      { cpuMs: 60, queuedMs: 10, voluntary: 10, forced: 5 },
-      { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0 },
-      { cpuMs: 1, queuedMs: 0, voluntary: 1, forced: 0 },
+      { cpuMs: 60, queuedMs: 10, voluntary: 10, forced: 5, userMs: 10, systemMs: 50, reads: 250 },
+      { cpuMs: 4, queuedMs: 2, voluntary: 1, forced: 0, userMs: 0, systemMs: 0, reads: 2 },
+      { cpuMs: 1, queuedMs: 0, voluntary: 1, forced: 0, userMs: 0, systemMs: 0, reads: 0 },
     ]);
   });
 });
@@ -52,6 +56,9 @@ describe.runIf(linux)('threadTimes', () => {
       expect(thread.queuedMs).toBeGreaterThanOrEqual(0);
       expect(thread.voluntary).toBeGreaterThanOrEqual(0);
       expect(thread.forced).toBeGreaterThanOrEqual(0);
+      // Clock ticks and syscall counts from /proc: whole, never negative.
+      expect(thread.userMs + thread.systemMs).toBeGreaterThanOrEqual(0);
+      expect(thread.reads).toBeGreaterThanOrEqual(0);
     }
   });
 });

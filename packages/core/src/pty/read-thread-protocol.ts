@@ -8,7 +8,7 @@
 
 /** Indices into the shared Int32Array of control words. */
 export const CTL = {
-  /** Bumped (and notified) by the main thread after each command, so a sleeping thread wakes for it. */
+  /** Bumped by the main thread after each command it posts (and notified, so a sleeping thread wakes for it): the thread takes commands only when it moved. */
   wake: 0,
   /** Bytes the thread posted that the main thread has not yet handed on; past MAX_OUTSTANDING_BYTES the thread stops reading. */
   outstanding: 1,

@@ -11,6 +11,9 @@
  * every fd and takes it back (release) before it closes it.
  */
 import { readSync } from 'node:fs';
+// perf_hooks's, not the global: even optimized, this loop read the global `performance` through V8's
+// LoadGlobalIC stub on every read (bench/README.md, "Figure 2's read thread, per read").
+import { performance } from 'node:perf_hooks';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BufferPool } from './buffer-pool.js';
 import { ReportPoster } from './report-poster.js';
@@ -117,9 +120,14 @@ function obey(command: ReadThreadCommand): void {
 /** Reads one chunk of `terminal`; true if it had bytes. */
 function readOnce(terminal: Terminal): boolean {
   let bytes: number;
+  // A read the line discipline has nothing for is an exception (EAGAIN), built with a stack trace that
+  // nobody reads and that was half its cost: none is taken around the read (the code is all this uses).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     bytes = readSync(terminal.fd, terminal.batch, terminal.used, BATCH_BYTES - terminal.used, null);
   } catch (error) {
+    Error.stackTraceLimit = stackTraceLimit;
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
     if (code === 'EAGAIN') {
       // Caught up: what was gathered goes out now rather than waiting for a full batch.
@@ -130,6 +138,7 @@ function readOnce(terminal: Terminal): boolean {
     forget(terminal, endReport(terminal.slot, code));
     return false;
   }
+  Error.stackTraceLimit = stackTraceLimit;
   if (bytes === 0) {
     forget(terminal, endReport(terminal.slot, 'EOF'));
     return false;
@@ -142,10 +151,20 @@ function readOnce(terminal: Terminal): boolean {
 }
 
 let sleepMs = MIN_SLEEP_MS;
+/**
+ * CTL.wake when the commands were last taken: every command is posted before
+ * CTL.wake is bumped, so the port is looked at only when it moved, not on
+ * every pass (a call into the port's C++ and its lock: 1 to 3% of the
+ * thread's samples during a flood).
+ */
+let takenAt = Number.NaN;
 for (;;) {
   const wake = Atomics.load(ctl, CTL.wake);
-  for (let message = receiveMessageOnPort(commands); message; message = receiveMessageOnPort(commands)) {
-    obey(message.message as ReadThreadCommand);
+  if (wake !== takenAt) {
+    takenAt = wake;
+    for (let message = receiveMessageOnPort(commands); message; message = receiveMessageOnPort(commands)) {
+      obey(message.message as ReadThreadCommand);
+    }
   }
   let readers = 0;
   let read = false;

@@ -148,7 +148,10 @@ export class ReadThread {
       this.returning = undefined;
       const buffers = this.returned;
       this.returned = [];
-      if (!this.dead) this.commands.postMessage({ op: 'reuse', buffers } satisfies ReadThreadCommand, buffers);
+      if (this.dead) return;
+      this.commands.postMessage({ op: 'reuse', buffers } satisfies ReadThreadCommand, buffers);
+      // The thread takes commands when CTL.wake moved; not notified: it needs the buffers only once it reads again.
+      Atomics.add(this.ctl, CTL.wake, 1);
     });
     this.returning.unref();
   }
