@@ -1,3 +1,4 @@
+import { parseServerMessage } from '@ptydeck/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readAttachMessage } from './attach-messages.js';
 
@@ -29,5 +30,23 @@ describe('readAttachMessage', () => {
     expect(readAttachMessage(bytes(`{"type":"res\\u0079nc","id":"${ID}","cursor":0,"skipped":0,"screen":""}`), false).kind).toBe('control');
     expect(readAttachMessage(bytes({ id: ID, type: 'resync', cursor: 0, skipped: 0, screen: '' }), false).kind).toBe('control');
     expect(readAttachMessage(bytes('{"type":"resync",'), false)).toEqual({ kind: 'invalid', reason: 'control message is not JSON' });
+  });
+
+  it('reads as control only what the contract reads as control, the same message', () => {
+    const texts = [
+      JSON.stringify({ type: 'resync', id: ID, cursor: 5, skipped: 0, screen: 'ready-0' }),
+      JSON.stringify({ type: 'resync', id: ID, cursor: -1, skipped: 0, screen: '' }),
+      JSON.stringify({ type: 'resync', id: 'x', cursor: 0, skipped: 0, screen: '' }),
+      JSON.stringify({ type: 'error', code: 'no_such_session', message: 'gone' }),
+      JSON.stringify({ type: 'error', code: 'no_such_session' }),
+      JSON.stringify({ type: 'event', event: { type: 'pty.removed', id: ID } }),
+      JSON.stringify({ type: 'event', event: { type: 'pty.exited', id: ID, exitCode: 0, signal: null } }),
+      JSON.stringify({ type: 'chat.list', chats: [] }),
+      `{"type":"chat.list","type":"resync","id":"${ID}","cursor":0,"skipped":0,"screen":""}`,
+    ];
+    for (const text of texts) {
+      const hand = readAttachMessage(bytes(text), false);
+      if (hand.kind === 'control') expect(parseServerMessage(text), text).toEqual(hand);
+    }
   });
 });
