@@ -8,7 +8,7 @@ import { isObject, readsAsSession } from './snapshot-check.js';
  * acts on (resync, error, a session's update, exit and removal) with the
  * fields it reads checked by hand (a session's as snapshot-check.ts reads
  * one); the snapshot comes first and apart (readSnapshot). Never more lenient
- * than the contract on those (attach-messages.test.ts holds the two
+ * than the contract on those (snapshot-check.test.ts holds the two
  * together); anything else comes back `invalid`, as a message the contract
  * refuses would, and attach leaves it out. The contract's PanelServerMessage
  * (zod, every message of every channel) was the rest of what attach loaded.
