@@ -8,7 +8,7 @@ import { isObject, readsAsSession } from './snapshot-check.js';
  * acts on (resync, error, a session's update, exit and removal) with the
  * fields it reads checked by hand (a session's as snapshot-check.ts reads
  * one); the snapshot comes first and apart (readSnapshot). Never more lenient
- * than the contract on those (attach-messages.test.ts holds the two
+ * than the contract on those (snapshot-check.test.ts holds the two
  * together); anything else comes back `invalid`, as a message the contract
  * refuses would, and attach leaves it out. The contract's PanelServerMessage
  * (zod, every message of every channel) was the rest of what attach loaded.
@@ -21,6 +21,10 @@ export function readAttachMessage(data: Uint8Array, binary: boolean): IncomingPa
       return { kind: 'invalid', reason: `invalid output frame: ${(error as Error).message}` };
     }
   }
+  // A message whose type attach does not read is not parsed: the host sends a panel's chat list, agents, timeline (up
+  // to 5000 records, megabytes on a host that ran many commands) and leftovers before the session's screen.
+  const named = leadingType(data);
+  if (named !== undefined && !ATTACH_TYPES.has(named)) return { kind: 'invalid', reason: 'a control message attach does not read, or malformed' };
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
@@ -31,6 +35,29 @@ export function readAttachMessage(data: Uint8Array, binary: boolean): IncomingPa
 }
 
 type AttachControl = Extract<PanelServerMessage, { type: 'resync' | 'error' | 'event' }>;
+
+/** The control messages attach reads (readsAsAttachControl). */
+const ATTACH_TYPES: ReadonlySet<string> = new Set<AttachControl['type']>(['resync', 'error', 'event']);
+/** How the host's JSON.stringify begins every control message: its type first. */
+const TYPE_PREFIX = Buffer.from('{"type":"', 'latin1');
+/** Longer than any type of the contract's: a longer name is left to the full parse. */
+const MAX_TYPE_LENGTH = 64;
+
+/**
+ * The type a message names first, read from its opening bytes where they are `{"type":"NAME"` with no escape in NAME;
+ * undefined otherwise. A message that names another type first is one attach leaves out, whatever follows (a later
+ * `"type"` key would win in JSON.parse: leaving that one out is stricter than the contract, never more lenient).
+ */
+function leadingType(data: Uint8Array): string | undefined {
+  if (data.byteLength < TYPE_PREFIX.length + 1) return undefined;
+  for (let i = 0; i < TYPE_PREFIX.length; i++) if (data[i] !== TYPE_PREFIX[i]) return undefined;
+  const end = Math.min(data.byteLength, TYPE_PREFIX.length + MAX_TYPE_LENGTH + 1);
+  for (let i = TYPE_PREFIX.length; i < end; i++) {
+    if (data[i] === 0x5c) return undefined;
+    if (data[i] === 0x22) return Buffer.from(data.buffer, data.byteOffset + TYPE_PREFIX.length, i - TYPE_PREFIX.length).toString('latin1');
+  }
+  return undefined;
+}
 
 function readsAsAttachControl(value: unknown): value is AttachControl {
   if (!isObject(value)) return false;

@@ -130,12 +130,17 @@ class Attachment {
     // stdout a pipe, a socket or a file (DirectOutput, a script's `ptydeck attach`): the first screen is written to it
     // before process.stdin and process.stdout are built (sockets on a pipe, which load node:net: 3 ms of a 45 ms
     // command, bench figure 12). On a terminal, raw mode comes first (`stty`: the host draws the screen meanwhile).
-    if (!(this.io.stdout instanceof DirectOutput)) this.startTerminal();
+    const direct = this.io.stdout instanceof DirectOutput;
+    if (!direct) this.startTerminal();
     // On stderr before the screen is drawn: it never mixes with the session's output on stdout.
     this.io.stderr.write(`${styleFor(this.io.stderr).dim(this.statusLine())}\r\n`);
     // The screen, when it came with the snapshot (the handshake named the session), is drawn here; else in a later turn.
     panel.listen();
-    this.startTerminal();
+    // Where it did not (the host sends it once the screen is read, often in a packet after the snapshot's), the
+    // terminal is built once it is drawn (onResync), not while it is on its way: building it first put node:net's
+    // load between the screen's arrival and its write. Keys wait in stdin's buffer meanwhile; none could act sooner,
+    // as stdout is not a terminal here, so stdin is not in raw mode, and a writer's keys are for the screen it sees.
+    if (!direct || this.through !== null) this.startTerminal();
     return done;
   }
 
@@ -203,6 +208,8 @@ class Attachment {
     // A later resync follows a skip (this terminal fell behind a flood): start from a clean screen.
     this.write(first ? drawn : CLEAR_FOR_REDRAW + drawn, cursor);
     this.acked = cursor;
+    // The terminal's keys, size and going away, held back for the first screen on a direct stdout (run).
+    if (first) this.startTerminal();
     if (first && this.writer) this.takeSize(screen.includes(ALT_SCREEN_ON));
     if (this.info.status === 'lost') return this.finishLost();
     if (this.exit) this.settle();

@@ -195,8 +195,12 @@ export class PanelSession {
  */
 function openPanel(record: DiscoveryRecord, attach: string | undefined, challenge?: string): Promise<ClientWebSocket> {
   const url = new URL(PANEL_WS_PATH, record.url.replace(/^http/, 'ws'));
-  if (attach !== undefined) url.searchParams.set(PANEL_ATTACH_PARAM, attach);
-  if (challenge !== undefined) url.searchParams.set('challenge', challenge);
+  // The query by hand: a URL's first searchParams builds Node's URLSearchParams, 0.3 ms of CPU before the handshake
+  // (bench figure 12). The host reads it with searchParams, which decodes what encodeURIComponent encodes.
+  const query: [string, string][] = [];
+  if (attach !== undefined) query.push([PANEL_ATTACH_PARAM, attach]);
+  if (challenge !== undefined) query.push(['challenge', challenge]);
+  if (query.length > 0) url.search = `?${query.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&')}`;
   return openWebSocket(url, {
     protocols: [PANEL_SUBPROTOCOL],
     headers: { [ASKER_PID_HEADER]: String(process.pid) },
