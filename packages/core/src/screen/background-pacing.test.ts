@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BackgroundPacing } from './background-pacing.js';
+import { BackgroundScheduler, WORKER_BUDGET } from './background-scheduler.js';
 
 describe('BackgroundPacing in the worker (eager)', () => {
   beforeEach(() => {
@@ -131,5 +132,32 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.outran(end);
     expect(pacing.holdsForFlood()).toBe(false);
     pacing.dispose();
+  });
+});
+
+describe('BackgroundScheduler', () => {
+  it("starts a slice requested in a task after that task's promise chain, as an agent's answer is (bench figure 4)", async () => {
+    const order: string[] = [];
+    const scheduler = new BackgroundScheduler(() => {}, () => WORKER_BUDGET);
+    const screen = {
+      id: 's1',
+      backgroundSlice: async () => {
+        order.push('slice');
+        return null;
+      },
+    };
+    // A PTY's data event asks for a slice, then resolves what a terminal_run awaits, whose result goes out
+    // after a chain of awaits (the tool, the SDK, the HTTP answer).
+    let resolveRun!: () => void;
+    const answered = new Promise<void>((resolve) => (resolveRun = resolve)).then(async () => {
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      order.push('answer');
+    });
+    scheduler.request(screen);
+    resolveRun();
+    await answered;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['answer', 'slice']);
+    scheduler.dispose();
   });
 });

@@ -231,7 +231,7 @@ export class BackgroundPacing {
    * per remote key went from 155-167 to 52-79 us (bench README).
    *
    * Interactive output (a trickle) is taken by the output that finds it that old, whose data event queues it
-   * (the scheduler posts at the end of that task, after the panels were sent
+   * (the scheduler posts after that turn's other work, after the panels were sent
    * that output), and only by a timer (EAGER_TIMER_MS) when no more output
    * comes. A timer alone fired between a key's input and its echo: libuv
    * runs due timers right after the I/O callbacks of a loop turn, so one that

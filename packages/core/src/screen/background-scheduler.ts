@@ -41,6 +41,7 @@ export class BackgroundScheduler {
   private disposed = false;
   /** A kick is queued for the end of the turn (see request). */
   private kickQueued = false;
+  private kickImmediate: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly reportError: ErrorReporter,
@@ -50,17 +51,22 @@ export class BackgroundScheduler {
 
   /**
    * Queues a screen; its slice starts after the current turn's other work
-   * (in a microtask), not inside the call. A screen asks from within a PTY's
-   * data event, whose later listeners send that output to the panels: a slice
-   * started there posted it to the worker first, and the worker's thread,
-   * woken by that, took the CPU from the echo on two busy cores (bench
-   * README, figure 15).
+   * (in the loop's check phase), not inside the call. A screen asks from
+   * within a PTY's data event, whose later listeners send that output to the
+   * panels: a slice started there posted it to the worker first, and the
+   * worker's thread, woken by that, took the CPU from the echo on two busy
+   * cores (bench README, figure 15). Not in a microtask either: the data
+   * event that ends an agent's terminal_run resolves a promise chain that
+   * answers the agent in that turn's microtasks, and a kick queued before
+   * that chain posted to the worker ahead of the answer (bench README,
+   * "Figure 4's hops").
    */
   request(screen: BackgroundParse): void {
     if (!this.queue.includes(screen)) this.queue.push(screen);
     if (this.kickQueued) return;
     this.kickQueued = true;
-    queueMicrotask(() => {
+    this.kickImmediate = setImmediate(() => {
+      this.kickImmediate = undefined;
       this.kickQueued = false;
       this.kick();
     });
@@ -70,6 +76,7 @@ export class BackgroundScheduler {
     this.disposed = true;
     clearTimeout(this.timer);
     clearImmediate(this.immediate);
+    clearImmediate(this.kickImmediate);
     this.queue.length = 0;
   }
 
