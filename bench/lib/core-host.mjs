@@ -13,6 +13,7 @@
 // bound on live sessions. --persist=on keeps a session store (issue 24) in
 // the state directory, as a host does unless config.json or PTYDECK_PERSIST
 // says otherwise: figure 10 runs the same flood with it on and off.
+import { createHook } from 'node:async_hooks';
 import { appendFileSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -308,9 +309,52 @@ const ops = {
       }
     });
     gcs.observe({ entryTypes: ['gc'] });
+    // Every callback the loop ran (timers, immediates, I/O; not promises), named and stamped: what ran inside
+    // a slow key's span (echo-tail.mjs). A timer or immediate is named by its callback or where it was armed.
+    const ran = [];
+    const names = new Map();
+    const open = new Map();
+    const armedAt = () => {
+      const frame = new Error().stack.split('\n').slice(2).find((line) => !line.includes('node:') && !line.includes('core-host.mjs'));
+      return frame ? frame.trim().replace(/^at /, '').replace(/\(?file:\/\/[^)]*\/packages\/core\/dist\//, '').replace(/\)$/, '') : '?';
+    };
+    const hook = createHook({
+      init(asyncId, type, _trigger, resource) {
+        if (type === 'PROMISE') return;
+        if (type === 'Timeout' || type === 'Immediate') {
+          const fn = type === 'Timeout' ? resource._onTimeout : resource._onImmediate;
+          names.set(asyncId, `${type} ${fn?.name || armedAt()}`);
+        } else names.set(asyncId, type);
+      },
+      before(asyncId) {
+        if (names.has(asyncId)) open.set(asyncId, wallNow());
+      },
+      after(asyncId) {
+        const at = open.get(asyncId);
+        if (at === undefined) return;
+        open.delete(asyncId);
+        ran.push({ what: names.get(asyncId), at, ms: wallNow() - at });
+      },
+      destroy(asyncId) {
+        names.delete(asyncId);
+      },
+    });
+    hook.enable();
+    // Who kept the loop watch ticking during the keys (pty/loop-watch.ts), by caller.
+    const keeps = {};
+    const loopWatch = service.loop;
+    const keepUntil = loopWatch?.keepUntil;
+    if (loopWatch)
+      loopWatch.keepUntil = function countedKeep(until) {
+        const who = armedAt();
+        keeps[who] = (keeps[who] ?? 0) + 1;
+        return keepUntil.call(this, until);
+      };
     const cpu = process.cpuUsage();
     const mainCpu = mainThreadCpuMs();
     echoTrace = () => {
+      hook.disable();
+      if (loopWatch) delete loopWatch.keepUntil;
       offData();
       gcs.disconnect();
       service.write = write;
@@ -318,7 +362,7 @@ const ops = {
       const { user, system } = process.cpuUsage(cpu);
       // The monotonic clock CPU profiles stamp their samples with, against the wall clock: to find a key in a profile.
       const wallMinusMonotonic = wallNow() - Number(process.hrtime.bigint()) / 1e6;
-      return { inputs, outputs, posts, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc, pauses };
+      return { inputs, outputs, posts, ran, keeps, wallMinusMonotonic, cpuMs: (user + system) / 1000, mainThreadCpuMs: mainThreadCpuMs() - mainCpu, gc, pauses };
     };
     return true;
   },
