@@ -16,7 +16,9 @@
 // screen worker's warm-up and every process collects its heap before the keys.
 // WARMUP=<keys> (default 50, figure 3's); with BENCH_CPU_PROF, what each host's
 // main thread did during its slowest keys and its busy runs of TURN_MS (1) or
-// more; MARK=1 prints markers around the keys for BENCH_HOST_FLAGS=--trace-gc.
+// more; MARK=1 prints markers around the keys for BENCH_HOST_FLAGS=--trace-gc. Each host also names what else
+// its loop ran inside each key's span (timers and immediates by where they were armed, I/O by kind) and who
+// kept its loop watch ticking; naming a timer costs the host a stack trace, so CPU comparisons take CALLBACKS=0.
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import path from 'node:path';
 import { createWorkspace, runCleanups, summarize } from './lib/harness.mjs';
@@ -82,7 +84,7 @@ async function round(r) {
       await raw.request('memory', { gc: true });
       globalThis.gc?.();
     }
-    for (const side of sides) await side.host.request('echoTraceStart', { id: side.id });
+    for (const side of sides) await side.host.request('echoTraceStart', { id: side.id, callbacks: process.env.CALLBACKS !== '0' });
     const rawKeys = [];
     const rawSlow = [];
     for (const side of sides) side.threads = threadTimes(side.host.pid);

@@ -277,7 +277,7 @@ const ops = {
     });
   },
   /** Starts stamping session `id`'s input and output (see echoTrace). */
-  echoTraceStart: ({ id }) => {
+  echoTraceStart: ({ id, callbacks = true }) => {
     const write = service.write.bind(service);
     const inputs = [];
     const outputs = [];
@@ -339,7 +339,8 @@ const ops = {
         names.delete(asyncId);
       },
     });
-    hook.enable();
+    // Naming each timer from its stack costs the host tens of us a timer: CALLBACKS=0 in echo-tail.mjs leaves it off.
+    if (callbacks) hook.enable();
     // Who kept the loop watch ticking during the keys (pty/loop-watch.ts), by caller.
     const keeps = {};
     const loopWatch = service.loop;
