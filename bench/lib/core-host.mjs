@@ -176,6 +176,43 @@ function watchEnds() {
  * and its main thread's CPU time and V8's GCs meanwhile.
  */
 let echoTrace;
+/**
+ * BENCH_READ_CALLBACKS=<file>: every callback of the loop (not promises) that ran 1 ms or more, kept for the last
+ * 2 s, named by its kind (timers and immediates by the start of their function's source, cheaper than a stack);
+ * screenRead writes those inside each read over 25 ms to the file, one JSON line a read (figure 5's slow reads).
+ */
+const longCallbacks = process.env.BENCH_READ_CALLBACKS ? watchLongCallbacks() : undefined;
+function watchLongCallbacks() {
+  const ran = [];
+  const resources = new Map();
+  const open = new Map();
+  const name = (type, resource) => {
+    const fn = type === 'Timeout' ? resource?._onTimeout : type === 'Immediate' ? resource?._onImmediate : undefined;
+    return fn ? `${type} ${fn.name || String(fn).replace(/\s+/g, ' ').slice(0, 90)}` : type;
+  };
+  createHook({
+    init(asyncId, type, _trigger, resource) {
+      if (type !== 'PROMISE') resources.set(asyncId, [type, resource]);
+    },
+    before(asyncId) {
+      if (resources.has(asyncId)) open.set(asyncId, performance.now());
+    },
+    after(asyncId) {
+      const at = open.get(asyncId);
+      if (at === undefined) return;
+      open.delete(asyncId);
+      const ms = performance.now() - at;
+      if (ms < 1) return;
+      const [type, resource] = resources.get(asyncId) ?? ['?'];
+      ran.push({ what: name(type, resource), at, ms });
+      while (ran.length > 0 && ran[0].at < at - 2000) ran.shift();
+    },
+    destroy(asyncId) {
+      resources.delete(asyncId);
+    },
+  }).enable();
+  return { ran };
+}
 const wallNow = () => performance.timeOrigin + performance.now();
 /** CPU time of this process's main thread (ms), from its own stat line: the thread keys wait for. */
 const mainThreadCpuMs = () => {
@@ -261,6 +298,10 @@ const ops = {
     const from = process.hrtime.bigint() / 1000n;
     await screens.text(id);
     const ms = performance.now() - started;
+    if (longCallbacks && ms > 25) {
+      const inside = longCallbacks.ran.filter((cb) => cb.at + cb.ms > started && cb.at < started + ms);
+      appendFileSync(process.env.BENCH_READ_CALLBACKS, `${JSON.stringify({ screens: values.screens, ms, inside })}\n`);
+    }
     // A slow read, in the windows' file and clock: the profiles say what the threads did meanwhile.
     if (process.env.BENCH_LOOP_WINDOWS && ms > 25) appendFileSync(process.env.BENCH_LOOP_WINDOWS, `${process.pid} read ${from} ${process.hrtime.bigint() / 1000n} ${id}\n`);
     return ms;
