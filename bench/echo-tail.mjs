@@ -16,7 +16,9 @@
 // screen worker's warm-up and every process collects its heap before the keys.
 // WARMUP=<keys> (default 50, figure 3's); with BENCH_CPU_PROF, what each host's
 // main thread did during its slowest keys and its busy runs of TURN_MS (1) or
-// more; MARK=1 prints markers around the keys for BENCH_HOST_FLAGS=--trace-gc.
+// more; MARK=1 prints markers around the keys for BENCH_HOST_FLAGS=--trace-gc. Each host also names what else
+// its loop ran inside each key's span (timers and immediates by where they were armed, I/O by kind) and who
+// kept its loop watch ticking; naming a timer costs the host a stack trace, so CPU comparisons take CALLBACKS=0.
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import path from 'node:path';
 import { createWorkspace, runCleanups, summarize } from './lib/harness.mjs';
@@ -82,7 +84,7 @@ async function round(r) {
       await raw.request('memory', { gc: true });
       globalThis.gc?.();
     }
-    for (const side of sides) await side.host.request('echoTraceStart', { id: side.id });
+    for (const side of sides) await side.host.request('echoTraceStart', { id: side.id, callbacks: process.env.CALLBACKS !== '0' });
     const rawKeys = [];
     const rawSlow = [];
     for (const side of sides) side.threads = threadTimes(side.host.pid);
@@ -136,7 +138,10 @@ async function round(r) {
         const tin = trace.inputs[i];
         const tout = trace.outputs.find((t) => t >= tin);
         const posted = trace.posts.some((at) => at >= tin && at <= tout);
-        return { ...key, i, total: key.got - key.sent, toHost: tin - key.sent, pty: tout - tin, back: key.got - tout, posted };
+        // What else the host's loop ran in the key's span: callbacks begun after its input's write and before its
+        // echo's read (the one that read the echo holds tout).
+        const others = trace.ran.filter((cb) => cb.at > tin && cb.at < tout && cb.at + cb.ms < tout);
+        return { ...key, i, total: key.got - key.sent, toHost: tin - key.sent, pty: tout - tin, back: key.got - tout, posted, others };
       });
       totals[side.c].keys.push(...keys);
       const overlaps = (pauses, key) => pauses.filter((p) => p.at < key.got && p.at + p.ms > key.sent);
@@ -157,6 +162,15 @@ async function round(r) {
       const slowPosted = slow.filter((k) => k.posted).length;
       console.log(`    worker posts ${trace.posts.length}, inside a key's span (its input's write to its echo's read) ${keys.filter((k) => k.posted).length} keys, ${slowPosted} of the slowest ${SLOW}`);
       console.log(`    slowest ${SLOW}: mean to host ${mean('toHost')}, PTY and back ${mean('pty')}, host to client ${mean('back')} ms; with a host GC ${hostGc}, with a client GC ${ownGc}`);
+      const kinds = new Map();
+      // Per kind of callback (nextTicks and microtasks are the key's own turns): keys with one in their span, and of those
+      // the keys over 1 ms, against the keys over 1 ms of all.
+      const ownTurn = (cb) => cb.what === 'TickObject' || cb.what === 'Microtask';
+      for (const key of keys) for (const what of new Set(key.others.filter((cb) => !ownTurn(cb)).map((cb) => cb.what))) kinds.set(what, [...(kinds.get(what) ?? []), key]);
+      const slowShare = (list) => `${list.filter((k) => k.total > 1).length}/${list.length}`;
+      console.log(`    keys with other callbacks in their span ${keys.filter((k) => k.others.some((cb) => !ownTurn(cb))).length}; keys > 1 ms of all ${slowShare(keys)}; by kind (> 1 ms/keys): ${[...kinds].sort((a, b) => b[1].length - a[1].length).map(([what, list]) => `${what} ${slowShare(list)}`).join('; ')}`);
+      for (const k of slow.filter((key) => key.others.some((cb) => !ownTurn(cb)))) console.log(`      #${k.i}: ${k.others.filter((cb) => !ownTurn(cb)).map((cb) => `${cb.what} ${cb.ms.toFixed(2)}`).join('; ')}`);
+      if (Object.keys(trace.keeps).length > 0) console.log(`    the loop watch kept by: ${Object.entries(trace.keeps).map(([who, n]) => `${who} ${n}`).join('; ')}`);
       side.slow = slow;
       side.wallMinusMonotonic = trace.wallMinusMonotonic;
       console.log(`      ${slow.map((k) => `#${k.i} ${k.total.toFixed(1)}=${k.toHost.toFixed(1)}+${k.pty.toFixed(1)}+${k.back.toFixed(1)}${k.posted ? 'w' : ''}`).join(' ')}`);

@@ -9,9 +9,18 @@ afterEach(() => turns?.dispose());
 /** A reader that records whether it is paused, on a clock the test moves. */
 function setup(options: { readers: number }) {
   let clock = 0;
-  /** The loop as the turns see it: free all along, unless the test stalls it. */
+  /**
+   * The loop as the turns see it: free all along, unless the test stalls it, but seen free only up to the
+   * latest moment the turns asked it to be watched until, as a LoopWatch no one keeps runs no timer.
+   */
   let stalledSince: number | undefined;
-  const loop = { freeAt: () => stalledSince ?? clock, keepUntil: () => undefined, dispose: () => undefined };
+  let keptUntil = Number.NEGATIVE_INFINITY;
+  let keeps = 0;
+  const keepUntil = (until: number) => {
+    keeps++;
+    keptUntil = Math.max(keptUntil, until);
+  };
+  const loop = { freeAt: () => stalledSince ?? Math.min(clock, keptUntil), keepUntil, dispose: () => undefined };
   const made = new FloodTurns({ readers: options.readers, floodBytes: 64 * KiB, sliceBytes: 128 * KiB, quietMs: 50, now: () => clock, loop });
   turns = made;
   const sessions: Array<{ name: string; paused: boolean; turn: FloodTurn }> = [];
@@ -36,7 +45,7 @@ function setup(options: { readers: number }) {
     clock += ms;
   };
   const unstall = () => (stalledSince = undefined);
-  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), stall, unstall, sessions, pausedCount };
+  return { turns: made, join, flood, advance: (ms: number) => (clock += ms), stall, unstall, sessions, pausedCount, keeps: () => keeps };
 }
 
 describe('FloodTurns', () => {
@@ -50,6 +59,23 @@ describe('FloodTurns', () => {
       }
     }
     expect(shells.some((s) => s.paused)).toBe(false);
+  });
+
+  it('keeps no watch of the loop for a trickle, whose pause its next read judges: keys echoed for long are no flood', () => {
+    const t = setup({ readers: 1 });
+    const shell = t.join('shell');
+    // 2000 keys 60 ms apart, each echoed as 64 bytes (a line redrawn): twice floodBytes in all.
+    for (let key = 0; key < 2000; key++) {
+      t.advance(60);
+      shell.turn.read(64);
+    }
+    // The watch's 25 ms timer had ticked behind every key, between the next key's write and its echo's read.
+    expect(t.keeps()).toBe(0);
+    // The shell's run ended at every pause, so it never took the reader's place: the next flood reads.
+    const build = t.join('build');
+    t.flood(build, 64 * KiB);
+    expect(build.paused).toBe(false);
+    expect(t.keeps()).toBeGreaterThan(0);
   });
 
   it('lets floods up to the readers run, and pauses the next one until a reader gives way after its slice', () => {

@@ -20,7 +20,7 @@
  * paused session's output waits in the kernel, and a session that ends
  * while paused is drained at its close (see pty-process.ts).
  */
-import { FLOOD } from './flood.js';
+import { FLOOD, trickleAfterPause } from './flood.js';
 import { LoopWatch, type LoopClock } from './loop-watch.js';
 
 export interface FloodTurnsOptions {
@@ -133,11 +133,12 @@ export class FloodTurns {
     const { readers, floodBytes, sliceBytes, quietMs, now } = this.options;
     if (readers === 0) return;
     const at = now();
-    if (this.quietSince(turn)) turn.run = 0;
+    if (this.quietSince(turn) || (turn.state === 'free' && trickleAfterPause(bytes, at - turn.lastReadAt, quietMs) && !turn.reader.pending?.())) turn.run = 0;
     turn.lastReadAt = at;
     turn.run += bytes;
-    // The loop must be seen free past this read for a pause after it to count as quiet.
-    this.loop.keepUntil(at + quietMs);
+    // The loop must be seen free past this read for a pause after it to count as quiet; a trickle's pause the
+    // read after it judges (trickleAfterPause), unless the session is a flood, whose quiet its reclaim judges.
+    if (turn.state !== 'free' || bytes >= FLOOD.readBytes) this.loop.keepUntil(at + quietMs);
     switch (turn.state) {
       case 'free':
         if (turn.run < floodBytes) return;

@@ -24,3 +24,17 @@ export const FLOOD = {
    */
   readBytes: 1024,
 } as const;
+
+/**
+ * Whether a read of `bytes`, `gapMs` after the session's read before it, ends
+ * that session's run by itself, with no watch of the loop (loop-watch.ts): a
+ * read under FLOOD.readBytes says the writer wrote less than that over the
+ * whole gap, since a reader that fell behind (a stall of the main thread
+ * included) gets full reads. So a trickle's reads (an echo, a prompt) need
+ * not keep the loop watch ticking: it ticked every quietMs / 2 behind every
+ * typed key, a timer that fell due between a key's write to the terminal and
+ * its echo's read (bench/README.md, "Figure 3's loop ticks").
+ */
+export function trickleAfterPause(bytes: number, gapMs: number, quietMs: number): boolean {
+  return bytes < FLOOD.readBytes && gapMs >= quietMs;
+}

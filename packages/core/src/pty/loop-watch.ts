@@ -12,7 +12,8 @@
  * taken in a setImmediate, which runs after the poll phase of the same loop
  * iteration, that is after the reads that were waiting when the timer fired.
  * The watch ticks only while someone asked it to (keepUntil), so an idle
- * core runs no timer.
+ * core runs no timer; nor does a trickle (an echo, a prompt), whose reads
+ * judge its pauses themselves (flood.ts, trickleAfterPause).
  */
 export interface LoopClock {
   /** The latest moment the loop was seen free, after the I/O that was waiting then. */

@@ -1,5 +1,5 @@
 // Who reads a terminal's master, the event loop or the read thread, and the handover between them.
-import { FLOOD } from './flood.js';
+import { FLOOD, trickleAfterPause } from './flood.js';
 import type { LoopClock } from './loop-watch.js';
 import type { LoopReading, NodePtyMaster } from './node-pty-adapter.js';
 import type { ReadThread, ThreadRead } from './read-thread.js';
@@ -64,9 +64,11 @@ export class MasterReading {
     if (!options || options.afterBytes <= 0) return;
     const now = performance.now();
     const quietMs = options.quietMs ?? FLOOD_QUIET_MS;
-    if ((options.loop?.freeAt() ?? now) - this.lastReadAt >= quietMs) this.run = 0;
+    const trickle = chunk.length < FLOOD.readBytes;
+    if ((options.loop?.freeAt() ?? now) - this.lastReadAt >= quietMs || trickleAfterPause(chunk.length, now - this.lastReadAt, quietMs)) this.run = 0;
     this.lastReadAt = now;
-    options.loop?.keepUntil(now + quietMs);
+    // A trickle's pause is judged by its next read alone (trickleAfterPause); only fuller reads keep the watch.
+    if (!trickle) options.loop?.keepUntil(now + quietMs);
     this.run += chunk.length;
     if (this.run >= options.afterBytes && !this.held && !this.closing && !this.onThread) this.toThread(options);
   }

@@ -131,4 +131,15 @@ describe('node-pty internals that moved', () => {
     for (let i = 0; i < 16; i++) reading.fromLoop(Buffer.alloc(4096));
     expect(threadsAsked).toBe(0);
   });
+
+  it('keep the loop watch ticking for fuller reads only: an echo’s pause its next read judges', () => {
+    const kept: number[] = [];
+    const loop = { freeAt: () => performance.now(), keepUntil: (until: number) => void kept.push(until), dispose: () => {} };
+    const idle: LoopReading = { instant: true, stop: () => {}, start: () => {} };
+    const reading = new MasterReading({ fd: -1, destroyed: false, close: () => {}, loopReading: () => idle }, () => {}, { afterBytes: 1024 * 1024, thread: () => undefined, loop });
+    for (let i = 0; i < 300; i++) reading.fromLoop(Buffer.from('x'));
+    expect(kept).toHaveLength(0);
+    reading.fromLoop(Buffer.alloc(4096));
+    expect(kept).toHaveLength(1);
+  });
 });
