@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BackgroundPacing } from './background-pacing.js';
+import { BackgroundScheduler, WORKER_BUDGET } from './background-scheduler.js';
 
 describe('BackgroundPacing in the worker (eager)', () => {
   beforeEach(() => {
@@ -131,5 +132,29 @@ describe('BackgroundPacing in the worker (eager)', () => {
     pacing.outran(end);
     expect(pacing.holdsForFlood()).toBe(false);
     pacing.dispose();
+  });
+});
+
+describe('BackgroundScheduler', () => {
+  // Figure 15: the screens' pty.data listener asks for a slice before the panels' listener queues its pump (a
+  // microtask, PumpSchedule); a slice started in the call or in a microtask of its own posted the output to the
+  // worker before the panel's frame was written, and the woken worker took a CPU from the echo.
+  it('starts a slice asked for in an output event after the microtasks that event queued later (the panels\' pump)', async () => {
+    const order: string[] = [];
+    let sliced!: () => void;
+    const done = new Promise<void>((resolve) => (sliced = resolve));
+    const scheduler = new BackgroundScheduler(() => {}, () => WORKER_BUDGET);
+    scheduler.request({
+      id: 's',
+      backgroundSlice: async () => {
+        order.push('slice');
+        sliced();
+        return null;
+      },
+    });
+    queueMicrotask(() => order.push('pump'));
+    await done;
+    expect(order).toEqual(['pump', 'slice']);
+    scheduler.dispose();
   });
 });
