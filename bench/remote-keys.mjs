@@ -11,7 +11,8 @@
 // - BENCH_BOX_FLAGS, BENCH_CHANNEL_FLAGS: more node flags for the box's host, for `ptydeck panel-channel` there
 //   (say --cpu-prof --cpu-prof-dir=DIR, a directory the box's user can write); BENCH_CPU_PROF and
 //   BENCH_HOST_FLAGS apply to this machine's host as in every figure (lib/hosts.mjs).
-// - BENCH_STRACE=<file>: strace -T of the box host's main thread's reads and writes during the keys.
+// - BENCH_STRACE=<file>: strace -T of the box host's main thread's reads and writes during the keys; with
+//   BENCH_STRACE_ALL=1, of every thread of every process on either path (their roles in <file>.roles.json).
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -147,8 +148,12 @@ function counters(procs) {
 for (let i = 0; i < 50; i++) await client.echoLatency(id, i), await sshKey(i);
 let procs = processes();
 // BENCH_STRACE=<file>: the box host's main thread's reads and writes during the keys, timed (strace -T).
+// BENCH_STRACE_ALL=1: every thread of every process on either path instead (-f), hop by hop; their roles by pid
+// go to <file>.roles.json, to follow a key from this machine's host through ssh, sshd, panel-channel and the box's host.
+const traced = process.env.BENCH_STRACE_ALL ? procs.flatMap(({ pid }) => ['-p', String(pid)]) : ['-p', String(boxHost.pid)];
+if (process.env.BENCH_STRACE && process.env.BENCH_STRACE_ALL) writeFileSync(`${process.env.BENCH_STRACE}.roles.json`, JSON.stringify(procs));
 const strace = process.env.BENCH_STRACE
-  ? spawn('strace', ['-tt', '-T', '-e', 'trace=read,write,writev,epoll_wait,epoll_pwait', '-o', process.env.BENCH_STRACE, '-p', String(boxHost.pid)], { stdio: 'ignore' })
+  ? spawn('strace', [...(process.env.BENCH_STRACE_ALL ? ['-f'] : []), '-tt', '-T', '-e', `trace=read,write,writev,epoll_wait,epoll_pwait${process.env.BENCH_STRACE_ALL ? ',ppoll,poll' : ''}`, '-o', process.env.BENCH_STRACE, ...traced], { stdio: 'ignore' })
   : undefined;
 if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
 const samples = [];

@@ -160,4 +160,26 @@ describe('BackgroundScheduler', () => {
     expect(order).toEqual(['answer', 'slice']);
     scheduler.dispose();
   });
+
+  // Figure 15: the screens' pty.data listener asks for a slice before the panels' listener queues its pump (a
+  // microtask, PumpSchedule); a slice started in the call or in a microtask of its own posted the output to the
+  // worker before the panel's frame was written, and the woken worker took a CPU from the echo.
+  it('starts a slice asked for in an output event after the microtasks that event queued later (the panels\' pump)', async () => {
+    const order: string[] = [];
+    let sliced!: () => void;
+    const done = new Promise<void>((resolve) => (sliced = resolve));
+    const scheduler = new BackgroundScheduler(() => {}, () => WORKER_BUDGET);
+    scheduler.request({
+      id: 's',
+      backgroundSlice: async () => {
+        order.push('slice');
+        sliced();
+        return null;
+      },
+    });
+    queueMicrotask(() => order.push('pump'));
+    await done;
+    expect(order).toEqual(['pump', 'slice']);
+    scheduler.dispose();
+  });
 });

@@ -39,9 +39,8 @@ export class BackgroundScheduler {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private disposed = false;
-  /** A kick is queued for the end of the turn (see request). */
-  private kickQueued = false;
-  private kickImmediate: NodeJS.Immediate | undefined;
+  /** A kick queued for after the turn's I/O callbacks (see request). */
+  private kickQueued: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly reportError: ErrorReporter,
@@ -50,33 +49,33 @@ export class BackgroundScheduler {
   ) {}
 
   /**
-   * Queues a screen; its slice starts after the current turn's other work
-   * (in the loop's check phase), not inside the call. A screen asks from
-   * within a PTY's data event, whose later listeners send that output to the
-   * panels: a slice started there posted it to the worker first, and the
-   * worker's thread, woken by that, took the CPU from the echo on two busy
-   * cores (bench README, figure 15). Not in a microtask either: the data
-   * event that ends an agent's terminal_run resolves a promise chain that
-   * answers the agent in that turn's microtasks, and a kick queued before
-   * that chain posted to the worker ahead of the answer (bench README,
-   * "Figure 4's hops").
+   * Queues a screen; its slice starts after the current turn's I/O callbacks
+   * (in a setImmediate), not inside the call nor in a microtask. A screen asks
+   * from within a PTY's data event, whose later listeners send that output to
+   * the panels, themselves in a microtask queued after ours (PumpSchedule): a
+   * slice started there or in our microtask posted the output to the worker
+   * before the panel's frame was written, and the worker's thread, woken by
+   * that, took the CPU from the echo on two busy cores (bench README, figure
+   * 15: 17 of 60 remote keys in the box's host had the post first). The data
+   * event that ends an agent's terminal_run likewise resolves a promise chain
+   * that answers the agent in that turn's microtasks, which a microtask kick
+   * went ahead of (bench README, "Figure 4's hops").
    */
   request(screen: BackgroundParse): void {
     if (!this.queue.includes(screen)) this.queue.push(screen);
-    if (this.kickQueued) return;
-    this.kickQueued = true;
-    this.kickImmediate = setImmediate(() => {
-      this.kickImmediate = undefined;
-      this.kickQueued = false;
+    if (this.kickQueued !== undefined) return;
+    this.kickQueued = setImmediate(() => {
+      this.kickQueued = undefined;
       this.kick();
     });
+    this.kickQueued.unref();
   }
 
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.timer);
     clearImmediate(this.immediate);
-    clearImmediate(this.kickImmediate);
+    clearImmediate(this.kickQueued);
     this.queue.length = 0;
   }
 
