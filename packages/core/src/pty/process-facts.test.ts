@@ -74,6 +74,26 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
     }
   });
 
+  it('finds the holder of a socket it found no holder for once a process newer than its walk holds it (a server started after the table was read)', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
+      const stats = statTable();
+      // A scan's table read before this process started: the socket, read after it, has no holder there.
+      const mine = stats.get(process.pid)!.startTicks;
+      const before = new Map([...stats].filter(([, stat]) => stat.startTicks < mine));
+      const facts = new ProcessFacts();
+      await facts.learnHolders(new Set([inode]), before, async () => {}, 0);
+      expect(facts.holders(new Set([inode]), before).get(inode)).toBeUndefined();
+      // The next scan's table has it: a port wait that hid the socket for good waited out its timeout.
+      expect(facts.holders(new Set([inode]), stats).get(inode)).toBe(process.pid);
+    } finally {
+      server.close();
+    }
+  });
+
   it("pauses within one process's descriptors, not only between processes: a program may hold tens of thousands", async () => {
     const server = createServer().listen(0, '127.0.0.1');
     await once(server, 'listening');
