@@ -32,6 +32,7 @@ const SHARED = [
   'packages/core/src/chats/chat-log.test.ts',
   'packages/core/src/cli/args.test.ts',
   'packages/core/src/client/detach-keys.test.ts',
+  'packages/core/src/client/ensure-host.test.ts',
   'packages/core/src/client/output-filter.test.ts',
   'packages/core/src/client/remote.test.ts',
   'packages/core/src/client/session-list.test.ts',

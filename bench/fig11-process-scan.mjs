@@ -14,6 +14,7 @@ import { readdirSync } from 'node:fs';
 import { createPtyService } from '@ptydeck/core';
 import { snapshotSessions } from '../packages/core/dist/pty/session-processes.js';
 import { median, onCleanup, row } from './lib/harness.mjs';
+import { startSleepingSessions } from './lib/sleeping-sessions.mjs';
 
 const CHILDREN = 10;
 const SCANS = 20;
@@ -28,18 +29,7 @@ export async function run(ctx) {
   const service = createPtyService({ env: workspace.env, maxLiveSessions: n + 8 });
   const stop = onCleanup(() => service.dispose());
   try {
-    const ready = new Map();
-    const unsubscribe = service.on('pty.data', (event) => {
-      if (new TextDecoder().decode(event.data).includes('ready')) ready.get(event.id)?.();
-    });
-    const sleeps = `for i in $(seq ${CHILDREN}); do sleep 1000 & done; echo ready; wait`;
-    const sessions = await Promise.all(
-      Array.from({ length: n }, () => {
-        const info = service.create({ source: 'user', command: workspace.bash, args: ['--norc', '--noprofile', '-c', sleeps], cwd: workspace.home });
-        return new Promise((resolve) => ready.set(info.id, () => resolve(info)));
-      }),
-    );
-    unsubscribe();
+    const sessions = await startSleepingSessions(service, workspace, n, CHILDREN);
     const refs = sessions.map((info) => ({ id: info.id, pid: info.pid, running: true }));
     const machineProcesses = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).length;
 

@@ -9,6 +9,7 @@
 import { createPtyService } from '@ptydeck/core';
 import { snapshotSessions, snapshotSessionsInTurns } from '../packages/core/dist/pty/session-processes.js';
 import { createWorkspace } from './lib/harness.mjs';
+import { startSleepingSessions } from './lib/sleeping-sessions.mjs';
 
 const rounds = Number(process.argv[2] ?? '16');
 const SESSIONS = 100;
@@ -21,18 +22,7 @@ const cpuNow = () => {
   return (user + system) / 1000;
 };
 try {
-  const ready = new Map();
-  const off = service.on('pty.data', (event) => {
-    if (new TextDecoder().decode(event.data).includes('ready')) ready.get(event.id)?.();
-  });
-  const sleeps = `for i in $(seq ${CHILDREN}); do sleep 1000 & done; echo ready; wait`;
-  const sessions = await Promise.all(
-    Array.from({ length: SESSIONS }, () => {
-      const info = service.create({ source: 'user', command: workspace.bash, args: ['--norc', '--noprofile', '-c', sleeps], cwd: workspace.home });
-      return new Promise((resolve) => ready.set(info.id, () => resolve(info)));
-    }),
-  );
-  off();
+  const sessions = await startSleepingSessions(service, workspace, SESSIONS, CHILDREN);
   const refs = sessions.slice(0, 4).map((info) => ({ id: info.id, pid: info.pid, running: true }));
   // The first scan of a process learns its labels and command: a host's first list, apart.
   snapshotSessions(service.labels, refs);

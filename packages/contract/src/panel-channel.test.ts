@@ -32,6 +32,22 @@ function channel(reportInvalid = false) {
   return new PanelChannel<IncomingPanelMessage>({ read: (data) => data, encode: (message) => JSON.stringify(message), reportInvalid });
 }
 
+/**
+ * A channel on a socket, following s1 the way `follow` makes it, whose resync of screen "abc" at cursor 3 has
+ * come; `seen` records the resyncs and output it hands on.
+ */
+function resyncedAt3(follow: (panel: PanelChannel<IncomingPanelMessage>) => void) {
+  const panel = channel();
+  const socket = new FakeSocket();
+  panel.use(socket, snapshot(['s1']));
+  follow(panel);
+  const seen: string[] = [];
+  panel.onResync(({ screen, cursor }) => seen.push(`screen ${screen} @${cursor}`));
+  panel.onOutput(({ data, next }) => seen.push(`${new TextDecoder().decode(data)} ->${next}`));
+  socket.control({ type: 'resync', id: 's1', screen: 'abc', skipped: 0, cursor: 3 });
+  return { panel, socket, seen };
+}
+
 describe('the panel channel, as a CLI command runs it', () => {
   it('sends nothing before the snapshot, and with the one its opener read is ready at once, asking no hosts', () => {
     const panel = channel();
@@ -50,14 +66,7 @@ describe('the panel channel, as a CLI command runs it', () => {
   });
 
   it('hands on output after a resync only beyond the screen it restored, and acks only a followed session', () => {
-    const panel = channel();
-    const socket = new FakeSocket();
-    panel.use(socket, snapshot(['s1']));
-    panel.attach('s1');
-    const seen: string[] = [];
-    panel.onResync(({ screen, cursor }) => seen.push(`screen ${screen} @${cursor}`));
-    panel.onOutput(({ data, next }) => seen.push(`${new TextDecoder().decode(data)} ->${next}`));
-    socket.control({ type: 'resync', id: 's1', screen: 'abc', skipped: 0, cursor: 3 });
+    const { panel, socket, seen } = resyncedAt3((panel) => panel.attach('s1'));
     socket.output('s1', 1, 'bcde');
     socket.output('s1', 5, 'f');
     socket.output('s2', 0, 'not followed');
@@ -68,14 +77,7 @@ describe('the panel channel, as a CLI command runs it', () => {
   });
 
   it('follows a session the server attached for the handshake without asking it again, and acks it', () => {
-    const panel = channel();
-    const socket = new FakeSocket();
-    panel.use(socket, snapshot(['s1']));
-    panel.attachedByServer('s1');
-    const seen: string[] = [];
-    panel.onResync(({ screen, cursor }) => seen.push(`screen ${screen} @${cursor}`));
-    panel.onOutput(({ data, next }) => seen.push(`${new TextDecoder().decode(data)} ->${next}`));
-    socket.control({ type: 'resync', id: 's1', screen: 'abc', skipped: 0, cursor: 3 });
+    const { panel, socket, seen } = resyncedAt3((panel) => panel.attachedByServer('s1'));
     socket.output('s1', 3, 'd');
     panel.attach('s1');
     panel.ack('s1', 4);

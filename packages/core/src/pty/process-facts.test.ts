@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { isLive, procPids, readStat, type ProcStat } from '../proc/proc-fs.js';
 import { listeningSockets } from '../proc/tcp-table.js';
@@ -14,6 +14,15 @@ function statTable(): Map<number, ProcStat> {
     if (stat && isLive(stat)) stats.set(pid, stat);
   }
   return stats;
+}
+
+/** A server of this process listening on loopback, and its socket's inode as the TCP tables name it. */
+async function listeningHere(): Promise<{ server: Server; inode: string }> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
+  return { server, inode };
 }
 
 describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
@@ -56,11 +65,8 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
   });
 
   it('walks the descriptors for a socket it does not know a turn at a time, after which holders() knows its holder', async () => {
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    const { server, inode } = await listeningHere();
     try {
-      const { port } = server.address() as AddressInfo;
-      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
       const stats = statTable();
       const facts = new ProcessFacts();
       // No time to spare: a turn before each process walked. The walk goes newest first, and stops at this one.
@@ -74,13 +80,27 @@ describe.runIf(process.platform === 'linux')('ProcessFacts', () => {
     }
   });
 
+  it('finds the holder of a socket it found no holder for once a process newer than its walk holds it (a server started after the table was read)', async () => {
+    const { server, inode } = await listeningHere();
+    try {
+      const stats = statTable();
+      // A scan's table read before this process started: the socket, read after it, has no holder there.
+      const mine = stats.get(process.pid)!.startTicks;
+      const before = new Map([...stats].filter(([, stat]) => stat.startTicks < mine));
+      const facts = new ProcessFacts();
+      await facts.learnHolders(new Set([inode]), before, async () => {}, 0);
+      expect(facts.holders(new Set([inode]), before).get(inode)).toBeUndefined();
+      // The next scan's table has it: a port wait that hid the socket for good waited out its timeout.
+      expect(facts.holders(new Set([inode]), stats).get(inode)).toBe(process.pid);
+    } finally {
+      server.close();
+    }
+  });
+
   it("pauses within one process's descriptors, not only between processes: a program may hold tens of thousands", async () => {
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    const { server, inode } = await listeningHere();
     const held = Array.from({ length: 3000 }, () => openSync('/dev/null', 'r'));
     try {
-      const { port } = server.address() as AddressInfo;
-      const inode = [...listeningSockets()!].find(([, socket]) => socket.port === port)![0];
       // This process alone, its 3000 more descriptors walked with no time to spare: a turn at least every 256 of them.
       const stats = new Map([[process.pid, readStat(process.pid)!]]);
       const facts = new ProcessFacts();

@@ -32,17 +32,22 @@ const NEW_PROGRAM_MS = 2_000;
  * and command line, both read once per program (a pid, its start time and
  * its name: exec changes the name), and which process holds each listening
  * socket, looked for only when the socket is new to the TCP tables (or its
- * holder has gone). So after a first scan, one costs /proc's directory, the
- * stat lines of new processes and of the sessions' own, the TCP tables, and
- * the descriptors of the newest processes when a socket starts listening;
+ * holder has gone; for one no process held, in processes started since).
+ * So after a first scan, one costs /proc's directory, the stat lines of new
+ * processes and of the sessions' own, the TCP tables, and the descriptors
+ * of the newest processes when a socket starts listening;
  * each process's stat line is read again about once every STAT_MAX_AGE_MS.
  */
 export class ProcessFacts<Label = ProcessLabel> {
   private readonly entries = new Map<number, Entry<Label>>();
   /** The process found holding each listening socket, by inode. */
   private readonly holder = new Map<string, number>();
-  /** Listening sockets no process we can look into holds. */
-  private readonly hidden = new Set<string>();
+  /**
+   * Listening sockets no process we can look into held, each with the start time (clock ticks) of the newest
+   * process walked for it: a process started since may hold it (a scan reads the TCP tables after its process
+   * table, so a server started in between listens in the one and is missing from the other), and is walked.
+   */
+  private readonly hidden = new Map<string, number>();
 
   /**
    * Process `pid`'s stat line: read now when `fresh`, new, or older than STAT_MAX_AGE_MS; undefined when it is gone.
@@ -99,13 +104,13 @@ export class ProcessFacts<Label = ProcessLabel> {
    * process in `stats` holds. Descriptors are walked only for sockets not
    * seen listening before, newest processes first (a server just started),
    * until each is found; one no process of ours shows (another user's) is
-   * not looked for again while it listens.
+   * looked for again, while it listens, only in processes started since.
    */
   holders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): ReadonlyMap<string, number> {
-    const unknown = this.unknownHolders(listening, stats);
+    const { unknown, since } = this.unknownHolders(listening, stats);
     if (unknown.size === 0) return this.holder;
-    for (const pid of newestFirst(stats)) if (this.walk(pid, unknown)) return this.holder;
-    for (const inode of unknown) this.hidden.add(inode);
+    for (const pid of newestFirst(stats, since)) if (this.walk(pid, unknown)) return this.holder;
+    this.hide(unknown, stats);
     return this.holder;
   }
 
@@ -121,37 +126,59 @@ export class ProcessFacts<Label = ProcessLabel> {
    * nothing.
    */
   async learnHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>, yieldTurn: () => Promise<void>, sliceMs: number): Promise<void> {
-    const unknown = this.unknownHolders(listening, stats);
+    const { unknown, since } = this.unknownHolders(listening, stats);
     if (unknown.size === 0) return;
     // The slice is checked within a process's descriptors too: one program may hold tens of thousands.
     const slices = new TurnSlices(yieldTurn, sliceMs);
     const pause = () => slices.pause();
-    for (const pid of newestFirst(stats)) {
+    for (const pid of newestFirst(stats, since)) {
       await pause();
-      for (const inode of await socketInodesInTurns(pid, pause)) if (unknown.delete(inode)) this.holder.set(inode, pid);
+      for (const inode of await socketInodesInTurns(pid, pause)) if (unknown.delete(inode)) this.found(inode, pid);
       if (unknown.size === 0) return;
     }
-    for (const inode of unknown) this.hidden.add(inode);
+    this.hide(unknown, stats);
   }
 
-  /** The listening sockets whose holder is not known (or has gone), and not hidden; forgets those no longer listening. */
-  private unknownHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): Set<string> {
+  /**
+   * The listening sockets whose holder is not known (or has gone), and the hidden ones a process started
+   * since their walk may hold; with the start time from which processes need walking for them (0: all).
+   * Forgets those no longer listening.
+   */
+  private unknownHolders(listening: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): { unknown: Set<string>; since: number } {
     for (const inode of this.holder.keys()) if (!listening.has(inode)) this.holder.delete(inode);
-    for (const inode of this.hidden) if (!listening.has(inode)) this.hidden.delete(inode);
+    for (const inode of this.hidden.keys()) if (!listening.has(inode)) this.hidden.delete(inode);
+    const newest = newestStart(stats);
     const unknown = new Set<string>();
+    let since = Infinity;
     for (const inode of listening) {
       const pid = this.holder.get(inode);
       if (pid !== undefined && stats.has(pid)) continue;
       this.holder.delete(inode);
-      if (!this.hidden.has(inode)) unknown.add(inode);
+      const walked = this.hidden.get(inode);
+      if (walked !== undefined && walked >= newest) continue;
+      unknown.add(inode);
+      // Processes as old as the last walk's newest were walked then (a tick holds more than one start: from it).
+      since = Math.min(since, walked ?? 0);
     }
-    return unknown;
+    return { unknown, since };
+  }
+
+  /** Notes `unknown` as held by no process of `stats` we can look into. */
+  private hide(unknown: ReadonlySet<string>, stats: ReadonlyMap<number, ProcStat>): void {
+    const newest = newestStart(stats);
+    for (const inode of unknown) this.hidden.set(inode, newest);
   }
 
   /** Notes which of `unknown` process `pid` holds (taking them out of it); true once none is left. */
   private walk(pid: number, unknown: Set<string>): boolean {
-    for (const inode of socketInodes(pid)) if (unknown.delete(inode)) this.holder.set(inode, pid);
+    for (const inode of socketInodes(pid)) if (unknown.delete(inode)) this.found(inode, pid);
     return unknown.size === 0;
+  }
+
+  /** `pid` holds `inode`: once it goes, the socket's next holder is looked for among all processes again. */
+  private found(inode: string, pid: number): void {
+    this.holder.set(inode, pid);
+    this.hidden.delete(inode);
   }
 
   private entry(pid: number, stat: ProcStat): Entry<Label> {
@@ -176,9 +203,19 @@ interface Entry<Label> {
   command?: string;
 }
 
-/** Pids, the most recently started first: a server just started holds the socket just seen. */
-function newestFirst(stats: ReadonlyMap<number, ProcStat>): number[] {
-  return [...stats].sort(([, a], [, b]) => b.startTicks - a.startTicks).map(([pid]) => pid);
+/** Pids of processes started at `since` (clock ticks) or later, the most recently started first: a server just started holds the socket just seen. */
+function newestFirst(stats: ReadonlyMap<number, ProcStat>, since = 0): number[] {
+  return [...stats]
+    .filter(([, stat]) => stat.startTicks >= since)
+    .sort(([, a], [, b]) => b.startTicks - a.startTicks)
+    .map(([pid]) => pid);
+}
+
+/** The start time (clock ticks) of the newest process of `stats`. */
+function newestStart(stats: ReadonlyMap<number, ProcStat>): number {
+  let newest = 0;
+  for (const stat of stats.values()) newest = Math.max(newest, stat.startTicks);
+  return newest;
 }
 
 function sameProgram(entry: Entry<unknown>, stat: ProcStat): boolean {

@@ -33,7 +33,10 @@ export function useRealShells(name: string, owner: TerminalOwner, toolOptions: T
   let gates = 0;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), `ptydeck-${name}-`));
-    service = createPtyService({ env: isolatedEnv() });
+    // A nohup'd job ignores the SIGHUP a closed terminal sends and is given the grace before SIGKILL: the service's
+    // default 3 s went by in each close of one (session-endings.test.ts's three, owned-processes.test.ts's first case).
+    // What ends, and the signals it gets, are the same.
+    service = createPtyService({ env: isolatedEnv(), killGraceMs: 500 });
     facts = new SessionFacts(service);
     tool = createTerminalTool(service, { facts, ...toolOptions });
   });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +6,11 @@ import { join } from 'node:path';
 /**
  * A private tmux server for tests that drive a program the way a person in a
  * terminal does (keys in, the screen read back). tmux has no events for a
- * screen's content, so waits poll capture-pane until a deadline. Test-only.
+ * screen's content, so waits poll capture-pane until a deadline; each poll
+ * runs tmux without blocking this process, which is often the host the pane's
+ * program talks to (attach.test.ts): a synchronous poll every 50 ms held the
+ * host's loop for each tmux client's start, on a loaded machine much of the
+ * wait. Test-only.
  */
 export class TmuxServer {
   /** A socket of its own (-L): never the developer's tmux. */
@@ -20,6 +24,16 @@ export class TmuxServer {
     const result = spawnSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: this.env });
     if (result.status !== 0) throw new Error(`tmux ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
     return result.stdout;
+  }
+
+  /** tmux(), without blocking this process's event loop while tmux runs. */
+  tmuxAsync(...args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: this.env }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`tmux ${args.join(' ')} failed (${error.code}): ${stderr}`));
+        else resolve(stdout);
+      });
+    });
   }
 
   /**
@@ -81,7 +95,7 @@ export class TmuxPane {
   async waitUntil(ready: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const screen = this.screen();
+      const screen = await this.server.tmuxAsync('capture-pane', '-p', '-t', this.id);
       if (ready(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${screen}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -92,12 +106,12 @@ export class TmuxPane {
   async exitStatus(timeoutMs = 20_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const [dead, status, signal] = this.format('#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}').split('/');
+      const [dead, status, signal] = (await this.server.tmuxAsync('display-message', '-p', '-t', this.id, '#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}')).trim().split('/');
       if (dead === '1' && status !== '') return Number(status);
       if (dead === '1' && signal !== '') throw new Error(`pane ${this.id}'s program was killed by signal ${signal}; screen:\n${this.screen()}`);
       // tmux marks a pane dead when its terminal closes, before it reaps the program. It sometimes
       // misses that SIGCHLD (tmux 3.3a, the program left a zombie): another child's exit reaps it.
-      if (dead === '1') this.server.tmux('run-shell', 'true');
+      if (dead === '1') await this.server.tmuxAsync('run-shell', 'true');
       if (Date.now() > deadline) throw new Error(`pane ${this.id} did not end; screen:\n${this.screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
