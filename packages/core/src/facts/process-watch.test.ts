@@ -14,6 +14,8 @@ import { commandOf, readStat } from '../proc/proc-fs.js';
 import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
 import { running } from '../testing/carrying.js';
 import { until } from '../testing/poll-until.js';
+import { turnMeter } from '../testing/loop-turns.js';
+import { tcpTableReadsOnThread } from '../proc/tcp-table.js';
 
 /**
  * The panel's view of what sessions run, with real shells and real servers:
@@ -399,6 +401,22 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       release?.();
       watching.dispose();
     }
+  });
+
+  it("reads a timer's look's socket tables on the thread pool, in no turn of the loop", async () => {
+    const watching = new ProcessWatch(service, facts, { intervalMs: 1, scanInTurns: async () => new Map() });
+    // The first watcher's look reads them in its turn (what the panel is sent next is current): before the meter.
+    const stop = watching.watch();
+    const from = watching.stats.looks;
+    const meter = turnMeter(tcpTableReadsOnThread);
+    try {
+      // Every TABLES_EVERY_LOOKS-th look reads the tables whatever the count of TCP sockets says.
+      await until(() => watching.stats.looks > from + TABLES_EVERY_LOOKS, 'a timer look that reads the tables');
+    } finally {
+      stop();
+      watching.dispose();
+    }
+    expect(meter.stop().mostPerTurn).toBe(0);
   });
 
   it("does not take a reused pid's POSIX session for what an ended session left", async () => {
