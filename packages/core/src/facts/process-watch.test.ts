@@ -14,6 +14,8 @@ import { commandOf, readStat } from '../proc/proc-fs.js';
 import { snapshotSessions, type SessionRef, type SnapshotOptions } from '../pty/session-processes.js';
 import { running } from '../testing/carrying.js';
 import { until } from '../testing/poll-until.js';
+import { turnMeter } from '../testing/loop-turns.js';
+import { tcpTableReadsOnThread } from '../proc/tcp-table.js';
 
 /**
  * The panel's view of what sessions run, with real shells and real servers:
@@ -399,6 +401,26 @@ describe.runIf(process.platform === 'linux')('ProcessWatch', () => {
       release?.();
       watching.dispose();
     }
+  });
+
+  it("reads a timer's look's socket tables, and its scan's, on the thread pool, in no turn of the loop", async () => {
+    await developerTab();
+    const watching = new ProcessWatch(service, facts, { intervalMs: 1 });
+    // The first watcher's look reads them in its turn (what the panel is sent next is current): before the meter.
+    const stop = watching.watch();
+    const from = { ...watching.stats };
+    const meter = turnMeter(tcpTableReadsOnThread);
+    // A scan in slices at the next look, whatever the tables say.
+    watching.rescan();
+    try {
+      // Every TABLES_EVERY_LOOKS-th look reads the tables whatever the count of TCP sockets says.
+      await until(() => watching.stats.looks > from.looks + TABLES_EVERY_LOOKS, 'a timer look that reads the tables');
+    } finally {
+      stop();
+      watching.dispose();
+    }
+    expect(meter.stop().mostPerTurn).toBe(0);
+    expect(watching.stats.scans).toBeGreaterThan(from.scans);
   });
 
   it("does not take a reused pid's POSIX session for what an ended session left", async () => {

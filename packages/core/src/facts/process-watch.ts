@@ -7,7 +7,7 @@ import { SessionBook, type BookedSession } from './session-book.js';
 import type { SessionFactsWriter } from './session-facts.js';
 import { processesKnown } from '../proc/proc-fs.js';
 import { snapshotSession, snapshotSessions, snapshotSessionsInTurns, stillRunning, type OwnedProcess, type SessionRef, type SessionSnapshot, type SnapshotOptions } from '../pty/session-processes.js';
-import { listeningSockets, tcpFingerprint } from '../proc/tcp-table.js';
+import { listeningSockets, listeningSocketsOffThread, tcpFingerprint, type ListeningSocket } from '../proc/tcp-table.js';
 import { nextLoopTurn } from '../common/loop-turn.js';
 
 /** How long a process the panel ends gets after SIGTERM before SIGKILL. */
@@ -222,9 +222,12 @@ export class ProcessWatch {
     if (this.due()) this.scanNow();
   }
 
-  /** A timer's look: its scan a slice at a time between turns of the loop (see scanInTurns). */
+  /**
+   * A timer's look: the socket tables read on libuv's thread pool (due), then its scan a slice at a time between
+   * turns of the loop (see scanInTurns).
+   */
   private async lookInTurns(): Promise<void> {
-    if (!this.due()) return;
+    if (!(await this.dueOffThread())) return;
     this.dirty = false;
     const generation = ++this.scanGeneration;
     const sessions = this.book.sessions();
@@ -233,25 +236,59 @@ export class ProcessWatch {
     this.scanned(sessions, snapshots);
   }
 
-  /** Counts a look and says whether it is to scan. */
+  /** Counts a look and says whether it is to scan, the socket tables (when they are due) read in this turn. */
   private due(): boolean {
-    this.lastLook = performance.now();
-    this.looks++;
+    this.counted();
     if (!processesKnown()) return false;
-    return this.socketsChanged() || this.dirty || this.shown.some((proc) => !stillRunning(proc));
+    const fingerprint = tcpFingerprint();
+    const changed = this.tablesDue(fingerprint) && this.listened(fingerprint, listeningSockets());
+    return changed || this.scanAsked();
   }
 
   /**
-   * Whether a listening socket opened or closed since the last look; the tables are read only when the socket
-   * count moved, and at every TABLES_EVERY_LOOKS-th look: a listener that opened while another socket closed
-   * leaves the count as it was, and would otherwise stay unseen (and the closed one shown) until it next moves.
+   * due() for a timer's look, the socket tables read on libuv's thread pool (listeningSocketsOffThread): read
+   * in the timer's turn, they held the loop 2 to 5 ms (single samples of 35 to 107 ms at load 29) at nearly
+   * every look, other work's connections moving the TCP socket count (bench figure 15's notes). A look a
+   * panel's watch() took meanwhile has looked for it: then this one does not.
    */
-  private socketsChanged(): boolean {
+  private async dueOffThread(): Promise<boolean> {
+    this.counted();
+    if (!processesKnown()) return false;
     const fingerprint = tcpFingerprint();
+    let changed = false;
+    if (this.tablesDue(fingerprint)) {
+      const generation = this.scanGeneration;
+      const read = await listeningSocketsOffThread();
+      if (this.disposed || generation !== this.scanGeneration) return false;
+      changed = this.listened(fingerprint, read);
+    }
+    return changed || this.scanAsked();
+  }
+
+  private counted(): void {
+    this.lastLook = performance.now();
+    this.looks++;
+  }
+
+  /** A scan is due whatever the tables say: something they cannot show changed, or a process shown is gone. */
+  private scanAsked(): boolean {
+    return this.dirty || this.shown.some((proc) => !stillRunning(proc));
+  }
+
+  /**
+   * Whether the socket tables are to be read at this look: only when the socket count moved, and at every
+   * TABLES_EVERY_LOOKS-th look (a listener that opened while another socket closed leaves the count as it
+   * was, and would otherwise stay unseen, and the closed one shown, until it next moves).
+   */
+  private tablesDue(fingerprint: string | undefined): boolean {
     const counted = this.looks % TABLES_EVERY_LOOKS !== 0;
-    if (counted && this.listening !== undefined && fingerprint !== undefined && fingerprint === this.fingerprint) return false;
+    return !(counted && this.listening !== undefined && fingerprint !== undefined && fingerprint === this.fingerprint);
+  }
+
+  /** Keeps the tables' listening sockets as `read` at `fingerprint`; whether one opened or closed since the last read. */
+  private listened(fingerprint: string | undefined, read: Map<string, ListeningSocket> | undefined): boolean {
     this.fingerprint = fingerprint;
-    const inodes = new Set(listeningSockets()?.keys() ?? []);
+    const inodes = new Set(read?.keys() ?? []);
     const changed = this.listening === undefined || inodes.size !== this.listening.size || [...inodes].some((inode) => !this.listening!.has(inode));
     this.listening = inodes;
     return changed;

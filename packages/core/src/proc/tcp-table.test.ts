@@ -1,7 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { listeningRows, scanTcpTable, TcpFingerprint, tcpFingerprint, type TcpSocket } from './tcp-table.js';
+import { listeningRows, listeningRowsOffThread, scanTcpTable, TcpFingerprint, tcpFingerprint, type TcpSocket } from './tcp-table.js';
 
 const open: Array<Server | Socket> = [];
 afterEach(() => {
@@ -24,6 +24,8 @@ describe.runIf(process.platform === 'linux')('listeningRows', () => {
     await new Promise<void>((resolve) => open.push(connect(ports[0]!, '127.0.0.1', resolve)));
     const found = new Set(listeningRows()!.map((socket) => Number.parseInt(socket.local.split(':')[1]!, 16)));
     for (const port of ports) expect(found).toContain(port);
+    // Read on the thread pool, the same rows (nothing listens or stops listening in between).
+    expect(await listeningRowsOffThread()).toEqual(listeningRows());
   });
 });
 

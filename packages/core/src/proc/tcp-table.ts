@@ -1,5 +1,5 @@
 // Reads the kernel's TCP tables: who listens where, and which socket a connection is.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, promises as fsPromises, readSync } from 'node:fs';
 import { readLineAt, readOptional } from './proc-fs.js';
 
 /**
@@ -44,12 +44,36 @@ export function listeningRows(): TcpSocket[] | undefined {
       readable = true;
       continue;
     }
-    const read = scanTcpTable(path, (socket) => {
-      if (socket.state !== LISTEN) return true;
-      rows.push(socket);
-      return false;
-    });
-    readable ||= read;
+    readable = scanTcpTable(path, listenersInto(rows)) || readable;
+  }
+  return readable ? rows : undefined;
+}
+
+/** A visit that keeps the listening rows in `rows`, and stops at the first that does not listen (see listeningRows). */
+function listenersInto(rows: TcpSocket[]): (socket: TcpSocket) => boolean {
+  return (socket) => {
+    if (socket.state !== LISTEN) return true;
+    rows.push(socket);
+    return false;
+  };
+}
+
+/**
+ * listeningRows with each table's reads made on libuv's thread pool, not this thread: the kernel's walk to a
+ * table's first socket that does not listen is most of a read's cost (2 to 5 ms on a loaded machine, tens in
+ * single samples: the whole established hash when a table holds only listeners), and in one turn of a
+ * host's loop it was a turn a typed key's echo could wait behind (the process watch's look, every 2 s while
+ * a panel watches). What it returns is what listeningRows returns; only the thread that waits differs.
+ */
+export async function listeningRowsOffThread(): Promise<TcpSocket[] | undefined> {
+  const rows: TcpSocket[] = [];
+  let readable = false;
+  for (const path of TCP_TABLE_PATHS) {
+    if (path === IPV6_TABLE && ipv6SocketCount() === 0) {
+      readable = true;
+      continue;
+    }
+    readable = (await scanTcpTableOffThread(path, listenersInto(rows))) || readable;
   }
   return readable ? rows : undefined;
 }
@@ -80,30 +104,77 @@ export function scanTcpTable(path: string, visit: (socket: TcpSocket) => boolean
   } catch {
     return false;
   }
+  syncTableReads++;
   try {
+    const rows = new TableRows(visit, mayMatch);
     const chunk = Buffer.allocUnsafe(ROWS_READ_BYTES);
-    let pending = '';
-    let header = true;
     for (;;) {
       const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) return true;
-      pending += chunk.toString('latin1', 0, read);
-      const lines = pending.split('\n');
-      pending = lines.pop()!; // not yet whole
-      for (const line of lines) {
-        if (header) {
-          header = false;
-          continue;
-        }
-        if (mayMatch && !mayMatch(line)) continue;
-        const socket = parseRow(line);
-        if (socket && visit(socket)) return true;
-      }
+      if (read === 0 || rows.take(chunk, read)) return true;
     }
   } catch {
     return false;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** scanTcpTable with its open, reads and close on libuv's thread pool (see listeningRowsOffThread). */
+async function scanTcpTableOffThread(path: string, visit: (socket: TcpSocket) => boolean): Promise<boolean> {
+  let handle: fsPromises.FileHandle;
+  try {
+    handle = await fsPromises.open(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const rows = new TableRows(visit);
+    const chunk = Buffer.allocUnsafe(ROWS_READ_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0 || rows.take(chunk, bytesRead)) return true;
+    }
+  } catch {
+    return false;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * How many times this thread has read a TCP table with its own system calls (scanTcpTable): a test counts
+ * them per turn of the loop, to see that a read left for the thread pool is not made in a turn after all.
+ */
+let syncTableReads = 0;
+export function tcpTableReadsOnThread(): number {
+  return syncTableReads;
+}
+
+/** A table's text as it is read, cut into rows for `visit` (the header skipped, a row split across reads kept whole). */
+class TableRows {
+  private pending = '';
+  private header = true;
+
+  constructor(
+    private readonly visit: (socket: TcpSocket) => boolean,
+    private readonly mayMatch?: (row: string) => boolean,
+  ) {}
+
+  /** Takes the first `length` bytes of `chunk`; true once `visit` has stopped the scan. */
+  take(chunk: Buffer, length: number): boolean {
+    this.pending += chunk.toString('latin1', 0, length);
+    const lines = this.pending.split('\n');
+    this.pending = lines.pop()!; // not yet whole
+    for (const line of lines) {
+      if (this.header) {
+        this.header = false;
+        continue;
+      }
+      if (this.mayMatch && !this.mayMatch(line)) continue;
+      const socket = parseRow(line);
+      if (socket && this.visit(socket)) return true;
+    }
+    return false;
   }
 }
 
@@ -182,7 +253,15 @@ export interface ListeningSocket {
 
 /** Every listening TCP socket (IPv4 and IPv6) by inode, or undefined without /proc. */
 export function listeningSockets(): Map<string, ListeningSocket> | undefined {
-  const rows = listeningRows();
+  return socketsOf(listeningRows());
+}
+
+/** listeningSockets with the tables read on libuv's thread pool (listeningRowsOffThread): for what is only shown, read between turns. */
+export async function listeningSocketsOffThread(): Promise<Map<string, ListeningSocket> | undefined> {
+  return socketsOf(await listeningRowsOffThread());
+}
+
+function socketsOf(rows: TcpSocket[] | undefined): Map<string, ListeningSocket> | undefined {
   if (!rows) return undefined;
   const sockets = new Map<string, ListeningSocket>();
   for (const socket of rows) {

@@ -4,7 +4,7 @@ import type { ChatLabel, EnvironLabels, LabelReader, ProcessLabel } from './sess
 import { commandOf, isLive, processesKnown, procPids, readOptional, readStat, sameTurnStatTable, startedAtMs, type ProcStat } from '../proc/proc-fs.js';
 import { ProcessFacts } from './process-facts.js';
 import { TurnSlices } from '../common/turn-slices.js';
-import { listeningSockets, type ListeningSocket } from '../proc/tcp-table.js';
+import { listeningSockets, listeningSocketsOffThread, type ListeningSocket } from '../proc/tcp-table.js';
 
 /**
  * What a session owns on the machine, read from /proc on demand (never on the
@@ -124,10 +124,11 @@ export async function snapshotSessionsInTurns(
     // What attribute() reads of a process in no session's tree nor POSIX session (its environment, once per program), here in slices.
     facts.label(pid, stat, labelOf);
   }
-  await yieldTurn();
-  // The holders of sockets that began listening, walked for ahead in slices (a program may hold tens of
-  // thousands of descriptors): the snapshot's holders() then walks only for one that began meanwhile.
-  const listening = listeningSockets();
+  // The TCP tables read on libuv's thread pool (the kernel's walk is most of their cost, a few ms in one read:
+  // tcp-table.ts), not in a turn of this loop. The holders of sockets that began listening, walked for ahead
+  // in slices (a program may hold tens of thousands of descriptors): the snapshot's holders() then walks only
+  // for one that began meanwhile.
+  const listening = await listeningSocketsOffThread();
   if (listening) await facts.learnHolders(new Set(listening.keys()), live, yieldTurn, sliceMs);
   await yieldTurn();
   // The rest in this turn: the stat lines read are the table's, as a one-turn scan's would be.
