@@ -38,15 +38,16 @@ export const TCP_TABLE_PATHS: readonly string[] = ['/proc/net/tcp', IPV6_TABLE];
  */
 export function listeningRows(): TcpSocket[] | undefined {
   const rows: TcpSocket[] = [];
-  let readable = false;
-  for (const path of TCP_TABLE_PATHS) {
-    if (path === IPV6_TABLE && ipv6SocketCount() === 0) {
-      readable = true;
-      continue;
-    }
-    readable = scanTcpTable(path, listenersInto(rows)) || readable;
-  }
+  const { paths, skipped } = tablesWorthReading();
+  let readable = skipped;
+  for (const path of paths) readable = scanTcpTable(path, listenersInto(rows)) || readable;
   return readable ? rows : undefined;
+}
+
+/** The tables listeningRows reads: the IPv6 one only while the kernel counts IPv6 sockets; one left out counts as read. */
+function tablesWorthReading(): { paths: readonly string[]; skipped: boolean } {
+  if (ipv6SocketCount() !== 0) return { paths: TCP_TABLE_PATHS, skipped: false };
+  return { paths: TCP_TABLE_PATHS.filter((path) => path !== IPV6_TABLE), skipped: true };
 }
 
 /** A visit that keeps the listening rows in `rows`, and stops at the first that does not listen (see listeningRows). */
@@ -67,14 +68,9 @@ function listenersInto(rows: TcpSocket[]): (socket: TcpSocket) => boolean {
  */
 export async function listeningRowsOffThread(): Promise<TcpSocket[] | undefined> {
   const rows: TcpSocket[] = [];
-  let readable = false;
-  for (const path of TCP_TABLE_PATHS) {
-    if (path === IPV6_TABLE && ipv6SocketCount() === 0) {
-      readable = true;
-      continue;
-    }
-    readable = (await scanTcpTableOffThread(path, listenersInto(rows))) || readable;
-  }
+  const { paths, skipped } = tablesWorthReading();
+  let readable = skipped;
+  for (const path of paths) readable = (await scanTcpTableOffThread(path, listenersInto(rows))) || readable;
   return readable ? rows : undefined;
 }
 
