@@ -13,7 +13,6 @@
 // bound on live sessions. --persist=on keeps a session store (issue 24) in
 // the state directory, as a host does unless config.json or PTYDECK_PERSIST
 // says otherwise: figure 10 runs the same flood with it on and off.
-import { createHook } from 'node:async_hooks';
 import { appendFileSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -21,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { startHost } from '@ptydeck/core';
 import { SCREEN_WORKER_OPTIONS } from '../../packages/core/dist/screen/screen-worker-host.js';
+import { countLoopWatchKeeps, recordCallbacks, watchLongCallbacks } from './loop-callbacks.mjs';
 import { watchMemory } from './memory-probe.mjs';
 import { spawnTurnsOf } from '../../packages/core/dist/pty/spawn-turns.js';
 import { send, serveOps } from './host-rpc.mjs';
@@ -176,43 +176,8 @@ function watchEnds() {
  * and its main thread's CPU time and V8's GCs meanwhile.
  */
 let echoTrace;
-/**
- * BENCH_READ_CALLBACKS=<file>: every callback of the loop (not promises) that ran 1 ms or more, kept for the last
- * 2 s, named by its kind (timers and immediates by the start of their function's source, cheaper than a stack);
- * screenRead writes those inside each read over 25 ms to the file, one JSON line a read (figure 5's slow reads).
- */
+/** BENCH_READ_CALLBACKS=<file>: the loop's long callbacks, for figure 5's slow reads (loop-callbacks.mjs). */
 const longCallbacks = process.env.BENCH_READ_CALLBACKS ? watchLongCallbacks() : undefined;
-function watchLongCallbacks() {
-  const ran = [];
-  const resources = new Map();
-  const open = new Map();
-  const name = (type, resource) => {
-    const fn = type === 'Timeout' ? resource?._onTimeout : type === 'Immediate' ? resource?._onImmediate : undefined;
-    return fn ? `${type} ${fn.name || String(fn).replace(/\s+/g, ' ').slice(0, 90)}` : type;
-  };
-  createHook({
-    init(asyncId, type, _trigger, resource) {
-      if (type !== 'PROMISE') resources.set(asyncId, [type, resource]);
-    },
-    before(asyncId) {
-      if (resources.has(asyncId)) open.set(asyncId, performance.now());
-    },
-    after(asyncId) {
-      const at = open.get(asyncId);
-      if (at === undefined) return;
-      open.delete(asyncId);
-      const ms = performance.now() - at;
-      if (ms < 1) return;
-      const [type, resource] = resources.get(asyncId) ?? ['?'];
-      ran.push({ what: name(type, resource), at, ms });
-      while (ran.length > 0 && ran[0].at < at - 2000) ran.shift();
-    },
-    destroy(asyncId) {
-      resources.delete(asyncId);
-    },
-  }).enable();
-  return { ran };
-}
 const wallNow = () => performance.timeOrigin + performance.now();
 /** CPU time of this process's main thread (ms), from its own stat line: the thread keys wait for. */
 const mainThreadCpuMs = () => {
@@ -350,53 +315,15 @@ const ops = {
       }
     });
     gcs.observe({ entryTypes: ['gc'] });
-    // Every callback the loop ran (timers, immediates, I/O; not promises), named and stamped: what ran inside
-    // a slow key's span (echo-tail.mjs). A timer or immediate is named by its callback or where it was armed.
-    const ran = [];
-    const names = new Map();
-    const open = new Map();
-    const armedAt = () => {
-      const frame = new Error().stack.split('\n').slice(2).find((line) => !line.includes('node:') && !line.includes('core-host.mjs'));
-      return frame ? frame.trim().replace(/^at /, '').replace(/\(?file:\/\/[^)]*\/packages\/core\/dist\//, '').replace(/\)$/, '') : '?';
-    };
-    const hook = createHook({
-      init(asyncId, type, _trigger, resource) {
-        if (type === 'PROMISE') return;
-        if (type === 'Timeout' || type === 'Immediate') {
-          const fn = type === 'Timeout' ? resource._onTimeout : resource._onImmediate;
-          names.set(asyncId, `${type} ${fn?.name || armedAt()}`);
-        } else names.set(asyncId, type);
-      },
-      before(asyncId) {
-        if (names.has(asyncId)) open.set(asyncId, wallNow());
-      },
-      after(asyncId) {
-        const at = open.get(asyncId);
-        if (at === undefined) return;
-        open.delete(asyncId);
-        ran.push({ what: names.get(asyncId), at, ms: wallNow() - at });
-      },
-      destroy(asyncId) {
-        names.delete(asyncId);
-      },
-    });
-    // Naming each timer from its stack costs the host tens of us a timer: CALLBACKS=0 in echo-tail.mjs leaves it off.
-    if (callbacks) hook.enable();
-    // Who kept the loop watch ticking during the keys (pty/loop-watch.ts), by caller.
-    const keeps = {};
-    const loopWatch = service.loop;
-    const keepUntil = loopWatch?.keepUntil;
-    if (loopWatch)
-      loopWatch.keepUntil = function countedKeep(until) {
-        const who = armedAt();
-        keeps[who] = (keeps[who] ?? 0) + 1;
-        return keepUntil.call(this, until);
-      };
+    // Every callback the loop ran, and who kept the loop watch ticking (loop-callbacks.mjs): what ran inside a
+    // slow key's span (echo-tail.mjs).
+    const callbacksRan = recordCallbacks({ now: wallNow, named: callbacks });
+    const watchKeeps = countLoopWatchKeeps(service.loop);
     const cpu = process.cpuUsage();
     const mainCpu = mainThreadCpuMs();
     echoTrace = () => {
-      hook.disable();
-      if (loopWatch) delete loopWatch.keepUntil;
+      const ran = callbacksRan.stop();
+      const keeps = watchKeeps.stop();
       offData();
       gcs.disconnect();
       service.write = write;
