@@ -2,7 +2,7 @@
 // kernel, to write its record back (host/record-route.ts), rather than refusing until the developer restarts it.
 import { RECORD_PATH } from '../common/discovery.js';
 import { socketInodes } from '../proc/socket-descriptors.js';
-import { listeningSockets } from '../proc/tcp-table.js';
+import { listeningSockets, reachableHost } from '../proc/tcp-table.js';
 import { requestJson } from './host-request.js';
 
 const ASK_MS = 1500;
@@ -20,10 +20,8 @@ export async function askHostForRecord(pid: number): Promise<boolean> {
   for (const inode of socketInodes(pid)) {
     const socket = listening.get(inode);
     if (socket === undefined) continue;
-    const address = socket.address === '0.0.0.0' ? '127.0.0.1' : socket.address === '::' ? '::1' : socket.address;
-    const host = address.includes(':') ? `[${address}]` : address;
     try {
-      const answer = await requestJson(new URL(RECORD_PATH, `http://${host}:${socket.port}`), { method: 'POST', timeoutMs: ASK_MS });
+      const answer = await requestJson(new URL(RECORD_PATH, `http://${reachableHost(socket.address)}:${socket.port}`), { method: 'POST', timeoutMs: ASK_MS });
       if (answer.status === 200) return true;
     } catch {
       // Not the host's HTTP port, or not answering: the next one.

@@ -120,7 +120,7 @@ export function writeDiscovery(record: Omit<DiscoveryRecord, 'protocol'> & { pro
  */
 export const RECORD_PATH = '/record';
 
-/** server.json's text for `record`, as writeDiscovery writes it (discovery-keeper.ts compares the file with it). */
+/** server.json's text for `record`, as writeDiscovery writes it (host/record-route.ts compares the file with it). */
 export function discoveryText(record: Omit<DiscoveryRecord, 'protocol'> & { protocol?: number }): string {
   return JSON.stringify(record, null, 2) + '\n';
 }

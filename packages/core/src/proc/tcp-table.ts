@@ -247,6 +247,12 @@ export interface ListeningSocket {
   port: number;
 }
 
+/** The host part of a URL (or ssh forward) that reaches a listener at `address` from this machine: a wildcard on loopback. */
+export function reachableHost(address: string): string {
+  if (address === '0.0.0.0' || address === '::' || address === '') return '127.0.0.1';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
 /** Every listening TCP socket (IPv4 and IPv6) by inode, or undefined without /proc. */
 export function listeningSockets(): Map<string, ListeningSocket> | undefined {
   return socketsOf(listeningRows());

@@ -7,7 +7,7 @@ import { remoteControlPath, sshCommand } from './ssh-launch.js';
 import { freeLoopbackPort } from '../common/free-port.js';
 import { isProcessAlive } from '../common/process-identity.js';
 import { descendsFrom, pidsHoldingSocket } from '../common/peer-process.js';
-import { listeningSockets } from '../proc/tcp-table.js';
+import { listeningSockets, reachableHost } from '../proc/tcp-table.js';
 
 const READY_TIMEOUT_MS = 15_000;
 const READY_POLL_MS = 50;
@@ -22,12 +22,6 @@ export interface PortForward {
   close(): void;
   /** Settles when ssh has exited (closed, killed, or the link dropped). */
   readonly ended: Promise<void>;
-}
-
-/** Where ssh connects on the remote for a listener's address: a wildcard is reached on loopback. */
-function targetHost(address: string): string {
-  if (address === '0.0.0.0' || address === '::' || address === '') return '127.0.0.1';
-  return address.includes(':') ? `[${address}]` : address;
 }
 
 /**
@@ -45,7 +39,7 @@ export async function startPortForward(
   stateDir?: string,
 ): Promise<PortForward> {
   const localPort = await freeLoopbackPort();
-  const spec = `127.0.0.1:${localPort}:${targetHost(listening.address)}:${listening.port}`;
+  const spec = `127.0.0.1:${localPort}:${reachableHost(listening.address)}:${listening.port}`;
   const shared = remoteControlPath(remote, { env, ...(stateDir ? { stateDir } : {}) });
   const master = shared ? await masterPid(remote, shared, env) : undefined;
   if (shared && master !== undefined) return forwardThroughMaster(remote, listening, env, { path: shared, pid: master, spec, localPort });

@@ -136,7 +136,7 @@ export interface HttpServer {
   agents: AgentRegistry;
   /** Path of the discovery file written, if any. */
   discoveryFile: string | undefined;
-  /** The record written there, if any: what a host holding host.lock keeps there (common/discovery-keeper.ts). */
+  /** The record written there, if any: what a host holding host.lock writes back when a client asks (host/record-route.ts). */
   discoveryRecord: DiscoveryRecord | undefined;
   /** Panel sockets open right now. */
   panelCount(): number;
